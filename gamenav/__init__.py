@@ -1,0 +1,41 @@
+"""gamenav: navigation for Python games.
+
+Tile-grid A* / Jump Point Search / Dijkstra, navmesh portal A* with the funnel algorithm,
+a time-sliced path-request queue with a per-frame budget and an exactly invalidated path cache.
+Coordinates are ``(x, y)``; grid arrays are indexed ``[y, x]``.
+
+Example:
+    >>> import gamenav
+    >>> grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
+    >>> path = gamenav.find_path(grid, (0, 0), (3, 2))
+    >>> path.status is gamenav.PathStatus.FOUND
+    True
+"""
+
+from gamenav.errors import (BlockedEndpointError, GamenavError, InvalidGeometryError,
+                            InvalidInputError, MapFormatError, OutOfBoundsError,
+                            UnsupportedOptionError)
+from gamenav.grid import Diagonal, GridChange, Heuristic, TileGrid
+from gamenav.query import begin_search, find_path
+from gamenav.types import Path, PathStatus, Search
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BlockedEndpointError",
+    "Diagonal",
+    "GamenavError",
+    "GridChange",
+    "Heuristic",
+    "InvalidGeometryError",
+    "InvalidInputError",
+    "MapFormatError",
+    "OutOfBoundsError",
+    "Path",
+    "PathStatus",
+    "Search",
+    "TileGrid",
+    "UnsupportedOptionError",
+    "begin_search",
+    "find_path",
+]

@@ -1,0 +1,405 @@
+"""TileGrid: the walkable cells and per-cell costs of a tile map, with edits and change events.
+
+Arrays are indexed ``[y, x]`` (row, column); the public API takes and returns ``(x, y)``.
+Cell ``(x, y)`` covers the world square from ``origin + (x, y) * cell_size`` to
+``origin + (x + 1, y + 1) * cell_size``; with ``y_up=True`` rows are mirrored so that row 0 is
+the top of the map in a y-up world (arcade): cell ``(x, y)`` then spans world y from
+``origin_y + (height - 1 - y) * cell_size`` to ``origin_y + (height - y) * cell_size``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import Callable, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from gamenav._kernels import announce_compile
+from gamenav._kernels.components import label_components
+from gamenav.errors import InvalidInputError, OutOfBoundsError
+from gamenav.grid.movement import Diagonal
+
+__all__ = ["GridChange", "Region", "TileGrid"]
+
+Region = Union[Sequence[int], npt.NDArray[np.bool_]]
+"""A cell ``(x, y)``, a rectangle ``(x0, y0, x1, y1)`` (x1, y1 exclusive) or an ``(h, w)`` bool mask."""
+
+
+@dataclass(frozen=True, eq=False)
+class GridChange:
+    """One edit of a :class:`TileGrid`, as delivered to listeners.
+
+    Each array is ``(k, 2)`` int64 ``(x, y)`` cells (read-only):
+
+    Attributes:
+        version: the grid's version after the edit.
+        blocked: cells that were passable and are now blocked.
+        opened: cells that were blocked and are now passable.
+        cost_raised: passable cells whose cost went up.
+        cost_lowered: passable cells whose cost went down.
+    """
+
+    version: int
+    blocked: npt.NDArray[np.int64]
+    opened: npt.NDArray[np.int64]
+    cost_raised: npt.NDArray[np.int64]
+    cost_lowered: npt.NDArray[np.int64]
+
+    @property
+    def worsened(self) -> npt.NDArray[np.int64]:
+        """Cells a path may no longer use at the same cost: blocked or raised."""
+        return np.concatenate([self.blocked, self.cost_raised])
+
+    @property
+    def improved(self) -> npt.NDArray[np.int64]:
+        """Cells that may make some path shorter: opened or lowered."""
+        return np.concatenate([self.opened, self.cost_lowered])
+
+
+GridListener = Callable[[GridChange], None]
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+def _cells_of(mask: np.ndarray) -> npt.NDArray[np.int64]:
+    ys, xs = np.nonzero(mask)
+    cells = np.stack([xs, ys], axis=1).astype(np.int64)
+    cells.flags.writeable = False
+    return cells
+
+
+def _check_cost(cost: np.ndarray, name: str = "cost") -> None:
+    if np.isnan(cost).any():
+        raise InvalidInputError(f"{name} must not contain NaN")
+    if (cost < 1.0).any():
+        raise InvalidInputError(
+            f"{name} must be >= 1 (inf = blocked), got minimum {float(cost.min())}")
+
+
+class TileGrid:
+    """Walkable cells and per-cell costs of a tile map.
+
+    Args:
+        walkable: ``(h, w)`` bool-like array, ``[y, x]``; True where an agent may stand.
+        cost: optional ``(h, w)`` float array of cell costs, finite and >= 1, or ``inf`` for
+            blocked. Entering a cell costs its cost times the step length (1, or sqrt(2)
+            diagonally). Defaults to 1 everywhere.
+        cell_size: world units per cell (> 0).
+        origin: world ``(x, y)`` of the grid's corner (top-left, or bottom-left with ``y_up``).
+        y_up: True when world y grows upwards while rows grow downwards (arcade, Tiled maps).
+
+    The grid owns copies of the arrays; :attr:`walkable`, :attr:`cost` and :attr:`passable` are
+    read-only views. Edit with :meth:`set_walkable` / :meth:`set_cost`; each effective edit
+    increments :attr:`version` and is reported to listeners added with :meth:`subscribe`.
+
+    Example:
+        >>> import numpy as np
+        >>> grid = TileGrid(np.ones((3, 4), dtype=bool))
+        >>> grid.set_walkable((1, 0, 2, 3), False)      # wall at column 1
+        >>> grid.version, bool(grid.passable[2, 1])
+        (1, False)
+    """
+
+    def __init__(self, walkable: npt.ArrayLike, *, cost: npt.ArrayLike | None = None,
+                 cell_size: float = 1.0, origin: Sequence[float] = (0.0, 0.0),
+                 y_up: bool = False) -> None:
+        walk = np.asarray(walkable)
+        if walk.ndim != 2:
+            raise InvalidInputError(f"walkable must be 2-D [y, x], got shape {walk.shape}")
+        if walk.size == 0:
+            raise InvalidInputError(f"walkable must not be empty, got shape {walk.shape}")
+        if walk.dtype != np.bool_:
+            if not (np.issubdtype(walk.dtype, np.integer) or np.issubdtype(walk.dtype, np.bool_)):
+                raise InvalidInputError(f"walkable must be bool (or 0/1 integers), got dtype {walk.dtype}")
+            if not np.isin(walk, (0, 1)).all():
+                raise InvalidInputError("walkable must hold only 0/1 (or bool) values")
+        self._walkable = np.array(walk, dtype=np.bool_, order="C")
+        if cost is None:
+            self._cost = np.ones(walk.shape, dtype=np.float64)
+        else:
+            c = np.asarray(cost)
+            if c.shape != walk.shape:
+                raise InvalidInputError(f"cost must have the shape of walkable {walk.shape}, got {c.shape}")
+            if not np.issubdtype(c.dtype, np.number):
+                raise InvalidInputError(f"cost must be numeric, got dtype {c.dtype}")
+            self._cost = np.array(c, dtype=np.float64, order="C")
+            _check_cost(self._cost)
+        cell_size = float(cell_size)
+        if not math.isfinite(cell_size) or cell_size <= 0:
+            raise InvalidInputError(f"cell_size must be a finite number > 0, got {cell_size}")
+        ox, oy = (float(v) for v in origin)
+        if not (math.isfinite(ox) and math.isfinite(oy)):
+            raise InvalidInputError(f"origin must be finite, got {tuple(origin)}")
+        self._cell_size = cell_size
+        self._origin = (ox, oy)
+        self._y_up = bool(y_up)
+        self._passable = self._walkable & np.isfinite(self._cost)
+        self._version = 0
+        self._listeners: list[GridListener] = []
+        self._labels: dict[bool, tuple[int, np.ndarray]] = {}
+
+    # -- construction helpers -------------------------------------------------------------
+    @classmethod
+    def from_movingai(cls, path: str | os.PathLike[str], **kwargs: object) -> TileGrid:
+        """Load a Moving AI ``.map`` file (see :func:`gamenav.io.read_map`); kwargs go to the constructor."""
+        from gamenav.io.movingai import read_map
+
+        return cls(read_map(path), **kwargs)  # type: ignore[arg-type]
+
+    @classmethod
+    def from_strings(cls, rows: Sequence[str], *, blocked: str = "#@T", **kwargs: object) -> TileGrid:
+        """Build a grid from text rows; characters in ``blocked`` are walls, anything else is floor.
+
+        Example:
+            >>> TileGrid.from_strings(["..#", "..."]).shape
+            (2, 3)
+        """
+        if not rows or any(len(r) != len(rows[0]) for r in rows):
+            raise InvalidInputError("rows must be a non-empty list of equally long strings")
+        walk = np.array([[ch not in blocked for ch in row] for row in rows], dtype=bool)
+        return cls(walk, **kwargs)  # type: ignore[arg-type]
+
+    def copy(self) -> TileGrid:
+        """An independent grid with the same cells, costs and transform (version 0, no listeners)."""
+        return TileGrid(self._walkable, cost=self._cost, cell_size=self._cell_size,
+                        origin=self._origin, y_up=self._y_up)
+
+    # -- read-only state ------------------------------------------------------------------
+    @property
+    def width(self) -> int:
+        """Number of columns."""
+        return int(self._walkable.shape[1])
+
+    @property
+    def height(self) -> int:
+        """Number of rows."""
+        return int(self._walkable.shape[0])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(height, width)``, the shape of every array of the grid."""
+        return (self.height, self.width)
+
+    @property
+    def cell_size(self) -> float:
+        return self._cell_size
+
+    @property
+    def origin(self) -> tuple[float, float]:
+        return self._origin
+
+    @property
+    def y_up(self) -> bool:
+        return self._y_up
+
+    @property
+    def version(self) -> int:
+        """Incremented by every edit that changed at least one cell."""
+        return self._version
+
+    @property
+    def walkable(self) -> npt.NDArray[np.bool_]:
+        """``(h, w)`` bool, read-only view, ``[y, x]``."""
+        return _readonly(self._walkable)
+
+    @property
+    def cost(self) -> npt.NDArray[np.float64]:
+        """``(h, w)`` float64 cell costs (>= 1, inf = blocked), read-only view, ``[y, x]``."""
+        return _readonly(self._cost)
+
+    @property
+    def passable(self) -> npt.NDArray[np.bool_]:
+        """``(h, w)`` bool: walkable and finite cost; read-only view, ``[y, x]``."""
+        return _readonly(self._passable)
+
+    @property
+    def uniform_cost(self) -> bool:
+        """True when every passable cell costs exactly 1 (what Jump Point Search needs)."""
+        return bool((self._cost[self._passable] == 1.0).all())
+
+    def kernel_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The grid's own ``(passable, cost)`` arrays, writable, for kernels. Never modify them."""
+        return self._passable, self._cost
+
+    # -- cells ----------------------------------------------------------------------------
+    def in_bounds(self, x: int, y: int) -> bool:
+        """Whether cell ``(x, y)`` lies on the grid."""
+        return 0 <= x < self.width and 0 <= y < self.height
+
+    def is_passable(self, x: int, y: int) -> bool:
+        """Whether cell ``(x, y)`` is on the grid and passable."""
+        return self.in_bounds(x, y) and bool(self._passable[y, x])
+
+    def check_cell(self, cell: Sequence[int], name: str = "cell") -> tuple[int, int]:
+        """Validate one ``(x, y)`` cell and return it as Python ints.
+
+        Raises:
+            InvalidInputError: not a pair of integers.
+            OutOfBoundsError: outside the grid.
+        """
+        try:
+            x, y = cell
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {cell!r}") from None
+        if isinstance(x, (bool, np.bool_)) or isinstance(y, (bool, np.bool_)) or not (
+                isinstance(x, (int, np.integer)) and isinstance(y, (int, np.integer))):
+            raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {cell!r}")
+        x, y = int(x), int(y)
+        if not self.in_bounds(x, y):
+            raise OutOfBoundsError(
+                f"{name} {(x, y)} is outside the grid (x in 0..{self.width - 1}, y in 0..{self.height - 1})")
+        return x, y
+
+    def cell_to_world(self, cells: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """World coordinates of cell centres.
+
+        Args:
+            cells: ``(2,)`` or ``(n, 2)`` ``(x, y)`` cells (not bounds-checked: cells beyond the
+                edge extend the same lattice).
+
+        Returns:
+            float64 array of the same shape: world ``(x, y)`` of each cell's centre.
+        """
+        c = np.asarray(cells, dtype=np.float64)
+        if c.shape[-1:] != (2,) or c.ndim > 2:
+            raise InvalidInputError(f"cells must have shape (2,) or (n, 2), got {c.shape}")
+        out = np.empty_like(c)
+        out[..., 0] = self._origin[0] + (c[..., 0] + 0.5) * self._cell_size
+        row = (self.height - 1 - c[..., 1]) if self._y_up else c[..., 1]
+        out[..., 1] = self._origin[1] + (row + 0.5) * self._cell_size
+        return out
+
+    def world_to_cell(self, points: npt.ArrayLike) -> npt.NDArray[np.int64]:
+        """The cells containing world points (not bounds-checked; see :meth:`in_bounds`).
+
+        Args:
+            points: ``(2,)`` or ``(n, 2)`` world ``(x, y)``; must be finite.
+
+        Returns:
+            int64 array of the same shape: ``(x, y)`` cells.
+        """
+        p = np.asarray(points, dtype=np.float64)
+        if p.shape[-1:] != (2,) or p.ndim > 2:
+            raise InvalidInputError(f"points must have shape (2,) or (n, 2), got {p.shape}")
+        if not np.isfinite(p).all():
+            raise InvalidInputError("points must be finite (got NaN or inf)")
+        out = np.empty(p.shape, dtype=np.int64)
+        out[..., 0] = np.floor((p[..., 0] - self._origin[0]) / self._cell_size)
+        row = np.floor((p[..., 1] - self._origin[1]) / self._cell_size).astype(np.int64)
+        out[..., 1] = (self.height - 1 - row) if self._y_up else row
+        return out
+
+    # -- edits ----------------------------------------------------------------------------
+    def region_mask(self, region: Region) -> npt.NDArray[np.bool_]:
+        """An ``(h, w)`` bool mask for a cell, a clipped rectangle or a mask.
+
+        Raises:
+            OutOfBoundsError: a single cell outside the grid.
+            InvalidInputError: anything else malformed (wrong mask shape, x1 < x0, ...).
+        """
+        mask = np.zeros(self.shape, dtype=bool)
+        arr = np.asarray(region)
+        if arr.dtype == np.bool_:
+            if arr.shape != self.shape:
+                raise InvalidInputError(f"region mask must have shape {self.shape}, got {arr.shape}")
+            return arr.copy()
+        if arr.shape == (2,):
+            x, y = self.check_cell(tuple(region), "region cell")  # type: ignore[arg-type]
+            mask[y, x] = True
+            return mask
+        if arr.shape == (4,) and np.issubdtype(arr.dtype, np.integer):
+            x0, y0, x1, y1 = (int(v) for v in arr)
+            if x1 < x0 or y1 < y0:
+                raise InvalidInputError(f"rectangle must have x0 <= x1 and y0 <= y1, got {tuple(arr)}")
+            mask[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = True
+            return mask
+        raise InvalidInputError(
+            "region must be a cell (x, y), a rectangle (x0, y0, x1, y1) of ints or an "
+            f"{self.shape} bool mask, got {region!r}")
+
+    def set_walkable(self, region: Region, walkable: bool = True) -> GridChange | None:
+        """Mark a region walkable or blocked. Returns the change, or None if nothing changed."""
+        mask = self.region_mask(region)
+        new_walkable = self._walkable.copy()
+        new_walkable[mask] = bool(walkable)
+        return self._apply(new_walkable, self._cost)
+
+    def set_cost(self, region: Region, cost: float | npt.ArrayLike) -> GridChange | None:
+        """Set the cost of a region (a scalar, or an ``(h, w)`` array read where the region is).
+
+        Costs are finite and >= 1, or ``inf`` to block. Returns the change, or None.
+        """
+        mask = self.region_mask(region)
+        values = np.broadcast_to(np.asarray(cost, dtype=np.float64), self.shape) \
+            if np.ndim(cost) in (0, 2) else None
+        if values is None or values.shape != self.shape:
+            raise InvalidInputError(f"cost must be a scalar or an array of shape {self.shape}")
+        _check_cost(values[mask])
+        new_cost = self._cost.copy()
+        new_cost[mask] = values[mask]
+        return self._apply(self._walkable, new_cost)
+
+    def _apply(self, walkable: np.ndarray, cost: np.ndarray) -> GridChange | None:
+        passable = walkable & np.isfinite(cost)
+        both = passable & self._passable
+        change_blocked = self._passable & ~passable
+        change_opened = passable & ~self._passable
+        raised = both & (cost > self._cost)
+        lowered = both & (cost < self._cost)
+        self._walkable, self._cost, self._passable = walkable, cost, passable
+        if not (change_blocked.any() or change_opened.any() or raised.any() or lowered.any()):
+            return None  # e.g. a cost edit under a wall: stored, but no search can see it
+        self._version += 1
+        change = GridChange(self._version, _cells_of(change_blocked), _cells_of(change_opened),
+                            _cells_of(raised), _cells_of(lowered))
+        for listener in tuple(self._listeners):
+            listener(change)
+        return change
+
+    def subscribe(self, listener: GridListener) -> Callable[[], None]:
+        """Call ``listener(change)`` after every effective edit; returns a function that unsubscribes."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    # -- islands --------------------------------------------------------------------------
+    def components(self, diagonal: Diagonal | str = Diagonal.NO_CORNER_CUTTING) -> npt.NDArray[np.int32]:
+        """Island labels: ``(h, w)`` int32, equal labels = mutually reachable, -1 = blocked.
+
+        Only ``diagonal="always"`` connects more than 4-connectivity (it squeezes between
+        diagonal walls); every other rule has the 4-connected islands. Recomputed lazily after
+        edits. Read-only.
+        """
+        eight = Diagonal.parse(diagonal) is Diagonal.ALWAYS
+        cached = self._labels.get(eight)
+        if cached is None or cached[0] != self._version:
+            announce_compile("grid", label_components)
+            labels = label_components(self._passable, eight)
+            labels.flags.writeable = False
+            self._labels[eight] = (self._version, labels)
+            cached = self._labels[eight]
+        return cached[1]
+
+    def connected(self, a: Sequence[int], b: Sequence[int],
+                  diagonal: Diagonal | str = Diagonal.NO_CORNER_CUTTING) -> bool:
+        """Whether passable cells ``a`` and ``b`` (x, y) are on the same island."""
+        ax, ay = self.check_cell(a, "a")
+        bx, by = self.check_cell(b, "b")
+        labels = self.components(diagonal)
+        return bool(labels[ay, ax] >= 0 and labels[ay, ax] == labels[by, bx])
+
+    def __repr__(self) -> str:
+        return (f"TileGrid({self.width}x{self.height}, passable={int(self._passable.sum())}, "
+                f"cell_size={self._cell_size}, origin={self._origin}, y_up={self._y_up}, "
+                f"version={self._version})")

@@ -1,0 +1,140 @@
+"""Moving AI benchmark formats: ``.map`` grids and ``.scen`` scenario files.
+
+Map files: ``type octile`` / ``height H`` / ``width W`` / ``map`` and H rows of W characters.
+Passable: ``.``, ``G`` and ``S``; blocked: ``@``, ``O``, ``T`` and ``W`` (water: passable only
+from water in the original rules, blocked here). Arrays are indexed ``[y, x]``.
+
+Scenario files: a ``version`` header, then lines
+``bucket map W H start_x start_y goal_x goal_y optimal_length`` (tabs or spaces).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path as FilePath
+from typing import Iterable, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from gamenav.errors import InvalidInputError, MapFormatError
+
+__all__ = ["Scenario", "read_map", "read_scenarios", "write_map", "write_scenarios"]
+
+PASSABLE = frozenset(".GS")
+BLOCKED = frozenset("@OTW")
+_PASSABLE_CODES = np.array([ord(c) for c in sorted(PASSABLE)], dtype=np.uint8)
+
+
+class Scenario(NamedTuple):
+    """One benchmark query. ``start`` and ``goal`` are ``(x, y)`` cells."""
+
+    bucket: int
+    map_name: str
+    width: int
+    height: int
+    start: tuple[int, int]
+    goal: tuple[int, int]
+    optimal_length: float
+
+
+def _read_lines(path: str | os.PathLike[str]) -> list[str]:
+    try:
+        return FilePath(path).read_text(encoding="ascii", errors="strict").splitlines()
+    except UnicodeDecodeError as exc:
+        raise MapFormatError(f"not an ASCII text file ({exc.reason})", path=path) from None
+
+
+def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
+    """Read a Moving AI ``.map`` file.
+
+    Returns:
+        ``(height, width)`` bool array, ``[y, x]``, True where passable.
+
+    Raises:
+        MapFormatError: malformed header, wrong row count or length, unknown terrain (file and line).
+
+    Example:
+        >>> walkable = read_map("arena.map")  # doctest: +SKIP
+    """
+    lines = _read_lines(path)
+    header: dict[str, str] = {}
+    n = 0
+    while n < len(lines) and lines[n].strip() != "map":
+        parts = lines[n].split()
+        if len(parts) != 2 or parts[0] not in ("type", "height", "width"):
+            raise MapFormatError(f"expected 'type', 'height', 'width' or 'map', got {lines[n]!r}",
+                                 path=path, line=n + 1)
+        header[parts[0]] = parts[1]
+        n += 1
+    if n == len(lines):
+        raise MapFormatError("missing the 'map' line that starts the grid", path=path, line=n)
+    size: dict[str, int] = {}
+    for key in ("height", "width"):
+        if key not in header:
+            raise MapFormatError(f"missing '{key}' in the header", path=path, line=n + 1)
+        try:
+            size[key] = int(header[key])
+        except ValueError:
+            raise MapFormatError(f"{key} must be an integer, got {header[key]!r}", path=path) from None
+        if size[key] <= 0:
+            raise MapFormatError(f"{key} must be positive, got {size[key]}", path=path)
+    height, width = size["height"], size["width"]
+    rows = lines[n + 1:n + 1 + height]
+    if len(rows) < height:
+        raise MapFormatError(f"expected {height} rows, found {len(rows)}", path=path,
+                             line=len(lines))
+    walkable = np.zeros((height, width), dtype=bool)
+    for y, row in enumerate(rows):
+        line_no = n + 2 + y
+        if len(row) != width:
+            raise MapFormatError(f"row {y} has {len(row)} characters, expected {width}",
+                                 path=path, line=line_no)
+        unknown = set(row) - PASSABLE - BLOCKED
+        if unknown:
+            raise MapFormatError(f"unknown terrain {sorted(unknown)} in row {y}", path=path,
+                                 line=line_no)
+        walkable[y] = np.isin(np.frombuffer(row.encode("ascii"), dtype=np.uint8), _PASSABLE_CODES)
+    return walkable
+
+
+def write_map(path: str | os.PathLike[str], walkable: npt.ArrayLike) -> None:
+    """Write a ``(h, w)`` bool array as a Moving AI ``.map`` file (``.`` passable, ``@`` blocked)."""
+    walk = np.asarray(walkable)
+    if walk.ndim != 2 or walk.size == 0:
+        raise InvalidInputError(f"walkable must be a non-empty 2-D array, got shape {walk.shape}")
+    rows = ["".join("." if v else "@" for v in row) for row in walk.astype(bool)]
+    text = f"type octile\nheight {walk.shape[0]}\nwidth {walk.shape[1]}\nmap\n" + "\n".join(rows) + "\n"
+    FilePath(path).write_text(text, encoding="ascii")
+
+
+def read_scenarios(path: str | os.PathLike[str]) -> list[Scenario]:
+    """Read a Moving AI ``.scen`` file (``version 1`` tab-separated, or legacy space-separated).
+
+    Raises:
+        MapFormatError: a line without 9 fields or with non-numeric values (file and line).
+    """
+    lines = _read_lines(path)
+    scenarios: list[Scenario] = []
+    for n, line in enumerate(lines, start=1):
+        if not line.strip() or (n == 1 and line.lower().startswith("version")):
+            continue
+        fields = line.split()
+        if len(fields) != 9:
+            raise MapFormatError(f"expected 9 fields, got {len(fields)}", path=path, line=n)
+        try:
+            bucket, width, height, sx, sy, gx, gy = (int(fields[i]) for i in (0, 2, 3, 4, 5, 6, 7))
+            length = float(fields[8])
+        except ValueError as exc:
+            raise MapFormatError(f"bad number ({exc})", path=path, line=n) from None
+        scenarios.append(Scenario(bucket, fields[1], width, height, (sx, sy), (gx, gy), length))
+    return scenarios
+
+
+def write_scenarios(path: str | os.PathLike[str], scenarios: Iterable[Scenario]) -> None:
+    """Write scenarios in the ``version 1`` tab-separated layout."""
+    out = ["version 1"]
+    for s in scenarios:
+        out.append("\t".join(str(v) for v in (s.bucket, s.map_name, s.width, s.height, *s.start,
+                                               *s.goal, repr(float(s.optimal_length)))))
+    FilePath(path).write_text("\n".join(out) + "\n", encoding="ascii")

@@ -1,0 +1,51 @@
+"""The one entry point for one-shot and sliced queries on any world (TileGrid or NavMesh)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gamenav.errors import InvalidInputError
+from gamenav.grid.tilegrid import TileGrid
+from gamenav.types import Path, Search
+
+__all__ = ["begin_search", "find_path"]
+
+
+def begin_search(world: Any, start: Any, goal: Any, **options: Any) -> Search:
+    """Start a resumable search on ``world``; drive it with ``step`` and read ``result()``.
+
+    Args:
+        world: a :class:`~gamenav.TileGrid` (``start``/``goal`` are ``(x, y)`` cells) or a
+            :class:`~gamenav.NavMesh` (``start``/``goal`` are world points).
+        **options: the keyword options of :class:`~gamenav.GridSearch` or
+            :class:`~gamenav.NavMeshSearch`.
+    """
+    if isinstance(world, TileGrid):
+        from gamenav.grid.search import GridSearch
+
+        return GridSearch(world, start, goal, **options)
+    from gamenav.navmesh.mesh import NavMesh
+
+    if isinstance(world, NavMesh):
+        from gamenav.navmesh.search import NavMeshSearch
+
+        return NavMeshSearch(world, start, goal, **options)
+    raise InvalidInputError(f"world must be a TileGrid or a NavMesh, got {type(world).__name__}")
+
+
+def find_path(world: Any, start: Any, goal: Any, **options: Any) -> Path:
+    """Find a path on a TileGrid or a NavMesh in one call.
+
+    Same arguments as :func:`begin_search`; the result is identical to running that search to
+    completion. Unreachable goals give ``PathStatus.NO_PATH`` (or ``PARTIAL`` with
+    ``partial=True``), never an exception.
+
+    Example:
+        >>> import gamenav
+        >>> grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
+        >>> gamenav.find_path(grid, (0, 0), (3, 2)).status.name
+        'FOUND'
+    """
+    search = begin_search(world, start, goal, **options)
+    search.step(None)
+    return search.result()

@@ -1,0 +1,122 @@
+"""Shared result types and aliases: :class:`Path`, :class:`PathStatus`, :class:`Search`.
+
+Coordinates in the public API are always ``(x, y)``. Grid arrays are indexed ``[y, x]``
+(row, column); ``Path.cells`` is nonetheless stored as ``(x, y)`` pairs.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Protocol, Tuple, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["Cell", "Path", "PathStatus", "Point", "Search"]
+
+Point = Tuple[float, float]
+"""A world position ``(x, y)`` in world units."""
+
+Cell = Tuple[int, int]
+"""A grid cell ``(x, y)``: column, row."""
+
+
+class PathStatus(enum.Enum):
+    """Outcome of a search. Only ``IN_PROGRESS`` means "call ``step`` again"."""
+
+    FOUND = "found"
+    """A complete path from start to goal."""
+    PARTIAL = "partial"
+    """The goal is unreachable; the path leads to the reachable node closest to it."""
+    NO_PATH = "no_path"
+    """The goal is unreachable (and no partial path was asked for)."""
+    IN_PROGRESS = "in_progress"
+    """A sliced search that needs more ``step`` calls."""
+    CANCELLED = "cancelled"
+    """The request was cancelled before it finished."""
+    STALE = "stale"
+    """The world changed under the request; the result was discarded."""
+
+    @property
+    def done(self) -> bool:
+        """True for every status except ``IN_PROGRESS``."""
+        return self is not PathStatus.IN_PROGRESS
+
+    @property
+    def has_path(self) -> bool:
+        """True when the result holds a usable path (``FOUND`` or ``PARTIAL``)."""
+        return self in (PathStatus.FOUND, PathStatus.PARTIAL)
+
+
+def _empty(dtype: type) -> np.ndarray:
+    return np.zeros((0, 2), dtype=dtype)
+
+
+@dataclass(frozen=True, eq=False)
+class Path:
+    """A search result.
+
+    Attributes:
+        status: the outcome; a path is present only for ``FOUND`` and ``PARTIAL``.
+        cost: the path cost (grids: sum of step length x entered-cell cost; navmeshes: Euclidean
+            length). ``inf`` when there is no path.
+        cells: ``(n, 2)`` int64 grid cells as ``(x, y)``, start first; ``(0, 2)`` for navmesh paths.
+        points: ``(n, 2)`` float64 waypoints in world coordinates, start first.
+        expanded: how many nodes the search expanded.
+        corridor: ``(k,)`` int64 navmesh triangle indices from start to goal; empty for grids.
+    """
+
+    status: PathStatus
+    cost: float = float("inf")
+    cells: npt.NDArray[np.int64] = field(default_factory=lambda: _empty(np.int64))
+    points: npt.NDArray[np.float64] = field(default_factory=lambda: _empty(np.float64))
+    expanded: int = 0
+    corridor: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def __post_init__(self) -> None:
+        for name in ("cells", "points", "corridor"):
+            getattr(self, name).flags.writeable = False
+
+    @classmethod
+    def none(cls, status: PathStatus = PathStatus.NO_PATH, *, expanded: int = 0) -> Path:
+        """An empty result (no waypoints, infinite cost) with the given status."""
+        return cls(status=status, expanded=expanded)
+
+    @property
+    def found(self) -> bool:
+        """True when the path reaches the goal."""
+        return self.status is PathStatus.FOUND
+
+    def __len__(self) -> int:
+        """Number of waypoints."""
+        return int(self.points.shape[0])
+
+    def __repr__(self) -> str:
+        return (f"Path(status={self.status.name}, cost={self.cost:.6g}, waypoints={len(self)}, "
+                f"expanded={self.expanded})")
+
+
+@runtime_checkable
+class Search(Protocol):
+    """A resumable search (the Detour sliced-query pattern).
+
+    ``begin`` is the constructor; ``step`` advances by at most ``max_expansions`` node
+    expansions (``None``: until done) and returns the status; ``result`` returns the final :class:`Path` once
+    ``status.done``. Running to completion in any number of ``step`` calls gives the same path,
+    bit for bit, as the one-shot ``find_path``.
+    """
+
+    @property
+    def status(self) -> PathStatus: ...
+
+    @property
+    def expanded(self) -> int: ...
+
+    def step(self, max_expansions: int | None = None) -> PathStatus:
+        """Expand at most ``max_expansions`` nodes (``None``: run to the end); return the status."""
+        ...
+
+    def result(self) -> Path: ...
+
+    def cancel(self) -> None: ...
