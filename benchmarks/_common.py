@@ -1,0 +1,76 @@
+"""Small helpers shared by the benchmark scripts: data location, timing, markdown tables.
+
+Benchmarks print tables; they are never run as timed tests. Scripts are run as files
+(``python benchmarks/<name>.py``), so ``benchmarks/`` is on ``sys.path``; import this as::
+
+    from _common import data_dir, markdown_table, time_call
+
+    root = data_dir(args.data)            # ../shared/benchmarks unless --data says otherwise
+    ms = time_call(lambda: f(x), repeat=3)  # list of wall times in milliseconds
+    print(markdown_table(["library", "median ms"], [["gamenav", f"{median(ms):.3f}"]]))
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+__all__ = ["REPO_ROOT", "data_dir", "markdown_table", "time_call"]
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+"""The repository root (the folder holding ``pyproject.toml``)."""
+
+
+def data_dir(arg: str | os.PathLike[str] | None = None) -> Path:
+    """The benchmark data folder.
+
+    Args:
+        arg: an explicit folder (a ``--data`` option); when None, the ``GAMENAV_BENCHMARKS``
+            environment variable, else ``../shared/benchmarks`` relative to the repository root.
+
+    Raises:
+        SystemExit: the folder does not exist (the message names the path tried).
+    """
+    if arg is None:
+        arg = os.environ.get("GAMENAV_BENCHMARKS", REPO_ROOT.parent / "shared" / "benchmarks")
+    path = Path(arg).expanduser().resolve()
+    if not path.is_dir():
+        raise SystemExit(f"benchmark data folder not found: {path} (pass --data DIR)")
+    return path
+
+
+def time_call(fn: Callable[[], Any], repeat: int = 1) -> list[float]:
+    """Call ``fn()`` ``repeat`` times; return each call's wall time in milliseconds.
+
+    Uses :func:`time.perf_counter`. Do any warm-up call (numba compile, caches) before this.
+    """
+    if repeat < 1:
+        raise ValueError(f"repeat must be >= 1, got {repeat}")
+    times: list[float] = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return times
+
+
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A GitHub markdown table; cells are converted with ``str`` and padded to align columns.
+
+    Raises:
+        ValueError: a row has a different number of cells than ``headers``.
+    """
+    cells = [[str(h) for h in headers]]
+    for row in rows:
+        if len(row) != len(headers):
+            raise ValueError(f"row must have {len(headers)} cells, got {len(row)}: {row!r}")
+        cells.append([str(c) for c in row])
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+
+    def line(row: list[str]) -> str:
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |"
+
+    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    return "\n".join([line(cells[0]), rule, *(line(r) for r in cells[1:])])
