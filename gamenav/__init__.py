@@ -15,7 +15,8 @@ Example:
 from gamenav.errors import (BlockedEndpointError, GamenavError, InvalidGeometryError,
                             InvalidInputError, MapFormatError, OutOfBoundsError,
                             UnsupportedOptionError)
-from gamenav.grid import Diagonal, GridChange, Heuristic, TileGrid
+from gamenav.grid import (Diagonal, GridChange, GridSearch, Heuristic, SearchWorkspace, TileGrid,
+                          distance_field)
 from gamenav.query import begin_search, find_path
 from gamenav.types import Path, PathStatus, Search
 
@@ -26,6 +27,7 @@ __all__ = [
     "Diagonal",
     "GamenavError",
     "GridChange",
+    "GridSearch",
     "Heuristic",
     "InvalidGeometryError",
     "InvalidInputError",
@@ -34,8 +36,10 @@ __all__ = [
     "Path",
     "PathStatus",
     "Search",
+    "SearchWorkspace",
     "TileGrid",
     "UnsupportedOptionError",
     "begin_search",
+    "distance_field",
     "find_path",
 ]

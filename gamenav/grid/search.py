@@ -1,0 +1,433 @@
+"""Resumable tile-grid searches: :class:`GridSearch` (A*, weighted A*, JPS, Dijkstra) and
+:class:`SearchWorkspace` (the reusable search state).
+
+Cells are ``(x, y)``; grid arrays are indexed ``[y, x]``. Moving into a cell costs the cell's cost
+times the step length (1 orthogonally, sqrt(2) diagonally).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import weakref
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from gamenav._kernels import announce_compile
+from gamenav._kernels import grid_search as _k
+from gamenav._kernels import jps as _jps
+from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
+from gamenav.grid.movement import (Diagonal, Heuristic, HeuristicLike, default_heuristic,
+                                   resolve_heuristic)
+from gamenav.grid.tilegrid import TileGrid
+from gamenav.types import Path, PathStatus
+
+__all__ = ["ALGORITHMS", "GridSearch", "SearchWorkspace"]
+
+ALGORITHMS = ("astar", "jps", "dijkstra")
+"""Accepted values of ``algorithm=``."""
+
+_NO_LIMIT = np.iinfo(np.int64).max
+
+
+class SearchWorkspace:
+    """Reusable search state for grids of one shape: numpy arrays stamped with a generation.
+
+    Each search bumps the generation instead of clearing the arrays, so reusing a workspace
+    costs nothing per query. A workspace serves one running search at a time: starting a new
+    search on it takes it over, and the previous (unfinished) search then refuses to ``step``.
+    Searches created without ``workspace=`` borrow one from a small per-shape pool and give it
+    back when they finish.
+
+    Args:
+        shape: ``(height, width)`` of the grids it will search (``TileGrid.shape``).
+
+    Example:
+        >>> import gamenav
+        >>> grid = gamenav.TileGrid.from_strings(["...", "..."])
+        >>> ws = gamenav.SearchWorkspace(grid.shape)
+        >>> gamenav.find_path(grid, (0, 0), (2, 1), workspace=ws).cost
+        2.414213562373095
+    """
+
+    def __init__(self, shape: Sequence[int]) -> None:
+        try:
+            h, w = (int(v) for v in shape)
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"shape must be (height, width), got {shape!r}") from None
+        if h <= 0 or w <= 0:
+            raise InvalidInputError(f"shape must be positive (height, width), got {(h, w)}")
+        self.shape = (h, w)
+        n = (h + 2) * (w + 2)
+        self.g = np.empty(n, dtype=np.float64)
+        self.parent = np.empty(n, dtype=np.int32)
+        self.mark = np.zeros(n, dtype=np.int32)
+        self.hf = np.empty(n, dtype=np.float64)
+        self.hg = np.empty(n, dtype=np.float64)
+        self.hn = np.empty(n, dtype=np.int32)
+        self.pos = np.empty(n, dtype=np.int32)
+        self._stamp = 0
+        self._owner: object | None = None
+
+    def _begin(self, owner: object) -> int:
+        """Take the workspace for ``owner``; returns the fresh open-stamp (closed = stamp + 1)."""
+        self._stamp += 2
+        if self._stamp >= np.iinfo(np.int32).max - 2:
+            self.mark.fill(0)
+            self._stamp = 2
+        self._owner = owner
+        return self._stamp
+
+    def __repr__(self) -> str:
+        return f"SearchWorkspace(shape={self.shape})"
+
+
+_pool: dict[tuple[int, int], list[SearchWorkspace]] = {}
+_pool_lock = threading.Lock()
+
+
+def _borrow(shape: tuple[int, int]) -> SearchWorkspace:
+    with _pool_lock:
+        free = _pool.get(shape)
+        if free:
+            return free.pop()
+    return SearchWorkspace(shape)
+
+
+def _give_back(ws: SearchWorkspace) -> None:
+    with _pool_lock:
+        free = _pool.setdefault(ws.shape, [])
+        if len(free) < 4:
+            free.append(ws)
+
+
+class _Padded:
+    """The kernel view of one grid snapshot: padded flat arrays and a few facts about it."""
+
+    __slots__ = ("source", "passable", "cost", "stride", "uniform")
+
+    def __init__(self, passable: np.ndarray, cost: np.ndarray) -> None:
+        self.source = (passable, cost)
+        h, w = passable.shape
+        self.stride = w + 2
+        pad = np.zeros((h + 2, w + 2), dtype=np.uint8)
+        pad[1:-1, 1:-1] = passable
+        self.passable = pad.ravel()
+        cpad = np.ones((h + 2, w + 2), dtype=np.float64)
+        cpad[1:-1, 1:-1] = np.where(passable, cost, 1.0)
+        self.cost = cpad.ravel()
+        self.uniform = bool((self.cost == 1.0).all())
+
+
+_padded_cache: weakref.WeakKeyDictionary[TileGrid, _Padded] = weakref.WeakKeyDictionary()
+
+
+def padded(grid: TileGrid) -> _Padded:
+    """The padded kernel arrays of ``grid``'s current snapshot (cached until the next edit)."""
+    passable, cost = grid.kernel_arrays()
+    cached = _padded_cache.get(grid)
+    if cached is None or cached.source[0] is not passable or cached.source[1] is not cost:
+        cached = _Padded(passable, cost)
+        _padded_cache[grid] = cached
+    return cached
+
+
+def _heuristic_table(func: Callable[..., Any], shape: tuple[int, int], goal: tuple[int, int]
+                     ) -> np.ndarray:
+    """Evaluate a user heuristic ``func(dx, dy)`` for every cell into a padded flat table."""
+    h, w = shape
+    dy, dx = np.abs(np.mgrid[0:h, 0:w] - np.array(goal[::-1])[:, None, None])
+    try:
+        values = np.asarray(func(dx, dy), dtype=np.float64)
+        if values.shape != (h, w):
+            values = np.broadcast_to(values, (h, w))
+    except Exception:  # noqa: BLE001 - scalar-only callables: evaluate cell by cell instead
+        values = np.asarray(np.vectorize(func, otypes=[np.float64])(dx, dy), dtype=np.float64)
+    if not np.isfinite(values).all() or (values < 0).any():
+        raise InvalidInputError("heuristic(dx, dy) must return finite values >= 0 for every cell")
+    table = np.zeros((h + 2, w + 2), dtype=np.float64)
+    table[1:-1, 1:-1] = values
+    return table.ravel()
+
+
+_EMPTY_TABLE = np.zeros(1, dtype=np.float64)
+
+
+class GridSearch:
+    """A resumable shortest-path search on a :class:`~gamenav.TileGrid`.
+
+    Build it, call :meth:`step` until the status is done, then read :meth:`result`. Running to
+    completion in any number of ``step`` calls gives the same path, bit for bit, as
+    ``gamenav.find_path`` with the same arguments. The grid's arrays are captured at construction
+    (edits replace them copy-on-write), so a running search sees one consistent snapshot;
+    :attr:`grid_version` tells which.
+
+    Args:
+        grid: the grid to search.
+        start, goal: ``(x, y)`` cells.
+        algorithm: ``"astar"`` (default), ``"jps"`` (Jump Point Search: uniform-cost grids,
+            ``diagonal="no_corner_cutting"``, weight 1 and the octile heuristic only; otherwise
+            :class:`~gamenav.UnsupportedOptionError`) or ``"dijkstra"`` (no heuristic).
+        diagonal: a :class:`~gamenav.Diagonal` rule (name or member; True/False).
+        heuristic: ``None`` (manhattan for 4-connected movement, octile otherwise), a
+            :class:`~gamenav.Heuristic` name, or ``f(dx, dy) -> float`` of absolute cell offsets,
+            evaluated once per search over the whole grid (with numpy arrays, or cell by cell if
+            it rejects them). Only admissible heuristics guarantee optimal paths.
+        weight: >= 1; weighted A* (``f = g + weight * h``) returns a path costing at most
+            ``weight`` times the optimum (with an admissible, consistent heuristic).
+        partial: when the goal is unreachable (another island, or blocked), return the path to
+            the reachable cell with the smallest heuristic to the goal (ties: smaller cost) with
+            status PARTIAL instead of NO_PATH (a blocked goal then raises no error). Finding it
+            expands the start's whole island (JPS uses A* for that case).
+        smooth: replace the cell path by line-of-sight waypoints (see :meth:`result`).
+        workspace: a :class:`SearchWorkspace` of the grid's shape to reuse; by default one is
+            borrowed from a pool.
+
+    Outcomes: ``start == goal`` gives FOUND with one cell and cost 0; a goal on another island
+    gives NO_PATH at once (0 expansions), or PARTIAL with ``partial=True``.
+
+    Tie-breaking is deterministic: among open cells of equal ``f = g + weight * h`` the one with
+    the larger ``g`` is expanded first, then the one earlier in row-major order.
+
+    Raises:
+        InvalidInputError: unknown algorithm, bad weight, heuristic or workspace, wrong types.
+        OutOfBoundsError: start or goal outside the grid.
+        BlockedEndpointError: start blocked, or goal blocked without ``partial=True``.
+        UnsupportedOptionError: JPS with options it cannot honour; Dijkstra with a heuristic
+            or weight.
+
+    Example:
+        >>> import gamenav
+        >>> grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
+        >>> search = gamenav.GridSearch(grid, (0, 0), (3, 2))
+        >>> while not search.step(2).done:
+        ...     pass
+        >>> search.result().cells.tolist()
+        [[0, 0], [1, 0], [2, 0], [3, 0], [3, 1], [3, 2]]
+    """
+
+    def __init__(self, grid: TileGrid, start: Sequence[int], goal: Sequence[int], *,
+                 algorithm: str = "astar", diagonal: Diagonal | str | bool = Diagonal.NO_CORNER_CUTTING,
+                 heuristic: HeuristicLike = None, weight: float = 1.0, partial: bool = False,
+                 smooth: bool = False, workspace: SearchWorkspace | None = None) -> None:
+        if not isinstance(grid, TileGrid):
+            raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
+        if algorithm not in ALGORITHMS:
+            raise InvalidInputError(f"algorithm must be one of {list(ALGORITHMS)}, got {algorithm!r}")
+        diag = Diagonal.parse(diagonal)
+        try:
+            weight = float(weight)
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"weight must be a number >= 1, got {weight!r}") from None
+        if not (math.isfinite(weight) and weight >= 1.0):
+            raise InvalidInputError(f"weight must be a finite number >= 1, got {weight}")
+        heur = resolve_heuristic(heuristic, diag)
+        if algorithm == "dijkstra" and (heuristic is not None or weight != 1.0):
+            raise UnsupportedOptionError(
+                "algorithm='dijkstra' uses no heuristic: leave heuristic=None and weight=1, got "
+                f"heuristic={heuristic!r}, weight={weight}")
+        if algorithm == "jps":
+            problems = []
+            if diag is not Diagonal.NO_CORNER_CUTTING:
+                problems.append(f"diagonal={diag.value!r} (needs 'no_corner_cutting')")
+            if heur is not Heuristic.OCTILE:
+                problems.append(f"heuristic={heuristic!r} (needs None or 'octile')")
+            if weight != 1.0:
+                problems.append(f"weight={weight} (needs 1)")
+            if not grid.uniform_cost:
+                problems.append("a grid with non-uniform cell costs (needs every cost == 1)")
+            if problems:
+                raise UnsupportedOptionError(
+                    "algorithm='jps' supports only uniform-cost grids with diagonal="
+                    "'no_corner_cutting', weight 1 and the octile heuristic; got "
+                    + ", ".join(problems) + ". Use algorithm='astar' instead.")
+        sx, sy = grid.check_cell(start, "start")
+        gx, gy = grid.check_cell(goal, "goal")
+        if not grid.is_passable(sx, sy):
+            raise BlockedEndpointError(f"start {(sx, sy)} is a blocked cell; it must be passable")
+        goal_open = grid.is_passable(gx, gy)
+        if not goal_open and not partial:
+            raise BlockedEndpointError(
+                f"goal {(gx, gy)} is a blocked cell; it must be passable (or pass partial=True)")
+        if workspace is not None:
+            if not isinstance(workspace, SearchWorkspace):
+                raise InvalidInputError(
+                    f"workspace must be a SearchWorkspace, got {type(workspace).__name__}")
+            if workspace.shape != grid.shape:
+                raise InvalidInputError(
+                    f"workspace shape {workspace.shape} does not match the grid shape {grid.shape}")
+
+        self._grid_shape = grid.shape
+        self._grid = grid
+        self._start = (sx, sy)
+        self._goal = (gx, gy)
+        self._algorithm = algorithm
+        self._diagonal = diag
+        self._smooth = bool(smooth)
+        self._partial = bool(partial)
+        self.grid_version = grid.version
+        """The grid's ``version`` when this search captured its arrays."""
+        self._expanded = 0
+        self._result: Path | None = None
+        self._status = PathStatus.IN_PROGRESS
+        self._ws: SearchWorkspace | None = None
+        self._borrowed = workspace is None
+
+        if self._start == self._goal:
+            self._finish_with(PathStatus.FOUND, np.array([self._start], dtype=np.int64), 0.0)
+            return
+        labels = grid.components(diag)
+        reachable = goal_open and labels[sy, sx] == labels[gy, gx]
+        if not reachable and not partial:
+            self._finish_with(PathStatus.NO_PATH)
+            return
+
+        self._pad = padded(grid)
+        stride = self._pad.stride
+        self._stride = stride
+        self._goal_node = (gy + 1) * stride + gx + 1 if reachable else -1
+        if callable(heur):
+            self._hcode = 5
+            self._htable = _heuristic_table(heur, grid.shape, self._goal)
+        else:
+            self._hcode = heur.code if algorithm != "dijkstra" else default_heuristic(diag).code
+            self._htable = _EMPTY_TABLE
+        # Dijkstra runs the same kernel with weight 0 (the heuristic only ranks partial targets).
+        self._weight = 0.0 if algorithm == "dijkstra" else weight
+        self._use_jps = algorithm == "jps" and reachable
+        self._track_best = not reachable
+
+        ws = workspace if workspace is not None else _borrow(grid.shape)
+        self._ws = ws
+        stamp = ws._begin(self)
+        node = (sy + 1) * stride + sx + 1
+        ws.mark[node] = stamp
+        ws.g[node] = 0.0
+        ws.parent[node] = -1
+        ws.hf[0] = 0.0
+        ws.hg[0] = 0.0
+        ws.hn[0] = node
+        ws.pos[node] = 0
+        self._istate = np.array([stamp, 1, 0, node], dtype=np.int64)
+        self._fstate = np.array([np.inf, np.inf], dtype=np.float64)
+
+    # -- public state ---------------------------------------------------------------------
+    @property
+    def status(self) -> PathStatus:
+        """The current :class:`~gamenav.PathStatus` (IN_PROGRESS until the search is done)."""
+        return self._status
+
+    @property
+    def expanded(self) -> int:
+        """Nodes expanded so far (JPS: jump points)."""
+        return self._expanded
+
+    @property
+    def start(self) -> tuple[int, int]:
+        """The start cell ``(x, y)``."""
+        return self._start
+
+    @property
+    def goal(self) -> tuple[int, int]:
+        """The goal cell ``(x, y)``."""
+        return self._goal
+
+    @property
+    def algorithm(self) -> str:
+        """``"astar"``, ``"jps"`` or ``"dijkstra"``."""
+        return self._algorithm
+
+    # -- driving --------------------------------------------------------------------------
+    def step(self, max_expansions: int | None = None) -> PathStatus:
+        """Expand at most ``max_expansions`` nodes (``None``: run to the end); return the status.
+
+        Raises:
+            InvalidInputError: ``max_expansions`` not a positive int or None, or the workspace
+                was taken over by a newer search.
+        """
+        if self._status.done:
+            return self._status
+        if max_expansions is None:
+            budget = _NO_LIMIT
+        else:
+            if isinstance(max_expansions, bool) or not isinstance(max_expansions, (int, np.integer)) \
+                    or max_expansions < 1:
+                raise InvalidInputError(
+                    f"max_expansions must be a positive int or None, got {max_expansions!r}")
+            budget = int(max_expansions)
+        ws = self._ws
+        if ws is None or ws._owner is not self:
+            raise InvalidInputError(
+                "this search's SearchWorkspace was taken over by a newer search; give each "
+                "concurrent search its own workspace")
+        pad = self._pad
+        gx, gy = self._goal[0] + 1, self._goal[1] + 1
+        if self._use_jps:
+            announce_compile("grid search", _jps.jps_step)
+            code = _jps.jps_step(pad.passable, self._stride, self._goal_node, gx, gy, budget,
+                                 ws.g, ws.parent, ws.mark, ws.hf, ws.hg, ws.hn, ws.pos,
+                                 self._istate)
+        else:
+            announce_compile("grid search", _k.best_first_step)
+            code = _k.best_first_step(
+                pad.passable, pad.cost, pad.uniform, self._stride, self._diagonal.code,
+                self._goal_node, gx, gy, self._hcode, self._htable, self._weight, np.inf,
+                self._track_best, budget, ws.g, ws.parent, ws.mark, ws.hf, ws.hg, ws.hn, ws.pos,
+                self._istate, self._fstate)
+        self._expanded = int(self._istate[2])
+        if code == _k.FOUND:
+            self._finish_at(self._goal_node, PathStatus.FOUND)
+        elif code == _k.EXHAUSTED:
+            if self._track_best:
+                self._finish_at(int(self._istate[3]), PathStatus.PARTIAL)
+            else:  # cannot happen: reachability was checked with the island labels
+                self._finish_with(PathStatus.NO_PATH)
+        return self._status
+
+    def cancel(self) -> None:
+        """Stop the search: status CANCELLED and an empty result (no effect once done)."""
+        if not self._status.done:
+            self._finish_with(PathStatus.CANCELLED)
+
+    def result(self) -> Path:
+        """The :class:`~gamenav.Path` found (FOUND / PARTIAL) or an empty one (other statuses).
+
+        Before the search is done this is ``Path.none(IN_PROGRESS)`` (no exception). ``cells``
+        is the full cell-by-cell path (also for JPS). With ``smooth=True``, ``cells`` keeps only
+        the line-of-sight waypoints (start, turning cells, end; consecutive waypoints see each
+        other through passable cells without cutting a blocked corner) and ``cost`` stays the grid
+        cost of the unsmoothed cell path (on uniform-cost grids the smoothed polyline, measured in
+        cells, is never longer than that cost).
+        """
+        if self._result is None:
+            return Path.none(self._status, expanded=self._expanded)
+        return self._result
+
+    # -- internals ------------------------------------------------------------------------
+    def _finish_at(self, node: int, status: PathStatus) -> None:
+        ws = self._ws
+        cells = _k.trace_path(ws.parent, node, self._stride)
+        self._finish_with(status, cells, float(ws.g[node]))
+
+    def _finish_with(self, status: PathStatus, cells: np.ndarray | None = None,
+                     cost: float = math.inf) -> None:
+        self._status = status
+        if cells is not None:
+            if self._smooth and len(cells) > 2:
+                cells = cells[_k.smooth_path(cells, self._pad.passable, self._stride)]
+            self._result = Path(status=status, cost=cost, cells=cells,
+                                points=self._grid.cell_to_world(cells), expanded=self._expanded)
+        else:
+            self._result = Path.none(status, expanded=self._expanded)
+        ws = self._ws
+        if ws is not None and ws._owner is self:
+            ws._owner = None
+            if self._borrowed:
+                _give_back(ws)
+        self._ws = None
+
+    def __repr__(self) -> str:
+        return (f"GridSearch({self._algorithm}, start={self._start}, goal={self._goal}, "
+                f"status={self._status.name}, expanded={self._expanded})")
