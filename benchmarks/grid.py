@@ -261,8 +261,8 @@ def longest_scenarios(path: FilePath, n: int) -> list[Scenario]:
 
 
 def run_map(name: str, folder: FilePath, args: argparse.Namespace,
-            libraries: tuple[Library, ...]) -> tuple[list[Scenario], list[int], dict[str, Outcome]]:
-    """Run every library on the longest scenarios of one map; returns queries, sample, outcomes."""
+            libraries: tuple[Library, ...]) -> tuple[list[Scenario], dict[str, Outcome]]:
+    """Run every library on the longest scenarios of one map; returns the queries and outcomes."""
     walkable = read_map(folder / f"{name}.map")
     queries = longest_scenarios(folder / f"{name}.map.scen", args.queries)
     k = min(args.slow_sample, len(queries))
@@ -301,7 +301,7 @@ def run_map(name: str, folder: FilePath, args: argparse.Namespace,
             out.ratio[i] = length / q.optimal_length
             out.valid[i] = valid
             out.optimal[i] = valid and abs(length - q.optimal_length) <= TOLERANCE
-    return queries, sample, outcomes
+    return queries, outcomes
 
 
 def table(name: str, libraries: tuple[Library, ...], outcomes: dict[str, Outcome]) -> str:
@@ -311,7 +311,7 @@ def table(name: str, libraries: tuple[Library, ...], outcomes: dict[str, Outcome
     for lib in libraries:
         out = outcomes[lib.name]
         if not out.times:
-            rows.append([lib.name, "n/a", "n/a", "n/a", "n/a", "n/a", f"{lib.note}; {out.error[:80]}"])
+            rows.append([lib.name, "n/a", "n/a", "n/a", "n/a", "n/a", f"{lib.note}; {(out.error or 'no queries')[:80]}"])
             continue
         med = statistics.median(out.times.values())
         same = [base.times[i] for i in out.times if i in base.times]
@@ -436,7 +436,7 @@ def main(argv: list[str] | None = None) -> None:
     for name in args.maps:
         print(f"running {name} ...", file=sys.stderr, flush=True)
         walkable_shape = read_map(folder / f"{name}.map").shape
-        queries, _sample, outcomes = run_map(name, folder, args, libraries)
+        queries, outcomes = run_map(name, folder, args, libraries)
         results[name] = outcomes
         lengths = [q.optimal_length for q in queries]
         print(table(f"{name} ({walkable_shape[1]}x{walkable_shape[0]}, {len(queries)} queries, "
