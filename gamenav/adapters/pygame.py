@@ -54,11 +54,11 @@ def _pair(value: Sequence[float], name: str) -> tuple[float, float]:
 
 def _rect_array(rects: Iterable[Any]) -> npt.NDArray[np.float64]:
     """``(n, 4)`` float64 ``(x, y, w, h)`` from Rects, FRects, 4-tuples or objects with ``.rect``."""
-    if isinstance(rects, np.ndarray):
-        arr = rects.astype(np.float64)
-    else:
-        rows = [tuple(getattr(r, "rect", r)) for r in rects]
-        arr = np.array(rows, dtype=np.float64).reshape(-1, 4) if rows else np.zeros((0, 4))
+    rows = rects if isinstance(rects, np.ndarray) else [tuple(getattr(r, "rect", r)) for r in rects]
+    try:
+        arr = np.array(rows, dtype=np.float64) if len(rows) else np.zeros((0, 4))
+    except (TypeError, ValueError):
+        raise InvalidInputError("rects must be (x, y, w, h) rectangles of numbers") from None
     if arr.ndim != 2 or arr.shape[1] != 4:
         raise InvalidInputError(f"rects must be (x, y, w, h) rectangles, got an array of shape {arr.shape}")
     if not np.isfinite(arr).all():
@@ -104,7 +104,7 @@ def grid_from_rects(rects: Iterable[Any], *, size: Sequence[float], cell_size: f
     x1 = np.clip(np.ceil((right - ox) / cs), 0, cols).astype(np.int64)
     y0 = np.clip(np.floor((top - oy) / cs), 0, rows).astype(np.int64)
     y1 = np.clip(np.ceil((bottom - oy) / cs), 0, rows).astype(np.int64)
-    keep = (x0 < x1) & (y0 < y1)
+    keep = (x0 < x1) & (y0 < y1) & (left < right) & (top < bottom)
     x0, x1, y0, y1 = x0[keep], x1[keep], y0[keep], y1[keep]
     diff = np.zeros((rows + 1, cols + 1), dtype=np.int64)
     np.add.at(diff, (y0, x0), 1)
@@ -236,8 +236,8 @@ class PathFollower:
     centres, finally to the exact goal point inside the goal cell. Each leg stays inside free
     cells, so the agent never enters a blocked cell. Within ``slow_radius`` of the goal the
     speed falls in proportion to the remaining distance (arrival); within ``arrive_radius`` it
-    snaps onto the goal and stops. When the grid changes so that the remaining path crosses a
-    blocked cell, the agent re-plans to the same goal.
+    snaps onto the goal and stops. When the grid changes so that the path crosses a blocked cell
+    (with ``smooth=True``: after any edit), the agent re-plans to the same goal.
 
     Args:
         grid: the walkable grid; its transform maps cells to pixels (see :func:`grid_from_rects`).
@@ -302,12 +302,15 @@ class PathFollower:
 
         A goal outside the grid or on a blocked cell (or an agent standing on one) gives
         ``NO_PATH`` and the agent stops: clicking a wall is a normal outcome, not an error.
+        With ``partial=True`` a blocked goal gives the ``PARTIAL`` path towards it instead.
         """
         self.stop()
         self.goal = _pair(goal, "goal")
         start_cell = tuple(int(v) for v in self.grid.world_to_cell(self._pos))
         goal_cell = tuple(int(v) for v in self.grid.world_to_cell(self.goal))
-        if not (self.grid.is_passable(*start_cell) and self.grid.is_passable(*goal_cell)):
+        goal_ok = self.grid.in_bounds(*goal_cell) if self.search_options.get("partial") \
+            else self.grid.is_passable(*goal_cell)
+        if not (self.grid.is_passable(*start_cell) and goal_ok):
             self.status = PathStatus.NO_PATH
         elif self.queue is None:
             self._take(find_path(self.grid, start_cell, goal_cell, **self.search_options))
@@ -332,8 +335,9 @@ class PathFollower:
         self._poll()
         if self.grid.version != self._version and self.path is not None and self.moving:
             self._version = self.grid.version
-            cells = self.path.cells
-            if not self.grid.passable[cells[:, 1], cells[:, 0]].all():
+            cells = self.path.cells  # smoothed paths keep only waypoints: re-plan on any edit
+            smooth = bool(self.search_options.get("smooth"))
+            if smooth or not self.grid.passable[cells[:, 1], cells[:, 0]].all():
                 self.go_to(self.goal)  # type: ignore[arg-type]
         self._move(self.speed * dt)
         if self.sprite is not None:

@@ -1,0 +1,330 @@
+"""pygame adapter: Rects/masks -> TileGrid (pygame's own collision as the oracle), drawing, follower, example."""
+
+from __future__ import annotations
+
+import importlib
+import math
+import subprocess
+import sys
+from pathlib import Path as FsPath
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pygame = pytest.importorskip("pygame")
+
+import gamenav  # noqa: E402
+from gamenav.adapters.pygame import (PathFollower, draw_grid, draw_path, grid_from_mask,  # noqa: E402
+                                     grid_from_rects)
+
+ROOT = FsPath(__file__).resolve().parents[2]
+WHITE = (255, 255, 255, 255)
+
+
+def blocked_cells(grid: gamenav.TileGrid) -> set[tuple[int, int]]:
+    ys, xs = np.nonzero(~grid.passable)
+    return set(zip(xs.tolist(), ys.tolist()))
+
+
+def colliderect_oracle(rects: list[pygame.Rect], cols: int, rows: int, cs: int) -> set[tuple[int, int]]:
+    """Cells whose pixel square collides (positive-area overlap) with a normalised rect, per pygame."""
+    normal = [r.copy() for r in rects]
+    for r in normal:
+        r.normalize()
+    return {(x, y) for y in range(rows) for x in range(cols)
+            if pygame.Rect(x * cs, y * cs, cs, cs).collidelist(normal) >= 0}
+
+
+# -- grid_from_rects ----------------------------------------------------------------------
+
+def test_rects_block_exactly_the_overlapped_cells() -> None:
+    rects = [
+        pygame.Rect(20, 0, 20, 20),          # exactly cell (1, 0): touching neighbours is no overlap
+        pygame.Rect(55, 25, 10, 10),         # straddles (2, 1) and (3, 1)
+        pygame.Rect(90, 50, 30, 30),         # sticks out past the bottom-right corner
+        pygame.FRect(0.5, 59.5, 1.0, 1.0),   # sub-pixel, last row
+        pygame.Rect(-50, -50, 20, 20),       # entirely outside
+        pygame.Rect(0, 40, 0, 20),           # zero width: blocks nothing
+    ]
+    grid = grid_from_rects(rects, size=(100, 60), cell_size=20)
+    assert grid.shape == (3, 5) and grid.y_up is False and grid.cell_size == 20.0
+    assert blocked_cells(grid) == {(1, 0), (2, 1), (3, 1), (4, 2), (0, 2)}
+
+
+def test_rects_with_origin_partial_last_column_and_sprites() -> None:
+    wall = pygame.sprite.Sprite()
+    wall.rect = pygame.Rect(140, 20, 5, 5)     # the last column, only partly inside `size`
+    grid = grid_from_rects([wall, (100, 10, 10, 10)], size=(45, 20), cell_size=10, origin=(100, 10))
+    assert grid.shape == (2, 5) and grid.origin == (100.0, 10.0)
+    assert blocked_cells(grid) == {(0, 0), (4, 1)}
+    np.testing.assert_array_equal(grid.cell_to_world([4, 1]), [145.0, 25.0])
+    as_array = grid_from_rects(np.array([[100, 10, 10, 10], [140, 20, 5, 5]]), size=(45, 20),
+                               cell_size=10, origin=(100, 10))
+    np.testing.assert_array_equal(as_array.passable, grid.passable)
+
+
+rect_strategy = st.builds(pygame.Rect, st.integers(-20, 90), st.integers(-20, 70),
+                          st.integers(-30, 40), st.integers(-30, 40))
+
+
+@settings(max_examples=60, deadline=None)
+@given(rects=st.lists(rect_strategy, max_size=6), cols=st.integers(1, 9), rows=st.integers(1, 7),
+       cs=st.integers(1, 12))
+def test_rects_match_pygame_colliderect(rects: list[pygame.Rect], cols: int, rows: int, cs: int) -> None:
+    grid = grid_from_rects(rects, size=(cols * cs, rows * cs), cell_size=cs)
+    assert grid.shape == (rows, cols)
+    assert blocked_cells(grid) == colliderect_oracle(rects, cols, rows, cs)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(rects=[(0, 0, 1)], size=(10, 10), cell_size=1), r"\(x, y, w, h\).*shape \(1, 3\)"),
+    (dict(rects=[(0, 0, 1, 1), (0, 0, 1)], size=(10, 10), cell_size=1), "rectangles of numbers"),
+    (dict(rects=[(0, 0, math.nan, 1)], size=(10, 10), cell_size=1), "finite coordinates"),
+    (dict(rects=[], size=(10, -1), cell_size=1), r"size must be .*> 0, got -1"),
+    (dict(rects=[], size=(10,), cell_size=1), r"size must be a finite \(x, y\) pair"),
+    (dict(rects=[], size=(10, 10), cell_size=0), "cell_size must be .*> 0, got 0"),
+])
+def test_rects_bad_input(kwargs: dict, match: str) -> None:
+    rects = kwargs.pop("rects")
+    with pytest.raises(gamenav.InvalidInputError, match=match):
+        grid_from_rects(rects, **kwargs)
+
+
+# -- grid_from_mask -----------------------------------------------------------------------
+
+def mask_from_bits(bits: np.ndarray) -> pygame.mask.Mask:
+    """A Mask with bit (x, y) set where bits[y, x]."""
+    mask = pygame.mask.Mask((bits.shape[1], bits.shape[0]))
+    for y, x in zip(*np.nonzero(bits)):
+        mask.set_at((int(x), int(y)))
+    return mask
+
+
+@settings(max_examples=40, deadline=None)
+@given(w=st.integers(1, 40), h=st.integers(1, 30), cs=st.integers(1, 9), density=st.floats(0, 0.3),
+       threshold=st.none() | st.floats(0.01, 1.0), seed=st.integers(0, 2**32 - 1))
+def test_mask_matches_per_cell_overlap_area(w: int, h: int, cs: int, density: float,
+                                            threshold: float | None, seed: int) -> None:
+    bits = np.random.default_rng(seed).random((h, w)) < density
+    mask = mask_from_bits(bits)
+    grid = grid_from_mask(mask, cell_size=cs, threshold=threshold)
+    rows, cols = -(-h // cs), -(-w // cs)
+    assert grid.shape == (rows, cols)
+    full = pygame.mask.Mask((cs, cs), fill=True)
+    for y in range(rows):
+        for x in range(cols):
+            count = mask.overlap_area(full, (x * cs, y * cs))
+            area = min(cs, w - x * cs) * min(cs, h - y * cs)
+            blocked = count > 0 if threshold is None else count >= threshold * area
+            assert grid.passable[y, x] == (not blocked), (x, y, count, area)
+
+
+def test_mask_and_rects_agree_on_pixel_aligned_walls() -> None:
+    rects = [pygame.Rect(5, 0, 10, 30), pygame.Rect(30, 17, 33, 4), pygame.Rect(60, 40, 10, 10)]
+    mask = pygame.mask.Mask((64, 48))
+    for r in rects:
+        mask.draw(pygame.mask.Mask(r.size, fill=True), r.topleft)
+    from_mask = grid_from_mask(mask, cell_size=8, origin=(3, 4))
+    from_rects = grid_from_rects([r.move(3, 4) for r in rects], size=(64, 48), cell_size=8, origin=(3, 4))
+    np.testing.assert_array_equal(from_mask.passable, from_rects.passable)
+    assert from_mask.origin == (3.0, 4.0) and from_mask.y_up is False
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(cell_size=2.5), r"integer >= 1 for masks, got 2\.5"),
+    (dict(cell_size=0), "integer >= 1 for masks, got 0"),
+    (dict(cell_size=4, threshold=0), r"threshold must be None or in \(0, 1\], got 0"),
+    (dict(cell_size=4, threshold=1.5), r"threshold must be None or in \(0, 1\], got 1\.5"),
+])
+def test_mask_bad_input(kwargs: dict, match: str) -> None:
+    with pytest.raises(gamenav.InvalidInputError, match=match):
+        grid_from_mask(pygame.mask.Mask((8, 8)), **kwargs)
+    with pytest.raises(gamenav.InvalidInputError, match="pygame.mask.Mask, got ndarray"):
+        grid_from_mask(np.zeros((8, 8)), cell_size=4)  # type: ignore[arg-type]
+
+
+# -- drawing ------------------------------------------------------------------------------
+
+def test_draw_grid_paints_blocked_cells_lines_and_respects_y_up() -> None:
+    grid = gamenav.TileGrid.from_strings(["..#", "#..", "..."], cell_size=10, origin=(5, 5))
+    surface = pygame.Surface((40, 40))
+    surface.fill(WHITE)
+    draw_grid(surface, grid, blocked_color=(200, 0, 0))
+    # cell (2, 0) spans pixels x 25..34, y 5..14; cell (0, 1) spans x 5..14, y 15..24
+    for pixel in [(25, 5), (34, 14), (5, 15), (14, 24)]:
+        assert surface.get_at(pixel) == (200, 0, 0, 255), pixel
+    for pixel in [(24, 5), (35, 14), (25, 15), (15, 20), (4, 15), (0, 0), (20, 30)]:
+        assert surface.get_at(pixel) == WHITE, pixel
+
+    draw_grid(surface, grid, blocked_color=(200, 0, 0), open_color=(0, 0, 90), line_color=(0, 255, 0))
+    assert surface.get_at((20, 30)) == (0, 0, 90, 255)   # open cell (1, 2)
+    assert surface.get_at((15, 22)) == (0, 255, 0, 255)  # the line between columns 0 and 1
+    assert surface.get_at((0, 0)) == WHITE               # outside the grid
+
+    flipped = gamenav.TileGrid(grid.walkable, cell_size=10, origin=(5, 5), y_up=True)
+    surface.fill(WHITE)
+    draw_grid(surface, flipped, blocked_color=(200, 0, 0))
+    assert surface.get_at((30, 30)) == (200, 0, 0, 255)  # row 0 is now at the bottom
+    assert surface.get_at((30, 10)) == WHITE
+    assert flipped.world_to_cell([30, 30]).tolist() == [2, 0]
+
+
+def test_draw_grid_translucent_overlay_blends() -> None:
+    surface = pygame.Surface((10, 10))
+    surface.fill(WHITE)
+    draw_grid(surface, gamenav.TileGrid([[False]], cell_size=10), blocked_color=(0, 0, 0, 128))
+    r, g, b, _ = surface.get_at((5, 5))
+    assert 120 <= r <= 130 and r == g == b
+
+
+def test_draw_path_polyline_and_dots() -> None:
+    surface = pygame.Surface((60, 40))
+    surface.fill(WHITE)
+    grid = gamenav.TileGrid(np.ones((2, 3), dtype=bool), cell_size=20)
+    path = gamenav.Path(gamenav.PathStatus.FOUND, 2.0, np.array([[0, 0], [1, 0], [1, 1]]),
+                        grid.cell_to_world([[0, 0], [1, 0], [1, 1]]))
+    draw_path(surface, path, color=(0, 0, 255), width=3, radius=4)
+    for pixel in [(20, 10), (30, 10), (30, 20), (30, 30), (10, 13)]:  # on the lines, and a dot
+        assert surface.get_at(pixel) == (0, 0, 255, 255), pixel
+    for pixel in [(20, 25), (50, 10), (5, 30)]:
+        assert surface.get_at(pixel) == WHITE, pixel
+    before = pygame.image.tobytes(surface, "RGBA")
+    draw_path(surface, gamenav.Path.none())
+    assert pygame.image.tobytes(surface, "RGBA") == before
+    with pytest.raises(gamenav.InvalidInputError, match=r"shape \(n, 2\), got \(4,\)"):
+        draw_path(surface, [1.0, 2.0, 3.0, 4.0])
+
+
+# -- PathFollower -------------------------------------------------------------------------
+
+MAZE = [pygame.Rect(60, 0, 20, 140), pygame.Rect(140, 60, 20, 140), pygame.Rect(200, 100, 45, 15)]
+
+
+def maze() -> gamenav.TileGrid:
+    return grid_from_rects(MAZE, size=(260, 200), cell_size=20)
+
+
+def run(follower: PathFollower, frames: int, queue: object = None) -> list[tuple[float, float]]:
+    """Step 60 FPS frames until arrival; every position must lie in a passable cell."""
+    positions = []
+    for _ in range(frames):
+        if queue is not None:
+            queue.update()  # type: ignore[attr-defined]
+        follower.update(1 / 60)
+        positions.append(follower.position)
+        cell = follower.grid.world_to_cell(follower.position)
+        assert follower.grid.is_passable(*cell.tolist()), (follower.position, cell)
+        if follower.arrived:
+            break
+    return positions
+
+
+cell_point = st.tuples(st.integers(0, 12), st.integers(0, 9), st.floats(0, 0.999), st.floats(0, 0.999))
+
+
+@settings(max_examples=40, deadline=None)
+@given(start=cell_point, goal=cell_point, options=st.sampled_from(
+    [{}, {"smooth": True}, {"diagonal": "never"}, {"algorithm": "jps"}]))
+def test_follower_reaches_any_reachable_goal_without_entering_walls(start: tuple, goal: tuple,
+                                                                    options: dict) -> None:
+    grid = maze()
+    sx, sy, goal_x, goal_y = start[0], start[1], goal[0], goal[1]
+    if not (grid.is_passable(sx, sy) and grid.is_passable(goal_x, goal_y)):
+        return
+    start_px = ((sx + start[2]) * 20, (sy + start[3]) * 20)
+    goal_px = ((goal_x + goal[2]) * 20, (goal_y + goal[3]) * 20)
+    follower = PathFollower(grid, start_px, speed=300, **options)
+    assert follower.go_to(goal_px) is gamenav.PathStatus.FOUND
+    # path length <= cost in cells * 20 px + the legs inside the start and goal cells
+    budget = (follower.path.cost * 20 + 60) / 300 * 60 + 60  # frames at full speed, + easing
+    run(follower, math.ceil(budget))
+    assert follower.arrived and not follower.moving
+    assert follower.position == pytest.approx(goal_px, abs=1e-9)
+
+
+def test_follower_arrival_eases_in_and_stops_exactly() -> None:
+    follower = PathFollower(maze(), (10, 10), speed=120, slow_radius=40)
+    follower.go_to((10, 190))
+    positions = np.array(run(follower, 400))
+    steps = np.hypot(*np.diff(positions, axis=0).T)
+    assert steps.max() == pytest.approx(2.0)            # 120 px/s at 60 FPS
+    last = steps[-15:]
+    assert (np.diff(last[:-1]) <= 1e-12).all() and last[-2] < 0.5  # slowing down before the snap
+    assert follower.position == (10.0, 190.0)
+    follower.update(1 / 60)
+    assert follower.position == (10.0, 190.0)            # stays put after arrival
+
+
+@pytest.mark.parametrize("smooth", [False, True])
+def test_follower_moves_a_sprite_and_replans_around_a_new_wall(smooth: bool) -> None:
+    grid = maze()
+    sprite = pygame.sprite.Sprite()
+    sprite.rect = pygame.Rect(0, 0, 8, 8)
+    sprite.rect.center = (30, 190)
+    follower = PathFollower(grid, sprite, speed=200, smooth=smooth)
+    follower.go_to((110, 190))                           # straight along row 9, under the first wall
+    first = follower.path
+    assert len(first) == (2 if smooth else 5)
+    run(follower, 10)
+    assert sprite.rect.center == tuple(round(v) for v in follower.position)
+    grid.set_walkable((4, 9), False)                     # wall off the route ahead of the sprite
+    run(follower, 300)                                   # asserts: never inside the new wall
+    assert follower.path is not first and follower.arrived
+    assert not any(tuple(c) in blocked_cells(grid) for c in follower.path.cells.tolist())
+
+
+def test_follower_goal_in_a_wall_or_outside_is_no_path() -> None:
+    follower = PathFollower(maze(), (10, 10), speed=100)
+    for goal in [(70, 10), (-5, 10), (10, 500)]:
+        assert follower.go_to(goal) is gamenav.PathStatus.NO_PATH
+        run(follower, 5)
+        assert follower.position == (10.0, 10.0) and not follower.arrived
+
+
+def test_follower_partial_path_towards_a_goal_in_a_wall() -> None:
+    grid = maze()
+    follower = PathFollower(grid, (10, 10), speed=300, partial=True)
+    assert follower.go_to((150, 150)) is gamenav.PathStatus.PARTIAL   # inside the second wall
+    end = tuple(follower.path.points[-1])
+    run(follower, 300)
+    assert follower.position == end and not follower.moving and not follower.arrived
+    assert follower.status is gamenav.PathStatus.PARTIAL
+    assert abs(end[0] - 150) == 20 or abs(end[1] - 150) == 20          # a cell next to the wall
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(speed=0), "speed must be a finite number > 0, got 0"),
+    (dict(speed=1, slow_radius=-1), "slow_radius must be a finite number >= 0, got -1"),
+    (dict(speed=1, arrive_radius=0), "arrive_radius must be a finite number > 0, got 0"),
+])
+def test_follower_bad_arguments(kwargs: dict, match: str) -> None:
+    with pytest.raises(gamenav.InvalidInputError, match=match):
+        PathFollower(maze(), (10, 10), **kwargs)
+    with pytest.raises(gamenav.InvalidInputError, match="TileGrid, got list"):
+        PathFollower([[True]], (10, 10), speed=1)  # type: ignore[arg-type]
+    with pytest.raises(gamenav.InvalidInputError, match=r"dt must be .* >= 0, got -1"):
+        PathFollower(maze(), (10, 10), speed=1).update(-1)
+
+
+# -- packaging and the example ------------------------------------------------------------
+
+def test_import_error_names_the_pygame_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pygame", None)
+    monkeypatch.delitem(sys.modules, "gamenav.adapters.pygame")
+    with pytest.raises(ImportError, match=r"pip install gamenav\[pygame\]"):
+        importlib.import_module("gamenav.adapters.pygame")
+
+
+def test_gamenav_does_not_import_the_adapter() -> None:
+    code = "import sys, gamenav; print('pygame' in sys.modules, 'gamenav.adapters.pygame' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_example_runs_headless_and_arrives() -> None:
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "pygame_example.py"), "--headless",
+                          "--frames", "600"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "frames=600 status=FOUND arrived=True position=(600.0, 440.0)" in out.stdout
