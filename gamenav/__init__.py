@@ -18,12 +18,14 @@ from gamenav.errors import (BlockedEndpointError, GamenavError, InvalidGeometryE
 from gamenav.grid import (Diagonal, GridChange, GridSearch, Heuristic, SearchWorkspace, TileGrid,
                           distance_field)
 from gamenav.query import begin_search, find_path
+from gamenav.runtime.crowd import Crowd
 from gamenav.types import Path, PathStatus, Search
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BlockedEndpointError",
+    "Crowd",
     "Diagonal",
     "GamenavError",
     "GridChange",

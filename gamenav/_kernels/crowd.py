@@ -1,0 +1,178 @@
+"""Crowd kernels: spatial-hash separation, wall sliding and flow-field descent.
+
+Positions are ``(n, 2)`` float64 world ``(x, y)``; grid arrays are ``[y, x]``. The public wrapper
+is :class:`gamenav.runtime.crowd.Crowd`; nothing here validates its inputs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__ = ["descend_field", "resolve_walls", "separation"]
+
+
+@njit(cache=True, nogil=True)
+def separation(pos, radius, out):  # pragma: no cover - compiled
+    """Write into ``out`` (n, 2) the push of each agent away from others closer than ``2 * radius``.
+
+    Neighbours are found with a uniform spatial hash of cell size ``2 * radius`` (counting sort of
+    agents by cell, then the 3 x 3 neighbouring cells): O(n) for bounded density. The push of a
+    pair grows linearly from 0 at distance ``2 * radius`` to 1 at distance 0 (a unit vector sum).
+    """
+    n = pos.shape[0]
+    out[:, :] = 0.0
+    if n < 2:
+        return
+    diam = 2.0 * radius
+    minx = pos[0, 0]
+    miny = pos[0, 1]
+    maxx = minx
+    maxy = miny
+    for i in range(n):
+        minx = min(minx, pos[i, 0])
+        miny = min(miny, pos[i, 1])
+        maxx = max(maxx, pos[i, 0])
+        maxy = max(maxy, pos[i, 1])
+    w = int((maxx - minx) / diam) + 1
+    h = int((maxy - miny) / diam) + 1
+    cx = np.empty(n, np.int64)
+    cy = np.empty(n, np.int64)
+    counts = np.zeros(w * h + 1, np.int64)
+    for i in range(n):
+        cx[i] = int((pos[i, 0] - minx) / diam)
+        cy[i] = int((pos[i, 1] - miny) / diam)
+        counts[cy[i] * w + cx[i] + 1] += 1
+    for k in range(w * h):
+        counts[k + 1] += counts[k]
+    order = np.empty(n, np.int64)
+    fill = counts[:-1].copy()
+    for i in range(n):
+        key = cy[i] * w + cx[i]
+        order[fill[key]] = i
+        fill[key] += 1
+    for i in range(n):
+        px = pos[i, 0]
+        py = pos[i, 1]
+        sx = 0.0
+        sy = 0.0
+        for yy in range(max(cy[i] - 1, 0), min(cy[i] + 2, h)):
+            for xx in range(max(cx[i] - 1, 0), min(cx[i] + 2, w)):
+                key = yy * w + xx
+                for k in range(counts[key], counts[key + 1]):
+                    j = order[k]
+                    if j == i:
+                        continue
+                    dx = px - pos[j, 0]
+                    dy = py - pos[j, 1]
+                    d2 = dx * dx + dy * dy
+                    if d2 >= diam * diam:
+                        continue
+                    if d2 < 1e-12:  # coincident: split deterministically by index
+                        angle = 2.399963 * (i + 1)
+                        dx = math.cos(angle)
+                        dy = math.sin(angle)
+                        d = 1.0
+                        strength = 1.0
+                    else:
+                        d = math.sqrt(d2)
+                        strength = 1.0 - d / diam
+                    sx += dx / d * strength
+                    sy += dy / d * strength
+        out[i, 0] = sx
+        out[i, 1] = sy
+
+
+@njit(cache=True, nogil=True)
+def _cell_of(x, y, ox, oy, cs, y_up, height):
+    cxf = math.floor((x - ox) / cs)
+    row = math.floor((y - oy) / cs)
+    cy = height - 1 - row if y_up else row
+    return int(cxf), int(cy)
+
+
+@njit(cache=True, nogil=True)
+def _free(passable, x, y):
+    return 0 <= y < passable.shape[0] and 0 <= x < passable.shape[1] and passable[y, x]
+
+
+@njit(cache=True, nogil=True)
+def resolve_walls(prev, pos, passable, ox, oy, cs, y_up, margin):  # pragma: no cover - compiled
+    """Keep every agent on passable cells; modifies ``pos`` (n, 2) in place.
+
+    An agent whose new position lies in a blocked (or off-grid) cell slides: it keeps the x move
+    or the y move alone if that lands on a passable cell, else it stays at ``prev``. Then an agent
+    closer than ``margin`` world units to the edge of a blocked neighbour cell is pushed back
+    to that distance. ``prev`` must be on passable cells. Returns the number of agents that had
+    to slide or stop.
+    """
+    h = passable.shape[0]
+    hits = 0
+    for i in range(pos.shape[0]):
+        x = pos[i, 0]
+        y = pos[i, 1]
+        cx, cy = _cell_of(x, y, ox, oy, cs, y_up, h)
+        if not _free(passable, cx, cy):
+            hits += 1
+            ax, ay = _cell_of(x, prev[i, 1], ox, oy, cs, y_up, h)
+            bx, by = _cell_of(prev[i, 0], y, ox, oy, cs, y_up, h)
+            if _free(passable, ax, ay):
+                y = prev[i, 1]
+            elif _free(passable, bx, by):
+                x = prev[i, 0]
+            else:
+                x = prev[i, 0]
+                y = prev[i, 1]
+            cx, cy = _cell_of(x, y, ox, oy, cs, y_up, h)
+        # push away from blocked orthogonal neighbours; world y of the cell's lower edge:
+        left = ox + cx * cs
+        row = h - 1 - cy if y_up else cy
+        bottom = oy + row * cs
+        up_dy = -1 if y_up else 1  # cell-row step that increases world y
+        if not _free(passable, cx - 1, cy) and x < left + margin:
+            x = left + margin
+        if not _free(passable, cx + 1, cy) and x > left + cs - margin:
+            x = left + cs - margin
+        if not _free(passable, cx, cy - up_dy) and y < bottom + margin:
+            y = bottom + margin
+        if not _free(passable, cx, cy + up_dy) and y > bottom + cs - margin:
+            y = bottom + cs - margin
+        pos[i, 0] = x
+        pos[i, 1] = y
+    return hits
+
+
+@njit(cache=True, nogil=True)
+def descend_field(field, passable, cells, out):  # pragma: no cover - compiled
+    """For each ``(x, y)`` cell in ``cells`` (m, 2), write into ``out`` (m, 2) its lowest neighbour.
+
+    Neighbours are the 8 surrounding cells; a diagonal one only when both orthogonal cells
+    between are passable (no corner cutting). A cell with no lower neighbour maps to itself.
+    """
+    h = field.shape[0]
+    w = field.shape[1]
+    for k in range(cells.shape[0]):
+        x = cells[k, 0]
+        y = cells[k, 1]
+        bx = x
+        by = y
+        best = field[y, x] if (0 <= y < h and 0 <= x < w) else np.inf
+        for dy in range(-1, 2):
+            for dx in range(-1, 2):
+                if dx == 0 and dy == 0:
+                    continue
+                nx = x + dx
+                ny = y + dy
+                if not _free(passable, nx, ny):
+                    continue
+                if dx != 0 and dy != 0 and not (_free(passable, x + dx, y) and _free(passable, x, y + dy)):
+                    continue
+                v = field[ny, nx]
+                if v < best:
+                    best = v
+                    bx = nx
+                    by = ny
+        out[k, 0] = bx
+        out[k, 1] = by

@@ -1,0 +1,617 @@
+"""Crowd: many agents on a TileGrid, moved by paths or a shared flow field, all in numpy arrays.
+
+Positions and velocities are ``(n, 2)`` float64 world ``(x, y)``; grid arrays are ``[y, x]``.
+A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
+:meth:`Crowd.update` does, vectorised over all agents:
+
+- path following (waypoints from :class:`~gamenav.PathQueue` requests or ``find_path``), or
+  descent of a shared distance field for big groups (one Dijkstra search per group order);
+- arrival (slowing down near the goal), separation through a spatial hash (O(n), numba);
+- wall sliding: no agent ever stands on a blocked cell, even right after a grid edit (agents
+  on newly blocked cells are moved to the nearest passable cell and re-path);
+- stuck detection (too little progress for ``stuck_seconds``) and re-pathing;
+- path invalidation on grid edits: only agents whose remaining path crosses a newly blocked cell
+  re-path; group flow fields are recomputed.
+
+It uses no game engine: any game loop calls ``queue.update()`` then ``crowd.update(dt)`` and
+draws ``crowd.positions``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from gamenav._kernels import announce_compile
+from gamenav._kernels.crowd import descend_field, resolve_walls, separation
+from gamenav.errors import InvalidInputError
+from gamenav.grid.movement import Diagonal
+from gamenav.grid.tilegrid import GridChange, TileGrid
+from gamenav.types import Path, PathStatus
+
+__all__ = ["Crowd"]
+
+IDLE, PATH, FIELD, DIRECT = 0, 1, 2, 3
+"""Navigation modes of an agent (:attr:`Crowd.mode`)."""
+
+_STUCK_WINDOWS = 2  # consecutive stuck windows before acting
+_MAX_REPATHS = 4  # stuck re-paths before an agent gives up (``failed``)
+
+
+def _distance_field(grid: TileGrid, sources: np.ndarray, max_cost: float) -> np.ndarray:
+    import gamenav
+
+    return gamenav.distance_field(grid, sources, max_cost=max_cost)
+
+
+def _expand_cells(cells: np.ndarray) -> np.ndarray:
+    """Fill the straight 8-direction runs between consecutive path cells: ``(k, 2)`` -> ``(m, 2)``."""
+    if len(cells) < 2:
+        return cells.astype(np.int64)
+    a, b = cells[:-1], cells[1:]
+    d = b - a
+    steps = np.maximum(np.abs(d).max(axis=1), 1)
+    seg = np.repeat(np.arange(len(a)), steps)
+    k = np.arange(len(seg)) - np.repeat(np.cumsum(steps) - steps, steps) + 1
+    filled = a[seg] + np.rint(d[seg] * (k / steps[seg])[:, None]).astype(np.int64)
+    return np.concatenate([cells[:1], filled]).astype(np.int64)
+
+
+class Crowd:
+    """Many agents on a tile grid, steered in numpy (see the module docstring).
+
+    Args:
+        grid: the walkable cells; the crowd subscribes to its edits.
+        positions: ``(n, 2)`` world ``(x, y)`` start positions, each on a passable cell.
+        radius: agent radius in world units (separation keeps centres ``2 * radius`` apart).
+        max_speed: world units per second.
+        max_accel: world units per second squared (default ``8 * max_speed``).
+        queue: a :class:`~gamenav.PathQueue` for path requests; ``None`` calls
+            :func:`~gamenav.find_path` synchronously.
+        world: what paths are searched on: ``grid`` (default) or a :class:`~gamenav.NavMesh`
+            covering the same free space (assign :attr:`world` to switch; agents re-path).
+        flow_threshold: group orders with at least this many agents descend one shared
+            distance field instead of sending one path request per agent.
+        spacing: distance between formation slots in world units (default ``2.5 * radius``,
+            rounded up to whole cells).
+        stuck_seconds: how long an agent may make too little progress before it re-paths.
+        diagonal: the grid movement rule of path requests and flow fields.
+        path_options: extra keyword options for each path request (e.g. ``algorithm="jps"``).
+
+    Example:
+        >>> import numpy as np, gamenav
+        >>> grid = gamenav.TileGrid(np.ones((20, 20), bool))
+        >>> crowd = gamenav.Crowd(grid, [(1.5, 1.5), (2.5, 1.5)], radius=0.3, max_speed=4.0)
+        >>> crowd.move([0, 1], (15.0, 15.0))
+        >>> for _ in range(400):
+        ...     crowd.update(1 / 30)
+        >>> bool(crowd.arrived.all())
+        True
+    """
+
+    def __init__(self, grid: TileGrid, positions: npt.ArrayLike, *, radius: float, max_speed: float,
+                 max_accel: float | None = None, queue: Any = None, world: Any = None,
+                 flow_threshold: int = 16, spacing: float | None = None, stuck_seconds: float = 0.75,
+                 diagonal: Diagonal | str = Diagonal.NO_CORNER_CUTTING,
+                 path_options: dict[str, Any] | None = None) -> None:
+        if not isinstance(grid, TileGrid):
+            raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
+        pos = np.array(positions, dtype=np.float64, ndmin=2)
+        if pos.ndim != 2 or pos.shape[1] != 2:
+            raise InvalidInputError(f"positions must have shape (n, 2), got {pos.shape}")
+        if not np.isfinite(pos).all():
+            raise InvalidInputError("positions must be finite (got NaN or inf)")
+        for name, value in (("radius", radius), ("max_speed", max_speed), ("stuck_seconds", stuck_seconds)):
+            if not (math.isfinite(value) and value > 0):
+                raise InvalidInputError(f"{name} must be a finite number > 0, got {value}")
+        if flow_threshold < 1:
+            raise InvalidInputError(f"flow_threshold must be >= 1, got {flow_threshold}")
+        self._grid = grid
+        cells = grid.world_to_cell(pos) if len(pos) else np.zeros((0, 2), np.int64)
+        inside = ((cells >= 0) & (cells < (grid.width, grid.height))).all(axis=1)
+        on_free = inside.copy()
+        on_free[inside] = grid.passable[cells[inside, 1], cells[inside, 0]]
+        if not on_free.all():
+            bad = int(np.flatnonzero(~on_free)[0])
+            raise InvalidInputError(
+                f"every position must lie on a passable cell; agent {bad} at {tuple(pos[bad])} is in cell "
+                f"{tuple(cells[bad])}, which is blocked or outside the grid")
+        n = len(pos)
+        self.radius = float(radius)
+        self.max_speed = float(max_speed)
+        self.max_accel = float(max_accel) if max_accel is not None else 8.0 * self.max_speed
+        self.queue = queue
+        self._world: Any = grid if world is None else world
+        self.flow_threshold = int(flow_threshold)
+        cs = grid.cell_size
+        self._stride = max(1, math.ceil((spacing if spacing is not None else 2.5 * radius) / cs - 1e-9))
+        self.stuck_seconds = float(stuck_seconds)
+        self.diagonal = Diagonal.parse(diagonal)
+        self.path_options = dict(path_options or {})
+        self._pos = pos
+        self._vel = np.zeros((n, 2))
+        self._goal = pos.copy()
+        self._mode = np.zeros(n, np.int8)
+        self._arrived = np.ones(n, bool)
+        self._failed = np.zeros(n, bool)
+        # paths: one flat buffer; agent i follows rows pcur[i] .. pend[i]-1
+        self._pcell = np.zeros((0, 2), np.int64)
+        self._ppt = np.zeros((0, 2), np.float64)
+        self._pstart = np.zeros(n, np.int64)
+        self._pend = np.zeros(n, np.int64)
+        self._pcur = np.zeros(n, np.int64)
+        # flow-field groups: agent -> group id; group id -> (target cell, field)
+        self._group = np.full(n, -1, np.int64)
+        self._fields: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._slot_cost = np.zeros(n)
+        self._next_group = 0
+        self._requests: dict[int, Any] = {}
+        self._stuck_clock = 0.0
+        self._snapshot = pos.copy()
+        self._stuck_count = np.zeros(n, np.int64)
+        self._repaths = np.zeros(n, np.int64)
+        self._sep = np.zeros((n, 2))
+        self.counters = {"path_requests": 0, "stuck_repaths": 0, "edit_repaths": 0, "pushed_out": 0,
+                         "flow_fields": 0}
+        """Running totals: requests sent, re-paths after getting stuck or after edits, agents
+        moved off newly blocked cells, flow fields computed."""
+        self._unsubscribe = grid.subscribe(self._on_change)
+
+    # -- state ----------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return int(self._pos.shape[0])
+
+    @property
+    def grid(self) -> TileGrid:
+        return self._grid
+
+    @property
+    def positions(self) -> npt.NDArray[np.float64]:
+        """``(n, 2)`` float64 world ``(x, y)``, read-only view."""
+        return _readonly(self._pos)
+
+    @property
+    def velocities(self) -> npt.NDArray[np.float64]:
+        """``(n, 2)`` float64 world units per second, read-only view."""
+        return _readonly(self._vel)
+
+    @property
+    def goals(self) -> npt.NDArray[np.float64]:
+        """``(n, 2)`` float64 world ``(x, y)`` of each agent's current goal, read-only view."""
+        return _readonly(self._goal)
+
+    @property
+    def arrived(self) -> npt.NDArray[np.bool_]:
+        """``(n,)`` bool: the agent reached its goal (or was never ordered), read-only view."""
+        return _readonly(self._arrived)
+
+    @property
+    def failed(self) -> npt.NDArray[np.bool_]:
+        """``(n,)`` bool: the goal was unreachable or the agent stayed stuck; read-only view."""
+        return _readonly(self._failed)
+
+    @property
+    def mode(self) -> npt.NDArray[np.int8]:
+        """``(n,)`` int8 navigation mode: 0 idle, 1 path, 2 flow field, 3 direct approach."""
+        return _readonly(self._mode)
+
+    @property
+    def pending(self) -> int:
+        """Number of agents waiting for a path request."""
+        return len(self._requests)
+
+    @property
+    def world(self) -> Any:
+        """What paths are searched on (the grid or a NavMesh); assigning re-paths path followers."""
+        return self._world
+
+    @world.setter
+    def world(self, world: Any) -> None:
+        self._world = world
+        self._repath(np.flatnonzero((self._mode == PATH) | self._pending_mask()))
+
+    def remaining_path(self, agent: int) -> npt.NDArray[np.float64]:
+        """``(k, 2)`` world waypoints agent ``agent`` still has to visit (current position first)."""
+        i = int(agent)
+        rest = self._ppt[self._pcur[i]:self._pend[i]] if self._mode[i] == PATH else np.zeros((0, 2))
+        tail = [self._goal[i:i + 1]] if self._mode[i] in (PATH, FIELD, DIRECT) else []
+        return np.concatenate([self._pos[i:i + 1], rest, *tail])
+
+    # -- orders ---------------------------------------------------------------------------
+    def move(self, agents: npt.ArrayLike, target: Sequence[float], *, formation: bool = True) -> None:
+        """Order ``agents`` (indices) to ``target`` world ``(x, y)``.
+
+        With ``formation`` the agents spread over the nearest free cells around the target
+        (``spacing`` apart, on the target's island) instead of piling onto one point. Groups of
+        ``flow_threshold`` or more agents on a grid world descend one shared distance field;
+        smaller groups (and navmesh worlds) send one path request per agent.
+        """
+        idx = self._indices(agents)
+        if len(idx) == 0:
+            return
+        tcell = self._snap_cell(self._grid.world_to_cell(np.asarray(target, np.float64).reshape(2)))
+        use_field = len(idx) >= self.flow_threshold and self._world is self._grid
+        count = len(idx) if formation else 1
+        if use_field:
+            field = _distance_field(self._grid, tcell[None, :], math.inf)
+            self.counters["flow_fields"] += 1
+        else:
+            field = _distance_field(self._grid, tcell[None, :], self._slot_budget(count))
+        slots = self._pick_slots(field, tcell, count)
+        slots = np.resize(slots, (len(idx), 2))
+        order = self._assign(idx, slots, tcell, field if use_field else None)
+        slots = slots[order]
+        self._cancel(idx)
+        self._goal[idx] = self._grid.cell_to_world(slots)
+        if not formation and self._grid.is_passable(*self._grid.world_to_cell(np.asarray(target, float)).tolist()):
+            self._goal[idx] = np.asarray(target, np.float64)  # the exact point, not its cell centre
+        self._slot_cost[idx] = field[slots[:, 1], slots[:, 0]]
+        self._arrived[idx] = False
+        self._failed[idx] = False
+        self._stuck_count[idx] = 0
+        self._repaths[idx] = 0
+        self._snapshot[idx] = self._pos[idx]
+        self._group[idx] = -1
+        if use_field:
+            gid = self._next_group
+            self._next_group += 1
+            self._fields[gid] = (tcell, field)
+            self._group[idx] = gid
+            self._mode[idx] = FIELD
+            here = self._cells(idx)
+            unreachable = ~np.isfinite(field[here[:, 1], here[:, 0]])
+            self._fail(idx[unreachable])
+        else:
+            self._mode[idx] = IDLE
+            self._request(idx)
+        self._drop_unused_fields()
+
+    def stop(self, agents: npt.ArrayLike) -> None:
+        """Stop ``agents`` where they stand (they count as arrived)."""
+        idx = self._indices(agents)
+        self._cancel(idx)
+        self._mode[idx] = IDLE
+        self._group[idx] = -1
+        self._goal[idx] = self._pos[idx]
+        self._arrived[idx] = True
+        self._drop_unused_fields()
+
+    # -- per frame ------------------------------------------------------------------------
+    def update(self, dt: float) -> None:
+        """Advance every agent by ``dt`` seconds (call after ``queue.update()``)."""
+        if not (math.isfinite(dt) and dt >= 0):
+            raise InvalidInputError(f"dt must be a finite number >= 0, got {dt}")
+        if dt == 0 or len(self) == 0:
+            return
+        self._collect_paths()
+        target = self._pos.copy()
+        full_speed = np.ones(len(self), bool)
+        self._follow_paths(target)
+        self._descend_fields(target)
+        direct = self._mode == DIRECT
+        target[direct] = self._goal[direct]
+        full_speed[direct] = False
+        to_target = target - self._pos
+        dist = np.hypot(to_target[:, 0], to_target[:, 1])
+        goal_dist = np.hypot(*(self._goal - self._pos).T)
+        arrive = direct & (goal_dist < 0.25 * self._grid.cell_size)
+        self._arrive(np.flatnonzero(arrive))
+        moving = self._mode != IDLE
+        slow = self.max_speed * np.minimum(1.0, goal_dist / (1.5 * self._grid.cell_size))
+        speed = np.where(full_speed, self.max_speed, slow)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            heading = np.where(dist[:, None] > 1e-9, to_target / dist[:, None], 0.0)
+        desired = heading * (speed * moving)[:, None]
+
+        announce_compile("crowd", separation, resolve_walls, descend_field)
+        separation(self._pos, self.radius, self._sep)
+        push = self._sep
+        # head-on: sidestep to the right of the heading so opposing streams pass each other
+        opposing = (np.einsum("ij,ij->i", push, heading) < 0) & moving
+        right = np.stack([heading[:, 1], -heading[:, 0]], axis=1)
+        push = push + right * (0.6 * np.hypot(*push.T) * opposing)[:, None]
+        desired += push * (1.5 * self.max_speed)
+
+        change = desired - self._vel
+        mag = np.hypot(change[:, 0], change[:, 1])
+        limit = self.max_accel * dt
+        scale = np.where(mag > limit, limit / np.maximum(mag, 1e-12), 1.0)
+        self._vel += change * scale[:, None]
+        vmag = np.hypot(self._vel[:, 0], self._vel[:, 1])
+        cap = 1.5 * self.max_speed
+        self._vel *= np.where(vmag > cap, cap / np.maximum(vmag, 1e-12), 1.0)[:, None]
+        prev = self._pos.copy()
+        self._pos += self._vel * dt
+        ox, oy = self._grid.origin
+        passable, _ = self._grid.kernel_arrays()
+        resolve_walls(prev, self._pos, passable, ox, oy, self._grid.cell_size, self._grid.y_up,
+                      min(self.radius, 0.45 * self._grid.cell_size))
+        self._vel = (self._pos - prev) / dt
+        self._detect_stuck(dt)
+
+    # -- internals ------------------------------------------------------------------------
+    def _indices(self, agents: npt.ArrayLike) -> np.ndarray:
+        idx = np.asarray(agents)
+        if idx.dtype == np.bool_:
+            if idx.shape != (len(self),):
+                raise InvalidInputError(f"agent mask must have shape ({len(self)},), got {idx.shape}")
+            return np.flatnonzero(idx)
+        idx = idx.astype(np.int64, casting="same_kind").reshape(-1)
+        if len(idx) and (idx.min() < 0 or idx.max() >= len(self)):
+            raise InvalidInputError(f"agent indices must be in 0..{len(self) - 1}, got {idx.min()}..{idx.max()}")
+        return np.unique(idx)
+
+    def _cells(self, idx: np.ndarray | slice = slice(None)) -> np.ndarray:
+        cells = self._grid.world_to_cell(self._pos[idx])
+        np.clip(cells, 0, (self._grid.width - 1, self._grid.height - 1), out=cells)
+        return cells
+
+    def _pending_mask(self) -> np.ndarray:
+        mask = np.zeros(len(self), bool)
+        mask[list(self._requests)] = True
+        return mask
+
+    def _snap_cell(self, cell: np.ndarray) -> np.ndarray:
+        """The passable cell nearest to ``cell`` (x, y) (the cell itself when passable)."""
+        return self._nearest_passable(cell[None, :], self._grid.cell_to_world(cell)[None, :])[0]
+
+    def _nearest_passable(self, cells: np.ndarray, points: np.ndarray) -> np.ndarray:
+        """For each cell (m, 2), the passable cell whose centre is nearest to the matching point."""
+        g = self._grid
+        passable = g.passable
+        out = np.array(cells, np.int64)
+        cells = np.clip(cells, 0, (g.width - 1, g.height - 1))
+        for k in range(len(out)):
+            x, y = cells[k]
+            for r in range(0, max(g.width, g.height)):
+                y0, y1, x0, x1 = max(y - r, 0), min(y + r + 1, g.height), max(x - r, 0), min(x + r + 1, g.width)
+                ys, xs = np.nonzero(passable[y0:y1, x0:x1])
+                if len(xs):
+                    cand = np.stack([xs + x0, ys + y0], axis=1)
+                    d = np.hypot(*(g.cell_to_world(cand) - points[k]).T)
+                    out[k] = cand[int(np.argmin(d))]
+                    break
+        return out
+
+    def _slot_budget(self, count: int) -> float:
+        return (math.sqrt(count) * self._stride + 4.0) * 2.0
+
+    def _pick_slots(self, field: np.ndarray, tcell: np.ndarray, count: int) -> np.ndarray:
+        """The ``count`` reachable cells nearest to ``tcell`` on a lattice of ``stride`` cells."""
+        ys, xs = np.nonzero(np.isfinite(field))
+        s = self._stride
+        lattice = ((xs - tcell[0]) % s == 0) & ((ys - tcell[1]) % s == 0)
+        if lattice.any():
+            xs, ys = xs[lattice], ys[lattice]
+        order = np.lexsort((np.hypot(xs - tcell[0], ys - tcell[1]), field[ys, xs]))[:count]
+        return np.stack([xs[order], ys[order]], axis=1).astype(np.int64)
+
+    def _assign(self, idx: np.ndarray, slots: np.ndarray, tcell: np.ndarray,
+                field: np.ndarray | None) -> np.ndarray:
+        """A permutation of ``slots`` for ``idx``: nearer agents take inner slots, matched by angle per ring."""
+        centre = self._grid.cell_to_world(tcell)
+        rel = self._pos[idx] - centre
+        if field is not None:
+            here = self._cells(idx)
+            d_agent = field[here[:, 1], here[:, 0]]
+        else:
+            d_agent = np.hypot(rel[:, 0], rel[:, 1])
+        agent_order = np.argsort(d_agent, kind="stable")
+        slot_rel = self._grid.cell_to_world(slots) - centre
+        ring = max(8, int(2 * math.sqrt(len(idx))))
+        result = np.empty(len(idx), np.int64)
+        for start in range(0, len(idx), ring):
+            a = agent_order[start:start + ring]
+            s = np.arange(start, min(start + ring, len(idx)))
+            a_sorted = a[np.argsort(np.arctan2(rel[a, 1], rel[a, 0]), kind="stable")]
+            s_sorted = s[np.argsort(np.arctan2(slot_rel[s, 1], slot_rel[s, 0]), kind="stable")]
+            result[a_sorted] = s_sorted
+        return result
+
+    def _cancel(self, idx: np.ndarray) -> None:
+        for i in idx.tolist():
+            req = self._requests.pop(i, None)
+            if req is not None:
+                req.cancel()
+
+    def _request(self, idx: np.ndarray) -> None:
+        """Send a path request from each agent's position to its goal (grid: cells, navmesh: points)."""
+        if len(idx) == 0:
+            return
+        self._cancel(idx)
+        on_grid = self._world is self._grid
+        if on_grid:
+            starts = self._cells(idx)
+            goals = self._grid.world_to_cell(self._goal[idx])
+        else:
+            starts, goals = self._pos[idx], self._goal[idx]
+        self.counters["path_requests"] += len(idx)
+        for k, i in enumerate(idx.tolist()):
+            start = tuple(int(v) for v in starts[k]) if on_grid else tuple(float(v) for v in starts[k])
+            goal = tuple(int(v) for v in goals[k]) if on_grid else tuple(float(v) for v in goals[k])
+            opts = dict(self.path_options, diagonal=self.diagonal.value) if on_grid else self.path_options
+            if self.queue is None:
+                import gamenav
+
+                self._install(i, gamenav.find_path(self._world, start, goal, **opts))
+            else:
+                self._requests[i] = self.queue.request(self._world, start, goal, **opts)
+
+    def _collect_paths(self) -> None:
+        done = [(i, req) for i, req in self._requests.items() if req.status.done]
+        for i, req in done:
+            del self._requests[i]
+            if req.status is PathStatus.STALE:
+                self._request(np.array([i]))
+            elif req.status is not PathStatus.CANCELLED:
+                self._install(i, req.path)
+
+    def _install(self, i: int, path: Path) -> None:
+        """Make ``path`` agent ``i``'s route (or fail the agent when there is none)."""
+        if not path.status.has_path:
+            self._fail(np.array([i]))
+            return
+        if len(path.cells):
+            cells = _expand_cells(np.asarray(path.cells))
+            points = self._grid.cell_to_world(cells)
+        else:
+            points = np.asarray(path.points, np.float64)
+            cells = self._grid.world_to_cell(points)
+        if path.status is PathStatus.PARTIAL:
+            self._goal[i] = points[-1]
+        cells, points = cells[1:], points[1:]  # the first waypoint is where the agent stands
+        self._compact_paths()
+        start = len(self._ppt)
+        self._pcell = np.concatenate([self._pcell, cells])
+        self._ppt = np.concatenate([self._ppt, points])
+        self._pstart[i] = self._pcur[i] = start
+        self._pend[i] = start + len(points)
+        self._group[i] = -1
+        self._mode[i] = PATH if len(points) else DIRECT
+        self._drop_unused_fields()
+
+    def _compact_paths(self) -> None:
+        """Drop buffer rows no agent uses any more once they outnumber the live ones."""
+        live = np.where(self._mode == PATH, self._pend - self._pcur, 0)
+        if len(self._ppt) < 4096 or len(self._ppt) < 3 * live.sum():
+            return
+        keep = np.flatnonzero(live)
+        rows = np.concatenate([np.arange(self._pcur[i], self._pend[i]) for i in keep]) if len(keep) else \
+            np.zeros(0, np.int64)
+        self._pcell, self._ppt = self._pcell[rows], self._ppt[rows]
+        new_start = np.concatenate([[0], np.cumsum(live[keep])[:-1]]) if len(keep) else keep
+        self._pstart[:] = self._pcur[:] = self._pend[:] = 0
+        self._pstart[keep] = self._pcur[keep] = new_start
+        self._pend[keep] = new_start + live[keep]
+
+    def _follow_paths(self, target: np.ndarray) -> None:
+        idx = np.flatnonzero(self._mode == PATH)
+        if len(idx) == 0:
+            return
+        reach = 0.6 * self._grid.cell_size
+        for _ in range(3):  # advance at most a few waypoints per frame
+            wp = self._ppt[self._pcur[idx]]
+            near = np.hypot(*(wp - self._pos[idx]).T) < reach
+            advance = idx[near]
+            if len(advance) == 0:
+                break
+            self._pcur[advance] += 1
+            finished = advance[self._pcur[advance] >= self._pend[advance]]
+            self._mode[finished] = DIRECT
+            idx = idx[self._mode[idx] == PATH]
+            if len(idx) == 0:
+                return
+        target[idx] = self._ppt[self._pcur[idx]]
+
+    def _descend_fields(self, target: np.ndarray) -> None:
+        for gid, (_, field) in self._fields.items():
+            idx = np.flatnonzero((self._group == gid) & (self._mode == FIELD))
+            if len(idx) == 0:
+                continue
+            cells = self._cells(idx)
+            here = field[cells[:, 1], cells[:, 0]]
+            close = here <= self._slot_cost[idx] + 1.5 * self._stride
+            self._mode[idx[close]] = DIRECT
+            idx, cells = idx[~close], cells[~close]
+            nxt = np.empty_like(cells)
+            passable, _ = self._grid.kernel_arrays()
+            descend_field(field, passable, cells, nxt)
+            target[idx] = self._grid.cell_to_world(nxt)
+
+    def _arrive(self, idx: np.ndarray) -> None:
+        self._mode[idx] = IDLE
+        self._arrived[idx] = True
+        self._group[idx] = -1
+
+    def _fail(self, idx: np.ndarray) -> None:
+        self._mode[idx] = IDLE
+        self._failed[idx] = True
+        self._group[idx] = -1
+
+    def _drop_unused_fields(self) -> None:
+        used = set(np.unique(self._group[self._group >= 0]).tolist())
+        for gid in [g for g in self._fields if g not in used]:
+            del self._fields[gid]
+
+    def _detect_stuck(self, dt: float) -> None:
+        self._stuck_clock += dt
+        if self._stuck_clock < self.stuck_seconds / _STUCK_WINDOWS:
+            return
+        window, self._stuck_clock = self._stuck_clock, 0.0
+        moved = np.hypot(*(self._pos - self._snapshot).T)
+        self._snapshot[:] = self._pos
+        active = (self._mode != IDLE) & ~self._pending_mask()
+        slow = active & (moved < 0.3 * self.max_speed * window)
+        self._stuck_count = np.where(slow, self._stuck_count + 1, 0)
+        stuck = np.flatnonzero(self._stuck_count >= _STUCK_WINDOWS)
+        if len(stuck) == 0:
+            return
+        self._stuck_count[stuck] = 0
+        near = np.hypot(*(self._goal[stuck] - self._pos[stuck]).T) < \
+            (2.0 * self._stride + 1.0) * self._grid.cell_size
+        self._arrive(stuck[near])  # crowded at the destination: close enough
+        stuck = stuck[~near]
+        self._repaths[stuck] += 1
+        self._fail(stuck[self._repaths[stuck] > _MAX_REPATHS])
+        stuck = stuck[self._repaths[stuck] <= _MAX_REPATHS]
+        self.counters["stuck_repaths"] += len(stuck)
+        self._repath(stuck)
+
+    def _repath(self, idx: np.ndarray) -> None:
+        """New path requests for ``idx``; they keep moving on their old route until it arrives."""
+        if len(idx) == 0:
+            return
+        self._group[idx] = -1
+        self._mode[idx[self._mode[idx] == FIELD]] = DIRECT
+        self._request(idx)
+        self._drop_unused_fields()
+
+    def _on_change(self, change: GridChange) -> None:
+        """Grid edit: move agents off newly blocked cells, re-route whoever crosses them."""
+        g = self._grid
+        passable = g.passable
+        if len(change.blocked):
+            cells = self._cells()
+            trapped = np.flatnonzero(~passable[cells[:, 1], cells[:, 0]])
+            if len(trapped):
+                new = self._nearest_passable(cells[trapped], self._pos[trapped])
+                self._pos[trapped] = g.cell_to_world(new)
+                self._vel[trapped] = 0.0
+                self.counters["pushed_out"] += len(trapped)
+            # goals on blocked cells move to the nearest passable cell
+            gcell = np.clip(g.world_to_cell(self._goal), 0, (g.width - 1, g.height - 1))
+            bad_goal = np.flatnonzero(~passable[gcell[:, 1], gcell[:, 0]] & ~self._arrived)
+            if len(bad_goal):
+                self._goal[bad_goal] = g.cell_to_world(self._nearest_passable(gcell[bad_goal], self._goal[bad_goal]))
+        affected = np.zeros(len(self), bool)
+        if self._world is g and len(change.blocked) and len(self._ppt):
+            mask = np.zeros(g.shape, bool)
+            mask[change.blocked[:, 1], change.blocked[:, 0]] = True
+            rows = np.arange(len(self._pcell))
+            hit = mask[self._pcell[:, 1], self._pcell[:, 0]]
+            path_agents = np.flatnonzero(self._mode == PATH)
+            owner = np.full(len(rows), -1, np.int64)
+            lengths = self._pend[path_agents] - self._pcur[path_agents]
+            live = np.concatenate([np.arange(self._pcur[i], self._pend[i]) for i in path_agents]) \
+                if len(path_agents) else np.zeros(0, np.int64)
+            owner[live] = np.repeat(path_agents, lengths)
+            affected[owner[hit & (owner >= 0)]] = True
+        for gid, (tcell, _) in list(self._fields.items()):
+            members = self._group == gid
+            field = _distance_field(g, self._snap_cell(tcell)[None, :], math.inf)
+            self.counters["flow_fields"] += 1
+            self._fields[gid] = (tcell, field)
+            slots = g.world_to_cell(self._goal[members])
+            self._slot_cost[members] = field[slots[:, 1], slots[:, 0]]
+        repath = np.flatnonzero(affected)
+        self.counters["edit_repaths"] += len(repath)
+        self._repath(repath)
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.flags.writeable = False
+    return view
