@@ -17,6 +17,7 @@ from gamenav.errors import (BlockedEndpointError, GamenavError, InvalidGeometryE
                             UnsupportedOptionError)
 from gamenav.grid import (Diagonal, GridChange, GridSearch, Heuristic, SearchWorkspace, TileGrid,
                           distance_field)
+from gamenav.navmesh import NavMesh, NavMeshSearch
 from gamenav.query import begin_search, find_path
 from gamenav.runtime.crowd import Crowd
 from gamenav.types import Path, PathStatus, Search
@@ -34,6 +35,8 @@ __all__ = [
     "InvalidGeometryError",
     "InvalidInputError",
     "MapFormatError",
+    "NavMesh",
+    "NavMeshSearch",
     "OutOfBoundsError",
     "Path",
     "PathStatus",

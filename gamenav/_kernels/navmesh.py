@@ -1,0 +1,593 @@
+"""Navmesh kernels: point location, clamping, raycasts, islands, portal A* + funnel, Polyanya.
+
+Conventions shared by every kernel (the public wrappers in ``gamenav.navmesh`` validate inputs):
+
+* ``verts`` ``(V, 2)`` float64 world ``(x, y)``; ``tris`` ``(T, 3)`` int64, counter-clockwise;
+  ``nbrs[t, j]`` is the triangle across edge ``(tris[t, j], tris[t, (j + 1) % 3])``, -1 on the border.
+* Crossing edge ``j`` of ``t`` into the neighbour, the portal's left end is ``tris[t, (j + 1) % 3]``
+  and its right end ``tris[t, j]`` (as seen walking out of ``t``).
+* Sliced searches keep all state in arrays owned by the caller; ``ctr`` holds the counters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# status codes returned by the stepping kernels
+RUNNING = 0
+DONE_FOUND = 1
+DONE_NONE = 2
+NEED_SPACE = 3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _orient(ox: float, oy: float, px: float, py: float, qx: float, qy: float) -> float:
+    """Twice the signed area of (o, p, q): > 0 when q lies left of the ray o -> p."""
+    return (px - ox) * (qy - oy) - (py - oy) * (qx - ox)
+
+
+@njit(cache=True, nogil=True)
+def locate_points(points, verts, tris, grid_min, cell, nx, ny, cell_start, cell_items, tol):
+    """Index of the triangle containing each point (``-1`` outside): ``(n,)`` int64.
+
+    Candidates come from a uniform bucket grid (``cell_start`` CSR offsets into ``cell_items``).
+    A point within ``tol`` world units of a triangle counts as inside; among candidates the
+    triangle the point is deepest inside wins, so points on shared edges resolve deterministically.
+    """
+    n = points.shape[0]
+    out = np.full(n, -1, dtype=np.int64)
+    for i in range(n):
+        px = points[i, 0]
+        py = points[i, 1]
+        cx = int(np.floor((px - grid_min[0]) / cell))
+        cy = int(np.floor((py - grid_min[1]) / cell))
+        best = -np.inf
+        for ddy in range(-1, 2):
+            for ddx in range(-1, 2):
+                gx = cx + ddx
+                gy = cy + ddy
+                if gx < 0 or gy < 0 or gx >= nx or gy >= ny:
+                    continue
+                c = gy * nx + gx
+                for k in range(cell_start[c], cell_start[c + 1]):
+                    t = cell_items[k]
+                    depth = np.inf
+                    for j in range(3):
+                        a = tris[t, j]
+                        b = tris[t, (j + 1) % 3]
+                        ex = verts[b, 0] - verts[a, 0]
+                        ey = verts[b, 1] - verts[a, 1]
+                        d = (ex * (py - verts[a, 1]) - ey * (px - verts[a, 0])) / np.sqrt(ex * ex + ey * ey)
+                        if d < depth:
+                            depth = d
+                    if depth > best:
+                        best = depth
+                        out[i] = t
+        if best < -tol:
+            out[i] = -1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def nearest_points(points, verts, edges, edge_tri, edge_ok):
+    """Closest point on the border edges (``(E, 2)`` vertex ids) to each point.
+
+    Only edges with ``edge_ok`` set are considered. Returns ``(n, 2)`` points and the ``(n,)``
+    triangle owning the chosen edge (-1 if no edge qualifies).
+    """
+    n = points.shape[0]
+    out = np.empty((n, 2))
+    tri = np.full(n, -1, dtype=np.int64)
+    for i in range(n):
+        px = points[i, 0]
+        py = points[i, 1]
+        best = np.inf
+        out[i, 0] = px
+        out[i, 1] = py
+        for e in range(edges.shape[0]):
+            if not edge_ok[e]:
+                continue
+            ax = verts[edges[e, 0], 0]
+            ay = verts[edges[e, 0], 1]
+            ex = verts[edges[e, 1], 0] - ax
+            ey = verts[edges[e, 1], 1] - ay
+            ll = ex * ex + ey * ey
+            t = ((px - ax) * ex + (py - ay) * ey) / ll if ll > 0 else 0.0
+            t = min(1.0, max(0.0, t))
+            qx = ax + t * ex
+            qy = ay + t * ey
+            d = (qx - px) ** 2 + (qy - py) ** 2
+            if d < best:
+                best = d
+                out[i, 0] = qx
+                out[i, 1] = qy
+                tri[i] = edge_tri[e]
+    return out, tri
+
+
+@njit(cache=True, nogil=True)
+def raycast_walk(verts, tris, nbrs, t, sx, sy, ex, ey):
+    """Walk the segment start -> end through the triangles from ``t`` (which contains start).
+
+    Returns ``(fraction, last_triangle)``: 1.0 when the segment stays on the mesh, otherwise the
+    fraction along it where it first leaves through a border edge.
+    """
+    prev = -1
+    for _ in range(tris.shape[0] + 1):
+        exit_j = -1
+        for j in range(3):
+            a = tris[t, j]
+            b = tris[t, (j + 1) % 3]
+            if nbrs[t, j] == prev and prev >= 0:
+                continue
+            oa = _orient(sx, sy, ex, ey, verts[a, 0], verts[a, 1])
+            ob = _orient(sx, sy, ex, ey, verts[b, 0], verts[b, 1])
+            if oa <= 0.0 and ob >= 0.0 and (oa < 0.0 or ob > 0.0):
+                exit_j = j
+                break
+        if exit_j < 0:
+            return 1.0, t  # degenerate (zero-length ray): stays put
+        a = tris[t, exit_j]
+        b = tris[t, (exit_j + 1) % 3]
+        ax, ay = verts[a, 0], verts[a, 1]
+        bx, by = verts[b, 0], verts[b, 1]
+        if _orient(ax, ay, bx, by, ex, ey) >= 0.0:
+            return 1.0, t  # the end lies inside t
+        if nbrs[t, exit_j] < 0:
+            o_s = _orient(ax, ay, bx, by, sx, sy)
+            o_e = _orient(ax, ay, bx, by, ex, ey)
+            frac = o_s / (o_s - o_e) if o_s != o_e else 0.0
+            return min(1.0, max(0.0, frac)), t
+        prev = t
+        t = nbrs[t, exit_j]
+    return 1.0, t
+
+
+@njit(cache=True, nogil=True)
+def label_islands(nbrs):
+    """Edge-connected components of the triangles: ``(T,)`` int64 labels 0, 1, ..."""
+    n = nbrs.shape[0]
+    labels = np.full(n, -1, dtype=np.int64)
+    stack = np.empty(n, dtype=np.int64)
+    nxt = 0
+    for s in range(n):
+        if labels[s] >= 0:
+            continue
+        labels[s] = nxt
+        stack[0] = s
+        top = 1
+        while top > 0:
+            top -= 1
+            t = stack[top]
+            for j in range(3):
+                u = nbrs[t, j]
+                if u >= 0 and labels[u] < 0:
+                    labels[u] = nxt
+                    stack[top] = u
+                    top += 1
+        nxt += 1
+    return labels
+
+
+# ---------------------------------------------------------------------------------------------
+# binary heap on (key, id) pairs stored in parallel arrays; ties broken by id (deterministic)
+
+@njit(cache=True, nogil=True, inline="always")
+def _less(keys, ids, i, j):
+    return keys[i] < keys[j] or (keys[i] == keys[j] and ids[i] < ids[j])
+
+
+@njit(cache=True, nogil=True)
+def _heap_push(keys, ids, size, key, ident):
+    i = size
+    keys[i] = key
+    ids[i] = ident
+    while i > 0:
+        p = (i - 1) >> 1
+        if _less(keys, ids, i, p):
+            keys[i], keys[p] = keys[p], keys[i]
+            ids[i], ids[p] = ids[p], ids[i]
+            i = p
+        else:
+            break
+    return size + 1
+
+
+@njit(cache=True, nogil=True)
+def _heap_pop(keys, ids, size):
+    top = ids[0]
+    size -= 1
+    keys[0] = keys[size]
+    ids[0] = ids[size]
+    i = 0
+    while True:
+        l = 2 * i + 1
+        if l >= size:
+            break
+        m = l
+        if l + 1 < size and _less(keys, ids, l + 1, l):
+            m = l + 1
+        if _less(keys, ids, m, i):
+            keys[i], keys[m] = keys[m], keys[i]
+            ids[i], ids[m] = ids[m], ids[i]
+            i = m
+        else:
+            break
+    return top, size
+
+
+# ---------------------------------------------------------------------------------------------
+# portal A* (default mode)
+
+@njit(cache=True, nogil=True)
+def _portal_point(px, py, ax, ay, bx, by, gx, gy):
+    """The point x on segment ab minimising |p - x| + |x - g| (g mirrored if on p's side)."""
+    side_p = _orient(ax, ay, bx, by, px, py)
+    side_g = _orient(ax, ay, bx, by, gx, gy)
+    if side_p * side_g > 0.0:
+        ex = bx - ax
+        ey = by - ay
+        s = ((gx - ax) * ex + (gy - ay) * ey) / (ex * ex + ey * ey)
+        gx, gy = 2.0 * (ax + s * ex) - gx, 2.0 * (ay + s * ey) - gy
+    d1 = _orient(px, py, gx, gy, ax, ay)
+    d2 = _orient(px, py, gx, gy, bx, by)
+    if d1 != d2 and ((d1 <= 0.0 <= d2) or (d2 <= 0.0 <= d1)):
+        s = d1 / (d1 - d2)
+        return ax + s * (bx - ax), ay + s * (by - ay)
+    ca = np.hypot(ax - px, ay - py) + np.hypot(gx - ax, gy - ay)
+    cb = np.hypot(bx - px, by - py) + np.hypot(gx - bx, gy - by)
+    if ca <= cb:
+        return ax, ay
+    return bx, by
+
+
+@njit(cache=True, nogil=True)
+def astar_step(verts, tris, nbrs, goal_mask, goal, g, parent, pts, closed, hkeys, hids,
+               ctr, max_expansions):
+    """Advance portal A* over triangles by at most ``max_expansions`` expansions.
+
+    Each triangle's position is a point on its entry portal (:func:`_portal_point`); ``g`` is
+    the polyline length through those points. ``ctr`` = [heap size, expanded, goal triangle].
+    Returns RUNNING, DONE_FOUND (``ctr[2]`` = goal triangle) or DONE_NONE.
+    """
+    gx = goal[0]
+    gy = goal[1]
+    count = 0
+    while ctr[0] > 0:
+        if count >= max_expansions:
+            return RUNNING
+        t, ctr[0] = _heap_pop(hkeys, hids, ctr[0])
+        if closed[t]:
+            continue
+        closed[t] = 1
+        ctr[1] += 1
+        count += 1
+        if goal_mask[t]:
+            ctr[2] = t
+            return DONE_FOUND
+        px = pts[t, 0]
+        py = pts[t, 1]
+        for j in range(3):
+            u = nbrs[t, j]
+            if u < 0 or closed[u]:
+                continue
+            a = tris[t, j]
+            b = tris[t, (j + 1) % 3]
+            qx, qy = _portal_point(px, py, verts[a, 0], verts[a, 1], verts[b, 0], verts[b, 1], gx, gy)
+            ng = g[t] + np.hypot(qx - px, qy - py)
+            if ng < g[u]:
+                g[u] = ng
+                parent[u] = t
+                pts[u, 0] = qx
+                pts[u, 1] = qy
+                ctr[0] = _heap_push(hkeys, hids, ctr[0], ng + np.hypot(gx - qx, gy - qy), u)
+    return DONE_NONE
+
+
+@njit(cache=True, nogil=True)
+def funnel(verts, tris, nbrs, corridor, start, goal):
+    """String-pull a corridor of adjacent triangles (simple stupid funnel): ``(n, 2)`` waypoints."""
+    m = corridor.shape[0]
+    left = np.empty((m, 2))
+    right = np.empty((m, 2))
+    for i in range(m - 1):
+        t = corridor[i]
+        u = corridor[i + 1]
+        for j in range(3):
+            if nbrs[t, j] == u:
+                right[i, 0] = verts[tris[t, j], 0]
+                right[i, 1] = verts[tris[t, j], 1]
+                left[i, 0] = verts[tris[t, (j + 1) % 3], 0]
+                left[i, 1] = verts[tris[t, (j + 1) % 3], 1]
+                break
+    left[m - 1, 0] = goal[0]
+    left[m - 1, 1] = goal[1]
+    right[m - 1, 0] = goal[0]
+    right[m - 1, 1] = goal[1]
+    out = np.empty((m + 2, 2))
+    out[0, 0] = start[0]
+    out[0, 1] = start[1]
+    n = 1
+    ax, ay = start[0], start[1]
+    lx, ly = ax, ay
+    rx, ry = ax, ay
+    li = 0
+    ri = 0
+    i = 0
+    while i < m:
+        plx, ply = left[i, 0], left[i, 1]
+        prx, pry = right[i, 0], right[i, 1]
+        # tighten the right side
+        if _orient(ax, ay, rx, ry, prx, pry) >= 0.0:
+            if (ax == rx and ay == ry) or _orient(ax, ay, lx, ly, prx, pry) < 0.0:
+                rx, ry = prx, pry
+                ri = i
+            else:
+                ax, ay = lx, ly
+                if out[n - 1, 0] != ax or out[n - 1, 1] != ay:
+                    out[n, 0] = ax
+                    out[n, 1] = ay
+                    n += 1
+                rx, ry = ax, ay
+                ri = li
+                i = li + 1
+                continue
+        # tighten the left side
+        if _orient(ax, ay, lx, ly, plx, ply) <= 0.0:
+            if (ax == lx and ay == ly) or _orient(ax, ay, rx, ry, plx, ply) > 0.0:
+                lx, ly = plx, ply
+                li = i
+            else:
+                ax, ay = rx, ry
+                if out[n - 1, 0] != ax or out[n - 1, 1] != ay:
+                    out[n, 0] = ax
+                    out[n, 1] = ay
+                    n += 1
+                lx, ly = ax, ay
+                li = ri
+                i = ri + 1
+                continue
+        i += 1
+    if out[n - 1, 0] != goal[0] or out[n - 1, 1] != goal[1] or n == 1:
+        out[n, 0] = goal[0]
+        out[n, 1] = goal[1]
+        n += 1
+    return out[:n].copy()
+
+
+# ---------------------------------------------------------------------------------------------
+# Polyanya over triangles (exact mode; Cui, Harabor & Grastien 2017)
+#
+# node float fields (nf): 0 root x, 1 root y, 2 left x, 3 left y, 4 right x, 5 right y, 6 g, 7 f
+# node int fields (ni):   0 root vertex (-1 start point, -2 free bend point), 1 left vertex,
+#                         2 right vertex, 3 next triangle (-1: final node), 4 parent node,
+#                         5 triangle the node was generated from
+
+_EPS = 1e-9
+
+
+@njit(cache=True, nogil=True)
+def _interval_h(rx, ry, lx, ly, qx, qy, gx, gy):
+    """Lower bound of root -> interval [right q, left l] -> goal (goal mirrored if behind)."""
+    side_r = _orient(qx, qy, lx, ly, rx, ry)
+    scale = abs(qx - lx) + abs(qy - ly) + abs(qx - rx) + abs(qy - ry)
+    if abs(side_r) <= _EPS * scale * scale:
+        return np.hypot(gx - rx, gy - ry)
+    side_g = _orient(qx, qy, lx, ly, gx, gy)
+    if side_g * side_r > 0.0:  # goal on the root's side: reflect it across the interval line
+        ex = lx - qx
+        ey = ly - qy
+        s = ((gx - qx) * ex + (gy - qy) * ey) / (ex * ex + ey * ey)
+        fx = qx + s * ex
+        fy = qy + s * ey
+        gx = 2.0 * fx - gx
+        gy = 2.0 * fy - gy
+    if _orient(rx, ry, lx, ly, gx, gy) > 0.0:  # left of the left ray
+        return np.hypot(lx - rx, ly - ry) + np.hypot(gx - lx, gy - ly)
+    if _orient(rx, ry, qx, qy, gx, gy) < 0.0:  # right of the right ray
+        return np.hypot(qx - rx, qy - ry) + np.hypot(gx - qx, gy - qy)
+    return np.hypot(gx - rx, gy - ry)
+
+
+@njit(cache=True, nogil=True)
+def _ray_param(rx, ry, dx, dy, px, py, qx, qy):
+    """Parameter along segment p -> q where the line through r and d crosses it, in [0, 1]."""
+    op = _orient(rx, ry, dx, dy, px, py)
+    oq = _orient(rx, ry, dx, dy, qx, qy)
+    if op == oq:
+        return 0.0
+    return min(1.0, max(0.0, op / (op - oq)))
+
+
+@njit(cache=True, nogil=True)
+def _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+               g, pv, qv, t0, t1, nxt, parent, tri_from):
+    """Create the successor on edge p -> q (params t0 < t1, right end at t0) and push it."""
+    if nxt < 0 or (degree[nxt] <= 1 and not goal_mask[nxt]):
+        return
+    if t1 - t0 <= 1e-12:
+        return
+    px, py = verts[pv, 0], verts[pv, 1]
+    qx, qy = verts[qv, 0], verts[qv, 1]
+    k = ctr[2]
+    ctr[2] += 1
+    if t0 <= 0.0:
+        nf[k, 4], nf[k, 5] = px, py
+    else:
+        nf[k, 4], nf[k, 5] = px + t0 * (qx - px), py + t0 * (qy - py)
+    if t1 >= 1.0:
+        nf[k, 2], nf[k, 3] = qx, qy
+    else:
+        nf[k, 2], nf[k, 3] = px + t1 * (qx - px), py + t1 * (qy - py)
+    nf[k, 0] = rx
+    nf[k, 1] = ry
+    nf[k, 6] = g
+    f = g + _interval_h(rx, ry, nf[k, 2], nf[k, 3], nf[k, 4], nf[k, 5], goal[0], goal[1])
+    nf[k, 7] = f
+    ni[k, 0] = rid
+    ni[k, 1] = qv
+    ni[k, 2] = pv
+    ni[k, 3] = nxt
+    ni[k, 4] = parent
+    ni[k, 5] = tri_from
+    ctr[0] = _heap_push(hkeys, hids, ctr[0], f, k)
+
+
+@njit(cache=True, nogil=True)
+def _new_root_g(root_g, v, g):
+    """Root-level pruning: accept a new root vertex only if it is reached (almost) as cheaply."""
+    if g > root_g[v] + 1e-9 * (1.0 + g):
+        return False
+    if g < root_g[v]:
+        root_g[v] = g
+    return True
+
+
+@njit(cache=True, nogil=True)
+def polyanya_step(verts, tris, nbrs, corner, degree, goal_mask, goal, start, starts, nf, ni,
+                  hkeys, hids, root_g, ctr, max_expansions):
+    """Advance a Polyanya search by at most ``max_expansions`` node expansions.
+
+    ``ctr`` = [heap size, expanded, node count, final node, start vertex (-1: none), 1 until the
+    initial nodes are pushed]. The first call pushes the initial intervals: the edges of the start
+    triangle ``starts[0]`` (root = start point), or, when the start is vertex ``ctr[4]``, the
+    opposite edge of each incident triangle in ``starts``. Returns RUNNING, DONE_FOUND
+    (``ctr[3]`` = final node), DONE_NONE, or NEED_SPACE (grow ``nf``/``ni``/heap and call again;
+    nothing was changed).
+    """
+    gx = goal[0]
+    gy = goal[1]
+    cap = nf.shape[0]
+    if ctr[5] == 1:
+        ctr[5] = 0
+        v = ctr[4]
+        for idx in range(starts.shape[0]):
+            t = starts[idx]
+            if v >= 0:
+                j = 0
+                while tris[t, j] != v:
+                    j += 1
+                _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, v,
+                           start[0], start[1], 0.0, tris[t, (j + 1) % 3], tris[t, (j + 2) % 3],
+                           0.0, 1.0, nbrs[t, (j + 1) % 3], -1, t)
+            else:
+                for j in range(3):
+                    _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, -1,
+                               start[0], start[1], 0.0, tris[t, j], tris[t, (j + 1) % 3],
+                               0.0, 1.0, nbrs[t, j], -1, t)
+    count = 0
+    while ctr[0] > 0:
+        if count >= max_expansions:
+            return RUNNING
+        if ctr[2] + 8 > cap:
+            return NEED_SPACE
+        k, ctr[0] = _heap_pop(hkeys, hids, ctr[0])
+        rid = ni[k, 0]
+        g = nf[k, 6]
+        if ni[k, 3] < 0:  # final node: the cheapest complete path
+            ctr[3] = k
+            ctr[1] += 1
+            return DONE_FOUND
+        if rid >= 0 and g > root_g[rid] + 1e-9 * (1.0 + g):
+            continue
+        ctr[1] += 1
+        count += 1
+        rx, ry = nf[k, 0], nf[k, 1]
+        lx, ly = nf[k, 2], nf[k, 3]
+        qx, qy = nf[k, 4], nf[k, 5]
+        a = ni[k, 1]  # left vertex
+        b = ni[k, 2]  # right vertex
+        t = ni[k, 3]
+        j = 0
+        while tris[t, j] != a:
+            j += 1
+        c = tris[t, (j + 2) % 3]
+        nbc = nbrs[t, (j + 1) % 3]  # across edge b -> c
+        nca = nbrs[t, (j + 2) % 3]  # across edge c -> a
+        if goal_mask[t]:
+            # final node: bend at an interval end if the goal is outside the visible cone
+            kk = ctr[2]
+            ctr[2] += 1
+            nf[kk, 0], nf[kk, 1] = rx, ry
+            ni[kk, 0] = rid
+            gg = g
+            if rid != a and rid != b:
+                if _orient(rx, ry, lx, ly, gx, gy) > 0.0:
+                    nf[kk, 0], nf[kk, 1] = lx, ly
+                    ni[kk, 0] = -2
+                    gg = g + np.hypot(lx - rx, ly - ry)
+                elif _orient(rx, ry, qx, qy, gx, gy) < 0.0:
+                    nf[kk, 0], nf[kk, 1] = qx, qy
+                    ni[kk, 0] = -2
+                    gg = g + np.hypot(qx - rx, qy - ry)
+            nf[kk, 2], nf[kk, 3] = gx, gy
+            nf[kk, 4], nf[kk, 5] = gx, gy
+            nf[kk, 6] = gg
+            ftot = gg + np.hypot(gx - nf[kk, 0], gy - nf[kk, 1])
+            nf[kk, 7] = ftot
+            ni[kk, 1] = -1
+            ni[kk, 2] = -1
+            ni[kk, 3] = -1
+            ni[kk, 4] = k
+            ni[kk, 5] = t
+            ctr[0] = _heap_push(hkeys, hids, ctr[0], ftot, kk)
+            continue
+        cx, cy = verts[c, 0], verts[c, 1]
+        if rid == b:  # root at the right end: the whole triangle is visible from it
+            _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+                       g, b, c, 0.0, 1.0, nbc, k, t)
+            _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+                       g, c, a, 0.0, 1.0, nca, k, t)
+            continue
+        if rid == a:
+            _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+                       g, b, c, 0.0, 1.0, nbc, k, t)
+            _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+                       g, c, a, 0.0, 1.0, nca, k, t)
+            continue
+        ax, ay = verts[a, 0], verts[a, 1]
+        bx, by = verts[b, 0], verts[b, 1]
+        right_is_b = qx == bx and qy == by and corner[b]
+        left_is_a = lx == ax and ly == ay and corner[a]
+        o_r = _orient(rx, ry, qx, qy, cx, cy)
+        o_l = _orient(rx, ry, lx, ly, cx, cy)
+        gb = g + np.hypot(bx - rx, by - ry)
+        ga = g + np.hypot(ax - rx, ay - ry)
+        if o_r <= 0.0:
+            # c on or right of the right ray: edge b-c lies in b's shadow
+            t_r = _ray_param(rx, ry, qx, qy, cx, cy, ax, ay)
+            t_l = _ray_param(rx, ry, lx, ly, cx, cy, ax, ay)
+            if right_is_b and _new_root_g(root_g, b, gb):
+                _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, b, bx, by,
+                           gb, b, c, 0.0, 1.0, nbc, k, t)
+                _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, b, bx, by,
+                           gb, c, a, 0.0, t_r, nca, k, t)
+            _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+                       g, c, a, t_r, t_l, nca, k, t)
+            if left_is_a and _new_root_g(root_g, a, ga):
+                _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, a, ax, ay,
+                           ga, c, a, t_l, 1.0, nca, k, t)
+        elif o_l >= 0.0:
+            # c on or left of the left ray: edge c-a lies in a's shadow
+            t_r = _ray_param(rx, ry, qx, qy, bx, by, cx, cy)
+            t_l = _ray_param(rx, ry, lx, ly, bx, by, cx, cy)
+            if right_is_b and _new_root_g(root_g, b, gb):
+                _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, b, bx, by,
+                           gb, b, c, 0.0, t_r, nbc, k, t)
+            _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+                       g, b, c, t_r, t_l, nbc, k, t)
+            if left_is_a and _new_root_g(root_g, a, ga):
+                _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, a, ax, ay,
+                           ga, b, c, t_l, 1.0, nbc, k, t)
+                _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, a, ax, ay,
+                           ga, c, a, 0.0, 1.0, nca, k, t)
+        else:
+            # c inside the cone: both far edges are partly visible from the root
+            t_r = _ray_param(rx, ry, qx, qy, bx, by, cx, cy)
+            t_l = _ray_param(rx, ry, lx, ly, cx, cy, ax, ay)
+            _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+                       g, b, c, t_r, 1.0, nbc, k, t)
+            _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+                       g, c, a, 0.0, t_l, nca, k, t)
+    return DONE_NONE

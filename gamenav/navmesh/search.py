@@ -1,0 +1,300 @@
+"""NavMeshSearch: resumable shortest-path queries on a :class:`~gamenav.NavMesh`.
+
+Two algorithms share one interface (world ``(x, y)`` points in, :class:`~gamenav.Path` out):
+
+* default: A* over triangles, each placed at the point of its entry portal that best lines up
+  with the goal, then the funnel algorithm pulls the corridor taut. Fast and close to optimal.
+* ``exact=True``: Polyanya (Cui, Harabor & Grastien, IJCAI 2017), an interval search that
+  returns the Euclidean shortest path.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gamenav._kernels import announce_compile
+from gamenav._kernels.navmesh import (DONE_FOUND, NEED_SPACE, RUNNING, astar_step, funnel,
+                                      polyanya_step)
+from gamenav.errors import BlockedEndpointError, InvalidInputError
+from gamenav.navmesh.mesh import NavMesh
+from gamenav.types import Path, PathStatus
+
+__all__ = ["NavMeshSearch"]
+
+_UNLIMITED = np.iinfo(np.int64).max
+
+
+def _point(value: Any, name: str) -> npt.NDArray[np.float64]:
+    try:
+        p = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"{name} must be an (x, y) pair of numbers, got {value!r}") from None
+    if p.shape != (2,):
+        raise InvalidInputError(f"{name} must be an (x, y) pair of numbers, got {value!r}")
+    if not np.isfinite(p).all():
+        raise InvalidInputError(f"{name} must be finite, got {value!r}")
+    return p
+
+
+class NavMeshSearch:
+    """A resumable navmesh query (``begin -> step -> result``), the Search protocol.
+
+    Args:
+        mesh: the :class:`~gamenav.NavMesh` to search.
+        start, goal: world ``(x, y)`` points.
+        exact: True for the Euclidean shortest path (Polyanya); False (default) for portal A*
+            plus the funnel, usually within a fraction of a percent of it.
+        clamp: snap a start or goal outside the mesh onto its nearest point instead of raising.
+        partial: when the goal is on another island, return a ``PARTIAL`` path to the point
+            of the start's island closest to the goal instead of ``NO_PATH``.
+
+    Raises:
+        InvalidInputError: NaN / malformed points, or ``mesh`` is not a NavMesh.
+        BlockedEndpointError: start or goal outside the mesh (without ``clamp``).
+
+    An endpoint exactly on a pinch point (a vertex where regions touch only at that point)
+    is ambiguous and gives ``NO_PATH``. Stepping in any number of slices gives the same path,
+    bit for bit, as one call to ``step()``.
+
+    Example:
+        >>> import gamenav
+        >>> mesh = gamenav.NavMesh.from_polygons([[(0, 0), (4, 0), (4, 4), (0, 4)]])
+        >>> search = gamenav.NavMeshSearch(mesh, (0.5, 0.5), (3.5, 3.5), exact=True)
+        >>> while not search.step(max_expansions=1).done:
+        ...     pass
+        >>> round(search.result().cost, 6)
+        4.242641
+    """
+
+    def __init__(self, mesh: NavMesh, start: Any, goal: Any, *, exact: bool = False,
+                 clamp: bool = False, partial: bool = False) -> None:
+        if not isinstance(mesh, NavMesh):
+            raise InvalidInputError(f"mesh must be a NavMesh, got {type(mesh).__name__}")
+        s = _point(start, "start")
+        g = _point(goal, "goal")
+        self._mesh = mesh
+        self._exact = bool(exact)
+        self._mesh_version = mesh.version
+        self._expanded = 0
+        self._result: Path | None = None
+        self._status = PathStatus.IN_PROGRESS
+        tri = mesh.locate(np.stack([s, g]))
+        for i, name in enumerate(("start", "goal")):
+            if tri[i] < 0:
+                if not clamp:
+                    x0, y0, x1, y1 = mesh.bounds
+                    raise BlockedEndpointError(
+                        f"{name} must lie on the navmesh (bounds x {x0:g}..{x1:g}, y {y0:g}..{y1:g}), "
+                        f"got {(float((s, g)[i][0]), float((s, g)[i][1]))}; pass clamp=True to snap it")
+        if clamp and (tri < 0).any():
+            pts, tri = mesh.clamp(np.stack([s, g]))
+            s, g = pts[0].copy(), pts[1].copy()
+        self._start, self._goal = s, g
+        self._target_status = PathStatus.FOUND
+        arrays = mesh.kernel_arrays()
+        self._k = arrays
+        if self._on_pinch(s, int(tri[0])) or self._on_pinch(g, int(tri[1])):
+            self._finish(Path.none(PathStatus.NO_PATH))
+            return
+        islands = mesh.islands
+        if islands[tri[0]] != islands[tri[1]]:
+            if not partial:
+                self._finish(Path.none(PathStatus.NO_PATH))
+                return
+            pts, t = mesh.clamp(g, island=int(islands[tri[0]]))
+            g = self._goal = pts[0].copy()
+            tri[1] = t[0]
+            self._target_status = PathStatus.PARTIAL
+        self._start_tri = int(tri[0])
+        self._goal_mask = self._containing(g, int(tri[1]))
+        if self._exact:
+            self._begin_polyanya(s)
+        else:
+            self._begin_astar()
+
+    # -- setup ------------------------------------------------------------------------------
+    def _vertex_at(self, p: np.ndarray, t: int) -> int:
+        """The vertex of triangle ``t`` exactly at ``p``, or -1."""
+        for v in self._k["tris"][t]:
+            if self._k["verts"][v, 0] == p[0] and self._k["verts"][v, 1] == p[1]:
+                return int(v)
+        return -1
+
+    def _on_pinch(self, p: np.ndarray, t: int) -> bool:
+        v = self._vertex_at(p, t)
+        return v >= 0 and bool(self._k["pinch"][v])
+
+    def _incident(self, v: int) -> np.ndarray:
+        return self._k["vtri"][self._k["vtri_start"][v]:self._k["vtri_start"][v + 1]]
+
+    def _containing(self, p: np.ndarray, t: int) -> npt.NDArray[np.uint8]:
+        """``(T,)`` uint8 mask of the triangles containing ``p`` (several on edges and vertices)."""
+        verts, tris, nbrs = self._k["verts"], self._k["tris"], self._k["nbrs"]
+        mask = np.zeros(len(tris), dtype=np.uint8)
+        mask[t] = 1
+        tol = self._mesh._tol
+        for j in range(3):
+            a, b = verts[tris[t, j]], verts[tris[t, (j + 1) % 3]]
+            if math.hypot(*(p - a)) <= tol:
+                mask[self._incident(int(tris[t, j]))] = 1
+            e = b - a
+            dist = (e[0] * (p[1] - a[1]) - e[1] * (p[0] - a[0])) / math.hypot(*e)
+            if abs(dist) <= tol and nbrs[t, j] >= 0:
+                mask[nbrs[t, j]] = 1
+        return mask
+
+    def _begin_astar(self) -> None:
+        n = len(self._k["tris"])
+        self._g = np.full(n, np.inf)
+        self._parent = np.full(n, -1, dtype=np.int64)
+        self._pts = np.empty((n, 2))
+        self._closed = np.zeros(n, dtype=np.uint8)
+        self._hkeys = np.empty(3 * n + 4)
+        self._hids = np.empty(3 * n + 4, dtype=np.int64)
+        t = self._start_tri
+        self._g[t] = 0.0
+        self._pts[t] = self._start
+        self._hkeys[0] = float(np.hypot(*(self._goal - self._start)))
+        self._hids[0] = t
+        self._ctr = np.array([1, 0, -1], dtype=np.int64)
+
+    def _begin_polyanya(self, s: np.ndarray) -> None:
+        tris = self._k["tris"]
+        v = self._vertex_at(s, self._start_tri)
+        starts = self._incident(v) if v >= 0 else np.array([self._start_tri])
+        if self._goal_mask[starts].any():
+            self._finish(self._make_path([self._start, self._goal], np.array([starts[0]])))
+            return
+        cap = 1024 + 2 * len(starts)
+        self._nf = np.empty((cap, 8))
+        self._ni = np.empty((cap, 6), dtype=np.int64)
+        self._hkeys = np.empty(cap)
+        self._hids = np.empty(cap, dtype=np.int64)
+        self._root_g = np.full(len(self._k["verts"]), np.inf)
+        # ctr: heap size, expanded, node count, final node, start vertex, start triangle(s) pending
+        self._ctr = np.array([0, 0, 0, -1, v, 1], dtype=np.int64)
+        self._starts = np.ascontiguousarray(starts, dtype=np.int64)
+        if v >= 0:
+            self._root_g[v] = 0.0
+        del tris
+
+    # -- protocol -------------------------------------------------------------------------
+    @property
+    def status(self) -> PathStatus:
+        """The current status (``IN_PROGRESS`` until the search ends)."""
+        return self._status
+
+    @property
+    def expanded(self) -> int:
+        """Nodes expanded so far (triangles for A*, intervals for the exact search)."""
+        return self._expanded
+
+    @property
+    def mesh_version(self) -> int:
+        """The :attr:`NavMesh.version` of the mesh this search runs on."""
+        return self._mesh_version
+
+    def step(self, max_expansions: int | None = None) -> PathStatus:
+        """Expand at most ``max_expansions`` nodes (``None``: run to the end); return the status."""
+        if self._status.done:
+            return self._status
+        if max_expansions is None:
+            budget = _UNLIMITED
+        else:
+            if isinstance(max_expansions, bool) or not isinstance(max_expansions, (int, np.integer)) \
+                    or max_expansions < 1:
+                raise InvalidInputError(f"max_expansions must be an int >= 1 or None, got {max_expansions!r}")
+            budget = int(max_expansions)
+        k = self._k
+        if self._exact:
+            announce_compile("navmesh-search", polyanya_step)
+            while True:
+                code = polyanya_step(k["verts"], k["tris"], k["nbrs"], k["corner"], k["degree"],
+                                     self._goal_mask, self._goal, self._start, self._starts,
+                                     self._nf, self._ni, self._hkeys, self._hids, self._root_g,
+                                     self._ctr, budget - 0)
+                if code != NEED_SPACE:
+                    break
+                self._grow()
+        else:
+            announce_compile("navmesh-search", astar_step, funnel)
+            code = astar_step(k["verts"], k["tris"], k["nbrs"], self._goal_mask, self._goal, self._g,
+                              self._parent, self._pts, self._closed, self._hkeys, self._hids,
+                              self._ctr, budget)
+        self._expanded = int(self._ctr[1])
+        if code == RUNNING:
+            return self._status
+        if code == DONE_FOUND:
+            self._finish(self._polyanya_path() if self._exact else self._astar_path())
+        else:
+            self._finish(Path.none(PathStatus.NO_PATH, expanded=self._expanded))
+        return self._status
+
+    def result(self) -> Path:
+        """The path once :attr:`status` is done (``Path.none(IN_PROGRESS)`` before that)."""
+        if self._result is None:
+            return Path.none(PathStatus.IN_PROGRESS, expanded=self._expanded)
+        return self._result
+
+    def cancel(self) -> None:
+        """Stop the search; :meth:`result` becomes an empty ``CANCELLED`` path."""
+        if not self._status.done:
+            self._finish(Path.none(PathStatus.CANCELLED, expanded=self._expanded))
+
+    # -- internals ------------------------------------------------------------------------
+    def _finish(self, path: Path) -> None:
+        self._result = path
+        self._status = path.status
+        self._release()
+
+    def _release(self) -> None:
+        for name in ("_g", "_parent", "_pts", "_closed", "_hkeys", "_hids", "_nf", "_ni", "_root_g"):
+            self.__dict__.pop(name, None)
+
+    def _grow(self) -> None:
+        cap = 2 * len(self._nf)
+        for name in ("_nf", "_ni", "_hkeys", "_hids"):
+            old = getattr(self, name)
+            new = np.empty((cap,) + old.shape[1:], dtype=old.dtype)
+            new[: len(old)] = old
+            setattr(self, name, new)
+
+    def _make_path(self, points: list[np.ndarray] | np.ndarray, corridor: np.ndarray) -> Path:
+        pts = np.array(points, dtype=np.float64).reshape(-1, 2)
+        seg = np.diff(pts, axis=0)
+        cost = float(np.sum(np.hypot(seg[:, 0], seg[:, 1])))
+        return Path(status=self._target_status, cost=cost, points=pts, expanded=self._expanded,
+                    corridor=np.asarray(corridor, dtype=np.int64))
+
+    def _astar_path(self) -> Path:
+        t = int(self._ctr[2])
+        chain = [t]
+        while self._parent[t] >= 0:
+            t = int(self._parent[t])
+            chain.append(t)
+        corridor = np.array(chain[::-1], dtype=np.int64)
+        k = self._k
+        pts = funnel(k["verts"], k["tris"], k["nbrs"], corridor, self._start, self._goal)
+        return self._make_path(pts, corridor)
+
+    def _polyanya_path(self) -> Path:
+        nf, ni = self._nf, self._ni
+        node = int(self._ctr[3])
+        roots = [self._goal]
+        tris = []
+        while node >= 0:
+            r = nf[node, :2]
+            if not np.array_equal(r, roots[-1]):
+                roots.append(r.copy())
+            nxt, frm = int(ni[node, 3]), int(ni[node, 5])
+            for t in (nxt, frm):
+                if t >= 0 and (not tris or tris[-1] != t):
+                    tris.append(t)
+            node = int(ni[node, 4])
+        if not np.array_equal(roots[-1], self._start):
+            roots.append(self._start)
+        return self._make_path(roots[::-1], np.array(tris[::-1], dtype=np.int64))
