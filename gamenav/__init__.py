@@ -19,7 +19,9 @@ from gamenav.grid import (Diagonal, GridChange, GridSearch, Heuristic, SearchWor
                           distance_field)
 from gamenav.navmesh import NavMesh, NavMeshSearch
 from gamenav.query import begin_search, find_path
+from gamenav.runtime.cache import PathCache
 from gamenav.runtime.crowd import Crowd
+from gamenav.runtime.queue import PathQueue, PathRequest
 from gamenav.types import Path, PathStatus, Search
 
 __version__ = "0.1.0"
@@ -39,6 +41,9 @@ __all__ = [
     "NavMeshSearch",
     "OutOfBoundsError",
     "Path",
+    "PathCache",
+    "PathQueue",
+    "PathRequest",
     "PathStatus",
     "Search",
     "SearchWorkspace",

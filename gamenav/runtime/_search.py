@@ -1,0 +1,111 @@
+"""What the queue and the cache share about one query: its identity key and how to start it.
+
+A :class:`Query` names a search: the world, start, goal and options. Its ``key`` is what
+deduplication (queue) and lookups (cache) compare: world identity, start and goal (grid cells
+``(x, y)`` as ints, navmesh points as floats), and the options with the search's defaults filled
+in (so ``diagonal="no_corner_cutting"`` and the default are the same query). A navmesh key also
+holds the mesh version; grid keys do not, because grid entries are invalidated cell by cell.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Hashable
+
+from gamenav.errors import InvalidInputError
+from gamenav.grid.movement import Diagonal
+from gamenav.runtime._invalidation import MANHATTAN, OCTILE
+from gamenav.grid.tilegrid import TileGrid
+
+__all__ = ["Query", "make_query"]
+
+_GRID_DEFAULTS: dict[str, Any] | None = None
+
+
+def _grid_defaults() -> dict[str, Any]:
+    """The keyword defaults of :class:`gamenav.grid.search.GridSearch` (read from its signature)."""
+    global _GRID_DEFAULTS
+    if _GRID_DEFAULTS is None:
+        from gamenav.grid.search import GridSearch
+
+        _GRID_DEFAULTS = {name: p.default for name, p in inspect.signature(GridSearch).parameters.items()
+                          if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is not p.empty
+                          and name != "workspace"}
+    return _GRID_DEFAULTS
+
+
+@dataclass(frozen=True, eq=False)
+class Query:
+    """One search request, validated.
+
+    Attributes:
+        world: the TileGrid or NavMesh.
+        start, goal: grid cells ``(x, y)`` (ints) or navmesh points ``(x, y)`` (floats).
+        options: the caller's search options, passed unchanged to the search.
+        key: hashable identity (see the module docstring), or None when an option value is not
+            hashable (such queries are never shared or cached).
+        metric: grids only (else None): the admissible distance code of
+            :mod:`gamenav.runtime._invalidation` for this movement (manhattan when 4-connected,
+            octile otherwise).
+        fragile: grids only: any edit may change the result (``smooth=True``: the waypoints
+            depend on line of sight and the cost on the unsmoothed cells, which are not kept).
+    """
+
+    world: Any
+    start: tuple
+    goal: tuple
+    options: dict[str, Any]
+    key: Hashable | None
+    metric: int | None
+    fragile: bool
+
+    @property
+    def is_grid(self) -> bool:
+        return isinstance(self.world, TileGrid)
+
+
+def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Query:
+    """Validate ``start``/``goal`` and build the :class:`Query`.
+
+    Raises:
+        InvalidInputError: unsupported world, malformed points or a ``workspace`` option.
+        OutOfBoundsError: a grid cell outside the grid.
+    """
+    if "workspace" in options:
+        raise InvalidInputError("the queue and the cache borrow search workspaces themselves; "
+                                f"do not pass workspace= (got {options['workspace']!r})")
+    metric: int | None = None
+    fragile = False
+    if isinstance(world, TileGrid):
+        s = world.check_cell(start, "start")
+        g = world.check_cell(goal, "goal")
+        effective = dict(_grid_defaults())
+        effective.update(options)
+        diagonal = Diagonal.parse(effective.get("diagonal", Diagonal.NO_CORNER_CUTTING))
+        effective["diagonal"] = diagonal
+        fragile = bool(effective.get("smooth", False))
+        metric = MANHATTAN if diagonal is Diagonal.NEVER else OCTILE
+        version: Hashable = None
+    else:
+        version = getattr(world, "version", None)
+        if version is None:
+            raise InvalidInputError(
+                f"world must be a TileGrid or a NavMesh, got {type(world).__name__}")
+        s, g = _point(start, "start"), _point(goal, "goal")
+        effective = dict(options)
+    key: Hashable | None
+    try:
+        key = (id(world), version, s, g, tuple(sorted(effective.items())))
+        hash(key)
+    except TypeError:
+        key = None
+    return Query(world, s, g, dict(options), key, metric, fragile)
+
+
+def _point(value: Any, name: str) -> tuple[float, float]:
+    try:
+        x, y = value
+        return float(x), float(y)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"{name} must be an (x, y) pair of numbers, got {value!r}") from None

@@ -1,0 +1,213 @@
+"""PathCache: a bounded LRU cache of path results that is never stale.
+
+Grid entries are keyed by (grid identity, start cell, goal cell, options) and survive edits that
+cannot affect them: the cache subscribes to every :class:`~gamenav.TileGrid` it holds paths for
+and, on each :class:`~gamenav.GridChange`, drops exactly the entries whose path crosses a blocked
+or more expensive cell, or that an opened or cheaper cell could shorten (see
+:mod:`gamenav.runtime._invalidation` for the rule and why it is exact). Navmesh entries are keyed
+by the mesh version too: a rebuilt mesh has a new version and its old entries die.
+Coordinates are ``(x, y)``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable
+
+from gamenav.errors import InvalidInputError
+from gamenav.grid.tilegrid import GridChange, TileGrid
+from gamenav.runtime._invalidation import EntryTable
+from gamenav.query import begin_search
+from gamenav.runtime._search import Query, make_query
+from gamenav.types import Path, PathStatus
+
+__all__ = ["CacheStats", "PathCache"]
+
+_CACHEABLE = (PathStatus.FOUND, PathStatus.PARTIAL, PathStatus.NO_PATH)
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    """A snapshot of a :class:`PathCache`'s counters.
+
+    Attributes:
+        hits: lookups answered from the cache.
+        misses: lookups that had to search.
+        invalidations: entries dropped because the world changed (grid edits, new mesh versions).
+        evictions: entries dropped to stay within ``capacity`` (least recently used first).
+        size: entries held now.
+        capacity: the maximum number of entries.
+    """
+
+    hits: int
+    misses: int
+    invalidations: int
+    evictions: int
+    size: int
+    capacity: int
+
+    @property
+    def hit_rate(self) -> float:
+        """``hits / (hits + misses)``; 0.0 before the first lookup."""
+        total = self.hits + self.misses
+        return self.hits / total if total else 0.0
+
+
+class _GridEntries:
+    """The entries of one grid: its invalidation table and the edit subscription."""
+
+    def __init__(self, grid: TileGrid, on_change: Callable[[TileGrid, GridChange], None]) -> None:
+        self.grid = grid
+        self.table = EntryTable(grid.shape)
+        self.unsubscribe = grid.subscribe(lambda change: on_change(grid, change))
+
+
+class PathCache:
+    """A bounded, exactly invalidated cache of path results (grids and navmeshes).
+
+    Args:
+        capacity: the maximum number of entries (>= 1); the least recently used go first.
+
+    Use it on its own with :meth:`find_path`, or hand it to :class:`~gamenav.PathQueue`
+    (``PathQueue(cache=cache)``), which looks requests up before queueing them and stores what
+    it computes. Results with status FOUND, PARTIAL and NO_PATH are cached. A cached path is
+    always one a fresh search could return now: walkable and as short as the optimum (for
+    weighted A* entries: still within ``weight`` times the optimum).
+
+    Example:
+        >>> import gamenav
+        >>> grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
+        >>> cache = gamenav.PathCache(capacity=100)
+        >>> first = cache.find_path(grid, (0, 0), (3, 2))
+        >>> cache.find_path(grid, (0, 0), (3, 2)) is first
+        True
+        >>> change = grid.set_walkable((1, 0), False)   # blocks that path: the entry is dropped
+        >>> cache.stats.invalidations, len(cache)
+        (1, 0)
+    """
+
+    def __init__(self, capacity: int = 4096) -> None:
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
+            raise InvalidInputError(f"capacity must be an int >= 1, got {capacity!r}")
+        self._capacity = capacity
+        self._lru: OrderedDict[Hashable, tuple[Path, Any]] = OrderedDict()
+        self._grids: dict[int, _GridEntries] = {}
+        self._meshes: dict[int, tuple[Any, Hashable, set[Hashable]]] = {}
+        self._hits = self._misses = self._invalidations = self._evictions = 0
+
+    @property
+    def capacity(self) -> int:
+        return self._capacity
+
+    @property
+    def stats(self) -> CacheStats:
+        """Counters since construction (or the last :meth:`clear`)."""
+        return CacheStats(self._hits, self._misses, self._invalidations, self._evictions,
+                          len(self._lru), self._capacity)
+
+    def __len__(self) -> int:
+        return len(self._lru)
+
+    def find_path(self, world: Any, start: Any, goal: Any, **options: Any) -> Path:
+        """The cached path for this query, or a fresh search's result (then cached).
+
+        Same arguments and result as :func:`gamenav.find_path`; errors for bad input too.
+        """
+        query = make_query(world, start, goal, options)
+        hit = self._lookup(query)
+        if hit is not None:
+            return hit
+        search = begin_search(world, start, goal, **options)
+        search.step(None)
+        path = search.result()
+        self._store(query, path)
+        return path
+
+    def _lookup(self, query: Query) -> Path | None:
+        """The cached result of ``query`` (counted as a hit or a miss), or None."""
+        key = query.key
+        if key is None:
+            self._misses += 1
+            return None
+        if not query.is_grid:
+            self._expire_mesh(query.world)
+        entry = self._lru.get(key)
+        if entry is None:
+            self._misses += 1
+            return None
+        self._lru.move_to_end(key)
+        self._hits += 1
+        return entry[0]
+
+    def _store(self, query: Query, path: Path) -> None:
+        """Cache ``path``, the result of ``query`` computed on the world as it is now."""
+        key = query.key
+        if key is None or path.status not in _CACHEABLE:
+            return
+        world = query.world
+        if query.is_grid:
+            entries = self._grids.get(id(world))
+            if entries is None:
+                entries = self._grids[id(world)] = _GridEntries(world, self._on_grid_change)
+            entries.table.add_result(key, query, path)
+        else:
+            self._expire_mesh(world)
+            record = self._meshes.setdefault(id(world), (world, world.version, set()))
+            record[2].add(key)
+        self._lru[key] = (path, world)
+        self._lru.move_to_end(key)
+        while len(self._lru) > self._capacity:
+            old_key, (_, old_world) = self._lru.popitem(last=False)
+            self._forget(old_key, old_world)
+            self._evictions += 1
+
+    def clear(self) -> None:
+        """Drop every entry, unsubscribe from every grid and reset the counters."""
+        for entries in self._grids.values():
+            entries.unsubscribe()
+        self._grids.clear()
+        self._meshes.clear()
+        self._lru.clear()
+        self._hits = self._misses = self._invalidations = self._evictions = 0
+
+    # -- internals -------------------------------------------------------------------------
+    def _forget(self, key: Hashable, world: Any) -> None:
+        """Remove ``key``'s bookkeeping (the LRU entry is already gone)."""
+        if isinstance(world, TileGrid):
+            entries = self._grids[id(world)]
+            entries.table.remove(key)
+            if not len(entries.table):
+                entries.unsubscribe()
+                del self._grids[id(world)]
+        else:
+            record = self._meshes[id(world)]
+            record[2].discard(key)
+            if not record[2]:
+                del self._meshes[id(world)]
+
+    def _on_grid_change(self, grid: TileGrid, change: GridChange) -> None:
+        entries = self._grids.get(id(grid))
+        if entries is None:
+            return
+        for key in entries.table.invalidate(change):
+            del self._lru[key]
+            self._invalidations += 1
+        if not len(entries.table):
+            entries.unsubscribe()
+            del self._grids[id(grid)]
+
+    def _expire_mesh(self, mesh: Any) -> None:
+        """Drop the entries of ``mesh`` made for another mesh version."""
+        record = self._meshes.get(id(mesh))
+        if record is None or record[1] == mesh.version:
+            return
+        for key in record[2]:
+            del self._lru[key]
+            self._invalidations += 1
+        del self._meshes[id(mesh)]
+
+    def __repr__(self) -> str:
+        s = self.stats
+        return (f"PathCache(size={s.size}/{s.capacity}, hits={s.hits}, misses={s.misses}, "
+                f"invalidations={s.invalidations})")

@@ -1,0 +1,547 @@
+"""PathQueue: path requests answered over several frames within a per-frame budget.
+
+The model is Detour's ``dtPathQueue``: requests are queued and each ``update()`` (once per frame)
+advances resumable searches until a budget is spent. gamenav's queue adds what a game needs on
+top: a budget in milliseconds (read from ``time.perf_counter`` once per chunk of expansions,
+chunks sized from the measured expansion rate) and/or in expansions; priorities with aging and
+FIFO among equals; identical requests sharing one search; cancelled requests that stop costing
+time; answers that stay correct while the grid is edited; an optional :class:`PathCache`; and
+statistics for tuning the budget. Cells and points are ``(x, y)``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable, Sequence
+
+import numpy as np
+
+from gamenav.errors import InvalidInputError
+from gamenav.grid.tilegrid import GridChange, TileGrid
+from gamenav.query import begin_search
+from gamenav.runtime._invalidation import EntryTable
+from gamenav.runtime._search import Query, make_query
+from gamenav.runtime.cache import PathCache
+from gamenav.types import Path, PathStatus, Search
+
+__all__ = ["PathQueue", "PathRequest", "QueueStats"]
+
+_MIN_CHUNK = 128
+"""Smallest adaptive chunk: below this, one ``step`` call's overhead (~2 us) starts to show."""
+_MAX_CHUNK = 1 << 16
+_SAFETY = 0.85
+"""Fraction of the remaining time a chunk is sized to fill (the rate estimate is not exact)."""
+_EMA = 0.25
+_PENDING = Path.none(PathStatus.IN_PROGRESS)
+
+
+class PathRequest:
+    """A handle on one queued request, returned by :meth:`PathQueue.request`.
+
+    Attributes:
+        world: the TileGrid or NavMesh searched.
+        start, goal: as given to :meth:`PathQueue.request` (grid cells as ``(x, y)`` ints).
+        priority: the priority it was queued with (higher is served first).
+    """
+
+    __slots__ = ("world", "start", "goal", "priority", "_on_done", "_queue", "_job", "_status",
+                 "_path", "_frame", "_waited", "_score")
+
+    def __init__(self, queue: PathQueue, query: Query, priority: float,
+                 on_done: Callable[[PathRequest], Any] | None, frame: int, score: float) -> None:
+        self.world = query.world
+        self.start = query.start
+        self.goal = query.goal
+        self.priority = priority
+        self._on_done = on_done
+        self._queue = queue
+        self._job: _Job | None = None
+        self._status = PathStatus.IN_PROGRESS
+        self._path = _PENDING
+        self._frame = frame
+        self._waited: int | None = None
+        self._score = score
+
+    @property
+    def status(self) -> PathStatus:
+        """IN_PROGRESS while queued; then FOUND, PARTIAL, NO_PATH, STALE or CANCELLED."""
+        return self._status
+
+    @property
+    def done(self) -> bool:
+        """True once the request has its final status."""
+        return self._status.done
+
+    @property
+    def path(self) -> Path:
+        """The result once done. While queued: the quick partial path when one was asked for
+        and found (status PARTIAL), else an empty path with status IN_PROGRESS."""
+        return self._path
+
+    @property
+    def frames_waited(self) -> int:
+        """``update()`` calls from the request to its answer (0: answered at request time);
+        while pending, the calls so far."""
+        if self._waited is not None:
+            return self._waited
+        return self._queue._frame - self._frame
+
+    def cancel(self) -> None:
+        """Withdraw the request: status CANCELLED, ``on_done`` is not called. No effect once done.
+
+        A search that no other request shares is dropped at once and costs no more time.
+        """
+        if not self._status.done:
+            self._queue._cancel(self)
+
+    def __repr__(self) -> str:
+        return (f"PathRequest(start={self.start}, goal={self.goal}, priority={self.priority}, "
+                f"status={self._status.name}, frames_waited={self.frames_waited})")
+
+
+class _Job:
+    """One search shared by every identical pending request."""
+
+    __slots__ = ("query", "search", "requests", "score", "seq", "changes", "alive")
+
+    def __init__(self, query: Query, score: float, seq: int) -> None:
+        self.query = query
+        self.search: Search | None = None
+        self.requests: list[PathRequest] = []
+        self.score = score
+        self.seq = seq
+        self.changes: list[GridChange] = []
+        self.alive = True
+
+
+@dataclass(frozen=True)
+class QueueStats:
+    """A snapshot of a :class:`PathQueue`'s measurements.
+
+    Frame figures cover the last ``window`` updates; latency figures the last ``window``
+    answered requests. Times are milliseconds of wall time inside ``update()`` (callbacks
+    excluded); latency is in frames (``update()`` calls from request to answer, 0 for answers
+    at request time: cache hits, trivial and quick-finished searches).
+
+    Attributes:
+        frames: ``update()`` calls so far.
+        frame_ms_p50, frame_ms_p99, frame_ms_max: time per update.
+        last_frame_ms: the time of the most recent update.
+        expansions_p50, expansions_max: node expansions per update.
+        last_frame_expansions: expansions in the most recent update.
+        pending: requests waiting for an answer.
+        searches: distinct searches pending (identical requests share one).
+        completed: requests answered (FOUND, PARTIAL, NO_PATH or STALE).
+        cancelled: requests cancelled.
+        stale: requests answered STALE (``on_change="stale"``).
+        restarts: searches restarted because an edit invalidated their result.
+        shared: requests that joined an identical pending search.
+        cache_hits: requests answered from the cache.
+        latency_p50, latency_p95, latency_max: frames from request to answer.
+    """
+
+    frames: int
+    frame_ms_p50: float
+    frame_ms_p99: float
+    frame_ms_max: float
+    last_frame_ms: float
+    expansions_p50: float
+    expansions_max: int
+    last_frame_expansions: int
+    pending: int
+    searches: int
+    completed: int
+    cancelled: int
+    stale: int
+    restarts: int
+    shared: int
+    cache_hits: int
+    latency_p50: float
+    latency_p95: float
+    latency_max: int
+
+    def __str__(self) -> str:
+        return (f"frame {self.frame_ms_p50:.3f}/{self.frame_ms_p99:.3f}/{self.frame_ms_max:.3f} ms "
+                f"(p50/p99/max), latency {self.latency_p50:g}/{self.latency_p95:g}/"
+                f"{self.latency_max} frames (p50/p95/max), pending {self.pending}, completed "
+                f"{self.completed}, cancelled {self.cancelled}, cache hits {self.cache_hits}")
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    return float(np.percentile(values, q)) if len(values) else 0.0
+
+
+class PathQueue:
+    """Time-sliced path requests: call :meth:`request` any time, :meth:`update` once per frame.
+
+    Args:
+        budget_ms: wall time per :meth:`update` in milliseconds (> 0), or None for no time limit.
+            Searches run in chunks of expansions sized from the measured expansion rate so the
+            clock is read a few times per update; an update stops before a chunk that would not
+            fit, so it ends close to the budget however long the searches are.
+        max_expansions: node expansions per update (>= 1), or None. Exact: an update never
+            expands more. With ``budget_ms=None`` the queue is fully deterministic (tests,
+            lockstep multiplayer).
+        cache: a :class:`PathCache` consulted before queueing and filled with every result.
+        chunk: fixed expansions per ``step`` call instead of the adaptive size (>= 1), or None.
+        aging: priority gained per frame of waiting (>= 0). A request of priority ``p`` is
+            overtaken by a later request of priority ``q`` arriving ``k`` frames after it only
+            when ``q - p > aging * k``: nothing waits forever behind a stream of more urgent
+            requests (0 disables aging: strict priorities).
+        on_change: what to do with a search whose grid was edited while it ran and whose
+            result the edit invalidates (checked exactly, as in :class:`PathCache`):
+            ``"restart"`` it on the new grid (default, keeping its place in the queue) or answer
+            ``"stale"`` (status STALE). Results the edit cannot affect are delivered as they are.
+        window: how many recent frames / answers :attr:`stats` summarises.
+
+    Results are bit for bit those of :func:`gamenav.find_path` with the same options. Requests
+    with the same world (and navmesh version), start, goal and options made while one of them
+    is pending share a single search.
+
+    Example:
+        >>> import gamenav
+        >>> grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
+        >>> queue = gamenav.PathQueue(budget_ms=None, max_expansions=100)
+        >>> req = queue.request(grid, (0, 0), (3, 2))
+        >>> queue.update()
+        >>> req.status.name, req.path.cost, req.frames_waited
+        ('FOUND', 5.0, 1)
+    """
+
+    def __init__(self, *, budget_ms: float | None = 1.0, max_expansions: int | None = None,
+                 cache: PathCache | None = None, chunk: int | None = None, aging: float = 0.05,
+                 on_change: str = "restart", window: int = 600) -> None:
+        if budget_ms is not None:
+            if isinstance(budget_ms, bool) or not isinstance(budget_ms, (int, float)) \
+                    or not math.isfinite(budget_ms) or budget_ms <= 0:
+                raise InvalidInputError(f"budget_ms must be a finite number > 0 or None, got {budget_ms!r}")
+        for name, value in (("max_expansions", max_expansions), ("chunk", chunk)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise InvalidInputError(f"{name} must be an int >= 1 or None, got {value!r}")
+        if budget_ms is None and max_expansions is None:
+            raise InvalidInputError("give budget_ms or max_expansions (or both); got neither")
+        if cache is not None and not isinstance(cache, PathCache):
+            raise InvalidInputError(f"cache must be a PathCache or None, got {type(cache).__name__}")
+        if isinstance(aging, bool) or not isinstance(aging, (int, float)) or not math.isfinite(aging) \
+                or aging < 0:
+            raise InvalidInputError(f"aging must be a finite number >= 0, got {aging!r}")
+        if on_change not in ("restart", "stale"):
+            raise InvalidInputError(f"on_change must be 'restart' or 'stale', got {on_change!r}")
+        if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+            raise InvalidInputError(f"window must be an int >= 1, got {window!r}")
+        self._budget_s = None if budget_ms is None else budget_ms / 1000.0
+        self._max_expansions = max_expansions
+        self._cache = cache
+        self._chunk = chunk
+        self._aging = float(aging)
+        self._restart = on_change == "restart"
+        self._frame = 0
+        self._seq = itertools.count()
+        self._heap: list[tuple[float, int, int, _Job]] = []
+        self._pushes = itertools.count()
+        self._jobs: dict[Hashable, _Job] = {}
+        self._grids: dict[int, tuple[Callable[[], None], set[_Job]]] = {}
+        self._searches = 0
+        self._pending = 0
+        self._answered: list[PathRequest] = []
+        self._rate: dict[int, float] = {}     # expansions per second, per world
+        self._start_s = 20e-6                  # measured cost of starting a search
+        self._finish_s = 20e-6                 # measured cost of finishing one
+        self._frame_s: deque[float] = deque(maxlen=window)
+        self._frame_exp: deque[int] = deque(maxlen=window)
+        self._latency: deque[int] = deque(maxlen=window)
+        self._counts = dict.fromkeys(
+            ("completed", "cancelled", "stale", "restarts", "shared", "cache_hits"), 0)
+
+    # -- requests --------------------------------------------------------------------------
+    def request(self, world: Any, start: Any, goal: Any, *, priority: float = 0,
+                on_done: Callable[[PathRequest], Any] | None = None, quick_expansions: int = 0,
+                **search_options: Any) -> PathRequest:
+        """Queue a path request; returns its :class:`PathRequest` handle.
+
+        Args:
+            world: a :class:`~gamenav.TileGrid` (``start``/``goal`` are ``(x, y)`` cells) or a
+                :class:`~gamenav.NavMesh` (world points).
+            priority: higher is served first (any real number; equal priorities are FIFO).
+            on_done: ``on_done(request)``, called from a later :meth:`update` once the request
+                is answered (also for answers given at request time); not called on cancel.
+            quick_expansions: expand up to this many nodes right now, outside the frame
+                budget: short requests are answered at once (status done, 0 frames waited).
+            **search_options: passed to the search (see :func:`gamenav.find_path`).
+
+        Raises:
+            The errors of :func:`gamenav.find_path` for bad input (checked here, not in
+            ``update``), and InvalidInputError for a bad priority or quick_expansions.
+        """
+        if isinstance(priority, bool) or not isinstance(priority, (int, float)) \
+                or not math.isfinite(priority):
+            raise InvalidInputError(f"priority must be a finite number, got {priority!r}")
+        if isinstance(quick_expansions, bool) or not isinstance(quick_expansions, int) \
+                or quick_expansions < 0:
+            raise InvalidInputError(f"quick_expansions must be an int >= 0, got {quick_expansions!r}")
+        query = make_query(world, start, goal, search_options)
+        score = priority - self._aging * self._frame
+        req = PathRequest(self, query, priority, on_done, self._frame, score)
+        if self._cache is not None:
+            hit = self._cache._lookup(query)
+            if hit is not None:
+                self._counts["cache_hits"] += 1
+                self._answer(req, hit)
+                return req
+        job = self._jobs.get(query.key) if query.key is not None else None
+        if job is not None:
+            self._counts["shared"] += 1
+            job.requests.append(req)
+            if score > job.score:
+                job.score = score
+                self._push(job)
+        else:
+            search = begin_search(world, query.start, query.goal, **search_options)  # validates
+            if not search.status.done and quick_expansions:
+                search.step(quick_expansions)
+            if search.status.done:
+                self._store_and_answer(query, search.result(), [req])
+                return req
+            job = _Job(query, score, next(self._seq))
+            if quick_expansions:
+                job.search = search
+            else:
+                search.cancel()  # started lazily in update(): no workspace held while queued
+            job.requests.append(req)
+            self._add_job(job)
+        req._job = job
+        self._pending += 1
+        return req
+
+    def cancel_all(self) -> None:
+        """Cancel every pending request (e.g. when a level is unloaded)."""
+        for job in list(self._jobs_alive()):
+            for req in list(job.requests):
+                req.cancel()
+
+    def __len__(self) -> int:
+        """Pending requests."""
+        return self._pending
+
+    # -- the frame -------------------------------------------------------------------------
+    def update(self) -> None:
+        """Advance the queued searches until the frame budget is spent; call once per frame.
+
+        Answered requests get their final status and path; then their ``on_done`` callbacks
+        run (callback time is not part of the budget or of :attr:`stats`).
+        """
+        t0 = now = time.perf_counter()
+        self._frame += 1
+        timed = self._budget_s is not None
+        deadline = t0 + self._budget_s if timed else math.inf
+        left = self._max_expansions if self._max_expansions is not None else _MAX_CHUNK
+        spent = 0
+        worked = False
+        while left > 0:
+            job = self._peek()
+            if job is None:
+                break
+            if job.search is None:
+                if timed and worked and now + self._start_s > deadline:
+                    break
+                job.search = begin_search(job.query.world, job.query.start, job.query.goal,
+                                          **job.query.options)
+                job.changes.clear()
+                t = time.perf_counter()
+                self._start_s += _EMA * ((t - now) - self._start_s)
+                now = t
+                worked = True
+            search = job.search
+            if not search.status.done:
+                n = self._chunk_size(job, now, deadline, left, worked)
+                if n == 0:
+                    break
+                before = search.expanded
+                search.step(n)
+                t = time.perf_counter()
+                k = search.expanded - before
+                if k >= _MIN_CHUNK and not self._chunk:
+                    key = id(job.query.world)
+                    measured = k / max(t - now, 1e-9)
+                    old = self._rate.get(key)
+                    self._rate[key] = measured if old is None else old + _EMA * (measured - old)
+                now = t
+                spent += k
+                worked = True
+                if self._max_expansions is not None:
+                    left -= k
+                if not search.status.done and k == 0:
+                    break  # a search that cannot advance: never spin
+            if search.status.done:
+                self._finish(job)
+                t = time.perf_counter()
+                self._finish_s += _EMA * ((t - now) - self._finish_s)
+                now = t
+            if now >= deadline:
+                break
+        self._frame_s.append(time.perf_counter() - t0)
+        self._frame_exp.append(spent)
+        self._fire_callbacks()
+
+    def _chunk_size(self, job: _Job, now: float, deadline: float, left: int, worked: bool) -> int:
+        """Expansions for the next ``step``: fixed, or what fits in the remaining time."""
+        if self._chunk is not None:
+            return min(self._chunk, left)
+        if deadline == math.inf:
+            return min(_MAX_CHUNK, left)
+        rate = self._rate.get(id(job.query.world))
+        if rate is None:
+            n = _MIN_CHUNK  # first chunk on this world: measure
+        else:
+            n = min(_MAX_CHUNK, int(rate * (deadline - now - self._finish_s) * _SAFETY))
+            if n < _MIN_CHUNK:
+                n = 0 if worked else _MIN_CHUNK  # one small chunk per update at least
+        return min(n, left)
+
+    # -- internals -------------------------------------------------------------------------
+    def _jobs_alive(self) -> list[_Job]:
+        return [entry[-1] for entry in self._heap if entry[-1].alive]
+
+    def _push(self, job: _Job) -> None:
+        heapq.heappush(self._heap, (-job.score, job.seq, next(self._pushes), job))
+
+    def _peek(self) -> _Job | None:
+        """The job to serve next (highest score, then oldest), dropping outdated heap entries."""
+        heap = self._heap
+        while heap:
+            neg, _, _, job = heap[0]
+            if job.alive and -neg == job.score:
+                return job
+            heapq.heappop(heap)
+        return None
+
+    def _add_job(self, job: _Job) -> None:
+        if job.query.key is not None:
+            self._jobs[job.query.key] = job
+        self._push(job)
+        self._searches += 1
+        world = job.query.world
+        if isinstance(world, TileGrid):
+            entry = self._grids.get(id(world))
+            if entry is None:
+                unsubscribe = world.subscribe(lambda change: self._on_change(world, change))
+                entry = self._grids[id(world)] = (unsubscribe, set())
+            entry[1].add(job)
+
+    def _drop_job(self, job: _Job) -> None:
+        job.alive = False
+        self._searches -= 1
+        if job.query.key is not None and self._jobs.get(job.query.key) is job:
+            del self._jobs[job.query.key]
+        world = job.query.world
+        if isinstance(world, TileGrid):
+            unsubscribe, jobs = self._grids[id(world)]
+            jobs.discard(job)
+            if not jobs:
+                unsubscribe()
+                del self._grids[id(world)]
+
+    def _on_change(self, grid: TileGrid, change: GridChange) -> None:
+        """Remember the edit for every search running on an older snapshot of ``grid``."""
+        for job in self._grids[id(grid)][1]:
+            search = job.search
+            if search is not None and change.version > search.grid_version:
+                job.changes.append(change)
+
+    def _still_valid(self, job: _Job, path: Path) -> bool:
+        """Whether ``path``, found on the snapshot the search started from, holds now."""
+        query = job.query
+        if not query.is_grid:
+            return getattr(job.search, "mesh_version", query.world.version) == query.world.version
+        if not job.changes:
+            return True
+        table = EntryTable(query.world.shape)
+        table.add_result(0, query, path)
+        return not any(table.invalidate(change) for change in job.changes)
+
+    def _finish(self, job: _Job) -> None:
+        path = job.search.result()  # type: ignore[union-attr]
+        if not self._still_valid(job, path):
+            if self._restart:
+                self._counts["restarts"] += 1
+                job.search = None  # runs again from the start, keeping its place in the queue
+                return
+            path = Path.none(PathStatus.STALE, expanded=path.expanded)
+        self._drop_job(job)
+        self._pending -= len(job.requests)
+        self._store_and_answer(job.query, path, job.requests)
+
+    def _store_and_answer(self, query: Query, path: Path, requests: list[PathRequest]) -> None:
+        if self._cache is not None:
+            self._cache._store(query, path)
+        for req in requests:
+            self._answer(req, path)
+
+    def _answer(self, req: PathRequest, path: Path) -> None:
+        req._status = path.status
+        req._path = path
+        req._job = None
+        req._waited = self._frame - req._frame
+        self._latency.append(req._waited)
+        self._counts["stale" if path.status is PathStatus.STALE else "completed"] += 1
+        if req._on_done is not None:
+            self._answered.append(req)
+
+    def _cancel(self, req: PathRequest) -> None:
+        req._status = PathStatus.CANCELLED
+        req._path = Path.none(PathStatus.CANCELLED)
+        req._waited = self._frame - req._frame
+        self._counts["cancelled"] += 1
+        job = req._job
+        req._job = None
+        self._pending -= 1
+        job.requests.remove(req)
+        if not job.requests:
+            if job.search is not None:
+                job.search.cancel()
+            self._drop_job(job)
+            return
+        score = max(r._score for r in job.requests)
+        if score != job.score:
+            job.score = score
+            self._push(job)
+
+    def _fire_callbacks(self) -> None:
+        while self._answered:
+            req = self._answered.pop(0)
+            req._on_done(req)  # type: ignore[misc]
+
+    # -- statistics ------------------------------------------------------------------------
+    @property
+    def stats(self) -> QueueStats:
+        """A :class:`QueueStats` snapshot of the recent frames and answers."""
+        ms = [s * 1000.0 for s in self._frame_s]
+        exp = list(self._frame_exp)
+        lat = list(self._latency)
+        c = self._counts
+        return QueueStats(
+            frames=self._frame,
+            frame_ms_p50=_percentile(ms, 50), frame_ms_p99=_percentile(ms, 99),
+            frame_ms_max=max(ms, default=0.0), last_frame_ms=ms[-1] if ms else 0.0,
+            expansions_p50=_percentile(exp, 50), expansions_max=max(exp, default=0),
+            last_frame_expansions=exp[-1] if exp else 0,
+            pending=self._pending, searches=self._searches, completed=c["completed"],
+            cancelled=c["cancelled"], stale=c["stale"], restarts=c["restarts"],
+            shared=c["shared"], cache_hits=c["cache_hits"],
+            latency_p50=_percentile(lat, 50), latency_p95=_percentile(lat, 95),
+            latency_max=max(lat, default=0))
+
+    @property
+    def frame(self) -> int:
+        """``update()`` calls so far."""
+        return self._frame
+
+    def __repr__(self) -> str:
+        budget = "none" if self._budget_s is None else f"{self._budget_s * 1000:g} ms"
+        return (f"PathQueue(budget={budget}, max_expansions={self._max_expansions}, "
+                f"pending={self._pending}, frames={self._frame})")
