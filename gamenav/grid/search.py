@@ -405,6 +405,21 @@ class GridSearch:
             return Path.none(self._status, expanded=self._expanded)
         return self._result
 
+    def partial_result(self) -> Path:
+        """The best path so far (Detour's ``finalizeSlicedFindPathPartial``).
+
+        While IN_PROGRESS: the path to the open cell the search would expand next (smallest
+        ``f``), status PARTIAL, not smoothed, so an agent can start moving before the search ends.
+        Once done (or if the workspace was taken over): :meth:`result`.
+        """
+        ws = self._ws
+        if self._status.done or ws is None or ws._owner is not self:
+            return self.result()
+        node = int(ws.hn[0])
+        cells = _k.trace_path(ws.parent, node, self._stride)
+        return Path(status=PathStatus.PARTIAL, cost=float(ws.g[node]), cells=cells,
+                    points=self._grid.cell_to_world(cells), expanded=self._expanded)
+
     # -- internals ------------------------------------------------------------------------
     def _finish_at(self, node: int, status: PathStatus) -> None:
         ws = self._ws
