@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["SDL_AUDIODRIVER"] = "dummy"
     import pygame
 
+    import gamenav
     from gamenav.adapters.pygame import PathFollower, draw_grid, draw_path, grid_from_rects
 
     pygame.init()
@@ -41,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     pygame.draw.circle(sprite.image, (230, 60, 60), (10, 10), 10)
     sprite.rect = sprite.image.get_rect(center=START)
     agents = pygame.sprite.Group(sprite)
-    follower = PathFollower(grid, sprite, speed=240)
+    queue = gamenav.PathQueue(budget_ms=1.0)  # pathfinding time per frame, shared by all agents
+    follower = PathFollower(grid, sprite, speed=240, queue=queue)
     clock = pygame.time.Clock()
     frame, running = 0, True
     while running and (args.frames <= 0 or frame < args.frames):
@@ -61,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
                 cell = tuple(int(v) for v in grid.world_to_cell(pos))
                 if grid.in_bounds(*cell):
                     grid.set_walkable(cell, not grid.passable[cell[1], cell[0]])
+        queue.update()
         follower.update(1 / 60 if args.headless else clock.tick(60) / 1000)
         screen.fill((24, 24, 30))
         draw_grid(screen, grid, blocked_color=(90, 90, 110), line_color=(36, 36, 44))

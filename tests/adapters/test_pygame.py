@@ -308,6 +308,84 @@ def test_follower_bad_arguments(kwargs: dict, match: str) -> None:
         PathFollower(maze(), (10, 10), speed=1).update(-1)
 
 
+def test_follower_through_a_path_queue_holds_still_until_answered() -> None:
+    grid = maze()
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=10)  # deterministic, many frames
+    follower = PathFollower(grid, (10, 10), speed=300, queue=queue)
+    assert follower.go_to((250, 10)) is gamenav.PathStatus.IN_PROGRESS
+    assert follower.go_to((250, 190)) is gamenav.PathStatus.IN_PROGRESS
+    assert (queue.stats.cancelled, len(queue)) == (1, 1)          # a new order cancels the old one
+    waited = 0
+    while follower.status is gamenav.PathStatus.IN_PROGRESS:
+        assert follower.position == (10.0, 10.0)
+        run(follower, 1, queue)
+        waited += 1
+    assert waited > 3 and follower.status is gamenav.PathStatus.FOUND
+    expected = gamenav.find_path(grid, (0, 0), (12, 9))
+    np.testing.assert_array_equal(follower.path.cells, expected.cells)
+    run(follower, 600, queue)
+    assert follower.arrived and follower.position == (250.0, 190.0)
+
+
+README_QUICK_START = """\
+import pygame
+import gamenav
+from gamenav.adapters.pygame import PathFollower, draw_grid, draw_path, grid_from_rects
+
+pygame.init()
+screen = pygame.display.set_mode((640, 480))
+walls = [pygame.Rect(160, 0, 40, 360), pygame.Rect(400, 120, 40, 360)]
+grid = grid_from_rects(walls, size=screen.get_size(), cell_size=20)
+queue = gamenav.PathQueue(budget_ms=1.0)          # pathfinding time per frame
+agent = PathFollower(grid, (40, 40), speed=200, queue=queue)
+clock = pygame.time.Clock()
+running = True
+while running:
+    for event in pygame.event.get():
+        if event.type == pygame.QUIT:
+            running = False
+        elif event.type == pygame.MOUSEBUTTONDOWN:
+            agent.go_to(event.pos)                    # click to move
+    queue.update()
+    agent.update(clock.tick(60) / 1000)           # seconds since the last frame
+    screen.fill("white")
+    draw_grid(screen, grid)
+    if agent.path is not None:
+        draw_path(screen, agent.path)
+    pygame.draw.circle(screen, "red", agent.position, 8)
+    pygame.display.flip()
+pygame.quit()
+"""
+
+
+def test_readme_quick_start_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's pygame quick start, verbatim, with a scripted click and a fake clock."""
+    namespace: dict = {}
+    frames = []
+
+    def scripted_events() -> list:
+        agent = namespace.get("agent")
+        frames.append(agent.position)
+        cell = agent.grid.world_to_cell(agent.position).tolist()
+        assert agent.grid.is_passable(*cell)
+        if len(frames) == 1:
+            return [pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=(600, 440), button=1)]
+        if agent.arrived or len(frames) > 1000:
+            return [pygame.event.Event(pygame.QUIT)]
+        return []
+
+    class FakeClock:
+        def tick(self, fps: int = 0) -> int:
+            return 16
+
+    monkeypatch.setattr(pygame.event, "get", scripted_events)
+    monkeypatch.setattr(pygame.time, "Clock", FakeClock)
+    exec(compile(README_QUICK_START, "README.md", "exec"), namespace)
+    assert len(README_QUICK_START.splitlines()) < 30
+    assert namespace["agent"].arrived and namespace["agent"].position == (600.0, 440.0)
+    assert len(frames) < 1000
+
+
 # -- packaging and the example ------------------------------------------------------------
 
 def test_import_error_names_the_pygame_extra(monkeypatch: pytest.MonkeyPatch) -> None:
