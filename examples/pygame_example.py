@@ -1,7 +1,10 @@
 """Click-to-move with gamenav in pygame: walls from Rects, a path follower, debug drawing.
 
-    python examples/pygame_example.py                      # left click: move, right click: toggle a wall, Esc: quit
-    python examples/pygame_example.py --headless --frames 400   # scripted clicks, no window, prints a summary
+    python examples/pygame_example.py                          # a window; Esc quits
+    python examples/pygame_example.py --headless --frames 600  # no window, scripted clicks
+
+Left click: move the agent there. Right click: toggle the wall cell under the cursor (the agent
+re-plans when its route is cut). Headless runs print a one-line summary.
 
 Needs ``pip install gamenav[pygame]``. Exits 0 (non-zero on an error).
 """

@@ -284,6 +284,7 @@ class PathFollower:
         self.arrived = False
         self._request: Any = None
         self._waypoints = np.zeros((0, 2))
+        self._tail = np.zeros(0)
         self._next = 0
         self._version = grid.version
 
@@ -306,6 +307,7 @@ class PathFollower:
         """
         self.stop()
         self.goal = _pair(goal, "goal")
+        self._version = self.grid.version  # edits after this are checked against the path
         start_cell = tuple(int(v) for v in self.grid.world_to_cell(self._pos))
         goal_cell = tuple(int(v) for v in self.grid.world_to_cell(self.goal))
         goal_ok = self.grid.in_bounds(*goal_cell) if self.search_options.get("partial") \
@@ -355,7 +357,6 @@ class PathFollower:
 
     def _take(self, path: Path) -> None:
         self.path, self.status = path, path.status
-        self._version = self.grid.version
         if not path.status.has_path:
             return
         start_centre = self.grid.cell_to_world(self.grid.world_to_cell(self._pos))
@@ -363,13 +364,15 @@ class PathFollower:
         if path.status is PathStatus.FOUND:
             legs.append(np.asarray([self.goal], dtype=np.float64))
         self._waypoints, self._next = np.concatenate(legs), 0
+        seg = np.hypot(*np.diff(self._waypoints, axis=0).T)
+        self._tail = np.append(np.cumsum(seg[::-1])[::-1], 0.0)  # length from waypoint i to the end
 
     def _move(self, step: float) -> None:
         wps = self._waypoints
         if self._next >= len(wps):
             return
-        seg = np.diff(wps[self._next:], axis=0)
-        remaining = float(np.linalg.norm(wps[self._next] - self._pos) + np.hypot(*seg.T).sum())
+        here = wps[self._next] - self._pos
+        remaining = math.hypot(here[0], here[1]) + float(self._tail[self._next])
         if self.slow_radius > 0:
             step *= min(1.0, remaining / self.slow_radius)
         if remaining - step <= self.arrive_radius:

@@ -327,6 +327,19 @@ def test_follower_through_a_path_queue_holds_still_until_answered() -> None:
     assert follower.arrived and follower.position == (250.0, 190.0)
 
 
+def test_follower_rechecks_a_path_answered_before_an_edit() -> None:
+    grid = maze()
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=10_000)
+    follower = PathFollower(grid, (30, 190), speed=200, queue=queue)
+    follower.go_to((110, 190))
+    queue.update()                                   # answered: straight along row 9
+    grid.set_walkable((4, 9), False)                 # edited before the follower collects it
+    run(follower, 1, queue)                          # re-plans at once (a new request)
+    assert follower.status is gamenav.PathStatus.IN_PROGRESS and len(queue) == 1
+    run(follower, 300, queue)
+    assert follower.arrived and [4, 9] not in follower.path.cells.tolist()
+
+
 README_QUICK_START = """\
 import pygame
 import gamenav
