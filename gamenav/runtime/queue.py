@@ -24,7 +24,7 @@ import numpy as np
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.query import begin_search
-from gamenav.runtime._invalidation import EntryTable
+from gamenav.runtime._invalidation import EntryTable, footprint
 from gamenav.runtime._search import Query, make_query
 from gamenav.runtime.cache import PathCache
 from gamenav.types import Path, PathStatus, Search
@@ -172,6 +172,14 @@ class QueueStats:
                 f"{self.completed}, cancelled {self.cancelled}, cache hits {self.cache_hits}")
 
 
+def _track(estimate: float, sample: float) -> float:
+    """Update a cost estimate (seconds): follows drops at once, rises slowly and ignores spikes
+    (a descheduled thread makes single samples many times too long)."""
+    if sample <= estimate:
+        return estimate + 0.5 * (sample - estimate)
+    return estimate + 0.05 * (min(sample, 4.0 * estimate) - estimate)
+
+
 def _percentile(values: Sequence[float], q: float) -> float:
     return float(np.percentile(values, q)) if len(values) else 0.0
 
@@ -271,7 +279,10 @@ class PathQueue:
             on_done: ``on_done(request)``, called from a later :meth:`update` once the request
                 is answered (also for answers given at request time); not called on cancel.
             quick_expansions: expand up to this many nodes right now, outside the frame
-                budget: short requests are answered at once (status done, 0 frames waited).
+                budget (Detour's quick search): short requests are answered at once (done,
+                0 frames waited); otherwise, on grids, :attr:`PathRequest.path` holds the best
+                partial path so far (status PARTIAL) until the answer arrives, so an agent can
+                start moving. An edit that blocks a cell of that partial path withdraws it.
             **search_options: passed to the search (see :func:`gamenav.find_path`).
 
         Raises:
@@ -294,17 +305,9 @@ class PathQueue:
                 self._answer(req, hit)
                 return req
         job = self._jobs.get(query.key) if query.key is not None else None
-        if job is not None:
-            self._counts["shared"] += 1
-            job.requests.append(req)
-            if score > job.score:
-                job.score = score
-                self._push(job)
-        else:
+        if job is None:
             search = begin_search(world, query.start, query.goal, **search_options)  # validates
-            if not search.status.done and quick_expansions:
-                search.step(quick_expansions)
-            if search.status.done:
+            if search.status.done:  # start == goal, or another island: answered at once
                 self._store_and_answer(query, search.result(), [req])
                 return req
             job = _Job(query, score, next(self._seq))
@@ -312,11 +315,30 @@ class PathQueue:
                 job.search = search
             else:
                 search.cancel()  # started lazily in update(): no workspace held while queued
-            job.requests.append(req)
             self._add_job(job)
+        else:
+            self._counts["shared"] += 1
+            if score > job.score:
+                job.score = score
+                self._push(job)
+        job.requests.append(req)
         req._job = job
         self._pending += 1
+        if quick_expansions:
+            self._quick(job, req, quick_expansions)
         return req
+
+    def _quick(self, job: _Job, req: PathRequest, expansions: int) -> None:
+        """Run ``expansions`` of ``job`` now; answer it if done, else give ``req`` a partial path."""
+        if job.search is None:
+            self._begin(job)
+        search = job.search
+        search.step(expansions)  # type: ignore[union-attr]
+        if search.status.done:  # type: ignore[union-attr]
+            self._finish(job)
+        partial = getattr(job.search, "partial_result", None)
+        if not req.done and partial is not None:
+            req._path = partial()
 
     def cancel_all(self) -> None:
         """Cancel every pending request (e.g. when a level is unloaded)."""
@@ -349,13 +371,10 @@ class PathQueue:
             if job.search is None:
                 if timed and worked and now + self._start_s > deadline:
                     break
-                job.search = begin_search(job.query.world, job.query.start, job.query.goal,
-                                          **job.query.options)
-                job.changes.clear()
+                self._begin(job)
                 t = time.perf_counter()
-                self._start_s += _EMA * ((t - now) - self._start_s)
+                self._start_s = _track(self._start_s, t - now)
                 now = t
-                worked = True
             search = job.search
             if not search.status.done:
                 n = self._chunk_size(job, now, deadline, left, worked)
@@ -380,7 +399,7 @@ class PathQueue:
             if search.status.done:
                 self._finish(job)
                 t = time.perf_counter()
-                self._finish_s += _EMA * ((t - now) - self._finish_s)
+                self._finish_s = _track(self._finish_s, t - now)
                 now = t
             if now >= deadline:
                 break
@@ -433,6 +452,11 @@ class PathQueue:
                 entry = self._grids[id(world)] = (unsubscribe, set())
             entry[1].add(job)
 
+    def _begin(self, job: _Job) -> None:
+        query = job.query
+        job.search = begin_search(query.world, query.start, query.goal, **query.options)
+        job.changes.clear()
+
     def _drop_job(self, job: _Job) -> None:
         job.alive = False
         self._searches -= 1
@@ -447,11 +471,18 @@ class PathQueue:
                 del self._grids[id(world)]
 
     def _on_change(self, grid: TileGrid, change: GridChange) -> None:
-        """Remember the edit for every search running on an older snapshot of ``grid``."""
+        """Remember the edit for every search running on an older snapshot of ``grid``, and
+        withdraw quick partial paths that cross a blocked or more expensive cell."""
+        worse = change.worsened
+        worse_flat = worse[:, 1] * grid.width + worse[:, 0]
         for job in self._grids[id(grid)][1]:
             search = job.search
             if search is not None and change.version > search.grid_version:
                 job.changes.append(change)
+            for req in job.requests:
+                quick = req._path
+                if len(quick.cells) and np.isin(footprint(quick.cells, grid.width), worse_flat).any():
+                    req._path = _PENDING
 
     def _still_valid(self, job: _Job, path: Path) -> bool:
         """Whether ``path``, found on the snapshot the search started from, holds now."""

@@ -1,0 +1,250 @@
+"""Pick a PathQueue budget: simulate agents re-pathing on a map at 60 frames per second.
+
+Usage::
+
+    python -m gamenav.tune --map FILE.map --agents N --budgets 0.25,0.5,1,2,4 \\
+        [--frames F] [--plot out.png] [--seed S] [--speed CELLS_PER_S] [--destinations D]
+
+(also installed as ``gamenav-tune``). For each budget the same scenario is replayed with a fresh
+:class:`~gamenav.PathQueue` and :class:`~gamenav.PathCache`: ``N`` agents start on random
+points of interest of the map's largest island (waking up over the first second), request a
+path to a random point of interest, walk it at ``--speed`` cells per second and request the next one on
+arrival. There are ``D`` points of interest (``--destinations 0``: every cell of the island),
+so paths repeat and the cache is useful, as when units shuttle between bases and resources.
+
+Printed per budget: pathfinding time per frame (ms, p50/p99/max, inside ``queue.update()``),
+request latency in frames (p50/p95/max), throughput (answered requests per second of game
+time) and the cache hit rate. ``--plot`` writes a PNG of latency and frame time per budget
+(needs matplotlib: ``pip install gamenav[plot]``). Progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from gamenav.grid.tilegrid import TileGrid
+from gamenav.runtime.cache import PathCache
+from gamenav.runtime.queue import PathQueue, PathRequest
+
+__all__ = ["SimResult", "main", "simulate"]
+
+FPS = 60
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """Measurements of one simulated budget.
+
+    Attributes:
+        budget_ms: the queue's budget per frame.
+        frame_ms: ``(frames,)`` float64 pathfinding wall time per frame (ms).
+        latency: ``(answered,)`` int64 frames from request to answer.
+        answered: requests answered (with or without a path).
+        seconds: simulated game time.
+        cache_hit_rate: cache hits / lookups.
+    """
+
+    budget_ms: float
+    frame_ms: np.ndarray
+    latency: np.ndarray
+    answered: int
+    seconds: float
+    cache_hit_rate: float
+
+    @property
+    def throughput(self) -> float:
+        """Answered requests per second of game time."""
+        return self.answered / self.seconds if self.seconds else 0.0
+
+    def row(self) -> list[str]:
+        """The table row: budget, frame ms p50/p99/max, latency p50/p95/max, paths/s, hit %."""
+        f, lat = self.frame_ms, self.latency
+        pct = (lambda a, q: float(np.percentile(a, q)) if len(a) else 0.0)
+        return [f"{self.budget_ms:g}", f"{pct(f, 50):.3f}", f"{pct(f, 99):.3f}",
+                f"{f.max() if len(f) else 0.0:.3f}", f"{pct(lat, 50):g}", f"{pct(lat, 95):g}",
+                f"{lat.max() if len(lat) else 0}", f"{self.throughput:.1f}",
+                f"{100 * self.cache_hit_rate:.1f}%"]
+
+
+HEADER = ["budget ms", "frame ms p50", "p99", "max", "latency frames p50", "p95", "max",
+          "paths/s", "cache hits"]
+
+
+def simulate(grid: TileGrid, *, agents: int, budget_ms: float, frames: int, seed: int = 0,
+             speed: float = 8.0, destinations: int = 32,
+             progress: Callable[[int], None] | None = None) -> SimResult:
+    """Run the scenario described in the module docstring for one budget.
+
+    Args:
+        grid: the map.
+        agents: number of agents (>= 1).
+        budget_ms: the PathQueue budget per frame.
+        frames: frames to simulate (60 per second).
+        seed: random seed (the same seed replays the same scenario).
+        speed: agent speed in cells per second (a diagonal step counts as one cell).
+        destinations: number of points of interest agents start on and travel between
+            (0: any cell of the largest island).
+        progress: called with the frame number after each frame.
+    """
+    rng = np.random.default_rng(seed)
+    labels = grid.components()
+    sizes = np.bincount(labels[labels >= 0].ravel())
+    ys, xs = np.nonzero(labels == int(np.argmax(sizes)))
+    island = np.stack([xs, ys], axis=1)
+    pois = island[rng.choice(len(island), size=min(destinations, len(island)), replace=False)] \
+        if destinations > 0 else island
+    position = [tuple(int(v) for v in c) for c in pois[rng.integers(0, len(pois), agents)]]
+    wake: dict[int, list[int]] = {}
+    for i, f in enumerate(rng.integers(0, FPS, agents).tolist()):
+        wake.setdefault(f, []).append(i)
+
+    cache = PathCache()
+    queue = PathQueue(budget_ms=budget_ms, cache=cache)
+    pending: dict[int, PathRequest] = {}
+    frame_ms = np.zeros(frames)
+    latency: list[int] = []
+    per_frame = speed / FPS
+    for frame in range(frames):
+        for i in wake.pop(frame, ()):
+            goal = tuple(int(v) for v in pois[rng.integers(len(pois))])
+            pending[i] = queue.request(grid, position[i], goal)
+        queue.update()
+        frame_ms[frame] = queue.stats.last_frame_ms
+        for i in [i for i, r in pending.items() if r.done]:
+            req = pending.pop(i)
+            latency.append(req.frames_waited)
+            steps = max(len(req.path) - 1, 0)
+            if req.path.status.has_path:
+                position[i] = tuple(int(v) for v in req.path.cells[-1])
+            wake.setdefault(frame + 1 + int(np.ceil(steps / per_frame)), []).append(i)
+        if progress is not None:
+            progress(frame + 1)
+    return SimResult(float(budget_ms), frame_ms, np.asarray(latency, dtype=np.int64),
+                     len(latency), frames / FPS, cache.stats.hit_rate)
+
+
+def _table(results: Sequence[SimResult]) -> str:
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    lines += ["| " + " | ".join(r.row()) + " |" for r in results]
+    return "\n".join(lines)
+
+
+def _plot(results: Sequence[SimResult], out: str, title: str) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise SystemExit("--plot needs matplotlib: pip install 'gamenav[plot]'") from None
+    budgets = [r.budget_ms for r in results]
+    fig, (ax_t, ax_l) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for q, style in ((50, "o-"), (99, "s--")):
+        ax_t.plot(budgets, [np.percentile(r.frame_ms, q) for r in results], style, label=f"p{q}")
+    ax_t.plot(budgets, [r.frame_ms.max() for r in results], "^:", label="max")
+    ax_t.plot(budgets, budgets, color="grey", lw=1, label="budget")
+    ax_t.set(xscale="log", xlabel="budget (ms per frame)", ylabel="pathfinding time per frame (ms)",
+             title="frame time")
+    ax_t.set_xticks(budgets, [f"{b:g}" for b in budgets])
+    ax_t.legend()
+    for q, style in ((50, "o-"), (95, "s--")):
+        ax_l.plot(budgets, [np.percentile(r.latency, q) if len(r.latency) else 0 for r in results],
+                  style, label=f"p{q}")
+    ax_l.plot(budgets, [r.latency.max() if len(r.latency) else 0 for r in results], "^:", label="max")
+    ax_l.set(xscale="log", xlabel="budget (ms per frame)", ylabel="request latency (frames)",
+             title="latency")
+    ax_l.set_xticks(budgets, [f"{b:g}" for b in budgets])
+    ax_l.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+
+
+def _budgets(text: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"budgets must be comma-separated numbers of ms, got {text!r}") from None
+    if not values or any(not (v > 0) for v in values):
+        raise argparse.ArgumentTypeError(f"budgets must be positive numbers of ms, got {text!r}")
+    return values
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point (``python -m gamenav.tune`` / ``gamenav-tune``)."""
+    parser = argparse.ArgumentParser(
+        prog="gamenav-tune", description="Simulate agents re-pathing at 60 fps and compare "
+        "PathQueue budgets: frame time, latency, throughput, cache hit rate.")
+    parser.add_argument("--map", required=True, help="a Moving AI .map file")
+    parser.add_argument("--agents", type=_positive_int, default=100, help="agents (default 100)")
+    parser.add_argument("--budgets", type=_budgets, default=[0.25, 0.5, 1.0, 2.0, 4.0],
+                        help="comma-separated budgets in ms per frame (default 0.25,0.5,1,2,4)")
+    parser.add_argument("--frames", type=_positive_int, default=600,
+                        help="frames per budget at 60 fps (default 600 = 10 s)")
+    parser.add_argument("--plot", metavar="PNG", help="write a plot of latency and frame time")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--speed", type=float, default=8.0, help="cells per second (default 8)")
+    parser.add_argument("--destinations", type=int, default=32,
+                        help="points of interest agents travel between; 0 = any cell (default 32)")
+    args = parser.parse_args(argv)
+    if not args.speed > 0:
+        parser.error(f"--speed must be > 0, got {args.speed}")
+    if args.destinations < 0:
+        parser.error(f"--destinations must be >= 0, got {args.destinations}")
+    if args.plot:  # fail before the long run, not after it
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            parser.error("--plot needs matplotlib: pip install 'gamenav[plot]'")
+    try:
+        grid = TileGrid.from_movingai(args.map)
+    except OSError as exc:
+        parser.error(f"cannot read --map {args.map!r}: {exc}")
+    simulate(grid, agents=1, budget_ms=1.0, frames=2)  # warm-up: load the compiled kernels
+
+    total = len(args.budgets) * args.frames
+    shown = [-1]
+
+    def progress(done: int) -> None:
+        pct = 100 * done // total
+        if pct != shown[0]:
+            shown[0] = pct
+            bar = "#" * (pct // 4) + "." * (25 - pct // 4)
+            print(f"\r[{bar}] {pct:3d}%", end="", file=sys.stderr, flush=True)
+
+    results = []
+    for k, budget in enumerate(args.budgets):
+        offset = k * args.frames
+        results.append(simulate(grid, agents=args.agents, budget_ms=budget, frames=args.frames,
+                                seed=args.seed, speed=args.speed, destinations=args.destinations,
+                                progress=lambda f: progress(offset + f)))
+    print(file=sys.stderr)
+    print(f"map {args.map} ({grid.width}x{grid.height}), {args.agents} agents, {args.frames} frames "
+          f"at {FPS} fps, speed {args.speed:g} cells/s, destinations {args.destinations or 'any'}, "
+          f"seed {args.seed}")
+    print(_table(results))
+    if args.plot:
+        _plot(results, args.plot, f"{args.map.rsplit('/', 1)[-1]}: {args.agents} agents")
+        print(f"plot written to {args.plot}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
