@@ -25,9 +25,10 @@ SCRIPT = {1: (1, (600, 440)), 60: (3, (144, 368))}  # the right click walls off 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=0, help="stop after N frames (0: run until closed)")
+    parser.add_argument("--frames", type=int, default=0,
+                        help="stop after N frames (0: run until closed)")
     parser.add_argument("--headless", action="store_true",
-                        help="no window (SDL_VIDEODRIVER=dummy), fixed 60 FPS time step, scripted clicks")
+                        help="no window (SDL_VIDEODRIVER=dummy), fixed 1/60 s steps, scripted clicks")
     args = parser.parse_args(argv)
     if args.headless:
         os.environ["SDL_VIDEODRIVER"] = "dummy"
@@ -53,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         frame += 1
         clicks = []
         for event in pygame.event.get():
-            if event.type == pygame.QUIT or (event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE):
+            escape = event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE
+            if event.type == pygame.QUIT or escape:
                 running = False
             elif event.type == pygame.MOUSEBUTTONDOWN:
                 clicks.append((event.button, event.pos))
@@ -73,10 +75,12 @@ def main(argv: list[str] | None = None) -> int:
         if follower.path is not None:
             draw_path(screen, follower.path)
         agents.draw(screen)
-        pygame.display.set_caption(f"gamenav pygame example - {follower.status and follower.status.name}")
+        status = follower.status.name if follower.status else "idle"
+        pygame.display.set_caption(f"gamenav pygame example - {status}")
         pygame.display.flip()
     x, y = follower.position
-    print(f"frames={frame} status={follower.status and follower.status.name} arrived={follower.arrived} "
+    status = follower.status.name if follower.status else "idle"
+    print(f"frames={frame} status={status} arrived={follower.arrived} "
           f"position=({x:.1f}, {y:.1f})")
     pygame.quit()
     return 0

@@ -60,7 +60,8 @@ def _rect_array(rects: Iterable[Any]) -> npt.NDArray[np.float64]:
     except (TypeError, ValueError):
         raise InvalidInputError("rects must be (x, y, w, h) rectangles of numbers") from None
     if arr.ndim != 2 or arr.shape[1] != 4:
-        raise InvalidInputError(f"rects must be (x, y, w, h) rectangles, got an array of shape {arr.shape}")
+        raise InvalidInputError(
+            f"rects must be (x, y, w, h) rectangles, got an array of shape {arr.shape}")
     if not np.isfinite(arr).all():
         raise InvalidInputError("rects must have finite coordinates (got NaN or inf)")
     return arr

@@ -1,4 +1,4 @@
-"""pygame adapter: Rects/masks -> TileGrid (pygame's own collision as the oracle), drawing, follower, example."""
+"""pygame adapter: Rects/masks -> TileGrid (pygame's collision as oracle), drawing, follower, example."""
 
 from __future__ import annotations
 
@@ -127,7 +127,8 @@ def test_mask_and_rects_agree_on_pixel_aligned_walls() -> None:
     for r in rects:
         mask.draw(pygame.mask.Mask(r.size, fill=True), r.topleft)
     from_mask = grid_from_mask(mask, cell_size=8, origin=(3, 4))
-    from_rects = grid_from_rects([r.move(3, 4) for r in rects], size=(64, 48), cell_size=8, origin=(3, 4))
+    moved = [r.move(3, 4) for r in rects]
+    from_rects = grid_from_rects(moved, size=(64, 48), cell_size=8, origin=(3, 4))
     np.testing.assert_array_equal(from_mask.passable, from_rects.passable)
     assert from_mask.origin == (3.0, 4.0) and from_mask.y_up is False
 
@@ -409,7 +410,8 @@ def test_import_error_names_the_pygame_extra(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_gamenav_does_not_import_the_adapter() -> None:
-    code = "import sys, gamenav; print('pygame' in sys.modules, 'gamenav.adapters.pygame' in sys.modules)"
+    code = ("import sys, gamenav; "
+            "print('pygame' in sys.modules, 'gamenav.adapters.pygame' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
 
