@@ -15,18 +15,23 @@ __all__ = ["descend_field", "resolve_walls", "separation"]
 
 
 @njit(cache=True, nogil=True)
-def separation(pos, radius, out):  # pragma: no cover - compiled
-    """Write into ``out`` (n, 2) the push of each agent away from others closer than ``2 * radius``.
+def separation(pos, vel, radius, out, flow):  # pragma: no cover - compiled
+    """Neighbour terms of each agent, written into ``out`` and ``flow`` (both (n, 2)).
 
-    Neighbours are found with a uniform spatial hash of cell size ``2 * radius`` (counting sort of
-    agents by cell, then the 3 x 3 neighbouring cells): O(n) for bounded density. The push of a
-    pair grows linearly from 0 at distance ``2 * radius`` to 1 at distance 0 (a unit vector sum).
+    ``out``: the push away from agents closer than ``2 * radius``, growing linearly from 0 at
+    distance ``2 * radius`` to 1 at distance 0 (a sum of unit vectors). ``flow``: the mean
+    velocity (``vel``, (n, 2); e.g. desired headings) of the agents closer than ``4 * radius``
+    (zero if none).
+    Neighbours are found with a uniform spatial hash of cell size ``4 * radius`` (counting sort
+    of agents by cell, then the 3 x 3 neighbouring cells): O(n) for bounded density.
     """
     n = pos.shape[0]
     out[:, :] = 0.0
+    flow[:, :] = 0.0
     if n < 2:
         return
     diam = 2.0 * radius
+    reach = 2.0 * diam
     minx = pos[0, 0]
     miny = pos[0, 1]
     maxx = minx
@@ -36,14 +41,14 @@ def separation(pos, radius, out):  # pragma: no cover - compiled
         miny = min(miny, pos[i, 1])
         maxx = max(maxx, pos[i, 0])
         maxy = max(maxy, pos[i, 1])
-    w = int((maxx - minx) / diam) + 1
-    h = int((maxy - miny) / diam) + 1
+    w = int((maxx - minx) / reach) + 1
+    h = int((maxy - miny) / reach) + 1
     cx = np.empty(n, np.int64)
     cy = np.empty(n, np.int64)
     counts = np.zeros(w * h + 1, np.int64)
     for i in range(n):
-        cx[i] = int((pos[i, 0] - minx) / diam)
-        cy[i] = int((pos[i, 1] - miny) / diam)
+        cx[i] = int((pos[i, 0] - minx) / reach)
+        cy[i] = int((pos[i, 1] - miny) / reach)
         counts[cy[i] * w + cx[i] + 1] += 1
     for k in range(w * h):
         counts[k + 1] += counts[k]
@@ -58,6 +63,9 @@ def separation(pos, radius, out):  # pragma: no cover - compiled
         py = pos[i, 1]
         sx = 0.0
         sy = 0.0
+        fx = 0.0
+        fy = 0.0
+        count = 0
         for yy in range(max(cy[i] - 1, 0), min(cy[i] + 2, h)):
             for xx in range(max(cx[i] - 1, 0), min(cx[i] + 2, w)):
                 key = yy * w + xx
@@ -68,6 +76,11 @@ def separation(pos, radius, out):  # pragma: no cover - compiled
                     dx = px - pos[j, 0]
                     dy = py - pos[j, 1]
                     d2 = dx * dx + dy * dy
+                    if d2 >= reach * reach:
+                        continue
+                    fx += vel[j, 0]
+                    fy += vel[j, 1]
+                    count += 1
                     if d2 >= diam * diam:
                         continue
                     if d2 < 1e-12:  # coincident: split deterministically by index
@@ -83,6 +96,9 @@ def separation(pos, radius, out):  # pragma: no cover - compiled
                     sy += dy / d * strength
         out[i, 0] = sx
         out[i, 1] = sy
+        if count > 0:
+            flow[i, 0] = fx / count
+            flow[i, 1] = fy / count
 
 
 @njit(cache=True, nogil=True)

@@ -123,7 +123,7 @@ class Crowd:
         self.radius = float(radius)
         self.max_speed = float(max_speed)
         self.max_accel = float(max_accel) if max_accel is not None else 8.0 * self.max_speed
-        self.queue = queue
+        self._queue = queue
         self._world: Any = grid if world is None else world
         self.flow_threshold = int(flow_threshold)
         cs = grid.cell_size
@@ -154,6 +154,7 @@ class Crowd:
         self._stuck_count = np.zeros(n, np.int64)
         self._repaths = np.zeros(n, np.int64)
         self._sep = np.zeros((n, 2))
+        self._flow = np.zeros((n, 2))
         self.counters = {"path_requests": 0, "stuck_repaths": 0, "edit_repaths": 0, "pushed_out": 0,
                          "flow_fields": 0}
         """Running totals: requests sent, re-paths after getting stuck or after edits, agents
@@ -199,9 +200,27 @@ class Crowd:
         return _readonly(self._mode)
 
     @property
+    def flow_fields(self) -> list[npt.NDArray[np.float64]]:
+        """Distance fields ``(h, w)`` float64 ``[y, x]`` of group orders still in progress, oldest first."""
+        return [_readonly(field) for _, field in self._fields.values()]
+
+    @property
     def pending(self) -> int:
         """Number of agents waiting for a path request."""
         return len(self._requests)
+
+    @property
+    def queue(self) -> Any:
+        """The PathQueue path requests go to (None: synchronous ``find_path``); assigning one
+        moves the pending requests over."""
+        return self._queue
+
+    @queue.setter
+    def queue(self, queue: Any) -> None:
+        waiting = np.array(sorted(self._requests), np.int64)
+        self._cancel(waiting)
+        self._queue = queue
+        self._request(waiting)
 
     @property
     def world(self) -> Any:
@@ -307,12 +326,12 @@ class Crowd:
         desired = heading * (speed * moving)[:, None]
 
         announce_compile("crowd", separation, resolve_walls, descend_field)
-        separation(self._pos, self.radius, self._sep)
+        separation(self._pos, heading * moving[:, None], self.radius, self._sep, self._flow)
         push = self._sep
-        # head-on: sidestep to the right of the heading so opposing streams pass each other
-        opposing = (np.einsum("ij,ij->i", push, heading) < 0) & moving
+        # counter-flow: keep to the right of the heading when the neighbours come the other way
+        oncoming = np.einsum("ij,ij->i", self._flow, heading) < -0.3
         right = np.stack([heading[:, 1], -heading[:, 0]], axis=1)
-        push = push + right * (0.6 * np.hypot(*push.T) * opposing)[:, None]
+        desired += right * (0.6 * self.max_speed * (oncoming & moving))[:, None]
         desired += push * (1.5 * self.max_speed)
 
         change = desired - self._vel
@@ -433,12 +452,12 @@ class Crowd:
             start = tuple(int(v) for v in starts[k]) if on_grid else tuple(float(v) for v in starts[k])
             goal = tuple(int(v) for v in goals[k]) if on_grid else tuple(float(v) for v in goals[k])
             opts = dict(self.path_options, diagonal=self.diagonal.value) if on_grid else self.path_options
-            if self.queue is None:
+            if self._queue is None:
                 import gamenav
 
                 self._install(i, gamenav.find_path(self._world, start, goal, **opts))
             else:
-                self._requests[i] = self.queue.request(self._world, start, goal, **opts)
+                self._requests[i] = self._queue.request(self._world, start, goal, **opts)
 
     def _collect_paths(self) -> None:
         done = [(i, req) for i, req in self._requests.items() if req.status.done]
@@ -519,7 +538,11 @@ class Crowd:
             nxt = np.empty_like(cells)
             passable, _ = self._grid.kernel_arrays()
             descend_field(field, passable, cells, nxt)
-            target[idx] = self._grid.cell_to_world(nxt)
+            # follow the field's direction, only mildly pulled to the cell centre, so that
+            # agents keep their lanes (side by side) instead of all converging on centre lines
+            centre = self._grid.cell_to_world(cells)
+            step = self._grid.cell_to_world(nxt) - centre
+            target[idx] = self._pos[idx] + step + 0.35 * (centre - self._pos[idx])
 
     def _arrive(self, idx: np.ndarray) -> None:
         self._mode[idx] = IDLE

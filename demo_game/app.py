@@ -1,0 +1,345 @@
+"""The demo window: drawing, mouse and keyboard, HUD; and the scripted headless run.
+
+World coordinates are window pixels (x right, y up); one map cell is ``CELL_PX`` pixels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import traceback
+from pathlib import Path as FilePath
+from typing import Any, Callable
+
+import arcade
+import numpy as np
+
+from demo_game.mapgen import Terrain, from_walkable, generate
+from demo_game.render import SELECTED_COLOR, TEAM_COLORS, UnitRenderer, terrain_texture
+from demo_game.sim import Simulation
+from gamenav.adapters.arcade import draw_expansions, draw_grid, draw_navmesh, draw_path
+
+__all__ = ["DemoWindow", "load_terrain", "main", "run_headless"]
+
+CELL_PX = 8
+HUD_LINES = 9
+CONTROLS = """\
+left drag: select   right click: move   Tab: switch team   A: select all
+B: place building   X: remove building   N: grid/navmesh navigation
+G: grid   P: paths   M: navmesh   E: expansions   +/-: budget   Space: pause   H: help"""
+
+
+def load_terrain(map_file: str | None, seed: int) -> Terrain:
+    """The built-in generated map, or a Moving AI ``.map`` file."""
+    if map_file is None:
+        return generate(seed=seed)
+    import gamenav.io
+
+    walkable = gamenav.io.read_map(map_file)
+    return from_walkable(np.asarray(walkable, bool))
+
+
+class DemoWindow(arcade.Window):
+    """The RTS scene: terrain, units, overlays and HUD over a :class:`Simulation`."""
+
+    def __init__(self, sim: Simulation, *, visible: bool = True, fixed_dt: float | None = None) -> None:
+        g = sim.grid
+        super().__init__(int(g.width * g.cell_size), int(g.height * g.cell_size), "gamenav demo",
+                         visible=visible, vsync=False, update_rate=1 / 60)
+        self.sim = sim
+        self.fixed_dt = fixed_dt
+        self.units = UnitRenderer(self.ctx, len(sim.crowd))
+        self.background: arcade.Texture | None = None
+        self.background_version = -1
+        self.team = 0
+        self.selected = np.zeros(len(sim.crowd), bool)
+        self.drag_start: tuple[float, float] | None = None
+        self.mouse = (self.width / 2, self.height / 2)
+        self.paused = False
+        self.show = {"grid": False, "paths": True, "navmesh": False, "expansions": False, "help": True}
+        self.frame_times: list[float] = []
+        self._last_frame = time.perf_counter()
+        self.hud = [arcade.Text("", 8, self.height - 16 - 15 * i, (255, 255, 255, 255), 11,
+                                font_name=("DejaVu Sans Mono", "Courier New", "monospace"))
+                    for i in range(HUD_LINES)]
+        self.help = [arcade.Text(line, 8, 8 + 15 * i, (255, 255, 255, 230), 10)
+                     for i, line in enumerate(reversed(CONTROLS.splitlines()))]
+        arcade.set_background_color((20, 22, 26))
+
+    # -- frame ----------------------------------------------------------------------------
+    def on_update(self, delta_time: float) -> None:
+        if self.paused:
+            return
+        dt = self.fixed_dt if self.fixed_dt is not None else min(delta_time, 1 / 20)
+        self.sim.step(dt)
+
+    def on_draw(self) -> None:
+        now = time.perf_counter()
+        self.frame_times.append(now - self._last_frame)
+        self._last_frame = now
+        self.clear()
+        sim = self.sim
+        if self.background_version != sim.grid.version:
+            self.background = terrain_texture(sim.terrain, int(sim.grid.cell_size), sim.grid.version)
+            self.background_version = sim.grid.version
+        arcade.draw_texture_rect(self.background, arcade.LBWH(0, 0, self.width, self.height), pixelated=True)
+        if self.show["expansions"] and sim.last_field is not None:
+            draw_expansions(sim.grid, sim.last_field, alpha=90)
+        if self.show["grid"]:
+            draw_grid(sim.grid, line_color=(255, 255, 255, 28), blocked_color=(220, 40, 40, 60))
+        if self.show["navmesh"] and sim.navmesh is not None:
+            draw_navmesh(sim.navmesh)
+        if self.show["paths"]:
+            self._draw_paths()
+        colors = TEAM_COLORS[sim.team]
+        colors[self.selected] = SELECTED_COLOR
+        self.units.draw(sim.crowd.positions, colors, radius=1.15 * sim.crowd.radius)
+        if self.drag_start is not None:
+            (x0, x1), (y0, y1) = sorted((self.drag_start[0], self.mouse[0])), sorted((self.drag_start[1], self.mouse[1]))
+            arcade.draw_lrbt_rectangle_outline(x0, x1, y0, y1, (255, 255, 255, 220), 1)
+        self._draw_hud()
+
+    def _draw_paths(self) -> None:
+        crowd = self.sim.crowd
+        shown = np.flatnonzero(self.selected & ~crowd.arrived)
+        if len(shown) == 0:
+            shown = np.flatnonzero(~crowd.arrived)
+        for i in shown[:60].tolist():
+            draw_path(crowd.remaining_path(i), color=(255, 255, 255, 90), width=1)
+
+    def _draw_hud(self) -> None:
+        sim = self.sim
+        recent = self.frame_times[-60:]
+        fps = len(recent) / max(sum(recent), 1e-9)
+        upd = sim.update_ms[-60:] or [0.0]
+        path = sim.path_ms[-60:] or [0.0]
+        q = sim.queue_stats()
+        crowd = sim.crowd
+        nav = "navmesh" if sim.navmesh is not None else "grid"
+        lines = [
+            f"FPS {fps:5.1f}   units {len(crowd)}   team {'blue' if self.team == 0 else 'red'}"
+            f"   selected {int(self.selected.sum())}{'   PAUSED' if self.paused else ''}",
+            f"update   {np.mean(upd):5.2f} ms (max {max(upd):5.2f})   steering {np.mean(sim.steer_ms[-60:] or [0]):5.2f} ms",
+            f"pathfind {np.mean(path):5.2f} ms / budget {sim.budget_ms:.3g} ms (max {max(path):5.2f})",
+            f"queue {int(q['pending']):4d}   waiting units {crowd.pending:4d}   "
+            f"latency p50 {q['latency_p50']:.0f} / p95 {q['latency_p95']:.0f} frames",
+            f"cache hit rate {q['cache_hit_rate'] * 100:5.1f} %   navigation {nav}",
+            f"arrived {int(crowd.arrived.sum())}   failed {int(crowd.failed.sum())}   "
+            f"re-paths stuck {crowd.counters['stuck_repaths']} edit {crowd.counters['edit_repaths']}",
+        ] + sim.messages[-1:]
+        arcade.draw_lrbt_rectangle_filled(0, 520, self.height - 18 - 15 * len(lines), self.height, (0, 0, 0, 150))
+        for text, line in zip(self.hud, lines):
+            text.text = line
+            text.draw()
+        if self.show["help"]:
+            arcade.draw_lrbt_rectangle_filled(0, 560, 0, 14 + 15 * len(self.help), (0, 0, 0, 150))
+            for text in self.help:
+                text.draw()
+
+    # -- input ----------------------------------------------------------------------------
+    def on_mouse_motion(self, x: int, y: int, dx: int, dy: int) -> None:
+        self.mouse = (x, y)
+
+    def on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> None:
+        self.mouse = (x, y)
+        if button == arcade.MOUSE_BUTTON_LEFT:
+            self.drag_start = (x, y)
+        elif button == arcade.MOUSE_BUTTON_RIGHT:
+            self.sim.order(np.flatnonzero(self.selected), (float(x), float(y)))
+
+    def on_mouse_drag(self, x: int, y: int, dx: int, dy: int, buttons: int, modifiers: int) -> None:
+        self.mouse = (x, y)
+
+    def on_mouse_release(self, x: int, y: int, button: int, modifiers: int) -> None:
+        self.mouse = (x, y)
+        if button != arcade.MOUSE_BUTTON_LEFT or self.drag_start is None:
+            return
+        start, self.drag_start = self.drag_start, None
+        add = bool(modifiers & arcade.key.MOD_SHIFT)
+        if not add:
+            self.selected[:] = False
+        if abs(x - start[0]) + abs(y - start[1]) < 4:
+            unit = self.sim.nearest_unit((x, y), self.team, radius=2 * self.sim.grid.cell_size)
+            if unit is not None:
+                self.selected[unit] = True
+        else:
+            self.selected[self.sim.select(start, (x, y), self.team)] = True
+
+    def on_key_press(self, symbol: int, modifiers: int) -> None:
+        sim, key = self.sim, arcade.key
+        if symbol == key.B:
+            sim.place_building(self.mouse)
+        elif symbol in (key.X, key.DELETE):
+            sim.remove_building(self.mouse)
+        elif symbol == key.N:
+            self.show["navmesh"] = sim.toggle_navmesh()
+        elif symbol == key.TAB:
+            self.team = 1 - self.team
+            self.selected[:] = False
+        elif symbol == key.A:
+            self.selected[:] = sim.team == self.team
+        elif symbol in (key.PLUS, key.EQUAL, key.NUM_ADD):
+            sim.set_budget(sim.budget_ms * 2)
+        elif symbol in (key.MINUS, key.NUM_SUBTRACT):
+            sim.set_budget(sim.budget_ms / 2)
+        elif symbol == key.SPACE:
+            self.paused = not self.paused
+        elif symbol == key.ESCAPE:
+            self.close()
+        else:
+            names = {key.G: "grid", key.P: "paths", key.M: "navmesh", key.E: "expansions", key.H: "help"}
+            if symbol in names:
+                self.show[names[symbol]] = not self.show[names[symbol]]
+
+
+# -- headless scripted run ---------------------------------------------------------------
+def _click(window: DemoWindow, x: float, y: float, button: int) -> None:
+    window.on_mouse_press(int(x), int(y), button, 0)
+    window.on_mouse_release(int(x), int(y), button, 0)
+
+
+def _drag_select(window: DemoWindow, lo: tuple[float, float], hi: tuple[float, float]) -> None:
+    window.on_mouse_press(int(lo[0]), int(lo[1]), arcade.MOUSE_BUTTON_LEFT, 0)
+    window.on_mouse_drag(int(hi[0]), int(hi[1]), 0, 0, arcade.MOUSE_BUTTON_LEFT, 0)
+    window.on_mouse_release(int(hi[0]), int(hi[1]), arcade.MOUSE_BUTTON_LEFT, 0)
+
+
+def script_events(window: DemoWindow, frames: int) -> dict[int, Callable[[], None]]:
+    """Scripted input, by frame, through the same handlers the mouse and keyboard use:
+
+    frame 1: both teams get a group move order across the map (flow fields); a small squad of
+    each team gets its own order (path requests through the queue); frame 25% of the run: a
+    building is placed on the blue army; 35%: one on the red army's way; 50%: a generated
+    building is removed; navmesh navigation is toggled on at 60% and off at 75% (when present).
+    """
+    sim = window.sim
+    w, h = window.width, window.height
+    cs = sim.grid.cell_size
+
+    def orders() -> None:
+        for team, target in ((0, (0.66 * w, 0.5 * h)), (1, (0.34 * w, 0.5 * h))):
+            window.team = team
+            _drag_select(window, (0, 0), (w, h))
+            squad = np.flatnonzero(window.selected)[:10]
+            window.selected[squad] = False
+            _click(window, *target, arcade.MOUSE_BUTTON_RIGHT)
+            window.selected[:] = False
+            window.selected[squad] = True
+            _click(window, target[0], target[1] + (0.3 if team == 0 else -0.3) * h, arcade.MOUSE_BUTTON_RIGHT)
+        window.team = 0
+
+    def key_at(symbol: int, point: tuple[float, float]) -> None:
+        window.on_mouse_motion(int(point[0]), int(point[1]), 0, 0)
+        window.on_key_press(symbol, 0)
+        window.on_key_release(symbol, 0)
+
+    def on_army(team: int) -> tuple[float, float]:
+        moving = (sim.team == team) & ~sim.crowd.arrived
+        pts = sim.crowd.positions[moving] if moving.any() else sim.crowd.positions[sim.team == team]
+        return tuple(np.median(pts, axis=0))
+
+    def remove_one() -> None:
+        ys, xs = np.nonzero(sim.terrain.kind == 4)
+        if len(xs):
+            key_at(arcade.key.X, tuple(sim.grid.cell_to_world((xs[0], ys[0]))))
+
+    def ahead_of_red() -> tuple[float, float]:
+        x, y = on_army(1)
+        return (x - 6 * cs, y)
+
+    events: dict[int, Callable[[], None]] = {1: orders}
+    events[max(2, frames // 4)] = lambda: key_at(arcade.key.B, on_army(0))
+    events[max(3, frames * 35 // 100)] = lambda: key_at(arcade.key.B, ahead_of_red())
+    events[max(4, frames // 2)] = remove_one
+    if sim.navmesh_available:
+        events[max(5, frames * 6 // 10)] = lambda: key_at(arcade.key.N, (0, 0))
+        events[max(6, frames * 3 // 4)] = lambda: key_at(arcade.key.N, (0, 0))
+    return events
+
+
+def run_headless(sim: Simulation, frames: int, *, screenshot: str | None = None, dt: float = 1 / 30,
+                 on_frame: Callable[[Simulation], None] | None = None) -> dict[str, Any]:
+    """Run the scripted scene in an off-screen arcade window for ``frames`` frames.
+
+    Each frame runs the simulation step and draws everything (as in the game). After every
+    frame the number of units on blocked cells is counted (``blocked_violations`` in the stats)
+    and ``on_frame(sim)`` is called. Returns the stats (see :meth:`Simulation.stats`).
+    """
+    window = DemoWindow(sim, visible=False, fixed_dt=dt)
+    try:
+        events = script_events(window, frames)
+        violations = 0
+        draw_ms: list[float] = []
+        for frame in range(frames):
+            if frame in events:
+                events[frame]()
+            window.on_update(dt)
+            t0 = time.perf_counter()
+            window.on_draw()
+            window.ctx.finish()  # finish rendering here, not during the next timed update
+            draw_ms.append((time.perf_counter() - t0) * 1e3)
+            violations += sim.units_on_blocked_cells()
+            if on_frame is not None:
+                on_frame(sim)
+        if screenshot:
+            FilePath(screenshot).parent.mkdir(parents=True, exist_ok=True)
+            arcade.get_image(0, 0, window.width, window.height).convert("RGB").save(screenshot)
+        stats = sim.stats()
+        stats["blocked_violations"] = violations
+        stats["draw_ms_mean"] = float(np.mean(draw_ms)) if draw_ms else 0.0
+        return stats
+    finally:
+        window.close()
+
+
+def warm_up() -> None:
+    """Load every numba kernel the demo uses (compiled or from cache) before timing anything."""
+    import gamenav
+
+    grid = gamenav.TileGrid(np.ones((8, 8), bool), cell_size=8, y_up=True)
+    crowd = gamenav.Crowd(grid, grid.cell_to_world([(0, 0), (1, 0)]), radius=3, max_speed=50, flow_threshold=1)
+    crowd.move([0, 1], (60.0, 60.0))
+    crowd.update(1 / 30)
+    gamenav.find_path(grid, (0, 0), (7, 7))
+    gamenav.find_path(grid, (0, 0), (7, 7), smooth=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry point (``python -m demo_game --help``)."""
+    parser = argparse.ArgumentParser(prog="python -m demo_game", description=__doc__,
+                                     epilog="controls:\n" + CONTROLS,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--map", help="a Moving AI .map file (default: the built-in generated map)")
+    parser.add_argument("--agents", type=int, default=400, help="number of units (default 400)")
+    parser.add_argument("--seed", type=int, default=7, help="map and spawn seed")
+    parser.add_argument("--budget", type=float, default=1.0, help="pathfinding budget in ms per frame")
+    parser.add_argument("--headless", action="store_true", help="scripted run without a display")
+    parser.add_argument("--frames", type=int, default=600, help="frames of the headless run")
+    parser.add_argument("--dt", type=float, default=1 / 30, help="seconds per headless frame")
+    parser.add_argument("--screenshot", help="save the last headless frame to this PNG")
+    parser.add_argument("--stats", help="write the headless stats JSON here")
+    args = parser.parse_args(argv)
+    if args.agents < 1:
+        parser.error(f"--agents must be >= 1, got {args.agents}")
+    terrain = load_terrain(args.map, args.seed)
+    sim = Simulation(terrain, agents=args.agents, seed=args.seed, budget_ms=args.budget, cell_size=CELL_PX)
+    warm_up()
+    if not args.headless:
+        DemoWindow(sim)
+        arcade.run()
+        return 0
+    try:
+        stats = run_headless(sim, args.frames, screenshot=args.screenshot, dt=args.dt)
+    except Exception:  # report, then fail the run
+        traceback.print_exc()
+        return 1
+    text = json.dumps(stats, indent=2)
+    print(text)
+    if args.stats:
+        FilePath(args.stats).write_text(text + "\n")
+    if stats["blocked_violations"]:
+        print(f"error: units stood on blocked cells {stats['blocked_violations']} times", file=sys.stderr)
+        return 1
+    return 0

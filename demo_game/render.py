@@ -1,0 +1,126 @@
+"""Drawing for the demo: the terrain picture and thousands of units in one draw call.
+
+Terrain arrays are ``[y, x]`` with row 0 at the top; world y grows upwards (arcade).
+"""
+
+from __future__ import annotations
+
+import arcade
+import numpy as np
+import numpy.typing as npt
+from arcade.gl import BufferDescription
+from PIL import Image
+
+from demo_game.mapgen import BRIDGE, BUILDING, FOREST, GRASS, MARSH, ROCK, WATER, Terrain
+
+__all__ = ["TEAM_COLORS", "UnitRenderer", "terrain_texture"]
+
+_PALETTE = {
+    GRASS: (86, 125, 70), MARSH: (96, 112, 78), WATER: (52, 92, 150), FOREST: (34, 74, 38),
+    BUILDING: (150, 120, 96), ROCK: (110, 106, 100), BRIDGE: (140, 110, 70),
+}
+TEAM_COLORS = np.array([[70, 160, 255, 255], [255, 90, 70, 255]], np.uint8)
+"""RGBA of team 0 (blue) and team 1 (red)."""
+SELECTED_COLOR = np.array([255, 240, 120, 255], np.uint8)
+
+
+def terrain_texture(terrain: Terrain, cell_px: int, version: int = 0) -> arcade.Texture:
+    """An ``(h * cell_px, w * cell_px)`` picture of the terrain as an arcade texture."""
+    kind = terrain.kind
+    h, w = kind.shape
+    lut = np.zeros((256, 3), np.float32)
+    for k, rgb in _PALETTE.items():
+        lut[k] = rgb
+    base = lut[kind] * (0.85 + 0.3 * terrain.shade[..., None])
+    img = np.repeat(np.repeat(base, cell_px, axis=0), cell_px, axis=1)
+    # per-pixel detail: grain everywhere, round tree crowns in forests, roofs with a rim
+    rng = np.random.default_rng(1)
+    img *= rng.uniform(0.93, 1.07, img.shape[:2])[..., None]
+    yy, xx = np.mgrid[0:cell_px, 0:cell_px]
+    r = np.hypot(yy - (cell_px - 1) / 2, xx - (cell_px - 1) / 2) / (cell_px / 2)
+    crown = np.clip(1.25 - r, 0.55, 1.0)
+    big_kind = np.repeat(np.repeat(kind, cell_px, axis=0), cell_px, axis=1)
+    forest = big_kind == FOREST
+    img[forest] *= np.tile(crown, (h, w))[forest][:, None]
+    building = big_kind == BUILDING
+    edge = np.zeros_like(building)
+    for axis in (0, 1):
+        for shift in (1, 2, -1, -2):
+            edge |= building & ~np.roll(building, shift, axis=axis)
+    img[edge] *= 0.55
+    img[building & ~edge] *= 1.1
+    water = big_kind == WATER
+    img[water] *= (0.9 + 0.15 * np.sin(np.arange(img.shape[1]) / 3.0))[None, :].repeat(img.shape[0], 0)[water][:, None]
+    rgb = np.clip(img, 0, 255).astype(np.uint8)
+    return arcade.Texture(Image.fromarray(rgb, "RGB").convert("RGBA"), hash=f"demo-terrain-{version}")
+
+
+_VERTEX = """
+#version 330
+in vec2 in_pos;
+in vec4 in_color;
+out vec4 g_color;
+void main() {
+    gl_Position = vec4(in_pos, 0.0, 1.0);
+    g_color = in_color;
+}
+"""
+_GEOMETRY = """
+#version 330
+layout (points) in;
+layout (triangle_strip, max_vertices = 4) out;
+uniform WindowBlock { mat4 projection; mat4 view; } window;
+uniform float radius;
+in vec4 g_color[];
+out vec2 v_uv;
+out vec4 v_color;
+void main() {
+    mat4 mvp = window.projection * window.view;
+    vec2 c = gl_in[0].gl_Position.xy;
+    for (int i = 0; i < 4; i++) {
+        vec2 corner = vec2(i % 2 == 0 ? -1.0 : 1.0, i < 2 ? -1.0 : 1.0);
+        gl_Position = mvp * vec4(c + corner * radius, 0.0, 1.0);
+        v_uv = corner;
+        v_color = g_color[0];
+        EmitVertex();
+    }
+    EndPrimitive();
+}
+"""
+_FRAGMENT = """
+#version 330
+in vec2 v_uv;
+in vec4 v_color;
+out vec4 f_color;
+void main() {
+    float r = dot(v_uv, v_uv);
+    if (r > 1.0) discard;
+    vec3 rgb = mix(v_color.rgb * 1.1, v_color.rgb * 0.25, smoothstep(0.5, 1.0, r));
+    f_color = vec4(rgb, v_color.a);
+}
+"""
+
+
+class UnitRenderer:
+    """Draws ``n`` round units from numpy arrays with one GL draw call (points expanded to quads)."""
+
+    def __init__(self, ctx: arcade.ArcadeContext, capacity: int) -> None:
+        self._ctx = ctx
+        self._program = ctx.program(vertex_shader=_VERTEX, geometry_shader=_GEOMETRY, fragment_shader=_FRAGMENT)
+        self._capacity = max(capacity, 1)
+        self._pos = ctx.buffer(reserve=self._capacity * 8)
+        self._col = ctx.buffer(reserve=self._capacity * 4)
+        self._geometry = ctx.geometry([BufferDescription(self._pos, "2f", ["in_pos"]),
+                                       BufferDescription(self._col, "4f1", ["in_color"])],
+                                      mode=ctx.POINTS)
+
+    def draw(self, positions: npt.NDArray[np.float64], colors: npt.NDArray[np.uint8], radius: float) -> None:
+        """Draw discs of ``radius`` world units at ``positions`` (n, 2) world (x, y), ``colors`` (n, 4) uint8 RGBA."""
+        n = min(len(positions), self._capacity)
+        if n == 0:
+            return
+        self._pos.write(np.ascontiguousarray(positions[:n], np.float32).tobytes())
+        self._col.write(np.ascontiguousarray(colors[:n], np.uint8).tobytes())
+        self._ctx.enable(self._ctx.BLEND)
+        self._program["radius"] = float(radius)
+        self._geometry.render(self._program, vertices=n)

@@ -1,0 +1,237 @@
+"""The demo's simulation: map, two teams of units, orders, building edits and timing. No drawing.
+
+World coordinates are arcade's (x right, y up, one cell = ``cell_size`` world units); grid
+arrays are ``[y, x]`` with row 0 at the top (``TileGrid(y_up=True)``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+import gamenav
+from demo_game.mapgen import BUILDING, GRASS, MARSH, Terrain
+
+__all__ = ["Simulation"]
+
+FLOW_THRESHOLD = 16
+
+
+def _percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else 0.0
+
+
+class Simulation:
+    """Units of two teams on a terrain, moved by a :class:`gamenav.Crowd` through a PathQueue.
+
+    Args:
+        terrain: the map (kinds per cell).
+        agents: number of units (split evenly between the teams).
+        seed: spawn positions are drawn from this seed.
+        budget_ms: the PathQueue's pathfinding budget per frame.
+        cell_size: world units (pixels) per cell.
+    """
+
+    def __init__(self, terrain: Terrain, *, agents: int = 400, seed: int = 7, budget_ms: float = 1.0,
+                 cell_size: float = 8.0) -> None:
+        self.terrain = terrain
+        self.grid = gamenav.TileGrid(terrain.walkable, cost=terrain.cost, cell_size=cell_size, y_up=True)
+        self.budget_ms = float(budget_ms)
+        self.cache = gamenav.PathCache()
+        self.queue = gamenav.PathQueue(budget_ms=self.budget_ms, cache=self.cache)
+        positions, self.team = self._spawn(agents, np.random.default_rng(seed))
+        self.crowd = gamenav.Crowd(self.grid, positions, radius=0.38 * cell_size, max_speed=7.0 * cell_size,
+                                   queue=self.queue, flow_threshold=FLOW_THRESHOLD)
+        self.navmesh: Any = None
+        self.frame = 0
+        self.version_drawn = -1
+        self.last_field: npt.NDArray[np.float64] | None = None
+        self.update_ms: list[float] = []
+        self.path_ms: list[float] = []
+        self.steer_ms: list[float] = []
+        self._carry_ms = 0.0  # orders and edits between frames count towards the next update
+        self._carry_path_ms = 0.0
+        self.messages: list[str] = []
+
+    # -- setup ----------------------------------------------------------------------------
+    def _spawn(self, agents: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        g = self.grid
+        band = max(6, g.width // 5)
+        positions, teams = [], []
+        for team, (x0, x1) in enumerate(((0, band), (g.width - band, g.width))):
+            count = agents // 2 + (agents % 2 if team == 0 else 0)
+            ys, xs = np.nonzero(g.passable[:, x0:x1])
+            if len(xs) == 0:
+                raise gamenav.InvalidInputError(f"no passable cells in columns {x0}..{x1 - 1} to spawn team {team}")
+            pick = rng.choice(len(xs), size=count, replace=count > len(xs))
+            cells = np.stack([xs[pick] + x0, ys[pick]], axis=1)
+            jitter = rng.uniform(-0.3, 0.3, (count, 2)) * g.cell_size * (count > len(xs))
+            positions.append(g.cell_to_world(cells) + jitter)
+            teams.append(np.full(count, team, np.int8))
+        return np.concatenate(positions), np.concatenate(teams)
+
+    # -- per frame ------------------------------------------------------------------------
+    def step(self, dt: float) -> None:
+        """One simulation frame: the queue's budgeted pathfinding, then steering (timed)."""
+        t0 = time.perf_counter()
+        self.queue.update()
+        t1 = time.perf_counter()
+        self.crowd.update(dt)
+        t2 = time.perf_counter()
+        self.frame += 1
+        path = (t1 - t0) * 1e3 + self._carry_path_ms
+        self.path_ms.append(path)
+        self.steer_ms.append((t2 - t1) * 1e3)
+        self.update_ms.append((t2 - t0) * 1e3 + self._carry_ms)
+        self._carry_ms = self._carry_path_ms = 0.0
+
+    def _timed(self, func: Any, *args: Any, pathfinding: bool = True) -> Any:
+        t0 = time.perf_counter()
+        result = func(*args)
+        ms = (time.perf_counter() - t0) * 1e3
+        self._carry_ms += ms
+        if pathfinding:
+            self._carry_path_ms += ms
+        return result
+
+    # -- orders ---------------------------------------------------------------------------
+    def select(self, lo: tuple[float, float], hi: tuple[float, float], team: int) -> npt.NDArray[np.int64]:
+        """Indices of ``team``'s units inside the world rectangle ``lo``..``hi`` (any corners)."""
+        p = self.crowd.positions
+        (x0, x1), (y0, y1) = sorted((lo[0], hi[0])), sorted((lo[1], hi[1]))
+        inside = (p[:, 0] >= x0) & (p[:, 0] <= x1) & (p[:, 1] >= y0) & (p[:, 1] <= y1) & (self.team == team)
+        return np.flatnonzero(inside)
+
+    def nearest_unit(self, point: tuple[float, float], team: int, radius: float) -> int | None:
+        """The unit of ``team`` nearest to ``point`` within ``radius``, or None."""
+        d = np.hypot(*(self.crowd.positions - point).T)
+        d[self.team != team] = np.inf
+        i = int(np.argmin(d))
+        return i if d[i] <= radius else None
+
+    def order(self, agents: npt.ArrayLike, target: tuple[float, float]) -> None:
+        """Move ``agents`` to ``target`` in formation (a flow field for big groups)."""
+        idx = np.asarray(agents, np.int64)
+        if len(idx) == 0:
+            return
+        self._timed(self.crowd.move, idx, target)
+        fields = self.crowd.flow_fields
+        if fields:
+            self.last_field = fields[-1]
+
+    # -- world edits ----------------------------------------------------------------------
+    def cell_at(self, point: tuple[float, float]) -> tuple[int, int] | None:
+        c = self.grid.world_to_cell(np.asarray(point, np.float64))
+        x, y = int(c[0]), int(c[1])
+        return (x, y) if self.grid.in_bounds(x, y) else None
+
+    def place_building(self, point: tuple[float, float], size: tuple[int, int] = (5, 4)) -> int:
+        """Put a building (``size`` cells) centred on ``point`` over grass and marsh; returns cells blocked."""
+        cell = self.cell_at(point)
+        if cell is None:
+            return 0
+        w, h = size
+        x0, y0 = max(cell[0] - w // 2, 0), max(cell[1] - h // 2, 0)
+        x1, y1 = min(x0 + w, self.grid.width), min(y0 + h, self.grid.height)
+        area = self.terrain.kind[y0:y1, x0:x1]
+        buildable = np.isin(area, (GRASS, MARSH))
+        if not buildable.any():
+            return 0
+        mask = np.zeros(self.grid.shape, bool)
+        mask[y0:y1, x0:x1] = buildable
+        area[buildable] = BUILDING
+        self._timed(self._edit, mask, False)
+        return int(mask.sum())
+
+    def remove_building(self, point: tuple[float, float]) -> int:
+        """Demolish the building under ``point`` (its 4-connected BUILDING cells); returns cells opened."""
+        cell = self.cell_at(point)
+        if cell is None or self.terrain.kind[cell[1], cell[0]] != BUILDING:
+            return 0
+        kind = self.terrain.kind
+        mask = np.zeros(kind.shape, bool)
+        stack = [(cell[1], cell[0])]
+        mask[cell[1], cell[0]] = True
+        while stack:
+            y, x = stack.pop()
+            for ny, nx in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
+                if 0 <= ny < kind.shape[0] and 0 <= nx < kind.shape[1] and not mask[ny, nx] \
+                        and kind[ny, nx] == BUILDING:
+                    mask[ny, nx] = True
+                    stack.append((ny, nx))
+        kind[mask] = GRASS
+        self._timed(self._edit, mask, True)
+        return int(mask.sum())
+
+    def _edit(self, mask: np.ndarray, walkable: bool) -> None:
+        self.grid.set_walkable(mask, walkable)  # the crowd and the cache listen to this
+        if self.navmesh is not None:
+            self._build_navmesh()
+
+    # -- navigation mode ------------------------------------------------------------------
+    @property
+    def navmesh_available(self) -> bool:
+        return hasattr(gamenav, "NavMesh")
+
+    def toggle_navmesh(self) -> bool:
+        """Switch path requests between the grid and a navmesh built from it; True = navmesh on."""
+        if self.navmesh is None:
+            if not self.navmesh_available:
+                self.messages.append("navmesh navigation is not available")
+                return False
+            self._timed(self._build_navmesh)
+        else:
+            self.navmesh = None
+            self.crowd.world = self.grid
+        return self.navmesh is not None
+
+    def _build_navmesh(self) -> None:
+        self.navmesh = gamenav.NavMesh.from_grid(self.grid, agent_radius=0.3 * self.grid.cell_size)
+        self.crowd.world = self.navmesh
+
+    def set_budget(self, budget_ms: float) -> None:
+        """A new per-frame pathfinding budget (clamped to 0.125..16 ms); pending requests move over."""
+        self.budget_ms = float(min(max(budget_ms, 0.125), 16.0))
+        self.queue = gamenav.PathQueue(budget_ms=self.budget_ms, cache=self.cache)
+        self.crowd.queue = self.queue
+
+    # -- checks and numbers ---------------------------------------------------------------
+    def units_on_blocked_cells(self) -> int:
+        cells = self.grid.world_to_cell(self.crowd.positions)
+        g = self.grid
+        inside = (cells[:, 0] >= 0) & (cells[:, 0] < g.width) & (cells[:, 1] >= 0) & (cells[:, 1] < g.height)
+        ok = inside.copy()
+        ok[inside] = g.passable[cells[inside, 1], cells[inside, 0]]
+        return int((~ok).sum())
+
+    def queue_stats(self) -> dict[str, float]:
+        """Pathfinding numbers for the HUD: queue length, latency frames p50/p95, cache hit rate."""
+        q = self.queue.stats
+        return {"pending": float(q.pending), "latency_p50": q.latency_p50, "latency_p95": q.latency_p95,
+                "cache_hit_rate": self.cache.stats.hit_rate}
+
+    def stats(self) -> dict[str, Any]:
+        """The numbers the headless run writes (update = pathfinding + steering, no rendering)."""
+        c = self.crowd
+        q = self.queue_stats()
+        return {
+            "frames": self.frame,
+            "agents": len(c),
+            "arrived": int(c.arrived.sum()),
+            "failed": int(c.failed.sum()),
+            "update_ms_mean": float(np.mean(self.update_ms)) if self.update_ms else 0.0,
+            "update_ms_p50": _percentile(self.update_ms, 50),
+            "update_ms_p99": _percentile(self.update_ms, 99),
+            "update_ms_max": max(self.update_ms, default=0.0),
+            "steering_ms_mean": float(np.mean(self.steer_ms)) if self.steer_ms else 0.0,
+            "pathfinding_ms_mean": float(np.mean(self.path_ms)) if self.path_ms else 0.0,
+            "pathfinding_ms_p99": _percentile(self.path_ms, 99),
+            "budget_ms": self.budget_ms,
+            "queue_latency_frames_p50": q["latency_p50"],
+            "queue_latency_frames_p95": q["latency_p95"],
+            "cache_hit_rate": q["cache_hit_rate"],
+            **{k: int(v) for k, v in c.counters.items()},
+        }

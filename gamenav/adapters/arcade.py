@@ -1,0 +1,307 @@
+"""arcade adapter: grids from Tiled maps and wall sprites, navmeshes from Tiled polygons,
+debug drawing, and a path follower for sprites.
+
+arcade's world y axis points up while Tiled rows (and grid rows) grow downwards, so every grid
+built here has ``y_up=True``: row 0 is the top row of the map, and
+:meth:`~gamenav.TileGrid.cell_to_world` returns arcade world positions. Grid arrays are indexed
+``[y, x]``; points are ``(x, y)``.
+
+This is a leaf module: ``import gamenav`` never imports it (or arcade). Install the extra with
+``pip install gamenav[arcade]``. The drawing functions need an active arcade window.
+
+Example:
+    >>> import arcade
+    >>> from gamenav.adapters.arcade import grid_from_sprites
+    >>> walls = arcade.SpriteList()
+    >>> walls.append(arcade.SpriteSolidColor(32, 64, center_x=48, center_y=32))
+    >>> grid = grid_from_sprites(walls, size=(128, 64), cell_size=32)
+    >>> grid.passable.astype(int).tolist()
+    [[1, 0, 1, 1], [1, 0, 1, 1]]
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+try:
+    import arcade
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "gamenav.adapters.arcade needs arcade; install it with: pip install gamenav[arcade]") from exc
+
+import shapely
+
+from gamenav import Crowd, InvalidInputError, Path, TileGrid
+
+__all__ = ["PathFollower", "draw_expansions", "draw_grid", "draw_navmesh", "draw_path",
+           "grid_from_sprites", "grid_from_tilemap", "navmesh_from_tilemap"]
+
+Color = Any
+"""Anything arcade accepts as a colour: ``(r, g, b)`` or ``(r, g, b, a)`` ints 0-255."""
+
+
+def _positive(value: float, name: str) -> float:
+    number = float(value)
+    if not math.isfinite(number) or number <= 0:
+        raise InvalidInputError(f"{name} must be a finite number > 0, got {value!r}")
+    return number
+
+
+# -- grids ----------------------------------------------------------------------------------
+def _tile_layer(tile_map: Any, name: str) -> Any:
+    layers = getattr(getattr(tile_map, "tiled_map", None), "layers", None)
+    if layers is None:
+        raise InvalidInputError(f"tile_map must be an arcade.TileMap, got {type(tile_map).__name__}")
+    found = [layer for layer in layers if layer.name == name]
+    tile_layers = [layer.name for layer in layers if getattr(layer, "data", None) is not None]
+    if not found or getattr(found[0], "data", None) is None:
+        raise InvalidInputError(f"tile layer {name!r} not found; the map's tile layers are {tile_layers}")
+    return found[0]
+
+
+def grid_from_tilemap(tile_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
+    """A :class:`~gamenav.TileGrid` from a tile layer of a map loaded with ``arcade.load_tilemap``.
+
+    Args:
+        tile_map: an ``arcade.TileMap`` (orthogonal, finite) loaded from a Tiled ``.tmx``/``.json``.
+        layer: the name of a tile layer.
+        walls: True: the layer's non-empty tiles are walls and everything else is walkable;
+            False: the layer's non-empty tiles are the walkable floor.
+
+    The grid's cells are the map's tiles scaled by ``tile_map.scaling`` (square tiles only),
+    ``origin`` is the map's ``offset`` and ``y_up=True``, so grid cells and the layer's sprites
+    line up in arcade world coordinates.
+
+    Raises:
+        InvalidInputError: no such tile layer, or non-square tiles.
+    """
+    data = _tile_layer(tile_map, layer).data
+    if tile_map.tile_width != tile_map.tile_height:
+        raise InvalidInputError(
+            f"tiles must be square, got {tile_map.tile_width} x {tile_map.tile_height} pixels")
+    gids = np.array(data, dtype=np.int64).reshape(tile_map.height, tile_map.width)
+    occupied = gids != 0
+    offset = getattr(tile_map, "offset", (0.0, 0.0))
+    return TileGrid(~occupied if walls else occupied, cell_size=tile_map.tile_width * tile_map.scaling,
+                    origin=(float(offset[0]), float(offset[1])), y_up=True)
+
+
+def grid_from_sprites(sprites: Iterable[arcade.BasicSprite], *, size: Sequence[float], cell_size: float,
+                      origin: Sequence[float] = (0.0, 0.0)) -> TileGrid:
+    """A grid whose cells overlapped (with positive area) by any sprite's hit box are blocked.
+
+    Args:
+        sprites: wall sprites (e.g. an ``arcade.SpriteList``); their current hit boxes
+            (position, scale and angle applied) are used.
+        size: the world ``(width, height)`` the grid covers, from ``origin``.
+        cell_size: world units per cell (> 0).
+        origin: world ``(x, y)`` of the bottom-left corner.
+
+    Returns:
+        A grid of ``ceil(height / cell_size)`` rows by ``ceil(width / cell_size)`` columns,
+        ``y_up=True``. Hit boxes that only touch a cell's edge do not block it.
+    """
+    cs = _positive(cell_size, "cell_size")
+    w_world, h_world = (_positive(v, "size") for v in size)
+    ox, oy = (float(v) for v in origin)
+    width, height = math.ceil(w_world / cs - 1e-9), math.ceil(h_world / cs - 1e-9)
+    blocked = np.zeros((height, width), bool)
+    for sprite in sprites:
+        pts = np.asarray(sprite.hit_box.get_adjusted_points(), dtype=np.float64)
+        if len(pts) < 3:
+            continue
+        poly = shapely.Polygon(pts)
+        lo = np.floor((pts.min(axis=0) - (ox, oy)) / cs).astype(int)
+        hi = np.ceil((pts.max(axis=0) - (ox, oy)) / cs).astype(int)
+        lo, hi = np.maximum(lo, 0), np.minimum(hi, (width, height))
+        if (hi <= lo).any():
+            continue
+        xs, rows = np.meshgrid(np.arange(lo[0], hi[0]), np.arange(lo[1], hi[1]))
+        xs, rows = xs.ravel(), rows.ravel()
+        boxes = shapely.box(ox + xs * cs, oy + rows * cs, ox + (xs + 1) * cs, oy + (rows + 1) * cs)
+        overlap = shapely.area(shapely.intersection(poly, boxes)) > 1e-9 * cs * cs
+        blocked[height - 1 - rows[overlap], xs[overlap]] = True
+    return TileGrid(~blocked, cell_size=cs, origin=(ox, oy), y_up=True)
+
+
+def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
+                         agent_radius: float = 0.0) -> Any:
+    """A :class:`~gamenav.NavMesh` from the polygons (and rectangles) of a Tiled object layer.
+
+    Args:
+        tile_map: an ``arcade.TileMap``.
+        layer: the name of an object layer.
+        walkable: False: the objects are obstacles cut out of the whole map rectangle;
+            True: their union is the walkable area.
+        agent_radius: obstacles are inflated (the free space shrunk) by this many world units.
+
+    Coordinates are arcade world coordinates (as in ``tile_map.object_lists``).
+    """
+    import gamenav
+
+    objects = tile_map.object_lists.get(layer) if hasattr(tile_map, "object_lists") else None
+    if objects is None:
+        raise InvalidInputError(
+            f"object layer {layer!r} not found; the map's object layers are {list(tile_map.object_lists)}")
+    polygons = []
+    for obj in objects:
+        shape = obj.shape
+        if len(shape) == 4 and not isinstance(shape[0], (tuple, list)):
+            x, y, w, h = shape  # a rectangle given as (x, y, width, height)
+            polygons.append(shapely.box(x, y, x + w, y + h))
+        elif len(shape) >= 3 and isinstance(shape[0], (tuple, list)):
+            polygons.append(shapely.Polygon([tuple(p) for p in shape]))
+    if not polygons:
+        raise InvalidInputError(f"object layer {layer!r} has no polygons or rectangles")
+    union = shapely.union_all(polygons)
+    if not walkable:
+        ox, oy = getattr(tile_map, "offset", (0.0, 0.0))
+        w = tile_map.width * tile_map.tile_width * tile_map.scaling
+        h = tile_map.height * tile_map.tile_height * tile_map.scaling
+        union = shapely.difference(shapely.box(ox, oy, ox + w, oy + h), union)
+    return gamenav.NavMesh.from_polygons(union, agent_radius=agent_radius)
+
+
+# -- debug drawing -----------------------------------------------------------------------
+def draw_grid(grid: TileGrid, *, line_color: Color | None = (255, 255, 255, 40),
+              blocked_color: Color | None = (200, 40, 40, 90)) -> None:
+    """Draw grid lines and (optionally) blocked cells as translucent squares."""
+    cs = grid.cell_size
+    ox, oy = grid.origin
+    if blocked_color is not None:
+        ys, xs = np.nonzero(~grid.passable)
+        if len(xs):
+            centres = grid.cell_to_world(np.stack([xs, ys], axis=1))
+            arcade.draw_points(centres.tolist(), blocked_color, size=cs)
+    if line_color is not None:
+        xs = ox + np.arange(grid.width + 1) * cs
+        ys = oy + np.arange(grid.height + 1) * cs
+        top, right = oy + grid.height * cs, ox + grid.width * cs
+        vertical = np.stack([np.stack([xs, np.full_like(xs, oy)], 1), np.stack([xs, np.full_like(xs, top)], 1)], 1)
+        horizontal = np.stack([np.stack([np.full_like(ys, ox), ys], 1), np.stack([np.full_like(ys, right), ys], 1)], 1)
+        arcade.draw_lines(np.concatenate([vertical, horizontal]).reshape(-1, 2).tolist(), line_color, 1)
+
+
+def draw_expansions(grid: TileGrid, values: npt.ArrayLike, *, alpha: int = 110) -> None:
+    """Draw the cells a search reached: an ``(h, w)`` bool mask, or a float field (distance
+    field / g-costs; ``inf`` = not reached) shaded from yellow (near) to purple (far)."""
+    arr = np.asarray(values)
+    if arr.shape != grid.shape:
+        raise InvalidInputError(f"values must have the grid's shape {grid.shape}, got {arr.shape}")
+    reached = arr if arr.dtype == np.bool_ else np.isfinite(arr)
+    ys, xs = np.nonzero(reached)
+    if len(xs) == 0:
+        return
+    centres = grid.cell_to_world(np.stack([xs, ys], axis=1))
+    if arr.dtype == np.bool_:
+        arcade.draw_points(centres.tolist(), (255, 220, 60, alpha), size=grid.cell_size)
+        return
+    v = arr[ys, xs]
+    level = np.minimum((v / max(float(v.max()), 1e-9) * 8).astype(int), 7)
+    for k in range(8):
+        sel = level == k
+        if sel.any():
+            t = k / 7
+            color = (int(255 - 120 * t), int(220 - 200 * t), int(60 + 160 * t), alpha)
+            arcade.draw_points(centres[sel].tolist(), color, size=grid.cell_size)
+
+
+def draw_path(path: Path | npt.ArrayLike, *, color: Color = (255, 255, 255, 200), width: float = 2.0,
+              points: bool = False) -> None:
+    """Draw a :class:`~gamenav.Path` (its world ``points``) or an ``(n, 2)`` array as a polyline."""
+    pts = np.asarray(path.points if isinstance(path, Path) else path, dtype=np.float64)
+    if pts.ndim != 2 or (len(pts) and pts.shape[1] != 2):
+        raise InvalidInputError(f"path points must have shape (n, 2), got {pts.shape}")
+    if len(pts) >= 2:
+        arcade.draw_line_strip(pts.tolist(), color, width)
+    if points and len(pts):
+        arcade.draw_points(pts.tolist(), color, size=width * 2.5)
+
+
+def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path | None = None,
+                 portal_color: Color = (255, 200, 40, 220), width: float = 1.0) -> None:
+    """Draw a navmesh's triangle edges; with ``path``, also the portals (shared edges) of its corridor."""
+    verts = np.asarray(mesh.vertices, dtype=np.float64)
+    tris = np.asarray(mesh.triangles, dtype=np.int64)
+    if len(tris):
+        edges = np.concatenate([tris[:, [0, 1]], tris[:, [1, 2]], tris[:, [2, 0]]])
+        edges = np.unique(np.sort(edges, axis=1), axis=0)
+        arcade.draw_lines(verts[edges].reshape(-1, 2).tolist(), color, width)
+    if path is not None and len(path.corridor) >= 2:
+        segs = []
+        for a, b in zip(path.corridor[:-1], path.corridor[1:]):
+            shared = np.intersect1d(tris[a], tris[b])
+            if len(shared) == 2:
+                segs += [tuple(verts[shared[0]]), tuple(verts[shared[1]])]
+        if segs:
+            arcade.draw_lines(segs, portal_color, width * 2)
+
+
+# -- following ---------------------------------------------------------------------------
+class PathFollower:
+    """Moves an arcade sprite along paths requested through a ``gamenav.PathQueue``.
+
+    A one-agent :class:`~gamenav.Crowd`: the same steering (arrival, wall sliding, stuck
+    detection, re-pathing after grid edits). Call ``queue.update()`` once per frame, then
+    :meth:`update` for each follower; the sprite's position is written on every update.
+
+    Args:
+        sprite: the sprite to move (its current position is the start; it must be on a passable cell).
+        grid: the walkable grid (e.g. from :func:`grid_from_tilemap`).
+        speed: world units per second.
+        queue: a ``gamenav.PathQueue``, or ``None`` to search at once with ``find_path``.
+        world: search on this NavMesh instead of the grid (the grid still keeps the sprite off walls).
+        radius: the sprite's radius for wall margins (default: a quarter cell).
+        **path_options: options for each path request (e.g. ``smooth=True``).
+
+    Example:
+        >>> import arcade, gamenav
+        >>> grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."], cell_size=32, y_up=True)
+        >>> sprite = arcade.SpriteSolidColor(8, 8, center_x=16, center_y=80)
+        >>> follower = PathFollower(sprite, grid, speed=200)
+        >>> follower.move_to((112, 16))
+        >>> for _ in range(120):
+        ...     follower.update(1 / 60)
+        >>> follower.arrived, sprite.position
+        (True, (112.0, 16.0))
+    """
+
+    def __init__(self, sprite: arcade.BasicSprite, grid: TileGrid, *, speed: float, queue: Any = None,
+                 world: Any = None, radius: float | None = None, **path_options: Any) -> None:
+        self.sprite = sprite
+        r = grid.cell_size / 4 if radius is None else _positive(radius, "radius")
+        self._crowd = Crowd(grid, [sprite.position], radius=r, max_speed=_positive(speed, "speed"),
+                            queue=queue, world=world, path_options=path_options)
+
+    @property
+    def arrived(self) -> bool:
+        """True when the sprite stands at its goal (or was never sent anywhere)."""
+        return bool(self._crowd.arrived[0])
+
+    @property
+    def failed(self) -> bool:
+        """True when the goal was unreachable or the sprite stayed stuck."""
+        return bool(self._crowd.failed[0])
+
+    @property
+    def path(self) -> npt.NDArray[np.float64]:
+        """``(k, 2)`` world waypoints still ahead (the sprite's position first)."""
+        return self._crowd.remaining_path(0)
+
+    def move_to(self, goal: Sequence[float]) -> None:
+        """Walk to world point ``goal`` (a blocked goal is moved to the nearest free cell)."""
+        self._crowd.move([0], goal, formation=False)
+
+    def stop(self) -> None:
+        """Stand still where the sprite is."""
+        self._crowd.stop([0])
+
+    def update(self, dt: float) -> None:
+        """Advance ``dt`` seconds and write the sprite's new position."""
+        self._crowd.update(dt)
+        x, y = self._crowd.positions[0]
+        self.sprite.position = (float(x), float(y))
