@@ -157,13 +157,13 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
             polygons.append(shapely.Polygon([tuple(p) for p in shape]))
     if not polygons:
         raise InvalidInputError(f"object layer {layer!r} has no polygons or rectangles")
-    union = shapely.union_all(polygons)
-    if not walkable:
-        ox, oy = getattr(tile_map, "offset", (0.0, 0.0))
-        w = tile_map.width * tile_map.tile_width * tile_map.scaling
-        h = tile_map.height * tile_map.tile_height * tile_map.scaling
-        union = shapely.difference(shapely.box(ox, oy, ox + w, oy + h), union)
-    return gamenav.NavMesh.from_polygons(union, agent_radius=agent_radius)
+    if walkable:
+        return gamenav.NavMesh.from_polygons(polygons, agent_radius=agent_radius)
+    ox, oy = getattr(tile_map, "offset", (0.0, 0.0))
+    w = tile_map.width * tile_map.tile_width * tile_map.scaling
+    h = tile_map.height * tile_map.tile_height * tile_map.scaling
+    return gamenav.NavMesh.from_polygons(shapely.box(ox, oy, ox + w, oy + h), obstacles=polygons,
+                                         agent_radius=agent_radius)
 
 
 # -- debug drawing -----------------------------------------------------------------------

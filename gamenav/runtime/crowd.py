@@ -117,8 +117,8 @@ class Crowd:
         if not on_free.all():
             bad = int(np.flatnonzero(~on_free)[0])
             raise InvalidInputError(
-                f"every position must lie on a passable cell; agent {bad} at {tuple(pos[bad])} is in cell "
-                f"{tuple(cells[bad])}, which is blocked or outside the grid")
+                f"every position must lie on a passable cell; agent {bad} at {tuple(pos[bad].tolist())} is in "
+                f"cell {tuple(cells[bad].tolist())}, which is blocked or outside the grid")
         n = len(pos)
         self.radius = float(radius)
         self.max_speed = float(max_speed)
@@ -545,14 +545,18 @@ class Crowd:
             target[idx] = self._pos[idx] + step + 0.35 * (centre - self._pos[idx])
 
     def _arrive(self, idx: np.ndarray) -> None:
-        self._mode[idx] = IDLE
-        self._arrived[idx] = True
-        self._group[idx] = -1
+        if len(idx):
+            self._mode[idx] = IDLE
+            self._arrived[idx] = True
+            self._group[idx] = -1
+            self._drop_unused_fields()
 
     def _fail(self, idx: np.ndarray) -> None:
-        self._mode[idx] = IDLE
-        self._failed[idx] = True
-        self._group[idx] = -1
+        if len(idx):
+            self._mode[idx] = IDLE
+            self._failed[idx] = True
+            self._group[idx] = -1
+            self._drop_unused_fields()
 
     def _drop_unused_fields(self) -> None:
         used = set(np.unique(self._group[self._group >= 0]).tolist())

@@ -1,0 +1,265 @@
+"""Crowd: validation, arrival, formations, flow fields, edits, and the kernels against brute force."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gamenav
+from gamenav._kernels.crowd import descend_field, resolve_walls, separation
+from gamenav.runtime.crowd import DIRECT, FIELD, PATH, _expand_cells
+
+
+def open_grid(h: int = 20, w: int = 30, **kwargs) -> gamenav.TileGrid:
+    return gamenav.TileGrid(np.ones((h, w), bool), **kwargs)
+
+
+def on_free_cells(crowd: gamenav.Crowd) -> bool:
+    g = crowd.grid
+    cells = g.world_to_cell(crowd.positions)
+    inside = ((cells >= 0) & (cells < (g.width, g.height))).all(axis=1)
+    return bool(inside.all() and g.passable[cells[:, 1], cells[:, 0]].all())
+
+
+def run(crowd: gamenav.Crowd, frames: int, dt: float = 1 / 30, queue=None, check=True) -> None:
+    for _ in range(frames):
+        if queue is not None:
+            queue.update()
+        crowd.update(dt)
+        if check:
+            assert on_free_cells(crowd)
+
+
+# -- validation ---------------------------------------------------------------------------
+def test_positions_must_be_n_by_2() -> None:
+    with pytest.raises(gamenav.InvalidInputError, match=r"positions must have shape \(n, 2\), got \(2, 3\)"):
+        gamenav.Crowd(open_grid(), np.zeros((2, 3)), radius=0.3, max_speed=1)
+
+
+def test_positions_on_blocked_cells_are_rejected() -> None:
+    grid = gamenav.TileGrid.from_strings(["..#", "..."])
+    with pytest.raises(gamenav.InvalidInputError, match=r"agent 1 at \(2\.5, 0\.5\) is in cell \(2, 0\)"):
+        gamenav.Crowd(grid, [(0.5, 0.5), (2.5, 0.5)], radius=0.3, max_speed=1)
+
+
+@pytest.mark.parametrize("name", ["radius", "max_speed", "stuck_seconds"])
+def test_nonpositive_parameters(name: str) -> None:
+    kwargs = {"radius": 0.3, "max_speed": 1.0, "stuck_seconds": 1.0, name: 0.0}
+    with pytest.raises(gamenav.InvalidInputError, match=f"{name} must be a finite number > 0, got 0.0"):
+        gamenav.Crowd(open_grid(), [(0.5, 0.5)], **kwargs)
+
+
+def test_bad_agent_indices_and_dt() -> None:
+    crowd = gamenav.Crowd(open_grid(), [(0.5, 0.5)], radius=0.3, max_speed=1)
+    with pytest.raises(gamenav.InvalidInputError, match=r"agent indices must be in 0\.\.0, got 0\.\.3"):
+        crowd.move([0, 3], (5.0, 5.0))
+    with pytest.raises(gamenav.InvalidInputError, match="dt must be a finite number >= 0, got -1"):
+        crowd.update(-1)
+
+
+def test_state_is_read_only() -> None:
+    crowd = gamenav.Crowd(open_grid(), [(0.5, 0.5)], radius=0.3, max_speed=1)
+    with pytest.raises(ValueError):
+        crowd.positions[0, 0] = 3.0
+
+
+# -- moving -------------------------------------------------------------------------------
+def test_single_agent_reaches_exact_point_without_formation() -> None:
+    grid = gamenav.TileGrid.from_strings(["......", ".####.", "......"], cell_size=10.0, y_up=True)
+    crowd = gamenav.Crowd(grid, grid.cell_to_world([(0, 0)]), radius=2, max_speed=40)
+    crowd.move([0], (57.0, 3.0), formation=False)
+    run(crowd, 120)
+    assert crowd.arrived[0] and not crowd.failed[0]
+    assert np.hypot(*(crowd.positions[0] - (57.0, 3.0))) < 0.25 * grid.cell_size
+
+
+def test_small_group_spreads_into_formation_slots() -> None:
+    grid = open_grid()
+    start = grid.cell_to_world([(x, y) for x in range(2, 4) for y in range(2, 6)])
+    crowd = gamenav.Crowd(grid, start, radius=0.3, max_speed=5, flow_threshold=100)
+    crowd.move(np.arange(8), (20.5, 10.5))
+    assert (crowd.mode == PATH).sum() + (crowd.mode == DIRECT).sum() == 8  # one find_path each
+    run(crowd, 300)
+    assert crowd.arrived.all()
+    slots = grid.world_to_cell(crowd.goals)
+    assert len({tuple(c) for c in slots.tolist()}) == 8, "every unit has its own slot"
+    assert np.hypot(*(slots - (20, 10)).T).max() <= 2.5, "slots are the cells nearest the target"
+
+
+def test_big_group_uses_one_flow_field_around_a_wall() -> None:
+    walk = np.ones((30, 40), bool)
+    walk[3:30, 20] = False  # a wall with a gap at the top
+    grid = gamenav.TileGrid(walk)
+    rng = np.random.default_rng(3)
+    cells = np.stack([rng.integers(0, 15, 60), rng.integers(0, 30, 60)], axis=1)
+    crowd = gamenav.Crowd(grid, grid.cell_to_world(cells), radius=0.35, max_speed=6, flow_threshold=16)
+    crowd.move(np.arange(60), (32.5, 20.5))
+    assert (crowd.mode == FIELD).all()
+    assert len(crowd.flow_fields) == 1 and crowd.counters["path_requests"] == 0
+    run(crowd, 900)
+    assert crowd.arrived.mean() >= 0.95
+    assert crowd.flow_fields == []  # dropped once nobody uses it
+
+
+def test_unreachable_target_fails_the_agents() -> None:
+    walk = np.ones((10, 10), bool)
+    walk[:, 5] = False
+    grid = gamenav.TileGrid(walk)
+    crowd = gamenav.Crowd(grid, [(1.5, 1.5), (2.5, 1.5)], radius=0.3, max_speed=3, flow_threshold=1)
+    crowd.move([0, 1], (8.5, 8.5))
+    assert crowd.failed.all() and not crowd.arrived.any()
+
+
+def test_agents_coming_through_a_queue() -> None:
+    grid = open_grid()
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=50)
+    crowd = gamenav.Crowd(grid, grid.cell_to_world([(1, 1), (1, 3), (1, 5)]), radius=0.3, max_speed=5,
+                          queue=queue)
+    crowd.move([0, 1, 2], (25.5, 15.5))
+    assert crowd.pending == 3
+    run(crowd, 300, queue=queue)
+    assert crowd.pending == 0 and crowd.arrived.all()
+
+
+def test_switching_queues_moves_pending_requests() -> None:
+    grid = open_grid()
+    slow = gamenav.PathQueue(budget_ms=None, max_expansions=1)
+    crowd = gamenav.Crowd(grid, grid.cell_to_world([(1, 1)]), radius=0.3, max_speed=5, queue=slow)
+    crowd.move([0], (25.5, 15.5))
+    fast = gamenav.PathQueue(budget_ms=None, max_expansions=10_000)
+    crowd.queue = fast
+    assert len(slow) == 0 and crowd.pending == 1
+    fast.update()
+    crowd.update(1 / 30)
+    assert crowd.pending == 0 and crowd.mode[0] == PATH
+
+
+def test_idle_agents_on_one_spot_separate() -> None:
+    crowd = gamenav.Crowd(open_grid(), [(10.5, 10.5)] * 6, radius=0.3, max_speed=3)
+    run(crowd, 90)
+    p = crowd.positions
+    d = np.hypot(*(p[:, None] - p[None]).transpose(2, 0, 1))
+    assert d[~np.eye(6, dtype=bool)].min() > 0.3
+
+
+# -- edits --------------------------------------------------------------------------------
+def test_building_on_top_of_agents_pushes_them_out_and_they_still_arrive() -> None:
+    grid = open_grid(30, 40)
+    cells = [(x, y) for x in range(8, 13) for y in range(8, 13)]
+    crowd = gamenav.Crowd(grid, grid.cell_to_world(cells), radius=0.35, max_speed=6, flow_threshold=10)
+    crowd.move(np.arange(25), (35.5, 25.5))
+    run(crowd, 5)
+    change = grid.set_walkable((6, 6, 15, 15), False)
+    assert change is not None and on_free_cells(crowd)
+    assert crowd.counters["pushed_out"] > 0
+    run(crowd, 900)
+    assert crowd.arrived.all()
+
+
+def test_only_agents_whose_path_crosses_the_edit_repath() -> None:
+    grid = open_grid(20, 30)
+    crowd = gamenav.Crowd(grid, grid.cell_to_world([(1, 2), (1, 15)]), radius=0.3, max_speed=4,
+                          flow_threshold=100)
+    crowd.move([0], (28.5, 2.5), formation=False)
+    crowd.move([1], (28.5, 15.5), formation=False)
+    requests = crowd.counters["path_requests"]
+    grid.set_walkable((14, 0, 15, 6), False)  # across agent 0's straight path only
+    assert crowd.counters["edit_repaths"] == 1
+    assert crowd.counters["path_requests"] == requests + 1
+    run(crowd, 400)
+    assert crowd.arrived.all()
+
+
+def test_goal_slot_on_a_new_wall_moves_to_a_free_cell() -> None:
+    grid = open_grid()
+    crowd = gamenav.Crowd(grid, grid.cell_to_world([(1, 1)]), radius=0.3, max_speed=5)
+    crowd.move([0], (15.5, 15.5))
+    grid.set_walkable((14, 14, 17, 17), False)
+    gx, gy = grid.world_to_cell(crowd.goals[0])
+    assert grid.is_passable(int(gx), int(gy))
+    run(crowd, 300)
+    assert crowd.arrived[0]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), y_up=st.booleans())
+def test_agents_never_stand_on_blocked_cells(seed: int, y_up: bool) -> None:
+    rng = np.random.default_rng(seed)
+    walk = rng.random((16, 16)) > 0.3
+    walk[0, 0] = True
+    grid = gamenav.TileGrid(walk, cell_size=2.0, y_up=y_up)
+    free = np.argwhere(walk)[:, ::-1]
+    cells = free[rng.integers(0, len(free), 20)]
+    crowd = gamenav.Crowd(grid, grid.cell_to_world(cells) + rng.uniform(-0.9, 0.9, (20, 2)),
+                          radius=0.6, max_speed=8, flow_threshold=int(rng.integers(1, 30)))
+    target = grid.cell_to_world(free[rng.integers(0, len(free))])
+    crowd.move(np.arange(20), tuple(target))
+    for frame in range(60):
+        crowd.update(1 / 20)
+        assert on_free_cells(crowd)
+        if frame == 20:
+            grid.set_walkable(tuple(int(v) for v in rng.integers(0, 16, 2)), False)
+            assert on_free_cells(crowd)
+
+
+# -- helpers and kernels against brute force ----------------------------------------------
+def test_expand_cells_fills_straight_runs() -> None:
+    cells = np.array([[0, 0], [3, 3], [3, 5], [1, 5]])
+    out = _expand_cells(cells).tolist()
+    assert out == [[0, 0], [1, 1], [2, 2], [3, 3], [3, 4], [3, 5], [2, 5], [1, 5]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(0, 60), seed=st.integers(0, 2**31 - 1), radius=st.floats(0.1, 3.0))
+def test_separation_matches_brute_force(n: int, seed: int, radius: float) -> None:
+    rng = np.random.default_rng(seed)
+    pos = rng.uniform(0, 10, (n, 2))
+    vel = rng.normal(size=(n, 2))
+    push, flow = np.empty((n, 2)), np.empty((n, 2))
+    separation(pos, vel, radius, push, flow)
+    for i in range(n):
+        d = pos[i] - pos
+        dist = np.hypot(d[:, 0], d[:, 1])
+        near = (dist < 2 * radius) & (np.arange(n) != i) & (dist > 1e-12)
+        expect = (d[near] / dist[near, None] * (1 - dist[near, None] / (2 * radius))).sum(axis=0)
+        np.testing.assert_allclose(push[i], expect, atol=1e-9)
+        around = (dist < 4 * radius) & (np.arange(n) != i)
+        mean = vel[around].mean(axis=0) if around.any() else np.zeros(2)
+        np.testing.assert_allclose(flow[i], mean, atol=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), y_up=st.booleans())
+def test_resolve_walls_keeps_points_on_free_cells(seed: int, y_up: bool) -> None:
+    rng = np.random.default_rng(seed)
+    walk = rng.random((8, 8)) > 0.4
+    walk[4, 4] = True
+    grid = gamenav.TileGrid(walk, cell_size=1.5, origin=(2.0, -1.0), y_up=y_up)
+    free = np.argwhere(walk)[:, ::-1]
+    prev = grid.cell_to_world(free[rng.integers(0, len(free), 50)])
+    pos = prev + rng.normal(scale=1.5, size=prev.shape)
+    passable, _ = grid.kernel_arrays()
+    resolve_walls(prev, pos, passable, grid.origin[0], grid.origin[1], grid.cell_size, grid.y_up, 0.3)
+    cells = grid.world_to_cell(pos)
+    inside = ((cells >= 0) & (cells < 8)).all(axis=1)
+    assert inside.all() and walk[cells[:, 1], cells[:, 0]].all()
+
+
+def test_descending_a_distance_field_reaches_the_source() -> None:
+    rng = np.random.default_rng(5)
+    walk = rng.random((25, 25)) > 0.25
+    walk[12, 12] = True
+    grid = gamenav.TileGrid(walk)
+    field = gamenav.distance_field(grid, (12, 12))
+    start = np.argwhere(np.isfinite(field))[:, ::-1].astype(np.int64)
+    cells = start.copy()
+    passable, _ = grid.kernel_arrays()
+    for _ in range(25 * 25):
+        nxt = np.empty_like(cells)
+        descend_field(field, passable, cells, nxt)
+        assert (field[nxt[:, 1], nxt[:, 0]] <= field[cells[:, 1], cells[:, 0]]).all()
+        cells = nxt
+    assert (cells == (12, 12)).all()
+    assert np.isinf(field[~walk]).all()
