@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from gamenav._kernels.grid_search import heap_pop, heap_sift_up
+
 # status codes returned by the stepping kernels
 RUNNING = 0
 DONE_FOUND = 1
@@ -171,53 +173,6 @@ def label_islands(nbrs):
 
 
 # ---------------------------------------------------------------------------------------------
-# binary heap on (key, id) pairs stored in parallel arrays; ties broken by id (deterministic)
-
-@njit(cache=True, nogil=True, inline="always")
-def _less(keys, ids, i, j):
-    return keys[i] < keys[j] or (keys[i] == keys[j] and ids[i] < ids[j])
-
-
-@njit(cache=True, nogil=True)
-def _heap_push(keys, ids, size, key, ident):
-    i = size
-    keys[i] = key
-    ids[i] = ident
-    while i > 0:
-        p = (i - 1) >> 1
-        if _less(keys, ids, i, p):
-            keys[i], keys[p] = keys[p], keys[i]
-            ids[i], ids[p] = ids[p], ids[i]
-            i = p
-        else:
-            break
-    return size + 1
-
-
-@njit(cache=True, nogil=True)
-def _heap_pop(keys, ids, size):
-    top = ids[0]
-    size -= 1
-    keys[0] = keys[size]
-    ids[0] = ids[size]
-    i = 0
-    while True:
-        l = 2 * i + 1
-        if l >= size:
-            break
-        m = l
-        if l + 1 < size and _less(keys, ids, l + 1, l):
-            m = l + 1
-        if _less(keys, ids, m, i):
-            keys[i], keys[m] = keys[m], keys[i]
-            ids[i], ids[m] = ids[m], ids[i]
-            i = m
-        else:
-            break
-    return top, size
-
-
-# ---------------------------------------------------------------------------------------------
 # portal A* (default mode)
 
 @njit(cache=True, nogil=True)
@@ -243,13 +198,18 @@ def _portal_point(px, py, ax, ay, bx, by, gx, gy):
 
 
 @njit(cache=True, nogil=True)
-def astar_step(verts, tris, nbrs, goal_mask, goal, g, parent, pts, closed, hkeys, hids,
+def astar_step(verts, tris, nbrs, goal_mask, goal, best, parent, fun, state, hf, hg, hn, pos,
                ctr, max_expansions):
     """Advance portal A* over triangles by at most ``max_expansions`` expansions.
 
-    Each triangle's position is a point on its entry portal (:func:`_portal_point`); ``g`` is
-    the polyline length through those points. ``ctr`` = [heap size, expanded, goal triangle].
-    Returns RUNNING, DONE_FOUND (``ctr[2]`` = goal triangle) or DONE_NONE.
+    Each triangle carries an incremental funnel ``fun[t]`` = (apex x, apex y, left x, left y,
+    right x, right y, g of apex): one simple-stupid-funnel step per portal, restarting from the
+    new apex (without re-scanning earlier portals) when a side crosses over. The triangle's
+    estimate is ``g(apex) + |apex - x| + |x - goal|`` with ``x`` the point of the entry portal
+    that best lines up apex and goal; ``best[t]`` is the lowest estimate seen. ``state``: 0
+    unseen, 1 open, 2 closed. Heap: see :mod:`gamenav._kernels.grid_search` (``hn``/``pos``
+    int32). ``ctr`` = [heap size, expanded, goal triangle]. Returns RUNNING, DONE_FOUND
+    (``ctr[2]`` = goal triangle) or DONE_NONE.
     """
     gx = goal[0]
     gy = goal[1]
@@ -257,31 +217,54 @@ def astar_step(verts, tris, nbrs, goal_mask, goal, g, parent, pts, closed, hkeys
     while ctr[0] > 0:
         if count >= max_expansions:
             return RUNNING
-        t, ctr[0] = _heap_pop(hkeys, hids, ctr[0])
-        if closed[t]:
-            continue
-        closed[t] = 1
+        t = heap_pop(hf, hg, hn, pos, ctr[0])
+        ctr[0] -= 1
+        state[t] = 2
         ctr[1] += 1
         count += 1
         if goal_mask[t]:
             ctr[2] = t
             return DONE_FOUND
-        px = pts[t, 0]
-        py = pts[t, 1]
         for j in range(3):
             u = nbrs[t, j]
-            if u < 0 or closed[u]:
+            if u < 0 or state[u] == 2:
                 continue
-            a = tris[t, j]
-            b = tris[t, (j + 1) % 3]
-            qx, qy = _portal_point(px, py, verts[a, 0], verts[a, 1], verts[b, 0], verts[b, 1], gx, gy)
-            ng = g[t] + np.hypot(qx - px, qy - py)
-            if ng < g[u]:
-                g[u] = ng
+            prx = verts[tris[t, j], 0]
+            pry = verts[tris[t, j], 1]
+            plx = verts[tris[t, (j + 1) % 3], 0]
+            ply = verts[tris[t, (j + 1) % 3], 1]
+            ax, ay, lx, ly, rx, ry, ga = (fun[t, 0], fun[t, 1], fun[t, 2], fun[t, 3], fun[t, 4],
+                                          fun[t, 5], fun[t, 6])
+            reset = False
+            if (rx == ax and ry == ay) or _orient(ax, ay, rx, ry, prx, pry) >= 0.0:
+                if (lx == ax and ly == ay) or _orient(ax, ay, lx, ly, prx, pry) < 0.0:
+                    rx, ry = prx, pry
+                else:
+                    ga += np.sqrt((lx - ax) ** 2 + (ly - ay) ** 2)
+                    ax, ay = lx, ly
+                    lx, ly, rx, ry = plx, ply, prx, pry
+                    reset = True
+            if not reset and ((lx == ax and ly == ay) or _orient(ax, ay, lx, ly, plx, ply) <= 0.0):
+                if (rx == ax and ry == ay) or _orient(ax, ay, rx, ry, plx, ply) > 0.0:
+                    lx, ly = plx, ply
+                else:
+                    ga += np.sqrt((rx - ax) ** 2 + (ry - ay) ** 2)
+                    ax, ay = rx, ry
+                    lx, ly, rx, ry = plx, ply, prx, pry
+            qx, qy = _portal_point(ax, ay, prx, pry, plx, ply, gx, gy)
+            gq = ga + np.sqrt((qx - ax) ** 2 + (qy - ay) ** 2)
+            f = gq + np.sqrt((gx - qx) ** 2 + (gy - qy) ** 2)
+            if f < best[u]:
+                best[u] = f
                 parent[u] = t
-                pts[u, 0] = qx
-                pts[u, 1] = qy
-                ctr[0] = _heap_push(hkeys, hids, ctr[0], ng + np.hypot(gx - qx, gy - qy), u)
+                fun[u, 0], fun[u, 1], fun[u, 2], fun[u, 3] = ax, ay, lx, ly
+                fun[u, 4], fun[u, 5], fun[u, 6] = rx, ry, ga
+                if state[u] == 1:
+                    heap_sift_up(hf, hg, hn, pos, pos[u], u, f, gq)
+                else:
+                    state[u] = 1
+                    heap_sift_up(hf, hg, hn, pos, ctr[0], u, f, gq)
+                    ctr[0] += 1
     return DONE_NONE
 
 
@@ -397,11 +380,16 @@ def _ray_param(rx, ry, dx, dy, px, py, qx, qy):
     oq = _orient(rx, ry, dx, dy, qx, qy)
     if op == oq:
         return 0.0
-    return min(1.0, max(0.0, op / (op - oq)))
+    t = op / (op - oq)
+    if t < 1e-10:
+        return 0.0
+    if t > 1.0 - 1e-10:
+        return 1.0
+    return t
 
 
 @njit(cache=True, nogil=True)
-def _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+def _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
                g, pv, qv, t0, t1, nxt, parent, tri_from):
     """Create the successor on edge p -> q (params t0 < t1, right end at t0) and push it."""
     if nxt < 0 or (degree[nxt] <= 1 and not goal_mask[nxt]):
@@ -431,7 +419,8 @@ def _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, r
     ni[k, 3] = nxt
     ni[k, 4] = parent
     ni[k, 5] = tri_from
-    ctr[0] = _heap_push(hkeys, hids, ctr[0], f, k)
+    heap_sift_up(hf, hg, hn, pos, ctr[0], k, f, g)
+    ctr[0] += 1
 
 
 @njit(cache=True, nogil=True)
@@ -446,7 +435,7 @@ def _new_root_g(root_g, v, g):
 
 @njit(cache=True, nogil=True)
 def polyanya_step(verts, tris, nbrs, corner, degree, goal_mask, goal, start, starts, nf, ni,
-                  hkeys, hids, root_g, ctr, max_expansions):
+                  hf, hg, hn, pos, root_g, ctr, max_expansions):
     """Advance a Polyanya search by at most ``max_expansions`` node expansions.
 
     ``ctr`` = [heap size, expanded, node count, final node, start vertex (-1: none), 1 until the
@@ -468,12 +457,12 @@ def polyanya_step(verts, tris, nbrs, corner, degree, goal_mask, goal, start, sta
                 j = 0
                 while tris[t, j] != v:
                     j += 1
-                _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, v,
+                _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, v,
                            start[0], start[1], 0.0, tris[t, (j + 1) % 3], tris[t, (j + 2) % 3],
                            0.0, 1.0, nbrs[t, (j + 1) % 3], -1, t)
             else:
                 for j in range(3):
-                    _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, -1,
+                    _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, -1,
                                start[0], start[1], 0.0, tris[t, j], tris[t, (j + 1) % 3],
                                0.0, 1.0, nbrs[t, j], -1, t)
     count = 0
@@ -482,7 +471,8 @@ def polyanya_step(verts, tris, nbrs, corner, degree, goal_mask, goal, start, sta
             return RUNNING
         if ctr[2] + 8 > cap:
             return NEED_SPACE
-        k, ctr[0] = _heap_pop(hkeys, hids, ctr[0])
+        k = heap_pop(hf, hg, hn, pos, ctr[0])
+        ctr[0] -= 1
         rid = ni[k, 0]
         g = nf[k, 6]
         if ni[k, 3] < 0:  # final node: the cheapest complete path
@@ -531,19 +521,20 @@ def polyanya_step(verts, tris, nbrs, corner, degree, goal_mask, goal, start, sta
             ni[kk, 3] = -1
             ni[kk, 4] = k
             ni[kk, 5] = t
-            ctr[0] = _heap_push(hkeys, hids, ctr[0], ftot, kk)
+            heap_sift_up(hf, hg, hn, pos, ctr[0], kk, ftot, gg)
+            ctr[0] += 1
             continue
         cx, cy = verts[c, 0], verts[c, 1]
         if rid == b:  # root at the right end: the whole triangle is visible from it
-            _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+            _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
                        g, b, c, 0.0, 1.0, nbc, k, t)
-            _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+            _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
                        g, c, a, 0.0, 1.0, nca, k, t)
             continue
         if rid == a:
-            _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+            _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
                        g, b, c, 0.0, 1.0, nbc, k, t)
-            _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+            _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
                        g, c, a, 0.0, 1.0, nca, k, t)
             continue
         ax, ay = verts[a, 0], verts[a, 1]
@@ -559,35 +550,35 @@ def polyanya_step(verts, tris, nbrs, corner, degree, goal_mask, goal, start, sta
             t_r = _ray_param(rx, ry, qx, qy, cx, cy, ax, ay)
             t_l = _ray_param(rx, ry, lx, ly, cx, cy, ax, ay)
             if right_is_b and _new_root_g(root_g, b, gb):
-                _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, b, bx, by,
+                _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, b, bx, by,
                            gb, b, c, 0.0, 1.0, nbc, k, t)
-                _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, b, bx, by,
+                _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, b, bx, by,
                            gb, c, a, 0.0, t_r, nca, k, t)
-            _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+            _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
                        g, c, a, t_r, t_l, nca, k, t)
             if left_is_a and _new_root_g(root_g, a, ga):
-                _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, a, ax, ay,
+                _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, a, ax, ay,
                            ga, c, a, t_l, 1.0, nca, k, t)
         elif o_l >= 0.0:
             # c on or left of the left ray: edge c-a lies in a's shadow
             t_r = _ray_param(rx, ry, qx, qy, bx, by, cx, cy)
             t_l = _ray_param(rx, ry, lx, ly, bx, by, cx, cy)
             if right_is_b and _new_root_g(root_g, b, gb):
-                _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, b, bx, by,
+                _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, b, bx, by,
                            gb, b, c, 0.0, t_r, nbc, k, t)
-            _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+            _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
                        g, b, c, t_r, t_l, nbc, k, t)
             if left_is_a and _new_root_g(root_g, a, ga):
-                _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, a, ax, ay,
+                _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, a, ax, ay,
                            ga, b, c, t_l, 1.0, nbc, k, t)
-                _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, a, ax, ay,
+                _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, a, ax, ay,
                            ga, c, a, 0.0, 1.0, nca, k, t)
         else:
             # c inside the cone: both far edges are partly visible from the root
             t_r = _ray_param(rx, ry, qx, qy, bx, by, cx, cy)
             t_l = _ray_param(rx, ry, lx, ly, cx, cy, ax, ay)
-            _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+            _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
                        g, b, c, t_r, 1.0, nbc, k, t)
-            _push_node(nf, ni, hkeys, hids, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
+            _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
                        g, c, a, 0.0, t_l, nca, k, t)
     return DONE_NONE

@@ -165,6 +165,8 @@ class NavMesh:
             if p.size and (p.min() < 0 or p.max() >= len(verts)):
                 raise InvalidInputError(f"polygon {k} has vertex ids outside 0..{len(verts) - 1}: "
                                         f"{p.tolist()}")
+        if all(len(p) == 3 for p in polys):
+            return cls(verts, np.array(polys, dtype=np.int64).reshape(-1, 3))
         return cls(verts, triangulate_convex(verts, polys))
 
     # -- topology and index ---------------------------------------------------------------

@@ -149,18 +149,25 @@ class NavMeshSearch:
 
     def _begin_astar(self) -> None:
         n = len(self._k["tris"])
-        self._g = np.full(n, np.inf)
+        self._best = np.full(n, np.inf)
         self._parent = np.full(n, -1, dtype=np.int64)
-        self._pts = np.empty((n, 2))
-        self._closed = np.zeros(n, dtype=np.uint8)
-        self._hkeys = np.empty(3 * n + 4)
-        self._hids = np.empty(3 * n + 4, dtype=np.int64)
+        self._fun = np.empty((n, 7))
+        self._state = np.zeros(n, dtype=np.uint8)
+        self._heap(n, n)
         t = self._start_tri
-        self._g[t] = 0.0
-        self._pts[t] = self._start
-        self._hkeys[0] = float(np.hypot(*(self._goal - self._start)))
-        self._hids[0] = t
+        self._fun[t] = (*self._start, *self._start, *self._start, 0.0)
+        self._best[t] = self._hf[0] = float(np.hypot(*(self._goal - self._start)))
+        self._hg[0] = 0.0
+        self._hn[0] = t
+        self._pos[t] = 0
+        self._state[t] = 1
         self._ctr = np.array([1, 0, -1], dtype=np.int64)
+
+    def _heap(self, slots: int, nodes: int) -> None:
+        self._hf = np.empty(slots)
+        self._hg = np.empty(slots)
+        self._hn = np.empty(slots, dtype=np.int32)
+        self._pos = np.empty(nodes, dtype=np.int32)
 
     def _begin_polyanya(self, s: np.ndarray) -> None:
         tris = self._k["tris"]
@@ -169,11 +176,10 @@ class NavMeshSearch:
         if self._goal_mask[starts].any():
             self._finish(self._make_path([self._start, self._goal], np.array([starts[0]])))
             return
-        cap = 1024 + 2 * len(starts)
+        cap = 16384 + 2 * len(starts)
         self._nf = np.empty((cap, 8))
         self._ni = np.empty((cap, 6), dtype=np.int64)
-        self._hkeys = np.empty(cap)
-        self._hids = np.empty(cap, dtype=np.int64)
+        self._heap(cap, cap)
         self._root_g = np.full(len(self._k["verts"]), np.inf)
         # ctr: heap size, expanded, node count, final node, start vertex, start triangle(s) pending
         self._ctr = np.array([0, 0, 0, -1, v, 1], dtype=np.int64)
@@ -215,15 +221,16 @@ class NavMeshSearch:
             while True:
                 code = polyanya_step(k["verts"], k["tris"], k["nbrs"], k["corner"], k["degree"],
                                      self._goal_mask, self._goal, self._start, self._starts,
-                                     self._nf, self._ni, self._hkeys, self._hids, self._root_g,
-                                     self._ctr, budget - 0)
+                                     self._nf, self._ni, self._hf, self._hg, self._hn, self._pos,
+                                     self._root_g,
+                                     self._ctr, budget)
                 if code != NEED_SPACE:
                     break
                 self._grow()
         else:
             announce_compile("navmesh-search", astar_step, funnel)
-            code = astar_step(k["verts"], k["tris"], k["nbrs"], self._goal_mask, self._goal, self._g,
-                              self._parent, self._pts, self._closed, self._hkeys, self._hids,
+            code = astar_step(k["verts"], k["tris"], k["nbrs"], self._goal_mask, self._goal, self._best,
+                              self._parent, self._fun, self._state, self._hf, self._hg, self._hn, self._pos,
                               self._ctr, budget)
         self._expanded = int(self._ctr[1])
         if code == RUNNING:
@@ -252,12 +259,13 @@ class NavMeshSearch:
         self._release()
 
     def _release(self) -> None:
-        for name in ("_g", "_parent", "_pts", "_closed", "_hkeys", "_hids", "_nf", "_ni", "_root_g"):
+        for name in ("_best", "_parent", "_fun", "_state", "_hf", "_hg", "_hn", "_pos", "_nf", "_ni",
+                     "_root_g"):
             self.__dict__.pop(name, None)
 
     def _grow(self) -> None:
         cap = 2 * len(self._nf)
-        for name in ("_nf", "_ni", "_hkeys", "_hids"):
+        for name in ("_nf", "_ni", "_hf", "_hg", "_hn", "_pos"):
             old = getattr(self, name)
             new = np.empty((cap,) + old.shape[1:], dtype=old.dtype)
             new[: len(old)] = old
@@ -283,18 +291,15 @@ class NavMeshSearch:
 
     def _polyanya_path(self) -> Path:
         nf, ni = self._nf, self._ni
+        chain = []
         node = int(self._ctr[3])
-        roots = [self._goal]
-        tris = []
         while node >= 0:
-            r = nf[node, :2]
-            if not np.array_equal(r, roots[-1]):
-                roots.append(r.copy())
-            nxt, frm = int(ni[node, 3]), int(ni[node, 5])
-            for t in (nxt, frm):
-                if t >= 0 and (not tris or tris[-1] != t):
-                    tris.append(t)
+            chain.append(node)
             node = int(ni[node, 4])
-        if not np.array_equal(roots[-1], self._start):
-            roots.append(self._start)
-        return self._make_path(roots[::-1], np.array(tris[::-1], dtype=np.int64))
+        chain_arr = np.array(chain[::-1], dtype=np.int64)
+        roots = np.concatenate([self._start[None], nf[chain_arr, :2], self._goal[None]])
+        keep = np.r_[True, (roots[1:] != roots[:-1]).any(axis=1)]
+        tris = np.stack([ni[chain_arr, 5], ni[chain_arr, 3]], axis=1).ravel()
+        tris = tris[tris >= 0]
+        tris = tris[np.r_[True, tris[1:] != tris[:-1]]]
+        return self._make_path(roots[keep], tris)
