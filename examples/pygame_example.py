@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     sprite.rect = sprite.image.get_rect(center=START)
     agents = pygame.sprite.Group(sprite)
     queue = gamenav.PathQueue(budget_ms=1.0)  # pathfinding time per frame, shared by all agents
-    follower = PathFollower(grid, sprite, speed=240, queue=queue)
+    follower = PathFollower(sprite, grid, speed=240, queue=queue)
     clock = pygame.time.Clock()
     frame, running = 0, True
     while running and (args.frames <= 0 or frame < args.frames):
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             clicks.append(SCRIPT[frame])
         for button, pos in clicks:
             if button == 1:
-                follower.go_to(pos)
+                follower.move_to(pos)
             elif button == 3:  # toggle the wall under the cursor; the follower re-plans if needed
                 cell = tuple(int(v) for v in grid.world_to_cell(pos))
                 if grid.in_bounds(*cell):
@@ -72,15 +72,13 @@ def main(argv: list[str] | None = None) -> int:
         follower.update(1 / 60 if args.headless else clock.tick(60) / 1000)
         screen.fill((24, 24, 30))
         draw_grid(screen, grid, blocked_color=(90, 90, 110), line_color=(36, 36, 44))
-        if follower.path is not None:
-            draw_path(screen, follower.path)
+        draw_path(screen, follower.path)
         agents.draw(screen)
-        status = follower.status.name if follower.status else "idle"
-        pygame.display.set_caption(f"gamenav pygame example - {status}")
+        state = "arrived" if follower.arrived else "failed" if follower.failed else "moving"
+        pygame.display.set_caption(f"gamenav pygame example - {state}")
         pygame.display.flip()
     x, y = follower.position
-    status = follower.status.name if follower.status else "idle"
-    print(f"frames={frame} status={status} arrived={follower.arrived} "
+    print(f"frames={frame} arrived={follower.arrived} failed={follower.failed} "
           f"position=({x:.1f}, {y:.1f})")
     pygame.quit()
     return 0

@@ -30,7 +30,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
         "gamenav.adapters.pygame needs pygame-ce; install it with: pip install gamenav[pygame]"
     ) from exc
 
-from gamenav import InvalidInputError, Path, PathStatus, TileGrid, find_path
+from gamenav import Crowd, InvalidInputError, Path, TileGrid
 
 __all__ = ["PathFollower", "draw_grid", "draw_path", "grid_from_mask", "grid_from_rects"]
 
@@ -228,165 +228,76 @@ def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: Col
 
 
 class PathFollower:
-    """Moves a point, or a sprite's ``rect.center``, along grid paths at a speed, with arrival.
+    """Moves a pygame sprite's ``rect.center`` (or a bare point) along paths: a one-agent Crowd.
 
-    ``go_to(goal)`` plans from the agent's cell to the goal's cell, either at once with
-    :func:`gamenav.find_path` or through a shared ``gamenav.PathQueue`` (the game calls
-    ``queue.update()`` once per frame; the agent holds still until its request is done).
-    ``update(dt)`` moves the agent: first to its own cell's centre, then through the path's cell
-    centres, finally to the exact goal point inside the goal cell. Each leg stays inside free
-    cells, so the agent never enters a blocked cell. Within ``slow_radius`` of the goal the
-    speed falls in proportion to the remaining distance (arrival); within ``arrive_radius`` it
-    snaps onto the goal and stops. When the grid changes so that the path crosses a blocked cell
-    (with ``smooth=True``: after any edit), the agent re-plans to the same goal.
+    The same steering as :class:`gamenav.Crowd` (arrival, wall sliding, stuck detection,
+    re-pathing after grid edits) and the same interface as the arcade adapter's follower. With
+    a ``gamenav.PathQueue``, call ``queue.update()`` once per frame, then :meth:`update` for
+    each follower. For dozens of agents use one :class:`gamenav.Crowd` instead: its update is
+    vectorised over all agents.
 
     Args:
-        grid: the walkable grid; its transform maps cells to pixels (see :func:`grid_from_rects`).
-        target: the start ``(x, y)`` in pixels, or a ``pygame.sprite.Sprite`` whose
-            ``rect.center`` is read once and then written on every update.
+        target: a ``pygame.sprite.Sprite`` (its ``rect.center`` is the start and is written on
+            every update) or a start ``(x, y)`` in pixels; it must lie on a passable cell.
+        grid: the walkable grid (e.g. from :func:`grid_from_rects`).
         speed: pixels per second (> 0).
         queue: a ``gamenav.PathQueue`` to request paths through, or ``None`` to search at once.
-        slow_radius: pixels before the goal where slowing down starts (0: full speed to the
-            end); defaults to one cell.
-        arrive_radius: pixels from the goal where the agent snaps onto it (> 0).
-        **search_options: passed to ``find_path`` / ``queue.request`` (e.g. ``diagonal="never"``).
+        radius: the agent's radius in pixels for wall margins (default: a quarter cell).
+        **path_options: options for each path request (e.g. ``smooth=True``).
 
     Example:
         >>> grid = grid_from_rects([(40, 0, 20, 80)], size=(100, 100), cell_size=20)
-        >>> agent = PathFollower(grid, (10, 10), speed=100)
-        >>> agent.go_to((90, 10)).name
-        'FOUND'
+        >>> agent = PathFollower((10, 10), grid, speed=100)
+        >>> agent.move_to((90, 10))
         >>> for _ in range(200):
         ...     agent.update(1 / 30)
-        >>> agent.arrived, agent.position
-        (True, (90.0, 10.0))
+        >>> agent.arrived, grid.world_to_cell(agent.position).tolist()
+        (True, [4, 0])
     """
 
-    def __init__(self, grid: TileGrid, target: Sequence[float] | pygame.sprite.Sprite, *, speed: float,
-                 queue: Any = None, slow_radius: float | None = None, arrive_radius: float = 0.5,
-                 **search_options: Any) -> None:
+    def __init__(self, target: pygame.sprite.Sprite | Sequence[float], grid: TileGrid, *,
+                 speed: float, queue: Any = None, radius: float | None = None,
+                 **path_options: Any) -> None:
         if not isinstance(grid, TileGrid):
             raise InvalidInputError(f"grid must be a gamenav.TileGrid, got {type(grid).__name__}")
-        self.grid = grid
-        self.queue = queue
         self.sprite = target if isinstance(target, pygame.sprite.Sprite) else None
-        start = self.sprite.rect.center if self.sprite is not None else target
-        self._pos = np.array(_pair(start, "target"), dtype=np.float64)
-        self.speed = _positive(speed, "speed")
-        slow = grid.cell_size if slow_radius is None else float(slow_radius)
-        if not math.isfinite(slow) or slow < 0:
-            raise InvalidInputError(f"slow_radius must be a finite number >= 0, got {slow_radius!r}")
-        self.slow_radius = slow
-        self.arrive_radius = _positive(arrive_radius, "arrive_radius")
-        self.search_options = search_options
-        self.goal: tuple[float, float] | None = None
-        self.path: Path | None = None
-        self.status: PathStatus | None = None
-        self.arrived = False
-        self._request: Any = None
-        self._waypoints = np.zeros((0, 2))
-        self._tail = np.zeros(0)
-        self._next = 0
-        self._version = grid.version
+        start = _pair(self.sprite.rect.center if self.sprite is not None else target, "target")
+        r = grid.cell_size / 4 if radius is None else _positive(radius, "radius")
+        self._crowd = Crowd(grid, [start], radius=r, max_speed=_positive(speed, "speed"),
+                            queue=queue, path_options=path_options)
 
     @property
     def position(self) -> tuple[float, float]:
         """The agent's pixel position ``(x, y)``."""
-        return float(self._pos[0]), float(self._pos[1])
+        x, y = self._crowd.positions[0]
+        return float(x), float(y)
 
     @property
-    def moving(self) -> bool:
-        """True while there are waypoints left to walk."""
-        return self._next < len(self._waypoints)
+    def arrived(self) -> bool:
+        """True when the agent stands at its goal (or was never sent anywhere)."""
+        return bool(self._crowd.arrived[0])
 
-    def go_to(self, goal: Sequence[float]) -> PathStatus:
-        """Plan a path to the pixel position ``goal``; returns the request's status.
+    @property
+    def failed(self) -> bool:
+        """True when the goal was unreachable or the agent stayed stuck."""
+        return bool(self._crowd.failed[0])
 
-        A goal outside the grid or on a blocked cell (or an agent standing on one) gives
-        ``NO_PATH`` and the agent stops: clicking a wall is a normal outcome, not an error.
-        With ``partial=True`` a blocked goal gives the ``PARTIAL`` path towards it instead.
-        """
-        self.stop()
-        self.goal = _pair(goal, "goal")
-        self._version = self.grid.version  # edits after this are checked against the path
-        start_cell = tuple(int(v) for v in self.grid.world_to_cell(self._pos))
-        goal_cell = tuple(int(v) for v in self.grid.world_to_cell(self.goal))
-        goal_ok = self.grid.in_bounds(*goal_cell) if self.search_options.get("partial") \
-            else self.grid.is_passable(*goal_cell)
-        if not (self.grid.is_passable(*start_cell) and goal_ok):
-            self.status = PathStatus.NO_PATH
-        elif self.queue is None:
-            self._take(find_path(self.grid, start_cell, goal_cell, **self.search_options))
-        else:
-            self._request = self.queue.request(self.grid, start_cell, goal_cell, **self.search_options)
-            self.status = PathStatus.IN_PROGRESS
-            self._poll()
-        return self.status  # type: ignore[return-value]
+    @property
+    def path(self) -> npt.NDArray[np.float64]:
+        """``(k, 2)`` pixel waypoints still ahead, the agent's position first (for :func:`draw_path`)."""
+        return self._crowd.remaining_path(0)
+
+    def move_to(self, goal: Sequence[float]) -> None:
+        """Walk to pixel ``goal`` (a goal on a wall is moved to the nearest free cell)."""
+        self._crowd.move([0], _pair(goal, "goal"), formation=False)
 
     def stop(self) -> None:
-        """Cancel any pending request and stand still (the goal is forgotten)."""
-        if self._request is not None:
-            self._request.cancel()
-        self._request = None
-        self.path, self.status, self.goal, self.arrived = None, None, None, False
-        self._waypoints, self._next = np.zeros((0, 2)), 0
+        """Stand still where the agent is."""
+        self._crowd.stop([0])
 
     def update(self, dt: float) -> None:
-        """Advance by ``dt`` seconds: collect a finished request, re-plan after grid edits, move."""
-        if not (math.isfinite(dt) and dt >= 0):
-            raise InvalidInputError(f"dt must be a finite number of seconds >= 0, got {dt!r}")
-        self._poll()
-        if self.grid.version != self._version and self.path is not None and self.moving:
-            self._version = self.grid.version
-            cells = self.path.cells  # smoothed paths keep only waypoints: re-plan on any edit
-            smooth = bool(self.search_options.get("smooth"))
-            if smooth or not self.grid.passable[cells[:, 1], cells[:, 0]].all():
-                self.go_to(self.goal)  # type: ignore[arg-type]
-        self._move(self.speed * dt)
+        """Advance ``dt`` seconds and write the sprite's ``rect.center`` (rounded to pixels)."""
+        self._crowd.update(dt)
         if self.sprite is not None:
-            self.sprite.rect.center = (round(self._pos[0]), round(self._pos[1]))
-
-    def _poll(self) -> None:
-        request = self._request
-        if request is None or not request.done:
-            return
-        self._request = None
-        if request.status is PathStatus.STALE and self.goal is not None:
-            self.go_to(self.goal)
-        else:
-            self._take(request.path if request.status.has_path else Path.none(request.status))
-
-    def _take(self, path: Path) -> None:
-        self.path, self.status = path, path.status
-        if not path.status.has_path:
-            return
-        start_centre = self.grid.cell_to_world(self.grid.world_to_cell(self._pos))
-        legs = [start_centre[None], path.points]
-        if path.status is PathStatus.FOUND:
-            legs.append(np.asarray([self.goal], dtype=np.float64))
-        self._waypoints, self._next = np.concatenate(legs), 0
-        seg = np.hypot(*np.diff(self._waypoints, axis=0).T)
-        self._tail = np.append(np.cumsum(seg[::-1])[::-1], 0.0)  # length from waypoint i to the end
-
-    def _move(self, step: float) -> None:
-        wps = self._waypoints
-        if self._next >= len(wps):
-            return
-        here = wps[self._next] - self._pos
-        remaining = math.hypot(here[0], here[1]) + float(self._tail[self._next])
-        if self.slow_radius > 0:
-            step *= min(1.0, remaining / self.slow_radius)
-        if remaining - step <= self.arrive_radius:
-            self._pos = wps[-1].copy()
-            self._next = len(wps)
-            self.arrived = self.status is PathStatus.FOUND
-            return
-        while step > 0:
-            delta = wps[self._next] - self._pos
-            dist = math.hypot(delta[0], delta[1])
-            if dist > step:
-                self._pos = self._pos + delta * (step / dist)
-                return
-            self._pos = wps[self._next].copy()
-            step -= dist
-            self._next += 1
+            x, y = self.position
+            self.sprite.rect.center = (round(x), round(y))
