@@ -243,7 +243,8 @@ class PathFollower:
         speed: pixels per second (> 0).
         queue: a ``gamenav.PathQueue`` to request paths through, or ``None`` to search at once.
         radius: the agent's radius in pixels for wall margins (default: a quarter cell).
-        **path_options: options for each path request (e.g. ``smooth=True``).
+        **path_options: options for each path request (e.g. ``smooth=True``); ``diagonal``
+            sets the crowd's movement rule, which its paths then use.
 
     Example:
         >>> grid = grid_from_rects([(40, 0, 20, 80)], size=(100, 100), cell_size=20)
@@ -263,8 +264,9 @@ class PathFollower:
         self.sprite = target if isinstance(target, pygame.sprite.Sprite) else None
         start = _pair(self.sprite.rect.center if self.sprite is not None else target, "target")
         r = grid.cell_size / 4 if radius is None else _positive(radius, "radius")
+        diagonal = path_options.pop("diagonal", "no_corner_cutting")
         self._crowd = Crowd(grid, [start], radius=r, max_speed=_positive(speed, "speed"),
-                            queue=queue, path_options=path_options)
+                            queue=queue, diagonal=diagonal, path_options=path_options)
 
     @property
     def position(self) -> tuple[float, float]:

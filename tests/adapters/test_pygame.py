@@ -237,7 +237,7 @@ cell_point = st.tuples(st.integers(0, 12), st.integers(0, 9),
 
 @settings(max_examples=30, deadline=None)
 @given(start=cell_point, goal=cell_point,
-       options=st.sampled_from([{}, {"smooth": True}, {"algorithm": "jps"}]))
+       options=st.sampled_from([{}, {"smooth": True}, {"algorithm": "jps"}, {"diagonal": "never"}]))
 def test_follower_reaches_any_reachable_goal_without_entering_walls(start: tuple, goal: tuple,
                                                                     options: dict) -> None:
     grid = maze()
@@ -247,7 +247,7 @@ def test_follower_reaches_any_reachable_goal_without_entering_walls(start: tuple
     goal_px = ((goal[0] + goal[2]) * CELL, (goal[1] + goal[3]) * CELL)
     follower = PathFollower(start_px, grid, speed=300, **options)
     follower.move_to(goal_px)
-    optimal = gamenav.find_path(grid, (start[0], start[1]), (goal[0], goal[1])).cost * CELL
+    optimal = gamenav.find_path(grid, (start[0], start[1]), (goal[0], goal[1]), **options).cost * CELL
     frames = run(follower, math.ceil((optimal + 2 * CELL) / 300 * 60) + 90)  # + speeding up, arrival
     assert follower.arrived and not follower.failed, len(frames)
     assert near(follower.position, goal_px)
@@ -262,6 +262,14 @@ def test_follower_speed_and_arrival() -> None:
     assert steps[-1] < 1.0                               # slowed down for the arrival
     assert follower.arrived and near(follower.position, (10, 190))
     np.testing.assert_allclose(follower.path, [follower.position])  # nothing left ahead
+
+
+def test_follower_diagonal_option_sets_the_movement_rule() -> None:
+    follower = PathFollower((10, 10), maze(), speed=100, diagonal="never")
+    follower.move_to((50, 50))
+    cells = maze().world_to_cell(follower.path)
+    steps = np.abs(np.diff(cells, axis=0)).sum(axis=1)
+    assert steps.sum() == 4 and (steps <= 1).all()  # orthogonal only (the goal repeats its cell)
 
 
 def test_follower_moves_a_sprite_and_replans_around_a_new_wall() -> None:
