@@ -339,7 +339,11 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if args.stats:
         FilePath(args.stats).write_text(text + "\n")
+    failed = False
     if stats["blocked_violations"]:
         print(f"error: units stood on blocked cells {stats['blocked_violations']} times", file=sys.stderr)
-        return 1
-    return 0
+        failed = True
+    for error in stats["errors"]:
+        print(f"error: {error}", file=sys.stderr)
+        failed = True
+    return 1 if failed else 0

@@ -104,9 +104,44 @@ def _buildings(rng: np.random.Generator, kind: np.ndarray, count: int) -> None:
         placed += 1
 
 
+def _labels(kind: np.ndarray) -> np.ndarray:
+    return gamenav.TileGrid(~np.isin(kind, BLOCKING)).components(diagonal="never")
+
+
+def _bridge_islands(kind: np.ndarray, min_share: float = 0.01) -> None:
+    """Add bridges over water until every island bigger than ``min_share`` of the map is joined
+    to the largest one (two rivers can cut off a region whose bridges all lead elsewhere)."""
+    for _ in range(16):
+        labels = _labels(kind)
+        sizes = np.bincount(labels[labels >= 0])
+        main = int(np.argmax(sizes))
+        if not (np.delete(sizes, main) > min_share * kind.size).any():
+            return
+        best = None
+        for grid_view, lab in ((kind, labels), (kind.T, labels.T)):
+            for row in range(1, grid_view.shape[0] - 1):
+                line, lrow = grid_view[row], lab[row]
+                for x0 in np.flatnonzero((line[:-1] != WATER) & (line[1:] == WATER)) + 1:
+                    x1 = x0
+                    while x1 < len(line) and line[x1] == WATER and x1 - x0 < 8:
+                        x1 += 1
+                    if x1 >= len(line) or line[x1] == WATER:
+                        continue
+                    a, b = lrow[x0 - 1], lrow[x1]
+                    if a >= 0 and b >= 0 and a != b and main in (a, b) and \
+                            sizes[a + b - main] > min_share * kind.size:
+                        if best is None or x1 - x0 < best[0]:
+                            best = (x1 - x0, grid_view, row, x0, x1)
+        if best is None:
+            return
+        _, grid_view, row, x0, x1 = best
+        for r in (row - 1, row, row + 1):
+            grid_view[r, x0:x1] = np.where(grid_view[r, x0:x1] == WATER, BRIDGE, grid_view[r, x0:x1])
+
+
 def _keep_largest_island(kind: np.ndarray) -> None:
     """Turn walkable pockets that are cut off from the main area into rock."""
-    labels = gamenav.TileGrid(~np.isin(kind, BLOCKING)).components(diagonal="never")
+    labels = _labels(kind)
     counts = np.bincount(labels[labels >= 0])
     if len(counts):
         kind[(labels >= 0) & (labels != int(np.argmax(counts)))] = ROCK
@@ -137,6 +172,7 @@ def generate(width: int = 128, height: int = 96, *, seed: int = 7) -> Terrain:
     _river(rng, kind, vertical=True)
     _river(rng, kind, vertical=False)
     _buildings(rng, kind, count=max(4, width * height // 700))
+    _bridge_islands(kind)
     _keep_largest_island(kind)
     shade = _noise(rng, shape, 5).astype(np.float32)
     return Terrain(kind, shade)

@@ -52,7 +52,7 @@ def terrain_texture(terrain: Terrain, cell_px: int, version: int = 0) -> arcade.
     water = big_kind == WATER
     img[water] *= (0.9 + 0.15 * np.sin(np.arange(img.shape[1]) / 3.0))[None, :].repeat(img.shape[0], 0)[water][:, None]
     rgb = np.clip(img, 0, 255).astype(np.uint8)
-    return arcade.Texture(Image.fromarray(rgb, "RGB").convert("RGBA"), hash=f"demo-terrain-{version}")
+    return arcade.Texture(Image.fromarray(rgb).convert("RGBA"), hash=f"demo-terrain-{version}")
 
 
 _VERTEX = """

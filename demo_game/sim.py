@@ -55,6 +55,8 @@ class Simulation:
         self._carry_ms = 0.0  # orders and edits between frames count towards the next update
         self._carry_path_ms = 0.0
         self.messages: list[str] = []
+        self.errors: list[str] = []
+        """Problems the game survived (e.g. a navmesh that failed to build); the headless run fails on them."""
 
     # -- setup ----------------------------------------------------------------------------
     def _spawn(self, agents: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -182,7 +184,13 @@ class Simulation:
             if not self.navmesh_available:
                 self.messages.append("navmesh navigation is not available")
                 return False
-            self._timed(self._build_navmesh)
+            try:
+                self._timed(self._build_navmesh)
+            except Exception as exc:  # keep playing on the grid; the headless run reports it
+                self.errors.append(f"navmesh build failed: {type(exc).__name__}: {exc}")
+                self.messages.append(self.errors[-1])
+                self.navmesh = None
+                self.crowd.world = self.grid
         else:
             self.navmesh = None
             self.crowd.world = self.grid
@@ -234,4 +242,5 @@ class Simulation:
             "queue_latency_frames_p95": q["latency_p95"],
             "cache_hit_rate": q["cache_hit_rate"],
             **{k: int(v) for k, v in c.counters.items()},
+            "errors": list(self.errors),
         }

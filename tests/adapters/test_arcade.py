@@ -1,0 +1,157 @@
+"""arcade adapter: Tiled maps and wall sprites -> grids (arcade's own placement and collision as
+oracles), Tiled polygons -> navmesh, the sprite follower, and debug drawing in a headless window."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+arcade = pytest.importorskip("arcade")
+
+import gamenav  # noqa: E402
+from gamenav.adapters.arcade import (PathFollower, draw_expansions, draw_grid, draw_navmesh,  # noqa: E402
+                                     draw_path, grid_from_sprites, grid_from_tilemap, navmesh_from_tilemap)
+
+
+@pytest.fixture(scope="module")
+def window():
+    win = arcade.Window(200, 160, "gamenav tests", visible=False)
+    yield win
+    win.close()
+
+
+@pytest.fixture(scope="module")
+def tile_map(window, data_dir):
+    return arcade.load_tilemap(data_dir / "tiled" / "tiny.json")
+
+
+# -- tile maps ----------------------------------------------------------------------------
+def test_wall_layer_blocks_exactly_the_cells_of_arcades_wall_sprites(tile_map) -> None:
+    grid = grid_from_tilemap(tile_map, "walls")
+    assert grid.shape == (4, 6) and grid.cell_size == 16 and grid.y_up
+    sprite_cells = {tuple(grid.world_to_cell(s.position).tolist()) for s in tile_map.sprite_lists["walls"]}
+    blocked = {(int(x), int(y)) for y, x in np.argwhere(~grid.passable)}
+    assert blocked == sprite_cells == {(2, 0), (2, 1), (4, 1), (4, 2), (0, 3)}
+
+
+def test_floor_layer_as_walkable_tiles(tile_map) -> None:
+    walls = grid_from_tilemap(tile_map, "walls")
+    floor = grid_from_tilemap(tile_map, "floor", walls=False)
+    assert np.array_equal(floor.passable, walls.passable)
+
+
+def test_scaled_map_scales_cells(data_dir, window) -> None:
+    scaled = arcade.load_tilemap(data_dir / "tiled" / "tiny.json", scaling=2.0)
+    grid = grid_from_tilemap(scaled, "walls")
+    assert grid.cell_size == 32
+    for sprite in scaled.sprite_lists["walls"]:
+        x, y = grid.world_to_cell(sprite.position).tolist()
+        assert not grid.passable[y, x]
+
+
+def test_unknown_layer_names_the_layers(tile_map) -> None:
+    with pytest.raises(gamenav.InvalidInputError, match=r"tile layer 'water' not found; .*\['floor', 'walls'\]"):
+        grid_from_tilemap(tile_map, "water")
+
+
+def test_path_on_a_tilemap_grid_avoids_the_walls(tile_map) -> None:
+    grid = grid_from_tilemap(tile_map, "walls")
+    path = gamenav.find_path(grid, (0, 0), (5, 0))
+    assert path.found and grid.passable[path.cells[:, 1], path.cells[:, 0]].all()
+    assert np.allclose(path.points[0], (8, 56)) and np.allclose(path.points[-1], (88, 56))
+
+
+def test_navmesh_from_object_layer(tile_map) -> None:
+    mesh = navmesh_from_tilemap(tile_map, "obstacles")
+    inside_rock, inside_wall, free = (48, 50), (20, 16), (80, 10)
+    tri = mesh.locate([inside_rock, inside_wall, free])
+    assert tri[0] == -1 and tri[1] == -1 and tri[2] >= 0
+    path = gamenav.find_path(mesh, (4.0, 4.0), (90.0, 60.0))
+    assert path.found
+
+
+# -- sprites ------------------------------------------------------------------------------
+@pytest.mark.parametrize("angle", [0.0, 30.0, 45.0])
+def test_sprite_walls_match_arcade_collisions(window, angle: float) -> None:
+    walls = arcade.SpriteList()
+    walls.append(arcade.SpriteSolidColor(50, 14, center_x=60, center_y=70, angle=angle))
+    walls.append(arcade.SpriteSolidColor(10, 60, center_x=150, center_y=50))
+    cs = 10.0
+    grid = grid_from_sprites(walls, size=(200, 120), cell_size=cs)
+    assert grid.shape == (12, 20)
+    for y in range(grid.height):
+        for x in range(grid.width):
+            cx, cy = grid.cell_to_world((x, y))
+            probe = arcade.SpriteSolidColor(cs - 0.05, cs - 0.05, center_x=cx, center_y=cy)  # no edge contact
+            hit = bool(arcade.check_for_collision_with_list(probe, walls))
+            assert grid.passable[y, x] == (not hit), (x, y)
+
+
+def test_sprites_touching_cell_edges_block_nothing_beyond(window) -> None:
+    walls = arcade.SpriteList()
+    walls.append(arcade.SpriteSolidColor(20, 20, center_x=30, center_y=30))  # exactly cells (1..2, 1..2)
+    grid = grid_from_sprites(walls, size=(60, 60), cell_size=10)
+    assert (~grid.passable).sum() == 4
+
+
+def test_sprite_grid_validates_size(window) -> None:
+    with pytest.raises(gamenav.InvalidInputError, match="cell_size must be a finite number > 0, got 0"):
+        grid_from_sprites([], size=(10, 10), cell_size=0)
+
+
+# -- following ----------------------------------------------------------------------------
+def test_follower_reaches_its_goal_through_a_queue(window) -> None:
+    grid = gamenav.TileGrid.from_strings(["........", ".######.", "........", "........"],
+                                         cell_size=16, y_up=True)
+    sprite = arcade.SpriteSolidColor(8, 8, center_x=8, center_y=56)
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=4)
+    follower = PathFollower(sprite, grid, speed=80, queue=queue)
+    follower.move_to((120.0, 40.0))
+    assert not follower.arrived
+    for _ in range(240):
+        queue.update()
+        follower.update(1 / 30)
+        x, y = grid.world_to_cell(sprite.position).tolist()
+        assert grid.passable[y, x]
+    assert follower.arrived and not follower.failed
+    assert np.hypot(sprite.center_x - 120, sprite.center_y - 40) < 4
+
+
+def test_follower_without_queue_and_unreachable_goal(window) -> None:
+    grid = gamenav.TileGrid.from_strings(["..#..", "..#..", "..#.."], cell_size=10, y_up=True)
+    sprite = arcade.SpriteSolidColor(4, 4, center_x=5, center_y=5)
+    follower = PathFollower(sprite, grid, speed=50)
+    follower.move_to((45.0, 5.0))
+    assert follower.failed and not follower.arrived
+
+
+# -- drawing ------------------------------------------------------------------------------
+def _pixels() -> np.ndarray:
+    return np.asarray(arcade.get_image().convert("RGB"), dtype=np.int64)
+
+
+def test_debug_drawing_changes_pixels(window, tile_map) -> None:
+    grid = grid_from_tilemap(tile_map, "walls")
+    mesh = navmesh_from_tilemap(tile_map, "obstacles")
+    field = gamenav.distance_field(grid, (0, 0))
+    path = gamenav.find_path(mesh, (4.0, 4.0), (90.0, 60.0))
+    drawings = [
+        lambda: draw_grid(grid),
+        lambda: draw_expansions(grid, field),
+        lambda: draw_expansions(grid, np.isfinite(field)),
+        lambda: draw_path(gamenav.find_path(grid, (0, 0), (5, 0)), points=True),
+        lambda: draw_navmesh(mesh, path=path),
+    ]
+    for draw in drawings:
+        window.clear(color=(0, 0, 0, 255))
+        before = _pixels()
+        draw()
+        assert (np.abs(_pixels() - before).sum(axis=2) > 0).sum() > 20
+
+
+def test_drawing_checks_shapes(window) -> None:
+    grid = gamenav.TileGrid(np.ones((3, 3), bool))
+    with pytest.raises(gamenav.InvalidInputError, match=r"values must have the grid's shape \(3, 3\), got \(2, 2\)"):
+        draw_expansions(grid, np.zeros((2, 2)))
+    with pytest.raises(gamenav.InvalidInputError, match=r"path points must have shape \(n, 2\), got \(3,\)"):
+        draw_path(np.zeros(3))

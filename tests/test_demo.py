@@ -1,0 +1,85 @@
+"""The demo game, headless in a real (off-screen) arcade window: scripted orders and building edits."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path as FilePath
+
+import numpy as np
+import pytest
+
+pytest.importorskip("arcade")
+
+import gamenav  # noqa: E402
+from demo_game.app import run_headless, warm_up  # noqa: E402
+from demo_game.mapgen import BLOCKING, generate  # noqa: E402
+from demo_game.sim import Simulation  # noqa: E402
+
+ROOT = FilePath(__file__).resolve().parents[1]
+
+
+def test_generated_map_is_seeded_and_connected() -> None:
+    a, b, c = generate(seed=3), generate(seed=3), generate(seed=4)
+    assert a.kind.shape == (96, 128)
+    assert np.array_equal(a.kind, b.kind) and not np.array_equal(a.kind, c.kind)
+    labels = gamenav.TileGrid(a.walkable).components(diagonal="never")
+    assert set(np.unique(labels[labels >= 0]).tolist()) == {0}, "one island"
+    assert 0.5 < a.walkable.mean() < 0.95
+    assert np.array_equal(a.walkable, ~np.isin(a.kind, BLOCKING))
+
+
+def test_headless_run_units_arrive_and_never_stand_on_walls(tmp_path: FilePath) -> None:
+    warm_up()
+    agents, frames = 240, 420
+    sim = Simulation(generate(seed=7), agents=agents, seed=7)
+    on_walls: list[int] = []
+    versions: list[int] = []
+
+    def check(s: Simulation) -> None:
+        on_walls.append(s.units_on_blocked_cells())
+        versions.append(s.grid.version)
+
+    shot = tmp_path / "demo.png"
+    stats = run_headless(sim, frames, screenshot=str(shot), dt=1 / 20, on_frame=check)
+    assert len(on_walls) == frames and max(on_walls) == 0
+    assert stats["blocked_violations"] == 0 and stats["errors"] == []
+    assert versions[-1] >= 3, "two buildings placed and one removed"
+    assert stats["pushed_out"] > 0, "the building dropped on the blue army displaced units"
+    assert stats["arrived"] >= 0.85 * agents, stats
+    assert stats["flow_fields"] >= 2 and stats["path_requests"] > 0
+    from PIL import Image
+
+    pixels = np.asarray(Image.open(shot).convert("RGB"), dtype=np.float64)
+    assert pixels.shape == (96 * 8, 128 * 8, 3)
+    assert pixels.std() > 15, "screenshot is not blank"
+    blue = (pixels[..., 2] > 200) & (pixels[..., 0] < 120)
+    assert blue.sum() > 200, "blue units are drawn"
+
+
+def test_cli_headless_with_a_moving_ai_map(tmp_path: FilePath) -> None:
+    rows = ["." * 40 for _ in range(32)]
+    rows[10] = "." * 5 + "@" * 30 + "." * 5
+    map_file = tmp_path / "tiny.map"
+    map_file.write_text("type octile\nheight 32\nwidth 40\nmap\n" + "\n".join(rows) + "\n")
+    stats_file, shot = tmp_path / "stats.json", tmp_path / "shot.png"
+    env = dict(os.environ, GAMENAV_QUIET="1")
+    proc = subprocess.run(
+        [sys.executable, "-m", "demo_game", "--headless", "--map", str(map_file), "--agents", "60",
+         "--frames", "120", "--stats", str(stats_file), "--screenshot", str(shot)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    stats = json.loads(stats_file.read_text())
+    for key in ("frames", "agents", "arrived", "update_ms_mean", "update_ms_p99", "pathfinding_ms_p99",
+                "budget_ms"):
+        assert key in stats
+    assert (stats["frames"], stats["agents"], stats["budget_ms"]) == (120, 60, 1.0)
+    assert stats["blocked_violations"] == 0 and shot.stat().st_size > 1000
+
+
+def test_cli_rejects_bad_agent_count() -> None:
+    proc = subprocess.run([sys.executable, "-m", "demo_game", "--headless", "--agents", "0"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "--agents must be >= 1, got 0" in proc.stderr
