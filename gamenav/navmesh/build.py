@@ -3,7 +3,7 @@
 Everything here is world ``(x, y)``. :func:`free_space` turns user polygons into valid shapely
 free space (walkable minus obstacles, shrunk by the agent radius); :func:`triangulate_free_space`
 triangulates it with ``triangle`` (Shewchuk) using only the boundary vertices (no Steiner points
-unless boundaries cross); :func:`grid_free_space` turns a TileGrid's passable cells into polygons;
+unless boundaries cross); :func:`grid_triangulation` triangulates a TileGrid's passable cells directly;
 :func:`triangulate_convex` splits convex polygons (180-degree corners allowed) into triangles.
 """
 
@@ -20,7 +20,7 @@ from shapely.geometry.base import BaseGeometry
 
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 
-__all__ = ["free_space", "grid_free_space", "triangulate_convex", "triangulate_free_space"]
+__all__ = ["free_space", "grid_triangulation", "triangulate_convex", "triangulate_free_space"]
 
 QUAD_SEGS = 4
 """Segments per quarter circle when rounding corners by the agent radius."""
@@ -60,6 +60,8 @@ def _as_geometry(shapes: Any, name: str) -> BaseGeometry:
                     raise InvalidGeometryError(
                         f"{name} ring {k} must be an (n >= 3, 2) array of (x, y) points, got shape "
                         f"{arr.shape}")
+                if not np.isfinite(arr).all():
+                    raise InvalidGeometryError(f"{name} coordinates must be finite (got NaN or inf)")
                 rings.append(arr)
             geom = shapely.Polygon(rings[0], rings[1:])
     if geom.geom_type not in ("Polygon", "MultiPolygon", "GeometryCollection"):
@@ -128,41 +130,58 @@ def triangulate_free_space(free: BaseGeometry) -> tuple[npt.NDArray[np.float64],
     return v, t[inside]
 
 
-def grid_free_space(passable: npt.NDArray[np.bool_], cell_size: float, origin: Sequence[float],
-                    y_up: bool) -> BaseGeometry:
-    """Union of the passable cells of a ``(h, w)`` ``[y, x]`` mask as world polygons.
+def _runs(code: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Maximal runs of equal non-zero values along the rows of ``code``: (row, first, last)."""
+    pad = np.zeros((code.shape[0], code.shape[1] + 2), dtype=code.dtype)
+    pad[:, 1:-1] = code
+    mid = pad[:, 1:-1]
+    starts = (mid != 0) & (mid != pad[:, :-2])
+    ends = (mid != 0) & (mid != pad[:, 2:])
+    row, first = np.nonzero(starts)
+    _, last = np.nonzero(ends)
+    return row, first, last
 
-    Rows are cut into runs of passable cells; runs with the same columns in consecutive rows are
-    merged into one rectangle, then the rectangles (which only share edges) are unioned exactly
-    in cell units, collinear points removed, and the result is mapped to world coordinates.
+
+def grid_triangulation(passable: npt.NDArray[np.bool_], cell_size: float, origin: Sequence[float],
+                       y_up: bool) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+    """Constrained Delaunay triangulation of the passable cells of a ``(h, w)`` ``[y, x]`` mask.
+
+    The boundary between passable and blocked cells is cut into maximal straight segments (in
+    exact cell units), triangulated with ``triangle``, and triangles are kept when their centroid
+    lies in a passable cell; then vertices are mapped to world coordinates. Cells that touch only
+    at a corner share a vertex but no edge, so they stay disconnected.
+
+    Returns:
+        ``(V, 2)`` float64 world vertices and ``(T, 3)`` int64 triangles (``(0, 3)`` if none).
     """
     h, w = passable.shape
-    pad = np.zeros((h, w + 2), dtype=np.int8)
-    pad[:, 1:-1] = passable
-    d = np.diff(pad, axis=1)
-    ry, x0 = np.nonzero(d == 1)
-    _, x1 = np.nonzero(d == -1)
-    if ry.size == 0:
-        return shapely.Polygon()
-    # merge vertically: a run continues the run with the same columns in the previous row
-    key = (x0.astype(np.int64) * (w + 1) + x1)
-    order = np.lexsort((ry, key))
-    k, yy = key[order], ry[order]
-    new = np.r_[True, (k[1:] != k[:-1]) | (yy[1:] != yy[:-1] + 1)]
-    group = np.cumsum(new) - 1
-    y0 = yy[new]
-    y1 = np.zeros(group[-1] + 1, dtype=np.int64)
-    np.maximum.at(y1, group, yy + 1)
-    bx0 = x0[order][new]
-    bx1 = x1[order][new]
-    boxes = shapely.box(bx0, y0, bx1, y1)
-    free = shapely.coverage_union_all(boxes)
-    free = shapely.simplify(free, 0.0)
+    pp = np.zeros((h + 2, w + 2), dtype=np.int8)
+    pp[1:-1, 1:-1] = passable
+    # horizontal grid lines y = 0..h: 1 if the cell below is free, 2 if the one above is
+    hcode = (pp[:-1, 1:-1] != pp[1:, 1:-1]) * (1 + pp[:-1, 1:-1])
+    hy, hx0, hx1 = _runs(hcode)
+    vcode = ((pp[1:-1, :-1] != pp[1:-1, 1:]) * (1 + pp[1:-1, :-1])).T
+    vx, vy0, vy1 = _runs(vcode)
+    ends = np.concatenate([np.stack([hx0, hy, hx1 + 1, hy], axis=1),
+                           np.stack([vx, vy0, vx, vy1 + 1], axis=1)]).astype(np.int64)
+    if len(ends) == 0:
+        return np.zeros((0, 2)), np.zeros((0, 3), dtype=np.int64)
+    keys = np.concatenate([ends[:, 1] * (w + 1) + ends[:, 0], ends[:, 3] * (w + 1) + ends[:, 2]])
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    verts = np.stack([uniq % (w + 1), uniq // (w + 1)], axis=1).astype(np.float64)
+    segs = inverse.reshape(2, -1).T
+    out = triangle.triangulate({"vertices": verts, "segments": segs}, "pQ")
+    v = np.asarray(out["vertices"], dtype=np.float64)
+    t = np.asarray(out["triangles"], dtype=np.int64)
+    c = v[t].mean(axis=1)
+    cx = np.clip(np.floor(c[:, 0]).astype(np.int64), 0, w - 1)
+    cy = np.clip(np.floor(c[:, 1]).astype(np.int64), 0, h - 1)
+    t = t[passable[cy, cx]]
     cs = float(cell_size)
-    ox, oy = (float(o) for o in origin)
-    if y_up:
-        return shapely.transform(free, lambda c: np.stack([ox + c[:, 0] * cs, oy + (h - c[:, 1]) * cs], axis=1))
-    return shapely.transform(free, lambda c: np.stack([ox + c[:, 0] * cs, oy + c[:, 1] * cs], axis=1))
+    world = np.empty_like(v)
+    world[:, 0] = float(origin[0]) + v[:, 0] * cs
+    world[:, 1] = float(origin[1]) + ((h - v[:, 1]) if y_up else v[:, 1]) * cs
+    return world, t
 
 
 def triangulate_convex(vertices: npt.NDArray[np.float64],

@@ -14,11 +14,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+import shapely
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import label_islands, locate_points, nearest_points, raycast_walk
 from gamenav.errors import InvalidGeometryError, InvalidInputError
-from gamenav.navmesh.build import (free_space, grid_free_space, triangulate_convex,
+from gamenav.navmesh.build import (free_space, grid_triangulation, triangulate_convex,
                                    triangulate_free_space)
 
 __all__ = ["NavMesh", "RaycastHit"]
@@ -136,9 +137,12 @@ class NavMesh:
 
         if not isinstance(grid, TileGrid):
             raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
-        free = grid_free_space(grid.passable, grid.cell_size, grid.origin, grid.y_up)
-        if free.is_empty:
+        verts, tris = grid_triangulation(grid.passable, grid.cell_size, grid.origin, grid.y_up)
+        if len(tris) == 0:
             raise InvalidGeometryError("the grid has no passable cell")
+        if agent_radius == 0:
+            return cls(verts, tris)
+        free = shapely.coverage_union_all(shapely.polygons(verts[tris]))
         return cls.from_polygons(free, agent_radius=agent_radius)
 
     @classmethod

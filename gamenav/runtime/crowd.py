@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels.crowd import descend_field, resolve_walls, separation
-from gamenav.errors import InvalidInputError
+from gamenav.errors import BlockedEndpointError, InvalidInputError
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.types import Path, PathStatus
@@ -445,19 +445,25 @@ class Crowd:
         if on_grid:
             starts = self._cells(idx)
             goals = self._grid.world_to_cell(self._goal[idx])
-        else:
+        else:  # a navmesh shrunk by the agent radius: start and goal snap onto it
+            snap = getattr(self._world, "nearest", None)
             starts, goals = self._pos[idx], self._goal[idx]
+            if snap is not None:
+                starts, goals = snap(starts), snap(goals)
         self.counters["path_requests"] += len(idx)
         for k, i in enumerate(idx.tolist()):
             start = tuple(int(v) for v in starts[k]) if on_grid else tuple(float(v) for v in starts[k])
             goal = tuple(int(v) for v in goals[k]) if on_grid else tuple(float(v) for v in goals[k])
             opts = dict(self.path_options, diagonal=self.diagonal.value) if on_grid else self.path_options
-            if self._queue is None:
-                import gamenav
+            try:
+                if self._queue is None:
+                    import gamenav
 
-                self._install(i, gamenav.find_path(self._world, start, goal, **opts))
-            else:
-                self._requests[i] = self._queue.request(self._world, start, goal, **opts)
+                    self._install(i, gamenav.find_path(self._world, start, goal, **opts))
+                else:
+                    self._requests[i] = self._queue.request(self._world, start, goal, **opts)
+            except BlockedEndpointError:  # e.g. a goal outside the navmesh: not reachable
+                self._fail(np.array([i]))
 
     def _collect_paths(self) -> None:
         done = [(i, req) for i, req in self._requests.items() if req.status.done]

@@ -263,3 +263,21 @@ def test_descending_a_distance_field_reaches_the_source() -> None:
         cells = nxt
     assert (cells == (12, 12)).all()
     assert np.isinf(field[~walk]).all()
+
+
+def test_navmesh_world_paths_keep_agents_off_walls() -> None:
+    shapely = pytest.importorskip("shapely")
+    walk = np.ones((20, 30), bool)
+    walk[0:15, 10] = False
+    grid = gamenav.TileGrid(walk)
+    mesh = gamenav.NavMesh.from_polygons(shapely.box(0, 0, 30, 20), obstacles=[shapely.box(10, 0, 11, 15)],
+                                         agent_radius=0.3)
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=200)
+    crowd = gamenav.Crowd(grid, grid.cell_to_world([(2, 2), (3, 5), (4, 8)]), radius=0.3, max_speed=5,
+                          queue=queue, world=mesh)
+    crowd.move([0, 1, 2], (20.5, 3.5))
+    assert crowd.pending == 3
+    run(crowd, 300, queue=queue)
+    assert crowd.arrived.all() and crowd.counters["path_requests"] == 3
+    crowd.world = grid  # switching back re-paths nobody (all arrived)
+    assert crowd.counters["path_requests"] == 3

@@ -1,0 +1,73 @@
+"""Readers for the "mesh 2" / "mesh 3" navmesh formats and their scenarios (errors name file:line)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gamenav import MapFormatError
+from gamenav.io import read_mesh, read_mesh_scenarios
+
+
+def test_iron_harvest_mesh3_keeps_traversable_faces_and_converts_ids(data_dir: Path) -> None:
+    data = read_mesh(data_dir / "meshes/iron-harvest/scene_mp_2p_01.mesh")
+    assert data.vertices.shape == (4150, 2)
+    assert len(data.polygons) == 3860  # SOURCES.md: 3860 of 8294 faces are traversable
+    ids = np.concatenate(data.polygons)
+    assert ids.min() >= 0 and ids.max() <= 4149
+    assert np.allclose(data.vertices.min(axis=0), (-112.453, -117.9202))
+    # the first traversable face, 1-based in the file, is 0-based here
+    line = next(ln for ln in (data_dir / "meshes/iron-harvest/scene_mp_2p_01.mesh").read_text()
+                .splitlines()[3 + 4150:] if ln.startswith("1 "))
+    first = [int(v) - 1 for v in line.split()[2:5]]
+    assert data.polygons[0].tolist() == first
+
+
+def test_polyanya_mesh2_with_blank_lines_and_tabs(data_dir: Path) -> None:
+    data = read_mesh(data_dir / "meshes/polyanya/bad-collinear.mesh")
+    assert data.vertices.shape == (16, 2)
+    assert [len(p) for p in data.polygons] == [4, 6, 4, 6, 4, 4]
+    assert data.polygons[1].tolist() == [2, 3, 4, 5, 1, 0]
+
+
+def test_scenarios_real_coordinates_and_no_path_marker(data_dir: Path) -> None:
+    scen = read_mesh_scenarios(data_dir / "meshes/polyanya/bad-ambig.scen")
+    assert [s.cost for s in scen] == [4.0, -1.0, -1.0, -1.0]
+    assert scen[0].start == (0.99, 1.01) and scen[0].goal == (1.01, 0.99)
+    ih = read_mesh_scenarios(data_dir / "meshes/iron-harvest/scene_mp_2p_01.mesh.scen")
+    assert len(ih) == 2000 and ih[0].cost == pytest.approx(0.1767766952966)
+
+
+@pytest.mark.parametrize(("text", "line", "match"), [
+    ("mash\n2\n0 0\n", 1, "expected the header line 'mesh'"),
+    ("mesh\n4\n0 0\n", 2, "expected format version 2 or 3, got '4'"),
+    ("mesh\n2\n3 x\n", 3, "must be int numbers"),
+    ("mesh\n3\n3 1\n0 0\n1 0\n0 1\n1 3 1 2 4 0 0 0\n", 7, r"vertex ids must be in 1\.\.3, got \[1, 2, 4\]"),
+    ("mesh\n3\n3 1\n0 0\n1 0\n0 1\n2 3 1 2 3 0 0 0\n", 7, "traversable flag 0 or 1"),
+    ("mesh\n3\n3 1\n0 0\n1 0 5\n0 1\n1 3 1 2 3 0 0 0\n", 5, "expected 'x y'"),
+    ("mesh\n2\n3 1\n0 0 1 0\n1 0 1 0\n0 1 1 0\n3 0 1 2 -1 -1\n", 7, "n >= 3"),
+    ("mesh\n2\n3 1\n0 0 2 0\n1 0 1 0\n0 1 1 0\n3 0 1 2 -1 -1 -1\n", 4, "expected 'x y n p_1..p_n'"),
+    ("mesh\n2\n3 2\n0 0 1 0\n1 0 1 0\n0 1 1 0\n3 0 1 2 -1 -1 -1\n", 7, "expected 3 vertex and 2 polygon lines"),
+])
+def test_mesh_errors_name_file_and_line(tmp_path: Path, text: str, line: int, match: str) -> None:
+    path = tmp_path / "bad.mesh"
+    path.write_text(text)
+    with pytest.raises(MapFormatError, match=match) as info:
+        read_mesh(path)
+    assert info.value.line == line
+    assert str(info.value).startswith(f"{path}:{line}: ")
+
+
+def test_scenario_errors_name_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.scen"
+    path.write_text("version 1\n0\tm.mesh\t1\t1\t0\t0\t1\t1\t1.4\n0 m.mesh 1 1 0 0 1\n")
+    with pytest.raises(MapFormatError, match=r"bad\.scen:3: expected 9 columns"):
+        read_mesh_scenarios(path)
+    path.write_text("0 m.mesh 1 1 0 0 1 1 1.4\n")
+    with pytest.raises(MapFormatError, match=r"bad\.scen:1: expected a 'version' header"):
+        read_mesh_scenarios(path)
+    path.write_text("version 1\n0 m.mesh 1 1 0 zero 1 1 1.4\n")
+    with pytest.raises(MapFormatError, match=r"bad\.scen:2: coordinates and cost must be float"):
+        read_mesh_scenarios(path)

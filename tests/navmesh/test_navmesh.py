@@ -1,0 +1,229 @@
+"""NavMesh building, point queries and NavMeshSearch edge cases and errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import shapely
+
+import gamenav
+from gamenav import (BlockedEndpointError, InvalidGeometryError, InvalidInputError, NavMesh,
+                     NavMeshSearch, PathStatus, TileGrid)
+
+SQUARE = [(0, 0), (10, 0), (10, 10), (0, 10)]
+WALL = [(4, -1), (6, -1), (6, 8), (4, 8)]
+
+
+@pytest.fixture(scope="module")
+def walled() -> NavMesh:
+    return NavMesh.from_polygons([SQUARE], obstacles=[WALL])
+
+
+def test_arrays_are_immutable_and_consistent(walled: NavMesh) -> None:
+    for arr in (walled.vertices, walled.triangles, walled.neighbours, walled.islands):
+        assert not arr.flags.writeable
+    t, v = walled.triangles, walled.vertices
+    p = v[t]
+    area2 = (p[:, 1, 0] - p[:, 0, 0]) * (p[:, 2, 1] - p[:, 0, 1]) - (p[:, 1, 1] - p[:, 0, 1]) * (p[:, 2, 0] - p[:, 0, 0])
+    assert (area2 > 0).all()  # counter-clockwise
+    # neighbours are symmetric and share the edge in opposite directions
+    for ti, j in zip(*np.nonzero(walled.neighbours >= 0)):
+        u = walled.neighbours[ti, j]
+        a, b = t[ti, j], t[ti, (j + 1) % 3]
+        k = list(walled.neighbours[u]).index(ti)
+        assert (t[u, k], t[u, (k + 1) % 3]) == (b, a)
+    assert math.isclose(float(np.sum(area2)) / 2, 100 - 2 * 8)
+    assert len(walled.portals) == int((walled.neighbours >= 0).sum()) // 2
+
+
+def test_versions_are_unique() -> None:
+    a = NavMesh.from_polygons([SQUARE])
+    b = NavMesh.from_polygons([SQUARE])
+    assert a.version != b.version
+    assert NavMeshSearch(a, (1, 1), (2, 2)).mesh_version == a.version
+
+
+def test_default_and_exact_go_round_the_wall(walled: NavMesh) -> None:
+    for exact in (False, True):
+        path = gamenav.find_path(walled, (1, 1), (9, 1), exact=exact)
+        assert path.status is PathStatus.FOUND
+        np.testing.assert_array_equal(path.points, [(1, 1), (4, 8), (6, 8), (9, 1)])
+        assert path.cost == pytest.approx(2 * math.hypot(3, 7) + 2)
+        assert path.cells.shape == (0, 2) and path.corridor.dtype == np.int64
+        corridor = path.corridor
+        assert corridor[0] == walled.locate((1, 1))[0] and corridor[-1] == walled.locate((9, 1))[0]
+        for a, b in zip(corridor[:-1], corridor[1:]):
+            assert b in walled.neighbours[a]
+
+
+def test_same_triangle_and_same_point() -> None:
+    mesh = NavMesh.from_polygons([SQUARE])
+    for exact in (False, True):
+        path = gamenav.find_path(mesh, (2, 2), (2, 2), exact=exact)
+        assert path.found and path.cost == 0.0
+        np.testing.assert_array_equal(path.points[[0, -1]], [(2, 2), (2, 2)])
+
+
+def test_endpoints_on_vertices_and_edges(walled: NavMesh) -> None:
+    # (4, 8) and (6, 8) are wall corners (mesh vertices); (0, 5) is on the border
+    for exact in (False, True):
+        path = gamenav.find_path(walled, (4, 8), (6, 8), exact=exact)
+        assert path.cost == pytest.approx(2.0)
+        path = gamenav.find_path(walled, (0, 5), (10, 5), exact=exact)
+        assert path.cost == pytest.approx(2 * math.hypot(4, 3) + 2)
+
+
+def test_outside_points_raise_or_clamp(walled: NavMesh) -> None:
+    with pytest.raises(BlockedEndpointError, match=r"start must lie on the navmesh .* got \(5\.0, 5\.0\)"):
+        gamenav.find_path(walled, (5, 5), (9, 1))
+    with pytest.raises(BlockedEndpointError, match=r"goal must lie on the navmesh .* got \(11\.0, 1\.0\)"):
+        gamenav.find_path(walled, (1, 1), (11, 1), exact=True)
+    path = gamenav.find_path(walled, (1, 1), (11, 1), clamp=True)
+    assert path.found
+    np.testing.assert_allclose(path.points[-1], (10, 1))
+
+
+def test_nan_and_malformed_points() -> None:
+    mesh = NavMesh.from_polygons([SQUARE])
+    with pytest.raises(InvalidInputError, match="start must be finite"):
+        gamenav.find_path(mesh, (math.nan, 1), (2, 2))
+    with pytest.raises(InvalidInputError, match=r"goal must be an \(x, y\) pair"):
+        gamenav.find_path(mesh, (1, 1), (2, 2, 3))
+    with pytest.raises(InvalidInputError, match="max_expansions must be an int >= 1"):
+        NavMeshSearch(mesh, (1, 1), (2, 2)).step(0)
+    with pytest.raises(InvalidInputError, match="mesh must be a NavMesh"):
+        NavMeshSearch("mesh", (1, 1), (2, 2))  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="points must be finite"):
+        mesh.locate([(1, math.inf)])
+
+
+def test_islands_no_path_and_partial() -> None:
+    left = [(0, 0), (4, 0), (4, 4), (0, 4)]
+    right = [(6, 0), (10, 0), (10, 4), (6, 4)]
+    mesh = NavMesh.from_polygons(shapely.MultiPolygon([shapely.Polygon(left), shapely.Polygon(right)]))
+    assert mesh.islands.max() == 1
+    for exact in (False, True):
+        path = gamenav.find_path(mesh, (1, 2), (9, 2), exact=exact)
+        assert path.status is PathStatus.NO_PATH and len(path) == 0
+        path = gamenav.find_path(mesh, (1, 1), (9, 2), exact=exact, partial=True)
+        assert path.status is PathStatus.PARTIAL
+        np.testing.assert_allclose(path.points[-1], (4, 2))
+        assert path.cost == pytest.approx(math.hypot(3, 1))
+
+
+def test_regions_touching_at_a_corner_are_not_connected() -> None:
+    a = shapely.box(0, 0, 1, 1)
+    b = shapely.box(1, 1, 2, 2)
+    mesh = NavMesh.from_polygons([a, b])
+    assert mesh.islands.max() == 1
+    assert gamenav.find_path(mesh, (0.5, 0.5), (1.5, 1.5), exact=True).status is PathStatus.NO_PATH
+    # standing exactly on the pinch point is ambiguous
+    assert gamenav.find_path(mesh, (1, 1), (0.5, 0.5)).status is PathStatus.NO_PATH
+
+
+def test_sliced_equals_one_shot_and_cancel(walled: NavMesh) -> None:
+    for exact in (False, True):
+        one = gamenav.find_path(walled, (1, 1), (9, 1), exact=exact)
+        search = gamenav.begin_search(walled, (1, 1), (9, 1), exact=exact)
+        assert search.result().status is PathStatus.IN_PROGRESS
+        steps = 0
+        while search.step(1) is PathStatus.IN_PROGRESS:
+            steps += 1
+        assert steps >= 2
+        sliced = search.result()
+        np.testing.assert_array_equal(sliced.points, one.points)
+        np.testing.assert_array_equal(sliced.corridor, one.corridor)
+        assert (sliced.cost, sliced.expanded) == (one.cost, one.expanded)
+        other = NavMeshSearch(walled, (1, 1), (9, 1), exact=exact)
+        other.cancel()
+        assert other.status is PathStatus.CANCELLED and other.step() is PathStatus.CANCELLED
+        assert other.result().status is PathStatus.CANCELLED
+
+
+def test_locate_nearest_raycast(walled: NavMesh) -> None:
+    pts = np.array([(1, 1), (5, 5), (9, 9), (-1, 3), (5, 9)])
+    idx = walled.locate(pts)
+    assert idx.dtype == np.int64 and idx.shape == (5,)
+    assert (idx[[0, 2, 4]] >= 0).all() and (idx[[1, 3]] == -1).all()
+    for p, t in zip(pts[[0, 2, 4]], idx[[0, 2, 4]]):
+        assert shapely.Polygon(walled.vertices[walled.triangles[t]]).buffer(1e-9).contains(shapely.Point(p))
+    near = walled.nearest(pts)
+    np.testing.assert_allclose(near, [(1, 1), (4, 5), (9, 9), (0, 3), (5, 9)])
+    hit = walled.raycast((1, 1), (9, 1))
+    assert not hit.clear and hit.fraction == pytest.approx(3 / 8)
+    np.testing.assert_allclose(hit.point, (4, 1))
+    hit = walled.raycast((1, 9), (9, 9))
+    assert hit.clear and hit.fraction == 1.0
+    np.testing.assert_allclose(hit.point, (9, 9))
+    assert not walled.raycast((5, 5), (9, 9)).clear
+
+
+def test_from_mesh_convex_polygons_with_collinear_corners() -> None:
+    verts = np.array([(0, 0), (1, 0), (2, 0), (2, 1), (2, 2), (1, 2), (0, 2), (0, 1), (3, 1)], float)
+    # an octagon-ish square with midpoints (all 180-degree corners) and a triangle on its right
+    mesh = NavMesh.from_mesh(verts, [[0, 1, 2, 3, 4, 5, 6, 7], [2, 8, 4, 3]])
+    p = verts[mesh.triangles]
+    area = 0.5 * np.abs((p[:, 1, 0] - p[:, 0, 0]) * (p[:, 2, 1] - p[:, 0, 1])
+                        - (p[:, 1, 1] - p[:, 0, 1]) * (p[:, 2, 0] - p[:, 0, 0]))
+    assert (area > 0).all() and area.sum() == pytest.approx(5.0)
+    assert mesh.islands.max() == 0
+    assert gamenav.find_path(mesh, (0.1, 1), (2.9, 1), exact=True).cost == pytest.approx(2.8)
+    with pytest.raises(InvalidGeometryError, match="polygon 0 must be convex"):
+        NavMesh.from_mesh(verts, [[0, 2, 1, 4]])
+    with pytest.raises(InvalidInputError, match="polygon 0 has vertex ids outside"):
+        NavMesh.from_mesh(verts, [[0, 1, 99]])
+
+
+def test_from_polygons_errors() -> None:
+    with pytest.raises(InvalidGeometryError, match="no walkable area left"):
+        NavMesh.from_polygons([SQUARE], obstacles=[[(-1, -1), (11, -1), (11, 11), (-1, 11)]])
+    with pytest.raises(InvalidGeometryError, match="no walkable area left"):
+        NavMesh.from_polygons([SQUARE], agent_radius=6)
+    with pytest.raises(InvalidGeometryError, match=r"ring 0 must be an \(n >= 3, 2\) array"):
+        NavMesh.from_polygons([[(0, 0), (1, 1)]])
+    with pytest.raises(InvalidGeometryError, match="walkable must be polygonal, got a LineString"):
+        NavMesh.from_polygons(shapely.LineString([(0, 0), (1, 1)]))
+    with pytest.raises(InvalidGeometryError, match="coordinates must be finite"):
+        NavMesh.from_polygons([[(0, 0), (1, math.nan), (1, 1)]])
+    with pytest.raises(InvalidInputError, match="agent_radius must be a finite number >= 0, got -1"):
+        NavMesh.from_polygons([SQUARE], agent_radius=-1)
+
+
+def test_from_polygons_repairs_a_bow_tie() -> None:
+    mesh = NavMesh.from_polygons([[(0, 0), (2, 2), (2, 0), (0, 2)]])  # self-intersecting
+    assert mesh.islands.max() == 1  # two triangles meeting at (1, 1)
+    assert 0.5 * len(mesh) > 0
+
+
+def test_from_grid_follows_the_transform_and_corners() -> None:
+    rows = ["..#", ".#.", "..."]
+    for y_up in (False, True):
+        grid = TileGrid.from_strings(rows, cell_size=2.0, origin=(10.0, 20.0), y_up=y_up)
+        mesh = NavMesh.from_grid(grid)
+        # free area = 7 cells of 4 world units each
+        p = mesh.vertices[mesh.triangles]
+        area = 0.5 * ((p[:, 1, 0] - p[:, 0, 0]) * (p[:, 2, 1] - p[:, 0, 1])
+                      - (p[:, 1, 1] - p[:, 0, 1]) * (p[:, 2, 0] - p[:, 0, 0]))
+        assert area.sum() == pytest.approx(28.0)
+        centres = grid.cell_to_world(np.argwhere(grid.passable)[:, ::-1])
+        assert (mesh.locate(centres) >= 0).all()
+        blocked = grid.cell_to_world(np.argwhere(~grid.passable)[:, ::-1])
+        assert (mesh.locate(blocked) == -1).all()
+        # cell (2, 0) is free in row 0 only if the string says so: here '#', so the corner cell
+        # (2, 1) touches (1, 0)... no: (2, 1) connects down to (2, 2); all free cells form one island
+        assert mesh.islands.max() == 0
+    diag = TileGrid.from_strings([".#", "#."])
+    assert NavMesh.from_grid(diag).islands.max() == 1  # corner contact only
+    with pytest.raises(InvalidGeometryError, match="no passable cell"):
+        NavMesh.from_grid(TileGrid.from_strings(["##"]))
+    with pytest.raises(InvalidInputError, match="grid must be a TileGrid"):
+        NavMesh.from_grid(np.ones((2, 2)))
+
+
+def test_from_grid_path_matches_geometry() -> None:
+    grid = TileGrid.from_strings(["....", ".##.", "...."])
+    mesh = NavMesh.from_grid(grid)
+    path = gamenav.find_path(mesh, (0.5, 0.5), (3.5, 2.5), exact=True)
+    assert path.cost == pytest.approx(math.hypot(2.5, 0.5) + math.hypot(0.5, 1.5))
