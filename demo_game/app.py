@@ -1,6 +1,7 @@
 """The demo window: drawing, mouse and keyboard, HUD; and the scripted headless run.
 
-World coordinates are window pixels (x right, y up); one map cell is ``CELL_PX`` pixels.
+World coordinates are window pixels (x right, y up); one map cell is ``CELL_PX`` pixels on the
+built-in map (loaded maps are scaled to fit a window of about 1024 x 768).
 """
 
 from __future__ import annotations
@@ -31,20 +32,31 @@ B: place building   X: remove building   N: grid/navmesh navigation
 G: grid   P: paths   M: navmesh   E: expansions   +/-: budget   Space: pause   H: help"""
 
 
-def load_terrain(map_file: str | None, seed: int) -> Terrain:
-    """The built-in generated map, or a Moving AI ``.map`` file."""
+def load_terrain(map_file: str | None, seed: int, layer: str = "walls") -> Terrain:
+    """The built-in generated map, a Moving AI ``.map`` file, or a Tiled ``.json``/``.tmx`` map
+    whose tile layer ``layer`` holds the walls."""
     if map_file is None:
         return generate(seed=seed)
+    if FilePath(map_file).suffix.lower() in (".json", ".tmj", ".tmx"):
+        from gamenav.adapters.arcade import grid_from_tilemap
+
+        return from_walkable(grid_from_tilemap(arcade.load_tilemap(map_file, lazy=True), layer).passable)
     import gamenav.io
 
-    walkable = gamenav.io.read_map(map_file)
-    return from_walkable(np.asarray(walkable, bool))
+    return from_walkable(np.asarray(gamenav.io.read_map(map_file), bool))
+
+
+def cell_px_for(shape: tuple[int, int]) -> int:
+    """Pixels per cell (2..16) so that the map fills about 1024 x 768 (8 for the built-in map)."""
+    h, w = shape
+    return int(max(2, min(16, 1024 // w, 768 // h)))
 
 
 class DemoWindow(arcade.Window):
     """The RTS scene: terrain, units, overlays and HUD over a :class:`Simulation`."""
 
-    def __init__(self, sim: Simulation, *, visible: bool = True, fixed_dt: float | None = None) -> None:
+    def __init__(self, sim: Simulation, *, visible: bool = True, fixed_dt: float | None = None,
+                 overlays: set[str] | None = None) -> None:
         g = sim.grid
         super().__init__(int(g.width * g.cell_size), int(g.height * g.cell_size), "gamenav demo",
                          visible=visible, vsync=False, update_rate=1 / 60)
@@ -58,7 +70,11 @@ class DemoWindow(arcade.Window):
         self.drag_start: tuple[float, float] | None = None
         self.mouse = (self.width / 2, self.height / 2)
         self.paused = False
-        self.show = {"grid": False, "paths": True, "navmesh": False, "expansions": False, "help": True}
+        shown = {"paths", "help"} if overlays is None else overlays
+        unknown = shown - {"grid", "paths", "navmesh", "expansions", "help"}
+        if unknown:
+            raise ValueError(f"unknown overlays {sorted(unknown)}; choose from grid, paths, navmesh, expansions, help")
+        self.show = {name: name in shown for name in ("grid", "paths", "navmesh", "expansions", "help")}
         self.frame_times: list[float] = []
         self._last_frame = time.perf_counter()
         self.hud = [arcade.Text("", 8, self.height - 16 - 15 * i, (255, 255, 255, 255), 11,
@@ -260,14 +276,17 @@ def script_events(window: DemoWindow, frames: int) -> dict[int, Callable[[], Non
 
 
 def run_headless(sim: Simulation, frames: int, *, screenshot: str | None = None, dt: float = 1 / 30,
-                 on_frame: Callable[[Simulation], None] | None = None) -> dict[str, Any]:
+                 on_frame: Callable[[Simulation], None] | None = None, overlays: set[str] | None = None,
+                 screenshot_frame: int | None = None) -> dict[str, Any]:
     """Run the scripted scene in an off-screen arcade window for ``frames`` frames.
 
     Each frame runs the simulation step and draws everything (as in the game). After every
     frame the number of units on blocked cells is counted (``blocked_violations`` in the stats)
-    and ``on_frame(sim)`` is called. Returns the stats (see :meth:`Simulation.stats`).
+    and ``on_frame(sim)`` is called. The screenshot shows frame ``screenshot_frame`` (default:
+    the last). Returns the stats (see :meth:`Simulation.stats`).
     """
-    window = DemoWindow(sim, visible=False, fixed_dt=dt)
+    window = DemoWindow(sim, visible=False, fixed_dt=dt, overlays=overlays)
+    shot_at = frames - 1 if screenshot_frame is None else min(max(screenshot_frame, 0), frames - 1)
     try:
         events = script_events(window, frames)
         violations = 0
@@ -281,11 +300,11 @@ def run_headless(sim: Simulation, frames: int, *, screenshot: str | None = None,
             window.ctx.finish()  # finish rendering here, not during the next timed update
             draw_ms.append((time.perf_counter() - t0) * 1e3)
             violations += sim.units_on_blocked_cells()
+            if screenshot and frame == shot_at:
+                FilePath(screenshot).parent.mkdir(parents=True, exist_ok=True)
+                arcade.get_image(0, 0, window.width, window.height).convert("RGB").save(screenshot)
             if on_frame is not None:
                 on_frame(sim)
-        if screenshot:
-            FilePath(screenshot).parent.mkdir(parents=True, exist_ok=True)
-            arcade.get_image(0, 0, window.width, window.height).convert("RGB").save(screenshot)
         stats = sim.stats()
         stats["blocked_violations"] = violations
         stats["draw_ms_mean"] = float(np.mean(draw_ms)) if draw_ms else 0.0
@@ -311,7 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m demo_game", description=__doc__,
                                      epilog="controls:\n" + CONTROLS,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--map", help="a Moving AI .map file (default: the built-in generated map)")
+    parser.add_argument("--map", help="a Moving AI .map or Tiled .json/.tmx file (default: the built-in map)")
+    parser.add_argument("--layer", default="walls", help="the Tiled tile layer holding walls (default 'walls')")
     parser.add_argument("--agents", type=int, default=400, help="number of units (default 400)")
     parser.add_argument("--seed", type=int, default=7, help="map and spawn seed")
     parser.add_argument("--budget", type=float, default=1.0, help="pathfinding budget in ms per frame")
@@ -320,18 +340,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dt", type=float, default=1 / 30, help="seconds per headless frame")
     parser.add_argument("--screenshot", help="save the last headless frame to this PNG")
     parser.add_argument("--stats", help="write the headless stats JSON here")
+    parser.add_argument("--overlays", default="paths",
+                        help="comma-separated overlays shown at start: grid, paths, navmesh, expansions, help")
     args = parser.parse_args(argv)
     if args.agents < 1:
         parser.error(f"--agents must be >= 1, got {args.agents}")
-    terrain = load_terrain(args.map, args.seed)
-    sim = Simulation(terrain, agents=args.agents, seed=args.seed, budget_ms=args.budget, cell_size=CELL_PX)
+    terrain = load_terrain(args.map, args.seed, args.layer)
+    overlays = {name.strip() for name in args.overlays.split(",") if name.strip()}
+    sim = Simulation(terrain, agents=args.agents, seed=args.seed, budget_ms=args.budget,
+                     cell_size=cell_px_for(terrain.kind.shape))
     warm_up()
     if not args.headless:
-        DemoWindow(sim)
+        DemoWindow(sim, overlays=overlays | {"help"})
         arcade.run()
         return 0
     try:
-        stats = run_headless(sim, args.frames, screenshot=args.screenshot, dt=args.dt)
+        stats = run_headless(sim, args.frames, screenshot=args.screenshot, dt=args.dt, overlays=overlays)
     except Exception:  # report, then fail the run
         traceback.print_exc()
         return 1

@@ -585,7 +585,9 @@ class Crowd:
         self._stuck_count[stuck] = 0
         near = np.hypot(*(self._goal[stuck] - self._pos[stuck]).T) < \
             (2.0 * self._stride + 1.0) * self._grid.cell_size
-        self._arrive(stuck[near])  # crowded at the destination: close enough
+        crowded = np.hypot(*self._sep[stuck].T) > 0.1
+        self._arrive(stuck[near & crowded])  # held back by the others at the destination: close enough
+        near &= crowded
         stuck = stuck[~near]
         self._repaths[stuck] += 1
         self._fail(stuck[self._repaths[stuck] > _MAX_REPATHS])
@@ -605,6 +607,7 @@ class Crowd:
     def _on_change(self, change: GridChange) -> None:
         """Grid edit: move agents off newly blocked cells, re-route whoever crosses them."""
         g = self._grid
+        self._collect_paths()  # answers from before the edit are checked below like any route
         passable = g.passable
         if len(change.blocked):
             cells = self._cells()
