@@ -124,9 +124,9 @@ def grid_from_mask(mask: pygame.mask.Mask, *, cell_size: int, threshold: float |
     ``ceil(mask_width / cell_size)`` columns (edge cells may hold fewer pixels). The mask is
     rendered once into an 8-bit surface (``Mask.to_surface``) and read through
     ``pygame.surfarray``; counting per cell is a numpy block sum, with no Python loop over
-    cells. A 2048x2048 mask takes ~17 ms with 16-pixel cells and ~40 ms with 4-pixel cells
-    (a one-time cost at level load). A Python loop of ``Mask.overlap_area`` per cell is O(cells)
-    calls: faster for a few thousand big cells, slower for fine grids.
+    cells. A 2048x2048 mask takes roughly 20 ms with 16-pixel cells and 40-80 ms with 4-pixel
+    cells (a one-time cost at level load). A Python loop of ``Mask.overlap_area`` per cell is
+    O(cells) calls: about 4x faster for 16k big cells, slower for fine grids.
 
     Args:
         mask: set bits are walls (e.g. ``pygame.mask.from_surface(level_image)``).
