@@ -281,3 +281,16 @@ def test_navmesh_world_paths_keep_agents_off_walls() -> None:
     assert crowd.arrived.all() and crowd.counters["path_requests"] == 3
     crowd.world = grid  # switching back re-paths nobody (all arrived)
     assert crowd.counters["path_requests"] == 3
+
+
+def test_path_answered_before_an_edit_is_checked_against_it() -> None:
+    grid = open_grid(10, 20)
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=10_000)
+    crowd = gamenav.Crowd(grid, grid.cell_to_world([(1, 5)]), radius=0.3, max_speed=5, queue=queue)
+    crowd.move([0], (8.5, 5.5), formation=False)
+    queue.update()  # answered: straight along row 5, not yet collected by the crowd
+    grid.set_walkable((5, 5), False)
+    assert crowd.counters["edit_repaths"] == 1
+    run(crowd, 200, queue=queue)
+    assert crowd.arrived[0] and np.hypot(*(crowd.positions[0] - (8.5, 5.5))) < 0.3
+
