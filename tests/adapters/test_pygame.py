@@ -333,10 +333,6 @@ def test_follower_through_a_path_queue_holds_still_until_answered() -> None:
     assert follower.arrived and near(follower.position, (250, 190))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "gamenav.Crowd bug: a path answered by the queue before a grid edit and collected after it is "
-    "installed unchecked; the agent then sticks at the new wall and, being within 3 cells of its "
-    "goal, is marked arrived"))
 def test_follower_avoids_a_wall_built_before_it_collects_its_path() -> None:
     grid = maze()
     queue = gamenav.PathQueue(budget_ms=None, max_expansions=10_000)
