@@ -205,6 +205,8 @@ class PathQueue:
             result the edit invalidates (checked exactly, as in :class:`PathCache`):
             ``"restart"`` it on the new grid (default, keeping its place in the queue) or answer
             ``"stale"`` (status STALE). Results the edit cannot affect are delivered as they are.
+            A request whose start or goal cell was blocked since it was made is answered STALE
+            in either mode (a new search would raise BlockedEndpointError).
         window: how many recent frames / answers :attr:`stats` summarises.
 
     Results are bit for bit those of :func:`gamenav.find_path` with the same options. Requests
@@ -371,7 +373,13 @@ class PathQueue:
             if job.search is None:
                 if timed and worked and now + self._start_s > deadline:
                     break
-                self._begin(job)
+                try:
+                    self._begin(job)
+                except InvalidInputError:  # an edit blocked the start or goal since the request
+                    self._drop_job(job)
+                    self._pending -= len(job.requests)
+                    self._store_and_answer(job.query, Path.none(PathStatus.STALE), job.requests)
+                    continue
                 t = time.perf_counter()
                 self._start_s = _track(self._start_s, t - now)
                 now = t

@@ -1,0 +1,173 @@
+"""PathCache: hits, exact invalidation by grid edits, LRU, navmesh versions, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gamenav
+from gamenav import PathCache, PathStatus
+from gamenav.runtime._invalidation import footprint
+from tests.runtime.helpers import check_walkable
+
+OPEN = ["." * 12] * 7
+
+
+def test_hit_returns_the_same_result_and_counts() -> None:
+    grid = gamenav.TileGrid.from_strings(OPEN)
+    cache = PathCache(capacity=10)
+    first = cache.find_path(grid, (0, 0), (11, 6))
+    assert cache.find_path(grid, (0, 0), (11, 6)) is first
+    assert cache.find_path(grid, (0, 0), (11, 6), diagonal="no_corner_cutting") is first
+    other = cache.find_path(grid, (0, 0), (11, 6), diagonal="never")
+    assert other.cost == 17.0 and other is not first
+    s = cache.stats
+    assert (s.hits, s.misses, s.size, s.capacity) == (2, 2, 2, 10)
+    assert s.hit_rate == 0.5 and len(cache) == 2
+
+
+def test_blocking_drops_exactly_the_paths_that_cross() -> None:
+    grid = gamenav.TileGrid.from_strings(OPEN)
+    cache = PathCache()
+    top = cache.find_path(grid, (0, 0), (11, 0))
+    bottom = cache.find_path(grid, (0, 6), (11, 6))
+    grid.set_walkable((5, 0), False)
+    assert cache.stats.invalidations == 1
+    assert cache.find_path(grid, (0, 6), (11, 6)) is bottom
+    fresh = cache.find_path(grid, (0, 0), (11, 0))
+    assert fresh is not top and fresh.cost > top.cost
+    check_walkable(grid, fresh, (0, 0), (11, 0))
+
+
+def test_blocking_a_corner_of_a_diagonal_step_drops_the_path() -> None:
+    grid = gamenav.TileGrid.from_strings(["...", "...", "..."])
+    cache = PathCache()
+    diag = cache.find_path(grid, (0, 0), (2, 2))
+    assert len(diag) == 3                      # (0,0) (1,1) (2,2): corners (1,0) (0,1) ...
+    grid.set_walkable((1, 0), False)           # no longer allowed without corner cutting
+    assert len(cache) == 0
+    check_walkable(grid, cache.find_path(grid, (0, 0), (2, 2)), (0, 0), (2, 2))
+    # with corner cutting allowed the same footprint is kept conservatively (still valid)
+    assert set(footprint(diag.cells, 3).tolist()) == {0, 1, 3, 4, 5, 7, 8}
+
+
+def test_opening_drops_only_paths_it_could_shorten() -> None:
+    rows = ["." * 20, "#" * 19 + ".", "." * 20, "." * 20, "#" * 20]
+    grid = gamenav.TileGrid.from_strings(rows)
+    cache = PathCache()
+    around = cache.find_path(grid, (0, 0), (0, 2))          # the long way round the wall
+    assert around.cost == 40.0
+    local = cache.find_path(grid, (0, 3), (3, 3))           # cost 3
+    grid.set_walkable((19, 4), True)    # octile bound via (19, 4): 20.66 + 19.83 >= 40: keep
+    assert cache.find_path(grid, (0, 0), (0, 2)) is around
+    grid.set_walkable((18, 1), True)    # 18.41 + 18.41 < 40 and really shorter: drop
+    assert cache.find_path(grid, (0, 0), (0, 2)).cost == 38.0
+    grid.set_walkable((1, 1), True)     # bound 1.41 + 1.41 < 38: drop
+    assert cache.find_path(grid, (0, 0), (0, 2)).cost == 4.0   # no corner cutting past (0, 1)
+    assert cache.find_path(grid, (0, 3), (3, 3)) is local  # no opening can beat cost 3
+    assert cache.stats.invalidations == 2
+
+
+def test_cost_changes() -> None:
+    grid = gamenav.TileGrid.from_strings(OPEN)
+    cache = PathCache()
+    p = cache.find_path(grid, (0, 3), (11, 3))
+    grid.set_cost((5, 0), 4.0)                 # raised off the path: kept
+    assert cache.find_path(grid, (0, 3), (11, 3)) is p
+    grid.set_cost((5, 3), 4.0)                 # raised on the path: dropped
+    detour = cache.find_path(grid, (0, 3), (11, 3))
+    assert detour.cost > p.cost
+    grid.set_cost((5, 3), 1.0)                 # lowered where it helps: dropped
+    assert cache.find_path(grid, (0, 3), (11, 3)).cost == p.cost
+    assert cache.stats.invalidations == 2
+
+
+def test_no_path_entries() -> None:
+    grid = gamenav.TileGrid.from_strings(["..#..", "..#..", "..#.."])
+    cache = PathCache()
+    none = cache.find_path(grid, (0, 0), (4, 0))
+    assert none.status is PathStatus.NO_PATH
+    grid.set_cost((0, 2), 2.0)                 # a cost edit cannot connect islands: kept
+    assert cache.find_path(grid, (0, 0), (4, 0)) is none
+    grid.set_walkable((2, 1), True)            # an opening may: dropped
+    assert cache.find_path(grid, (0, 0), (4, 0)).status is PathStatus.FOUND
+    grid.set_walkable((2, 1), False)
+    assert cache.find_path(grid, (0, 0), (4, 0)).status is PathStatus.NO_PATH
+    grid.set_walkable((0, 0), False)           # the start itself: the error a search gives
+    with pytest.raises(gamenav.BlockedEndpointError, match="start"):
+        cache.find_path(grid, (0, 0), (4, 0))
+
+
+def test_partial_and_smoothed_entries_die_with_any_edit() -> None:
+    grid = gamenav.TileGrid.from_strings(["..#..", "..#..", "..#.."])
+    cache = PathCache()
+    partial = cache.find_path(grid, (0, 0), (4, 0), partial=True)
+    smooth = cache.find_path(grid, (0, 0), (1, 2), smooth=True)
+    assert partial.status is PathStatus.PARTIAL and smooth.found
+    assert cache.find_path(grid, (0, 0), (4, 0), partial=True) is partial
+    grid.set_cost((4, 2), 3.0)                 # far from both
+    assert len(cache) == 0
+
+
+def test_lru_eviction_and_unsubscribe() -> None:
+    grid = gamenav.TileGrid.from_strings(OPEN)
+    cache = PathCache(capacity=2)
+    a = cache.find_path(grid, (0, 0), (1, 0))
+    cache.find_path(grid, (0, 0), (2, 0))
+    assert cache.find_path(grid, (0, 0), (1, 0)) is a      # a is now the most recent
+    cache.find_path(grid, (0, 0), (3, 0))                   # evicts (2, 0)
+    assert cache.stats.evictions == 1 and len(cache) == 2
+    assert cache.find_path(grid, (0, 0), (1, 0)) is a
+    assert len(grid._listeners) == 1
+    cache.clear()
+    assert len(cache) == 0 and cache.stats.hits == 0 and len(grid._listeners) == 0
+
+
+def test_grid_listener_goes_when_the_last_entry_dies() -> None:
+    grid = gamenav.TileGrid.from_strings(OPEN)
+    cache = PathCache()
+    cache.find_path(grid, (0, 0), (3, 0))
+    grid.set_walkable((2, 0), False)
+    assert len(cache) == 0 and grid._listeners == []
+
+
+def test_weighted_entries_keep_their_guarantee() -> None:
+    rng = np.random.default_rng(3)
+    grid = gamenav.TileGrid(rng.random((30, 30)) > 0.25, cost=rng.integers(1, 4, (30, 30)))
+    grid.set_walkable((0, 0, 30, 1), True)
+    cache = PathCache()
+    for _ in range(50):
+        p = cache.find_path(grid, (0, 0), (29, 0), weight=2.0)
+        opt = gamenav.find_path(grid, (0, 0), (29, 0))
+        check_walkable(grid, p, (0, 0), (29, 0))
+        assert p.cost <= 2.0 * opt.cost + 1e-9
+        x, y = (int(v) for v in rng.integers(0, 30, 2))
+        if y:
+            grid.set_walkable((x, y), bool(rng.random() < 0.5))
+
+
+def test_navmesh_entries_are_keyed_by_version() -> None:
+    room = [(0.0, 0.0), (8.0, 0.0), (8.0, 6.0), (0.0, 6.0)]
+    pillar = [(3.0, 1.0), (4.0, 1.0), (4.0, 5.0), (3.0, 5.0)]
+    mesh = gamenav.NavMesh.from_polygons([room], obstacles=[pillar])
+    cache = PathCache()
+    a = cache.find_path(mesh, (0.5, 0.5), (7.5, 5.5))
+    assert cache.find_path(mesh, (0.5, 0.5), (7.5, 5.5)) is a
+    assert a.found and a.cost == gamenav.find_path(mesh, (0.5, 0.5), (7.5, 5.5)).cost
+    rebuilt = gamenav.NavMesh.from_polygons([room], obstacles=[pillar])
+    assert rebuilt.version != mesh.version
+    assert cache.find_path(rebuilt, (0.5, 0.5), (7.5, 5.5)) is not a
+
+
+def test_errors() -> None:
+    with pytest.raises(gamenav.InvalidInputError, match="capacity must be an int >= 1, got 0"):
+        PathCache(capacity=0)
+    grid = gamenav.TileGrid.from_strings(OPEN)
+    cache = PathCache()
+    with pytest.raises(gamenav.OutOfBoundsError, match=r"goal \(12, 0\) is outside the grid"):
+        cache.find_path(grid, (0, 0), (12, 0))
+    with pytest.raises(gamenav.InvalidInputError, match=r"start must be an \(x, y\) pair of ints"):
+        cache.find_path(grid, (0.5, 0), (1, 0))
+    with pytest.raises(gamenav.InvalidInputError, match="world must be a TileGrid or a NavMesh"):
+        cache.find_path("map", (0, 0), (1, 0))
+    assert len(cache) == 0
