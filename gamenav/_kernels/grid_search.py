@@ -2,20 +2,31 @@
 
 Layout shared with :mod:`gamenav._kernels.jps`: the grid is padded with a one-cell blocked border
 and flattened row-major, so node ``n = (y + 1) * stride + (x + 1)`` and the neighbours of any
-passable node are valid indices (no bounds checks in the loops). Arrays:
+passable node are valid indices (no bounds checks in the loops). Arrays (``N`` padded cells):
 
-* ``passable``: ``(N,)`` uint8, 1 = passable (the border is 0).
-* ``cost``: ``(N,)`` float64 cell costs (>= 1; unread where ``passable`` is 0).
+* ``moves``: ``(N,)`` uint8, bit ``k`` set when the step ``OFFSET_X[k], OFFSET_Y[k]`` from the
+  cell is allowed by the movement rule (0 for blocked cells and the border).
+* ``cost``: ``(N,)`` float64 cell costs (>= 1; unread where blocked).
 * ``g``: ``(N,)`` float64 best known cost from the start(s); ``parent``: ``(N,)`` int32.
 * ``mark``: ``(N,)`` int32 generation stamps: ``== stamp`` open, ``== stamp + 1`` closed,
   anything else unseen (so the arrays never need clearing between searches).
-* heap: ``hf`` / ``hg`` (float64 f and g) and ``hn`` (int32 node) per slot, ``pos`` (int32) the
-  slot of each open node (an indexed binary heap with decrease-key).
-* ``istate``: int64 ``[stamp, heap_size, expanded, best_node]``; ``fstate``: float64
-  ``[best_h, best_g]`` (the closest node found so far, for partial paths).
+* Open list, one of two:
 
-Heap order (deterministic tie-breaking): smaller f first; among equal f, larger g; then the
-smaller node index (i.e. row-major order of the cell).
+  - radix heap (monotone searches: Dijkstra, and A* with weight 1 and a consistent
+    heuristic, where f never decreases): ``rkey`` (int64 bits of f, non-negative so ordered
+    like the floats), ``rnext`` / ``rprev`` (int32 doubly linked bucket lists), ``rbucket``
+    (uint8), ``rhead`` ``(65,)`` int32. Bucket ``b > 0`` holds keys whose highest bit differing
+    from the last removed key is ``b - 1``; bucket 0 holds keys equal to it, taken last in
+    first out. Decrease-key moves a node between lists, so there are no stale entries.
+  - indexed binary heap (weighted A*, user heuristics): ``hf`` / ``hg`` (float64 f and g) and
+    ``hn`` (int32 node) per slot, ``pos`` (int32) the slot of each open node. Order: smaller f,
+    then larger g. Closed nodes whose g improves are reopened.
+
+* ``istate``: int64 ``[stamp, open_count, expanded, best_node, last_key]``; ``fstate``: float64
+  ``[best_h, best_g]`` (the closest node so far, for partial paths).
+
+Expansion order is deterministic (a pure function of the inputs and the sequence of
+operations), so a search sliced into any number of calls expands exactly what one call does.
 """
 
 from __future__ import annotations
@@ -23,7 +34,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
+
+from gamenav._kernels.jps import jump, jump_directions
 
 SQRT2 = math.sqrt(2.0)
 
@@ -31,22 +45,41 @@ IN_PROGRESS = 0
 FOUND = 1
 EXHAUSTED = 2
 
+OFFSET_X = (1, -1, 0, 0, 1, 1, -1, -1)
+"""x step of move bit k: east, west, south, north, then the diagonals NE, SE, NW, SW."""
+OFFSET_Y = (0, 0, 1, -1, -1, 1, -1, 1)
+"""y step of move bit k (rows grow downwards)."""
+
+
+@intrinsic
+def _clz64(typingctx, x):  # noqa: ARG001 - numba intrinsic signature
+    """Count of leading zero bits of a non-zero int64 (LLVM ctlz)."""
+    sig = types.int64(types.int64)
+
+    def codegen(context, builder, signature, args):  # noqa: ARG001
+        return builder.ctlz(args[0], context.get_constant(types.boolean, True))
+
+    return sig, codegen
+
 
 @njit(cache=True, nogil=True, inline="always")
-def _before(f1: float, g1: float, n1: int, f2: float, g2: float, n2: int) -> bool:
-    if f1 != f2:
-        return f1 < f2
-    if g1 != g2:
-        return g1 > g2
-    return n1 < n2
+def _bucket(key, last):
+    x = key ^ last
+    return 0 if x == 0 else 64 - _clz64(x)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _before(f1: float, g1: float, f2: float, g2: float) -> bool:
+    """Binary heap order: smaller f, then larger g (branch-free)."""
+    return (f1 < f2) | ((f1 == f2) & (g1 > g2))
 
 
 @njit(cache=True, nogil=True)
-def _sift_up(hf, hg, hn, pos, i):
-    f, gg, n = hf[i], hg[i], hn[i]
+def heap_sift_up(hf, hg, hn, pos, i, node, f, g):
+    """Place ``node`` with keys ``f, g`` at slot ``i`` (free, or its own) and sift it up."""
     while i > 0:
         p = (i - 1) >> 1
-        if not _before(f, gg, n, hf[p], hg[p], hn[p]):
+        if not _before(f, g, hf[p], hg[p]):
             break
         hf[i] = hf[p]
         hg[i] = hg[p]
@@ -54,69 +87,37 @@ def _sift_up(hf, hg, hn, pos, i):
         pos[hn[i]] = i
         i = p
     hf[i] = f
-    hg[i] = gg
-    hn[i] = n
-    pos[n] = i
-
-
-@njit(cache=True, nogil=True)
-def _pop(hf, hg, hn, pos, size):
-    """Remove the top of a heap of ``size`` entries; returns the node."""
-    top = hn[0]
-    size -= 1
-    if size == 0:
-        return top
-    f, gg, n = hf[size], hg[size], hn[size]
-    i = 0
-    while True:
-        c = 2 * i + 1
-        if c >= size:
-            break
-        r = c + 1
-        if r < size and _before(hf[r], hg[r], hn[r], hf[c], hg[c], hn[c]):
-            c = r
-        if not _before(hf[c], hg[c], hn[c], f, gg, n):
-            break
-        hf[i] = hf[c]
-        hg[i] = hg[c]
-        hn[i] = hn[c]
-        pos[hn[i]] = i
-        i = c
-    hf[i] = f
-    hg[i] = gg
-    hn[i] = n
-    pos[n] = i
-    return top
-
-
-@njit(cache=True, nogil=True)
-def heap_push(hf, hg, hn, pos, size, node, f, g):
-    """Insert ``node`` (not in the heap) with keys ``f, g``; returns the new size."""
-    hf[size] = f
-    hg[size] = g
-    hn[size] = node
-    _sift_up(hf, hg, hn, pos, size)
-    return size + 1
+    hg[i] = g
+    hn[i] = node
+    pos[node] = i
 
 
 @njit(cache=True, nogil=True)
 def heap_pop(hf, hg, hn, pos, size):
-    """Remove and return the best node of a heap of ``size`` entries (size becomes size - 1)."""
-    return _pop(hf, hg, hn, pos, size)
-
-
-@njit(cache=True, nogil=True)
-def heap_update(hf, hg, hn, pos, node, f, g):
-    """Lower the keys of a node already in the heap."""
-    i = pos[node]
-    hf[i] = f
-    hg[i] = g
-    _sift_up(hf, hg, hn, pos, i)
+    """Remove and return the top node of a heap of ``size`` entries (the caller decrements
+    its size). Floyd's variant: sink the hole along the better children, sift the last up."""
+    top = hn[0]
+    size -= 1
+    if size > 0:
+        i = 0
+        while True:
+            c = 2 * i + 1
+            if c >= size:
+                break
+            if c + 1 < size:
+                c += _before(hf[c + 1], hg[c + 1], hf[c], hg[c])
+            hf[i] = hf[c]
+            hg[i] = hg[c]
+            hn[i] = hn[c]
+            pos[hn[i]] = i
+            i = c
+        heap_sift_up(hf, hg, hn, pos, i, hn[size], hf[size], hg[size])
+    return top
 
 
 @njit(cache=True, nogil=True, inline="always")
-def heuristic(code, table, node, stride, gx, gy):
-    """Heuristic from ``node`` to goal cell ``(gx, gy)`` (padded coordinates).
+def heuristic(code, table, node, x, y, gx, gy):
+    """Heuristic from ``node`` at padded ``(x, y)`` to the goal at padded ``(gx, gy)``.
 
     ``code``: 0 manhattan, 1 octile, 2 chebyshev, 3 euclidean, 4 zero, 5 per-node ``table``.
     """
@@ -124,8 +125,7 @@ def heuristic(code, table, node, stride, gx, gy):
         return 0.0
     if code == 5:
         return table[node]
-    y = node // stride
-    dx = abs(node - y * stride - gx)
+    dx = abs(x - gx)
     dy = abs(y - gy)
     if code == 1:
         if dx > dy:
@@ -139,92 +139,195 @@ def heuristic(code, table, node, stride, gx, gy):
 
 
 @njit(cache=True, nogil=True)
-def best_first_step(passable, cost, uniform, stride, diagonal, goal, gx, gy, hcode, htable,
-                    weight, max_f, track_best, max_expansions,
-                    g, parent, mark, hf, hg, hn, pos, istate, fstate):
-    """Run A* (``weight`` >= 1), or Dijkstra (``weight`` 0), for at most ``max_expansions``.
+def best_first_step(moves, passable, cost, uniform, jps, stride, goal, gx, gy, hcode, htable,
+                    weight, max_f, track_best, monotone, max_expansions, g, parent, mark,
+                    rkey, rnext, rprev, rbucket, rhead, hf, hg, hn, pos, istate, fstate):
+    """Run A* (``weight`` >= 1), Dijkstra (``weight`` 0) or, with ``jps``, Jump Point Search
+    for at most ``max_expansions`` expansions.
 
-    The heap must have been seeded (start node(s) open with their g). ``goal`` is a node or -1
-    (no goal: run until the heap is empty or the best f exceeds ``max_f``). ``diagonal``:
-    0 never, 1 no corner cutting, 2 at most one blocked, 3 always. With ``track_best``, every
-    expanded node is compared with ``fstate`` by (heuristic, g) and the best kept in
-    ``istate[3]``. A closed node whose g improves (inconsistent heuristics) is reopened.
+    The open list (radix heap if ``monotone``, else binary heap; JPS needs ``monotone``) must
+    have been seeded with the start node(s). ``goal`` is a node or -1 (no goal: run until the
+    open list is empty or the next f exceeds ``max_f``). A* and Dijkstra step along ``moves``;
+    JPS jumps on ``passable`` (uniform cost, no corner cutting, octile ``hcode``). With
+    ``track_best``, every expanded node is compared with ``fstate`` by (heuristic, g) and the
+    best kept in ``istate[3]``.
 
-    Returns IN_PROGRESS (budget used up), FOUND (goal popped) or EXHAUSTED.
+    The radix-heap and binary-heap operations are written out here rather than called: calls
+    that pass arrays cost reference counting, which made the search about twice as slow.
+
+    Returns IN_PROGRESS (budget used up), FOUND (the goal is next) or EXHAUSTED.
     """
     stamp = np.int32(istate[0])
     closed = np.int32(stamp + 1)
-    size = istate[1]
+    count = istate[1]
     expanded = istate[2]
+    last = istate[4]
     budget = max_expansions
-    orth = np.array([1, -1, stride, -stride], dtype=np.int64)
-    diag_d = np.array([1 - stride, 1 + stride, -1 - stride, -1 + stride], dtype=np.int64)
-    diag_a = np.array([1, 1, -1, -1], dtype=np.int64)
-    diag_b = np.array([-stride, stride, -stride, stride], dtype=np.int64)
+    scratch = np.empty(2, dtype=np.float64)
+    scratch[1] = max_f
+    bits = scratch.view(np.int64)
+    max_key = bits[1]
+    offx = np.array(OFFSET_X, dtype=np.int64)
+    offy = np.array(OFFSET_Y, dtype=np.int64)
+    off = offx + offy * stride
+    dirs = np.empty(8, dtype=np.int64)
     status = IN_PROGRESS
     while True:
-        if size == 0:
+        if count == 0:
             status = EXHAUSTED
             break
-        if hn[0] == goal:
+        if monotone:
+            if rhead[0] < 0:  # refill bucket 0 from the first non-empty bucket
+                b = 1
+                while rhead[b] < 0:
+                    b += 1
+                q = rhead[b]
+                last = rkey[q]
+                while q >= 0:
+                    last = min(last, rkey[q])
+                    q = rnext[q]
+                q = rhead[b]
+                rhead[b] = -1
+                while q >= 0:
+                    r = rnext[q]
+                    b = _bucket(rkey[q], last)
+                    rbucket[q] = b
+                    rprev[q] = -1
+                    h = rhead[b]
+                    rnext[q] = h
+                    if h >= 0:
+                        rprev[h] = q
+                    rhead[b] = q
+                    q = r
+            n = rhead[0]
+            beyond = rkey[n] > max_key
+        else:
+            n = hn[0]
+            beyond = hf[0] > max_f
+        if n == goal:
             status = FOUND
             break
-        if hf[0] > max_f:
+        if beyond:
             status = EXHAUSTED
             break
         if budget <= 0:
             break
-        n = heap_pop(hf, hg, hn, pos, size)
-        size -= 1
+        if monotone:
+            h = rnext[n]
+            rhead[0] = h
+            if h >= 0:
+                rprev[h] = -1
+        else:
+            heap_pop(hf, hg, hn, pos, count)
+        count -= 1
         mark[n] = closed
         gn = g[n]
+        y = n // stride
+        x = n - y * stride
         expanded += 1
         budget -= 1
         if track_best:
-            hb = heuristic(hcode, htable, n, stride, gx, gy)
+            hb = heuristic(hcode, htable, n, x, y, gx, gy)
             if hb < fstate[0] or (hb == fstate[0] and gn < fstate[1]):
                 fstate[0] = hb
                 fstate[1] = gn
                 istate[3] = n
-        for k in range(8):
-            if k < 4:
-                nb = n + orth[k]
-                if passable[nb] == 0:
+        if jps:
+            nd = jump_directions(passable, stride, n, parent[n], dirs)
+        else:
+            mv = moves[n]
+            nd = 8
+        for k in range(nd):
+            if jps:
+                d = dirs[k]
+                nb = jump(passable, stride, n, d, goal)
+                if nb < 0:
                     continue
-                step = 1.0 if uniform else cost[nb]
+                dist = abs(nb - n) // abs(d)
+                dx = d - ((d + stride // 2) // stride) * stride  # offsets -1, 0, 1 only
+                nx = x + dx * dist
+                ny = y + (d - dx) // stride * dist
+                ng = gn + (dist * SQRT2 if dx != 0 and d != dx else float(dist))
             else:
-                if diagonal == 0:
-                    break
-                j = k - 4
-                nb = n + diag_d[j]
-                if passable[nb] == 0:
+                if (mv >> k) & 1 == 0:
                     continue
-                if diagonal == 1:
-                    if passable[n + diag_a[j]] == 0 or passable[n + diag_b[j]] == 0:
-                        continue
-                elif diagonal == 2:
-                    if passable[n + diag_a[j]] == 0 and passable[n + diag_b[j]] == 0:
-                        continue
-                step = SQRT2 if uniform else SQRT2 * cost[nb]
-            ng = gn + step
+                nb = n + off[k]
+                nx = x + offx[k]
+                ny = y + offy[k]
+                if k < 4:
+                    ng = gn + (1.0 if uniform else cost[nb])
+                else:
+                    ng = gn + (SQRT2 if uniform else SQRT2 * cost[nb])
             m = mark[nb]
             if m == stamp:
-                if ng < g[nb]:
-                    g[nb] = ng
-                    parent[nb] = n
-                    heap_update(hf, hg, hn, pos, nb,
-                                ng + weight * heuristic(hcode, htable, nb, stride, gx, gy), ng)
+                if not ng < g[nb]:
+                    continue
+                is_open = True
+            elif m == closed and (monotone or not ng < g[nb] - 1e-9):
                 continue
-            if m == closed and not ng < g[nb] - 1e-9:
-                continue
+            else:
+                is_open = False
+                mark[nb] = stamp
+                count += 1
             g[nb] = ng
             parent[nb] = n
-            mark[nb] = stamp
-            size = heap_push(hf, hg, hn, pos, size, nb,
-                             ng + weight * heuristic(hcode, htable, nb, stride, gx, gy), ng)
-    istate[1] = size
+            f = ng + weight * heuristic(hcode, htable, nb, nx, ny, gx, gy)
+            if monotone:
+                if is_open:  # unlink from its bucket
+                    q = rprev[nb]
+                    r = rnext[nb]
+                    if q >= 0:
+                        rnext[q] = r
+                    else:
+                        rhead[rbucket[nb]] = r
+                    if r >= 0:
+                        rprev[r] = q
+                scratch[0] = f
+                key = max(bits[0], last)  # f >= last up to rounding
+                b = _bucket(key, last)
+                rkey[nb] = key
+                rbucket[nb] = b
+                rprev[nb] = -1
+                h = rhead[b]
+                rnext[nb] = h
+                if h >= 0:
+                    rprev[h] = nb
+                rhead[b] = nb
+            else:
+                heap_sift_up(hf, hg, hn, pos, pos[nb] if is_open else count - 1, nb, f, ng)
+    istate[1] = count
     istate[2] = expanded
+    istate[4] = last
     return status
+
+
+@njit(cache=True, nogil=True)
+def move_masks(passable, stride, diagonal):
+    """``moves`` (see the module docstring) of a padded ``passable`` (N,) uint8 grid.
+
+    ``diagonal``: 0 never, 1 no corner cutting (both orthogonal neighbours passable),
+    2 at most one of them blocked, 3 always.
+    """
+    n_cells = passable.shape[0]
+    moves = np.zeros(n_cells, dtype=np.uint8)
+    for n in range(stride, n_cells - stride):
+        if passable[n] == 0:
+            continue
+        mv = 0
+        for k in range(8):
+            dx = OFFSET_X[k]
+            dy = OFFSET_Y[k]
+            if passable[n + dx + dy * stride] == 0:
+                continue
+            if k >= 4:
+                a = passable[n + dx]
+                b = passable[n + dy * stride]
+                if diagonal == 0 or (diagonal == 1 and (a == 0 or b == 0)) or (
+                        diagonal == 2 and a == 0 and b == 0):
+                    continue
+            mv |= 1 << k
+        moves[n] = mv
+    return moves
 
 
 @njit(cache=True, nogil=True)

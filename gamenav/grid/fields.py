@@ -14,7 +14,7 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k
 from gamenav.errors import BlockedEndpointError, InvalidInputError, OutOfBoundsError
 from gamenav.grid.movement import Diagonal
-from gamenav.grid.search import _borrow, _give_back, padded
+from gamenav.grid.search import _NO_HEAP, _borrow, _give_back, padded
 from gamenav.grid.tilegrid import TileGrid
 
 __all__ = ["distance_field"]
@@ -84,24 +84,17 @@ def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
 
     pad = padded(grid)
     stride = pad.stride
-    nodes = np.unique((ys + 1) * stride + xs + 1)  # sorted: a valid heap of equal keys
+    nodes = np.unique((ys + 1) * stride + xs + 1)
     ws = _borrow(grid.shape)
-    stamp = ws._begin(ws)
-    k = nodes.shape[0]
-    ws.mark[nodes] = stamp
-    ws.g[nodes] = 0.0
-    ws.parent[nodes] = -1
-    ws.hf[:k] = 0.0
-    ws.hg[:k] = 0.0
-    ws.hn[:k] = nodes
-    ws.pos[nodes] = np.arange(k, dtype=np.int32)
-    istate = np.array([stamp, k, 0, -1], dtype=np.int64)
+    istate = ws._begin(distance_field, nodes, True)
     fstate = np.array([np.inf, np.inf], dtype=np.float64)
     announce_compile("grid search", _k.best_first_step)
-    _k.best_first_step(pad.passable, pad.cost, pad.uniform, stride, diag.code, -1, 0, 0, 4,
-                       _EMPTY_TABLE, 0.0, max_cost, False, np.iinfo(np.int64).max,
-                       ws.g, ws.parent, ws.mark, ws.hf, ws.hg, ws.hn, ws.pos, istate, fstate)
-    field = np.where(ws.mark == stamp + 1, ws.g, np.inf)
-    ws._owner = None
+    _k.best_first_step(pad.moves(diag), pad.passable, pad.cost, pad.uniform, False, stride, -1,
+                       0, 0, 4, _EMPTY_TABLE, 0.0, max_cost, False, True,
+                       np.iinfo(np.int64).max, ws.g, ws.parent,
+                       ws.mark, ws.rkey, ws.rnext, ws.rprev, ws.rbucket, ws.rhead,
+                       *_NO_HEAP, istate, fstate)
+    field = np.where(ws.mark == istate[0] + 1, ws.g, np.inf)
+    ws._release(distance_field)
     _give_back(ws)
     return field.reshape(grid.height + 2, stride)[1:-1, 1:-1].copy()

@@ -17,7 +17,6 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k
-from gamenav._kernels import jps as _jps
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.grid.movement import (Diagonal, Heuristic, HeuristicLike, default_heuristic,
                                    resolve_heuristic)
@@ -64,21 +63,61 @@ class SearchWorkspace:
         self.g = np.empty(n, dtype=np.float64)
         self.parent = np.empty(n, dtype=np.int32)
         self.mark = np.zeros(n, dtype=np.int32)
-        self.hf = np.empty(n, dtype=np.float64)
-        self.hg = np.empty(n, dtype=np.float64)
-        self.hn = np.empty(n, dtype=np.int32)
-        self.pos = np.empty(n, dtype=np.int32)
+        self.rkey = np.empty(n, dtype=np.int64)
+        self.rnext = np.empty(n, dtype=np.int32)
+        self.rprev = np.empty(n, dtype=np.int32)
+        self.rbucket = np.empty(n, dtype=np.uint8)
+        self.rhead = np.empty(65, dtype=np.int32)
+        self._heap: tuple[np.ndarray, ...] | None = None
         self._stamp = 0
         self._owner: object | None = None
 
-    def _begin(self, owner: object) -> int:
-        """Take the workspace for ``owner``; returns the fresh open-stamp (closed = stamp + 1)."""
+    @property
+    def heap(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Binary-heap arrays ``(hf, hg, hn, pos)``, allocated on first use (weighted A*)."""
+        if self._heap is None:
+            n = self.g.shape[0]
+            self._heap = (np.empty(n, dtype=np.float64), np.empty(n, dtype=np.float64),
+                          np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32))
+        return self._heap  # type: ignore[return-value]
+
+    def _begin(self, owner: object, nodes: np.ndarray, monotone: bool) -> np.ndarray:
+        """Take the workspace for ``owner`` and open ``nodes`` (sorted, unique) with g = 0.
+
+        Returns the kernels' ``istate`` (see :mod:`gamenav._kernels.grid_search`).
+        """
         self._stamp += 2
         if self._stamp >= np.iinfo(np.int32).max - 2:
             self.mark.fill(0)
             self._stamp = 2
         self._owner = owner
-        return self._stamp
+        k = nodes.shape[0]
+        self.mark[nodes] = self._stamp
+        self.g[nodes] = 0.0
+        self.parent[nodes] = -1
+        if monotone:  # one list in bucket 0, key 0
+            self.rhead.fill(-1)
+            self.rhead[0] = nodes[0]
+            self.rkey[nodes] = 0
+            self.rbucket[nodes] = 0
+            self.rnext[nodes[:-1]] = nodes[1:]
+            self.rnext[nodes[-1]] = -1
+            self.rprev[nodes[1:]] = nodes[:-1]
+            self.rprev[nodes[0]] = -1
+        else:  # equal keys in increasing order form a valid heap
+            hf, hg, hn, pos = self.heap
+            hf[:k] = 0.0
+            hg[:k] = 0.0
+            hn[:k] = nodes
+            pos[nodes] = np.arange(k, dtype=np.int32)
+        return np.array([self._stamp, k, 0, nodes[0], 0], dtype=np.int64)
+
+    def _release(self, owner: object) -> bool:
+        """Drop ownership if ``owner`` still holds the workspace; returns whether it did."""
+        if self._owner is owner:
+            self._owner = None
+            return True
+        return False
 
     def __repr__(self) -> str:
         return f"SearchWorkspace(shape={self.shape})"
@@ -104,9 +143,9 @@ def _give_back(ws: SearchWorkspace) -> None:
 
 
 class _Padded:
-    """The kernel view of one grid snapshot: padded flat arrays and a few facts about it."""
+    """The kernel view of one grid snapshot: padded flat arrays and facts about it."""
 
-    __slots__ = ("source", "passable", "cost", "stride", "uniform")
+    __slots__ = ("source", "passable", "cost", "stride", "uniform", "_moves")
 
     def __init__(self, passable: np.ndarray, cost: np.ndarray) -> None:
         self.source = (passable, cost)
@@ -119,18 +158,29 @@ class _Padded:
         cpad[1:-1, 1:-1] = np.where(passable, cost, 1.0)
         self.cost = cpad.ravel()
         self.uniform = bool((self.cost == 1.0).all())
+        self._moves: dict[int, np.ndarray] = {}
+
+    def moves(self, diagonal: Diagonal) -> np.ndarray:
+        """``(N,)`` uint8 allowed-move bits for a movement rule (computed once per rule)."""
+        code = diagonal.code
+        if code not in self._moves:
+            announce_compile("grid search", _k.move_masks)
+            self._moves[code] = _k.move_masks(self.passable, self.stride, code)
+        return self._moves[code]
 
 
 _padded_cache: weakref.WeakKeyDictionary[TileGrid, _Padded] = weakref.WeakKeyDictionary()
+_padded_lock = threading.Lock()
 
 
 def padded(grid: TileGrid) -> _Padded:
     """The padded kernel arrays of ``grid``'s current snapshot (cached until the next edit)."""
     passable, cost = grid.kernel_arrays()
-    cached = _padded_cache.get(grid)
-    if cached is None or cached.source[0] is not passable or cached.source[1] is not cost:
-        cached = _Padded(passable, cost)
-        _padded_cache[grid] = cached
+    with _padded_lock:
+        cached = _padded_cache.get(grid)
+        if cached is None or cached.source[0] is not passable or cached.source[1] is not cost:
+            cached = _Padded(passable, cost)
+            _padded_cache[grid] = cached
     return cached
 
 
@@ -153,6 +203,8 @@ def _heuristic_table(func: Callable[..., Any], shape: tuple[int, int], goal: tup
 
 
 _EMPTY_TABLE = np.zeros(1, dtype=np.float64)
+_NO_HEAP = (np.zeros(1, dtype=np.float64), np.zeros(1, dtype=np.float64),
+            np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int32))
 
 
 class GridSearch:
@@ -296,21 +348,18 @@ class GridSearch:
             self._htable = _EMPTY_TABLE
         # Dijkstra runs the same kernel with weight 0 (the heuristic only ranks partial targets).
         self._weight = 0.0 if algorithm == "dijkstra" else weight
+        # f never decreases along a search (radix-heap open list) for Dijkstra and for A* at
+        # weight 1 with a consistent heuristic; user heuristics and weights use a binary heap.
+        self._monotone = self._weight == 0.0 or (self._weight == 1.0 and not callable(heur) and (
+            heur is not Heuristic.MANHATTAN or diag is Diagonal.NEVER))
         self._use_jps = algorithm == "jps" and reachable
+        self._moves = self._pad.moves(diag)
         self._track_best = not reachable
 
         ws = workspace if workspace is not None else _borrow(grid.shape)
         self._ws = ws
-        stamp = ws._begin(self)
-        node = (sy + 1) * stride + sx + 1
-        ws.mark[node] = stamp
-        ws.g[node] = 0.0
-        ws.parent[node] = -1
-        ws.hf[0] = 0.0
-        ws.hg[0] = 0.0
-        ws.hn[0] = node
-        ws.pos[node] = 0
-        self._istate = np.array([stamp, 1, 0, node], dtype=np.int64)
+        start_node = np.array([(sy + 1) * stride + sx + 1], dtype=np.int64)
+        self._istate = ws._begin(self, start_node, self._monotone)
         self._fstate = np.array([np.inf, np.inf], dtype=np.float64)
 
     # -- public state ---------------------------------------------------------------------
@@ -364,18 +413,14 @@ class GridSearch:
                 "concurrent search its own workspace")
         pad = self._pad
         gx, gy = self._goal[0] + 1, self._goal[1] + 1
-        if self._use_jps:
-            announce_compile("grid search", _jps.jps_step)
-            code = _jps.jps_step(pad.passable, self._stride, self._goal_node, gx, gy, budget,
-                                 ws.g, ws.parent, ws.mark, ws.hf, ws.hg, ws.hn, ws.pos,
-                                 self._istate)
-        else:
-            announce_compile("grid search", _k.best_first_step)
-            code = _k.best_first_step(
-                pad.passable, pad.cost, pad.uniform, self._stride, self._diagonal.code,
-                self._goal_node, gx, gy, self._hcode, self._htable, self._weight, np.inf,
-                self._track_best, budget, ws.g, ws.parent, ws.mark, ws.hf, ws.hg, ws.hn, ws.pos,
-                self._istate, self._fstate)
+        announce_compile("grid search", _k.best_first_step)
+        hf, hg, hn, pos = _NO_HEAP if self._monotone else ws.heap
+        code = _k.best_first_step(
+            self._moves, pad.passable, pad.cost, pad.uniform, self._use_jps, self._stride,
+            self._goal_node, gx, gy, self._hcode, self._htable, self._weight, np.inf,
+            self._track_best, self._monotone, budget, ws.g, ws.parent, ws.mark, ws.rkey,
+            ws.rnext, ws.rprev, ws.rbucket, ws.rhead, hf, hg, hn, pos, self._istate,
+            self._fstate)
         self._expanded = int(self._istate[2])
         if code == _k.FOUND:
             self._finish_at(self._goal_node, PathStatus.FOUND)
@@ -437,10 +482,8 @@ class GridSearch:
         else:
             self._result = Path.none(status, expanded=self._expanded)
         ws = self._ws
-        if ws is not None and ws._owner is self:
-            ws._owner = None
-            if self._borrowed:
-                _give_back(ws)
+        if ws is not None and ws._release(self) and self._borrowed:
+            _give_back(ws)
         self._ws = None
 
     def __repr__(self) -> str:
