@@ -240,8 +240,11 @@ class GridSearch:
     Outcomes: ``start == goal`` gives FOUND with one cell and cost 0; a goal on another island
     gives NO_PATH at once (0 expansions), or PARTIAL with ``partial=True``.
 
-    Tie-breaking is deterministic: among open cells of equal ``f = g + weight * h`` the one with
-    the larger ``g`` is expanded first, then the one earlier in row-major order.
+    Tie-breaking is deterministic (same inputs, same path, every run): cells are expanded in
+    order of ``f = g + weight * h``; among equal f, the most recently reached cell first (this
+    follows one optimal line towards the goal instead of flooding the plateau), and with
+    weight > 1 or a user heuristic (binary heap) the larger ``g`` first. Neighbours are
+    generated in the order E, W, S, N, NE, SE, NW, SW.
 
     Raises:
         InvalidInputError: unknown algorithm, bad weight, heuristic or workspace, wrong types.
@@ -257,7 +260,7 @@ class GridSearch:
         >>> while not search.step(2).done:
         ...     pass
         >>> search.result().cells.tolist()
-        [[0, 0], [1, 0], [2, 0], [3, 0], [3, 1], [3, 2]]
+        [[0, 0], [0, 1], [0, 2], [1, 2], [2, 2], [3, 2]]
     """
 
     def __init__(self, grid: TileGrid, start: Sequence[int], goal: Sequence[int], *,
