@@ -153,6 +153,7 @@ class Crowd:
         self._snapshot = pos.copy()
         self._stuck_count = np.zeros(n, np.int64)
         self._repaths = np.zeros(n, np.int64)
+        self._jams = np.zeros(n, np.int64)
         self._sep = np.zeros((n, 2))
         self._flow = np.zeros((n, 2))
         self.counters = {"path_requests": 0, "stuck_repaths": 0, "edit_repaths": 0, "pushed_out": 0,
@@ -272,6 +273,7 @@ class Crowd:
         self._failed[idx] = False
         self._stuck_count[idx] = 0
         self._repaths[idx] = 0
+        self._jams[idx] = 0
         self._snapshot[idx] = self._pos[idx]
         self._group[idx] = -1
         if use_field:
@@ -587,22 +589,20 @@ class Crowd:
             (2.0 * self._stride + 1.0) * self._grid.cell_size
         crowded = np.hypot(*self._sep[stuck].T) > 0.1
         self._arrive(stuck[near & crowded])  # held back by the others at the destination: close enough
-        near &= crowded
-        stuck = stuck[~near]
-        self._repaths[stuck] += 1
-        self._fail(stuck[self._repaths[stuck] > _MAX_REPATHS])
-        stuck = stuck[self._repaths[stuck] <= _MAX_REPATHS]
+        # in a jam a new route rarely helps: wait, and re-path only every few stuck periods
+        jammed = stuck[crowded & ~near]
+        self._jams[jammed] += 1
+        walled = stuck[~crowded]
+        self._repaths[walled] += 1
+        self._fail(walled[self._repaths[walled] > _MAX_REPATHS])
+        stuck = np.concatenate([walled[self._repaths[walled] <= _MAX_REPATHS],
+                                jammed[self._jams[jammed] % 4 == 0]])
         self.counters["stuck_repaths"] += len(stuck)
         self._repath(stuck)
 
     def _repath(self, idx: np.ndarray) -> None:
         """New path requests for ``idx``; they keep moving on their old route until it arrives."""
-        if len(idx) == 0:
-            return
-        self._group[idx] = -1
-        self._mode[idx[self._mode[idx] == FIELD]] = DIRECT
         self._request(idx)
-        self._drop_unused_fields()
 
     def _on_change(self, change: GridChange) -> None:
         """Grid edit: move agents off newly blocked cells, re-route whoever crosses them."""
