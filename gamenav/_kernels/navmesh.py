@@ -34,7 +34,8 @@ def locate_points(points, verts, tris, grid_min, cell, nx, ny, cell_start, cell_
     """Index of the triangle containing each point (``-1`` outside): ``(n,)`` int64.
 
     Candidates come from a uniform bucket grid (``cell_start`` CSR offsets into ``cell_items``).
-    A point within ``tol`` world units of a triangle counts as inside; among candidates the
+    A point within ``tol`` world units of a triangle (and of its bounding box, which keeps
+    slivers from claiming far points on their edge lines) counts as inside; among candidates the
     triangle the point is deepest inside wins, so points on shared edges resolve deterministically.
     """
     n = points.shape[0]
@@ -54,6 +55,14 @@ def locate_points(points, verts, tris, grid_min, cell, nx, ny, cell_start, cell_
                 c = gy * nx + gx
                 for k in range(cell_start[c], cell_start[c + 1]):
                     t = cell_items[k]
+                    x0, x1, y0, y1 = np.inf, -np.inf, np.inf, -np.inf
+                    for j in range(3):
+                        x0 = min(x0, verts[tris[t, j], 0])
+                        x1 = max(x1, verts[tris[t, j], 0])
+                        y0 = min(y0, verts[tris[t, j], 1])
+                        y1 = max(y1, verts[tris[t, j], 1])
+                    if px < x0 - tol or px > x1 + tol or py < y0 - tol or py > y1 + tol:
+                        continue
                     depth = np.inf
                     for j in range(3):
                         a = tris[t, j]

@@ -72,11 +72,26 @@ def _as_geometry(shapes: Any, name: str) -> BaseGeometry:
     return _polygonal(shapely.make_valid(geom))
 
 
+def _shrink(free: BaseGeometry, radius: float) -> BaseGeometry:
+    """Points of ``free`` at least ``radius`` from its boundary.
+
+    Each boundary segment is buffered on its own (a stadium: no inside turns for GEOS to snap)
+    with :data:`QUAD_SEGS` chords per quarter circle and a radius enlarged so that the chords
+    stay outside the true circle; the union of the stadiums is then cut from the free space.
+    """
+    rings = shapely.get_rings(shapely.get_parts(free))
+    coords, ring = shapely.get_coordinates(rings, return_index=True)
+    same = ring[1:] == ring[:-1]
+    segs = np.stack([coords[:-1][same], coords[1:][same]], axis=1)
+    grow = radius / math.cos(math.pi / (4 * QUAD_SEGS))
+    stadiums = shapely.buffer(shapely.linestrings(segs), grow, quad_segs=QUAD_SEGS)
+    return _polygonal(shapely.difference(free, shapely.union_all(stadiums)))
+
+
 def free_space(walkable: Any, obstacles: Any = (), agent_radius: float = 0.0) -> BaseGeometry:
     """Repaired free space: ``walkable`` minus ``obstacles``, shrunk by ``agent_radius``.
 
-    The shrink rounds corners with :data:`QUAD_SEGS` chords per quarter circle; the radius is
-    enlarged so that the chords, not just their ends, stay ``agent_radius`` away from obstacles.
+    See :func:`_shrink` for how the radius is applied.
 
     Raises:
         InvalidGeometryError: nothing walkable is left, or the input is not polygonal.
@@ -90,8 +105,7 @@ def free_space(walkable: Any, obstacles: Any = (), agent_radius: float = 0.0) ->
     if not blocked.is_empty:
         free = _polygonal(shapely.difference(free, blocked))
     if radius > 0 and not free.is_empty:
-        grow = radius / math.cos(math.pi / (4 * QUAD_SEGS))
-        free = _polygonal(shapely.make_valid(free.buffer(-grow, quad_segs=QUAD_SEGS)))
+        free = _shrink(free, radius)
     if free.is_empty or free.area <= 0:
         raise InvalidGeometryError(
             "no walkable area left (walkable is empty, covered by obstacles or narrower than "

@@ -1,0 +1,132 @@
+"""Hypothesis properties of navmesh building and search on random scenes."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import shapely
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import gamenav
+from gamenav import InvalidGeometryError, NavMesh, PathStatus
+from gamenav.navmesh.build import free_space
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+BOX = shapely.box(0, 0, 20, 20)
+
+coord = st.floats(0, 20, allow_nan=False, width=32)
+point = st.tuples(coord, coord)
+rect = st.tuples(coord, coord, st.floats(0.5, 6, width=32), st.floats(0.5, 6, width=32)).map(
+    lambda r: shapely.box(r[0], r[1], r[0] + r[2], r[1] + r[3]))
+blob = st.lists(point, min_size=3, max_size=6)  # any ring: often self-intersecting
+obstacles = st.lists(st.one_of(rect, blob.map(lambda pts: shapely.Polygon(pts))), max_size=6)
+
+
+def _mesh_area(mesh: NavMesh) -> float:
+    p = mesh.vertices[mesh.triangles]
+    return float(0.5 * np.sum((p[:, 1, 0] - p[:, 0, 0]) * (p[:, 2, 1] - p[:, 0, 1])
+                              - (p[:, 1, 1] - p[:, 0, 1]) * (p[:, 2, 0] - p[:, 0, 0])))
+
+
+def _build(obs: list, radius: float = 0.0):
+    try:
+        free = free_space(BOX, obs, radius)
+        mesh = NavMesh.from_polygons(BOX, obstacles=obs, agent_radius=radius)
+    except InvalidGeometryError:
+        assume(False)
+    return free, mesh
+
+
+def _well_inside(free, pts: np.ndarray) -> np.ndarray:
+    """Points clearly inside (not within the 1e-8 locate tolerance of the border)."""
+    return shapely.contains_xy(free.buffer(-1e-6), pts[:, 0], pts[:, 1])
+
+
+def _check_path(path, start, goal, free) -> None:
+    np.testing.assert_array_equal(path.points[0], start)
+    np.testing.assert_array_equal(path.points[-1], goal)
+    seg = np.diff(path.points, axis=0)
+    assert math.isclose(path.cost, float(np.hypot(seg[:, 0], seg[:, 1]).sum()), rel_tol=1e-12, abs_tol=1e-12)
+    line = shapely.LineString(path.points) if len(path) > 1 else shapely.Point(path.points[0])
+    assert free.buffer(1e-7).covers(line)
+
+
+@SETTINGS
+@given(obs=obstacles, ends=st.lists(point, min_size=8, max_size=8))
+def test_paths_lie_in_free_space_and_exact_is_never_longer(obs, ends) -> None:
+    free, mesh = _build(obs)
+    pts = np.array(ends, dtype=np.float64)
+    tri = np.where(_well_inside(free, pts), mesh.locate(pts), -1)
+    pairs = [(pts[i], pts[i + 1]) for i in range(0, 8, 2) if tri[i] >= 0 and tri[i + 1] >= 0]
+    assume(pairs)
+    for start, goal in pairs:
+        ex = gamenav.find_path(mesh, start, goal, exact=True)
+        de = gamenav.find_path(mesh, start, goal)
+        assert ex.status is de.status
+        same = mesh.islands[mesh.locate(start)[0]] == mesh.islands[mesh.locate(goal)[0]]
+        if not ex.found:
+            assert ex.status is PathStatus.NO_PATH
+            continue
+        assert same
+        for path in (ex, de):
+            _check_path(path, start, goal, free)
+        assert ex.cost <= de.cost * (1 + 1e-9) + 1e-9
+        assert ex.cost >= math.dist(start, goal) * (1 - 1e-12)
+        if mesh.raycast(start, goal).clear:
+            assert math.isclose(ex.cost, math.dist(start, goal), rel_tol=1e-9)
+
+
+@SETTINGS
+@given(obs=obstacles, ends=st.lists(point, min_size=2, max_size=2), chunk=st.integers(1, 7),
+       exact=st.booleans())
+def test_sliced_equals_one_shot(obs, ends, chunk, exact) -> None:
+    free, mesh = _build(obs)
+    start, goal = ends
+    assume(_well_inside(free, np.array(ends, dtype=np.float64)).all())
+    one = gamenav.find_path(mesh, start, goal, exact=exact)
+    search = gamenav.begin_search(mesh, start, goal, exact=exact)
+    while not search.step(chunk).done:
+        pass
+    sliced = search.result()
+    assert sliced.status is one.status and sliced.expanded == one.expanded
+    assert sliced.cost == one.cost or (math.isinf(sliced.cost) and math.isinf(one.cost))
+    np.testing.assert_array_equal(sliced.points, one.points)
+    np.testing.assert_array_equal(sliced.corridor, one.corridor)
+
+
+@SETTINGS
+@given(obs=obstacles, radius=st.floats(0.05, 1.5), ends=st.lists(point, min_size=6, max_size=6))
+def test_agent_radius_keeps_waypoints_clear_of_obstacles(obs, radius, ends) -> None:
+    _, mesh = _build(obs, radius)
+    blocked = shapely.box(-50, -50, 70, 70).difference(free_space(BOX, obs))
+    pts = np.array(ends, dtype=np.float64)
+    # mesh vertices (where paths bend) keep the radius too
+    assert shapely.distance(blocked, shapely.points(mesh.vertices)).min() >= radius * (1 - 1e-9)
+    tri = mesh.locate(pts)
+    for i in range(0, 6, 2):
+        if tri[i] < 0 or tri[i + 1] < 0:
+            continue
+        for exact in (False, True):
+            path = gamenav.find_path(mesh, pts[i], pts[i + 1], exact=exact)
+            if path.found:
+                d = shapely.distance(blocked, shapely.points(path.points))
+                assert d.min() >= radius * (1 - 1e-6) - 1e-9
+
+
+@SETTINGS
+@given(rings=st.lists(blob, min_size=1, max_size=3), holes=st.booleans())
+def test_from_polygons_covers_repaired_free_space_or_raises(rings, holes) -> None:
+    walkable = [rings[0], *rings[1:]] if holes else [shapely.Polygon(r) for r in rings]
+    try:
+        mesh = NavMesh.from_polygons(walkable)
+    except InvalidGeometryError as err:
+        assert "no walkable area left" in str(err)
+        return
+    free = free_space(walkable)
+    assert math.isclose(_mesh_area(mesh), free.area, rel_tol=1e-9, abs_tol=1e-9)
+    tris = shapely.union_all(shapely.polygons(mesh.vertices[mesh.triangles]))
+    assert tris.symmetric_difference(free).area <= 1e-9 * max(1.0, free.area)
+    # islands agree with shapely's connected parts (touching at a point = separate)
+    assert mesh.islands.max() + 1 >= len(shapely.get_parts(free))
