@@ -75,9 +75,10 @@ def _bound(sx: np.ndarray, sy: np.ndarray, gx: np.ndarray, gy: np.ndarray, metri
 class EntryTable:
     """Grid paths of one grid, each under a hashable key, with vectorised invalidation.
 
-    Per entry: start, goal, the drop threshold (its cost), the movement heuristic kind and a
-    footprint stored in one flat buffer (CSR style). :meth:`invalidate` returns the keys an edit
-    invalidates and removes them.
+    Per entry: start, goal, the drop threshold (its cost), the movement heuristic kind, the
+    footprint's bounding box (in arrays, for vectorised tests) and the footprint itself (one
+    array per entry, gathered only for entries whose box meets an edit). :meth:`invalidate`
+    returns the keys an edit invalidates and removes them.
 
     Args:
         shape: the grid's ``(height, width)``.
@@ -90,14 +91,12 @@ class EntryTable:
         cap = 64
         self._ends = np.zeros((cap, 4), dtype=np.int64)      # sx, sy, gx, gy
         self._box = np.zeros((cap, 4), dtype=np.int64)       # footprint x0, y0, x1, y1 (inclusive)
-        self._span = np.zeros((cap, 2), dtype=np.int64)      # footprint [lo, hi) in _fp
         self._thr = np.zeros(cap, dtype=np.float64)
         self._kind = np.zeros(cap, dtype=np.int8)
         self._metric = np.zeros(cap, dtype=np.int8)
         self._alive = np.zeros(cap, dtype=bool)
-        self._fp = np.zeros(1024, dtype=np.int64)
+        self._fps: list[npt.NDArray[np.int64] | None] = []  # footprint (flat indices) per slot
         self._n = 0
-        self._fp_n = 0
 
     def __len__(self) -> int:
         return len(self._slot)
@@ -121,12 +120,8 @@ class EntryTable:
         if self._n == len(self._alive):
             self._make_room()
         fp = footprint(cells if found else np.array([start, goal]), self._width)
-        if self._fp_n + len(fp) > len(self._fp):
-            self._fp = np.resize(self._fp, max(2 * len(self._fp), self._fp_n + len(fp)))
         i = self._n
-        self._fp[self._fp_n:self._fp_n + len(fp)] = fp
-        self._span[i] = (self._fp_n, self._fp_n + len(fp))
-        self._fp_n += len(fp)
+        self._fps.append(fp)
         ys, xs = np.divmod(fp, self._width)
         self._box[i] = (xs.min(), ys.min(), xs.max(), ys.max())
         self._ends[i] = (*start, *goal)
@@ -151,28 +146,23 @@ class EntryTable:
         if i is not None:
             self._alive[i] = False
             self._keys[i] = None
+            self._fps[i] = None
 
     def _make_room(self) -> None:
         live = np.flatnonzero(self._alive[:self._n])
         if len(live) <= len(self._alive) // 2:  # compact in place
-            lo, hi = self._span[live, 0], self._span[live, 1]
-            self._fp = np.concatenate([self._fp[a:b] for a, b in zip(lo, hi)] or [self._fp[:0]])
-            lengths = hi - lo
-            self._span[:len(live), 1] = np.cumsum(lengths)
-            self._span[:len(live), 0] = self._span[:len(live), 1] - lengths
-            self._fp_n = int(lengths.sum())
-            self._fp = np.resize(self._fp, max(1024, 2 * self._fp_n))
             for name in ("_ends", "_box", "_thr", "_kind", "_metric"):
                 arr = getattr(self, name)
                 arr[:len(live)] = arr[live]
             self._alive[:] = False
             self._alive[:len(live)] = True
             self._keys = [self._keys[i] for i in live]
+            self._fps = [self._fps[i] for i in live]
             self._slot = {k: j for j, k in enumerate(self._keys)}
             self._n = len(live)
         else:
             cap = 2 * len(self._alive)
-            for name in ("_ends", "_box", "_span", "_thr", "_kind", "_metric", "_alive"):
+            for name in ("_ends", "_box", "_thr", "_kind", "_metric", "_alive"):
                 arr = getattr(self, name)
                 grown = np.zeros((cap,) + arr.shape[1:], dtype=arr.dtype)
                 grown[:len(arr)] = arr
@@ -210,11 +200,9 @@ class EntryTable:
         cand = np.flatnonzero(near)
         if len(cand) == 0:
             return out
-        lo, hi = self._span[live[cand], 0], self._span[live[cand], 1]
-        lengths = hi - lo
-        owner = np.repeat(np.arange(len(cand)), lengths)
-        starts = np.repeat(lo - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
-        flat = self._fp[starts + np.arange(int(lengths.sum()))]
+        fps = [self._fps[i] for i in live[cand]]
+        owner = np.repeat(np.arange(len(cand)), [len(f) for f in fps])
+        flat = np.concatenate(fps)
         mark = np.zeros(self._height * self._width, dtype=bool)
         mark[cells[:, 1] * self._width + cells[:, 0]] = True
         hit = np.zeros(len(cand), dtype=bool)

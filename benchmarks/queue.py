@@ -1,0 +1,122 @@
+"""PathQueue under a per-frame budget on brc202d (Dragon Age: Origins, 530x481).
+
+Data: ``movingai/brc202d.map`` and its ``.scen`` file from ``--data`` (default
+``../shared/benchmarks``). ``--requests`` (default 1000) scenarios are drawn at random (seeded)
+and every one is queued at once, the worst backlog a game can produce; then ``queue.update()``
+is called until nothing is pending, for each ``--budgets`` value (default 0.5, 1, 2 ms).
+
+Measured per budget:
+
+* per-update wall time (``time.perf_counter`` around ``update()``): p50, p99, max; targets
+  p99 <= budget + 0.15 ms and max <= 2 x budget. Also the same figures in thread CPU time
+  (``time.thread_time``), which shows how much of a spike is the OS running another process.
+* all requests complete, and every path's length matches the scenario's optimal length
+  (Moving AI oracle, tolerance 0.01).
+* throughput: paths per second of time spent in ``request()`` + ``update()``, against running
+  the same searches back to back without a queue (``GridSearch(...).step(None)`` in a loop;
+  the best of two runs, one before and one after the queued runs). Target: >= 90%.
+
+Usage (from the repository root)::
+
+    python benchmarks/queue.py                       # prints markdown tables
+    python benchmarks/queue.py --requests 200 --budgets 1   # quick check
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from _common import data_dir, markdown_table
+
+import gamenav
+from gamenav.io.movingai import read_scenarios
+
+
+def back_to_back(grid: gamenav.TileGrid, queries: list) -> tuple[float, float]:
+    """(wall, CPU) seconds to run every search to the end, one after the other, without a queue."""
+    c0, t0 = time.thread_time(), time.perf_counter()
+    for q in queries:
+        search = gamenav.GridSearch(grid, q.start, q.goal)
+        search.step(None)
+        search.result()
+    return time.perf_counter() - t0, time.thread_time() - c0
+
+
+def run_queue(grid: gamenav.TileGrid, queries: list, budget_ms: float) -> dict:
+    queue = gamenav.PathQueue(budget_ms=budget_ms)
+    c0, t0 = time.thread_time(), time.perf_counter()
+    requests = [queue.request(grid, q.start, q.goal) for q in queries]
+    request_s, request_cpu = time.perf_counter() - t0, time.thread_time() - c0
+    wall, cpu = [], []
+    while len(queue):
+        c0 = time.thread_time()
+        t0 = time.perf_counter()
+        queue.update()
+        t1 = time.perf_counter()
+        wall.append(t1 - t0)
+        cpu.append(time.thread_time() - c0)
+    optimal = sum(r.status is gamenav.PathStatus.FOUND and abs(r.path.cost - q.optimal_length) < 0.01
+                  for r, q in zip(requests, queries))
+    return {"wall": np.array(wall) * 1e3, "cpu": np.array(cpu) * 1e3, "request_s": request_s, "request_cpu": request_cpu,
+            "done": sum(r.done for r in requests), "optimal": optimal, "stats": queue.stats}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", help="benchmark data folder (default ../shared/benchmarks)")
+    parser.add_argument("--requests", type=int, default=1000)
+    parser.add_argument("--budgets", default="0.5,1,2", help="comma-separated ms per update")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    root = data_dir(args.data) / "movingai"
+    grid = gamenav.TileGrid.from_movingai(root / "brc202d.map")
+    scenarios = [s for s in read_scenarios(root / "brc202d.map.scen") if s.optimal_length > 0]
+    rng = np.random.default_rng(args.seed)
+    picks = rng.choice(len(scenarios), size=min(args.requests, len(scenarios)), replace=False)
+    queries = [scenarios[i] for i in picks]
+    budgets = [float(b) for b in args.budgets.split(",")]
+
+    gamenav.find_path(grid, queries[0].start, queries[0].goal)  # warm-up: load compiled kernels
+    run_queue(grid, queries[:20], 1.0)
+    base = [back_to_back(grid, queries)]
+    runs = {b: run_queue(grid, queries, b) for b in budgets}
+    base.append(back_to_back(grid, queries))
+    base_s = min(b[0] for b in base)
+    base_rate = len(queries) / base_s
+    base_cpu_rate = len(queries) / min(b[1] for b in base)
+
+    rows, cpu_rows = [], []
+    for b, r in runs.items():
+        wall, cpu = r["wall"], r["cpu"]
+        spent = wall.sum() / 1e3 + r["request_s"]
+        rate = len(queries) / spent
+        p99, mx = np.percentile(wall, 99), wall.max()
+        ok = (p99 <= b + 0.15 and mx <= 2 * b and r["done"] == len(queries)
+              and r["optimal"] == len(queries) and rate >= 0.9 * base_rate)
+        rows.append([f"{b:g}", len(wall), f"{np.percentile(wall, 50):.3f}", f"{p99:.3f}",
+                     f"{mx:.3f}", f"{b + 0.15:g} / {2 * b:g}",
+                     f"{r['done']}/{len(queries)} ({r['optimal']} optimal)",
+                     f"{rate:.0f}", f"{100 * rate / base_rate:.1f}%", "yes" if ok else "no"])
+        cpu_rate = len(queries) / (cpu.sum() / 1e3 + r["request_cpu"])
+        cpu_rows.append([f"{b:g}", f"{np.percentile(cpu, 50):.3f}", f"{np.percentile(cpu, 99):.3f}",
+                         f"{cpu.max():.3f}", f"{int((wall > b + 0.15).sum())} / "
+                         f"{int((cpu > b + 0.15).sum())}", f"{100 * cpu_rate / base_cpu_rate:.1f}%",
+                         f"{1e6 * r['request_s'] / len(queries):.1f}"])
+    print(f"brc202d ({grid.width}x{grid.height}), {len(queries)} random scenarios queued at once "
+          f"(seed {args.seed}); back to back without a queue: {base_s:.2f} s "
+          f"({base_rate:.0f} paths/s, best of 2)\n")
+    print(markdown_table(["budget ms", "updates", "update ms p50", "p99", "max",
+                          "target p99 / max", "complete", "paths/s", "vs back-to-back", "pass"], rows))
+    print()
+    print(markdown_table(["budget ms", "update CPU ms p50", "p99", "max",
+                          "updates over budget+0.15 (wall / CPU)", "CPU throughput vs back-to-back",
+                          "request() us each"], cpu_rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""The budget tuning tool: table, plot, progress, errors (small map, few frames)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gamenav
+from gamenav import tune
+from gamenav.io.movingai import write_map
+
+
+@pytest.fixture
+def small_map(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    walk = rng.random((40, 48)) > 0.2
+    walk[20, :] = True
+    path = tmp_path / "small.map"
+    write_map(path, walk)
+    return path
+
+
+def test_table_and_plot(small_map: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    png = tmp_path / "tune.png"
+    assert tune.main(["--map", str(small_map), "--agents", "30", "--budgets", "0.05,1",
+                      "--frames", "90", "--plot", str(png), "--seed", "3"]) == 0
+    out, err = capsys.readouterr()
+    lines = [line for line in out.splitlines() if line.startswith("| ")]
+    assert lines[0].startswith("| budget ms | frame ms p50 | p99 | max | CPU ms p99 | latency frames p50")
+    rows = [line.strip("| ").split(" | ") for line in lines[1:]]
+    assert [r[0] for r in rows] == ["0.05", "1"]
+    tight, loose = rows
+    assert float(tight[5]) >= float(loose[5])          # a bigger budget never waits longer (p50)
+    assert float(loose[8]) > 0 and loose[9].endswith("%")
+    assert "100%" in err and "[#" in err                # the progress bar reached the end
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_simulate_is_reproducible(small_map: Path) -> None:
+    grid = gamenav.TileGrid.from_movingai(small_map)
+    a = tune.simulate(grid, agents=20, budget_ms=50.0, frames=60, seed=1)
+    b = tune.simulate(grid, agents=20, budget_ms=50.0, frames=60, seed=1)
+    assert a.answered > 0 and a.frame_ms.shape == a.frame_cpu_ms.shape == (60,)
+    assert a.seconds == 1.0 and a.throughput == a.answered
+    assert 0.0 <= a.cache_hit_rate <= 1.0
+    # the same scenario (the budget is never the bottleneck here): the same answers
+    assert a.answered == b.answered and (a.latency == b.latency).all()
+
+
+def test_plot_without_matplotlib(small_map: Path, monkeypatch: pytest.MonkeyPatch,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(SystemExit):
+        tune.main(["--map", str(small_map), "--plot", "x.png", "--frames", "2"])
+    assert "--plot needs matplotlib: pip install 'gamenav[plot]'" in capsys.readouterr().err
+
+
+def test_bad_arguments(small_map: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        tune.main(["--map", str(small_map), "--budgets", "1,fast"])
+    assert "budgets must be comma-separated numbers of ms, got '1,fast'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        tune.main(["--map", str(small_map), "--agents", "0"])
+    assert "must be an integer >= 1, got '0'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        tune.main(["--map", str(small_map.parent / "missing.map")])
+    assert "cannot read --map" in capsys.readouterr().err
+
+
+def test_module_entry_point(small_map: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "gamenav.tune", "--map", str(small_map),
+                           "--agents", "5", "--budgets", "1", "--frames", "10"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "| 1 |" in done.stdout
