@@ -1,0 +1,257 @@
+"""GridSearch / find_path / distance_field: outcomes, options, errors (with their messages)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import gamenav
+from gamenav import (BlockedEndpointError, InvalidInputError, OutOfBoundsError, PathStatus,
+                     UnsupportedOptionError)
+from tests.grid._reference import check_path
+
+ROOM = ["......",
+        ".####.",
+        ".#..#.",
+        ".#..#.",
+        "......"]
+
+
+@pytest.fixture
+def room() -> gamenav.TileGrid:
+    return gamenav.TileGrid.from_strings(ROOM)
+
+
+def test_start_equals_goal_is_found_with_one_cell(room) -> None:
+    path = gamenav.find_path(room, (0, 0), (0, 0))
+    assert path.status is PathStatus.FOUND and path.cost == 0.0 and path.expanded == 0
+    assert path.cells.tolist() == [[0, 0]]
+    np.testing.assert_allclose(path.points, [[0.5, 0.5]])
+
+
+def test_simple_path_is_valid_optimal_and_world_points_follow_the_transform() -> None:
+    grid = gamenav.TileGrid.from_strings(["...", ".#.", "..."], cell_size=2.0, origin=(10, 20),
+                                         y_up=True)
+    path = gamenav.find_path(grid, (0, 0), (2, 2))
+    assert path.status is PathStatus.FOUND
+    assert math.isclose(path.cost, 4.0)
+    check_path(grid, path, (0, 0), (2, 2))
+    assert path.points[0].tolist() == [11.0, 25.0]  # row 0 is the top in a y-up world
+    assert isinstance(path.cost, float) and path.cells.dtype == np.int64
+
+
+def test_results_are_deterministic_and_read_only(room) -> None:
+    a = gamenav.find_path(room, (0, 0), (5, 4))
+    b = gamenav.find_path(room, (0, 0), (5, 4))
+    np.testing.assert_array_equal(a.cells, b.cells)
+    assert a.cost == b.cost and a.expanded == b.expanded
+    with pytest.raises(ValueError):
+        a.cells[0, 0] = 3
+
+
+def test_unreachable_goal_is_no_path_without_expanding() -> None:
+    grid = gamenav.TileGrid.from_strings(["..#..", "..#..", "..#.."])
+    for algorithm in ("astar", "jps", "dijkstra"):
+        search = gamenav.GridSearch(grid, (0, 0), (4, 2), algorithm=algorithm)
+        assert search.status is PathStatus.NO_PATH and search.expanded == 0
+        assert search.step() is PathStatus.NO_PATH
+        path = search.result()
+        assert path.status is PathStatus.NO_PATH and path.cells.shape == (0, 2)
+        assert math.isinf(path.cost)
+
+
+def test_partial_path_to_unreachable_goal_ends_next_to_the_wall() -> None:
+    grid = gamenav.TileGrid.from_strings(["..#..", "..#..", "..#.."])
+    for algorithm in ("astar", "jps", "dijkstra"):
+        path = gamenav.find_path(grid, (0, 0), (4, 1), partial=True, algorithm=algorithm)
+        assert path.status is PathStatus.PARTIAL
+        assert path.cells[-1].tolist() == [1, 1]
+        assert math.isclose(path.cost, math.sqrt(2))
+
+
+def test_blocked_goal_with_partial_stops_at_the_closest_cell(room) -> None:
+    path = gamenav.find_path(room, (0, 0), (2, 1), partial=True)  # (2, 1) is a wall
+    assert path.status is PathStatus.PARTIAL
+    assert path.cells[-1].tolist() == [2, 0]
+    assert path.cost == 2.0
+
+
+def test_corner_cutting_rules_change_the_path() -> None:
+    grid = gamenav.TileGrid.from_strings([".#", "#."])
+    assert gamenav.find_path(grid, (0, 0), (1, 1)).status is PathStatus.NO_PATH
+    assert gamenav.find_path(grid, (0, 0), (1, 1), diagonal="at_most_one_blocked").status \
+        is PathStatus.NO_PATH
+    path = gamenav.find_path(grid, (0, 0), (1, 1), diagonal="always")
+    assert path.status is PathStatus.FOUND and math.isclose(path.cost, math.sqrt(2))
+    half = gamenav.TileGrid.from_strings(["..", "#."])
+    assert math.isclose(gamenav.find_path(half, (0, 0), (1, 1), diagonal="at_most_one_blocked").cost,
+                        math.sqrt(2))
+    assert gamenav.find_path(half, (0, 0), (1, 1)).cost == 2.0
+
+
+def test_cell_costs_are_paid_on_entry() -> None:
+    cost = np.array([[1.0, 9.0, 1.0], [1.0, 1.0, 1.0]])
+    grid = gamenav.TileGrid(np.ones((2, 3), bool), cost=cost)
+    path = gamenav.find_path(grid, (0, 0), (2, 0), diagonal=False)
+    assert path.cells.tolist() == [[0, 0], [0, 1], [1, 1], [2, 1], [2, 0]]
+    assert path.cost == 4.0
+    assert gamenav.find_path(grid, (1, 1), (1, 0)).cost == 9.0
+
+
+def test_heuristic_options_and_callables(room) -> None:
+    base = gamenav.find_path(room, (0, 0), (5, 4)).cost
+    for heuristic in ("octile", "euclidean", "chebyshev", "zero", gamenav.Heuristic.OCTILE,
+                      lambda dx, dy: np.maximum(dx, dy),   # vectorised
+                      lambda dx, dy: math.hypot(dx, dy)):  # scalar only: evaluated per cell
+        assert gamenav.find_path(room, (0, 0), (5, 4), heuristic=heuristic).cost == base
+    with pytest.raises(InvalidInputError, match="heuristic must be one of"):
+        gamenav.find_path(room, (0, 0), (5, 4), heuristic="nearest")
+    with pytest.raises(InvalidInputError, match="heuristic must be a name, a callable or None"):
+        gamenav.find_path(room, (0, 0), (5, 4), heuristic=3)
+    with pytest.raises(InvalidInputError, match=r"heuristic\(dx, dy\) must return finite values >= 0"):
+        gamenav.find_path(room, (0, 0), (5, 4), heuristic=lambda dx, dy: -1.0 * dx)
+
+
+def test_endpoint_errors(room) -> None:
+    with pytest.raises(BlockedEndpointError, match=r"start \(1, 1\) is a blocked cell"):
+        gamenav.find_path(room, (1, 1), (0, 0))
+    with pytest.raises(BlockedEndpointError, match=r"goal \(2, 1\) is a blocked cell.*partial=True"):
+        gamenav.find_path(room, (0, 0), (2, 1))
+    with pytest.raises(OutOfBoundsError, match=r"start \(6, 0\) is outside the grid \(x in 0..5"):
+        gamenav.find_path(room, (6, 0), (0, 0))
+    with pytest.raises(OutOfBoundsError, match=r"goal \(0, -1\) is outside the grid"):
+        gamenav.find_path(room, (0, 0), (0, -1))
+    for bad in ((0.5, 1), "ab", (1, 2, 3), None, (True, 0)):
+        with pytest.raises(InvalidInputError, match="start must be an \\(x, y\\) pair of ints"):
+            gamenav.find_path(room, bad, (0, 0))
+    assert gamenav.find_path(room, np.array([0, 0]), (np.int32(5), np.int64(4))).found
+
+
+def test_option_errors(room) -> None:
+    with pytest.raises(InvalidInputError, match=r"algorithm must be one of \['astar', 'jps', 'dijkstra'\], got 'bfs'"):
+        gamenav.find_path(room, (0, 0), (5, 4), algorithm="bfs")
+    for weight in (0.5, float("nan"), float("inf")):
+        with pytest.raises(InvalidInputError, match="weight must be a finite number >= 1"):
+            gamenav.find_path(room, (0, 0), (5, 4), weight=weight)
+    with pytest.raises(InvalidInputError, match="weight must be a number >= 1, got 'heavy'"):
+        gamenav.find_path(room, (0, 0), (5, 4), weight="heavy")
+    with pytest.raises(InvalidInputError, match="diagonal must be one of"):
+        gamenav.find_path(room, (0, 0), (5, 4), diagonal="sometimes")
+    with pytest.raises(UnsupportedOptionError, match="dijkstra' uses no heuristic"):
+        gamenav.find_path(room, (0, 0), (5, 4), algorithm="dijkstra", weight=2.0)
+    with pytest.raises(InvalidInputError, match="grid must be a TileGrid, got ndarray"):
+        gamenav.GridSearch(np.ones((3, 3), bool), (0, 0), (1, 1))
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (dict(diagonal="never"), "diagonal='never' \\(needs 'no_corner_cutting'\\)"),
+    (dict(diagonal="always"), "diagonal='always'"),
+    (dict(weight=1.5), "weight=1.5 \\(needs 1\\)"),
+    (dict(heuristic="euclidean"), "heuristic='euclidean' \\(needs None or 'octile'\\)"),
+])
+def test_jps_rejects_options_it_cannot_honour(room, options, message) -> None:
+    with pytest.raises(UnsupportedOptionError, match=message):
+        gamenav.find_path(room, (0, 0), (5, 4), algorithm="jps", **options)
+
+
+def test_jps_rejects_weighted_grids() -> None:
+    grid = gamenav.TileGrid(np.ones((3, 3), bool), cost=np.full((3, 3), 2.0))
+    with pytest.raises(UnsupportedOptionError, match="non-uniform cell costs.*Use algorithm='astar'"):
+        gamenav.find_path(grid, (0, 0), (2, 2), algorithm="jps")
+    assert gamenav.find_path(grid, (0, 0), (2, 2)).cost == pytest.approx(4 * math.sqrt(2))
+
+
+def test_sliced_search_protocol(room) -> None:
+    search = gamenav.GridSearch(room, (0, 0), (5, 4))
+    assert isinstance(search, gamenav.Search)
+    assert (search.start, search.goal, search.grid_version) == ((0, 0), (5, 4), 0)
+    assert search.status is PathStatus.IN_PROGRESS
+    assert search.result().status is PathStatus.IN_PROGRESS and len(search.result()) == 0
+    assert search.step(1) is PathStatus.IN_PROGRESS and search.expanded == 1
+    for bad in (0, -3, 1.5, True, "2"):
+        with pytest.raises(InvalidInputError, match="max_expansions must be a positive int or None"):
+            search.step(bad)
+    assert search.step(None) is PathStatus.FOUND
+    assert search.step(5) is PathStatus.FOUND  # done: no further work
+    assert search.result().cost == gamenav.find_path(room, (0, 0), (5, 4)).cost
+
+
+def test_cancel(room) -> None:
+    search = gamenav.GridSearch(room, (0, 0), (5, 4))
+    search.step(2)
+    search.cancel()
+    assert search.status is PathStatus.CANCELLED and search.step() is PathStatus.CANCELLED
+    assert search.result().status is PathStatus.CANCELLED and search.result().expanded == 2
+    done = gamenav.GridSearch(room, (0, 0), (5, 4))
+    done.step()
+    done.cancel()  # no effect once done
+    assert done.status is PathStatus.FOUND
+
+
+def test_search_keeps_its_grid_snapshot_across_edits(room) -> None:
+    search = gamenav.GridSearch(room, (0, 0), (5, 0))
+    search.step(1)
+    room.set_walkable((0, 2, 6, 3), False)  # a wall row the search must not see
+    room.set_walkable((2, 0, 4, 1), False)
+    assert room.version == 2 and search.grid_version == 0
+    search.step()
+    assert search.result().cost == 5.0
+    fresh = gamenav.GridSearch(room, (0, 0), (5, 0))
+    assert fresh.grid_version == 2 and fresh.step() is PathStatus.NO_PATH
+
+
+def test_workspaces(room) -> None:
+    ws = gamenav.SearchWorkspace(room.shape)
+    first = gamenav.find_path(room, (0, 0), (5, 4), workspace=ws)
+    for _ in range(3):
+        again = gamenav.find_path(room, (0, 0), (5, 4), workspace=ws)
+        np.testing.assert_array_equal(first.cells, again.cells)
+    older = gamenav.GridSearch(room, (0, 0), (5, 4), workspace=ws)
+    older.step(1)
+    newer = gamenav.GridSearch(room, (5, 4), (0, 0), workspace=ws)
+    with pytest.raises(InvalidInputError, match="SearchWorkspace was taken over by a newer search"):
+        older.step()
+    assert newer.step() is PathStatus.FOUND
+    with pytest.raises(InvalidInputError, match=r"workspace shape \(2, 2\) does not match the grid shape \(5, 6\)"):
+        gamenav.GridSearch(room, (0, 0), (5, 4), workspace=gamenav.SearchWorkspace((2, 2)))
+    with pytest.raises(InvalidInputError, match="workspace must be a SearchWorkspace, got dict"):
+        gamenav.GridSearch(room, (0, 0), (5, 4), workspace={})
+    with pytest.raises(InvalidInputError, match="shape must be positive"):
+        gamenav.SearchWorkspace((0, 3))
+    with pytest.raises(InvalidInputError, match=r"shape must be \(height, width\)"):
+        gamenav.SearchWorkspace(5)
+
+
+def test_smooth_removes_waypoints_on_open_ground() -> None:
+    grid = gamenav.TileGrid(np.ones((5, 9), bool))
+    raw = gamenav.find_path(grid, (0, 0), (8, 2))
+    path = gamenav.find_path(grid, (0, 0), (8, 2), smooth=True)
+    assert path.cells.tolist() == [[0, 0], [8, 2]] and len(raw) == 9
+    assert path.cost == raw.cost
+    walled = gamenav.TileGrid.from_strings([".....", "..#..", "....."])
+    bend = gamenav.find_path(walled, (0, 1), (4, 1), smooth=True)
+    assert len(bend) == 3  # the wall cell forces one turning point
+
+
+def test_distance_field_values_and_errors(room) -> None:
+    field = gamenav.distance_field(room, (0, 0))
+    assert field.shape == room.shape and field.dtype == np.float64
+    assert field[0, 0] == 0.0 and np.isinf(field[1, 1]) and field[2, 2] == 8.0
+    assert field[4, 5] == gamenav.find_path(room, (0, 0), (5, 4)).cost
+    two = gamenav.distance_field(room, [(0, 0), (5, 4)], diagonal=False, max_cost=3)
+    assert two[4, 5] == 0.0 and two[0, 3] == 3.0 and two[2, 0] == 2.0
+    assert np.isinf(two[0, 4])  # 4 from (0, 0) and 5 from (5, 4): beyond max_cost
+    with pytest.raises(BlockedEndpointError, match=r"source \(1, 1\) is a blocked cell"):
+        gamenav.distance_field(room, [(0, 0), (1, 1)])
+    with pytest.raises(OutOfBoundsError, match=r"source \(9, 0\) is outside the grid"):
+        gamenav.distance_field(room, (9, 0))
+    with pytest.raises(InvalidInputError, match=r"sources must be an \(x, y\) cell or an \(n, 2\) int array"):
+        gamenav.distance_field(room, [(0.5, 0)])
+    with pytest.raises(InvalidInputError, match=r"sources must be"):
+        gamenav.distance_field(room, np.zeros((0, 2), dtype=int))
+    with pytest.raises(InvalidInputError, match="max_cost must be a number >= 0"):
+        gamenav.distance_field(room, (0, 0), max_cost=-1)
+    with pytest.raises(InvalidInputError, match="grid must be a TileGrid"):
+        gamenav.distance_field(None, (0, 0))
