@@ -16,12 +16,14 @@ Printed per budget: pathfinding time per frame (ms, p50/p99/max, inside ``queue.
 also p99 in thread CPU time, which leaves out the moments the OS ran other processes), request
 latency in frames (p50/p95/max), throughput (answered requests per second of game
 time) and the cache hit rate. ``--plot`` writes a PNG of latency and frame time per budget
-(needs matplotlib: ``pip install gamenav[plot]``). Progress goes to stderr.
+(needs matplotlib: ``pip install gamenav[plot]``). Progress goes to stderr. Like a game should
+after loading, the tool calls ``gc.freeze()`` before simulating (see the README).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 from dataclasses import dataclass
@@ -243,11 +245,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"\r[{bar}] {pct:3d}%", end="", file=sys.stderr, flush=True)
 
     results = []
-    for k, budget in enumerate(args.budgets):
-        offset = k * args.frames
-        results.append(simulate(grid, agents=args.agents, budget_ms=budget, frames=args.frames,
-                                seed=args.seed, speed=args.speed, destinations=args.destinations,
-                                progress=lambda f: progress(offset + f)))
+    gc.collect()  # as a game should after loading: full collections of the objects numba
+    gc.freeze()   # creates at import cost tens of ms and would land inside random frames
+    try:
+        for k, budget in enumerate(args.budgets):
+            offset = k * args.frames
+            results.append(simulate(grid, agents=args.agents, budget_ms=budget,
+                                    frames=args.frames, seed=args.seed, speed=args.speed,
+                                    destinations=args.destinations,
+                                    progress=lambda f: progress(offset + f)))
+    finally:
+        gc.unfreeze()
     print(file=sys.stderr)
     print(f"map {args.map} ({grid.width}x{grid.height}), {args.agents} agents, {args.frames} frames "
           f"at {FPS} fps, speed {args.speed:g} cells/s, destinations {args.destinations or 'any'}, "

@@ -34,8 +34,10 @@ __all__ = ["PathQueue", "PathRequest", "QueueStats"]
 _MIN_CHUNK = 128
 """Smallest adaptive chunk: below this, one ``step`` call's overhead (~2 us) starts to show."""
 _MAX_CHUNK = 1 << 16
-_SAFETY = 0.85
-"""Fraction of the remaining time a chunk is sized to fill (the rate estimate is not exact)."""
+_FILL_OWN = 0.7
+"""Fraction of the remaining time a chunk fills when sized from its own search's rate."""
+_FILL_WORLD = 0.5
+"""... when sized from the world's average rate (searches differ; stay further from the edge)."""
 _EMA = 0.25
 _PENDING = Path.none(PathStatus.IN_PROGRESS)
 
@@ -107,7 +109,7 @@ class PathRequest:
 class _Job:
     """One search shared by every identical pending request."""
 
-    __slots__ = ("query", "search", "requests", "score", "seq", "changes", "alive")
+    __slots__ = ("query", "search", "requests", "score", "seq", "changes", "alive", "rate")
 
     def __init__(self, query: Query, score: float, seq: int) -> None:
         self.query = query
@@ -117,6 +119,7 @@ class _Job:
         self.seq = seq
         self.changes: list[GridChange] = []
         self.alive = True
+        self.rate: float | None = None  # this search's expansions per second
 
 
 @dataclass(frozen=True)
@@ -397,6 +400,7 @@ class PathQueue:
                     measured = k / max(t - now, 1e-9)
                     old = self._rate.get(key)
                     self._rate[key] = measured if old is None else old + _EMA * (measured - old)
+                    job.rate = measured if job.rate is None else 0.5 * (job.rate + measured)
                 now = t
                 spent += k
                 worked = True
@@ -421,11 +425,13 @@ class PathQueue:
             return min(self._chunk, left)
         if deadline == math.inf:
             return min(_MAX_CHUNK, left)
-        rate = self._rate.get(id(job.query.world))
+        rate, fill = job.rate, _FILL_OWN
+        if rate is None:
+            rate, fill = self._rate.get(id(job.query.world)), _FILL_WORLD
         if rate is None:
             n = _MIN_CHUNK  # first chunk on this world: measure
         else:
-            n = min(_MAX_CHUNK, int(rate * (deadline - now - self._finish_s) * _SAFETY))
+            n = min(_MAX_CHUNK, int(rate * (deadline - now - self._finish_s) * fill))
             if n < _MIN_CHUNK:
                 n = 0 if worked else _MIN_CHUNK  # one small chunk per update at least
         return min(n, left)
@@ -464,6 +470,7 @@ class PathQueue:
         query = job.query
         job.search = begin_search(query.world, query.start, query.goal, **query.options)
         job.changes.clear()
+        job.rate = None
 
     def _drop_job(self, job: _Job) -> None:
         job.alive = False

@@ -329,3 +329,18 @@ def test_errors_name_what_was_expected() -> None:
     with pytest.raises(gamenav.InvalidInputError, match="algorithm must be one of"):
         queue.request(grid, free, free, algorithm="bfs")
     assert len(queue) == 0
+
+
+def test_navmesh_requests_match_one_shot() -> None:
+    room = [(0.0, 0.0), (20.0, 0.0), (20.0, 12.0), (0.0, 12.0)]
+    pillars = [[(x, 2.0), (x + 1.0, 2.0), (x + 1.0, 10.0), (x, 10.0)] for x in (4.0, 9.0, 14.0)]
+    mesh = gamenav.NavMesh.from_polygons([room], obstacles=pillars)
+    pairs = [((0.5, 0.5), (19.5, 11.5)), ((2.0, 6.0), (17.0, 6.0)), ((0.5, 11.5), (19.5, 0.5))]
+    queue = PathQueue(budget_ms=None, max_expansions=2)
+    requests = [queue.request(mesh, s, g) for s, g in pairs]
+    requests.append(queue.request(mesh, *pairs[0]))     # shared
+    assert queue.stats.shared == 1
+    drain(queue)
+    for req, (s, g) in zip(requests, pairs):
+        same_path(req.path, gamenav.find_path(mesh, s, g))
+    assert requests[-1].path is requests[0].path
