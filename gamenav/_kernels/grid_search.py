@@ -139,8 +139,8 @@ def heuristic(code, table, node, x, y, gx, gy):
 
 
 @njit(cache=True, nogil=True)
-def best_first_step(moves, passable, cost, uniform, jps, stride, goal, gx, gy, hcode, htable,
-                    weight, max_f, track_best, monotone, max_expansions, g, parent, mark,
+def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goal, gx, gy, hcode,
+                    htable, weight, max_f, track_best, monotone, max_expansions, g, parent, mark,
                     rkey, rnext, rprev, rbucket, rhead, hf, hg, hn, pos, istate, fstate):
     """Run A* (``weight`` >= 1), Dijkstra (``weight`` 0) or, with ``jps``, Jump Point Search
     for at most ``max_expansions`` expansions.
@@ -148,7 +148,8 @@ def best_first_step(moves, passable, cost, uniform, jps, stride, goal, gx, gy, h
     The open list (radix heap if ``monotone``, else binary heap; JPS needs ``monotone``) must
     have been seeded with the start node(s). ``goal`` is a node or -1 (no goal: run until the
     open list is empty or the next f exceeds ``max_f``). A* and Dijkstra step along ``moves``;
-    JPS jumps on ``passable`` (uniform cost, no corner cutting, octile ``hcode``). With
+    JPS jumps on ``passable`` and its ``jump_table`` (uniform cost, no corner cutting, octile
+    ``hcode``; see :mod:`gamenav._kernels.jps`). With
     ``track_best``, every expanded node is compared with ``fstate`` by (heuristic, g) and the
     best kept in ``istate[3]``.
 
@@ -240,7 +241,7 @@ def best_first_step(moves, passable, cost, uniform, jps, stride, goal, gx, gy, h
         for k in range(nd):
             if jps:
                 d = dirs[k]
-                nb = jump(passable, stride, n, d, goal)
+                nb = jump(passable, jump_table, stride, n, d, goal, gx, gy)
                 if nb < 0:
                     continue
                 dist = abs(nb - n) // abs(d)

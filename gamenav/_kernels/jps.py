@@ -1,9 +1,10 @@
 """Jump Point Search moves for uniform-cost 8-connected grids without corner cutting.
 
 Used by :func:`gamenav._kernels.grid_search.best_first_step` (same padded flat layout: node
-``n = (y + 1) * stride + (x + 1)``, ``passable`` ``(N,)`` uint8 with a blocked border). The jumps
-are computed online from ``passable`` (nothing precomputed), so grid edits need no preprocessing.
-Directions are node offsets ``d = dx + dy * stride`` with ``dx, dy`` in -1..1.
+``n = (y + 1) * stride + (x + 1)``, ``passable`` ``(N,)`` uint8 with a blocked border).
+Directions are node offsets ``d = dx + dy * stride`` with ``dx, dy`` in -1..1. Straight scans
+read :func:`jump_tables` (one O(cells) sweep per grid snapshot, so an edited grid only needs
+new tables); diagonal scans step cell by cell and consult the tables at each step.
 
 Rules (no corner cutting, as in Harabor & Grastien 2014): a diagonal step needs both
 orthogonally adjacent cells passable. A straight scan stops at the goal or at a cell with a
@@ -17,38 +18,85 @@ one straight or diagonal line.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 
+@njit(cache=True, nogil=True)
+def jump_tables(p, stride):
+    """Straight-scan results for every cell and direction: ``(4, N)`` int32.
+
+    Row ``i`` is the direction ``(1, -1, stride, -stride)[i]`` (E, W, S, N). For a passable
+    cell, ``t > 0``: the scan stops at a jump point (a forced neighbour) ``t`` cells away;
+    ``t <= 0``: it runs into a wall after ``-t`` passable cells. The goal is not included
+    (:func:`jump` checks it). Computed in one sweep per direction, O(cells).
+    """
+    n_cells = p.shape[0]
+    tables = np.zeros((4, n_cells), dtype=np.int32)
+    for i in range(4):
+        d = (1, -1, stride, -stride)[i]
+        side = stride if i < 2 else 1
+        table = tables[i]
+        first, stop, step = (n_cells - stride - 1, stride - 1, -1) if d > 0 else \
+            (stride, n_cells - stride, 1)
+        for n in range(first, stop, step):
+            if p[n] == 0:
+                continue
+            m = n + d
+            if p[m] == 0:
+                continue
+            if (p[m + side] != 0 and p[n + side] == 0) or (p[m - side] != 0 and p[n - side] == 0):
+                table[n] = 1
+            else:
+                t = table[m]
+                table[n] = t + 1 if t > 0 else t - 1
+    return tables
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _jump_straight(p, n, d, side, goal):
-    """Scan from ``n`` by offset ``d`` (``side`` is the perpendicular unit offset)."""
-    while True:
-        n += d
-        if p[n] == 0:
-            return -1
-        if n == goal:
-            return n
-        if (p[n + side] != 0 and p[n - d + side] == 0) or (p[n - side] != 0 and p[n - d - side] == 0):
-            return n
+def _table_index(d, stride):
+    if d == 1:
+        return 0
+    if d == -1:
+        return 1
+    return 2 if d == stride else 3
 
 
 @njit(cache=True, nogil=True)
-def jump(p, stride, n, d, goal):
-    """The jump point reached from node ``n`` in direction ``d``, or -1 (blocked / dead end)."""
-    if d == 1 or d == -1:
-        return _jump_straight(p, n, d, stride, goal)
-    if d == stride or d == -stride:
-        return _jump_straight(p, n, d, 1, goal)
+def jump(p, tables, stride, n, d, goal, gx, gy):
+    """The jump point reached from node ``n`` in direction ``d``, or -1 (wall / dead end).
+
+    ``goal`` is the goal node at padded ``(gx, gy)``: every scan stops there.
+    """
+    y = n // stride
+    x = n - y * stride
+    if d == 1 or d == -1 or d == stride or d == -stride:
+        t = tables[_table_index(d, stride), n]
+        reach = t if t > 0 else -t
+        if d == 1 or d == -1:
+            if y == gy and 0 < (gx - x) * d <= reach:
+                return goal
+        elif x == gx and 0 < (gy - y) * (1 if d > 0 else -1) <= reach:
+            return goal
+        return n + t * d if t > 0 else -1
     dx = 1 if (d - 1) % stride == 0 else -1
     dys = d - dx
+    dy = 1 if dys > 0 else -1
+    th = tables[0 if dx > 0 else 1]
+    tv = tables[2 if dy > 0 else 3]
     while True:
         if p[n + dx] == 0 or p[n + dys] == 0 or p[n + d] == 0:
             return -1
         n += d
+        x += dx
+        y += dy
         if n == goal:
             return n
-        if _jump_straight(p, n, dx, stride, goal) >= 0 or _jump_straight(p, n, dys, 1, goal) >= 0:
+        a = th[n]
+        b = tv[n]
+        if a > 0 or b > 0:
+            return n
+        if (y == gy and 0 < (gx - x) * dx <= -a) or (x == gx and 0 < (gy - y) * dy <= -b):
             return n
 
 

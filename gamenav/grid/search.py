@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k
+from gamenav._kernels import jps as _jps
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.grid.movement import (Diagonal, Heuristic, HeuristicLike, default_heuristic,
                                    resolve_heuristic)
@@ -145,7 +146,7 @@ def _give_back(ws: SearchWorkspace) -> None:
 class _Padded:
     """The kernel view of one grid snapshot: padded flat arrays and facts about it."""
 
-    __slots__ = ("source", "passable", "cost", "stride", "uniform", "_moves")
+    __slots__ = ("source", "passable", "cost", "stride", "uniform", "_moves", "_jump_table")
 
     def __init__(self, passable: np.ndarray, cost: np.ndarray) -> None:
         self.source = (passable, cost)
@@ -159,6 +160,7 @@ class _Padded:
         self.cost = cpad.ravel()
         self.uniform = bool((self.cost == 1.0).all())
         self._moves: dict[int, np.ndarray] = {}
+        self._jump_table: np.ndarray | None = None
 
     def moves(self, diagonal: Diagonal) -> np.ndarray:
         """``(N,)`` uint8 allowed-move bits for a movement rule (computed once per rule)."""
@@ -167,6 +169,13 @@ class _Padded:
             announce_compile("grid search", _k.move_masks)
             self._moves[code] = _k.move_masks(self.passable, self.stride, code)
         return self._moves[code]
+
+    def jump_table(self) -> np.ndarray:
+        """``(4, N)`` int32 straight-jump table for JPS (computed on first use)."""
+        if self._jump_table is None:
+            announce_compile("grid search", _jps.jump_tables)
+            self._jump_table = _jps.jump_tables(self.passable, self.stride)
+        return self._jump_table
 
 
 _padded_cache: weakref.WeakKeyDictionary[TileGrid, _Padded] = weakref.WeakKeyDictionary()
@@ -203,6 +212,7 @@ def _heuristic_table(func: Callable[..., Any], shape: tuple[int, int], goal: tup
 
 
 _EMPTY_TABLE = np.zeros(1, dtype=np.float64)
+_NO_TABLE = np.zeros((4, 1), dtype=np.int32)
 _NO_HEAP = (np.zeros(1, dtype=np.float64), np.zeros(1, dtype=np.float64),
             np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int32))
 
@@ -291,7 +301,7 @@ class GridSearch:
                 problems.append(f"heuristic={heuristic!r} (needs None or 'octile')")
             if weight != 1.0:
                 problems.append(f"weight={weight} (needs 1)")
-            if not grid.uniform_cost:
+            if not padded(grid).uniform:  # == grid.uniform_cost, cached per snapshot
                 problems.append("a grid with non-uniform cell costs (needs every cost == 1)")
             if problems:
                 raise UnsupportedOptionError(
@@ -418,8 +428,9 @@ class GridSearch:
         gx, gy = self._goal[0] + 1, self._goal[1] + 1
         announce_compile("grid search", _k.best_first_step)
         hf, hg, hn, pos = _NO_HEAP if self._monotone else ws.heap
+        table = pad.jump_table() if self._use_jps else _NO_TABLE
         code = _k.best_first_step(
-            self._moves, pad.passable, pad.cost, pad.uniform, self._use_jps, self._stride,
+            self._moves, pad.passable, table, pad.cost, pad.uniform, self._use_jps, self._stride,
             self._goal_node, gx, gy, self._hcode, self._htable, self._weight, np.inf,
             self._track_best, self._monotone, budget, ws.g, ws.parent, ws.mark, ws.rkey,
             ws.rnext, ws.rprev, ws.rbucket, ws.rhead, hf, hg, hn, pos, self._istate,
