@@ -337,10 +337,10 @@ class TileGrid:
         Costs are finite and >= 1, or ``inf`` to block. Returns the change, or None.
         """
         mask = self.region_mask(region)
-        values = np.broadcast_to(np.asarray(cost, dtype=np.float64), self.shape) \
-            if np.ndim(cost) in (0, 2) else None
-        if values is None or values.shape != self.shape:
-            raise InvalidInputError(f"cost must be a scalar or an array of shape {self.shape}")
+        if np.ndim(cost) not in (0, 2) or (np.ndim(cost) == 2 and np.shape(cost) != self.shape):
+            raise InvalidInputError(
+                f"cost must be a scalar or an array of shape {self.shape}, got shape {np.shape(cost)}")
+        values = np.broadcast_to(np.asarray(cost, dtype=np.float64), self.shape)
         _check_cost(values[mask])
         new_cost = self._cost.copy()
         new_cost[mask] = values[mask]

@@ -1,0 +1,149 @@
+"""TileGrid: construction, read-only state, transforms, edits, change events and islands."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import gamenav
+from gamenav import InvalidInputError, OutOfBoundsError, TileGrid
+
+
+def test_construction_copies_and_exposes_read_only_views() -> None:
+    walk = np.ones((2, 3), dtype=bool)
+    grid = TileGrid(walk)
+    walk[0, 0] = False
+    assert grid.passable[0, 0] and grid.shape == (2, 3) and (grid.width, grid.height) == (3, 2)
+    for view in (grid.walkable, grid.cost, grid.passable):
+        with pytest.raises(ValueError):
+            view[0, 0] = 0
+    assert grid.uniform_cost and grid.version == 0
+    assert TileGrid(np.array([[1, 0]], dtype=np.int8)).passable.tolist() == [[True, False]]
+
+
+def test_cost_rules() -> None:
+    cost = np.array([[1.0, np.inf], [2.5, 1.0]])
+    grid = TileGrid(np.ones((2, 2), bool), cost=cost)
+    assert grid.passable.tolist() == [[True, False], [True, True]]
+    assert not grid.uniform_cost
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    (dict(walkable=np.ones(3, bool)), r"walkable must be 2-D \[y, x\], got shape \(3,\)"),
+    (dict(walkable=np.ones((0, 3), bool)), "walkable must not be empty"),
+    (dict(walkable=np.ones((2, 2)) * 0.5), "walkable must be bool .* got dtype float64"),
+    (dict(walkable=np.full((2, 2), 2)), "walkable must hold only 0/1"),
+    (dict(walkable=np.ones((2, 2), bool), cost=np.ones((3, 2))), "cost must have the shape of walkable"),
+    (dict(walkable=np.ones((2, 2), bool), cost=np.full((2, 2), 0.5)), "cost must be >= 1"),
+    (dict(walkable=np.ones((2, 2), bool), cost=np.full((2, 2), np.nan)), "cost must not contain NaN"),
+    (dict(walkable=np.ones((2, 2), bool), cost=np.full((2, 2), "a")), "cost must be numeric"),
+    (dict(walkable=np.ones((2, 2), bool), cell_size=0), "cell_size must be a finite number > 0"),
+    (dict(walkable=np.ones((2, 2), bool), origin=(0, np.nan)), "origin must be finite"),
+])
+def test_constructor_errors(kwargs, message) -> None:
+    with pytest.raises(InvalidInputError, match=message):
+        TileGrid(**kwargs)
+
+
+def test_from_strings() -> None:
+    grid = TileGrid.from_strings([".#T", "@.."])
+    assert grid.passable.tolist() == [[True, False, False], [False, True, True]]
+    with pytest.raises(InvalidInputError, match="equally long strings"):
+        TileGrid.from_strings(["..", "."])
+
+
+@pytest.mark.parametrize("y_up", [False, True])
+def test_world_transform_round_trip(y_up: bool) -> None:
+    grid = TileGrid(np.ones((4, 5), bool), cell_size=2.0, origin=(-3.0, 10.0), y_up=y_up)
+    cells = np.array([[0, 0], [4, 3], [2, 1]])
+    centres = grid.cell_to_world(cells)
+    np.testing.assert_array_equal(grid.world_to_cell(centres), cells)
+    for corner in ([-0.99, -0.99], [0.99, 0.99], [0.99, -0.99]):  # anywhere inside the square
+        np.testing.assert_array_equal(grid.world_to_cell(centres + corner), cells)
+    assert grid.cell_to_world((0, 0)).tolist() == [-2.0, 17.0 if y_up else 11.0]
+    assert grid.world_to_cell((-3.0, 10.0)).tolist() == [0, 3 if y_up else 0]
+    with pytest.raises(InvalidInputError, match="points must be finite"):
+        grid.world_to_cell((np.nan, 0))
+    with pytest.raises(InvalidInputError, match=r"cells must have shape \(2,\) or \(n, 2\)"):
+        grid.cell_to_world([1, 2, 3])
+
+
+def test_check_cell() -> None:
+    grid = TileGrid(np.ones((2, 3), bool))
+    assert grid.check_cell((np.int64(2), 1)) == (2, 1)
+    with pytest.raises(OutOfBoundsError, match=r"cell \(3, 0\) is outside the grid \(x in 0..2, y in 0..1\)"):
+        grid.check_cell((3, 0))
+    with pytest.raises(InvalidInputError, match="cell must be an"):
+        grid.check_cell((1.0, 0))
+    assert issubclass(OutOfBoundsError, IndexError)
+
+
+def test_edits_bump_version_and_notify_listeners() -> None:
+    grid = TileGrid(np.ones((3, 4), bool))
+    seen: list[gamenav.GridChange] = []
+    unsubscribe = grid.subscribe(seen.append)
+    change = grid.set_walkable((1, 0, 2, 3), False)
+    assert change is not None and grid.version == 1 and seen == [change]
+    assert sorted(map(tuple, change.blocked.tolist())) == [(1, 0), (1, 1), (1, 2)]
+    assert change.opened.shape == (0, 2) and change.worsened.shape == (3, 2)
+    assert grid.set_walkable((1, 0, 2, 3), False) is None and grid.version == 1  # no-op
+    grid.set_cost((0, 0), 3.0)
+    grid.set_cost((0, 0), 2.0)
+    assert seen[-2].cost_raised.tolist() == [[0, 0]] and seen[-1].cost_lowered.tolist() == [[0, 0]]
+    assert seen[-1].improved.tolist() == [[0, 0]]
+    mask = np.zeros((3, 4), bool)
+    mask[2, 1] = True
+    grid.set_walkable(mask, True)
+    assert seen[-1].opened.tolist() == [[1, 2]] and grid.version == 4
+    unsubscribe()
+    grid.set_walkable((3, 0), False)
+    assert len(seen) == 4 and grid.version == 5
+    grid.set_cost((0, 0), np.inf)  # inf blocks
+    assert not grid.is_passable(0, 0)
+
+
+def test_edit_errors() -> None:
+    grid = TileGrid(np.ones((3, 4), bool))
+    with pytest.raises(OutOfBoundsError, match=r"region cell \(4, 0\) is outside"):
+        grid.set_walkable((4, 0), False)
+    with pytest.raises(InvalidInputError, match=r"region mask must have shape \(3, 4\)"):
+        grid.set_walkable(np.ones((2, 2), bool), False)
+    with pytest.raises(InvalidInputError, match="rectangle must have x0 <= x1"):
+        grid.set_walkable((2, 0, 1, 1), False)
+    with pytest.raises(InvalidInputError, match=r"region cell must be an \(x, y\) pair of ints"):
+        grid.set_walkable((0.5, 1.5), False)
+    with pytest.raises(InvalidInputError, match="region must be a cell"):
+        grid.set_walkable((0.0, 0.0, 1.0, 1.0), False)
+    with pytest.raises(InvalidInputError, match="cost must be >= 1"):
+        grid.set_cost((0, 0), 0.5)
+    with pytest.raises(InvalidInputError, match=r"cost must be a scalar or an array of shape \(3, 4\)"):
+        grid.set_cost((0, 0), np.ones((2, 2)))
+    with pytest.raises(InvalidInputError, match=r"cost must be a scalar or an array of shape \(3, 4\)"):
+        grid.set_cost((0, 0), np.ones(4))
+    assert grid.version == 0
+    grid.set_walkable((-5, -5, 100, 1), False)  # rectangles are clipped to the grid
+    assert not grid.passable[0].any() and grid.passable[1:].all()
+
+
+def test_islands_follow_edits_and_the_movement_rule() -> None:
+    grid = TileGrid.from_strings([".#.", "#..", "..."])
+    labels = grid.components()
+    assert labels[0, 0] >= 0 and labels[0, 1] == -1
+    assert not grid.connected((0, 0), (2, 2))  # only a corner touches
+    assert grid.connected((0, 0), (2, 2), diagonal="always")
+    grid.set_walkable((1, 0), True)
+    assert grid.connected((0, 0), (2, 2))
+    assert gamenav.find_path(grid, (0, 0), (2, 2)).found
+    with pytest.raises(ValueError):
+        labels[0, 0] = 5
+
+
+def test_copy_is_independent() -> None:
+    grid = TileGrid(np.ones((2, 2), bool), cost=np.full((2, 2), 2.0), cell_size=3.0)
+    grid.set_walkable((0, 0), False)
+    twin = grid.copy()
+    twin.set_walkable((1, 1), False)
+    assert grid.is_passable(1, 1) and not twin.is_passable(0, 0) and twin.version == 1
+    assert twin.cell_size == 3.0 and math.isclose(float(twin.cost[1, 0]), 2.0)

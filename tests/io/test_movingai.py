@@ -1,0 +1,104 @@
+"""Moving AI .map / .scen readers and writers, and TileGrid.from_movingai, on the vendored data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gamenav
+from gamenav.io import Scenario, read_map, read_scenarios, write_map, write_scenarios
+
+
+def test_read_vendored_maps(data_dir: Path) -> None:
+    arena = read_map(data_dir / "movingai" / "arena.map")
+    assert arena.shape == (49, 49) and arena.dtype == np.bool_
+    assert not arena[0].any()  # the outer ring of arena is out of bounds ('@')
+    den = read_map(data_dir / "movingai" / "den011d.map")
+    assert den.shape == (167, 247)
+    text = (data_dir / "movingai" / "den011d.map").read_text().splitlines()[4:]
+    expected = np.array([[c in ".GS" for c in row] for row in text])
+    np.testing.assert_array_equal(den, expected)
+
+
+def test_read_vendored_scenarios(data_dir: Path) -> None:
+    scenarios = read_scenarios(data_dir / "movingai" / "arena.map.scen")
+    assert len(scenarios) == 160
+    first = scenarios[0]
+    assert isinstance(first, Scenario) and first.map_name.endswith("arena.map")
+    assert (first.width, first.height) == (49, 49)
+    grid = gamenav.TileGrid.from_movingai(data_dir / "movingai" / "arena.map")
+    for s in scenarios:
+        assert grid.is_passable(*s.start) and grid.is_passable(*s.goal)
+        assert s.optimal_length >= 0
+    assert max(s.bucket for s in scenarios) == scenarios[-1].bucket
+
+
+def test_from_movingai_passes_keyword_arguments(data_dir: Path) -> None:
+    grid = gamenav.TileGrid.from_movingai(data_dir / "movingai" / "arena.map", cell_size=0.5,
+                                          y_up=True)
+    assert grid.shape == (49, 49) and grid.cell_size == 0.5 and grid.y_up
+
+
+def test_round_trips(tmp_path: Path, data_dir: Path) -> None:
+    walkable = read_map(data_dir / "movingai" / "arena.map")
+    write_map(tmp_path / "copy.map", walkable)
+    np.testing.assert_array_equal(read_map(tmp_path / "copy.map"), walkable)
+    scenarios = read_scenarios(data_dir / "movingai" / "arena.map.scen")
+    write_scenarios(tmp_path / "copy.scen", scenarios)
+    assert read_scenarios(tmp_path / "copy.scen") == scenarios
+    with pytest.raises(gamenav.InvalidInputError, match="walkable must be a non-empty 2-D array"):
+        write_map(tmp_path / "bad.map", np.ones(3, bool))
+
+
+def test_terrain_letters(tmp_path: Path) -> None:
+    path = tmp_path / "letters.map"
+    path.write_text("type octile\nheight 1\nwidth 8\nmap\n.GS@OTW.\n")
+    assert read_map(path).tolist() == [[True, True, True, False, False, False, False, True]]
+
+
+@pytest.mark.parametrize(("text", "line", "message"), [
+    ("type octile\nheight 2\nwidth 2\nmap\n..\n.x\n", 6, r"unknown terrain \['x'\] in row 1"),
+    ("type octile\nheight 2\nwidth 2\nmap\n..\n...\n", 6, "row 1 has 3 characters, expected 2"),
+    ("type octile\nheight 3\nwidth 2\nmap\n..\n..\n", 6, "expected 3 rows, found 2"),
+    ("type octile\nheight 2\nwidth 2\n..\n..\n", 4, "expected 'type', 'height', 'width' or 'map'"),
+    ("type octile\nheight 2\nwidth 2\n", 3, "missing the 'map' line"),
+    ("type octile\nwidth 2\nmap\n..\n", 3, "missing 'height' in the header"),
+    ("type octile\nheight two\nwidth 2\nmap\n..\n", None, "height must be an integer, got 'two'"),
+    ("type octile\nheight 0\nwidth 2\nmap\n", None, "height must be positive, got 0"),
+])
+def test_map_errors_name_file_and_line(tmp_path: Path, text: str, line: int | None, message: str) -> None:
+    path = tmp_path / "bad.map"
+    path.write_text(text)
+    with pytest.raises(gamenav.MapFormatError, match=message) as info:
+        read_map(path)
+    assert info.value.path == str(path) and info.value.line == line
+    assert str(info.value).startswith(f"{path}:{line}:" if line else f"{path}: ")
+
+
+def test_non_ascii_files_are_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "bad.map"
+    path.write_bytes(b"type octile\nheight 1\nwidth 1\nmap\n\xe9\n")
+    with pytest.raises(gamenav.MapFormatError, match="not an ASCII text file"):
+        read_map(path)
+
+
+@pytest.mark.parametrize(("row", "message"), [
+    ("0\tarena.map\t49\t49\t1\t2\t3\t4", "expected 9 fields, got 8"),
+    ("0\tarena.map\t49\t49\t1\t2\tthree\t4\t5.0", "bad number"),
+    ("0\tarena.map\t49\t49\t1\t2\t3\t4\tfar", "bad number"),
+])
+def test_scenario_errors_name_file_and_line(tmp_path: Path, row: str, message: str) -> None:
+    path = tmp_path / "bad.scen"
+    path.write_text(f"version 1\n0\tarena.map\t49\t49\t1\t2\t3\t4\t5.5\n{row}\n")
+    with pytest.raises(gamenav.MapFormatError, match=message) as info:
+        read_scenarios(path)
+    assert info.value.line == 3
+
+
+def test_legacy_space_separated_scenarios(tmp_path: Path) -> None:
+    path = tmp_path / "old.scen"
+    path.write_text("version 1.0\n3 maps/bgmaps/AR0011SR.map 512 512 10 20 30 40 50.25\n\n")
+    (s,) = read_scenarios(path)
+    assert s == Scenario(3, "maps/bgmaps/AR0011SR.map", 512, 512, (10, 20), (30, 40), 50.25)
