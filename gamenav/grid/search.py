@@ -467,14 +467,25 @@ class GridSearch:
     def partial_result(self) -> Path:
         """The best path so far (Detour's ``finalizeSlicedFindPathPartial``).
 
-        While IN_PROGRESS: the path to the open cell the search would expand next (smallest
-        ``f``), status PARTIAL, not smoothed, so an agent can start moving before the search ends.
+        While IN_PROGRESS: the path to the expanded cell closest to the goal by the movement's
+        distance (manhattan or octile; ties: smaller cost), status PARTIAL, not smoothed, so an
+        agent can start moving before the search ends. Scans the workspace (``O(cells)``).
         Once done (or if the workspace was taken over): :meth:`result`.
         """
         ws = self._ws
         if self._status.done or ws is None or ws._owner is not self:
             return self.result()
-        node = int(ws.hn[0])
+        closed = np.flatnonzero(ws.mark == self._istate[0] + 1)
+        if len(closed) == 0:
+            cells = np.array([self._start], dtype=np.int64)
+            return Path(status=PathStatus.PARTIAL, cost=0.0, cells=cells,
+                        points=self._grid.cell_to_world(cells), expanded=self._expanded)
+        ys, xs = np.divmod(closed, self._stride)
+        dx = np.abs(xs - (self._goal[0] + 1))
+        dy = np.abs(ys - (self._goal[1] + 1))
+        h = dx + dy if self._diagonal is Diagonal.NEVER else \
+            np.maximum(dx, dy) + (math.sqrt(2.0) - 1.0) * np.minimum(dx, dy)
+        node = int(closed[np.lexsort((ws.g[closed], h))[0]])
         cells = _k.trace_path(ws.parent, node, self._stride)
         return Path(status=PathStatus.PARTIAL, cost=float(ws.g[node]), cells=cells,
                     points=self._grid.cell_to_world(cells), expanded=self._expanded)
