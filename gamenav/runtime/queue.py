@@ -376,12 +376,14 @@ class PathQueue:
             if job.search is None:
                 if timed and worked and now + self._start_s > deadline:
                     break
+                worked = True
                 try:
                     self._begin(job)
                 except InvalidInputError:  # an edit blocked the start or goal since the request
                     self._drop_job(job)
                     self._pending -= len(job.requests)
                     self._store_and_answer(job.query, Path.none(PathStatus.STALE), job.requests)
+                    now = time.perf_counter()
                     continue
                 t = time.perf_counter()
                 self._start_s = _track(self._start_s, t - now)
@@ -494,6 +496,8 @@ class PathQueue:
             search = job.search
             if search is not None and change.version > search.grid_version:
                 job.changes.append(change)
+            if not len(worse_flat):
+                continue
             for req in job.requests:
                 quick = req._path
                 if len(quick.cells) and np.isin(footprint(quick.cells, grid.width), worse_flat).any():
