@@ -29,6 +29,12 @@ def _orient(ox: float, oy: float, px: float, py: float, qx: float, qy: float) ->
     return (px - ox) * (qy - oy) - (py - oy) * (qx - ox)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _dist(ax: float, ay: float, bx: float, by: float) -> float:
+    """Euclidean distance (plain sqrt: faster than hypot, no overflow at game scales)."""
+    return np.sqrt((bx - ax) * (bx - ax) + (by - ay) * (by - ay))
+
+
 @njit(cache=True, nogil=True)
 def locate_points(points, verts, tris, grid_min, cell, nx, ny, cell_start, cell_items, tol):
     """Index of the triangle containing each point (``-1`` outside): ``(n,)`` int64.
@@ -199,8 +205,8 @@ def _portal_point(px, py, ax, ay, bx, by, gx, gy):
     if d1 != d2 and ((d1 <= 0.0 <= d2) or (d2 <= 0.0 <= d1)):
         s = d1 / (d1 - d2)
         return ax + s * (bx - ax), ay + s * (by - ay)
-    ca = np.hypot(ax - px, ay - py) + np.hypot(gx - ax, gy - ay)
-    cb = np.hypot(bx - px, by - py) + np.hypot(gx - bx, gy - by)
+    ca = _dist(px, py, ax, ay) + _dist(ax, ay, gx, gy)
+    cb = _dist(px, py, bx, by) + _dist(bx, by, gx, gy)
     if ca <= cb:
         return ax, ay
     return bx, by
@@ -249,7 +255,7 @@ def astar_step(verts, tris, nbrs, goal_mask, goal, best, parent, fun, state, hf,
                 if (lx == ax and ly == ay) or _orient(ax, ay, lx, ly, prx, pry) < 0.0:
                     rx, ry = prx, pry
                 else:
-                    ga += np.sqrt((lx - ax) ** 2 + (ly - ay) ** 2)
+                    ga += _dist(ax, ay, lx, ly)
                     ax, ay = lx, ly
                     lx, ly, rx, ry = plx, ply, prx, pry
                     reset = True
@@ -257,12 +263,12 @@ def astar_step(verts, tris, nbrs, goal_mask, goal, best, parent, fun, state, hf,
                 if (rx == ax and ry == ay) or _orient(ax, ay, rx, ry, plx, ply) > 0.0:
                     lx, ly = plx, ply
                 else:
-                    ga += np.sqrt((rx - ax) ** 2 + (ry - ay) ** 2)
+                    ga += _dist(ax, ay, rx, ry)
                     ax, ay = rx, ry
                     lx, ly, rx, ry = plx, ply, prx, pry
             qx, qy = _portal_point(ax, ay, prx, pry, plx, ply, gx, gy)
-            gq = ga + np.sqrt((qx - ax) ** 2 + (qy - ay) ** 2)
-            f = gq + np.sqrt((gx - qx) ** 2 + (gy - qy) ** 2)
+            gq = ga + _dist(ax, ay, qx, qy)
+            f = gq + _dist(qx, qy, gx, gy)
             if f < best[u]:
                 best[u] = f
                 parent[u] = t
@@ -359,13 +365,13 @@ def funnel(verts, tris, nbrs, corridor, start, goal):
 _EPS = 1e-9
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _interval_h(rx, ry, lx, ly, qx, qy, gx, gy):
     """Lower bound of root -> interval [right q, left l] -> goal (goal mirrored if behind)."""
     side_r = _orient(qx, qy, lx, ly, rx, ry)
     scale = abs(qx - lx) + abs(qy - ly) + abs(qx - rx) + abs(qy - ry)
     if abs(side_r) <= _EPS * scale * scale:
-        return np.hypot(gx - rx, gy - ry)
+        return _dist(rx, ry, gx, gy)
     side_g = _orient(qx, qy, lx, ly, gx, gy)
     if side_g * side_r > 0.0:  # goal on the root's side: reflect it across the interval line
         ex = lx - qx
@@ -376,13 +382,13 @@ def _interval_h(rx, ry, lx, ly, qx, qy, gx, gy):
         gx = 2.0 * fx - gx
         gy = 2.0 * fy - gy
     if _orient(rx, ry, lx, ly, gx, gy) > 0.0:  # left of the left ray
-        return np.hypot(lx - rx, ly - ry) + np.hypot(gx - lx, gy - ly)
+        return _dist(rx, ry, lx, ly) + _dist(lx, ly, gx, gy)
     if _orient(rx, ry, qx, qy, gx, gy) < 0.0:  # right of the right ray
-        return np.hypot(qx - rx, qy - ry) + np.hypot(gx - qx, gy - qy)
-    return np.hypot(gx - rx, gy - ry)
+        return _dist(rx, ry, qx, qy) + _dist(qx, qy, gx, gy)
+    return _dist(rx, ry, gx, gy)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _ray_param(rx, ry, dx, dy, px, py, qx, qy):
     """Parameter along segment p -> q where the line through r and d crosses it, in [0, 1]."""
     op = _orient(rx, ry, dx, dy, px, py)
@@ -397,7 +403,7 @@ def _ray_param(rx, ry, dx, dy, px, py, qx, qy):
     return t
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
                g, pv, qv, t0, t1, nxt, parent, tri_from):
     """Create the successor on edge p -> q (params t0 < t1, right end at t0) and push it."""
@@ -432,7 +438,7 @@ def _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goa
     ctr[0] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _new_root_g(root_g, v, g):
     """Root-level pruning: accept a new root vertex only if it is reached (almost) as cheaply."""
     if g > root_g[v] + 1e-9 * (1.0 + g):
@@ -515,15 +521,15 @@ def polyanya_step(verts, tris, nbrs, corner, degree, goal_mask, goal, start, sta
                 if _orient(rx, ry, lx, ly, gx, gy) > 0.0:
                     nf[kk, 0], nf[kk, 1] = lx, ly
                     ni[kk, 0] = -2
-                    gg = g + np.hypot(lx - rx, ly - ry)
+                    gg = g + _dist(rx, ry, lx, ly)
                 elif _orient(rx, ry, qx, qy, gx, gy) < 0.0:
                     nf[kk, 0], nf[kk, 1] = qx, qy
                     ni[kk, 0] = -2
-                    gg = g + np.hypot(qx - rx, qy - ry)
+                    gg = g + _dist(rx, ry, qx, qy)
             nf[kk, 2], nf[kk, 3] = gx, gy
             nf[kk, 4], nf[kk, 5] = gx, gy
             nf[kk, 6] = gg
-            ftot = gg + np.hypot(gx - nf[kk, 0], gy - nf[kk, 1])
+            ftot = gg + _dist(nf[kk, 0], nf[kk, 1], gx, gy)
             nf[kk, 7] = ftot
             ni[kk, 1] = -1
             ni[kk, 2] = -1
@@ -552,8 +558,8 @@ def polyanya_step(verts, tris, nbrs, corner, degree, goal_mask, goal, start, sta
         left_is_a = lx == ax and ly == ay and corner[a]
         o_r = _orient(rx, ry, qx, qy, cx, cy)
         o_l = _orient(rx, ry, lx, ly, cx, cy)
-        gb = g + np.hypot(bx - rx, by - ry)
-        ga = g + np.hypot(ax - rx, ay - ry)
+        gb = g + _dist(rx, ry, bx, by)
+        ga = g + _dist(rx, ry, ax, ay)
         if o_r <= 0.0:
             # c on or right of the right ray: edge b-c lies in b's shadow
             t_r = _ray_param(rx, ry, qx, qy, cx, cy, ax, ay)
