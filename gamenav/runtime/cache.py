@@ -82,7 +82,7 @@ class PathCache:
         >>> first = cache.find_path(grid, (0, 0), (3, 2))
         >>> cache.find_path(grid, (0, 0), (3, 2)) is first
         True
-        >>> change = grid.set_walkable((1, 0), False)   # blocks that path: the entry is dropped
+        >>> change = grid.set_walkable(tuple(first.cells[2]), False)  # on the path: dropped
         >>> cache.stats.invalidations, len(cache)
         (1, 0)
     """
