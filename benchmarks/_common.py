@@ -1,9 +1,13 @@
 """Small helpers shared by the benchmark scripts: data location, timing, markdown tables.
 
 Benchmarks print tables; they are never run as timed tests. Scripts are run as files
-(``python benchmarks/<name>.py``), so ``benchmarks/`` is on ``sys.path``; import this as::
+(``python benchmarks/<name>.py``), which puts ``benchmarks/`` first on ``sys.path``; since a script
+there may be named like a standard-library module (``queue.py``), replace that entry by the
+repository root and import this module as ``benchmarks._common``::
 
-    from _common import data_dir, markdown_table, time_call
+    _HERE = Path(__file__).resolve().parent
+    sys.path[:] = [str(_HERE.parent), *(p for p in sys.path if Path(p or ".").resolve() != _HERE)]
+    from benchmarks._common import data_dir, markdown_table, time_call
 
     root = data_dir(args.data)            # ../shared/benchmarks unless --data says otherwise
     ms = time_call(lambda: f(x), repeat=3)  # list of wall times in milliseconds
