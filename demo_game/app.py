@@ -122,8 +122,8 @@ class DemoWindow(arcade.Window):
         shown = np.flatnonzero(self.selected & ~crowd.arrived)
         if len(shown) == 0:
             shown = np.flatnonzero(~crowd.arrived)
-        for i in shown[:60].tolist():
-            draw_path(crowd.remaining_path(i), color=(255, 255, 255, 90), width=1)
+        for points in crowd.remaining_paths(shown[:60]):
+            draw_path(points, color=(255, 255, 255, 90), width=1)
 
     def _draw_hud(self) -> None:
         sim = self.sim

@@ -233,12 +233,52 @@ class Crowd:
         self._world = world
         self._repath(np.flatnonzero((self._mode == PATH) | self._pending_mask()))
 
+    def remaining_paths(self, agents: npt.ArrayLike) -> list[npt.NDArray[np.float64]]:
+        """The route still ahead of each agent in ``agents`` (indices, in the order given).
+
+        Returns:
+            one ``(k, 2)`` float64 array of world points per agent: its position, the waypoints
+            of its path (flow-field agents: the cells of the field's steepest descent), then its
+            goal; just the position for idle agents.
+        """
+        idx = np.asarray(agents, dtype=np.int64).reshape(-1)
+        if len(idx) and (idx.min() < 0 or idx.max() >= len(self)):
+            raise InvalidInputError(f"agent indices must be in 0..{len(self) - 1}, got {idx.min()}..{idx.max()}")
+        traces: dict[int, np.ndarray] = {}
+        for gid, (_, field) in self._fields.items():
+            members = np.unique(idx[(self._group[idx] == gid) & (self._mode[idx] == FIELD)])
+            if len(members):
+                traces.update(zip(members.tolist(), self._trace(field, members)))
+        empty = np.zeros((0, 2))
+        paths = []
+        for i in idx.tolist():
+            mode = self._mode[i]
+            middle = self._ppt[self._pcur[i]:self._pend[i]] if mode == PATH else traces.get(i, empty)
+            tail = self._goal[i:i + 1] if mode != IDLE else empty
+            paths.append(np.concatenate([self._pos[i:i + 1], middle, tail]))
+        return paths
+
     def remaining_path(self, agent: int) -> npt.NDArray[np.float64]:
-        """``(k, 2)`` world waypoints agent ``agent`` still has to visit (current position first)."""
-        i = int(agent)
-        rest = self._ppt[self._pcur[i]:self._pend[i]] if self._mode[i] == PATH else np.zeros((0, 2))
-        tail = [self._goal[i:i + 1]] if self._mode[i] in (PATH, FIELD, DIRECT) else []
-        return np.concatenate([self._pos[i:i + 1], rest, *tail])
+        """``remaining_paths([agent])[0]``: the ``(k, 2)`` world route ahead of one agent."""
+        return self.remaining_paths([agent])[0]
+
+    def _trace(self, field: np.ndarray, members: np.ndarray) -> list[np.ndarray]:
+        """World points of the field descent of each agent until it would switch to its slot."""
+        passable, _ = self._grid.kernel_arrays()
+        cells = self._cells(members)
+        steps = [cells]
+        for _ in range(2 * (self._grid.width + self._grid.height)):
+            nxt = np.empty_like(cells)
+            descend_field(field, passable, cells, nxt)
+            if np.array_equal(nxt, cells):
+                break
+            steps.append(nxt)
+            cells = nxt
+        stack = np.stack(steps, axis=1)  # (m, k, 2)
+        values = field[stack[..., 1], stack[..., 0]]
+        stop = values <= (self._slot_cost[members] + 1.5 * self._stride)[:, None]
+        ends = np.where(stop.any(axis=1), stop.argmax(axis=1) + 1, stack.shape[1])
+        return [self._grid.cell_to_world(stack[j, 1:ends[j]]).reshape(-1, 2) for j in range(len(members))]
 
     # -- orders ---------------------------------------------------------------------------
     def move(self, agents: npt.ArrayLike, target: Sequence[float], *, formation: bool = True) -> None:

@@ -294,3 +294,21 @@ def test_path_answered_before_an_edit_is_checked_against_it() -> None:
     run(crowd, 200, queue=queue)
     assert crowd.arrived[0] and np.hypot(*(crowd.positions[0] - (8.5, 5.5))) < 0.3
 
+
+
+def test_remaining_paths_follow_the_field_around_walls() -> None:
+    walk = np.ones((20, 20), bool)
+    walk[0:15, 10] = False
+    grid = gamenav.TileGrid(walk)
+    crowd = gamenav.Crowd(grid, grid.cell_to_world([(2, 2), (3, 2), (2, 3)]), radius=0.3, max_speed=3,
+                          flow_threshold=1)
+    crowd.move([0, 1, 2], (15.5, 2.5))
+    routes = crowd.remaining_paths([2, 0])
+    assert len(routes) == 2 and np.allclose(routes[0][0], crowd.positions[2])
+    for route, agent in zip(routes, (2, 0)):
+        assert np.allclose(route[-1], crowd.goals[agent])
+        inner = grid.world_to_cell(route[1:-1])
+        assert walk[inner[:, 1], inner[:, 0]].all()
+        assert inner[:, 1].max() >= 15, "the route goes around the wall's end"
+    crowd.stop([1])
+    assert crowd.remaining_path(1).shape == (1, 2)
