@@ -101,9 +101,6 @@ class EntryTable:
     def __len__(self) -> int:
         return len(self._slot)
 
-    def __contains__(self, key: Hashable) -> bool:
-        return key in self._slot
-
     def add(self, key: Hashable, start: tuple[int, int], goal: tuple[int, int], cost: float,
             cells: npt.NDArray[np.int64], *, found: bool, fragile: bool, metric: int) -> None:
         """Store a path result under ``key`` (replacing any entry with that key).
@@ -113,7 +110,7 @@ class EntryTable:
             cost: the path cost (ignored unless ``found``).
             cells: ``(n, 2)`` ``(x, y)`` path cells; ignored without a path.
             found: the path reaches the goal (else: no path, or partial with ``fragile``).
-            fragile: dropped by any edit (partial paths).
+            fragile: dropped by any edit (partial and smoothed paths).
             metric: the admissible distance for the bound: MANHATTAN or OCTILE.
         """
         self.remove(key)

@@ -1,4 +1,4 @@
-"""What the queue and the cache share about one query: its identity key and how to start it.
+"""What the queue and the cache share about one query: its identity key and invalidation facts.
 
 A :class:`Query` names a search: the world, start, goal and options. Its ``key`` is what
 deduplication (queue) and lookups (cache) compare: world identity, start and goal (grid cells
@@ -15,8 +15,8 @@ from typing import Any, Hashable
 
 from gamenav.errors import InvalidInputError
 from gamenav.grid.movement import Diagonal
-from gamenav.runtime._invalidation import MANHATTAN, OCTILE
 from gamenav.grid.tilegrid import TileGrid
+from gamenav.runtime._invalidation import MANHATTAN, OCTILE
 
 __all__ = ["Query", "make_query"]
 
