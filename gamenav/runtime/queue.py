@@ -7,6 +7,11 @@ chunks sized from the measured expansion rate) and/or in expansions; priorities 
 FIFO among equals; identical requests sharing one search; cancelled requests that stop costing
 time; answers that stay correct while the grid is edited; an optional :class:`PathCache`; and
 statistics for tuning the budget. Cells and points are ``(x, y)``.
+
+Frame-time spikes that no budget can prevent: Python's full garbage collections. numba and
+numpy leave ~10^5 objects behind at import, and one full collection of them takes tens to
+hundreds of milliseconds, in whatever frame it happens to strike. Games should call
+``gc.collect(); gc.freeze()`` once after loading (``gamenav.tune`` and ``benchmarks/queue.py`` do).
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from gamenav.types import Path, PathStatus, Search
 __all__ = ["PathQueue", "PathRequest", "QueueStats"]
 
 _MIN_CHUNK = 128
-"""Smallest adaptive chunk: below this, one ``step`` call's overhead (~2 us) starts to show."""
+"""Smallest adaptive chunk: below this, one ``step`` call's overhead (~3 us) starts to show."""
 _MAX_CHUNK = 1 << 16
 _FILL_OWN = 0.7
 """Fraction of the remaining time a chunk fills when sized from its own search's rate."""
