@@ -344,3 +344,40 @@ def test_navmesh_requests_match_one_shot() -> None:
     for req, (s, g) in zip(requests, pairs):
         same_path(req.path, gamenav.find_path(mesh, s, g))
     assert requests[-1].path is requests[0].path
+
+
+def test_time_budget_logic_with_a_simulated_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fake clock that advances 0.07-0.13 us per expansion (a speed per search, as searches
+    differ) + 3 us per step call: the chunk sizing must stop every update within its budget and
+    use most of it while work remains."""
+    import types
+
+    from gamenav.grid.search import GridSearch
+    from gamenav.runtime import queue as queue_module
+
+    clock = [0.0]
+    real_step = GridSearch.step
+
+    def step(self: GridSearch, max_expansions: int | None = None) -> PathStatus:
+        before = self.expanded
+        status = real_step(self, max_expansions)
+        speed = 0.7 + 0.6 * ((self.start[0] * 7 + self.goal[1] * 13) % 11) / 10
+        clock[0] += 3e-6 + (self.expanded - before) * speed * 1e-7
+        return status
+
+    monkeypatch.setattr(GridSearch, "step", step)
+    monkeypatch.setattr(queue_module, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    grid = rooms_grid(200, 160, seed=21)
+    pairs = connected_pairs(grid, 60, seed=22)
+    queue = PathQueue(budget_ms=0.2)
+    requests = [queue.request(grid, s, g) for s, g in pairs]
+    used = []
+    while len(queue):
+        t0 = clock[0]
+        queue.update()
+        used.append((clock[0] - t0) * 1e3)
+        assert len(used) < 10_000
+    assert max(used) <= 0.2 + 1e-9                      # never past the budget
+    assert np.median(used[:-1]) >= 0.18                  # and most of it is used
+    for req, (s, g) in zip(requests, pairs):
+        same_path(req.path, gamenav.find_path(grid, s, g))
