@@ -39,7 +39,8 @@ def _dist(ax: float, ay: float, bx: float, by: float) -> float:
 def locate_points(points, verts, tris, grid_min, cell, nx, ny, cell_start, cell_items, tol):
     """Index of the triangle containing each point (``-1`` outside): ``(n,)`` int64.
 
-    Candidates come from a uniform bucket grid (``cell_start`` CSR offsets into ``cell_items``).
+    Candidates come from the point's cell of a uniform bucket grid (``cell_start`` CSR offsets
+    into ``cell_items``; triangles are listed in every cell their ``tol``-grown box touches).
     A point within ``tol`` world units of a triangle (and of its bounding box, which keeps
     slivers from claiming far points on their edge lines) counts as inside; among candidates the
     triangle the point is deepest inside wins, so points on shared edges resolve deterministically.
@@ -52,35 +53,30 @@ def locate_points(points, verts, tris, grid_min, cell, nx, ny, cell_start, cell_
         cx = int(np.floor((px - grid_min[0]) / cell))
         cy = int(np.floor((py - grid_min[1]) / cell))
         best = -np.inf
-        for ddy in range(-1, 2):
-            for ddx in range(-1, 2):
-                gx = cx + ddx
-                gy = cy + ddy
-                if gx < 0 or gy < 0 or gx >= nx or gy >= ny:
+        if 0 <= cx < nx and 0 <= cy < ny:
+            c = cy * nx + cx
+            for k in range(cell_start[c], cell_start[c + 1]):
+                t = cell_items[k]
+                x0, x1, y0, y1 = np.inf, -np.inf, np.inf, -np.inf
+                for j in range(3):
+                    x0 = min(x0, verts[tris[t, j], 0])
+                    x1 = max(x1, verts[tris[t, j], 0])
+                    y0 = min(y0, verts[tris[t, j], 1])
+                    y1 = max(y1, verts[tris[t, j], 1])
+                if px < x0 - tol or px > x1 + tol or py < y0 - tol or py > y1 + tol:
                     continue
-                c = gy * nx + gx
-                for k in range(cell_start[c], cell_start[c + 1]):
-                    t = cell_items[k]
-                    x0, x1, y0, y1 = np.inf, -np.inf, np.inf, -np.inf
-                    for j in range(3):
-                        x0 = min(x0, verts[tris[t, j], 0])
-                        x1 = max(x1, verts[tris[t, j], 0])
-                        y0 = min(y0, verts[tris[t, j], 1])
-                        y1 = max(y1, verts[tris[t, j], 1])
-                    if px < x0 - tol or px > x1 + tol or py < y0 - tol or py > y1 + tol:
-                        continue
-                    depth = np.inf
-                    for j in range(3):
-                        a = tris[t, j]
-                        b = tris[t, (j + 1) % 3]
-                        ex = verts[b, 0] - verts[a, 0]
-                        ey = verts[b, 1] - verts[a, 1]
-                        d = (ex * (py - verts[a, 1]) - ey * (px - verts[a, 0])) / np.sqrt(ex * ex + ey * ey)
-                        if d < depth:
-                            depth = d
-                    if depth > best:
-                        best = depth
-                        out[i] = t
+                depth = np.inf
+                for j in range(3):
+                    a = tris[t, j]
+                    b = tris[t, (j + 1) % 3]
+                    ex = verts[b, 0] - verts[a, 0]
+                    ey = verts[b, 1] - verts[a, 1]
+                    d = (ex * (py - verts[a, 1]) - ey * (px - verts[a, 0])) / np.sqrt(ex * ex + ey * ey)
+                    if d < depth:
+                        depth = d
+                if depth > best:
+                    best = depth
+                    out[i] = t
         if best < -tol:
             out[i] = -1
     return out

@@ -208,29 +208,31 @@ class NavMesh:
         self._vtri = order_v // 3
 
     def _build_index(self) -> None:
+        """Bucket grid: every triangle is listed in each cell its (tolerance-grown) box touches."""
         p = self._vertices[self._triangles]
         lo = p.min(axis=1)
         hi = p.max(axis=1)
+        extent = np.maximum(hi.max(axis=0) - lo.min(axis=0), 1e-12)
+        self._tol = 1e-9 * float(max(extent.max(), 1.0))
+        lo -= self._tol
+        hi += self._tol
         gmin = lo.min(axis=0)
-        extent = np.maximum(hi.max(axis=0) - gmin, 1e-12)
-        cell = float(max(math.sqrt(extent[0] * extent[1] / len(p)), extent.max() / 4096, 1e-12))
-        nx = int(extent[0] // cell) + 1
-        ny = int(extent[1] // cell) + 1
-        i0 = np.clip(((lo - gmin) // cell).astype(np.int64), 0, [nx - 1, ny - 1])
-        i1 = np.clip(((hi - gmin) // cell).astype(np.int64), 0, [nx - 1, ny - 1])
+        cell = float(max(2.0 * math.sqrt(extent[0] * extent[1] / len(p)), extent.max() / 4096, 1e-12))
+        nx = int(extent[0] // cell) + 2
+        ny = int(extent[1] // cell) + 2
+        i0 = ((lo - gmin) // cell).astype(np.int64)
+        i1 = ((hi - gmin) // cell).astype(np.int64)
         wx = i1[:, 0] - i0[:, 0] + 1
         wy = i1[:, 1] - i0[:, 1] + 1
         counts = wx * wy
         tri_id = np.repeat(np.arange(len(p)), counts)
-        k = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-        cx = i0[tri_id, 0] + k % wx[tri_id]
-        cy = i0[tri_id, 1] + k // wx[tri_id]
-        cells = cy * nx + cx
-        order = np.argsort(cells, kind="stable")
+        k = np.arange(len(tri_id)) - np.repeat(np.cumsum(counts) - counts, counts)
+        w = wx[tri_id]
+        cells = (i0[tri_id, 1] + k // w) * nx + i0[tri_id, 0] + k % w
+        order = np.argsort(cells)
         self._cell_items = tri_id[order]
         self._cell_start = np.searchsorted(cells[order], np.arange(nx * ny + 1))
         self._grid = (gmin.astype(np.float64), cell, nx, ny)
-        self._tol = 1e-9 * float(max(extent.max(), 1.0))
 
     # -- read-only state ------------------------------------------------------------------
     @property
