@@ -15,15 +15,17 @@ passable node are valid indices (no bounds checks in the loops). Arrays (``N`` p
   - radix heap (monotone searches: Dijkstra, and A* with weight 1 and a consistent
     heuristic, where f never decreases): ``rkey`` (int64 bits of f, non-negative so ordered
     like the floats), ``rnext`` / ``rprev`` (int32 doubly linked bucket lists), ``rbucket``
-    (uint8), ``rhead`` ``(65,)`` int32. Bucket ``b > 0`` holds keys whose highest bit differing
-    from the last removed key is ``b - 1``; bucket 0 holds keys equal to it, taken last in
-    first out. Decrease-key moves a node between lists, so there are no stale entries.
+    (uint8), ``rhead`` ``(64,)`` int32 list heads and ``rmin`` ``(64,)`` int64 lower bounds of
+    each bucket's keys. Bucket ``b > 0`` holds keys whose highest bit differing from ``last``
+    (the last key taken) is ``b - 1``; bucket 0 holds keys equal to it, taken last in first
+    out; ``istate[5]`` has bit ``b`` set when bucket ``b`` is non-empty. Decrease-key moves a
+    node between lists, so there are no stale entries.
   - indexed binary heap (weighted A*, user heuristics): ``hf`` / ``hg`` (float64 f and g) and
     ``hn`` (int32 node) per slot, ``pos`` (int32) the slot of each open node. Order: smaller f,
     then larger g. Closed nodes whose g improves are reopened.
 
-* ``istate``: int64 ``[stamp, open_count, expanded, best_node, last_key]``; ``fstate``: float64
-  ``[best_h, best_g]`` (the closest node so far, for partial paths).
+* ``istate``: int64 ``[stamp, open_count, expanded, best_node, last, nonempty]``;
+  ``fstate``: float64 ``[best_h, best_g]`` (the closest node so far, for partial paths).
 
 Expansion order is deterministic (a pure function of the inputs and the sequence of
 operations), so a search sliced into any number of calls expands exactly what one call does.
@@ -58,6 +60,17 @@ def _clz64(typingctx, x):  # noqa: ARG001 - numba intrinsic signature
 
     def codegen(context, builder, signature, args):  # noqa: ARG001
         return builder.ctlz(args[0], context.get_constant(types.boolean, True))
+
+    return sig, codegen
+
+
+@intrinsic
+def _ctz64(typingctx, x):  # noqa: ARG001 - numba intrinsic signature
+    """Count of trailing zero bits of a non-zero int64 (LLVM cttz)."""
+    sig = types.int64(types.int64)
+
+    def codegen(context, builder, signature, args):  # noqa: ARG001
+        return builder.cttz(args[0], context.get_constant(types.boolean, True))
 
     return sig, codegen
 
@@ -141,7 +154,7 @@ def heuristic(code, table, node, x, y, gx, gy):
 @njit(cache=True, nogil=True)
 def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goal, gx, gy, hcode,
                     htable, weight, max_f, track_best, monotone, max_expansions, g, parent, mark,
-                    rkey, rnext, rprev, rbucket, rhead, hf, hg, hn, pos, istate, fstate):
+                    rkey, rnext, rprev, rbucket, rhead, rmin, hf, hg, hn, pos, istate, fstate):
     """Run A* (``weight`` >= 1), Dijkstra (``weight`` 0) or, with ``jps``, Jump Point Search
     for at most ``max_expansions`` expansions.
 
@@ -163,6 +176,7 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
     count = istate[1]
     expanded = istate[2]
     last = istate[4]
+    nonempty = istate[5]
     budget = max_expansions
     scratch = np.empty(2, dtype=np.float64)
     scratch[1] = max_f
@@ -178,26 +192,26 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
             status = EXHAUSTED
             break
         if monotone:
-            if rhead[0] < 0:  # refill bucket 0 from the first non-empty bucket
-                b = 1
-                while rhead[b] < 0:
-                    b += 1
-                q = rhead[b]
-                last = rkey[q]
-                while q >= 0:
-                    last = min(last, rkey[q])
-                    q = rnext[q]
+            while rhead[0] < 0:  # refill bucket 0 from the first non-empty bucket
+                b = _ctz64(nonempty)
+                last = rmin[b]  # a lower bound of the bucket's keys, maybe not attained
                 q = rhead[b]
                 rhead[b] = -1
+                nonempty ^= 1 << b
                 while q >= 0:
                     r = rnext[q]
-                    b = _bucket(rkey[q], last)
+                    key = rkey[q]
+                    b = _bucket(key, last)
                     rbucket[q] = b
                     rprev[q] = -1
                     h = rhead[b]
                     rnext[q] = h
                     if h >= 0:
                         rprev[h] = q
+                        rmin[b] = min(rmin[b], key)
+                    else:
+                        rmin[b] = key
+                        nonempty |= 1 << b
                     rhead[b] = q
                     q = r
             n = rhead[0]
@@ -218,6 +232,8 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
             rhead[0] = h
             if h >= 0:
                 rprev[h] = -1
+            else:
+                nonempty ^= 1
         else:
             heap_pop(hf, hg, hn, pos, count)
         count -= 1
@@ -280,7 +296,10 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
                     if q >= 0:
                         rnext[q] = r
                     else:
-                        rhead[rbucket[nb]] = r
+                        b = rbucket[nb]
+                        rhead[b] = r
+                        if r < 0:
+                            nonempty ^= 1 << b
                     if r >= 0:
                         rprev[r] = q
                 scratch[0] = f
@@ -293,12 +312,17 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
                 rnext[nb] = h
                 if h >= 0:
                     rprev[h] = nb
+                    rmin[b] = min(rmin[b], key)
+                else:
+                    rmin[b] = key
+                    nonempty |= 1 << b
                 rhead[b] = nb
             else:
                 heap_sift_up(hf, hg, hn, pos, pos[nb] if is_open else count - 1, nb, f, ng)
     istate[1] = count
     istate[2] = expanded
     istate[4] = last
+    istate[5] = nonempty
     return status
 
 

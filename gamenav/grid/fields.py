@@ -14,7 +14,7 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k
 from gamenav.errors import BlockedEndpointError, InvalidInputError, OutOfBoundsError
 from gamenav.grid.movement import Diagonal
-from gamenav.grid.search import _NO_HEAP, _NO_TABLE, _borrow, _give_back, padded
+from gamenav.grid.search import KERNELS, _NO_HEAP, _NO_TABLE, _borrow, _give_back, padded
 from gamenav.grid.tilegrid import TileGrid
 
 __all__ = ["distance_field"]
@@ -88,11 +88,11 @@ def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
     ws = _borrow(grid.shape)
     istate = ws._begin(distance_field, nodes, True)
     fstate = np.array([np.inf, np.inf], dtype=np.float64)
-    announce_compile("grid search", _k.best_first_step)
+    announce_compile("grid search", *KERNELS)
     _k.best_first_step(pad.moves(diag), pad.passable, _NO_TABLE, pad.cost, pad.uniform, False,
                        stride, -1, 0, 0, 4, _EMPTY_TABLE, 0.0, max_cost, False, True,
                        np.iinfo(np.int64).max, ws.g, ws.parent,
-                       ws.mark, ws.rkey, ws.rnext, ws.rprev, ws.rbucket, ws.rhead,
+                       ws.mark, ws.rkey, ws.rnext, ws.rprev, ws.rbucket, ws.rhead, ws.rmin,
                        *_NO_HEAP, istate, fstate)
     field = np.where(ws.mark == istate[0] + 1, ws.g, np.inf)
     ws._release(distance_field)

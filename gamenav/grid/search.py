@@ -31,6 +31,9 @@ ALGORITHMS = ("astar", "jps", "dijkstra")
 
 _NO_LIMIT = np.iinfo(np.int64).max
 
+KERNELS = (_k.best_first_step, _k.move_masks, _k.trace_path, _k.smooth_path, _jps.jump_tables)
+"""The numba kernels of the "grid search" compile group (announced together)."""
+
 
 class SearchWorkspace:
     """Reusable search state for grids of one shape: numpy arrays stamped with a generation.
@@ -68,7 +71,8 @@ class SearchWorkspace:
         self.rnext = np.empty(n, dtype=np.int32)
         self.rprev = np.empty(n, dtype=np.int32)
         self.rbucket = np.empty(n, dtype=np.uint8)
-        self.rhead = np.empty(65, dtype=np.int32)
+        self.rhead = np.empty(64, dtype=np.int32)
+        self.rmin = np.empty(64, dtype=np.int64)
         self._heap: tuple[np.ndarray, ...] | None = None
         self._stamp = 0
         self._owner: object | None = None
@@ -99,6 +103,7 @@ class SearchWorkspace:
         if monotone:  # one list in bucket 0, key 0
             self.rhead.fill(-1)
             self.rhead[0] = nodes[0]
+            self.rmin[0] = 0
             self.rkey[nodes] = 0
             self.rbucket[nodes] = 0
             self.rnext[nodes[:-1]] = nodes[1:]
@@ -111,7 +116,7 @@ class SearchWorkspace:
             hg[:k] = 0.0
             hn[:k] = nodes
             pos[nodes] = np.arange(k, dtype=np.int32)
-        return np.array([self._stamp, k, 0, nodes[0], 0], dtype=np.int64)
+        return np.array([self._stamp, k, 0, nodes[0], 0, 1], dtype=np.int64)
 
     def _release(self, owner: object) -> bool:
         """Drop ownership if ``owner`` still holds the workspace; returns whether it did."""
@@ -166,14 +171,14 @@ class _Padded:
         """``(N,)`` uint8 allowed-move bits for a movement rule (computed once per rule)."""
         code = diagonal.code
         if code not in self._moves:
-            announce_compile("grid search", _k.move_masks)
+            announce_compile("grid search", *KERNELS)
             self._moves[code] = _k.move_masks(self.passable, self.stride, code)
         return self._moves[code]
 
     def jump_table(self) -> np.ndarray:
         """``(4, N)`` int32 straight-jump table for JPS (computed on first use)."""
         if self._jump_table is None:
-            announce_compile("grid search", _jps.jump_tables)
+            announce_compile("grid search", *KERNELS)
             self._jump_table = _jps.jump_tables(self.passable, self.stride)
         return self._jump_table
 
@@ -274,13 +279,15 @@ class GridSearch:
     """
 
     def __init__(self, grid: TileGrid, start: Sequence[int], goal: Sequence[int], *,
-                 algorithm: str = "astar", diagonal: Diagonal | str | bool = Diagonal.NO_CORNER_CUTTING,
+                 algorithm: str = "astar",
+                 diagonal: Diagonal | str | bool = Diagonal.NO_CORNER_CUTTING,
                  heuristic: HeuristicLike = None, weight: float = 1.0, partial: bool = False,
                  smooth: bool = False, workspace: SearchWorkspace | None = None) -> None:
         if not isinstance(grid, TileGrid):
             raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
         if algorithm not in ALGORITHMS:
-            raise InvalidInputError(f"algorithm must be one of {list(ALGORITHMS)}, got {algorithm!r}")
+            raise InvalidInputError(
+                f"algorithm must be one of {list(ALGORITHMS)}, got {algorithm!r}")
         diag = Diagonal.parse(diagonal)
         try:
             weight = float(weight)
@@ -324,14 +331,12 @@ class GridSearch:
                 raise InvalidInputError(
                     f"workspace shape {workspace.shape} does not match the grid shape {grid.shape}")
 
-        self._grid_shape = grid.shape
         self._grid = grid
         self._start = (sx, sy)
         self._goal = (gx, gy)
         self._algorithm = algorithm
         self._diagonal = diag
         self._smooth = bool(smooth)
-        self._partial = bool(partial)
         self.grid_version = grid.version
         """The grid's ``version`` when this search captured its arrays."""
         self._expanded = 0
@@ -414,8 +419,8 @@ class GridSearch:
         if max_expansions is None:
             budget = _NO_LIMIT
         else:
-            if isinstance(max_expansions, bool) or not isinstance(max_expansions, (int, np.integer)) \
-                    or max_expansions < 1:
+            if isinstance(max_expansions, bool) or not isinstance(
+                    max_expansions, (int, np.integer)) or max_expansions < 1:
                 raise InvalidInputError(
                     f"max_expansions must be a positive int or None, got {max_expansions!r}")
             budget = int(max_expansions)
@@ -426,14 +431,14 @@ class GridSearch:
                 "concurrent search its own workspace")
         pad = self._pad
         gx, gy = self._goal[0] + 1, self._goal[1] + 1
-        announce_compile("grid search", _k.best_first_step)
+        announce_compile("grid search", *KERNELS)
         hf, hg, hn, pos = _NO_HEAP if self._monotone else ws.heap
         table = pad.jump_table() if self._use_jps else _NO_TABLE
         code = _k.best_first_step(
             self._moves, pad.passable, table, pad.cost, pad.uniform, self._use_jps, self._stride,
             self._goal_node, gx, gy, self._hcode, self._htable, self._weight, np.inf,
             self._track_best, self._monotone, budget, ws.g, ws.parent, ws.mark, ws.rkey,
-            ws.rnext, ws.rprev, ws.rbucket, ws.rhead, hf, hg, hn, pos, self._istate,
+            ws.rnext, ws.rprev, ws.rbucket, ws.rhead, ws.rmin, hf, hg, hn, pos, self._istate,
             self._fstate)
         self._expanded = int(self._istate[2])
         if code == _k.FOUND:
