@@ -338,7 +338,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--headless", action="store_true", help="scripted run without a display")
     parser.add_argument("--frames", type=int, default=600, help="frames of the headless run")
     parser.add_argument("--dt", type=float, default=1 / 30, help="seconds per headless frame")
-    parser.add_argument("--screenshot", help="save the last headless frame to this PNG")
+    parser.add_argument("--screenshot", help="save a headless frame to this PNG (the last one by default)")
+    parser.add_argument("--screenshot-frame", type=int, help="which frame --screenshot saves")
     parser.add_argument("--stats", help="write the headless stats JSON here")
     parser.add_argument("--overlays", default="paths",
                         help="comma-separated overlays shown at start: grid, paths, navmesh, expansions, help")
@@ -355,7 +356,8 @@ def main(argv: list[str] | None = None) -> int:
         arcade.run()
         return 0
     try:
-        stats = run_headless(sim, args.frames, screenshot=args.screenshot, dt=args.dt, overlays=overlays)
+        stats = run_headless(sim, args.frames, screenshot=args.screenshot, dt=args.dt, overlays=overlays,
+                             screenshot_frame=args.screenshot_frame)
     except Exception:  # report, then fail the run
         traceback.print_exc()
         return 1
