@@ -162,12 +162,12 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
     have been seeded with the start node(s). ``goal`` is a node or -1 (no goal: run until the
     open list is empty or the next f exceeds ``max_f``). A* and Dijkstra step along ``moves``;
     JPS jumps on ``passable`` and its ``jump_table`` (uniform cost, no corner cutting, octile
-    ``hcode``; see :mod:`gamenav._kernels.jps`). With
-    ``track_best``, every expanded node is compared with ``fstate`` by (heuristic, g) and the
-    best kept in ``istate[3]``.
+    ``hcode``; see :mod:`gamenav._kernels.jps`). With ``track_best``, every expanded node is
+    compared with ``fstate`` by (heuristic, g) and the best kept in ``istate[3]``.
 
-    The radix-heap and binary-heap operations are written out here rather than called: calls
-    that pass arrays cost reference counting, which made the search about twice as slow.
+    The radix-heap operations are written out here rather than called: with a call inside the
+    loop the whole search ran about twice as slow. The binary heap (weighted A*, user
+    heuristics) is called.
 
     Returns IN_PROGRESS (budget used up), FOUND (the goal is next) or EXHAUSTED.
     """
