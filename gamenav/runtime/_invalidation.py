@@ -52,18 +52,16 @@ def footprint(cells: npt.NDArray[np.int64], width: int) -> npt.NDArray[np.int64]
         width: grid width (for the flat index ``y * width + x``).
 
     Returns:
-        ``(k,)`` int64 unique flat indices.
+        ``(k,)`` int64 flat indices (a corner cell may appear twice).
     """
     cells = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
-    parts = [cells]
-    if len(cells) > 1:
-        a, b = cells[:-1], cells[1:]
-        d = b - a
-        diag = (d[:, 0] != 0) & (d[:, 1] != 0)
-        parts.append(np.stack([b[diag, 0], a[diag, 1]], axis=1))
-        parts.append(np.stack([a[diag, 0], b[diag, 1]], axis=1))
-    every = np.concatenate(parts)
-    return np.unique(every[:, 1] * width + every[:, 0])
+    x, y = cells[:, 0], cells[:, 1]
+    flat = y * width + x
+    if len(cells) < 2:
+        return flat
+    diag = (x[1:] != x[:-1]) & (y[1:] != y[:-1])
+    ax, ay, bx, by = x[:-1][diag], y[:-1][diag], x[1:][diag], y[1:][diag]
+    return np.concatenate([flat, ay * width + bx, by * width + ax])
 
 
 def _bound(sx: np.ndarray, sy: np.ndarray, gx: np.ndarray, gy: np.ndarray, metric: np.ndarray,
@@ -116,11 +114,12 @@ class EntryTable:
         self.remove(key)
         if self._n == len(self._alive):
             self._make_room()
-        fp = footprint(cells if found else np.array([start, goal]), self._width)
+        ends = np.array([start, goal], dtype=np.int64)
+        cells = np.asarray(cells, dtype=np.int64) if found else ends
         i = self._n
-        self._fps.append(fp)
-        ys, xs = np.divmod(fp, self._width)
-        self._box[i] = (xs.min(), ys.min(), xs.max(), ys.max())
+        self._fps.append(footprint(cells, self._width))
+        lo, hi = cells.min(axis=0), cells.max(axis=0)  # diagonal corners lie inside this box
+        self._box[i] = (lo[0], lo[1], hi[0], hi[1])
         self._ends[i] = (*start, *goal)
         self._thr[i] = cost if found else math.inf
         self._kind[i] = _FRAGILE if fragile else (_NORMAL if found else _NO_PATH)
