@@ -33,9 +33,7 @@ def terrain_texture(terrain: Terrain, cell_px: int, version: int = 0) -> arcade.
         lut[k] = rgb
     base = lut[kind] * (0.85 + 0.3 * terrain.shade[..., None])
     img = np.repeat(np.repeat(base, cell_px, axis=0), cell_px, axis=1)
-    # per-pixel detail: grain everywhere, round tree crowns in forests, roofs with a rim
-    rng = np.random.default_rng(1)
-    img *= rng.uniform(0.93, 1.07, img.shape[:2])[..., None]
+    # per-pixel detail: round tree crowns in forests, roofs with a rim, ripples on water
     yy, xx = np.mgrid[0:cell_px, 0:cell_px]
     r = np.hypot(yy - (cell_px - 1) / 2, xx - (cell_px - 1) / 2) / (cell_px / 2)
     crown = np.clip(1.25 - r, 0.55, 1.0)
