@@ -321,7 +321,7 @@ class PathQueue:
                 self._store_and_answer(query, search.result(), [req])
                 return req
             job = _Job(query, score, next(self._seq))
-            if quick_expansions:
+            if quick_expansions or self._peek() is None:  # it runs next: keep it started
                 job.search = search
             else:
                 search.cancel()  # started lazily in update(): no workspace held while queued
