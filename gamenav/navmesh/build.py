@@ -37,7 +37,8 @@ def _as_geometry(shapes: Any, name: str) -> BaseGeometry:
     """A valid polygonal shapely geometry from a geometry or a sequence of rings / geometries.
 
     A sequence of rings is read as one polygon: the first ring is the outer boundary, the others
-    are holes. A sequence of shapely geometries is unioned.
+    are holes; a single ring of ``(x, y)`` points is accepted too. A sequence of shapely
+    geometries is unioned.
     """
     if isinstance(shapes, BaseGeometry):
         geom = shapes
@@ -50,6 +51,9 @@ def _as_geometry(shapes: Any, name: str) -> BaseGeometry:
             ) from None
         if not items:
             return shapely.Polygon()
+        if all(isinstance(i, (tuple, list)) and len(i) == 2 and all(
+                isinstance(c, (int, float, np.number)) for c in i) for i in items):
+            items = [items]  # a single ring of (x, y) points
         if all(isinstance(i, BaseGeometry) for i in items):
             geom = shapely.union_all([_polygonal(shapely.make_valid(i)) for i in items])
         else:

@@ -111,8 +111,9 @@ class NavMesh:
         """Triangulate walkable polygons minus obstacles, shrunk by ``agent_radius``.
 
         Args:
-            walkable: a shapely (Multi)Polygon, a sequence of shapely polygons, or a sequence of
-                rings (``(n, 2)`` world ``(x, y)`` points: outer boundary first, then holes).
+            walkable: a shapely (Multi)Polygon, a sequence of shapely polygons, a sequence of
+                rings (``(n, 2)`` world ``(x, y)`` points: outer boundary first, then holes), or
+                one ring.
                 Invalid input (self-intersections, overlaps) is repaired with shapely.
             obstacles: the same kinds of input, subtracted from ``walkable``.
             agent_radius: world units to keep between the agent's centre and any obstacle.

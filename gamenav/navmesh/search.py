@@ -170,7 +170,6 @@ class NavMeshSearch:
         self._pos = np.empty(nodes, dtype=np.int32)
 
     def _begin_polyanya(self, s: np.ndarray) -> None:
-        tris = self._k["tris"]
         v = self._vertex_at(s, self._start_tri)
         starts = self._incident(v) if v >= 0 else np.array([self._start_tri])
         if self._goal_mask[starts].any():
@@ -186,7 +185,6 @@ class NavMeshSearch:
         self._starts = np.ascontiguousarray(starts, dtype=np.int64)
         if v >= 0:
             self._root_g[v] = 0.0
-        del tris
 
     # -- protocol -------------------------------------------------------------------------
     @property

@@ -191,6 +191,13 @@ def test_from_polygons_errors() -> None:
         NavMesh.from_polygons([SQUARE], agent_radius=-1)
 
 
+def test_from_polygons_accepts_one_ring_and_rings_with_holes() -> None:
+    one = NavMesh.from_polygons(SQUARE)
+    holed = NavMesh.from_polygons([SQUARE, [(4, 4), (6, 4), (6, 6), (4, 6)]])
+    assert one.locate((5, 5))[0] >= 0 and holed.locate((5, 5))[0] == -1
+    assert gamenav.find_path(holed, (3, 5), (7, 5), exact=True).cost == pytest.approx(2 * math.hypot(1, 1) + 2)
+
+
 def test_from_polygons_repairs_a_bow_tie() -> None:
     mesh = NavMesh.from_polygons([[(0, 0), (2, 2), (2, 0), (0, 2)]])  # self-intersecting
     assert mesh.islands.max() == 1  # two triangles meeting at (1, 1)

@@ -72,6 +72,11 @@ def test_paths_lie_in_free_space_and_exact_is_never_longer(obs, ends) -> None:
         assert same
         for path in (ex, de):
             _check_path(path, start, goal, free)
+            corridor = path.corridor
+            ends = shapely.polygons(mesh.vertices[mesh.triangles[corridor[[0, -1]]]])
+            assert shapely.distance(ends, shapely.points([start, goal])).max() <= 1e-9
+            for a, b in zip(corridor[:-1], corridor[1:]):
+                assert b in mesh.neighbours[a]
         assert ex.cost <= de.cost * (1 + 1e-9) + 1e-9
         assert ex.cost >= math.dist(start, goal) * (1 - 1e-12)
         if mesh.raycast(start, goal).clear:
@@ -122,11 +127,13 @@ def test_from_polygons_covers_repaired_free_space_or_raises(rings, holes) -> Non
     try:
         mesh = NavMesh.from_polygons(walkable)
     except InvalidGeometryError as err:
-        assert "no walkable area left" in str(err)
+        assert "no walkable area left" in str(err) or "non-zero area" in str(err)
         return
     free = free_space(walkable)
     assert math.isclose(_mesh_area(mesh), free.area, rel_tol=1e-9, abs_tol=1e-9)
     tris = shapely.union_all(shapely.polygons(mesh.vertices[mesh.triangles]))
     assert tris.symmetric_difference(free).area <= 1e-9 * max(1.0, free.area)
-    # islands agree with shapely's connected parts (touching at a point = separate)
-    assert mesh.islands.max() + 1 >= len(shapely.get_parts(free))
+    # at least one island per connected part (touching at a point = separate); parts too thin
+    # to hold a triangle of non-zero float area are dropped
+    parts = shapely.get_parts(free)
+    assert mesh.islands.max() + 1 >= int((shapely.area(parts) > 1e-9 * free.area).sum())
