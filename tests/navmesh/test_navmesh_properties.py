@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 import shapely
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -137,3 +138,55 @@ def test_from_polygons_covers_repaired_free_space_or_raises(rings, holes) -> Non
     # to hold a triangle of non-zero float area are dropped
     parts = shapely.get_parts(free)
     assert mesh.islands.max() + 1 >= int((shapely.area(parts) > 1e-9 * free.area).sum())
+
+
+def _visibility_oracle(free, start, goal) -> tuple[float, list]:
+    """Euclidean shortest path by Dijkstra on the visibility graph of the free-space corners."""
+    import heapq
+
+    corners = shapely.get_coordinates(shapely.get_rings(shapely.get_parts(free)))
+    nodes = np.unique(np.vstack([corners, [start, goal]]), axis=0)
+    s = int(np.flatnonzero((nodes == start).all(axis=1))[0])
+    g = int(np.flatnonzero((nodes == goal).all(axis=1))[0])
+    shapely.prepare(free)
+    dist = {s: 0.0}
+    prev: dict = {}
+    heap = [(0.0, s)]
+    done = set()
+    while heap:
+        d, u = heapq.heappop(heap)
+        if u in done:
+            continue
+        done.add(u)
+        if u == g:
+            break
+        for v in range(len(nodes)):
+            if v in done:
+                continue
+            nd = d + math.dist(nodes[u], nodes[v])
+            if nd < dist.get(v, math.inf) and free.covers(shapely.LineString([nodes[u], nodes[v]])):
+                dist[v] = nd
+                prev[v] = u
+                heapq.heappush(heap, (nd, v))
+    path = [g]
+    while path[-1] in prev:
+        path.append(prev[path[-1]])
+    return dist.get(g, math.inf), [nodes[i] for i in path[::-1]]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(obs=st.lists(rect, min_size=1, max_size=4), ends=st.lists(point, min_size=2, max_size=2))
+def test_exact_mode_equals_visibility_graph_oracle(obs, ends) -> None:
+    free, mesh = _build(obs)
+    start, goal = (np.array(e, dtype=np.float64) for e in ends)
+    assume(_well_inside(free, np.stack([start, goal])).all())
+    path = gamenav.find_path(mesh, start, goal, exact=True)
+    cost, route = _visibility_oracle(free, start, goal)
+    if path.found:
+        assert path.cost >= cost * (1 - 1e-9)
+    # the oracle may squeeze through pinch points (where regions only touch), the mesh may not
+    pinch = {tuple(mesh.vertices[v]) for v in np.flatnonzero(mesh.kernel_arrays()["pinch"])}
+    if not any(tuple(p) in pinch for p in route):
+        assert path.found == math.isfinite(cost)
+        if path.found:
+            assert path.cost == pytest.approx(cost, rel=1e-9, abs=1e-9)
