@@ -256,10 +256,11 @@ class GridSearch:
     gives NO_PATH at once (0 expansions), or PARTIAL with ``partial=True``.
 
     Tie-breaking is deterministic (same inputs, same path, every run): cells are expanded in
-    order of ``f = g + weight * h``; among equal f, the most recently reached cell first (this
-    follows one optimal line towards the goal instead of flooding the plateau), and with
-    weight > 1 or a user heuristic (binary heap) the larger ``g`` first. Neighbours are
-    generated in the order E, W, S, N, NE, SE, NW, SW.
+    order of ``f = g + weight * h``. Among equal f, the default searches (a radix heap) take
+    cells last in, first out, which mostly follows one optimal line towards the goal instead of
+    flooding the plateau; weighted searches and user heuristics (a binary heap) take the larger
+    ``g`` first. Neighbours are generated in the order (x+1, y), (x-1, y), (x, y+1), (x, y-1),
+    (x+1, y-1), (x+1, y+1), (x-1, y-1), (x-1, y+1).
 
     Raises:
         InvalidInputError: unknown algorithm, bad weight, heuristic or workspace, wrong types.
