@@ -113,7 +113,8 @@ class DemoWindow(arcade.Window):
         colors[self.selected] = SELECTED_COLOR
         self.units.draw(sim.crowd.positions, colors, radius=1.15 * sim.crowd.radius)
         if self.drag_start is not None:
-            (x0, x1), (y0, y1) = sorted((self.drag_start[0], self.mouse[0])), sorted((self.drag_start[1], self.mouse[1]))
+            (x0, x1) = sorted((self.drag_start[0], self.mouse[0]))
+            (y0, y1) = sorted((self.drag_start[1], self.mouse[1]))
             arcade.draw_lrbt_rectangle_outline(x0, x1, y0, y1, (255, 255, 255, 220), 1)
         self._draw_hud()
 
@@ -137,7 +138,8 @@ class DemoWindow(arcade.Window):
         lines = [
             f"FPS {fps:5.1f}   units {len(crowd)}   team {'blue' if self.team == 0 else 'red'}"
             f"   selected {int(self.selected.sum())}{'   PAUSED' if self.paused else ''}",
-            f"update   {np.mean(upd):5.2f} ms (max {max(upd):5.2f})   steering {np.mean(sim.steer_ms[-60:] or [0]):5.2f} ms",
+            f"update   {np.mean(upd):5.2f} ms (max {max(upd):5.2f})   "
+            f"steering {np.mean(sim.steer_ms[-60:] or [0]):5.2f} ms",
             f"pathfind {np.mean(path):5.2f} ms / budget {sim.budget_ms:.3g} ms (max {max(path):5.2f})",
             f"queue {int(q['pending']):4d}   waiting units {crowd.pending:4d}   "
             f"latency p50 {q['latency_p50']:.0f} / p95 {q['latency_p95']:.0f} frames",

@@ -155,3 +155,54 @@ def test_drawing_checks_shapes(window) -> None:
         draw_expansions(grid, np.zeros((2, 2)))
     with pytest.raises(gamenav.InvalidInputError, match=r"path points must have shape \(n, 2\), got \(3,\)"):
         draw_path(np.zeros(3))
+
+
+README_QUICK_START = """\
+import arcade
+import gamenav
+from gamenav.adapters.arcade import PathFollower, draw_path, grid_from_tilemap
+
+class Game(arcade.Window):
+    def __init__(self):
+        super().__init__(800, 600, "gamenav + arcade")
+        self.tile_map = arcade.load_tilemap("level.json")       # a Tiled map with a "walls" layer
+        self.scene = arcade.Scene.from_tilemap(self.tile_map)
+        self.grid = grid_from_tilemap(self.tile_map, "walls")    # non-empty tiles are walls
+        self.queue = gamenav.PathQueue(budget_ms=1.0)            # pathfinding time per frame
+        self.hero = arcade.SpriteCircle(6, arcade.color.RED)
+        self.hero.position = tuple(self.grid.cell_to_world((0, 0)))
+        self.follower = PathFollower(self.hero, self.grid, speed=150, queue=self.queue)
+
+    def on_mouse_press(self, x, y, button, modifiers):
+        self.follower.move_to((x, y))                           # click to move
+
+    def on_update(self, delta_time):
+        self.queue.update()
+        self.follower.update(delta_time)
+
+    def on_draw(self):
+        self.clear()
+        self.scene.draw()
+        draw_path(self.follower.path)
+        arcade.draw_sprite(self.hero)
+
+Game(), arcade.run()
+"""
+
+
+def test_readme_quick_start_runs(window, data_dir) -> None:
+    assert len(README_QUICK_START.splitlines()) < 30
+    window.close()  # the quick start opens its own window
+    code = README_QUICK_START.replace('"level.json"', repr(str(data_dir / "tiled" / "tiny.json")))
+    code = code.replace("Game(), arcade.run()\n", "")  # the test drives the frames itself
+    namespace: dict = {}
+    exec(compile(code, "README", "exec"), namespace)
+    game = namespace["Game"]()
+    try:
+        game.on_mouse_press(88, 8, arcade.MOUSE_BUTTON_LEFT, 0)  # bottom-right cell, around the walls
+        for _ in range(240):
+            game.on_update(1 / 60)
+            game.on_draw()
+        assert game.follower.arrived and abs(game.hero.center_x - 88) < 2 and abs(game.hero.center_y - 8) < 2
+    finally:
+        game.close()
