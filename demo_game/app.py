@@ -330,7 +330,9 @@ def warm_up() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point (``python -m demo_game --help``)."""
-    parser = argparse.ArgumentParser(prog="python -m demo_game", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m demo_game",
+                                     description="gamenav demo: an arcade RTS scene with hundreds of units "
+                                                 "(two teams, group orders, buildings, HUD).",
                                      epilog="controls:\n" + CONTROLS,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--map", help="a Moving AI .map or Tiled .json/.tmx file (default: the built-in map)")
