@@ -32,16 +32,19 @@ class Simulation:
         agents: number of units (split evenly between the teams).
         seed: spawn positions are drawn from this seed.
         budget_ms: the PathQueue's pathfinding budget per frame.
+        max_expansions: a budget in node expansions per frame instead of milliseconds (the
+            run is then deterministic, whatever the machine load: tests).
         cell_size: world units (pixels) per cell.
     """
 
     def __init__(self, terrain: Terrain, *, agents: int = 400, seed: int = 7, budget_ms: float = 1.0,
-                 cell_size: float = 8.0) -> None:
+                 cell_size: float = 8.0, max_expansions: int | None = None) -> None:
         self.terrain = terrain
         self.grid = gamenav.TileGrid(terrain.walkable, cost=terrain.cost, cell_size=cell_size, y_up=True)
         self.budget_ms = float(budget_ms)
+        self.max_expansions = max_expansions
         self.cache = gamenav.PathCache()
-        self.queue = gamenav.PathQueue(budget_ms=self.budget_ms, cache=self.cache)
+        self.queue = self._make_queue()
         positions, self.team = self._spawn(agents, np.random.default_rng(seed))
         self.crowd = gamenav.Crowd(self.grid, positions, radius=0.38 * cell_size, max_speed=7.0 * cell_size,
                                    queue=self.queue, flow_threshold=FLOW_THRESHOLD)
@@ -200,10 +203,17 @@ class Simulation:
         self.navmesh = gamenav.NavMesh.from_grid(self.grid, agent_radius=0.3 * self.grid.cell_size)
         self.crowd.world = self.navmesh
 
+    def _make_queue(self) -> gamenav.PathQueue:
+        if self.max_expansions is not None:
+            return gamenav.PathQueue(budget_ms=None, max_expansions=self.max_expansions, cache=self.cache)
+        return gamenav.PathQueue(budget_ms=self.budget_ms, cache=self.cache)
+
     def set_budget(self, budget_ms: float) -> None:
         """A new per-frame pathfinding budget (clamped to 0.125..16 ms); pending requests move over."""
-        self.budget_ms = float(min(max(budget_ms, 0.125), 16.0))
-        self.queue = gamenav.PathQueue(budget_ms=self.budget_ms, cache=self.cache)
+        old, self.budget_ms = self.budget_ms, float(min(max(budget_ms, 0.125), 16.0))
+        if self.max_expansions is not None:  # an expansion budget scales with the ms budget
+            self.max_expansions = max(64, round(self.max_expansions * self.budget_ms / old))
+        self.queue = self._make_queue()
         self.crowd.queue = self.queue
 
     # -- checks and numbers ---------------------------------------------------------------

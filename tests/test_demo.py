@@ -34,7 +34,7 @@ def test_generated_map_is_seeded_and_connected() -> None:
 def test_headless_run_units_arrive_and_never_stand_on_walls(tmp_path: FilePath) -> None:
     warm_up()
     agents, frames = 240, 420
-    sim = Simulation(generate(seed=7), agents=agents, seed=7)
+    sim = Simulation(generate(seed=7), agents=agents, seed=7, max_expansions=20_000)  # load-independent
     on_walls: list[int] = []
     versions: list[int] = []
 
@@ -83,3 +83,11 @@ def test_cli_rejects_bad_agent_count() -> None:
     proc = subprocess.run([sys.executable, "-m", "demo_game", "--headless", "--agents", "0"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "--agents must be >= 1, got 0" in proc.stderr
+
+
+def test_budget_keys_scale_the_queue_budget() -> None:
+    sim = Simulation(generate(seed=7), agents=10, seed=7, max_expansions=1000)
+    sim.set_budget(2.0)
+    assert (sim.budget_ms, sim.max_expansions, sim.crowd.queue) == (2.0, 2000, sim.queue)
+    sim.set_budget(100.0)
+    assert sim.budget_ms == 16.0
