@@ -400,9 +400,10 @@ def _ray_param(rx, ry, dx, dy, px, py, qx, qy):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
-               g, pv, qv, t0, t1, nxt, parent, tri_from):
-    """Create the successor on edge p -> q (params t0 < t1, right end at t0) and push it."""
+def _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, rid, rx, ry, g, pv, qv, t0, t1, nxt,
+               parent, tri_from):
+    """Create the successor on edge p -> q (params t0 < t1, right end at t0), unless it is empty
+    or leads off the mesh or into a dead end (a triangle with one neighbour, not the goal's)."""
     if nxt < 0 or (degree[nxt] <= 1 and not goal_mask[nxt]):
         return
     if t1 - t0 <= 1e-12:
@@ -422,16 +423,13 @@ def _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goa
     nf[k, 0] = rx
     nf[k, 1] = ry
     nf[k, 6] = g
-    f = g + _interval_h(rx, ry, nf[k, 2], nf[k, 3], nf[k, 4], nf[k, 5], goal[0], goal[1])
-    nf[k, 7] = f
+    nf[k, 7] = g + _interval_h(rx, ry, nf[k, 2], nf[k, 3], nf[k, 4], nf[k, 5], goal[0], goal[1])
     ni[k, 0] = rid
     ni[k, 1] = qv
     ni[k, 2] = pv
     ni[k, 3] = nxt
     ni[k, 4] = parent
     ni[k, 5] = tri_from
-    heap_sift_up(hf, hg, hn, pos, ctr[0], k, f, g)
-    ctr[0] += 1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -444,6 +442,92 @@ def _new_root_g(root_g, v, g):
     return True
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _expand(k, verts, tris, nbrs, corner, degree, goal_mask, goal, nf, ni, root_g, ctr):
+    """Create the successors of node ``k`` (or the final node if its triangle holds the goal)."""
+    gx = goal[0]
+    gy = goal[1]
+    rid = ni[k, 0]
+    g = nf[k, 6]
+    rx, ry = nf[k, 0], nf[k, 1]
+    lx, ly = nf[k, 2], nf[k, 3]
+    qx, qy = nf[k, 4], nf[k, 5]
+    a = ni[k, 1]  # left vertex
+    b = ni[k, 2]  # right vertex
+    t = ni[k, 3]
+    j = 0
+    while tris[t, j] != a:
+        j += 1
+    c = tris[t, (j + 2) % 3]
+    nbc = nbrs[t, (j + 1) % 3]  # across edge b -> c
+    nca = nbrs[t, (j + 2) % 3]  # across edge c -> a
+    if goal_mask[t]:
+        # final node: bend at an interval end if the goal is outside the visible cone
+        kk = ctr[2]
+        ctr[2] += 1
+        nf[kk, 0], nf[kk, 1] = rx, ry
+        ni[kk, 0] = rid
+        gg = g
+        if rid != a and rid != b:
+            if _orient(rx, ry, lx, ly, gx, gy) > 0.0:
+                nf[kk, 0], nf[kk, 1] = lx, ly
+                ni[kk, 0] = -2
+                gg = g + _dist(rx, ry, lx, ly)
+            elif _orient(rx, ry, qx, qy, gx, gy) < 0.0:
+                nf[kk, 0], nf[kk, 1] = qx, qy
+                ni[kk, 0] = -2
+                gg = g + _dist(rx, ry, qx, qy)
+        nf[kk, 2], nf[kk, 3] = gx, gy
+        nf[kk, 4], nf[kk, 5] = gx, gy
+        nf[kk, 6] = gg
+        nf[kk, 7] = gg + _dist(nf[kk, 0], nf[kk, 1], gx, gy)
+        ni[kk, 1] = -1
+        ni[kk, 2] = -1
+        ni[kk, 3] = -1
+        ni[kk, 4] = k
+        ni[kk, 5] = t
+        return
+    if rid == a or rid == b:  # root at an interval end: the whole triangle is visible from it
+        _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, rid, rx, ry, g, b, c, 0.0, 1.0, nbc, k, t)
+        _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, rid, rx, ry, g, c, a, 0.0, 1.0, nca, k, t)
+        return
+    cx, cy = verts[c, 0], verts[c, 1]
+    ax, ay = verts[a, 0], verts[a, 1]
+    bx, by = verts[b, 0], verts[b, 1]
+    right_is_b = qx == bx and qy == by and corner[b]
+    left_is_a = lx == ax and ly == ay and corner[a]
+    o_r = _orient(rx, ry, qx, qy, cx, cy)
+    o_l = _orient(rx, ry, lx, ly, cx, cy)
+    gb = g + _dist(rx, ry, bx, by)
+    ga = g + _dist(rx, ry, ax, ay)
+    if o_r <= 0.0:
+        # c on or right of the right ray: edge b-c lies in b's shadow
+        t_r = _ray_param(rx, ry, qx, qy, cx, cy, ax, ay)
+        t_l = _ray_param(rx, ry, lx, ly, cx, cy, ax, ay)
+        if right_is_b and _new_root_g(root_g, b, gb):
+            _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, b, bx, by, gb, b, c, 0.0, 1.0, nbc, k, t)
+            _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, b, bx, by, gb, c, a, 0.0, t_r, nca, k, t)
+        _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, rid, rx, ry, g, c, a, t_r, t_l, nca, k, t)
+        if left_is_a and _new_root_g(root_g, a, ga):
+            _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, a, ax, ay, ga, c, a, t_l, 1.0, nca, k, t)
+    elif o_l >= 0.0:
+        # c on or left of the left ray: edge c-a lies in a's shadow
+        t_r = _ray_param(rx, ry, qx, qy, bx, by, cx, cy)
+        t_l = _ray_param(rx, ry, lx, ly, bx, by, cx, cy)
+        if right_is_b and _new_root_g(root_g, b, gb):
+            _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, b, bx, by, gb, b, c, 0.0, t_r, nbc, k, t)
+        _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, rid, rx, ry, g, b, c, t_r, t_l, nbc, k, t)
+        if left_is_a and _new_root_g(root_g, a, ga):
+            _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, a, ax, ay, ga, b, c, t_l, 1.0, nbc, k, t)
+            _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, a, ax, ay, ga, c, a, 0.0, 1.0, nca, k, t)
+    else:
+        # c inside the cone: both far edges are partly visible from the root
+        t_r = _ray_param(rx, ry, qx, qy, bx, by, cx, cy)
+        t_l = _ray_param(rx, ry, lx, ly, cx, cy, ax, ay)
+        _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, rid, rx, ry, g, b, c, t_r, 1.0, nbc, k, t)
+        _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, rid, rx, ry, g, c, a, 0.0, t_l, nca, k, t)
+
+
 @njit(cache=True, nogil=True)
 def polyanya_step(verts, tris, nbrs, corner, degree, goal_mask, goal, start, starts, nf, ni,
                   hf, hg, hn, pos, root_g, ctr, max_expansions):
@@ -452,12 +536,11 @@ def polyanya_step(verts, tris, nbrs, corner, degree, goal_mask, goal, start, sta
     ``ctr`` = [heap size, expanded, node count, final node, start vertex (-1: none), 1 until the
     initial nodes are pushed]. The first call pushes the initial intervals: the edges of the start
     triangle ``starts[0]`` (root = start point), or, when the start is vertex ``ctr[4]``, the
-    opposite edge of each incident triangle in ``starts``. Returns RUNNING, DONE_FOUND
-    (``ctr[3]`` = final node), DONE_NONE, or NEED_SPACE (grow ``nf``/``ni``/heap and call again;
-    nothing was changed).
+    opposite edge of each incident triangle in ``starts``. A lone successor entering a corridor
+    triangle (two neighbours, not the goal's) is expanded at once without touching the heap
+    (Polyanya's intermediate pruning). Returns RUNNING, DONE_FOUND (``ctr[3]`` = final node),
+    DONE_NONE, or NEED_SPACE (grow ``nf``/``ni``/heap and call again; nothing was changed).
     """
-    gx = goal[0]
-    gy = goal[1]
     cap = nf.shape[0]
     if ctr[5] == 1:
         ctr[5] = 0
@@ -468,14 +551,16 @@ def polyanya_step(verts, tris, nbrs, corner, degree, goal_mask, goal, start, sta
                 j = 0
                 while tris[t, j] != v:
                     j += 1
-                _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, v,
-                           start[0], start[1], 0.0, tris[t, (j + 1) % 3], tris[t, (j + 2) % 3],
-                           0.0, 1.0, nbrs[t, (j + 1) % 3], -1, t)
+                _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, v, start[0], start[1], 0.0,
+                           tris[t, (j + 1) % 3], tris[t, (j + 2) % 3], 0.0, 1.0,
+                           nbrs[t, (j + 1) % 3], -1, t)
             else:
                 for j in range(3):
-                    _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, -1,
-                               start[0], start[1], 0.0, tris[t, j], tris[t, (j + 1) % 3],
-                               0.0, 1.0, nbrs[t, j], -1, t)
+                    _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, -1, start[0], start[1],
+                               0.0, tris[t, j], tris[t, (j + 1) % 3], 0.0, 1.0, nbrs[t, j], -1, t)
+        for kk in range(ctr[2]):
+            heap_sift_up(hf, hg, hn, pos, ctr[0], kk, nf[kk, 7], nf[kk, 6])
+            ctr[0] += 1
     count = 0
     while ctr[0] > 0:
         if count >= max_expansions:
@@ -484,112 +569,25 @@ def polyanya_step(verts, tris, nbrs, corner, degree, goal_mask, goal, start, sta
             return NEED_SPACE
         k = heap_pop(hf, hg, hn, pos, ctr[0])
         ctr[0] -= 1
-        rid = ni[k, 0]
-        g = nf[k, 6]
         if ni[k, 3] < 0:  # final node: the cheapest complete path
             ctr[3] = k
             ctr[1] += 1
             return DONE_FOUND
-        if rid >= 0 and g > root_g[rid] + 1e-9 * (1.0 + g):
+        rid = ni[k, 0]
+        if rid >= 0 and nf[k, 6] > root_g[rid] + 1e-9 * (1.0 + nf[k, 6]):
             continue
-        ctr[1] += 1
-        count += 1
-        rx, ry = nf[k, 0], nf[k, 1]
-        lx, ly = nf[k, 2], nf[k, 3]
-        qx, qy = nf[k, 4], nf[k, 5]
-        a = ni[k, 1]  # left vertex
-        b = ni[k, 2]  # right vertex
-        t = ni[k, 3]
-        j = 0
-        while tris[t, j] != a:
-            j += 1
-        c = tris[t, (j + 2) % 3]
-        nbc = nbrs[t, (j + 1) % 3]  # across edge b -> c
-        nca = nbrs[t, (j + 2) % 3]  # across edge c -> a
-        if goal_mask[t]:
-            # final node: bend at an interval end if the goal is outside the visible cone
-            kk = ctr[2]
-            ctr[2] += 1
-            nf[kk, 0], nf[kk, 1] = rx, ry
-            ni[kk, 0] = rid
-            gg = g
-            if rid != a and rid != b:
-                if _orient(rx, ry, lx, ly, gx, gy) > 0.0:
-                    nf[kk, 0], nf[kk, 1] = lx, ly
-                    ni[kk, 0] = -2
-                    gg = g + _dist(rx, ry, lx, ly)
-                elif _orient(rx, ry, qx, qy, gx, gy) < 0.0:
-                    nf[kk, 0], nf[kk, 1] = qx, qy
-                    ni[kk, 0] = -2
-                    gg = g + _dist(rx, ry, qx, qy)
-            nf[kk, 2], nf[kk, 3] = gx, gy
-            nf[kk, 4], nf[kk, 5] = gx, gy
-            nf[kk, 6] = gg
-            ftot = gg + _dist(nf[kk, 0], nf[kk, 1], gx, gy)
-            nf[kk, 7] = ftot
-            ni[kk, 1] = -1
-            ni[kk, 2] = -1
-            ni[kk, 3] = -1
-            ni[kk, 4] = k
-            ni[kk, 5] = t
-            heap_sift_up(hf, hg, hn, pos, ctr[0], kk, ftot, gg)
-            ctr[0] += 1
-            continue
-        cx, cy = verts[c, 0], verts[c, 1]
-        if rid == b:  # root at the right end: the whole triangle is visible from it
-            _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
-                       g, b, c, 0.0, 1.0, nbc, k, t)
-            _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
-                       g, c, a, 0.0, 1.0, nca, k, t)
-            continue
-        if rid == a:
-            _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
-                       g, b, c, 0.0, 1.0, nbc, k, t)
-            _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
-                       g, c, a, 0.0, 1.0, nca, k, t)
-            continue
-        ax, ay = verts[a, 0], verts[a, 1]
-        bx, by = verts[b, 0], verts[b, 1]
-        right_is_b = qx == bx and qy == by and corner[b]
-        left_is_a = lx == ax and ly == ay and corner[a]
-        o_r = _orient(rx, ry, qx, qy, cx, cy)
-        o_l = _orient(rx, ry, lx, ly, cx, cy)
-        gb = g + _dist(rx, ry, bx, by)
-        ga = g + _dist(rx, ry, ax, ay)
-        if o_r <= 0.0:
-            # c on or right of the right ray: edge b-c lies in b's shadow
-            t_r = _ray_param(rx, ry, qx, qy, cx, cy, ax, ay)
-            t_l = _ray_param(rx, ry, lx, ly, cx, cy, ax, ay)
-            if right_is_b and _new_root_g(root_g, b, gb):
-                _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, b, bx, by,
-                           gb, b, c, 0.0, 1.0, nbc, k, t)
-                _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, b, bx, by,
-                           gb, c, a, 0.0, t_r, nca, k, t)
-            _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
-                       g, c, a, t_r, t_l, nca, k, t)
-            if left_is_a and _new_root_g(root_g, a, ga):
-                _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, a, ax, ay,
-                           ga, c, a, t_l, 1.0, nca, k, t)
-        elif o_l >= 0.0:
-            # c on or left of the left ray: edge c-a lies in a's shadow
-            t_r = _ray_param(rx, ry, qx, qy, bx, by, cx, cy)
-            t_l = _ray_param(rx, ry, lx, ly, bx, by, cx, cy)
-            if right_is_b and _new_root_g(root_g, b, gb):
-                _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, b, bx, by,
-                           gb, b, c, 0.0, t_r, nbc, k, t)
-            _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
-                       g, b, c, t_r, t_l, nbc, k, t)
-            if left_is_a and _new_root_g(root_g, a, ga):
-                _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, a, ax, ay,
-                           ga, b, c, t_l, 1.0, nbc, k, t)
-                _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, a, ax, ay,
-                           ga, c, a, 0.0, 1.0, nca, k, t)
-        else:
-            # c inside the cone: both far edges are partly visible from the root
-            t_r = _ray_param(rx, ry, qx, qy, bx, by, cx, cy)
-            t_l = _ray_param(rx, ry, lx, ly, cx, cy, ax, ay)
-            _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
-                       g, b, c, t_r, 1.0, nbc, k, t)
-            _push_node(nf, ni, hf, hg, hn, pos, ctr, verts, tris, goal_mask, degree, goal, rid, rx, ry,
-                       g, c, a, 0.0, t_l, nca, k, t)
+        while True:
+            ctr[1] += 1
+            count += 1
+            first = ctr[2]
+            _expand(k, verts, tris, nbrs, corner, degree, goal_mask, goal, nf, ni, root_g, ctr)
+            if ctr[2] == first + 1 and ctr[2] + 8 <= cap:
+                nxt = ni[first, 3]
+                if nxt >= 0 and degree[nxt] == 2 and not goal_mask[nxt]:
+                    k = first
+                    continue
+            for kk in range(first, ctr[2]):
+                heap_sift_up(hf, hg, hn, pos, ctr[0], kk, nf[kk, 7], nf[kk, 6])
+                ctr[0] += 1
+            break
     return DONE_NONE
