@@ -14,12 +14,14 @@ passable node are valid indices (no bounds checks in the loops). Arrays (``N`` p
 
   - radix heap (monotone searches: Dijkstra, and A* with weight 1 and a consistent
     heuristic, where f never decreases): ``rkey`` (int64 bits of f, non-negative so ordered
-    like the floats), ``rnext`` / ``rprev`` (int32 doubly linked bucket lists), ``rbucket``
-    (uint8), ``rhead`` ``(64,)`` int32 list heads and ``rmin`` ``(64,)`` int64 lower bounds of
-    each bucket's keys. Bucket ``b > 0`` holds keys whose highest bit differing from ``last``
-    (the last key taken) is ``b - 1``; bucket 0 holds keys equal to it, taken last in first
-    out; ``istate[5]`` has bit ``b`` set when bucket ``b`` is non-empty. Decrease-key moves a
-    node between lists, so there are no stale entries.
+    like the floats), ``rnext`` / ``rprev`` (int32 doubly linked bucket lists), ``rhead``
+    ``(64,)`` int32 list heads and ``rmin`` ``(64,)`` int64 lower bounds of each bucket's keys.
+    Bucket ``b > 0`` holds keys whose highest bit differing from ``last`` (the last key taken)
+    is ``b - 1``; bucket 0 holds keys equal to it, taken last in first out; ``istate[5]`` has
+    bit ``b`` set when bucket ``b`` is non-empty. A refill sets ``last`` to a lower bound of the
+    first non-empty bucket, which agrees with the old ``last`` on every bit above that bucket,
+    so every key keeps the bucket it would get from the new ``last`` (no bucket index needs
+    storing). Decrease-key moves a node between lists, so there are no stale entries.
   - indexed binary heap (weighted A*, user heuristics): ``hf`` / ``hg`` (float64 f and g) and
     ``hn`` (int32 node) per slot, ``pos`` (int32) the slot of each open node. Order: smaller f,
     then larger g. Closed nodes whose g improves are reopened.
@@ -154,7 +156,7 @@ def heuristic(code, table, node, x, y, gx, gy):
 @njit(cache=True, nogil=True)
 def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goal, gx, gy, hcode,
                     htable, weight, max_f, track_best, monotone, max_expansions, g, parent, mark,
-                    rkey, rnext, rprev, rbucket, rhead, rmin, hf, hg, hn, pos, istate, fstate):
+                    rkey, rnext, rprev, rhead, rmin, hf, hg, hn, pos, istate, fstate):
     """Run A* (``weight`` >= 1), Dijkstra (``weight`` 0) or, with ``jps``, Jump Point Search
     for at most ``max_expansions`` expansions.
 
@@ -202,7 +204,6 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
                     r = rnext[q]
                     key = rkey[q]
                     b = _bucket(key, last)
-                    rbucket[q] = b
                     rprev[q] = -1
                     h = rhead[b]
                     rnext[q] = h
@@ -249,12 +250,13 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
                 fstate[0] = hb
                 fstate[1] = gn
                 istate[3] = n
-        if jps:
-            nd = jump_directions(passable, stride, n, parent[n], dirs)
+        if jps:  # bits of the successors to try: directions in dirs, or moves
+            todo = (1 << jump_directions(passable, stride, n, parent[n], dirs)) - 1
         else:
-            mv = moves[n]
-            nd = 8
-        for k in range(nd):
+            todo = np.int64(moves[n])
+        while todo != 0:
+            k = _ctz64(todo)
+            todo &= todo - 1
             if jps:
                 d = dirs[k]
                 nb = jump(passable, jump_table, stride, n, d, goal, gx, gy)
@@ -266,8 +268,6 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
                 ny = y + (d - dx) // stride * dist
                 ng = gn + (dist * SQRT2 if dx != 0 and d != dx else float(dist))
             else:
-                if (mv >> k) & 1 == 0:
-                    continue
                 nb = n + off[k]
                 nx = x + offx[k]
                 ny = y + offy[k]
@@ -296,7 +296,7 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
                     if q >= 0:
                         rnext[q] = r
                     else:
-                        b = rbucket[nb]
+                        b = _bucket(rkey[nb], last)  # still its bucket: see the module doc
                         rhead[b] = r
                         if r < 0:
                             nonempty ^= 1 << b
@@ -306,7 +306,6 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
                 key = max(bits[0], last)  # f >= last up to rounding
                 b = _bucket(key, last)
                 rkey[nb] = key
-                rbucket[nb] = b
                 rprev[nb] = -1
                 h = rhead[b]
                 rnext[nb] = h

@@ -92,7 +92,7 @@ def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
     _k.best_first_step(pad.moves(diag), pad.passable, _NO_TABLE, pad.cost, pad.uniform, False,
                        stride, -1, 0, 0, 4, _EMPTY_TABLE, 0.0, max_cost, False, True,
                        np.iinfo(np.int64).max, ws.g, ws.parent,
-                       ws.mark, ws.rkey, ws.rnext, ws.rprev, ws.rbucket, ws.rhead, ws.rmin,
+                       ws.mark, ws.rkey, ws.rnext, ws.rprev, ws.rhead, ws.rmin,
                        *_NO_HEAP, istate, fstate)
     field = np.where(ws.mark == istate[0] + 1, ws.g, np.inf)
     ws._release(distance_field)

@@ -70,7 +70,6 @@ class SearchWorkspace:
         self.rkey = np.empty(n, dtype=np.int64)
         self.rnext = np.empty(n, dtype=np.int32)
         self.rprev = np.empty(n, dtype=np.int32)
-        self.rbucket = np.empty(n, dtype=np.uint8)
         self.rhead = np.empty(64, dtype=np.int32)
         self.rmin = np.empty(64, dtype=np.int64)
         self._heap: tuple[np.ndarray, ...] | None = None
@@ -105,7 +104,6 @@ class SearchWorkspace:
             self.rhead[0] = nodes[0]
             self.rmin[0] = 0
             self.rkey[nodes] = 0
-            self.rbucket[nodes] = 0
             self.rnext[nodes[:-1]] = nodes[1:]
             self.rnext[nodes[-1]] = -1
             self.rprev[nodes[1:]] = nodes[:-1]
@@ -439,7 +437,7 @@ class GridSearch:
             self._moves, pad.passable, table, pad.cost, pad.uniform, self._use_jps, self._stride,
             self._goal_node, gx, gy, self._hcode, self._htable, self._weight, np.inf,
             self._track_best, self._monotone, budget, ws.g, ws.parent, ws.mark, ws.rkey,
-            ws.rnext, ws.rprev, ws.rbucket, ws.rhead, ws.rmin, hf, hg, hn, pos, self._istate,
+            ws.rnext, ws.rprev, ws.rhead, ws.rmin, hf, hg, hn, pos, self._istate,
             self._fstate)
         self._expanded = int(self._istate[2])
         if code == _k.FOUND:
