@@ -266,8 +266,8 @@ class PathFollower:
         >>> follower.move_to((112, 16))
         >>> for _ in range(120):
         ...     follower.update(1 / 60)
-        >>> follower.arrived, sprite.position
-        (True, (112.0, 16.0))
+        >>> follower.arrived, [round(v) for v in sprite.position]
+        (True, [112, 16])
     """
 
     def __init__(self, sprite: arcade.BasicSprite, grid: TileGrid, *, speed: float, queue: Any = None,
@@ -275,7 +275,8 @@ class PathFollower:
         self.sprite = sprite
         r = grid.cell_size / 4 if radius is None else _positive(radius, "radius")
         self._crowd = Crowd(grid, [sprite.position], radius=r, max_speed=_positive(speed, "speed"),
-                            queue=queue, world=world, path_options=path_options)
+                            queue=queue, world=world, path_options=path_options,
+                            arrive_radius=min(0.5, grid.cell_size / 8))
 
     @property
     def arrived(self) -> bool:

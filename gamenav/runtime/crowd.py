@@ -80,6 +80,8 @@ class Crowd:
         stuck_seconds: how long an agent may make too little progress before it re-paths.
         diagonal: the grid movement rule of path requests and flow fields.
         path_options: extra keyword options for each path request (e.g. ``algorithm="jps"``).
+        arrive_radius: an agent has arrived within this distance of its goal (world units;
+            default a quarter cell).
 
     Example:
         >>> import numpy as np, gamenav
@@ -96,7 +98,7 @@ class Crowd:
                  max_accel: float | None = None, queue: Any = None, world: Any = None,
                  flow_threshold: int = 16, spacing: float | None = None, stuck_seconds: float = 0.75,
                  diagonal: Diagonal | str = Diagonal.NO_CORNER_CUTTING,
-                 path_options: dict[str, Any] | None = None) -> None:
+                 path_options: dict[str, Any] | None = None, arrive_radius: float | None = None) -> None:
         if not isinstance(grid, TileGrid):
             raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
         pos = np.array(positions, dtype=np.float64, ndmin=2)
@@ -107,6 +109,8 @@ class Crowd:
         for name, value in (("radius", radius), ("max_speed", max_speed), ("stuck_seconds", stuck_seconds)):
             if not (math.isfinite(value) and value > 0):
                 raise InvalidInputError(f"{name} must be a finite number > 0, got {value}")
+        if arrive_radius is not None and not (math.isfinite(arrive_radius) and arrive_radius > 0):
+            raise InvalidInputError(f"arrive_radius must be a finite number > 0, got {arrive_radius}")
         if flow_threshold < 1:
             raise InvalidInputError(f"flow_threshold must be >= 1, got {flow_threshold}")
         self._grid = grid
@@ -129,6 +133,7 @@ class Crowd:
         cs = grid.cell_size
         self._stride = max(1, math.ceil((spacing if spacing is not None else 2.5 * radius) / cs - 1e-9))
         self.stuck_seconds = float(stuck_seconds)
+        self.arrive_radius = float(arrive_radius) if arrive_radius is not None else 0.25 * cs
         self.diagonal = Diagonal.parse(diagonal)
         self.path_options = dict(path_options or {})
         self._pos = pos
@@ -156,6 +161,7 @@ class Crowd:
         self._jams = np.zeros(n, np.int64)
         self._sep = np.zeros((n, 2))
         self._flow = np.zeros((n, 2))
+        self._want = np.zeros(n)  # desired speed of each agent in the last update
         self.counters = {"path_requests": 0, "stuck_repaths": 0, "edit_repaths": 0, "pushed_out": 0,
                          "flow_fields": 0}
         """Running totals: requests sent, re-paths after getting stuck or after edits, agents
@@ -358,14 +364,15 @@ class Crowd:
         to_target = target - self._pos
         dist = np.hypot(to_target[:, 0], to_target[:, 1])
         goal_dist = np.hypot(*(self._goal - self._pos).T)
-        arrive = direct & (goal_dist < 0.25 * self._grid.cell_size)
+        arrive = direct & (goal_dist < self.arrive_radius)
         self._arrive(np.flatnonzero(arrive))
         moving = self._mode != IDLE
         slow = self.max_speed * np.minimum(1.0, goal_dist / (1.5 * self._grid.cell_size))
         speed = np.where(full_speed, self.max_speed, slow)
         with np.errstate(invalid="ignore", divide="ignore"):
             heading = np.where(dist[:, None] > 1e-9, to_target / dist[:, None], 0.0)
-        desired = heading * (speed * moving)[:, None]
+        self._want = speed * moving
+        desired = heading * self._want[:, None]
 
         announce_compile("crowd", separation, resolve_walls, descend_field)
         separation(self._pos, heading * moving[:, None], self.radius, self._sep, self._flow)
@@ -619,7 +626,7 @@ class Crowd:
         moved = np.hypot(*(self._pos - self._snapshot).T)
         self._snapshot[:] = self._pos
         active = (self._mode != IDLE) & ~self._pending_mask()
-        slow = active & (moved < 0.3 * self.max_speed * window)
+        slow = active & (moved < 0.3 * self._want * window)  # the arrival slow-down is not stuck
         self._stuck_count = np.where(slow, self._stuck_count + 1, 0)
         stuck = np.flatnonzero(self._stuck_count >= _STUCK_WINDOWS)
         if len(stuck) == 0:

@@ -312,3 +312,14 @@ def test_remaining_paths_follow_the_field_around_walls() -> None:
         assert inner[:, 1].max() >= 15, "the route goes around the wall's end"
     crowd.stop([1])
     assert crowd.remaining_path(1).shape == (1, 2)
+
+
+def test_slowing_down_on_arrival_is_not_getting_stuck() -> None:
+    grid = open_grid(6, 10, cell_size=32.0)
+    crowd = gamenav.Crowd(grid, grid.cell_to_world([(0, 0)]), radius=8, max_speed=200, arrive_radius=0.5)
+    crowd.move([0], (300.0, 170.0), formation=False)
+    run(crowd, 240, dt=1 / 60)
+    assert crowd.arrived[0] and crowd.counters["stuck_repaths"] == 0
+    assert np.hypot(*(crowd.positions[0] - (300.0, 170.0))) < 0.5
+    with pytest.raises(gamenav.InvalidInputError, match="arrive_radius must be a finite number > 0, got -1"):
+        gamenav.Crowd(grid, grid.cell_to_world([(0, 0)]), radius=8, max_speed=200, arrive_radius=-1)
