@@ -20,6 +20,7 @@ import numpy as np
 from demo_game.mapgen import Terrain, from_walkable, generate
 from demo_game.render import SELECTED_COLOR, TEAM_COLORS, UnitRenderer, terrain_texture
 from demo_game.sim import Simulation
+import gamenav
 from gamenav.adapters.arcade import draw_expansions, draw_grid, draw_navmesh, draw_path
 
 __all__ = ["DemoWindow", "load_terrain", "main", "run_headless"]
@@ -41,9 +42,7 @@ def load_terrain(map_file: str | None, seed: int, layer: str = "walls") -> Terra
         from gamenav.adapters.arcade import grid_from_tilemap
 
         return from_walkable(grid_from_tilemap(arcade.load_tilemap(map_file, lazy=True), layer).passable)
-    import gamenav.io
-
-    return from_walkable(np.asarray(gamenav.io.read_map(map_file), bool))
+    return from_walkable(np.array(gamenav.TileGrid.from_movingai(map_file).passable))
 
 
 def cell_px_for(shape: tuple[int, int]) -> int:
@@ -318,8 +317,6 @@ def run_headless(sim: Simulation, frames: int, *, screenshot: str | None = None,
 
 def warm_up() -> None:
     """Load every numba kernel the demo uses (compiled or from cache) before timing anything."""
-    import gamenav
-
     grid = gamenav.TileGrid(np.ones((8, 8), bool), cell_size=8, y_up=True)
     crowd = gamenav.Crowd(grid, grid.cell_to_world([(0, 0), (1, 0)]), radius=3, max_speed=50, flow_threshold=1)
     crowd.move([0, 1], (60.0, 60.0))

@@ -91,3 +91,37 @@ def test_budget_keys_scale_the_queue_budget() -> None:
     assert (sim.budget_ms, sim.max_expansions, sim.crowd.queue) == (2.0, 2000, sim.queue)
     sim.set_budget(100.0)
     assert sim.budget_ms == 16.0
+
+
+def test_every_key_and_overlay_draws(tmp_path: FilePath) -> None:
+    import arcade
+
+    from demo_game.app import DemoWindow
+
+    sim = Simulation(generate(seed=7), agents=40, seed=7, max_expansions=20_000)
+    window = DemoWindow(sim, visible=False, fixed_dt=1 / 30)
+    try:
+        key = arcade.key
+        window.on_key_press(key.A, 0)  # select all blue units
+        assert window.selected.sum() == (sim.team == 0).sum()
+        window.on_mouse_press(500, 380, arcade.MOUSE_BUTTON_RIGHT, 0)
+        for symbol in (key.G, key.E, key.N, key.P, key.H, key.EQUAL, key.MINUS, key.MINUS):
+            window.on_key_press(symbol, 0)
+        assert window.show == {"grid": True, "paths": False, "navmesh": True, "expansions": True, "help": False}
+        assert sim.navmesh is not None and sim.crowd.world is sim.navmesh and sim.budget_ms == 0.5
+        window.on_key_press(key.TAB, 0)
+        assert window.team == 1 and not window.selected.any()
+        window.on_mouse_press(0, 0, arcade.MOUSE_BUTTON_LEFT, 0)
+        window.on_mouse_release(1, 1, arcade.MOUSE_BUTTON_LEFT, 0)  # a click far from red units
+        assert not window.selected.any()
+        for _ in range(5):
+            window.on_update(1 / 30)
+            window.on_draw()
+        window.on_key_press(key.SPACE, 0)
+        frame = sim.frame
+        window.on_update(1 / 30)
+        assert window.paused and sim.frame == frame
+        window.on_key_press(key.N, 0)
+        assert sim.navmesh is None and sim.crowd.world is sim.grid and sim.errors == []
+    finally:
+        window.close()
