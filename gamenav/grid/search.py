@@ -245,7 +245,8 @@ class GridSearch:
         partial: when the goal is unreachable (another island, or blocked), return the path to
             the reachable cell with the smallest heuristic to the goal (ties: smaller cost) with
             status PARTIAL instead of NO_PATH (a blocked goal then raises no error). Finding it
-            expands the start's whole island (JPS uses A* for that case).
+            expands the start's whole island (JPS uses A* for that case). Dijkstra ranks cells
+            by the movement's default heuristic.
         smooth: replace the cell path by line-of-sight waypoints (see :meth:`result`).
         workspace: a :class:`SearchWorkspace` of the grid's shape to reuse; by default one is
             borrowed from a pool.
@@ -462,7 +463,8 @@ class GridSearch:
         the line-of-sight waypoints (start, turning cells, end; consecutive waypoints see each
         other through passable cells without cutting a blocked corner) and ``cost`` stays the grid
         cost of the unsmoothed cell path (on uniform-cost grids the smoothed polyline, measured in
-        cells, is never longer than that cost).
+        cells, is never longer than that cost). Smoothing looks at passability only: on grids
+        with costs a shortcut may cross dearer cells than the cell path did.
         """
         if self._result is None:
             return Path.none(self._status, expanded=self._expanded)
