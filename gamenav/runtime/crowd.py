@@ -19,6 +19,7 @@ draws ``crowd.positions``.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any, Sequence
 
@@ -82,6 +83,9 @@ class Crowd:
         path_options: extra keyword options for each path request (e.g. ``algorithm="jps"``).
         arrive_radius: an agent has arrived within this distance of its goal (world units;
             default a quarter cell).
+        requests_per_update: at most this many path requests go to the queue per
+            :meth:`update` (more wait in the crowd, first come first served), so that a thousand
+            agents re-pathing at once cost no frame spike; the queue's budget is the real limit.
 
     Example:
         >>> import numpy as np, gamenav
@@ -98,7 +102,8 @@ class Crowd:
                  max_accel: float | None = None, queue: Any = None, world: Any = None,
                  flow_threshold: int = 16, spacing: float | None = None, stuck_seconds: float = 0.75,
                  diagonal: Diagonal | str = Diagonal.NO_CORNER_CUTTING,
-                 path_options: dict[str, Any] | None = None, arrive_radius: float | None = None) -> None:
+                 path_options: dict[str, Any] | None = None, arrive_radius: float | None = None,
+                 requests_per_update: int = 16) -> None:
         if not isinstance(grid, TileGrid):
             raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
         pos = np.array(positions, dtype=np.float64, ndmin=2)
@@ -111,6 +116,8 @@ class Crowd:
                 raise InvalidInputError(f"{name} must be a finite number > 0, got {value}")
         if arrive_radius is not None and not (math.isfinite(arrive_radius) and arrive_radius > 0):
             raise InvalidInputError(f"arrive_radius must be a finite number > 0, got {arrive_radius}")
+        if requests_per_update < 1:
+            raise InvalidInputError(f"requests_per_update must be >= 1, got {requests_per_update}")
         if flow_threshold < 1:
             raise InvalidInputError(f"flow_threshold must be >= 1, got {flow_threshold}")
         self._grid = grid
@@ -154,6 +161,9 @@ class Crowd:
         self._slot_cost = np.zeros(n)
         self._next_group = 0
         self._requests: dict[int, Any] = {}
+        self._backlog: dict[int, None] = {}  # agents waiting to send a request (insertion order)
+        self.requests_per_update = int(requests_per_update)
+        self._sent = 0  # requests sent since the last update began
         self._stuck_clock = 0.0
         self._snapshot = pos.copy()
         self._stuck_count = np.zeros(n, np.int64)
@@ -213,8 +223,8 @@ class Crowd:
 
     @property
     def pending(self) -> int:
-        """Number of agents waiting for a path request."""
-        return len(self._requests)
+        """Number of agents waiting for a path (request queued, or not yet sent)."""
+        return len(self._requests) + len(self._backlog)
 
     @property
     def queue(self) -> Any:
@@ -227,7 +237,7 @@ class Crowd:
         waiting = np.array(sorted(self._requests), np.int64)
         self._cancel(waiting)
         self._queue = queue
-        self._request(waiting)
+        self._request(np.concatenate([waiting, np.array(list(self._backlog), np.int64)]))
 
     @property
     def world(self) -> Any:
@@ -354,6 +364,8 @@ class Crowd:
         if dt == 0 or len(self) == 0:
             return
         self._collect_paths()
+        self._sent = 0
+        self._flush()
         target = self._pos.copy()
         full_speed = np.ones(len(self), bool)
         self._follow_paths(target)
@@ -420,6 +432,7 @@ class Crowd:
     def _pending_mask(self) -> np.ndarray:
         mask = np.zeros(len(self), bool)
         mask[list(self._requests)] = True
+        mask[list(self._backlog)] = True
         return mask
 
     def _snap_cell(self, cell: np.ndarray) -> np.ndarray:
@@ -481,15 +494,35 @@ class Crowd:
 
     def _cancel(self, idx: np.ndarray) -> None:
         for i in idx.tolist():
+            self._backlog.pop(i, None)
             req = self._requests.pop(i, None)
             if req is not None:
                 req.cancel()
 
     def _request(self, idx: np.ndarray) -> None:
-        """Send a path request from each agent's position to its goal (grid: cells, navmesh: points)."""
+        """Path requests from each agent's position to its goal: at once without a queue, else
+        through the backlog (at most ``requests_per_update`` sent per update)."""
         if len(idx) == 0:
             return
         self._cancel(idx)
+        if self._queue is None:
+            self._send(idx)
+            return
+        self._backlog.update(dict.fromkeys(idx.tolist()))
+        self._flush()
+
+    def _flush(self) -> None:
+        room = self.requests_per_update - self._sent
+        if room <= 0 or not self._backlog:
+            return
+        take = list(itertools.islice(self._backlog, room))
+        for i in take:
+            del self._backlog[i]
+        self._sent += len(take)
+        self._send(np.array(take, np.int64))
+
+    def _send(self, idx: np.ndarray) -> None:
+        """Send one request per agent (grid: cells, navmesh: points snapped onto the mesh)."""
         on_grid = self._world is self._grid
         if on_grid:
             starts = self._cells(idx)

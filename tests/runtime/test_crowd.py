@@ -323,3 +323,20 @@ def test_slowing_down_on_arrival_is_not_getting_stuck() -> None:
     assert np.hypot(*(crowd.positions[0] - (300.0, 170.0))) < 0.5
     with pytest.raises(gamenav.InvalidInputError, match="arrive_radius must be a finite number > 0, got -1"):
         gamenav.Crowd(grid, grid.cell_to_world([(0, 0)]), radius=8, max_speed=200, arrive_radius=-1)
+
+
+def test_requests_are_sent_a_few_per_update() -> None:
+    grid = open_grid(30, 30)
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=100_000)
+    cells = [(x, y) for x in range(0, 10) for y in range(0, 10)]
+    crowd = gamenav.Crowd(grid, grid.cell_to_world(cells), radius=0.2, max_speed=5, queue=queue,
+                          flow_threshold=1000, requests_per_update=16)
+    crowd.move(np.arange(100), (25.5, 25.5))
+    assert crowd.counters["path_requests"] == 16 and crowd.pending == 100
+    queue.update()
+    crowd.update(1 / 30)
+    assert crowd.counters["path_requests"] == 32
+    run(crowd, 10, queue=queue)
+    assert crowd.counters["path_requests"] == 100
+    with pytest.raises(gamenav.InvalidInputError, match="requests_per_update must be >= 1, got 0"):
+        gamenav.Crowd(grid, grid.cell_to_world(cells), radius=0.2, max_speed=5, requests_per_update=0)
