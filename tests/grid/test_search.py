@@ -255,3 +255,16 @@ def test_distance_field_values_and_errors(room) -> None:
         gamenav.distance_field(room, (0, 0), max_cost=-1)
     with pytest.raises(InvalidInputError, match="grid must be a TileGrid"):
         gamenav.distance_field(None, (0, 0))
+
+
+def test_jps_follows_grid_edits() -> None:
+    grid = gamenav.TileGrid(np.ones((12, 16), bool))
+    before = gamenav.find_path(grid, (0, 5), (15, 5), algorithm="jps")
+    assert before.cost == 15.0
+    grid.set_walkable((8, 0, 9, 11), False)  # a wall with a gap in the last row
+    after = gamenav.find_path(grid, (0, 5), (15, 5), algorithm="jps")
+    astar = gamenav.find_path(grid, (0, 5), (15, 5))
+    assert math.isclose(after.cost, astar.cost) and after.cost > before.cost
+    check_path(grid, after, (0, 5), (15, 5))
+    grid.set_walkable((8, 11), False)  # close the gap
+    assert gamenav.find_path(grid, (0, 5), (15, 5), algorithm="jps").status is PathStatus.NO_PATH

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import gamenav
 from gamenav.grid.movement import Heuristic, heuristic_distance
-from tests.grid._reference import check_path, dijkstra, segment_clear
+from tests.grid._reference import check_path, dijkstra, neighbours, segment_clear
 
 RULES = ("never", "no_corner_cutting", "at_most_one_blocked", "always")
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -165,6 +165,14 @@ def test_distance_field_agrees_with_dijkstra(grid, rule, n_sources, data) -> Non
         assert math.isclose(path.cost, single[y, x], rel_tol=1e-9, abs_tol=1e-9)
     limited = gamenav.distance_field(grid, sources, diagonal=rule, max_cost=2.5)
     np.testing.assert_array_equal(limited, np.where(expected <= 2.5, expected, np.inf))
+    # flow field: every reached cell other than a source has a neighbour it is entered from on
+    # a cheapest path (field there + this cell's cost x step length == field here); the rules
+    # are symmetric, so that neighbour is also an allowed next step downhill
+    passable, cost = np.asarray(grid.passable), np.asarray(grid.cost)
+    for y, x in np.argwhere(np.isfinite(field) & (field > 0)):
+        assert any(math.isclose(field[ny, nx] + cost[y, x] * c / cost[ny, nx], field[y, x],
+                                rel_tol=1e-9)
+                   for nx, ny, c in neighbours(passable, cost, x, y, rule)), (x, y)
 
 
 @SETTINGS
