@@ -515,7 +515,8 @@ class GridSearch:
         ws = self._ws
         if ws is not None and ws._release(self) and self._borrowed:
             _give_back(ws)
-        self._ws = None
+        # a finished search keeps only its result, not the grid snapshot or the workspace
+        self._ws = self._pad = self._moves = self._htable = None
 
     def __repr__(self) -> str:
         return (f"GridSearch({self._algorithm}, start={self._start}, goal={self._goal}, "
