@@ -326,32 +326,31 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
 
 
 @njit(cache=True, nogil=True)
-def move_masks(passable, stride, diagonal):
-    """``moves`` (see the module docstring) of a padded ``passable`` (N,) uint8 grid.
+def move_masks(passable, stride, diagonal, moves, r0, r1, c0, c1):
+    """Write ``moves`` (see the module docstring) of a padded ``passable`` (N,) uint8 grid for
+    the padded rows ``r0 <= r < r1`` and columns ``c0 <= c < c1`` (1 .. size for all cells).
 
     ``diagonal``: 0 never, 1 no corner cutting (both orthogonal neighbours passable),
     2 at most one of them blocked, 3 always.
     """
-    n_cells = passable.shape[0]
-    moves = np.zeros(n_cells, dtype=np.uint8)
-    for n in range(stride, n_cells - stride):
-        if passable[n] == 0:
-            continue
-        mv = 0
-        for k in range(8):
-            dx = OFFSET_X[k]
-            dy = OFFSET_Y[k]
-            if passable[n + dx + dy * stride] == 0:
-                continue
-            if k >= 4:
-                a = passable[n + dx]
-                b = passable[n + dy * stride]
-                if diagonal == 0 or (diagonal == 1 and (a == 0 or b == 0)) or (
-                        diagonal == 2 and a == 0 and b == 0):
-                    continue
-            mv |= 1 << k
-        moves[n] = mv
-    return moves
+    for r in range(r0, r1):
+        for c in range(c0, c1):
+            n = r * stride + c
+            mv = 0
+            if passable[n] != 0:
+                for k in range(8):
+                    dx = OFFSET_X[k]
+                    dy = OFFSET_Y[k]
+                    if passable[n + dx + dy * stride] == 0:
+                        continue
+                    if k >= 4:
+                        a = passable[n + dx]
+                        b = passable[n + dy * stride]
+                        if diagonal == 0 or (diagonal == 1 and (a == 0 or b == 0)) or (
+                                diagonal == 2 and a == 0 and b == 0):
+                            continue
+                    mv |= 1 << k
+            moves[n] = mv
 
 
 @njit(cache=True, nogil=True)

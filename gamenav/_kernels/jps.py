@@ -3,8 +3,9 @@
 Used by :func:`gamenav._kernels.grid_search.best_first_step` (same padded flat layout: node
 ``n = (y + 1) * stride + (x + 1)``, ``passable`` ``(N,)`` uint8 with a blocked border).
 Directions are node offsets ``d = dx + dy * stride`` with ``dx, dy`` in -1..1. Straight scans
-read :func:`jump_tables` (one O(cells) sweep per grid snapshot, so an edited grid only needs
-new tables); diagonal scans step cell by cell and consult the tables at each step.
+read :func:`jump_tables` (one O(cells) sweep per grid snapshot; after an edit only the rows and
+columns next to the changed cells are swept again); diagonal scans step cell by cell and
+consult the tables at each step.
 
 Rules (no corner cutting, as in Harabor & Grastien 2014): a diagonal step needs both
 orthogonally adjacent cells passable. A straight scan stops at the goal or at a cell with a
@@ -23,34 +24,37 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def jump_tables(p, stride):
-    """Straight-scan results for every cell and direction: ``(4, N)`` int32.
+def jump_tables(p, stride, tables, r0, r1, c0, c1):
+    """Write the straight-scan results ``tables`` ``(4, N)`` int32 of the padded rows
+    ``r0 <= r < r1`` (E and W, whole rows) and columns ``c0 <= c < c1`` (S and N, whole
+    columns); 1 .. size for all cells.
 
-    Row ``i`` is the direction ``(1, -1, stride, -stride)[i]`` (E, W, S, N). For a passable
-    cell, ``t > 0``: the scan stops at a jump point (a forced neighbour) ``t`` cells away;
-    ``t <= 0``: it runs into a wall after ``-t`` passable cells. The goal is not included
-    (:func:`jump` checks it). Computed in one sweep per direction, O(cells).
+    Row ``i`` of ``tables`` is the direction ``(1, -1, stride, -stride)[i]`` (E, W, S, N). For a
+    passable cell, ``t > 0``: the scan stops at a jump point (a forced neighbour) ``t`` cells
+    away; ``t <= 0``: it runs into a wall after ``-t`` passable cells (0 for blocked cells). The
+    goal is not included (:func:`jump` checks it). One sweep per row / column and direction.
     """
-    n_cells = p.shape[0]
-    tables = np.zeros((4, n_cells), dtype=np.int32)
+    rows = p.shape[0] // stride
     for i in range(4):
         d = (1, -1, stride, -stride)[i]
         side = stride if i < 2 else 1
+        along = 1 if i < 2 else stride  # unit step of the sweep, across = the lines swept
+        lines_from, lines_to = (r0, r1) if i < 2 else (c0, c1)
+        length = stride - 2 if i < 2 else rows - 2
         table = tables[i]
-        first, stop, step = (n_cells - stride - 1, stride - 1, -1) if d > 0 else \
-            (stride, n_cells - stride, 1)
-        for n in range(first, stop, step):
-            if p[n] == 0:
-                continue
-            m = n + d
-            if p[m] == 0:
-                continue
-            if (p[m + side] != 0 and p[n + side] == 0) or (p[m - side] != 0 and p[n - side] == 0):
-                table[n] = 1
-            else:
-                t = table[m]
-                table[n] = t + 1 if t > 0 else t - 1
-    return tables
+        for line in range(lines_from, lines_to):
+            base = line * stride if i < 2 else line
+            for j in range(length, 0, -1):
+                n = base + (j if d > 0 else length + 1 - j) * along
+                m = n + d
+                if p[n] == 0 or p[m] == 0:
+                    table[n] = 0
+                elif (p[m + side] != 0 and p[n + side] == 0) or (
+                        p[m - side] != 0 and p[n - side] == 0):
+                    table[n] = 1
+                else:
+                    t = table[m]
+                    table[n] = t + 1 if t > 0 else t - 1
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -147,37 +147,93 @@ def _give_back(ws: SearchWorkspace) -> None:
 
 
 class _Padded:
-    """The kernel view of one grid snapshot: padded flat arrays and facts about it."""
+    """The kernel view of one grid snapshot: padded flat arrays and facts about it.
 
-    __slots__ = ("source", "passable", "cost", "stride", "uniform", "_moves", "_jump_table")
+    After an edit that changed a small area, it is built from the previous snapshot of the same
+    grid: the arrays are copied (running searches keep the old ones) and only the cells next to
+    the changed box are recomputed. The arrays are never modified once built.
+    """
 
-    def __init__(self, passable: np.ndarray, cost: np.ndarray) -> None:
+    __slots__ = ("source", "shape", "stride", "passable", "cost", "uniform", "_moves",
+                 "_jump_table")
+
+    def __init__(self, passable: np.ndarray, cost: np.ndarray,
+                 previous: _Padded | None = None) -> None:
         self.source = (passable, cost)
-        h, w = passable.shape
+        self.shape = h, w = passable.shape
         self.stride = w + 2
-        pad = np.zeros((h + 2, w + 2), dtype=np.uint8)
-        pad[1:-1, 1:-1] = passable
-        self.passable = pad.ravel()
-        cpad = np.ones((h + 2, w + 2), dtype=np.float64)
-        cpad[1:-1, 1:-1] = np.where(passable, cost, 1.0)
-        self.cost = cpad.ravel()
-        self.uniform = bool((self.cost == 1.0).all())
         self._moves: dict[int, np.ndarray] = {}
         self._jump_table: np.ndarray | None = None
+        box = None if previous is None else previous._changed_box(passable, cost)
+        if previous is None or box is None:  # build from scratch
+            pad = np.zeros((h + 2, w + 2), dtype=np.uint8)
+            pad[1:-1, 1:-1] = passable
+            self.passable = pad.ravel()
+            cpad = np.ones((h + 2, w + 2), dtype=np.float64)
+            cpad[1:-1, 1:-1] = np.where(passable, cost, 1.0)
+            self.cost = cpad.ravel()
+            self.uniform = bool((self.cost == 1.0).all())
+            return
+        y0, y1, x0, x1 = box
+        if y0 == y1:  # nothing changed: share the arrays
+            self.passable, self.cost = previous.passable, previous.cost
+            self.uniform = previous.uniform
+            self._moves = dict(previous._moves)
+            self._jump_table = previous._jump_table
+            return
+        self.passable = previous.passable.copy()
+        self.cost = previous.cost.copy()
+        inner = (slice(y0 + 1, y1 + 1), slice(x0 + 1, x1 + 1))
+        self.passable.reshape(h + 2, w + 2)[inner] = passable[y0:y1, x0:x1]
+        patch = np.where(passable[y0:y1, x0:x1], cost[y0:y1, x0:x1], 1.0)
+        self.cost.reshape(h + 2, w + 2)[inner] = patch
+        self.uniform = bool((patch == 1.0).all()) and (
+            previous.uniform or bool((self.cost == 1.0).all()))
+        # moves depend on the 8 neighbours; the jumps of a row / column on the next ones
+        region = (max(y0, 1), min(y1 + 2, h + 1), max(x0, 1), min(x1 + 2, w + 1))
+        for code, moves in previous._moves.items():
+            self._moves[code] = moves.copy()
+            _k.move_masks(self.passable, self.stride, code, self._moves[code], *region)
+        if previous._jump_table is not None:
+            self._jump_table = previous._jump_table.copy()
+            _jps.jump_tables(self.passable, self.stride, self._jump_table, *region)
+
+    def _changed_box(self, passable: np.ndarray, cost: np.ndarray
+                     ) -> tuple[int, int, int, int] | None:
+        """``(y0, y1, x0, x1)`` bounding the cells that differ from this snapshot (empty when
+        none), or None when patching would not pay (another shape, a large changed area)."""
+        old_passable, old_cost = self.source
+        if old_passable.shape != passable.shape:
+            return None
+        changed = (old_passable != passable) | (old_cost != cost)
+        ys = np.flatnonzero(changed.any(axis=1))
+        if ys.size == 0:
+            return (0, 0, 0, 0)
+        xs = np.flatnonzero(changed.any(axis=0))
+        y0, y1, x0, x1 = int(ys[0]), int(ys[-1]) + 1, int(xs[0]), int(xs[-1]) + 1
+        if (y1 - y0) * (x1 - x0) * 4 > passable.size:
+            return None
+        return y0, y1, x0, x1
 
     def moves(self, diagonal: Diagonal) -> np.ndarray:
         """``(N,)`` uint8 allowed-move bits for a movement rule (computed once per rule)."""
         code = diagonal.code
         if code not in self._moves:
             announce_compile("grid search", *KERNELS)
-            self._moves[code] = _k.move_masks(self.passable, self.stride, code)
+            moves = np.zeros(self.passable.shape[0], dtype=np.uint8)
+            h, w = self.shape
+            _k.move_masks(self.passable, self.stride, code, moves, 1, h + 1, 1, w + 1)
+            self._moves[code] = moves
         return self._moves[code]
 
     def jump_table(self) -> np.ndarray:
         """``(4, N)`` int32 straight-jump table for JPS (computed on first use)."""
         if self._jump_table is None:
             announce_compile("grid search", *KERNELS)
-            self._jump_table = _jps.jump_tables(self.passable, self.stride)
+            table = np.zeros((4, self.passable.shape[0]), dtype=np.int32)
+            h, w = self.shape
+            _jps.jump_tables(self.passable, self.stride, table, 1, h + 1, 1, w + 1)
+            self._jump_table = table
         return self._jump_table
 
 
@@ -191,7 +247,7 @@ def padded(grid: TileGrid) -> _Padded:
     with _padded_lock:
         cached = _padded_cache.get(grid)
         if cached is None or cached.source[0] is not passable or cached.source[1] is not cost:
-            cached = _Padded(passable, cost)
+            cached = _Padded(passable, cost, cached)
             _padded_cache[grid] = cached
     return cached
 

@@ -198,3 +198,36 @@ def test_smoothed_paths_keep_line_of_sight(query, rule, algorithm) -> None:
     if grid.uniform_cost:
         length = float(np.hypot(*np.diff(smooth.cells, axis=0).T).sum())
         assert length <= raw.cost + 1e-9
+
+
+@SETTINGS
+@given(grids(min_side=3), st.lists(st.tuples(st.integers(0, 13), st.integers(0, 13),
+                                             st.integers(1, 4), st.integers(1, 4),
+                                             st.sampled_from(["wall", "open", "cost", "none"])),
+                                   min_size=1, max_size=6))
+def test_snapshots_patched_after_edits_equal_fresh_ones(grid, edits) -> None:
+    from gamenav.grid.search import _Padded, padded
+
+    rules = [gamenav.Diagonal.parse(r) for r in RULES]
+    for x, y, dx, dy, kind in edits:
+        snap = padded(grid)
+        for rule in rules:
+            snap.moves(rule)
+        snap.jump_table()
+        rect = (x, y, x + dx, y + dy)
+        if kind == "wall":
+            grid.set_walkable(rect, False)
+        elif kind == "open":
+            grid.set_walkable(rect, True)
+        elif kind == "cost":
+            grid.set_cost(rect, float(dx))
+        else:
+            grid.set_walkable(rect, bool(grid.walkable[min(y, grid.height - 1), min(x, grid.width - 1)]))
+        patched = padded(grid)
+        fresh = _Padded(*grid.kernel_arrays())
+        np.testing.assert_array_equal(patched.passable, fresh.passable)
+        np.testing.assert_array_equal(patched.cost, fresh.cost)
+        assert patched.uniform == fresh.uniform == grid.uniform_cost
+        for rule in rules:
+            np.testing.assert_array_equal(patched.moves(rule), fresh.moves(rule))
+        np.testing.assert_array_equal(patched.jump_table(), fresh.jump_table())
