@@ -13,7 +13,7 @@ from tests.grid._reference import check_path
 
 ALGORITHMS = ("astar", "jps", "dijkstra")
 VENDORED = ("arena", "den011d")
-SAMPLE_PER_MAP = 20
+SAMPLE_PER_MAP = 40
 
 
 def _run_scenarios(grid, scenarios, algorithm: str) -> None:

@@ -13,7 +13,7 @@ from gamenav.grid.movement import Heuristic, heuristic_distance
 from tests.grid._reference import check_path, dijkstra, neighbours, segment_clear
 
 RULES = ("never", "no_corner_cutting", "at_most_one_blocked", "always")
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
