@@ -42,7 +42,8 @@ class SearchWorkspace:
     costs nothing per query. A workspace serves one running search at a time: starting a new
     search on it takes it over, and the previous (unfinished) search then refuses to ``step``.
     Searches created without ``workspace=`` borrow one from a small per-shape pool and give it
-    back when they finish.
+    back when they finish. It holds about 32 bytes per cell (its array attributes are the
+    kernels' state, described in ``gamenav._kernels.grid_search``; do not modify them).
 
     Args:
         shape: ``(height, width)`` of the grids it will search (``TileGrid.shape``).
