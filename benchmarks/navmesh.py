@@ -86,7 +86,8 @@ def bench_extremitypathfinder(free: Any, scen: list) -> dict:
                 env.store(np.asarray(part.exterior.coords[:-1]),
                           [np.asarray(r.coords[:-1]) for r in part.interiors])
                 env.prepare()
-                envs.append((shapely.prepared.prep(part), env))
+                shapely.prepare(part)
+                envs.append((part, env))
             return envs
 
         t_build, envs = _median_time(build, 1)
@@ -94,8 +95,11 @@ def bench_extremitypathfinder(free: Any, scen: list) -> dict:
         def query(a: tuple, b: tuple) -> float:
             for part, env in envs:
                 if part.covers(shapely.Point(a)):
-                    _, length = env.find_shortest_path(a, b)
-                    return float(length)
+                    try:
+                        _, length = env.find_shortest_path(a, b)
+                    except ValueError:  # "does not lie within the map" (points on borders)
+                        return math.nan
+                    return float(length) if length is not None else math.nan
             return math.nan
 
         times, ratios = _run_queries(query, scen)

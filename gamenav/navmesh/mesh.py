@@ -268,6 +268,14 @@ class NavMesh:
         return self._version
 
     @property
+    def tolerance(self) -> float:
+        """World distance within which a point off a triangle still counts as on it.
+
+        1e-9 of the mesh extent (at least 1e-9).
+        """
+        return self._tol
+
+    @property
     def bounds(self) -> tuple[float, float, float, float]:
         """``(min_x, min_y, max_x, max_y)`` of the vertices."""
         lo = self._vertices.min(axis=0)
@@ -291,7 +299,7 @@ class NavMesh:
 
         Returns:
             ``(n,)`` int64 (``(1,)`` for a single point). Points on a shared edge get one of
-            the triangles; points within ~1e-9 of the mesh extent outside a border count as inside.
+            the triangles; points within :attr:`tolerance` outside a border count as inside.
         """
         p = points_array(points)
         announce_compile("navmesh", locate_points)

@@ -84,19 +84,17 @@ class NavMeshSearch:
         self._status = PathStatus.IN_PROGRESS
         tri = mesh.locate(np.stack([s, g]))
         for i, name in enumerate(("start", "goal")):
-            if tri[i] < 0:
-                if not clamp:
-                    x0, y0, x1, y1 = mesh.bounds
-                    raise BlockedEndpointError(
-                        f"{name} must lie on the navmesh (bounds x {x0:g}..{x1:g}, y {y0:g}..{y1:g}), "
-                        f"got {(float((s, g)[i][0]), float((s, g)[i][1]))}; pass clamp=True to snap it")
-        if clamp and (tri < 0).any():
+            if tri[i] < 0 and not clamp:
+                x0, y0, x1, y1 = mesh.bounds
+                raise BlockedEndpointError(
+                    f"{name} must lie on the navmesh (bounds x {x0:g}..{x1:g}, y {y0:g}..{y1:g}), "
+                    f"got {(float((s, g)[i][0]), float((s, g)[i][1]))}; pass clamp=True to snap it")
+        if (tri < 0).any():
             pts, tri = mesh.clamp(np.stack([s, g]))
             s, g = pts[0].copy(), pts[1].copy()
         self._start, self._goal = s, g
         self._target_status = PathStatus.FOUND
-        arrays = mesh.kernel_arrays()
-        self._k = arrays
+        self._k = mesh.kernel_arrays()
         if self._on_pinch(s, int(tri[0])) or self._on_pinch(g, int(tri[1])):
             self._finish(Path.none(PathStatus.NO_PATH))
             return
@@ -136,7 +134,7 @@ class NavMeshSearch:
         verts, tris, nbrs = self._k["verts"], self._k["tris"], self._k["nbrs"]
         mask = np.zeros(len(tris), dtype=np.uint8)
         mask[t] = 1
-        tol = self._mesh._tol
+        tol = self._mesh.tolerance
         for j in range(3):
             a, b = verts[tris[t, j]], verts[tris[t, (j + 1) % 3]]
             if math.hypot(*(p - a)) <= tol:
