@@ -21,6 +21,7 @@ from gamenav.navmesh import NavMesh, NavMeshSearch
 from gamenav.query import begin_search, find_path
 from gamenav.runtime.cache import PathCache
 from gamenav.runtime.crowd import Crowd
+from gamenav.runtime.follower import Follower
 from gamenav.runtime.queue import PathQueue, PathRequest
 from gamenav.types import Path, PathStatus, Search
 
@@ -30,6 +31,7 @@ __all__ = [
     "BlockedEndpointError",
     "Crowd",
     "Diagonal",
+    "Follower",
     "GamenavError",
     "GridChange",
     "GridSearch",

@@ -35,7 +35,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 import shapely
 
-from gamenav import Crowd, InvalidInputError, Path, TileGrid
+from gamenav import Follower, InvalidInputError, Path, TileGrid
 
 __all__ = ["PathFollower", "draw_expansions", "draw_grid", "draw_navmesh", "draw_path",
            "grid_from_sprites", "grid_from_tilemap", "navmesh_from_tilemap"]
@@ -242,10 +242,10 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
 
 
 # -- following ---------------------------------------------------------------------------
-class PathFollower:
+class PathFollower(Follower):
     """Moves an arcade sprite along paths requested through a ``gamenav.PathQueue``.
 
-    A one-agent :class:`~gamenav.Crowd`: the same steering (arrival, wall sliding, stuck
+    A :class:`~gamenav.Follower` (one-agent :class:`~gamenav.Crowd`): the same steering (arrival, wall sliding, stuck
     detection, re-pathing after grid edits). Call ``queue.update()`` once per frame, then
     :meth:`update` for each follower; the sprite's position is written on every update.
 
@@ -273,36 +273,10 @@ class PathFollower:
     def __init__(self, sprite: arcade.BasicSprite, grid: TileGrid, *, speed: float, queue: Any = None,
                  world: Any = None, radius: float | None = None, **path_options: Any) -> None:
         self.sprite = sprite
-        r = grid.cell_size / 4 if radius is None else _positive(radius, "radius")
-        self._crowd = Crowd(grid, [sprite.position], radius=r, max_speed=_positive(speed, "speed"),
-                            queue=queue, world=world, path_options=path_options,
-                            arrive_radius=min(0.5, grid.cell_size / 8))
-
-    @property
-    def arrived(self) -> bool:
-        """True when the sprite stands at its goal (or was never sent anywhere)."""
-        return bool(self._crowd.arrived[0])
-
-    @property
-    def failed(self) -> bool:
-        """True when the goal was unreachable or the sprite stayed stuck."""
-        return bool(self._crowd.failed[0])
-
-    @property
-    def path(self) -> npt.NDArray[np.float64]:
-        """``(k, 2)`` world waypoints still ahead (the sprite's position first)."""
-        return self._crowd.remaining_path(0)
-
-    def move_to(self, goal: Sequence[float]) -> None:
-        """Walk to world point ``goal`` (a blocked goal is moved to the nearest free cell)."""
-        self._crowd.move([0], goal, formation=False)
-
-    def stop(self) -> None:
-        """Stand still where the sprite is."""
-        self._crowd.stop([0])
+        super().__init__(grid, sprite.position, speed=speed, queue=queue, world=world, radius=radius,
+                         **path_options)
 
     def update(self, dt: float) -> None:
         """Advance ``dt`` seconds and write the sprite's new position."""
-        self._crowd.update(dt)
-        x, y = self._crowd.positions[0]
-        self.sprite.position = (float(x), float(y))
+        super().update(dt)
+        self.sprite.position = self.position

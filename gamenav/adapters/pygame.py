@@ -30,7 +30,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
         "gamenav.adapters.pygame needs pygame-ce; install it with: pip install gamenav[pygame]"
     ) from exc
 
-from gamenav import Crowd, InvalidInputError, Path, TileGrid
+from gamenav import Follower, InvalidInputError, Path, TileGrid
 
 __all__ = ["PathFollower", "draw_grid", "draw_path", "grid_from_mask", "grid_from_rects"]
 
@@ -227,8 +227,8 @@ def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: Col
             pygame.draw.circle(surface, color, p, radius)
 
 
-class PathFollower:
-    """Moves a pygame sprite's ``rect.center`` (or a bare point) along paths: a one-agent Crowd.
+class PathFollower(Follower):
+    """Moves a pygame sprite's ``rect.center`` (or a bare point) along paths: a :class:`gamenav.Follower`.
 
     The same steering as :class:`gamenav.Crowd` (arrival, wall sliding, stuck detection,
     re-pathing after grid edits) and the same interface as the arcade adapter's follower. With
@@ -259,47 +259,13 @@ class PathFollower:
     def __init__(self, target: pygame.sprite.Sprite | Sequence[float], grid: TileGrid, *,
                  speed: float, queue: Any = None, radius: float | None = None,
                  **path_options: Any) -> None:
-        if not isinstance(grid, TileGrid):
-            raise InvalidInputError(f"grid must be a gamenav.TileGrid, got {type(grid).__name__}")
         self.sprite = target if isinstance(target, pygame.sprite.Sprite) else None
         start = _pair(self.sprite.rect.center if self.sprite is not None else target, "target")
-        r = grid.cell_size / 4 if radius is None else _positive(radius, "radius")
-        diagonal = path_options.pop("diagonal", "no_corner_cutting")
-        self._crowd = Crowd(grid, [start], radius=r, max_speed=_positive(speed, "speed"),
-                            queue=queue, diagonal=diagonal, path_options=path_options)
-
-    @property
-    def position(self) -> tuple[float, float]:
-        """The agent's pixel position ``(x, y)``."""
-        x, y = self._crowd.positions[0]
-        return float(x), float(y)
-
-    @property
-    def arrived(self) -> bool:
-        """True when the agent stands at its goal (or was never sent anywhere)."""
-        return bool(self._crowd.arrived[0])
-
-    @property
-    def failed(self) -> bool:
-        """True when the goal was unreachable or the agent stayed stuck."""
-        return bool(self._crowd.failed[0])
-
-    @property
-    def path(self) -> npt.NDArray[np.float64]:
-        """``(k, 2)`` pixel waypoints still ahead, the agent's position first (for :func:`draw_path`)."""
-        return self._crowd.remaining_path(0)
-
-    def move_to(self, goal: Sequence[float]) -> None:
-        """Walk to pixel ``goal`` (a goal on a wall is moved to the nearest free cell)."""
-        self._crowd.move([0], _pair(goal, "goal"), formation=False)
-
-    def stop(self) -> None:
-        """Stand still where the agent is."""
-        self._crowd.stop([0])
+        super().__init__(grid, start, speed=speed, queue=queue, radius=radius, **path_options)
 
     def update(self, dt: float) -> None:
         """Advance ``dt`` seconds and write the sprite's ``rect.center`` (rounded to pixels)."""
-        self._crowd.update(dt)
+        super().update(dt)
         if self.sprite is not None:
             x, y = self.position
             self.sprite.rect.center = (round(x), round(y))

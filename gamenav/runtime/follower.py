@@ -1,0 +1,101 @@
+"""Follower: one agent that walks to a point along requested paths (a one-agent :class:`Crowd`).
+
+Engine adapters subclass it to write the position into a sprite after each update. Points are
+world ``(x, y)``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from gamenav.errors import InvalidInputError
+from gamenav.grid.tilegrid import TileGrid
+from gamenav.runtime.crowd import Crowd
+
+__all__ = ["Follower"]
+
+
+def _positive(value: float, name: str) -> float:
+    number = float(value)
+    if not math.isfinite(number) or number <= 0:
+        raise InvalidInputError(f"{name} must be a finite number > 0, got {value!r}")
+    return number
+
+
+class Follower:
+    """One agent following paths on a grid: the steering of :class:`Crowd` for a single unit.
+
+    Arrival, wall sliding, stuck detection and re-pathing after grid edits come from ``Crowd``.
+    With a :class:`~gamenav.PathQueue`, call ``queue.update()`` once per frame, then
+    :meth:`update`. For dozens of agents use one ``Crowd``: its update is vectorised.
+
+    Args:
+        grid: the walkable grid; ``start`` must lie on a passable cell.
+        start: world ``(x, y)`` start position.
+        speed: world units per second (> 0).
+        queue: a ``PathQueue`` to request paths through, or ``None`` to search at once.
+        world: search on this NavMesh instead of the grid (the grid still keeps the agent off walls).
+        radius: the agent's radius for wall margins (default: a quarter cell).
+        **path_options: options for each path request (e.g. ``smooth=True``); ``diagonal`` also
+            sets the movement rule the agent steers by.
+
+    Example:
+        >>> import gamenav
+        >>> grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."], cell_size=10)
+        >>> agent = Follower(grid, (5, 5), speed=50)
+        >>> agent.move_to((35, 25))
+        >>> for _ in range(120):
+        ...     agent.update(1 / 30)
+        >>> agent.arrived, [round(v) for v in agent.position]
+        (True, [35, 25])
+    """
+
+    def __init__(self, grid: TileGrid, start: Sequence[float], *, speed: float, queue: Any = None,
+                 world: Any = None, radius: float | None = None, **path_options: Any) -> None:
+        if not isinstance(grid, TileGrid):
+            raise InvalidInputError(f"grid must be a gamenav.TileGrid, got {type(grid).__name__}")
+        r = grid.cell_size / 4 if radius is None else _positive(radius, "radius")
+        diagonal = path_options.pop("diagonal", "no_corner_cutting")
+        self._crowd = Crowd(grid, [tuple(start)], radius=r, max_speed=_positive(speed, "speed"),
+                            queue=queue, world=world, diagonal=diagonal, path_options=path_options,
+                            arrive_radius=min(0.5, grid.cell_size / 8))
+
+    @property
+    def position(self) -> tuple[float, float]:
+        """The agent's world position ``(x, y)``."""
+        x, y = self._crowd.positions[0]
+        return float(x), float(y)
+
+    @property
+    def arrived(self) -> bool:
+        """True when the agent stands at its goal (or was never sent anywhere)."""
+        return bool(self._crowd.arrived[0])
+
+    @property
+    def failed(self) -> bool:
+        """True when the goal was unreachable or the agent stayed stuck."""
+        return bool(self._crowd.failed[0])
+
+    @property
+    def path(self) -> npt.NDArray[np.float64]:
+        """``(k, 2)`` world waypoints still ahead, the agent's position first."""
+        return self._crowd.remaining_path(0)
+
+    def move_to(self, goal: Sequence[float]) -> None:
+        """Walk to world point ``goal`` (a goal on a wall is moved to the nearest free cell)."""
+        point = np.asarray(goal, dtype=np.float64)
+        if point.shape != (2,) or not np.isfinite(point).all():
+            raise InvalidInputError(f"goal must be a finite (x, y) pair, got {goal!r}")
+        self._crowd.move([0], point, formation=False)
+
+    def stop(self) -> None:
+        """Stand still where the agent is."""
+        self._crowd.stop([0])
+
+    def update(self, dt: float) -> None:
+        """Advance ``dt`` seconds."""
+        self._crowd.update(dt)
