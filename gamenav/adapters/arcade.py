@@ -35,6 +35,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 import shapely
 
+from gamenav._validate import positive_number
 from gamenav import Follower, InvalidInputError, Path, TileGrid
 
 __all__ = ["PathFollower", "draw_expansions", "draw_grid", "draw_navmesh", "draw_path",
@@ -42,13 +43,6 @@ __all__ = ["PathFollower", "draw_expansions", "draw_grid", "draw_navmesh", "draw
 
 Color = Any
 """Anything arcade accepts as a colour: ``(r, g, b)`` or ``(r, g, b, a)`` ints 0-255."""
-
-
-def _positive(value: float, name: str) -> float:
-    number = float(value)
-    if not math.isfinite(number) or number <= 0:
-        raise InvalidInputError(f"{name} must be a finite number > 0, got {value!r}")
-    return number
 
 
 # -- grids ----------------------------------------------------------------------------------
@@ -105,8 +99,8 @@ def grid_from_sprites(sprites: Iterable[arcade.BasicSprite], *, size: Sequence[f
         A grid of ``ceil(height / cell_size)`` rows by ``ceil(width / cell_size)`` columns,
         ``y_up=True``. Hit boxes that only touch a cell's edge do not block it.
     """
-    cs = _positive(cell_size, "cell_size")
-    w_world, h_world = (_positive(v, "size") for v in size)
+    cs = positive_number(cell_size, "cell_size")
+    w_world, h_world = (positive_number(v, "size") for v in size)
     ox, oy = (float(v) for v in origin)
     width, height = math.ceil(w_world / cs - 1e-9), math.ceil(h_world / cs - 1e-9)
     blocked = np.zeros((height, width), bool)

@@ -30,6 +30,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
         "gamenav.adapters.pygame needs pygame-ce; install it with: pip install gamenav[pygame]"
     ) from exc
 
+from gamenav._validate import finite_point, positive_number
 from gamenav import Follower, InvalidInputError, Path, TileGrid
 
 __all__ = ["PathFollower", "draw_grid", "draw_path", "grid_from_mask", "grid_from_rects"]
@@ -38,18 +39,9 @@ ColorLike = Any
 """Anything ``pygame.Color`` accepts: a name, ``(r, g, b)``, ``(r, g, b, a)``, ``"#rrggbb"``."""
 
 
-def _positive(value: float, name: str) -> float:
-    number = float(value)
-    if not math.isfinite(number) or number <= 0:
-        raise InvalidInputError(f"{name} must be a finite number > 0, got {value!r}")
-    return number
-
-
 def _pair(value: Sequence[float], name: str) -> tuple[float, float]:
-    arr = np.asarray(value, dtype=np.float64)
-    if arr.shape != (2,) or not np.isfinite(arr).all():
-        raise InvalidInputError(f"{name} must be a finite (x, y) pair, got {value!r}")
-    return float(arr[0]), float(arr[1])
+    x, y = finite_point(value, name)
+    return float(x), float(y)
 
 
 def _rect_array(rects: Iterable[Any]) -> npt.NDArray[np.float64]:
@@ -93,8 +85,8 @@ def grid_from_rects(rects: Iterable[Any], *, size: Sequence[float], cell_size: f
         >>> grid.passable.astype(int).tolist()
         [[1, 1, 1, 1], [1, 0, 1, 1]]
     """
-    cs = _positive(cell_size, "cell_size")
-    width, height = (_positive(v, "size") for v in _pair(size, "size"))
+    cs = positive_number(cell_size, "cell_size")
+    width, height = (positive_number(v, "size") for v in _pair(size, "size"))
     ox, oy = _pair(origin, "origin")
     cols, rows = math.ceil(width / cs), math.ceil(height / cs)
     r = _rect_array(rects)

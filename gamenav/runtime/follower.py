@@ -6,24 +6,17 @@ world ``(x, y)``.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from gamenav._validate import finite_point, positive_number
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.runtime.crowd import Crowd
 
 __all__ = ["Follower"]
-
-
-def _positive(value: float, name: str) -> float:
-    number = float(value)
-    if not math.isfinite(number) or number <= 0:
-        raise InvalidInputError(f"{name} must be a finite number > 0, got {value!r}")
-    return number
 
 
 class Follower:
@@ -58,9 +51,9 @@ class Follower:
                  world: Any = None, radius: float | None = None, **path_options: Any) -> None:
         if not isinstance(grid, TileGrid):
             raise InvalidInputError(f"grid must be a gamenav.TileGrid, got {type(grid).__name__}")
-        r = grid.cell_size / 4 if radius is None else _positive(radius, "radius")
+        r = grid.cell_size / 4 if radius is None else positive_number(radius, "radius")
         diagonal = path_options.pop("diagonal", "no_corner_cutting")
-        self._crowd = Crowd(grid, [tuple(start)], radius=r, max_speed=_positive(speed, "speed"),
+        self._crowd = Crowd(grid, [finite_point(start, "start")], radius=r, max_speed=positive_number(speed, "speed"),
                             queue=queue, world=world, diagonal=diagonal, path_options=path_options,
                             arrive_radius=min(0.5, grid.cell_size / 8))
 
@@ -87,10 +80,7 @@ class Follower:
 
     def move_to(self, goal: Sequence[float]) -> None:
         """Walk to world point ``goal`` (a goal on a wall is moved to the nearest free cell)."""
-        point = np.asarray(goal, dtype=np.float64)
-        if point.shape != (2,) or not np.isfinite(point).all():
-            raise InvalidInputError(f"goal must be a finite (x, y) pair, got {goal!r}")
-        self._crowd.move([0], point, formation=False)
+        self._crowd.move([0], finite_point(goal, "goal"), formation=False)
 
     def stop(self) -> None:
         """Stand still where the agent is."""
