@@ -65,6 +65,19 @@ def test_hard_mesh_exact_never_longer_than_default(data_dir: Path) -> None:
     assert found > 20
 
 
+def test_merged_convex_polygons_give_the_same_exact_costs_as_the_cdt(data_dir: Path) -> None:
+    """arena-merged (convex polygons, 180-degree corners) covers the same free space as arena (CDT)."""
+    cdt = NavMesh.from_mesh(*read_mesh(data_dir / "meshes/polyanya/arena.mesh"))
+    merged = NavMesh.from_mesh(*read_mesh(data_dir / "meshes/polyanya/arena-merged.mesh"))
+    for s in read_mesh_scenarios(data_dir / "meshes/polyanya/arena.scen"):
+        a = gamenav.find_path(cdt, s.start, s.goal, exact=True)
+        b = gamenav.find_path(merged, s.start, s.goal, exact=True)
+        assert a.found and b.found
+        assert a.cost == pytest.approx(b.cost, rel=1e-9)
+        assert a.cost >= math.dist(s.start, s.goal) * (1 - 1e-12)
+        assert gamenav.find_path(merged, s.start, s.goal).cost >= b.cost * (1 - 1e-12)
+
+
 @pytest.fixture(scope="module")
 def iron_harvest(data_dir: Path) -> tuple[NavMesh, NavMesh, list]:
     base = data_dir / "meshes/iron-harvest/scene_mp_2p_01.mesh"
