@@ -190,3 +190,23 @@ def test_exact_mode_equals_visibility_graph_oracle(obs, ends) -> None:
         assert path.found == math.isfinite(cost)
         if path.found:
             assert path.cost == pytest.approx(cost, rel=1e-9, abs=1e-9)
+
+
+@SETTINGS
+@given(cells=st.lists(st.lists(st.booleans(), min_size=10, max_size=10), min_size=8, max_size=8),
+       ends=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 7)), min_size=2, max_size=2),
+       y_up=st.booleans())
+def test_grid_mesh_never_longer_than_the_octile_grid_path(cells, ends, y_up) -> None:
+    """The octile path (no corner cutting) is a path in the cells' free space: an upper bound."""
+    walk = np.array(cells)
+    (sx, sy), (gx, gy) = ends
+    assume(walk[sy, sx] and walk[gy, gx])
+    grid = gamenav.TileGrid(walk, cell_size=0.5, origin=(3.0, -2.0), y_up=y_up)
+    mesh = NavMesh.from_grid(grid)
+    a, b = grid.cell_to_world([(sx, sy), (gx, gy)])
+    on_grid = gamenav.find_path(grid, (sx, sy), (gx, gy))
+    on_mesh = gamenav.find_path(mesh, a, b, exact=True)
+    assert on_mesh.found == on_grid.found  # both are 4-connected (no corner cutting)
+    if on_mesh.found:
+        assert on_mesh.cost <= 0.5 * on_grid.cost * (1 + 1e-9) + 1e-9
+        assert on_mesh.cost >= math.dist(a, b) * (1 - 1e-12)
