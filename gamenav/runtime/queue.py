@@ -36,12 +36,12 @@ from gamenav.types import Path, PathStatus, Search
 
 __all__ = ["PathQueue", "PathRequest", "QueueStats"]
 
-_MIN_CHUNK = 128
-"""Smallest adaptive chunk: below this, one ``step`` call's overhead (~3 us) starts to show."""
+_MIN_CHUNK = 256
+"""Smallest adaptive chunk: below this, one ``step`` call's overhead (3-9 us) starts to show."""
 _MAX_CHUNK = 1 << 16
-_FILL_OWN = 0.7
+_FILL_OWN = 0.85
 """Fraction of the remaining time a chunk fills when sized from its own search's rate."""
-_FILL_WORLD = 0.5
+_FILL_WORLD = 0.6
 """... when sized from the world's average rate (searches differ; stay further from the edge)."""
 _EMA = 0.25
 _PENDING = Path.none(PathStatus.IN_PROGRESS)
