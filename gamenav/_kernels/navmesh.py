@@ -158,29 +158,76 @@ def raycast_walk(verts, tris, nbrs, t, sx, sy, ex, ey):
 
 
 @njit(cache=True, nogil=True)
-def label_islands(nbrs):
-    """Edge-connected components of the triangles: ``(T,)`` int64 labels 0, 1, ..."""
+def dual_graph(nbrs):
+    """Islands and bridges of the triangle adjacency graph (iterative DFS, Tarjan's low-links).
+
+    Returns ``(islands, side, tin, tout)``: ``(T,)`` int64 island labels 0, 1, ...; ``(T, 3)``
+    int8 ``side[t, j]`` = 1 if edge j of t is a bridge and its neighbour is t's DFS child, -1 if
+    it is a bridge and t is the child, 0 otherwise; DFS entry times ``tin`` and ``tout`` (the
+    subtree of t is exactly the triangles with ``tin[t] <= tin[u] < tout[t]``). Crossing a
+    bridge into the side that does not hold the goal can never be part of a shortest path.
+    """
     n = nbrs.shape[0]
-    labels = np.full(n, -1, dtype=np.int64)
+    islands = np.full(n, -1, dtype=np.int64)
+    side = np.zeros((n, 3), dtype=np.int8)
+    tin = np.full(n, -1, dtype=np.int64)
+    tout = np.zeros(n, dtype=np.int64)
+    low = np.zeros(n, dtype=np.int64)
+    parent = np.full(n, -1, dtype=np.int64)
     stack = np.empty(n, dtype=np.int64)
-    nxt = 0
-    for s in range(n):
-        if labels[s] >= 0:
+    next_j = np.zeros(n, dtype=np.int64)
+    timer = 0
+    label = 0
+    for root in range(n):
+        if tin[root] >= 0:
             continue
-        labels[s] = nxt
-        stack[0] = s
+        tin[root] = low[root] = timer
+        timer += 1
+        islands[root] = label
+        stack[0] = root
         top = 1
         while top > 0:
-            top -= 1
-            t = stack[top]
-            for j in range(3):
-                u = nbrs[t, j]
-                if u >= 0 and labels[u] < 0:
-                    labels[u] = nxt
+            t = stack[top - 1]
+            if next_j[t] < 3:
+                u = nbrs[t, next_j[t]]
+                next_j[t] += 1
+                if u < 0 or u == parent[t]:
+                    continue
+                if tin[u] < 0:
+                    parent[u] = t
+                    tin[u] = low[u] = timer
+                    timer += 1
+                    islands[u] = label
                     stack[top] = u
                     top += 1
-        nxt += 1
-    return labels
+                elif tin[u] < low[t]:
+                    low[t] = tin[u]
+                continue
+            top -= 1
+            tout[t] = timer
+            p = parent[t]
+            if p >= 0:
+                if low[t] < low[p]:
+                    low[p] = low[t]
+                if low[t] > tin[p]:
+                    for j in range(3):
+                        if nbrs[p, j] == t:
+                            side[p, j] = 1
+                        if nbrs[t, j] == p:
+                            side[t, j] = -1
+        label += 1
+    return islands, side, tin, tout
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _useless(side, tin, tout, goal_tin, t, j, u):
+    """Whether crossing edge j of triangle t into u enters a bridge side without the goal."""
+    sd = side[t, j]
+    if sd == 1:
+        return not (tin[u] <= goal_tin < tout[u])
+    if sd == -1:
+        return tin[t] <= goal_tin < tout[t]
+    return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -209,15 +256,17 @@ def _portal_point(px, py, ax, ay, bx, by, gx, gy):
 
 
 @njit(cache=True, nogil=True)
-def astar_step(verts, tris, nbrs, goal_mask, goal, best, parent, fun, state, hf, hg, hn, pos,
-               ctr, max_expansions):
+def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, goal, best, parent, fun,
+               state, hf, hg, hn, pos, ctr, max_expansions):
     """Advance portal A* over triangles by at most ``max_expansions`` expansions.
 
     Each triangle carries an incremental funnel ``fun[t]`` = (apex x, apex y, left x, left y,
     right x, right y, g of apex): one simple-stupid-funnel step per portal, restarting from the
     new apex (without re-scanning earlier portals) when a side crosses over. The triangle's
     estimate is ``g(apex) + |apex - x| + |x - goal|`` with ``x`` the point of the entry portal
-    that best lines up apex and goal; ``best[t]`` is the lowest estimate seen. ``state``: 0
+    that best lines up apex and goal; ``best[t]`` is the lowest estimate seen. Bridges leading
+    away from the goal are skipped (:func:`dual_graph`, ``goal_tin`` = ``tin`` of the goal's
+    triangle). ``state``: 0
     unseen, 1 open, 2 closed. Heap: see :mod:`gamenav._kernels.grid_search` (``hn``/``pos``
     int32). ``ctr`` = [heap size, expanded, goal triangle]. Returns RUNNING, DONE_FOUND
     (``ctr[2]`` = goal triangle) or DONE_NONE.
@@ -238,7 +287,7 @@ def astar_step(verts, tris, nbrs, goal_mask, goal, best, parent, fun, state, hf,
             return DONE_FOUND
         for j in range(3):
             u = nbrs[t, j]
-            if u < 0 or state[u] == 2:
+            if u < 0 or state[u] == 2 or (not goal_mask[u] and _useless(side, tin, tout, goal_tin, t, j, u)):
                 continue
             prx = verts[tris[t, j], 0]
             pry = verts[tris[t, j], 1]
@@ -400,11 +449,14 @@ def _ray_param(rx, ry, dx, dy, px, py, qx, qy):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, rid, rx, ry, g, pv, qv, t0, t1, nxt,
+def _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, rid, rx, ry, g, pv, qv, t0, t1, e,
                parent, tri_from):
-    """Create the successor on edge p -> q (params t0 < t1, right end at t0), unless it is empty
-    or leads off the mesh or into a dead end (a triangle with one neighbour, not the goal's)."""
-    if nxt < 0 or (degree[nxt] <= 1 and not goal_mask[nxt]):
+    """Create the successor on edge ``e`` = p -> q of ``tri_from`` (params t0 < t1, right end at
+    t0), unless it is empty, leads off the mesh, or crosses a bridge away from the goal
+    (``topo`` = (nbrs, side, tin, tout, goal_tin), see :func:`dual_graph`)."""
+    nbrs, side, tin, tout, goal_tin = topo
+    nxt = nbrs[tri_from, e]
+    if nxt < 0 or (not goal_mask[nxt] and _useless(side, tin, tout, goal_tin, tri_from, e, nxt)):
         return
     if t1 - t0 <= 1e-12:
         return
@@ -443,7 +495,7 @@ def _new_root_g(root_g, v, g):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _expand(k, verts, tris, nbrs, corner, degree, goal_mask, goal, nf, ni, root_g, ctr):
+def _expand(k, verts, tris, nbrs, corner, topo, goal_mask, goal, nf, ni, root_g, ctr):
     """Create the successors of node ``k`` (or the final node if its triangle holds the goal)."""
     gx = goal[0]
     gy = goal[1]
@@ -459,8 +511,8 @@ def _expand(k, verts, tris, nbrs, corner, degree, goal_mask, goal, nf, ni, root_
     while tris[t, j] != a:
         j += 1
     c = tris[t, (j + 2) % 3]
-    nbc = nbrs[t, (j + 1) % 3]  # across edge b -> c
-    nca = nbrs[t, (j + 2) % 3]  # across edge c -> a
+    ebc = (j + 1) % 3  # edge b -> c
+    eca = (j + 2) % 3  # edge c -> a
     if goal_mask[t]:
         # final node: bend at an interval end if the goal is outside the visible cone
         kk = ctr[2]
@@ -488,8 +540,8 @@ def _expand(k, verts, tris, nbrs, corner, degree, goal_mask, goal, nf, ni, root_
         ni[kk, 5] = t
         return
     if rid == a or rid == b:  # root at an interval end: the whole triangle is visible from it
-        _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, rid, rx, ry, g, b, c, 0.0, 1.0, nbc, k, t)
-        _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, rid, rx, ry, g, c, a, 0.0, 1.0, nca, k, t)
+        _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, rid, rx, ry, g, b, c, 0.0, 1.0, ebc, k, t)
+        _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, rid, rx, ry, g, c, a, 0.0, 1.0, eca, k, t)
         return
     cx, cy = verts[c, 0], verts[c, 1]
     ax, ay = verts[a, 0], verts[a, 1]
@@ -505,32 +557,32 @@ def _expand(k, verts, tris, nbrs, corner, degree, goal_mask, goal, nf, ni, root_
         t_r = _ray_param(rx, ry, qx, qy, cx, cy, ax, ay)
         t_l = _ray_param(rx, ry, lx, ly, cx, cy, ax, ay)
         if right_is_b and _new_root_g(root_g, b, gb):
-            _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, b, bx, by, gb, b, c, 0.0, 1.0, nbc, k, t)
-            _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, b, bx, by, gb, c, a, 0.0, t_r, nca, k, t)
-        _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, rid, rx, ry, g, c, a, t_r, t_l, nca, k, t)
+            _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, b, bx, by, gb, b, c, 0.0, 1.0, ebc, k, t)
+            _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, b, bx, by, gb, c, a, 0.0, t_r, eca, k, t)
+        _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, rid, rx, ry, g, c, a, t_r, t_l, eca, k, t)
         if left_is_a and _new_root_g(root_g, a, ga):
-            _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, a, ax, ay, ga, c, a, t_l, 1.0, nca, k, t)
+            _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, a, ax, ay, ga, c, a, t_l, 1.0, eca, k, t)
     elif o_l >= 0.0:
         # c on or left of the left ray: edge c-a lies in a's shadow
         t_r = _ray_param(rx, ry, qx, qy, bx, by, cx, cy)
         t_l = _ray_param(rx, ry, lx, ly, bx, by, cx, cy)
         if right_is_b and _new_root_g(root_g, b, gb):
-            _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, b, bx, by, gb, b, c, 0.0, t_r, nbc, k, t)
-        _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, rid, rx, ry, g, b, c, t_r, t_l, nbc, k, t)
+            _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, b, bx, by, gb, b, c, 0.0, t_r, ebc, k, t)
+        _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, rid, rx, ry, g, b, c, t_r, t_l, ebc, k, t)
         if left_is_a and _new_root_g(root_g, a, ga):
-            _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, a, ax, ay, ga, b, c, t_l, 1.0, nbc, k, t)
-            _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, a, ax, ay, ga, c, a, 0.0, 1.0, nca, k, t)
+            _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, a, ax, ay, ga, b, c, t_l, 1.0, ebc, k, t)
+            _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, a, ax, ay, ga, c, a, 0.0, 1.0, eca, k, t)
     else:
         # c inside the cone: both far edges are partly visible from the root
         t_r = _ray_param(rx, ry, qx, qy, bx, by, cx, cy)
         t_l = _ray_param(rx, ry, lx, ly, cx, cy, ax, ay)
-        _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, rid, rx, ry, g, b, c, t_r, 1.0, nbc, k, t)
-        _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, rid, rx, ry, g, c, a, 0.0, t_l, nca, k, t)
+        _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, rid, rx, ry, g, b, c, t_r, 1.0, ebc, k, t)
+        _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, rid, rx, ry, g, c, a, 0.0, t_l, eca, k, t)
 
 
 @njit(cache=True, nogil=True)
-def polyanya_step(verts, tris, nbrs, corner, degree, goal_mask, goal, start, starts, nf, ni,
-                  hf, hg, hn, pos, root_g, ctr, max_expansions):
+def polyanya_step(verts, tris, nbrs, corner, degree, side, tin, tout, goal_tin, goal_mask, goal,
+                  start, starts, nf, ni, hf, hg, hn, pos, root_g, ctr, max_expansions):
     """Advance a Polyanya search by at most ``max_expansions`` node expansions.
 
     ``ctr`` = [heap size, expanded, node count, final node, start vertex (-1: none), 1 until the
@@ -540,8 +592,10 @@ def polyanya_step(verts, tris, nbrs, corner, degree, goal_mask, goal, start, sta
     triangle (two neighbours, not the goal's) is expanded at once without touching the heap
     (Polyanya's intermediate pruning). Returns RUNNING, DONE_FOUND (``ctr[3]`` = final node),
     DONE_NONE, or NEED_SPACE (grow ``nf``/``ni``/heap and call again; nothing was changed).
+    Bridges leading away from the goal are never crossed (:func:`dual_graph`).
     """
     cap = nf.shape[0]
+    topo = (nbrs, side, tin, tout, goal_tin)
     if ctr[5] == 1:
         ctr[5] = 0
         v = ctr[4]
@@ -551,13 +605,13 @@ def polyanya_step(verts, tris, nbrs, corner, degree, goal_mask, goal, start, sta
                 j = 0
                 while tris[t, j] != v:
                     j += 1
-                _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, v, start[0], start[1], 0.0,
+                _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, v, start[0], start[1], 0.0,
                            tris[t, (j + 1) % 3], tris[t, (j + 2) % 3], 0.0, 1.0,
-                           nbrs[t, (j + 1) % 3], -1, t)
+                           (j + 1) % 3, -1, t)
             else:
                 for j in range(3):
-                    _make_node(nf, ni, ctr, verts, goal_mask, degree, goal, -1, start[0], start[1],
-                               0.0, tris[t, j], tris[t, (j + 1) % 3], 0.0, 1.0, nbrs[t, j], -1, t)
+                    _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, -1, start[0], start[1],
+                               0.0, tris[t, j], tris[t, (j + 1) % 3], 0.0, 1.0, j, -1, t)
         for kk in range(ctr[2]):
             heap_sift_up(hf, hg, hn, pos, ctr[0], kk, nf[kk, 7], nf[kk, 6])
             ctr[0] += 1
@@ -580,7 +634,7 @@ def polyanya_step(verts, tris, nbrs, corner, degree, goal_mask, goal, start, sta
             ctr[1] += 1
             count += 1
             first = ctr[2]
-            _expand(k, verts, tris, nbrs, corner, degree, goal_mask, goal, nf, ni, root_g, ctr)
+            _expand(k, verts, tris, nbrs, corner, topo, goal_mask, goal, nf, ni, root_g, ctr)
             if ctr[2] == first + 1 and ctr[2] + 8 <= cap:
                 nxt = ni[first, 3]
                 if nxt >= 0 and degree[nxt] == 2 and not goal_mask[nxt]:

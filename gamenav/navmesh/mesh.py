@@ -17,7 +17,7 @@ import numpy.typing as npt
 import shapely
 
 from gamenav._kernels import announce_compile
-from gamenav._kernels.navmesh import label_islands, locate_points, nearest_points, raycast_walk
+from gamenav._kernels.navmesh import dual_graph, locate_points, nearest_points, raycast_walk
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (free_space, grid_triangulation, triangulate_convex,
                                    triangulate_free_space)
@@ -195,7 +195,8 @@ class NavMesh:
         nbrs[i] = j // 3
         nbrs[j] = i // 3
         self._neighbours = _readonly(nbrs.reshape(n_t, 3))
-        self._islands = _readonly(label_islands(self._neighbours))
+        islands, self._side, self._tin, self._tout = dual_graph(self._neighbours)
+        self._islands = _readonly(islands)
         border = self._neighbours.ravel() < 0
         self._border_edges = np.stack([a[border], b[border]], axis=1)
         self._border_tri = np.flatnonzero(border) // 3
@@ -365,4 +366,5 @@ class NavMesh:
         """The mesh's own arrays for search kernels (never modify them)."""
         return {"verts": self._vertices, "tris": self._triangles, "nbrs": self._neighbours,
                 "corner": self._corner, "degree": self._degree, "pinch": self._pinch,
+                "side": self._side, "tin": self._tin, "tout": self._tout,
                 "vtri_start": self._vtri_start, "vtri": self._vtri}

@@ -109,6 +109,7 @@ class NavMeshSearch:
             self._target_status = PathStatus.PARTIAL
         self._start_tri = int(tri[0])
         self._goal_mask = self._containing(g, int(tri[1]))
+        self._goal_tin = int(self._k["tin"][tri[1]])
         if self._exact:
             self._begin_polyanya(s)
         else:
@@ -216,6 +217,7 @@ class NavMeshSearch:
             announce_compile("navmesh-search", polyanya_step)
             while True:
                 code = polyanya_step(k["verts"], k["tris"], k["nbrs"], k["corner"], k["degree"],
+                                     k["side"], k["tin"], k["tout"], self._goal_tin,
                                      self._goal_mask, self._goal, self._start, self._starts,
                                      self._nf, self._ni, self._hf, self._hg, self._hn, self._pos,
                                      self._root_g,
@@ -225,7 +227,8 @@ class NavMeshSearch:
                 self._grow()
         else:
             announce_compile("navmesh-search", astar_step, funnel)
-            code = astar_step(k["verts"], k["tris"], k["nbrs"], self._goal_mask, self._goal, self._best,
+            code = astar_step(k["verts"], k["tris"], k["nbrs"], k["side"], k["tin"], k["tout"],
+                              self._goal_tin, self._goal_mask, self._goal, self._best,
                               self._parent, self._fun, self._state, self._hf, self._hg, self._hn, self._pos,
                               self._ctr, budget)
         self._expanded = int(self._ctr[1])

@@ -127,6 +127,7 @@ def test_sliced_equals_one_shot_and_cancel(walled: NavMesh) -> None:
     for exact in (False, True):
         one = gamenav.find_path(walled, (1, 1), (9, 1), exact=exact)
         search = gamenav.begin_search(walled, (1, 1), (9, 1), exact=exact)
+        assert isinstance(search, gamenav.Search) and isinstance(search, NavMeshSearch)
         assert search.result().status is PathStatus.IN_PROGRESS
         steps = 0
         while search.step(1) is PathStatus.IN_PROGRESS:
