@@ -123,8 +123,8 @@ def nearest_points(points, verts, edges, edge_tri, edge_ok):
 def raycast_walk(verts, tris, nbrs, t, sx, sy, ex, ey):
     """Walk the segment start -> end through the triangles from ``t`` (which contains start).
 
-    Returns ``(fraction, last_triangle)``: 1.0 when the segment stays on the mesh, otherwise the
-    fraction along it where it first leaves through a border edge.
+    Returns the fraction of the segment on the mesh: 1.0 when it stays on the mesh, otherwise
+    where it first leaves through a border edge.
     """
     prev = -1
     for _ in range(tris.shape[0] + 1):
@@ -140,21 +140,21 @@ def raycast_walk(verts, tris, nbrs, t, sx, sy, ex, ey):
                 exit_j = j
                 break
         if exit_j < 0:
-            return 1.0, t  # degenerate (zero-length ray): stays put
+            return 1.0  # degenerate (zero-length ray): stays put
         a = tris[t, exit_j]
         b = tris[t, (exit_j + 1) % 3]
         ax, ay = verts[a, 0], verts[a, 1]
         bx, by = verts[b, 0], verts[b, 1]
         if _orient(ax, ay, bx, by, ex, ey) >= 0.0:
-            return 1.0, t  # the end lies inside t
+            return 1.0  # the end lies inside t
         if nbrs[t, exit_j] < 0:
             o_s = _orient(ax, ay, bx, by, sx, sy)
             o_e = _orient(ax, ay, bx, by, ex, ey)
             frac = o_s / (o_s - o_e) if o_s != o_e else 0.0
-            return min(1.0, max(0.0, frac)), t
+            return min(1.0, max(0.0, frac))
         prev = t
         t = nbrs[t, exit_j]
-    return 1.0, t
+    return 1.0
 
 
 @njit(cache=True, nogil=True)
@@ -287,7 +287,9 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, goal, be
             return DONE_FOUND
         for j in range(3):
             u = nbrs[t, j]
-            if u < 0 or state[u] == 2 or (not goal_mask[u] and _useless(side, tin, tout, goal_tin, t, j, u)):
+            if u < 0 or state[u] == 2:
+                continue
+            if not goal_mask[u] and _useless(side, tin, tout, goal_tin, t, j, u):
                 continue
             prx = verts[tris[t, j], 0]
             pry = verts[tris[t, j], 1]
@@ -449,12 +451,14 @@ def _ray_param(rx, ry, dx, dy, px, py, qx, qy):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, rid, rx, ry, g, pv, qv, t0, t1, e,
-               parent, tri_from):
+def _make_node(ctx, rid, rx, ry, g, pv, qv, t0, t1, e, parent, tri_from):
     """Create the successor on edge ``e`` = p -> q of ``tri_from`` (params t0 < t1, right end at
-    t0), unless it is empty, leads off the mesh, or crosses a bridge away from the goal
-    (``topo`` = (nbrs, side, tin, tout, goal_tin), see :func:`dual_graph`)."""
-    nbrs, side, tin, tout, goal_tin = topo
+    t0), unless it is empty, leads off the mesh, or crosses a bridge away from the goal.
+
+    ``ctx`` = (nf, ni, ctr, verts, goal_mask, goal, nbrs, side, tin, tout, goal_tin); see
+    :func:`dual_graph` for the bridge arrays.
+    """
+    nf, ni, ctr, verts, goal_mask, goal, nbrs, side, tin, tout, goal_tin = ctx
     nxt = nbrs[tri_from, e]
     if nxt < 0 or (not goal_mask[nxt] and _useless(side, tin, tout, goal_tin, tri_from, e, nxt)):
         return
@@ -495,8 +499,9 @@ def _new_root_g(root_g, v, g):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _expand(k, verts, tris, nbrs, corner, topo, goal_mask, goal, nf, ni, root_g, ctr):
+def _expand(k, ctx, tris, corner, root_g):
     """Create the successors of node ``k`` (or the final node if its triangle holds the goal)."""
+    nf, ni, ctr, verts, goal_mask, goal, nbrs, side, tin, tout, goal_tin = ctx
     gx = goal[0]
     gy = goal[1]
     rid = ni[k, 0]
@@ -540,8 +545,8 @@ def _expand(k, verts, tris, nbrs, corner, topo, goal_mask, goal, nf, ni, root_g,
         ni[kk, 5] = t
         return
     if rid == a or rid == b:  # root at an interval end: the whole triangle is visible from it
-        _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, rid, rx, ry, g, b, c, 0.0, 1.0, ebc, k, t)
-        _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, rid, rx, ry, g, c, a, 0.0, 1.0, eca, k, t)
+        _make_node(ctx, rid, rx, ry, g, b, c, 0.0, 1.0, ebc, k, t)
+        _make_node(ctx, rid, rx, ry, g, c, a, 0.0, 1.0, eca, k, t)
         return
     cx, cy = verts[c, 0], verts[c, 1]
     ax, ay = verts[a, 0], verts[a, 1]
@@ -557,27 +562,27 @@ def _expand(k, verts, tris, nbrs, corner, topo, goal_mask, goal, nf, ni, root_g,
         t_r = _ray_param(rx, ry, qx, qy, cx, cy, ax, ay)
         t_l = _ray_param(rx, ry, lx, ly, cx, cy, ax, ay)
         if right_is_b and _new_root_g(root_g, b, gb):
-            _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, b, bx, by, gb, b, c, 0.0, 1.0, ebc, k, t)
-            _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, b, bx, by, gb, c, a, 0.0, t_r, eca, k, t)
-        _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, rid, rx, ry, g, c, a, t_r, t_l, eca, k, t)
+            _make_node(ctx, b, bx, by, gb, b, c, 0.0, 1.0, ebc, k, t)
+            _make_node(ctx, b, bx, by, gb, c, a, 0.0, t_r, eca, k, t)
+        _make_node(ctx, rid, rx, ry, g, c, a, t_r, t_l, eca, k, t)
         if left_is_a and _new_root_g(root_g, a, ga):
-            _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, a, ax, ay, ga, c, a, t_l, 1.0, eca, k, t)
+            _make_node(ctx, a, ax, ay, ga, c, a, t_l, 1.0, eca, k, t)
     elif o_l >= 0.0:
         # c on or left of the left ray: edge c-a lies in a's shadow
         t_r = _ray_param(rx, ry, qx, qy, bx, by, cx, cy)
         t_l = _ray_param(rx, ry, lx, ly, bx, by, cx, cy)
         if right_is_b and _new_root_g(root_g, b, gb):
-            _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, b, bx, by, gb, b, c, 0.0, t_r, ebc, k, t)
-        _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, rid, rx, ry, g, b, c, t_r, t_l, ebc, k, t)
+            _make_node(ctx, b, bx, by, gb, b, c, 0.0, t_r, ebc, k, t)
+        _make_node(ctx, rid, rx, ry, g, b, c, t_r, t_l, ebc, k, t)
         if left_is_a and _new_root_g(root_g, a, ga):
-            _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, a, ax, ay, ga, b, c, t_l, 1.0, ebc, k, t)
-            _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, a, ax, ay, ga, c, a, 0.0, 1.0, eca, k, t)
+            _make_node(ctx, a, ax, ay, ga, b, c, t_l, 1.0, ebc, k, t)
+            _make_node(ctx, a, ax, ay, ga, c, a, 0.0, 1.0, eca, k, t)
     else:
         # c inside the cone: both far edges are partly visible from the root
         t_r = _ray_param(rx, ry, qx, qy, bx, by, cx, cy)
         t_l = _ray_param(rx, ry, lx, ly, cx, cy, ax, ay)
-        _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, rid, rx, ry, g, b, c, t_r, 1.0, ebc, k, t)
-        _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, rid, rx, ry, g, c, a, 0.0, t_l, eca, k, t)
+        _make_node(ctx, rid, rx, ry, g, b, c, t_r, 1.0, ebc, k, t)
+        _make_node(ctx, rid, rx, ry, g, c, a, 0.0, t_l, eca, k, t)
 
 
 @njit(cache=True, nogil=True)
@@ -595,7 +600,7 @@ def polyanya_step(verts, tris, nbrs, corner, degree, side, tin, tout, goal_tin, 
     Bridges leading away from the goal are never crossed (:func:`dual_graph`).
     """
     cap = nf.shape[0]
-    topo = (nbrs, side, tin, tout, goal_tin)
+    ctx = (nf, ni, ctr, verts, goal_mask, goal, nbrs, side, tin, tout, goal_tin)
     if ctr[5] == 1:
         ctr[5] = 0
         v = ctr[4]
@@ -605,12 +610,12 @@ def polyanya_step(verts, tris, nbrs, corner, degree, side, tin, tout, goal_tin, 
                 j = 0
                 while tris[t, j] != v:
                     j += 1
-                _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, v, start[0], start[1], 0.0,
+                _make_node(ctx, v, start[0], start[1], 0.0,
                            tris[t, (j + 1) % 3], tris[t, (j + 2) % 3], 0.0, 1.0,
                            (j + 1) % 3, -1, t)
             else:
                 for j in range(3):
-                    _make_node(nf, ni, ctr, verts, goal_mask, topo, goal, -1, start[0], start[1],
+                    _make_node(ctx, -1, start[0], start[1],
                                0.0, tris[t, j], tris[t, (j + 1) % 3], 0.0, 1.0, j, -1, t)
         for kk in range(ctr[2]):
             heap_sift_up(hf, hg, hn, pos, ctr[0], kk, nf[kk, 7], nf[kk, 6])
@@ -634,7 +639,7 @@ def polyanya_step(verts, tris, nbrs, corner, degree, side, tin, tout, goal_tin, 
             ctr[1] += 1
             count += 1
             first = ctr[2]
-            _expand(k, verts, tris, nbrs, corner, topo, goal_mask, goal, nf, ni, root_g, ctr)
+            _expand(k, ctx, tris, corner, root_g)
             if ctr[2] == first + 1 and ctr[2] + 8 <= cap:
                 nxt = ni[first, 3]
                 if nxt >= 0 and degree[nxt] == 2 and not goal_mask[nxt]:

@@ -225,7 +225,8 @@ def triangulate_convex(vertices: npt.NDArray[np.float64],
         n = len(ids)
         nxt = np.roll(pts, -1, axis=0)
         prv = np.roll(pts, 1, axis=0)
-        turns = (pts[:, 0] - prv[:, 0]) * (nxt[:, 1] - pts[:, 1]) - (pts[:, 1] - prv[:, 1]) * (nxt[:, 0] - pts[:, 0])
+        turns = ((pts[:, 0] - prv[:, 0]) * (nxt[:, 1] - pts[:, 1])
+                 - (pts[:, 1] - prv[:, 1]) * (nxt[:, 0] - pts[:, 0]))
         area = 0.5 * float(np.sum(pts[:, 0] * nxt[:, 1] - nxt[:, 0] * pts[:, 1]))
         if area <= eps:
             if area < -eps or (turns < -eps).any():

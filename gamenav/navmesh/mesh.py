@@ -41,6 +41,10 @@ class RaycastHit(NamedTuple):
     fraction: float
 
 
+def _announce() -> None:
+    announce_compile("navmesh", dual_graph, locate_points, nearest_points, raycast_walk)
+
+
 def _readonly(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
     return a
@@ -195,6 +199,7 @@ class NavMesh:
         nbrs[i] = j // 3
         nbrs[j] = i // 3
         self._neighbours = _readonly(nbrs.reshape(n_t, 3))
+        _announce()
         islands, self._side, self._tin, self._tout = dual_graph(self._neighbours)
         self._islands = _readonly(islands)
         border = self._neighbours.ravel() < 0
@@ -303,7 +308,6 @@ class NavMesh:
             the triangles; points within :attr:`tolerance` outside a border count as inside.
         """
         p = points_array(points)
-        announce_compile("navmesh", locate_points)
         gmin, cell, nx, ny = self._grid
         return locate_points(p, self._vertices, self._triangles, gmin, cell, nx, ny,
                              self._cell_start, self._cell_items, self._tol)
@@ -357,8 +361,7 @@ class NavMesh:
         t = int(self.locate(s)[0])
         if t < 0:
             return RaycastHit(False, s.copy(), 0.0)
-        announce_compile("navmesh", raycast_walk)
-        frac, _ = raycast_walk(self._vertices, self._triangles, self._neighbours, t,
+        frac = raycast_walk(self._vertices, self._triangles, self._neighbours, t,
                                s[0], s[1], e[0], e[1])
         return RaycastHit(frac >= 1.0, s + frac * (e - s), float(frac))
 

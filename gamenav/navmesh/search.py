@@ -208,29 +208,28 @@ class NavMeshSearch:
         if max_expansions is None:
             budget = _UNLIMITED
         else:
-            if isinstance(max_expansions, bool) or not isinstance(max_expansions, (int, np.integer)) \
-                    or max_expansions < 1:
-                raise InvalidInputError(f"max_expansions must be an int >= 1 or None, got {max_expansions!r}")
+            if (isinstance(max_expansions, bool)
+                    or not isinstance(max_expansions, (int, np.integer)) or max_expansions < 1):
+                raise InvalidInputError(
+                    f"max_expansions must be an int >= 1 or None, got {max_expansions!r}")
             budget = int(max_expansions)
         k = self._k
+        announce_compile("navmesh-search", astar_step, funnel, polyanya_step)
         if self._exact:
-            announce_compile("navmesh-search", polyanya_step)
             while True:
                 code = polyanya_step(k["verts"], k["tris"], k["nbrs"], k["corner"], k["degree"],
                                      k["side"], k["tin"], k["tout"], self._goal_tin,
                                      self._goal_mask, self._goal, self._start, self._starts,
                                      self._nf, self._ni, self._hf, self._hg, self._hn, self._pos,
-                                     self._root_g,
-                                     self._ctr, budget)
+                                     self._root_g, self._ctr, budget)
                 if code != NEED_SPACE:
                     break
                 self._grow()
         else:
-            announce_compile("navmesh-search", astar_step, funnel)
             code = astar_step(k["verts"], k["tris"], k["nbrs"], k["side"], k["tin"], k["tout"],
                               self._goal_tin, self._goal_mask, self._goal, self._best,
-                              self._parent, self._fun, self._state, self._hf, self._hg, self._hn, self._pos,
-                              self._ctr, budget)
+                              self._parent, self._fun, self._state, self._hf, self._hg,
+                              self._hn, self._pos, self._ctr, budget)
         self._expanded = int(self._ctr[1])
         if code == RUNNING:
             return self._status

@@ -26,7 +26,8 @@ def test_arrays_are_immutable_and_consistent(walled: NavMesh) -> None:
         assert not arr.flags.writeable
     t, v = walled.triangles, walled.vertices
     p = v[t]
-    area2 = (p[:, 1, 0] - p[:, 0, 0]) * (p[:, 2, 1] - p[:, 0, 1]) - (p[:, 1, 1] - p[:, 0, 1]) * (p[:, 2, 0] - p[:, 0, 0])
+    area2 = ((p[:, 1, 0] - p[:, 0, 0]) * (p[:, 2, 1] - p[:, 0, 1])
+             - (p[:, 1, 1] - p[:, 0, 1]) * (p[:, 2, 0] - p[:, 0, 0]))
     assert (area2 > 0).all()  # counter-clockwise
     # neighbours are symmetric and share the edge in opposite directions
     for ti, j in zip(*np.nonzero(walled.neighbours >= 0)):
@@ -219,8 +220,7 @@ def test_from_grid_follows_the_transform_and_corners() -> None:
         assert (mesh.locate(centres) >= 0).all()
         blocked = grid.cell_to_world(np.argwhere(~grid.passable)[:, ::-1])
         assert (mesh.locate(blocked) == -1).all()
-        # cell (2, 0) is free in row 0 only if the string says so: here '#', so the corner cell
-        # (2, 1) touches (1, 0)... no: (2, 1) connects down to (2, 2); all free cells form one island
+        # (2, 1) touches (1, 0) only at a corner but joins the rest through (2, 2): one island
         assert mesh.islands.max() == 0
     diag = TileGrid.from_strings([".#", "#."])
     assert NavMesh.from_grid(diag).islands.max() == 1  # corner contact only
