@@ -44,7 +44,8 @@ class Simulation:
         self.budget_ms = float(budget_ms)
         self.max_expansions = max_expansions
         self.cache = gamenav.PathCache()
-        self.queue = self._make_queue()
+        self.queue = (gamenav.PathQueue(budget_ms=None, max_expansions=max_expansions, cache=self.cache)
+                      if max_expansions is not None else gamenav.PathQueue(budget_ms=budget_ms, cache=self.cache))
         positions, self.team = self._spawn(agents, np.random.default_rng(seed))
         self.crowd = gamenav.Crowd(self.grid, positions, radius=0.38 * cell_size, max_speed=7.0 * cell_size,
                                    queue=self.queue, flow_threshold=FLOW_THRESHOLD)
@@ -203,18 +204,14 @@ class Simulation:
         self.navmesh = gamenav.NavMesh.from_grid(self.grid, agent_radius=0.3 * self.grid.cell_size)
         self.crowd.world = self.navmesh
 
-    def _make_queue(self) -> gamenav.PathQueue:
-        if self.max_expansions is not None:
-            return gamenav.PathQueue(budget_ms=None, max_expansions=self.max_expansions, cache=self.cache)
-        return gamenav.PathQueue(budget_ms=self.budget_ms, cache=self.cache)
-
     def set_budget(self, budget_ms: float) -> None:
-        """A new per-frame pathfinding budget (clamped to 0.125..16 ms); pending requests move over."""
+        """A new per-frame pathfinding budget (clamped to 0.125..16 ms), applied from the next frame."""
         old, self.budget_ms = self.budget_ms, float(min(max(budget_ms, 0.125), 16.0))
         if self.max_expansions is not None:  # an expansion budget scales with the ms budget
             self.max_expansions = max(64, round(self.max_expansions * self.budget_ms / old))
-        self.queue = self._make_queue()
-        self.crowd.queue = self.queue
+            self.queue.max_expansions = self.max_expansions
+        else:
+            self.queue.budget_ms = self.budget_ms
 
     # -- checks and numbers ---------------------------------------------------------------
     def units_on_blocked_cells(self) -> int:

@@ -192,6 +192,20 @@ def _percentile(values: Sequence[float], q: float) -> float:
     return float(np.percentile(values, q)) if len(values) else 0.0
 
 
+def _check_count(value: int | None, name: str) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise InvalidInputError(f"{name} must be an int >= 1 or None, got {value!r}")
+
+
+def _check_budget(budget_ms: float | None, max_expansions: int | None) -> None:
+    if budget_ms is not None and (isinstance(budget_ms, bool) or not isinstance(budget_ms, (int, float))
+                                  or not math.isfinite(budget_ms) or budget_ms <= 0):
+        raise InvalidInputError(f"budget_ms must be a finite number > 0 or None, got {budget_ms!r}")
+    _check_count(max_expansions, "max_expansions")
+    if budget_ms is None and max_expansions is None:
+        raise InvalidInputError("give budget_ms or max_expansions (or both); got neither")
+
+
 class PathQueue:
     """Time-sliced path requests: call :meth:`request` any time, :meth:`update` once per frame.
 
@@ -234,15 +248,8 @@ class PathQueue:
     def __init__(self, *, budget_ms: float | None = 1.0, max_expansions: int | None = None,
                  cache: PathCache | None = None, chunk: int | None = None, aging: float = 0.05,
                  on_change: str = "restart", window: int = 600) -> None:
-        if budget_ms is not None:
-            if isinstance(budget_ms, bool) or not isinstance(budget_ms, (int, float)) \
-                    or not math.isfinite(budget_ms) or budget_ms <= 0:
-                raise InvalidInputError(f"budget_ms must be a finite number > 0 or None, got {budget_ms!r}")
-        for name, value in (("max_expansions", max_expansions), ("chunk", chunk)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise InvalidInputError(f"{name} must be an int >= 1 or None, got {value!r}")
-        if budget_ms is None and max_expansions is None:
-            raise InvalidInputError("give budget_ms or max_expansions (or both); got neither")
+        _check_budget(budget_ms, max_expansions)
+        _check_count(chunk, "chunk")
         if cache is not None and not isinstance(cache, PathCache):
             raise InvalidInputError(f"cache must be a PathCache or None, got {type(cache).__name__}")
         if isinstance(aging, bool) or not isinstance(aging, (int, float)) or not math.isfinite(aging) \
@@ -252,7 +259,7 @@ class PathQueue:
             raise InvalidInputError(f"on_change must be 'restart' or 'stale', got {on_change!r}")
         if isinstance(window, bool) or not isinstance(window, int) or window < 1:
             raise InvalidInputError(f"window must be an int >= 1, got {window!r}")
-        self._budget_s = None if budget_ms is None else budget_ms / 1000.0
+        self._budget_s = None if budget_ms is None else float(budget_ms) / 1000.0
         self._max_expansions = max_expansions
         self._cache = cache
         self._chunk = chunk
@@ -275,6 +282,27 @@ class PathQueue:
         self._latency: deque[int] = deque(maxlen=window)
         self._counts = dict.fromkeys(
             ("completed", "cancelled", "stale", "restarts", "shared", "cache_hits"), 0)
+
+    # -- budget ----------------------------------------------------------------------------
+    @property
+    def budget_ms(self) -> float | None:
+        """Pathfinding wall time per :meth:`update` in ms, or None; settable between frames."""
+        return None if self._budget_s is None else self._budget_s * 1000.0
+
+    @budget_ms.setter
+    def budget_ms(self, value: float | None) -> None:
+        _check_budget(value, self._max_expansions)
+        self._budget_s = None if value is None else float(value) / 1000.0
+
+    @property
+    def max_expansions(self) -> int | None:
+        """Node expansions per :meth:`update`, or None; settable between frames."""
+        return self._max_expansions
+
+    @max_expansions.setter
+    def max_expansions(self, value: int | None) -> None:
+        _check_budget(self.budget_ms, value)
+        self._max_expansions = value
 
     # -- requests --------------------------------------------------------------------------
     def request(self, world: Any, start: Any, goal: Any, *, priority: float = 0,

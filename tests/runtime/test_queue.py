@@ -381,3 +381,21 @@ def test_time_budget_logic_with_a_simulated_clock(monkeypatch: pytest.MonkeyPatc
     assert np.median(used[:-1]) >= 0.18                  # and most of it is used
     for req, (s, g) in zip(requests, pairs):
         same_path(req.path, gamenav.find_path(grid, s, g))
+
+
+def test_budget_can_be_changed_between_frames() -> None:
+    grid = gamenav.TileGrid(np.ones((40, 40), dtype=bool))
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=10)
+    request = queue.request(grid, (0, 0), (39, 39))
+    queue.update()
+    assert queue.stats.last_frame_expansions == 10 and not request.done
+    queue.max_expansions = 1000
+    queue.update()
+    assert request.done and request.status is gamenav.PathStatus.FOUND
+    queue.budget_ms = 2.0
+    assert queue.budget_ms == 2.0
+    queue.budget_ms = None
+    with pytest.raises(gamenav.InvalidInputError, match="give budget_ms or max_expansions"):
+        queue.max_expansions = None
+    with pytest.raises(gamenav.InvalidInputError, match="budget_ms must be a finite number > 0"):
+        queue.budget_ms = float("nan")
