@@ -458,11 +458,11 @@ def _make_node(ctx, rid, rx, ry, g, pv, qv, t0, t1, e, parent, tri_from):
     ``ctx`` = (nf, ni, ctr, verts, goal_mask, goal, nbrs, side, tin, tout, goal_tin); see
     :func:`dual_graph` for the bridge arrays.
     """
+    if t1 - t0 <= 1e-12:
+        return
     nf, ni, ctr, verts, goal_mask, goal, nbrs, side, tin, tout, goal_tin = ctx
     nxt = nbrs[tri_from, e]
     if nxt < 0 or (not goal_mask[nxt] and _useless(side, tin, tout, goal_tin, tri_from, e, nxt)):
-        return
-    if t1 - t0 <= 1e-12:
         return
     px, py = verts[pv, 0], verts[pv, 1]
     qx, qy = verts[qv, 0], verts[qv, 1]
