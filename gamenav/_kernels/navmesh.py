@@ -585,7 +585,7 @@ def _expand(k, ctx, tris, corner, root_g):
         _make_node(ctx, rid, rx, ry, g, c, a, 0.0, t_l, eca, k, t)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def polyanya_step(verts, tris, nbrs, corner, degree, side, tin, tout, goal_tin, goal_mask, goal,
                   start, starts, nf, ni, hf, hg, hn, pos, root_g, ctr, max_expansions):
     """Advance a Polyanya search by at most ``max_expansions`` node expansions.
