@@ -220,13 +220,13 @@ def dual_graph(nbrs):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _useless(side, tin, tout, goal_tin, t, j, u):
-    """Whether crossing edge j of triangle t into u enters a bridge side without the goal."""
-    sd = side[t, j]
+def _useless(sd, goal_tin, tin_t, tout_t, tin_u, tout_u):
+    """Whether crossing edge j of triangle t into u (``sd = side[t, j]``, ``tin``/``tout`` of
+    t and u) enters a bridge side without the goal."""
     if sd == 1:
-        return not (tin[u] <= goal_tin < tout[u])
+        return not (tin_u <= goal_tin < tout_u)
     if sd == -1:
-        return tin[t] <= goal_tin < tout[t]
+        return tin_t <= goal_tin < tout_t
     return False
 
 
@@ -289,7 +289,8 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, goal, be
             u = nbrs[t, j]
             if u < 0 or state[u] == 2:
                 continue
-            if not goal_mask[u] and _useless(side, tin, tout, goal_tin, t, j, u):
+            if not goal_mask[u] and _useless(side[t, j], goal_tin, tin[t], tout[t], tin[u],
+                                             tout[u]):
                 continue
             prx = verts[tris[t, j], 0]
             pry = verts[tris[t, j], 1]
@@ -408,6 +409,10 @@ def funnel(verts, tris, nbrs, corridor, start, goal):
 # node int fields (ni):   0 root vertex (-1 start point, -2 free bend point), 1 left vertex,
 #                         2 right vertex, 3 next triangle (-1: final node), 4 parent node,
 #                         5 triangle the node was generated from
+#
+# Everything touching arrays lives in the body of polyanya_step: numba increfs and decrefs
+# (atomically) every array handed to an inlined helper with branches, which once cost most of
+# the run time. Helpers below take and return scalars only, or are branch-free (_succ).
 
 _EPS = 1e-9
 
@@ -451,138 +456,27 @@ def _ray_param(rx, ry, dx, dy, px, py, qx, qy):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _make_node(ctx, rid, rx, ry, g, pv, qv, t0, t1, e, parent, tri_from):
-    """Create the successor on edge ``e`` = p -> q of ``tri_from`` (params t0 < t1, right end at
-    t0), unless it is empty, leads off the mesh, or crosses a bridge away from the goal.
-
-    ``ctx`` = (nf, ni, ctr, verts, goal_mask, goal, nbrs, side, tin, tout, goal_tin); see
-    :func:`dual_graph` for the bridge arrays.
-    """
-    if t1 - t0 <= 1e-12:
-        return
-    nf, ni, ctr, verts, goal_mask, goal, nbrs, side, tin, tout, goal_tin = ctx
-    nxt = nbrs[tri_from, e]
-    if nxt < 0 or (not goal_mask[nxt] and _useless(side, tin, tout, goal_tin, tri_from, e, nxt)):
-        return
-    px, py = verts[pv, 0], verts[pv, 1]
-    qx, qy = verts[qv, 0], verts[qv, 1]
-    k = ctr[2]
-    ctr[2] += 1
-    if t0 <= 0.0:
-        nf[k, 4], nf[k, 5] = px, py
-    else:
-        nf[k, 4], nf[k, 5] = px + t0 * (qx - px), py + t0 * (qy - py)
-    if t1 >= 1.0:
-        nf[k, 2], nf[k, 3] = qx, qy
-    else:
-        nf[k, 2], nf[k, 3] = px + t1 * (qx - px), py + t1 * (qy - py)
-    nf[k, 0] = rx
-    nf[k, 1] = ry
-    nf[k, 6] = g
-    nf[k, 7] = g + _interval_h(rx, ry, nf[k, 2], nf[k, 3], nf[k, 4], nf[k, 5], goal[0], goal[1])
-    ni[k, 0] = rid
-    ni[k, 1] = qv
-    ni[k, 2] = pv
-    ni[k, 3] = nxt
-    ni[k, 4] = parent
-    ni[k, 5] = tri_from
+def _root_ok(best, g):
+    """Root-level pruning: a new root vertex is kept only if reached (almost) as cheaply as
+    its best ``g`` so far (``best``)."""
+    return g <= best + 1e-9 * (1.0 + g)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _new_root_g(root_g, v, g):
-    """Root-level pruning: accept a new root vertex only if it is reached (almost) as cheaply."""
-    if g > root_g[v] + 1e-9 * (1.0 + g):
-        return False
-    if g < root_g[v]:
-        root_g[v] = g
-    return True
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _expand(k, ctx, tris, corner, root_g):
-    """Create the successors of node ``k`` (or the final node if its triangle holds the goal)."""
-    nf, ni, ctr, verts, goal_mask, goal, nbrs, side, tin, tout, goal_tin = ctx
-    gx = goal[0]
-    gy = goal[1]
-    rid = ni[k, 0]
-    g = nf[k, 6]
-    rx, ry = nf[k, 0], nf[k, 1]
-    lx, ly = nf[k, 2], nf[k, 3]
-    qx, qy = nf[k, 4], nf[k, 5]
-    a = ni[k, 1]  # left vertex
-    b = ni[k, 2]  # right vertex
-    t = ni[k, 3]
-    j = 0
-    while tris[t, j] != a:
-        j += 1
-    c = tris[t, (j + 2) % 3]
-    ebc = (j + 1) % 3  # edge b -> c
-    eca = (j + 2) % 3  # edge c -> a
-    if goal_mask[t]:
-        # final node: bend at an interval end if the goal is outside the visible cone
-        kk = ctr[2]
-        ctr[2] += 1
-        nf[kk, 0], nf[kk, 1] = rx, ry
-        ni[kk, 0] = rid
-        gg = g
-        if rid != a and rid != b:
-            if _orient(rx, ry, lx, ly, gx, gy) > 0.0:
-                nf[kk, 0], nf[kk, 1] = lx, ly
-                ni[kk, 0] = -2
-                gg = g + _dist(rx, ry, lx, ly)
-            elif _orient(rx, ry, qx, qy, gx, gy) < 0.0:
-                nf[kk, 0], nf[kk, 1] = qx, qy
-                ni[kk, 0] = -2
-                gg = g + _dist(rx, ry, qx, qy)
-        nf[kk, 2], nf[kk, 3] = gx, gy
-        nf[kk, 4], nf[kk, 5] = gx, gy
-        nf[kk, 6] = gg
-        nf[kk, 7] = gg + _dist(nf[kk, 0], nf[kk, 1], gx, gy)
-        ni[kk, 1] = -1
-        ni[kk, 2] = -1
-        ni[kk, 3] = -1
-        ni[kk, 4] = k
-        ni[kk, 5] = t
-        return
-    if rid == a or rid == b:  # root at an interval end: the whole triangle is visible from it
-        _make_node(ctx, rid, rx, ry, g, b, c, 0.0, 1.0, ebc, k, t)
-        _make_node(ctx, rid, rx, ry, g, c, a, 0.0, 1.0, eca, k, t)
-        return
-    cx, cy = verts[c, 0], verts[c, 1]
-    ax, ay = verts[a, 0], verts[a, 1]
-    bx, by = verts[b, 0], verts[b, 1]
-    right_is_b = qx == bx and qy == by and corner[b]
-    left_is_a = lx == ax and ly == ay and corner[a]
-    o_r = _orient(rx, ry, qx, qy, cx, cy)
-    o_l = _orient(rx, ry, lx, ly, cx, cy)
-    gb = g + _dist(rx, ry, bx, by)
-    ga = g + _dist(rx, ry, ax, ay)
-    if o_r <= 0.0:
-        # c on or right of the right ray: edge b-c lies in b's shadow
-        t_r = _ray_param(rx, ry, qx, qy, cx, cy, ax, ay)
-        t_l = _ray_param(rx, ry, lx, ly, cx, cy, ax, ay)
-        if right_is_b and _new_root_g(root_g, b, gb):
-            _make_node(ctx, b, bx, by, gb, b, c, 0.0, 1.0, ebc, k, t)
-            _make_node(ctx, b, bx, by, gb, c, a, 0.0, t_r, eca, k, t)
-        _make_node(ctx, rid, rx, ry, g, c, a, t_r, t_l, eca, k, t)
-        if left_is_a and _new_root_g(root_g, a, ga):
-            _make_node(ctx, a, ax, ay, ga, c, a, t_l, 1.0, eca, k, t)
-    elif o_l >= 0.0:
-        # c on or left of the left ray: edge c-a lies in a's shadow
-        t_r = _ray_param(rx, ry, qx, qy, bx, by, cx, cy)
-        t_l = _ray_param(rx, ry, lx, ly, bx, by, cx, cy)
-        if right_is_b and _new_root_g(root_g, b, gb):
-            _make_node(ctx, b, bx, by, gb, b, c, 0.0, t_r, ebc, k, t)
-        _make_node(ctx, rid, rx, ry, g, b, c, t_r, t_l, ebc, k, t)
-        if left_is_a and _new_root_g(root_g, a, ga):
-            _make_node(ctx, a, ax, ay, ga, b, c, t_l, 1.0, ebc, k, t)
-            _make_node(ctx, a, ax, ay, ga, c, a, 0.0, 1.0, eca, k, t)
-    else:
-        # c inside the cone: both far edges are partly visible from the root
-        t_r = _ray_param(rx, ry, qx, qy, bx, by, cx, cy)
-        t_l = _ray_param(rx, ry, lx, ly, cx, cy, ax, ay)
-        _make_node(ctx, rid, rx, ry, g, b, c, t_r, 1.0, ebc, k, t)
-        _make_node(ctx, rid, rx, ry, g, c, a, 0.0, t_l, eca, k, t)
+def _succ(sf, si, n, rid, rx, ry, g, pv, qv, t0, t1, e, tri_from):
+    """Record candidate successor ``n`` (on edge ``e`` = p -> q of ``tri_from``, params
+    ``t0 < t1``, right end at ``t0``) in the scratch rows ``sf``/``si``; returns ``n + 1``."""
+    sf[n, 0] = rx
+    sf[n, 1] = ry
+    sf[n, 2] = g
+    sf[n, 3] = t0
+    sf[n, 4] = t1
+    si[n, 0] = rid
+    si[n, 1] = pv
+    si[n, 2] = qv
+    si[n, 3] = e
+    si[n, 4] = tri_from
+    return n + 1
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -595,58 +489,187 @@ def polyanya_step(verts, tris, nbrs, corner, degree, side, tin, tout, goal_tin, 
     triangle ``starts[0]`` (root = start point), or, when the start is vertex ``ctr[4]``, the
     opposite edge of each incident triangle in ``starts``. A lone successor entering a corridor
     triangle (two neighbours, not the goal's) is expanded at once without touching the heap
-    (Polyanya's intermediate pruning). Returns RUNNING, DONE_FOUND (``ctr[3]`` = final node),
-    DONE_NONE, or NEED_SPACE (grow ``nf``/``ni``/heap and call again; nothing was changed).
-    Bridges leading away from the goal are never crossed (:func:`dual_graph`).
+    (Polyanya's intermediate pruning). Empty successors, those leading off the mesh and those
+    crossing a bridge away from the goal (:func:`dual_graph`) are dropped. Returns RUNNING,
+    DONE_FOUND (``ctr[3]`` = final node), DONE_NONE, or NEED_SPACE (grow ``nf``/``ni``/heap
+    and call again; nothing was changed).
     """
     cap = nf.shape[0]
-    ctx = (nf, ni, ctr, verts, goal_mask, goal, nbrs, side, tin, tout, goal_tin)
+    gx = goal[0]
+    gy = goal[1]
+    sf = np.empty((max(4, 3 * starts.shape[0]), 5))
+    si = np.empty((sf.shape[0], 5), dtype=np.int64)
+    count = 0
+    k = -2  # node to expand next: -2 pop one from the heap, -1 the initial intervals
     if ctr[5] == 1:
         ctr[5] = 0
-        v = ctr[4]
-        for idx in range(starts.shape[0]):
-            t = starts[idx]
-            if v >= 0:
-                j = 0
-                while tris[t, j] != v:
-                    j += 1
-                _make_node(ctx, v, start[0], start[1], 0.0,
-                           tris[t, (j + 1) % 3], tris[t, (j + 2) % 3], 0.0, 1.0,
-                           (j + 1) % 3, -1, t)
-            else:
-                for j in range(3):
-                    _make_node(ctx, -1, start[0], start[1],
-                               0.0, tris[t, j], tris[t, (j + 1) % 3], 0.0, 1.0, j, -1, t)
-        for kk in range(ctr[2]):
-            heap_sift_up(hf, hg, hn, pos, ctr[0], kk, nf[kk, 7], nf[kk, 6])
-            ctr[0] += 1
-    count = 0
-    while ctr[0] > 0:
-        if count >= max_expansions:
-            return RUNNING
-        if ctr[2] + 8 > cap:
-            return NEED_SPACE
-        k = heap_pop(hf, hg, hn, pos, ctr[0])
-        ctr[0] -= 1
-        if ni[k, 3] < 0:  # final node: the cheapest complete path
-            ctr[3] = k
-            ctr[1] += 1
-            return DONE_FOUND
-        rid = ni[k, 0]
-        if rid >= 0 and nf[k, 6] > root_g[rid] + 1e-9 * (1.0 + nf[k, 6]):
-            continue
-        while True:
+        k = -1
+    while True:
+        n = 0
+        first = ctr[2]
+        if k == -1:
+            v = ctr[4]
+            for idx in range(starts.shape[0]):
+                t = starts[idx]
+                if v >= 0:
+                    j = 0
+                    while tris[t, j] != v:
+                        j += 1
+                    n = _succ(sf, si, n, v, start[0], start[1], 0.0, tris[t, (j + 1) % 3],
+                              tris[t, (j + 2) % 3], 0.0, 1.0, (j + 1) % 3, t)
+                else:
+                    for j in range(3):
+                        n = _succ(sf, si, n, -1, start[0], start[1], 0.0, tris[t, j],
+                                  tris[t, (j + 1) % 3], 0.0, 1.0, j, t)
+        else:
+            if k == -2:
+                if ctr[0] == 0:
+                    return DONE_NONE
+                if count >= max_expansions:
+                    return RUNNING
+                if ctr[2] + 8 > cap:
+                    return NEED_SPACE
+                k = heap_pop(hf, hg, hn, pos, ctr[0])
+                ctr[0] -= 1
+                if ni[k, 3] < 0:  # final node: the cheapest complete path
+                    ctr[3] = k
+                    ctr[1] += 1
+                    return DONE_FOUND
+                rid = ni[k, 0]
+                if rid >= 0 and not _root_ok(root_g[rid], nf[k, 6]):
+                    k = -2
+                    continue
             ctr[1] += 1
             count += 1
-            first = ctr[2]
-            _expand(k, ctx, tris, corner, root_g)
-            if ctr[2] == first + 1 and ctr[2] + 8 <= cap:
-                nxt = ni[first, 3]
-                if nxt >= 0 and degree[nxt] == 2 and not goal_mask[nxt]:
-                    k = first
-                    continue
-            for kk in range(first, ctr[2]):
-                heap_sift_up(hf, hg, hn, pos, ctr[0], kk, nf[kk, 7], nf[kk, 6])
-                ctr[0] += 1
-            break
-    return DONE_NONE
+            # expand node k: its successors go to sf/si, a final node straight to nf/ni
+            rid = ni[k, 0]
+            g = nf[k, 6]
+            rx, ry = nf[k, 0], nf[k, 1]
+            lx, ly = nf[k, 2], nf[k, 3]
+            qx, qy = nf[k, 4], nf[k, 5]
+            a = ni[k, 1]  # left vertex
+            b = ni[k, 2]  # right vertex
+            t = ni[k, 3]
+            j = 0
+            while tris[t, j] != a:
+                j += 1
+            c = tris[t, (j + 2) % 3]
+            ebc = (j + 1) % 3  # edge b -> c
+            eca = (j + 2) % 3  # edge c -> a
+            if goal_mask[t]:
+                # final node: bend at an interval end if the goal is outside the visible cone
+                kk = ctr[2]
+                ctr[2] += 1
+                fx, fy, gg, frid = rx, ry, g, rid
+                if rid != a and rid != b:
+                    if _orient(rx, ry, lx, ly, gx, gy) > 0.0:
+                        fx, fy, frid = lx, ly, -2
+                        gg = g + _dist(rx, ry, lx, ly)
+                    elif _orient(rx, ry, qx, qy, gx, gy) < 0.0:
+                        fx, fy, frid = qx, qy, -2
+                        gg = g + _dist(rx, ry, qx, qy)
+                nf[kk, 0], nf[kk, 1] = fx, fy
+                nf[kk, 2], nf[kk, 3] = gx, gy
+                nf[kk, 4], nf[kk, 5] = gx, gy
+                nf[kk, 6] = gg
+                nf[kk, 7] = gg + _dist(fx, fy, gx, gy)
+                ni[kk, 0] = frid
+                ni[kk, 1] = -1
+                ni[kk, 2] = -1
+                ni[kk, 3] = -1
+                ni[kk, 4] = k
+                ni[kk, 5] = t
+            elif rid == a or rid == b:  # root at an interval end: the whole triangle is visible
+                n = _succ(sf, si, n, rid, rx, ry, g, b, c, 0.0, 1.0, ebc, t)
+                n = _succ(sf, si, n, rid, rx, ry, g, c, a, 0.0, 1.0, eca, t)
+            else:
+                cx, cy = verts[c, 0], verts[c, 1]
+                ax, ay = verts[a, 0], verts[a, 1]
+                bx, by = verts[b, 0], verts[b, 1]
+                # an interval end at a corner vertex may become a new root (non-observable part)
+                new_b = qx == bx and qy == by and corner[b]
+                new_a = lx == ax and ly == ay and corner[a]
+                gb = ga = 0.0
+                inside = (_orient(rx, ry, qx, qy, cx, cy) > 0.0
+                          and _orient(rx, ry, lx, ly, cx, cy) < 0.0)
+                if new_b and not inside:
+                    gb = g + _dist(rx, ry, bx, by)
+                    new_b = _root_ok(root_g[b], gb)
+                    if new_b:
+                        root_g[b] = min(root_g[b], gb)
+                if new_a and not inside:
+                    ga = g + _dist(rx, ry, ax, ay)
+                    new_a = _root_ok(root_g[a], ga)
+                    if new_a:
+                        root_g[a] = min(root_g[a], ga)
+                if _orient(rx, ry, qx, qy, cx, cy) <= 0.0:
+                    # c on or right of the right ray: edge b-c lies in b's shadow
+                    t_r = _ray_param(rx, ry, qx, qy, cx, cy, ax, ay)
+                    t_l = _ray_param(rx, ry, lx, ly, cx, cy, ax, ay)
+                    if new_b:
+                        n = _succ(sf, si, n, b, bx, by, gb, b, c, 0.0, 1.0, ebc, t)
+                        n = _succ(sf, si, n, b, bx, by, gb, c, a, 0.0, t_r, eca, t)
+                    n = _succ(sf, si, n, rid, rx, ry, g, c, a, t_r, t_l, eca, t)
+                    if new_a:
+                        n = _succ(sf, si, n, a, ax, ay, ga, c, a, t_l, 1.0, eca, t)
+                elif _orient(rx, ry, lx, ly, cx, cy) >= 0.0:
+                    # c on or left of the left ray: edge c-a lies in a's shadow
+                    t_r = _ray_param(rx, ry, qx, qy, bx, by, cx, cy)
+                    t_l = _ray_param(rx, ry, lx, ly, bx, by, cx, cy)
+                    if new_b:
+                        n = _succ(sf, si, n, b, bx, by, gb, b, c, 0.0, t_r, ebc, t)
+                    n = _succ(sf, si, n, rid, rx, ry, g, b, c, t_r, t_l, ebc, t)
+                    if new_a:
+                        n = _succ(sf, si, n, a, ax, ay, ga, b, c, t_l, 1.0, ebc, t)
+                        n = _succ(sf, si, n, a, ax, ay, ga, c, a, 0.0, 1.0, eca, t)
+                else:
+                    # c inside the cone: both far edges are partly visible from the root
+                    t_r = _ray_param(rx, ry, qx, qy, bx, by, cx, cy)
+                    t_l = _ray_param(rx, ry, lx, ly, cx, cy, ax, ay)
+                    n = _succ(sf, si, n, rid, rx, ry, g, b, c, t_r, 1.0, ebc, t)
+                    n = _succ(sf, si, n, rid, rx, ry, g, c, a, 0.0, t_l, eca, t)
+        # turn the candidates into nodes
+        for m in range(n):
+            t0 = sf[m, 3]
+            t1 = sf[m, 4]
+            if t1 - t0 <= 1e-12:
+                continue
+            tf = si[m, 4]
+            e = si[m, 3]
+            nxt = nbrs[tf, e]
+            if nxt < 0 or (not goal_mask[nxt] and _useless(side[tf, e], goal_tin, tin[tf],
+                                                           tout[tf], tin[nxt], tout[nxt])):
+                continue
+            pv = si[m, 1]
+            qv = si[m, 2]
+            px, py = verts[pv, 0], verts[pv, 1]
+            ex, ey = verts[qv, 0], verts[qv, 1]
+            rgx, rgy = px, py  # right end (at t0)
+            lfx, lfy = ex, ey  # left end (at t1)
+            if t0 > 0.0:
+                rgx, rgy = px + t0 * (ex - px), py + t0 * (ey - py)
+            if t1 < 1.0:
+                lfx, lfy = px + t1 * (ex - px), py + t1 * (ey - py)
+            nrx, nry, ng = sf[m, 0], sf[m, 1], sf[m, 2]
+            kk = ctr[2]
+            ctr[2] += 1
+            nf[kk, 0], nf[kk, 1] = nrx, nry
+            nf[kk, 2], nf[kk, 3] = lfx, lfy
+            nf[kk, 4], nf[kk, 5] = rgx, rgy
+            nf[kk, 6] = ng
+            nf[kk, 7] = ng + _interval_h(nrx, nry, lfx, lfy, rgx, rgy, gx, gy)
+            ni[kk, 0] = si[m, 0]
+            ni[kk, 1] = qv
+            ni[kk, 2] = pv
+            ni[kk, 3] = nxt
+            ni[kk, 4] = k
+            ni[kk, 5] = tf
+        if k >= 0 and ctr[2] == first + 1 and ctr[2] + 8 <= cap:
+            nxt = ni[first, 3]
+            if nxt >= 0 and degree[nxt] == 2 and not goal_mask[nxt]:
+                k = first
+                continue
+        for kk in range(first, ctr[2]):
+            heap_sift_up(hf, hg, hn, pos, ctr[0], kk, nf[kk, 7], nf[kk, 6])
+            ctr[0] += 1
+        k = -2
