@@ -492,7 +492,8 @@ def polyanya_step(verts, tris, nbrs, corner, degree, side, tin, tout, goal_tin, 
     (Polyanya's intermediate pruning). Empty successors, those leading off the mesh and those
     crossing a bridge away from the goal (:func:`dual_graph`) are dropped. Returns RUNNING,
     DONE_FOUND (``ctr[3]`` = final node), DONE_NONE, or NEED_SPACE (grow ``nf``/``ni``/heap
-    and call again; nothing was changed).
+    and call again; nothing was changed). On DONE_FOUND, ``hn[:ctr[0]]`` is the chain of nodes
+    from an initial one to the final one.
     """
     cap = nf.shape[0]
     gx = goal[0]
@@ -534,6 +535,15 @@ def polyanya_step(verts, tris, nbrs, corner, degree, side, tin, tout, goal_tin, 
                 if ni[k, 3] < 0:  # final node: the cheapest complete path
                     ctr[3] = k
                     ctr[1] += 1
+                    m = 0
+                    node = k
+                    while node >= 0:
+                        m += 1
+                        node = ni[node, 4]
+                    ctr[0] = m  # the heap is done with: it now holds the node chain
+                    for i in range(m - 1, -1, -1):
+                        hn[i] = k
+                        k = ni[k, 4]
                     return DONE_FOUND
                 rid = ni[k, 0]
                 if rid >= 0 and not _root_ok(root_g[rid], nf[k, 6]):

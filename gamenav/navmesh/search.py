@@ -289,15 +289,14 @@ class NavMeshSearch:
 
     def _polyanya_path(self) -> Path:
         nf, ni = self._nf, self._ni
-        chain = []
-        node = int(self._ctr[3])
-        while node >= 0:
-            chain.append(node)
-            node = int(ni[node, 4])
-        chain_arr = np.array(chain[::-1], dtype=np.int64)
-        roots = np.concatenate([self._start[None], nf[chain_arr, :2], self._goal[None]])
-        keep = np.r_[True, (roots[1:] != roots[:-1]).any(axis=1)]
-        tris = np.stack([ni[chain_arr, 5], ni[chain_arr, 3]], axis=1).ravel()
+        chain = self._hn[: self._ctr[0]]  # first node to final node (see polyanya_step)
+        roots = np.empty((len(chain) + 2, 2))
+        roots[0], roots[-1] = self._start, self._goal
+        roots[1:-1] = nf[chain, :2]
+        keep = np.ones(len(roots), dtype=bool)
+        keep[1:] = (roots[1:] != roots[:-1]).any(axis=1)
+        tris = ni[chain][:, [5, 3]].ravel()
         tris = tris[tris >= 0]
-        tris = tris[np.r_[True, tris[1:] != tris[:-1]]]
-        return self._make_path(roots[keep], tris)
+        first = np.ones(len(tris), dtype=bool)
+        first[1:] = tris[1:] != tris[:-1]
+        return self._make_path(roots[keep], tris[first])
