@@ -136,14 +136,18 @@ class NavMeshSearch:
         mask = np.zeros(len(tris), dtype=np.uint8)
         mask[t] = 1
         tol = self._mesh.tolerance
+        px, py = float(p[0]), float(p[1])
+        ids = tris[t].tolist()  # plain floats: numpy scalars are slow for three edges
+        corners = verts[ids].tolist()
+        across = nbrs[t].tolist()
         for j in range(3):
-            a, b = verts[tris[t, j]], verts[tris[t, (j + 1) % 3]]
-            if math.hypot(*(p - a)) <= tol:
-                mask[self._incident(int(tris[t, j]))] = 1
-            e = b - a
-            dist = (e[0] * (p[1] - a[1]) - e[1] * (p[0] - a[0])) / math.hypot(*e)
-            if abs(dist) <= tol and nbrs[t, j] >= 0:
-                mask[nbrs[t, j]] = 1
+            (ax, ay), (bx, by) = corners[j], corners[(j + 1) % 3]
+            if math.hypot(px - ax, py - ay) <= tol:
+                mask[self._incident(ids[j])] = 1
+            ex, ey = bx - ax, by - ay
+            dist = (ex * (py - ay) - ey * (px - ax)) / math.hypot(ex, ey)
+            if abs(dist) <= tol and across[j] >= 0:
+                mask[across[j]] = 1
         return mask
 
     def _begin_astar(self) -> None:
