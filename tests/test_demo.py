@@ -9,9 +9,6 @@ import sys
 from pathlib import Path as FilePath
 
 import numpy as np
-import pytest
-
-pytest.importorskip("arcade")
 
 import gamenav  # noqa: E402
 from demo_game.app import run_headless, warm_up  # noqa: E402

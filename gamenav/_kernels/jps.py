@@ -19,7 +19,6 @@ one straight or diagonal line.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 

@@ -13,7 +13,6 @@ import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
-import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k

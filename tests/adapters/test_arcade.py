@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-arcade = pytest.importorskip("arcade")
+import arcade  # noqa: E402  (after ARCADE_HEADLESS is set by conftest)
 
 import gamenav  # noqa: E402
 from gamenav.adapters.arcade import (PathFollower, draw_expansions, draw_grid, draw_navmesh,  # noqa: E402
                                      draw_path, grid_from_sprites, grid_from_tilemap, navmesh_from_tilemap)
+from tests.readme import readme_code  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -157,37 +158,7 @@ def test_drawing_checks_shapes(window) -> None:
         draw_path(np.zeros(3))
 
 
-README_QUICK_START = """\
-import arcade
-import gamenav
-from gamenav.adapters.arcade import PathFollower, draw_path, grid_from_tilemap
-
-class Game(arcade.Window):
-    def __init__(self):
-        super().__init__(800, 600, "gamenav + arcade")
-        self.tile_map = arcade.load_tilemap("level.json")       # a Tiled map with a "walls" layer
-        self.scene = arcade.Scene.from_tilemap(self.tile_map)
-        self.grid = grid_from_tilemap(self.tile_map, "walls")    # non-empty tiles are walls
-        self.queue = gamenav.PathQueue(budget_ms=1.0)            # pathfinding time per frame
-        self.hero = arcade.SpriteCircle(6, arcade.color.RED)
-        self.hero.position = tuple(self.grid.cell_to_world((0, 0)))
-        self.follower = PathFollower(self.hero, self.grid, speed=150, queue=self.queue)
-
-    def on_mouse_press(self, x, y, button, modifiers):
-        self.follower.move_to((x, y))                           # click to move
-
-    def on_update(self, delta_time):
-        self.queue.update()
-        self.follower.update(delta_time)
-
-    def on_draw(self):
-        self.clear()
-        self.scene.draw()
-        draw_path(self.follower.path)
-        arcade.draw_sprite(self.hero)
-
-Game(), arcade.run()
-"""
+README_QUICK_START = readme_code("Quick start: arcade")
 
 
 def test_readme_quick_start_runs(window, data_dir) -> None:

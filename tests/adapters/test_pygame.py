@@ -14,11 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-pygame = pytest.importorskip("pygame")
+import pygame  # noqa: E402  (after SDL_VIDEODRIVER is set by conftest)
 
 import gamenav  # noqa: E402
 from gamenav.adapters.pygame import (PathFollower, draw_grid, draw_path, grid_from_mask,  # noqa: E402
                                      grid_from_rects)
+from tests.readme import readme_code  # noqa: E402
 
 ROOT = FsPath(__file__).resolve().parents[2]
 WHITE = (255, 255, 255, 255)
@@ -344,34 +345,7 @@ def test_follower_avoids_a_wall_built_before_it_collects_its_path() -> None:
     assert follower.arrived and near(follower.position, (110, 190))
 
 
-README_QUICK_START = """\
-import pygame
-import gamenav
-from gamenav.adapters.pygame import PathFollower, draw_grid, draw_path, grid_from_rects
-
-pygame.init()
-screen = pygame.display.set_mode((640, 480))
-walls = [pygame.Rect(160, 0, 40, 360), pygame.Rect(400, 120, 40, 360)]
-grid = grid_from_rects(walls, size=screen.get_size(), cell_size=20)
-queue = gamenav.PathQueue(budget_ms=1.0)          # pathfinding time per frame
-agent = PathFollower((40, 40), grid, speed=200, queue=queue)
-clock = pygame.time.Clock()
-running = True
-while running:
-    for event in pygame.event.get():
-        if event.type == pygame.QUIT:
-            running = False
-        elif event.type == pygame.MOUSEBUTTONDOWN:
-            agent.move_to(event.pos)                  # click to move
-    queue.update()
-    agent.update(clock.tick(60) / 1000)           # seconds since the last frame
-    screen.fill("white")
-    draw_grid(screen, grid)
-    draw_path(screen, agent.path)
-    pygame.draw.circle(screen, "red", agent.position, 8)
-    pygame.display.flip()
-pygame.quit()
-"""
+README_QUICK_START = readme_code("Quick start: pygame")
 
 
 def test_readme_quick_start_runs(monkeypatch: pytest.MonkeyPatch) -> None:

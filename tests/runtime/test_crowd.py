@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -266,7 +267,6 @@ def test_descending_a_distance_field_reaches_the_source() -> None:
 
 
 def test_navmesh_world_paths_keep_agents_off_walls() -> None:
-    shapely = pytest.importorskip("shapely")
     walk = np.ones((20, 30), bool)
     walk[0:15, 10] = False
     grid = gamenav.TileGrid(walk)
