@@ -19,6 +19,7 @@ import numpy.typing as npt
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import (DONE_FOUND, NEED_SPACE, RUNNING, astar_step, funnel,
                                       polyanya_step)
+from gamenav._validate import finite_point
 from gamenav.errors import BlockedEndpointError, InvalidInputError
 from gamenav.navmesh.mesh import NavMesh
 from gamenav.types import Path, PathStatus
@@ -26,18 +27,6 @@ from gamenav.types import Path, PathStatus
 __all__ = ["NavMeshSearch"]
 
 _UNLIMITED = np.iinfo(np.int64).max
-
-
-def _point(value: Any, name: str) -> npt.NDArray[np.float64]:
-    try:
-        p = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidInputError(f"{name} must be an (x, y) pair of numbers, got {value!r}") from None
-    if p.shape != (2,):
-        raise InvalidInputError(f"{name} must be an (x, y) pair of numbers, got {value!r}")
-    if not np.isfinite(p).all():
-        raise InvalidInputError(f"{name} must be finite, got {value!r}")
-    return p
 
 
 class NavMeshSearch:
@@ -74,8 +63,8 @@ class NavMeshSearch:
                  clamp: bool = False, partial: bool = False) -> None:
         if not isinstance(mesh, NavMesh):
             raise InvalidInputError(f"mesh must be a NavMesh, got {type(mesh).__name__}")
-        s = _point(start, "start")
-        g = _point(goal, "goal")
+        s = finite_point(start, "start")
+        g = finite_point(goal, "goal")
         self._mesh = mesh
         self._exact = bool(exact)
         self._mesh_version = mesh.version

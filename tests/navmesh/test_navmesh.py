@@ -88,9 +88,9 @@ def test_outside_points_raise_or_clamp(walled: NavMesh) -> None:
 
 def test_nan_and_malformed_points() -> None:
     mesh = NavMesh.from_polygons([SQUARE])
-    with pytest.raises(InvalidInputError, match="start must be finite"):
+    with pytest.raises(InvalidInputError, match=r"start must be a finite \(x, y\) pair"):
         gamenav.find_path(mesh, (math.nan, 1), (2, 2))
-    with pytest.raises(InvalidInputError, match=r"goal must be an \(x, y\) pair"):
+    with pytest.raises(InvalidInputError, match=r"goal must be a finite \(x, y\) pair"):
         gamenav.find_path(mesh, (1, 1), (2, 2, 3))
     with pytest.raises(InvalidInputError, match="max_expansions must be an int >= 1"):
         NavMeshSearch(mesh, (1, 1), (2, 2)).step(0)
