@@ -55,21 +55,21 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
-from typing import Callable
 
 # This folder holds scripts named like standard-library modules (queue.py would shadow the `queue`
 # that networkx imports): import the shared helpers through the repository root instead.
 _HERE = FilePath(__file__).resolve().parent
 sys.path[:] = [str(_HERE.parent), *(p for p in sys.path if FilePath(p or ".").resolve() != _HERE)]
 
-import numpy as np  # noqa: E402
-import numpy.typing as npt  # noqa: E402
+import numpy as np
+import numpy.typing as npt
 
-import gamenav  # noqa: E402
-from benchmarks._common import REPO_ROOT, data_dir, markdown_table, time_call  # noqa: E402
-from gamenav.io import Scenario, read_map, read_scenarios  # noqa: E402
+import gamenav
+from benchmarks._common import REPO_ROOT, data_dir, markdown_table, time_call
+from gamenav.io import Scenario, read_map, read_scenarios
 
 MAPS = ("brc202d", "BigGameHunters", "maze512-1-0")
 SQRT2 = math.sqrt(2.0)
@@ -286,7 +286,7 @@ def run_map(name: str, folder: FilePath, args: argparse.Namespace,
             t1 = time.perf_counter()
             solver(q.start, q.goal)  # warm-up: first query on the fresh grid or graph
             t2 = time.perf_counter()
-        except Exception as exc:  # report the row as failed, keep the other libraries going
+        except Exception as exc:  # noqa: BLE001 - report the row as failed, keep the others going
             out.error = f"{type(exc).__name__}: {exc}"
             print(f"  {name}: {lib.name} failed: {out.error}", file=sys.stderr)
             continue
@@ -303,9 +303,9 @@ def run_map(name: str, folder: FilePath, args: argparse.Namespace,
                 continue
             box: list[npt.NDArray[np.int64]] = []
             try:
-                times = time_call(lambda: box.append(solver(q.start, q.goal)),
+                times = time_call(lambda f=solver, q=q, box=box: box.append(f(q.start, q.goal)),
                                   1 if lib.slow else args.repeat)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a failing peer stops its row only
                 out.error = f"query {i}: {type(exc).__name__}: {exc}"
                 continue
             length, valid = measure(box[-1], walkable, q.start, q.goal)
@@ -405,7 +405,7 @@ def first_call(folder: FilePath) -> list[str]:
     for run in (1, 2):
         t0 = time.perf_counter()
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              env=env, cwd=REPO_ROOT)
+                              env=env, cwd=REPO_ROOT, check=False)
         wall = time.perf_counter() - t0
         if proc.returncode:
             lines.append(f"- run {run}: failed: {proc.stderr.strip().splitlines()[-1:]}")
