@@ -68,9 +68,10 @@ def _readonly(array: np.ndarray) -> np.ndarray:
     return view
 
 
-def _cells_of(mask: np.ndarray) -> npt.NDArray[np.int64]:
+def _cells_of(mask: np.ndarray, corner: tuple[int, int] = (0, 0)) -> npt.NDArray[np.int64]:
+    """``(k, 2)`` read-only ``(x, y)`` cells of a ``[y, x]`` mask whose cell [0, 0] is ``corner``."""
     ys, xs = np.nonzero(mask)
-    cells = np.stack([xs, ys], axis=1).astype(np.int64)
+    cells = np.stack([xs + corner[0], ys + corner[1]], axis=1).astype(np.int64)
     cells.flags.writeable = False
     return cells
 
@@ -297,6 +298,32 @@ class TileGrid:
         return out
 
     # -- edits ----------------------------------------------------------------------------
+    def _region_box(self, region: Region) -> tuple[tuple[slice, slice], npt.NDArray[np.bool_]]:
+        """The region's bounding box as ``(rows, columns)`` slices, and its bool mask inside the box."""
+        arr = np.asarray(region)
+        h, w = self.shape
+        if arr.dtype == np.bool_:
+            if arr.shape != self.shape:
+                raise InvalidInputError(f"region mask must have shape {self.shape}, got {arr.shape}")
+            rows, cols = np.flatnonzero(arr.any(axis=1)), np.flatnonzero(arr.any(axis=0))
+            if len(rows) == 0:
+                return (slice(0, 0), slice(0, 0)), np.zeros((0, 0), dtype=bool)
+            box = (slice(int(rows[0]), int(rows[-1]) + 1), slice(int(cols[0]), int(cols[-1]) + 1))
+            return box, arr[box].copy()
+        if arr.shape == (2,):
+            x, y = self.check_cell(tuple(region), "region cell")  # type: ignore[arg-type]
+            return (slice(y, y + 1), slice(x, x + 1)), np.ones((1, 1), dtype=bool)
+        if arr.shape == (4,) and np.issubdtype(arr.dtype, np.integer):
+            x0, y0, x1, y1 = (int(v) for v in arr)
+            if x1 < x0 or y1 < y0:
+                raise InvalidInputError(f"rectangle must have x0 <= x1 and y0 <= y1, got {tuple(arr)}")
+            ys = slice(min(max(y0, 0), h), min(max(y1, 0), h))
+            xs = slice(min(max(x0, 0), w), min(max(x1, 0), w))
+            return (ys, xs), np.ones((ys.stop - ys.start, xs.stop - xs.start), dtype=bool)
+        raise InvalidInputError(
+            "region must be a cell (x, y), a rectangle (x0, y0, x1, y1) of ints or an "
+            f"{self.shape} bool mask, got {region!r}")
+
     def region_mask(self, region: Region) -> npt.NDArray[np.bool_]:
         """An ``(h, w)`` bool mask for a cell, a clipped rectangle or a mask.
 
@@ -304,61 +331,56 @@ class TileGrid:
             OutOfBoundsError: a single cell outside the grid.
             InvalidInputError: anything else malformed (wrong mask shape, x1 < x0, ...).
         """
+        box, inside = self._region_box(region)
         mask = np.zeros(self.shape, dtype=bool)
-        arr = np.asarray(region)
-        if arr.dtype == np.bool_:
-            if arr.shape != self.shape:
-                raise InvalidInputError(f"region mask must have shape {self.shape}, got {arr.shape}")
-            return arr.copy()
-        if arr.shape == (2,):
-            x, y = self.check_cell(tuple(region), "region cell")  # type: ignore[arg-type]
-            mask[y, x] = True
-            return mask
-        if arr.shape == (4,) and np.issubdtype(arr.dtype, np.integer):
-            x0, y0, x1, y1 = (int(v) for v in arr)
-            if x1 < x0 or y1 < y0:
-                raise InvalidInputError(f"rectangle must have x0 <= x1 and y0 <= y1, got {tuple(arr)}")
-            mask[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = True
-            return mask
-        raise InvalidInputError(
-            "region must be a cell (x, y), a rectangle (x0, y0, x1, y1) of ints or an "
-            f"{self.shape} bool mask, got {region!r}")
+        mask[box] = inside
+        return mask
 
     def set_walkable(self, region: Region, walkable: bool = True) -> GridChange | None:
-        """Mark a region walkable or blocked. Returns the change, or None if nothing changed."""
-        mask = self.region_mask(region)
+        """Mark a region walkable or blocked. Returns the change, or None if nothing changed.
+
+        The work is proportional to the region's bounding box, plus one copy of the arrays
+        (edits are copy-on-write, so a running search keeps a consistent snapshot).
+        """
+        box, inside = self._region_box(region)
         new_walkable = self._walkable.copy()
-        new_walkable[mask] = bool(walkable)
-        return self._apply(new_walkable, self._cost)
+        new_walkable[box][inside] = bool(walkable)
+        return self._apply(new_walkable, self._cost, box)
 
     def set_cost(self, region: Region, cost: float | npt.ArrayLike) -> GridChange | None:
         """Set the cost of a region (a scalar, or an ``(h, w)`` array read where the region is).
 
         Costs are finite and >= 1, or ``inf`` to block. Returns the change, or None.
         """
-        mask = self.region_mask(region)
+        box, inside = self._region_box(region)
         if np.ndim(cost) not in (0, 2) or (np.ndim(cost) == 2 and np.shape(cost) != self.shape):
             raise InvalidInputError(
                 f"cost must be a scalar or an array of shape {self.shape}, got shape {np.shape(cost)}")
-        values = np.broadcast_to(np.asarray(cost, dtype=np.float64), self.shape)
-        _check_cost(values[mask])
+        values = np.broadcast_to(np.asarray(cost, dtype=np.float64), self.shape)[box][inside]
+        _check_cost(values)
         new_cost = self._cost.copy()
-        new_cost[mask] = values[mask]
-        return self._apply(self._walkable, new_cost)
+        new_cost[box][inside] = values
+        return self._apply(self._walkable, new_cost, box)
 
-    def _apply(self, walkable: np.ndarray, cost: np.ndarray) -> GridChange | None:
-        passable = walkable & np.isfinite(cost)
-        both = passable & self._passable
-        change_blocked = self._passable & ~passable
-        change_opened = passable & ~self._passable
-        raised = both & (cost > self._cost)
-        lowered = both & (cost < self._cost)
-        self._walkable, self._cost, self._passable = walkable, cost, passable
-        if not (change_blocked.any() or change_opened.any() or raised.any() or lowered.any()):
+    def _apply(self, walkable: np.ndarray, cost: np.ndarray,
+               box: tuple[slice, slice]) -> GridChange | None:
+        """Install new arrays that differ from the current ones only inside ``box``; notify."""
+        was = self._passable[box]
+        now = walkable[box] & np.isfinite(cost[box])
+        both = now & was
+        blocked, opened = was & ~now, now & ~was
+        raised = both & (cost[box] > self._cost[box])
+        lowered = both & (cost[box] < self._cost[box])
+        self._walkable, self._cost = walkable, cost
+        if not (blocked.any() or opened.any() or raised.any() or lowered.any()):
             return None  # e.g. a cost edit under a wall: stored, but no search can see it
+        passable = self._passable.copy()
+        passable[box] = now
+        self._passable = passable
         self._version += 1
-        change = GridChange(self._version, _cells_of(change_blocked), _cells_of(change_opened),
-                            _cells_of(raised), _cells_of(lowered))
+        corner = (box[1].start, box[0].start)
+        change = GridChange(self._version, _cells_of(blocked, corner), _cells_of(opened, corner),
+                            _cells_of(raised, corner), _cells_of(lowered, corner))
         for listener in tuple(self._listeners):
             listener(change)
         return change
