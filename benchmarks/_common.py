@@ -1,13 +1,12 @@
 """Small helpers shared by the benchmark scripts: data location, timing, markdown tables.
 
 Benchmarks print tables; they are never run as timed tests. Scripts are run as files
-(``python benchmarks/<name>.py``), which puts ``benchmarks/`` first on ``sys.path``; since a script
-there may be named like a standard-library module (``queue.py``), replace that entry by the
-repository root and import this module as ``benchmarks._common``::
+(``python benchmarks/<name>.py``), which puts ``benchmarks/`` first on ``sys.path``, where
+``queue.py`` would shadow the standard library's ``queue`` (imported by networkx and pyglet).
+Importing this module takes ``benchmarks/`` off ``sys.path`` again, so every script imports it
+before anything else::
 
-    _HERE = Path(__file__).resolve().parent
-    sys.path[:] = [str(_HERE.parent), *(p for p in sys.path if Path(p or ".").resolve() != _HERE)]
-    from benchmarks._common import data_dir, markdown_table, time_call
+    from _common import data_dir, markdown_table, time_call  # first import of every script
 
     root = data_dir(args.data)            # ../shared/benchmarks unless --data says otherwise
     ms = time_call(lambda: f(x), repeat=3)  # list of wall times in milliseconds
@@ -17,10 +16,14 @@ repository root and import this module as ``benchmarks._common``::
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 __all__ = ["REPO_ROOT", "data_dir", "markdown_table", "time_call"]
 

@@ -18,19 +18,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
-from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("ARCADE_HEADLESS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _common import markdown_table  # noqa: E402  (first: see _common)
 
 import numpy as np  # noqa: E402
-from _common import markdown_table  # noqa: E402
-
-# benchmarks/ holds a queue.py that would shadow the standard library's queue (used by pyglet)
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
 from demo_game.app import CELL_PX, run_headless, warm_up  # noqa: E402
 from demo_game.mapgen import generate  # noqa: E402
 from demo_game.sim import Simulation  # noqa: E402

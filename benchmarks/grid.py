@@ -59,16 +59,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 
-# This folder holds scripts named like standard-library modules (queue.py would shadow the `queue`
-# that networkx imports): import the shared helpers through the repository root instead.
-_HERE = FilePath(__file__).resolve().parent
-sys.path[:] = [str(_HERE.parent), *(p for p in sys.path if FilePath(p or ".").resolve() != _HERE)]
+from _common import REPO_ROOT, data_dir, markdown_table, time_call  # first: see _common
 
 import numpy as np
 import numpy.typing as npt
 
 import gamenav
-from benchmarks._common import REPO_ROOT, data_dir, markdown_table, time_call
 from gamenav.io import Scenario, read_map, read_scenarios
 
 MAPS = ("brc202d", "BigGameHunters", "maze512-1-0")

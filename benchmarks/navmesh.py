@@ -17,19 +17,16 @@ import statistics
 import sys
 import time
 import traceback
-from pathlib import Path
 from typing import Any, Callable
 
-# this folder holds benchmarks named like stdlib modules (queue.py): keep it off the import path
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+from _common import data_dir  # first: see _common
 
-import numpy as np  # noqa: E402
-import shapely  # noqa: E402
+import numpy as np
+import shapely
 
-import gamenav  # noqa: E402
-from gamenav.io import read_mesh, read_mesh_scenarios  # noqa: E402
+import gamenav
+from gamenav.io import read_mesh, read_mesh_scenarios
 
-REPO = Path(__file__).resolve().parents[1]
 MAP = "meshes/iron-harvest-v3/scene_mp_2p_01.mesh"
 
 
@@ -136,12 +133,11 @@ def bench_pynavmesh(vertices: np.ndarray, polygons: list, scen: list) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "benchmarks",
-                        help="benchmark data folder (default: ../shared/benchmarks)")
+    parser.add_argument("--data", help="benchmark data folder (default: ../shared/benchmarks)")
     parser.add_argument("--ext-queries", type=int, default=200,
                         help="evenly spaced queries for extremitypathfinder (slow); others run all")
     args = parser.parse_args()
-    mesh_path = args.data / MAP
+    mesh_path = data_dir(args.data) / MAP
     vertices, polygons = read_mesh(mesh_path)
     scen = read_mesh_scenarios(f"{mesh_path}.scen")
     free = shapely.coverage_union_all(shapely.polygons(vertices[np.array(polygons)]))

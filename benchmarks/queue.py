@@ -33,9 +33,9 @@ import gc
 import sys
 import time
 
-import numpy as np
+from _common import data_dir, markdown_table  # first: see _common
 
-from _common import data_dir, markdown_table
+import numpy as np
 
 import gamenav
 from gamenav.io.movingai import read_scenarios
