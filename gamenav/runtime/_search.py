@@ -13,6 +13,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Hashable
 
+from gamenav._validate import finite_point
 from gamenav.errors import InvalidInputError
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import TileGrid
@@ -92,7 +93,8 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
         if version is None:
             raise InvalidInputError(
                 f"world must be a TileGrid or a NavMesh, got {type(world).__name__}")
-        s, g = _point(start, "start"), _point(goal, "goal")
+        s = tuple(float(v) for v in finite_point(start, "start"))
+        g = tuple(float(v) for v in finite_point(goal, "goal"))
         effective = dict(options)
     key: Hashable | None
     try:
@@ -101,11 +103,3 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
     except TypeError:
         key = None
     return Query(world, s, g, dict(options), key, metric, fragile)
-
-
-def _point(value: Any, name: str) -> tuple[float, float]:
-    try:
-        x, y = value
-        return float(x), float(y)
-    except (TypeError, ValueError):
-        raise InvalidInputError(f"{name} must be an (x, y) pair of numbers, got {value!r}") from None
