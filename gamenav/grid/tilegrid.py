@@ -17,6 +17,7 @@ from typing import Callable, Sequence, Union
 import numpy as np
 import numpy.typing as npt
 
+from gamenav._events import Listeners, Unsubscribe
 from gamenav._kernels import announce_compile
 from gamenav._kernels.components import label_components
 from gamenav.errors import InvalidInputError, OutOfBoundsError
@@ -143,7 +144,7 @@ class TileGrid:
         self._y_up = bool(y_up)
         self._passable = self._walkable & np.isfinite(self._cost)
         self._version = 0
-        self._listeners: list[GridListener] = []
+        self._listeners: Listeners[GridChange] = Listeners()
         self._labels: dict[bool, tuple[int, np.ndarray]] = {}
 
     # -- construction helpers -------------------------------------------------------------
@@ -381,19 +382,17 @@ class TileGrid:
         corner = (box[1].start, box[0].start)
         change = GridChange(self._version, _cells_of(blocked, corner), _cells_of(opened, corner),
                             _cells_of(raised, corner), _cells_of(lowered, corner))
-        for listener in tuple(self._listeners):
-            listener(change)
+        self._listeners.notify(change)
         return change
 
-    def subscribe(self, listener: GridListener) -> Callable[[], None]:
-        """Call ``listener(change)`` after every effective edit; returns a function that unsubscribes."""
-        self._listeners.append(listener)
+    def subscribe(self, listener: GridListener, *, weak: bool = False) -> Unsubscribe:
+        """Call ``listener(change)`` after every effective edit; returns a function that unsubscribes.
 
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        Every listener hears every edit, even when another one raises (the first error is
+        re-raised after all have run) or unsubscribes meanwhile. With ``weak=True`` the grid
+        holds the listener through a weak reference, so subscribing does not keep its owner alive.
+        """
+        return self._listeners.subscribe(listener, weak=weak)
 
     # -- islands --------------------------------------------------------------------------
     def components(self, diagonal: Diagonal | str = Diagonal.NO_CORNER_CUTTING) -> npt.NDArray[np.int32]:

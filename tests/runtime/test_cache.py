@@ -128,7 +128,7 @@ def test_grid_listener_goes_when_the_last_entry_dies() -> None:
     cache = PathCache()
     cache.find_path(grid, (0, 0), (3, 0))
     grid.set_walkable((2, 0), False)
-    assert len(cache) == 0 and grid._listeners == []
+    assert len(cache) == 0 and len(grid._listeners) == 0
 
 
 def test_weighted_entries_keep_their_guarantee() -> None:

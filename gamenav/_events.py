@@ -1,0 +1,110 @@
+"""Change notification shared by every world that can be edited (``TileGrid``, ``NavMesh``).
+
+:class:`Listeners` keeps the subscribers of one world and delivers each change record to all of
+them, whatever they do meanwhile:
+
+* every listener runs, even when an earlier one raises; the first exception is re-raised once all
+  have run (later ones are logged on the ``"gamenav"`` logger), so a user's bug is reported but
+  cannot keep a cache or a queue from hearing about an edit;
+* subscribing or unsubscribing during a notification is safe: a notification goes to the
+  listeners subscribed when it started, minus those unsubscribed before their turn;
+* ``weak=True`` holds the listener through a weak reference (a ``WeakMethod`` for bound methods),
+  so a dropped agent or cache neither stays alive nor keeps receiving edits;
+* subscription changes are guarded by a lock (edits and subscriptions may come from several
+  threads).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import weakref
+from typing import Callable, Generic, TypeVar
+
+__all__ = ["Listeners", "Unsubscribe"]
+
+C = TypeVar("C")
+Unsubscribe = Callable[[], None]
+"""Calling it ends a subscription; calling it again does nothing."""
+
+_log = logging.getLogger("gamenav")
+
+
+class _Subscription(Generic[C]):
+    """One listener, held strongly or through a weak reference."""
+
+    __slots__ = ("_get", "active")
+
+    def __init__(self, listener: Callable[[C], object], weak: bool) -> None:
+        self._get: Callable[[], Callable[[C], object] | None]
+        if not weak:
+            self._get = lambda: listener
+        elif hasattr(listener, "__self__") and hasattr(listener, "__func__"):
+            self._get = weakref.WeakMethod(listener)  # type: ignore[arg-type]
+        else:
+            self._get = weakref.ref(listener)
+        self.active = True
+
+    def target(self) -> Callable[[C], object] | None:
+        """The listener, or None once it was unsubscribed or garbage-collected."""
+        return self._get() if self.active else None
+
+
+class Listeners(Generic[C]):
+    """The subscribers of one world; see the module docstring for the delivery guarantees."""
+
+    def __init__(self) -> None:
+        self._subs: tuple[_Subscription[C], ...] = ()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """Number of live subscriptions (weak ones whose target died are not counted)."""
+        return sum(1 for s in self._subs if s.target() is not None)
+
+    def subscribe(self, listener: Callable[[C], object], *, weak: bool = False) -> Unsubscribe:
+        """Call ``listener(change)`` on every notification until the returned function is called.
+
+        Args:
+            listener: any callable taking the change record.
+            weak: hold ``listener`` through a weak reference; the subscription ends by itself
+                when the listener (or a bound method's object) is garbage-collected.
+
+        Raises:
+            TypeError: ``listener`` is not callable (checked here, not at the next edit).
+        """
+        if not callable(listener):
+            raise TypeError(f"listener must be callable, got {type(listener).__name__}")
+        sub: _Subscription[C] = _Subscription(listener, weak)
+        with self._lock:
+            self._subs = tuple(s for s in self._subs if s.target() is not None) + (sub,)
+
+        def unsubscribe() -> None:
+            sub.active = False
+            with self._lock:
+                self._subs = tuple(s for s in self._subs if s is not sub)
+
+        return unsubscribe
+
+    def clear(self) -> None:
+        """End every subscription."""
+        with self._lock:
+            for sub in self._subs:
+                sub.active = False
+            self._subs = ()
+
+    def notify(self, change: C) -> None:
+        """Deliver ``change`` to every listener; re-raise the first listener error afterwards."""
+        first: BaseException | None = None
+        for sub in self._subs:
+            listener = sub.target()
+            if listener is None:
+                continue
+            try:
+                listener(change)
+            except Exception as exc:  # a user's listener: report it after everyone has heard
+                if first is None:
+                    first = exc
+                else:
+                    _log.error("gamenav: another change listener failed too", exc_info=exc)
+        if first is not None:
+            raise first
