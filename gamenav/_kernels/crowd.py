@@ -14,6 +14,31 @@ from numba import njit
 __all__ = ["descend_field", "resolve_walls", "separation"]
 
 
+_MAX_CELL = float(2**52)
+"""Hash cell coordinates are clamped here (exact in float64, no int64 overflow in ``+ 1``)."""
+_MIX_X = np.uint64(0x9E3779B97F4A7C15)
+_MIX_Y = np.uint64(0xC2B2AE3D27D4EB4F)
+_SHIFT = np.uint64(29)
+
+
+@njit(cache=True, nogil=True)
+def _slot(cx, cy, mask):  # pragma: no cover - compiled
+    """First probe slot of hash cell ``(cx, cy)`` (both >= 0) in a table of ``mask + 1`` slots."""
+    h = np.uint64(cx) * _MIX_X + np.uint64(cy) * _MIX_Y
+    h ^= h >> _SHIFT
+    return np.int64(h & np.uint64(mask))
+
+
+@njit(cache=True, nogil=True)
+def _find(keys, cx, cy, mask):  # pragma: no cover - compiled
+    """Slot of hash cell ``(cx, cy)`` in ``keys`` ((m, 2), -1 = empty): its own or the empty
+    slot where it would go (linear probing; the table is never full)."""
+    s = _slot(cx, cy, mask)
+    while keys[s, 0] != -1 and (keys[s, 0] != cx or keys[s, 1] != cy):
+        s = (s + 1) & mask
+    return s
+
+
 @njit(cache=True, nogil=True)
 def separation(pos, vel, radius, out, flow):  # pragma: no cover - compiled
     """Neighbour terms of each agent, written into ``out`` and ``flow`` (both (n, 2)).
@@ -22,8 +47,11 @@ def separation(pos, vel, radius, out, flow):  # pragma: no cover - compiled
     distance ``2 * radius`` to 1 at distance 0 (a sum of unit vectors). ``flow``: the mean
     velocity (``vel``, (n, 2); e.g. desired headings) of the agents closer than ``4 * radius``
     (zero if none).
-    Neighbours are found with a uniform spatial hash of cell size ``4 * radius`` (counting sort
-    of agents by cell, then the 3 x 3 neighbouring cells): O(n) for bounded density.
+    Neighbours are found with a spatial hash of cell size ``4 * radius`` that holds only the
+    occupied cells (an open-addressing table of >= ``2 * n`` slots, each cell's agents chained
+    in index order), then the 3 x 3 neighbouring cells: O(n) time and memory for bounded
+    density, whatever the extent of the world (cell coordinates are clamped to ``2**52``; a
+    clamped cell only holds more agents to test, it never hides a neighbour).
     """
     n = pos.shape[0]
     out[:, :] = 0.0
@@ -34,30 +62,26 @@ def separation(pos, vel, radius, out, flow):  # pragma: no cover - compiled
     reach = 2.0 * diam
     minx = pos[0, 0]
     miny = pos[0, 1]
-    maxx = minx
-    maxy = miny
     for i in range(n):
         minx = min(minx, pos[i, 0])
         miny = min(miny, pos[i, 1])
-        maxx = max(maxx, pos[i, 0])
-        maxy = max(maxy, pos[i, 1])
-    w = int((maxx - minx) / reach) + 1
-    h = int((maxy - miny) / reach) + 1
+    size = 4
+    while size < 2 * n:
+        size *= 2
+    mask = size - 1
+    keys = np.full((size, 2), -1, np.int64)  # hash cell (x, y) per slot
+    head = np.full(size, -1, np.int64)  # first agent of the slot's cell
+    nxt = np.empty(n, np.int64)  # next agent of the same cell (-1: last)
     cx = np.empty(n, np.int64)
     cy = np.empty(n, np.int64)
-    counts = np.zeros(w * h + 1, np.int64)
-    for i in range(n):
-        cx[i] = int((pos[i, 0] - minx) / reach)
-        cy[i] = int((pos[i, 1] - miny) / reach)
-        counts[cy[i] * w + cx[i] + 1] += 1
-    for k in range(w * h):
-        counts[k + 1] += counts[k]
-    order = np.empty(n, np.int64)
-    fill = counts[:-1].copy()
-    for i in range(n):
-        key = cy[i] * w + cx[i]
-        order[fill[key]] = i
-        fill[key] += 1
+    for i in range(n - 1, -1, -1):  # head insertion in reverse: chains in ascending index order
+        cx[i] = int(min((pos[i, 0] - minx) / reach, _MAX_CELL))
+        cy[i] = int(min((pos[i, 1] - miny) / reach, _MAX_CELL))
+        s = _find(keys, cx[i], cy[i], mask)
+        keys[s, 0] = cx[i]
+        keys[s, 1] = cy[i]
+        nxt[i] = head[s]
+        head[s] = i
     for i in range(n):
         px = pos[i, 0]
         py = pos[i, 1]
@@ -66,34 +90,31 @@ def separation(pos, vel, radius, out, flow):  # pragma: no cover - compiled
         fx = 0.0
         fy = 0.0
         count = 0
-        for yy in range(max(cy[i] - 1, 0), min(cy[i] + 2, h)):
-            for xx in range(max(cx[i] - 1, 0), min(cx[i] + 2, w)):
-                key = yy * w + xx
-                for k in range(counts[key], counts[key + 1]):
-                    j = order[k]
-                    if j == i:
-                        continue
-                    dx = px - pos[j, 0]
-                    dy = py - pos[j, 1]
-                    d2 = dx * dx + dy * dy
-                    if d2 >= reach * reach:
-                        continue
-                    fx += vel[j, 0]
-                    fy += vel[j, 1]
-                    count += 1
-                    if d2 >= diam * diam:
-                        continue
-                    if d2 < 1e-12:  # coincident: split deterministically by index
-                        angle = 2.399963 * (i + 1)
-                        dx = math.cos(angle)
-                        dy = math.sin(angle)
-                        d = 1.0
-                        strength = 1.0
-                    else:
-                        d = math.sqrt(d2)
-                        strength = 1.0 - d / diam
-                    sx += dx / d * strength
-                    sy += dy / d * strength
+        for yy in range(max(cy[i] - 1, 0), cy[i] + 2):
+            for xx in range(max(cx[i] - 1, 0), cx[i] + 2):
+                j = head[_find(keys, xx, yy, mask)]
+                while j != -1:
+                    if j != i:
+                        dx = px - pos[j, 0]
+                        dy = py - pos[j, 1]
+                        d2 = dx * dx + dy * dy
+                        if d2 < reach * reach:
+                            fx += vel[j, 0]
+                            fy += vel[j, 1]
+                            count += 1
+                            if d2 < diam * diam:
+                                if d2 < 1e-12:  # coincident: split deterministically by index
+                                    angle = 2.399963 * (i + 1)
+                                    dx = math.cos(angle)
+                                    dy = math.sin(angle)
+                                    d = 1.0
+                                    strength = 1.0
+                                else:
+                                    d = math.sqrt(d2)
+                                    strength = 1.0 - d / diam
+                                sx += dx / d * strength
+                                sy += dy / d * strength
+                    j = nxt[j]
         out[i, 0] = sx
         out[i, 1] = sy
         if count > 0:
