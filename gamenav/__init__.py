@@ -24,6 +24,7 @@ from gamenav.runtime.crowd import Crowd
 from gamenav.runtime.follower import Follower
 from gamenav.runtime.queue import PathQueue, PathRequest
 from gamenav.types import Path, PathStatus, Search
+from gamenav import data as data  # sample maps: gamenav.data.path("arena.map")
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,68 @@
+"""Small sample maps shipped with gamenav, so examples run without downloading anything.
+
+==========================  ===============================================================
+``arena.map``, ``.scen``    Moving AI grid map (Dragon Age: Origins, 49 x 49) and its 160
+                            scenarios with optimal octile lengths
+``den011d.map``, ``.scen``  Moving AI grid map (Dragon Age: Origins, 247 x 167), 780 scenarios
+``arena.mesh``              "mesh 2" navmesh of ``arena`` (Polyanya's format, 120 triangles)
+``tiny.tmx``, ``tiny.json`` 6 x 4 Tiled map, 16-pixel tiles: tile layers ``floor`` and
+                            ``walls``, object layer ``obstacles`` (a triangle and a rectangle);
+                            the same map saved as TMX (pytmx) and JSON (arcade)
+``tiles.png``               the two-tile tileset of ``tiny``
+==========================  ===============================================================
+
+Provenance and licences: ``ATTRIBUTION.md`` (``gamenav.data.path("ATTRIBUTION.md")``).
+
+Example:
+    >>> import gamenav
+    >>> grid = gamenav.TileGrid.from_movingai(gamenav.data.path("arena.map"))
+    >>> grid.shape
+    (49, 49)
+    >>> "tiny.tmx" in gamenav.data.names()
+    True
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import functools
+import pathlib
+from importlib import resources
+
+from gamenav.errors import InvalidInputError
+
+__all__ = ["names", "path"]
+
+_files = contextlib.ExitStack()
+atexit.register(_files.close)
+
+
+def names() -> list[str]:
+    """The names of the shipped data files (sorted), each a valid argument of :func:`path`."""
+    return sorted(entry.name for entry in resources.files(__name__).iterdir()
+                  if entry.is_file() and not entry.name.endswith((".py", ".pyc")))
+
+
+def path(name: str) -> pathlib.Path:
+    """The filesystem path of the shipped data file ``name`` (see :func:`names`).
+
+    The file stays readable until the interpreter exits (a zipped install extracts it once).
+
+    Raises:
+        InvalidInputError: ``name`` is not one of :func:`names`.
+
+    Example:
+        >>> path("arena.map").name
+        'arena.map'
+    """
+    available = names()
+    if name not in available:
+        raise InvalidInputError(
+            f"name must be one of gamenav's sample data files {available}, got {name!r}")
+    return _extracted(name)
+
+
+@functools.cache
+def _extracted(name: str) -> pathlib.Path:
+    return _files.enter_context(resources.as_file(resources.files(__name__) / name))

@@ -1,0 +1,47 @@
+"""gamenav.data: the shipped sample files exist, load with gamenav's readers, and match the vendored tests/data."""
+
+from __future__ import annotations
+
+import pytest
+
+import gamenav
+from gamenav.io import read_mesh, read_scenarios
+
+SAMPLES = ["arena.map", "arena.map.scen", "arena.mesh", "den011d.map", "den011d.map.scen",
+           "tiles.png", "tiny.json", "tiny.tmx"]
+
+
+def test_names_lists_the_samples_and_their_attribution() -> None:
+    names = gamenav.data.names()
+    assert set(SAMPLES) | {"ATTRIBUTION.md", "LICENSE-hog2.txt", "LICENSE-polyanya.txt"} == set(names)
+    assert names == sorted(names)
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_path_is_a_readable_file(name: str) -> None:
+    path = gamenav.data.path(name)
+    assert path.is_file() and path.name == name and path.stat().st_size > 0
+
+
+def test_total_size_stays_small() -> None:
+    assert sum(gamenav.data.path(n).stat().st_size for n in gamenav.data.names()) < 1_000_000
+
+
+@pytest.mark.parametrize("name", ["arena.map", "arena.map.scen", "den011d.map", "den011d.map.scen"])
+def test_moving_ai_files_are_the_vendored_benchmark_files(name: str, data_dir) -> None:
+    assert gamenav.data.path(name).read_bytes() == (data_dir / "movingai" / name).read_bytes()
+
+
+def test_samples_load_and_a_scenario_is_solved_optimally() -> None:
+    grid = gamenav.TileGrid.from_movingai(gamenav.data.path("arena.map"))
+    scenario = read_scenarios(gamenav.data.path("arena.map.scen"))[-1]
+    path = gamenav.find_path(grid, scenario.start, scenario.goal)
+    assert path.cost == pytest.approx(scenario.optimal_length, abs=0.01)
+    mesh = read_mesh(gamenav.data.path("arena.mesh"))
+    assert len(mesh.polygons) == 120
+
+
+@pytest.mark.parametrize("name", ["arena", "maps/arena.map", "", "../tests/conftest.py"])
+def test_unknown_name_lists_the_available_files(name: str) -> None:
+    with pytest.raises(gamenav.InvalidInputError, match=rf"name must be one of .*'arena\.map'.*got {name!r}"):
+        gamenav.data.path(name)
