@@ -12,6 +12,7 @@ Example:
     True
 """
 
+from gamenav._warmup import warmup
 from gamenav.errors import (BlockedEndpointError, GamenavError, InvalidGeometryError,
                             InvalidInputError, MapFormatError, OutOfBoundsError,
                             UnsupportedOptionError)
@@ -55,4 +56,5 @@ __all__ = [
     "begin_search",
     "distance_field",
     "find_path",
+    "warmup",
 ]

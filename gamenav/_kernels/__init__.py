@@ -2,41 +2,196 @@
 
 Nothing in this package validates its inputs; the public wrappers in ``gamenav.grid``,
 ``gamenav.navmesh`` and ``gamenav.runtime`` check every index and shape first. Every kernel is
-``@njit(cache=True, nogil=True)``: the first run in a fresh environment compiles (tens of
-seconds), later runs load machine code from numba's on-disk cache. :func:`announce_compile`
-tells the user when that first compile happens.
+``@njit(cache=True, nogil=True)``: the first run in a fresh environment compiles (seconds per
+kernel), later runs load machine code from numba's on-disk cache.
+
+Compile notices: wrappers call :func:`announce_compile` before the first kernel call of a group.
+When numba's cache holds no machine code for some kernel of the group (a first run, or kernel
+sources changed), the whole group is compiled at once by running its :mod:`gamenav.warmup`
+routine, so "first run only" is true: a later run that uses another kernel of the group finds
+it cached. A numba compile-event listener tells whether compiling really happens, so the notice
+(one line before, one line with the time after) is printed only then; compiles outside any group
+(e.g. new argument types) get their own notice. ``GAMENAV_QUIET=1`` silences the notices.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator
 
-__all__ = ["announce_compile"]
+__all__ = ["CompileRecord", "announce_compile", "compiling"]
 
-_announced: set[str] = set()
+_PACKAGE = __name__ + "."
+_lock = threading.Lock()
+_seen: set[str] = set()
+"""Groups whose first use in this process has been handled."""
+_group_of: dict[Any, str] = {}
+"""Dispatcher -> group, for notices about compiles outside a :func:`compiling` block."""
 
 
-def _is_cached(dispatcher: Any) -> bool:
-    """Whether numba's on-disk cache already holds machine code for ``dispatcher``."""
+@dataclass
+class CompileRecord:
+    """What happened inside one :func:`compiling` block.
+
+    Attributes:
+        group: the group name.
+        compiles: number of top-level kernel compilations (callees compiled with a kernel are
+            part of its compilation). 0 means everything came from numba's cache or memory.
+        seconds: wall time of the block once it finished.
+    """
+
+    group: str
+    compiles: int = 0
+    seconds: float = 0.0
+    announced: bool = False
+    notify: bool = True
+
+
+class _State(threading.local):
+    """Per thread: nesting depth of gamenav kernel compilations and open :func:`compiling` blocks."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.started = 0.0
+        self.blocks: list[CompileRecord] = []
+
+
+_state = _State()
+
+
+def _quiet() -> bool:
+    return bool(os.environ.get("GAMENAV_QUIET"))
+
+
+def _say(text: str) -> None:
+    print(f"gamenav: {text}", file=sys.stderr, flush=True)
+
+
+def _start_line(what: str) -> str:
+    return f"compiling {what} with numba (first run only)..."
+
+
+def _is_ours(dispatcher: Any) -> bool:
+    module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+    return module.startswith(_PACKAGE)
+
+
+def _on_compile_start(dispatcher: Any) -> None:
+    """A real compilation (not a cache load) of a gamenav kernel begins in this thread."""
+    _state.depth += 1
+    if _state.depth > 1:  # a callee compiled as part of the kernel being compiled
+        return
+    _state.started = time.perf_counter()
+    if _state.blocks:
+        record = _state.blocks[-1]
+        record.compiles += 1
+        if record.notify and not record.announced and not _quiet():
+            _say(_start_line(f"{record.group} kernels"))
+        record.announced = True
+    elif not _quiet():
+        group = _group_of.get(dispatcher)
+        name = getattr(getattr(dispatcher, "py_func", None), "__name__", "?")
+        _say(_start_line(f"{group} kernels" if group else f"the {name} kernel"))
+
+
+def _on_compile_end() -> None:
+    _state.depth = max(_state.depth - 1, 0)
+    if _state.depth == 0 and not _state.blocks and not _quiet():
+        _say(f"... done in {time.perf_counter() - _state.started:.1f} s")
+
+
+def _install_listener() -> bool:
+    """Listen to numba's ``numba:compile`` events (fired only when machine code is really
+    compiled, not when it is loaded from the cache). False when numba's event API is missing."""
     try:
-        index_path = dispatcher._cache._cache_file._index_path  # numba's FunctionCache internals
+        from numba.core import event
+
+        class _Listener(event.Listener):  # type: ignore[misc]
+            def on_start(self, ev: Any) -> None:
+                dispatcher = (ev.data or {}).get("dispatcher")
+                if _is_ours(dispatcher):
+                    _on_compile_start(dispatcher)
+
+            def on_end(self, ev: Any) -> None:
+                if _is_ours((ev.data or {}).get("dispatcher")):
+                    _on_compile_end()
+
+        event.register("numba:compile", _Listener())
+    except (ImportError, AttributeError, TypeError):  # numba internals changed: no notices
+        return False
+    return True
+
+
+_LISTENING = _install_listener()
+
+
+@contextmanager
+def compiling(group: str, *, notify: bool = True) -> Iterator[CompileRecord]:
+    """Attribute the kernel compilations inside the block to ``group``.
+
+    If anything is compiled, prints ``gamenav: compiling <group> kernels with numba (first run
+    only)...`` when the first compilation starts and ``gamenav: ... done in <s> s`` when the
+    block ends (unless ``notify`` is False or ``GAMENAV_QUIET`` is set). Also marks the group as
+    handled, so :func:`announce_compile` does not warm it up again.
+
+    Yields:
+        the :class:`CompileRecord` of the block (filled in when it ends).
+    """
+    with _lock:
+        _seen.add(group)
+    record = CompileRecord(group, notify=notify)
+    _state.blocks.append(record)
+    t0 = time.perf_counter()
+    try:
+        yield record
+    finally:
+        _state.blocks.remove(record)
+        record.seconds = time.perf_counter() - t0
+        if record.announced and record.notify and not _quiet():
+            _say(f"... done in {record.seconds:.1f} s")
+
+
+def _cached(dispatcher: Any) -> bool:
+    """Whether ``dispatcher`` has machine code in memory or a valid entry in numba's disk cache
+    (an index for the current sources and numba version). Unknown internals count as cached."""
+    if getattr(dispatcher, "signatures", None):
+        return True
+    try:
+        index = dispatcher._cache._cache_file._load_index()  # numba's IndexDataCacheFile
     except AttributeError:
-        return True  # unknown numba internals: stay quiet rather than guess
-    return os.path.exists(index_path)
+        return True
+    except Exception:  # noqa: BLE001 - an unreadable index: numba will compile
+        return False
+    return bool(index)
 
 
 def announce_compile(group: str, *dispatchers: Any) -> None:
-    """Print one line to stderr if ``dispatchers`` are about to be compiled (first run only).
+    """Call before the first kernel call of ``group`` (cheap afterwards: a set lookup).
 
-    Call it from a public wrapper right before the first kernel call of a group; it costs a
-    set lookup afterwards. Set ``GAMENAV_QUIET=1`` to silence it.
+    On the group's first use in the process: when some of ``dispatchers`` is neither in memory
+    nor in numba's cache, compile the whole group now (its :mod:`gamenav.warmup` routine, with a
+    notice) rather than kernel by kernel over this and later runs.
     """
-    if group in _announced:
+    if group in _seen:
         return
-    _announced.add(group)
-    if os.environ.get("GAMENAV_QUIET") or all(_is_cached(d) for d in dispatchers):
+    with _lock:
+        if group in _seen:
+            return
+        _seen.add(group)
+        for dispatcher in dispatchers:
+            _group_of[dispatcher] = group
+    if not _LISTENING or all(_cached(d) for d in dispatchers):
         return
-    print(f"gamenav: compiling {group} kernels with numba (first run only; cached afterwards)...",
-          file=sys.stderr, flush=True)
+    try:
+        from gamenav._warmup import ROUTINES
+    except ImportError:  # gamenav itself still importing: compile lazily
+        return
+    routine = ROUTINES.get(group)
+    if routine is not None:
+        with compiling(group):
+            routine()

@@ -1,0 +1,218 @@
+"""Load every numba kernel before the first timed frame: :func:`warmup` (``gamenav.warmup``).
+
+gamenav's hot loops are numba kernels, compiled on first use and cached on disk (numba's cache:
+``__pycache__`` beside the kernels, or ``NUMBA_CACHE_DIR``). A first run in a fresh environment
+compiles them (tens of seconds in all); later runs load them (a few milliseconds each). Either way
+the first call of each kernel pays that price. :func:`warmup` pays it up front, behind a loading
+screen or in an installer, by running tiny real queries of every kind in groups:
+
+========================  ======  ============================================================
+group                     part    what runs
+========================  ======  ============================================================
+``grid``                  grid    island labels (4- and 8-connected)
+``grid search``           grid    A* (every diagonal rule and heuristic, weighted, user
+                                  heuristic, partial, smooth), JPS, Dijkstra, distance fields,
+                                  sliced searches, edits, PathQueue + PathCache
+``navmesh``               navmesh mesh building, locate, nearest / clamp, raycast
+``navmesh-search``        navmesh portal A* with the funnel, exact (Polyanya) search
+``crowd``                 crowd   Crowd updates: paths through a queue, flow fields, separation,
+                                  wall sliding (and navmesh paths with ``navmesh=True``)
+========================  ======  ============================================================
+
+The command line ``python -m gamenav.warmup`` (module :mod:`gamenav.warmup`) runs it for
+installers and CI. :func:`gamenav._kernels.announce_compile` runs a group's routine when the group
+is first used in a run that finds its kernels uncached.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from gamenav._kernels import compiling
+from gamenav.grid import Diagonal, GridSearch, Heuristic, TileGrid, distance_field
+from gamenav.navmesh import NavMesh, NavMeshSearch
+from gamenav.query import find_path
+from gamenav.runtime.cache import PathCache
+from gamenav.runtime.crowd import Crowd
+from gamenav.runtime.queue import PathQueue
+
+__all__ = ["GROUPS", "ROUTINES", "Progress", "warmup"]
+
+Progress = Callable[[int, int, str], object]
+"""``progress(done, total, name)``: ``done`` groups of ``total`` finished, ``name`` runs next
+(``"done"`` at the end)."""
+
+_MAP = ("........",
+        ".##..#..",
+        "..#..#..",
+        "..#.....",
+        "......#.")
+"""A small map with walls, corners and two-cell gaps (``#`` blocked)."""
+
+
+def _grid_map(**kwargs: object) -> TileGrid:
+    return TileGrid.from_strings(list(_MAP), **kwargs)  # type: ignore[arg-type]
+
+
+def _warm_grid() -> None:
+    grid = _grid_map()
+    for diagonal in Diagonal:
+        grid.components(diagonal)
+
+
+def _warm_grid_search() -> None:
+    grid = _grid_map()
+    start, goal = (0, 0), (7, 4)
+    for diagonal in Diagonal:
+        find_path(grid, start, goal, diagonal=diagonal)
+    for heuristic in Heuristic:
+        find_path(grid, start, goal, heuristic=heuristic)
+    find_path(grid, start, goal, weight=1.5)  # binary heap
+    find_path(grid, start, goal, heuristic=lambda dx, dy: np.maximum(dx, dy))  # table
+    find_path(grid, start, goal, algorithm="jps")
+    find_path(grid, start, goal, algorithm="dijkstra")
+    find_path(grid, start, goal, smooth=True)
+    find_path(grid, start, (1, 1), partial=True)  # blocked goal: closest reachable cell
+    search = GridSearch(grid, start, goal)
+    search.step(1)
+    search.partial_result()
+    search.cancel()
+    distance_field(grid, [start, goal], max_cost=20.0)
+    cost = np.ones(grid.shape)
+    cost[2, 3:5] = 3.0
+    weighted = TileGrid(grid.passable, cost=cost)
+    find_path(weighted, start, goal)
+    distance_field(weighted, start)
+    # edits patch the cached move and jump tables in place
+    grid.set_walkable((4, 3), False)
+    find_path(grid, start, goal)
+    find_path(grid, start, goal, algorithm="jps")
+    grid.set_walkable((4, 3), True)
+    # the runtime layer: a budgeted queue with a cache
+    cache = PathCache()
+    queue = PathQueue(budget_ms=1.0, cache=cache)
+    try:
+        requests = [queue.request(grid, start, goal), queue.request(grid, goal, start)]
+        for _ in range(100):
+            queue.update()
+            if all(r.done for r in requests):
+                break
+        queue.request(grid, start, goal)  # a cache hit
+        queue.update()
+    finally:
+        queue.close()
+        cache.close()
+
+
+def _mesh() -> NavMesh:
+    return NavMesh.from_polygons([(0, 0), (10, 0), (10, 10), (0, 10)],
+                                 obstacles=[[(3, 3), (7, 3), (7, 7), (3, 7)]], agent_radius=0.25)
+
+
+def _warm_navmesh() -> None:
+    mesh = _mesh()
+    mesh.locate([(1.0, 1.0), (50.0, 50.0)])
+    mesh.locate(np.array([[1.0, 2.0], [8.0, 9.0]]).T.copy().T)  # any memory layout
+    mesh.nearest((50.0, 50.0))
+    mesh.clamp([(-1.0, 5.0), (5.0, 5.0)], island=0)
+    mesh.raycast((1.0, 1.0), (9.0, 9.0))
+    mesh.raycast((1.0, 1.0), (1.0, 9.0))
+    NavMesh.from_grid(_grid_map(cell_size=2.0), agent_radius=0.2)
+
+
+def _warm_navmesh_search() -> None:
+    mesh = _mesh()
+    for exact in (False, True):
+        find_path(mesh, (1.0, 1.0), (9.0, 9.0), exact=exact)
+        search = NavMeshSearch(mesh, (1.0, 9.0), (9.0, 1.0), exact=exact)
+        while not search.step(2).done:
+            pass
+        search.result()
+
+
+def _warm_crowd(navmesh: bool) -> None:
+    grid = _grid_map(cell_size=4.0)
+    cache = PathCache()
+    queue = PathQueue(budget_ms=1.0, cache=cache)
+    cells = [(0, 0), (1, 0), (0, 1), (0, 2), (1, 2), (0, 3), (1, 3), (0, 4)]
+    crowd = Crowd(grid, grid.cell_to_world(cells), radius=1.0, max_speed=8.0, queue=queue,
+                  flow_threshold=4)
+    try:
+        crowd.move(range(6), (30.0, 18.0))  # a group order: flow field
+        crowd.move([6, 7], (30.0, 2.0))  # a squad: path requests
+        for _ in range(3):
+            queue.update()
+            crowd.update(1 / 30)
+        grid.set_walkable((6, 0), False)  # re-paths and field updates after an edit
+        queue.update()
+        crowd.update(1 / 30)
+        if navmesh:
+            crowd.world = NavMesh.from_grid(grid, agent_radius=0.5)
+            crowd.move([6, 7], (18.0, 2.0))
+            for _ in range(3):
+                queue.update()
+                crowd.update(1 / 30)
+    finally:
+        for closable in (crowd, queue, cache):
+            close = getattr(closable, "close", None)
+            if close is not None:
+                close()
+
+
+GROUPS: dict[str, str] = {"grid": "grid", "grid search": "grid", "navmesh": "navmesh",
+                          "navmesh-search": "navmesh", "crowd": "crowd"}
+"""Kernel group -> the :func:`warmup` flag (part) that selects it, in warm-up order."""
+
+ROUTINES: dict[str, Callable[[], None]] = {
+    "grid": _warm_grid,
+    "grid search": _warm_grid_search,
+    "navmesh": _warm_navmesh,
+    "navmesh-search": _warm_navmesh_search,
+    "crowd": lambda: _warm_crowd(navmesh=False),
+}
+"""Kernel group -> the routine that loads (compiling if needed) all its kernels."""
+
+
+def warmup(*, grid: bool = True, navmesh: bool = True, crowd: bool = True,
+           progress: Progress | None = None) -> dict[str, float]:
+    """Load (compiling on a first run) every kernel the selected parts of gamenav use.
+
+    Call it once at start-up, before the first timed frame (behind a loading screen): then no
+    frame pays for loading or compiling a kernel. Cheap when everything is already loaded.
+
+    Args:
+        grid: tile-grid searches, distance fields, PathQueue / PathCache on grids.
+        navmesh: navmesh building, queries and searches.
+        crowd: :class:`~gamenav.Crowd` / :class:`~gamenav.Follower` steering.
+        progress: ``progress(done, total, name)`` is called before each group (``done`` groups
+            of ``total`` finished, ``name`` about to run) and once at the end with
+            ``(total, total, "done")``. Redraw a loading bar from it. With a callback the
+            compile notices on stderr are left out (the caller shows progress).
+
+    Returns:
+        seconds spent per group (compiling or loading), in the order they ran.
+
+    Example:
+        >>> import gamenav
+        >>> seconds = gamenav.warmup(navmesh=False)
+        >>> list(seconds)
+        ['grid', 'grid search', 'crowd']
+    """
+    parts = {"grid": grid, "navmesh": navmesh, "crowd": crowd}
+    groups = [g for g, part in GROUPS.items() if parts[part]]
+    if crowd and navmesh:
+        routines = dict(ROUTINES, crowd=lambda: _warm_crowd(navmesh=True))
+    else:
+        routines = ROUTINES
+    seconds: dict[str, float] = {}
+    for done, group in enumerate(groups):
+        if progress is not None:
+            progress(done, len(groups), group)
+        with compiling(group, notify=progress is None) as record:
+            routines[group]()
+        seconds[group] = record.seconds
+    if progress is not None:
+        progress(len(groups), len(groups), "done")
+    return seconds
