@@ -1,4 +1,5 @@
-"""What the queue and the cache share about one query: its identity key and invalidation facts.
+"""What the queue and the cache share: a query's identity key and invalidation facts, and the
+weak subscription through which they follow a grid's edits.
 
 A :class:`Query` names a search: the world, start, goal and options. Its ``key`` is what
 deduplication (queue) and lookups (cache) compare: world identity, start and goal (grid cells
@@ -10,16 +11,17 @@ holds the mesh version; grid keys do not, because grid entries are invalidated c
 from __future__ import annotations
 
 import inspect
+import weakref
 from dataclasses import dataclass
-from typing import Any, Hashable
+from typing import Any, Callable, Hashable
 
 from gamenav._validate import finite_point
 from gamenav.errors import InvalidInputError
 from gamenav.grid.movement import Diagonal
-from gamenav.grid.tilegrid import TileGrid
+from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.runtime._invalidation import MANHATTAN, OCTILE
 
-__all__ = ["Query", "make_query"]
+__all__ = ["GridWatch", "Query", "make_query"]
 
 _GRID_DEFAULTS: dict[str, Any] | None = None
 
@@ -103,3 +105,27 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
     except TypeError:
         key = None
     return Query(world, s, g, dict(options), key, metric, fragile)
+
+
+class GridWatch:
+    """Delivers one grid's edits to ``handler(grid, change)``, a bound method of the owner (a
+    queue or a cache), without keeping the owner alive.
+
+    The grid holds this watch weakly and the watch holds the handler weakly (``WeakMethod``):
+    the owner keeps its watches, so dropping the owner ends the subscription (no call, no
+    reference from the grid). :meth:`close` ends it explicitly.
+    """
+
+    def __init__(self, grid: TileGrid, handler: Callable[[TileGrid, GridChange], None]) -> None:
+        self.grid = grid
+        self._handler = weakref.WeakMethod(handler)
+        self._unsubscribe = grid.subscribe(self._deliver, weak=True)
+
+    def _deliver(self, change: GridChange) -> None:
+        handler = self._handler()
+        if handler is not None:
+            handler(self.grid, change)
+
+    def close(self) -> None:
+        """End the subscription (idempotent)."""
+        self._unsubscribe()

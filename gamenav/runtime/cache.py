@@ -13,16 +13,19 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable
+from types import TracebackType
+from typing import Any, Callable, Hashable, TypeVar
 
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.runtime._invalidation import EntryTable
 from gamenav.query import begin_search
-from gamenav.runtime._search import Query, make_query
+from gamenav.runtime._search import GridWatch, Query, make_query
 from gamenav.types import Path, PathStatus
 
 __all__ = ["CacheStats", "PathCache"]
+
+_Self = TypeVar("_Self", bound="PathCache")
 
 _CACHEABLE = (PathStatus.FOUND, PathStatus.PARTIAL, PathStatus.NO_PATH)
 
@@ -54,13 +57,12 @@ class CacheStats:
         return self.hits / total if total else 0.0
 
 
-class _GridEntries:
-    """The entries of one grid: its invalidation table and the edit subscription."""
+class _GridEntries(GridWatch):
+    """The entries of one grid: its invalidation table and the (weak) edit subscription."""
 
-    def __init__(self, grid: TileGrid, on_change: Callable[[TileGrid, GridChange], None]) -> None:
-        self.grid = grid
+    def __init__(self, grid: TileGrid, handler: Callable[[TileGrid, GridChange], None]) -> None:
+        super().__init__(grid, handler)
         self.table = EntryTable(grid.shape)
-        self.unsubscribe = grid.subscribe(lambda change: on_change(grid, change))
 
 
 class PathCache:
@@ -74,6 +76,12 @@ class PathCache:
     it computes. Results with status FOUND, PARTIAL and NO_PATH are cached. A cached path is
     always one a fresh search could return now: walkable and as short as the optimum (for
     weighted A* entries: still within ``weight`` times the optimum).
+
+    The cache follows the edits of the grids it holds entries for through weak subscriptions:
+    a dropped cache is neither kept alive nor notified by a grid. :meth:`close` (or leaving a
+    ``with PathCache() as cache:`` block) drops every entry and ends the subscriptions; after
+    it, :meth:`find_path` (and requests of a queue using the cache) raise InvalidInputError,
+    results are no longer stored, and :attr:`stats` stays readable.
 
     Example:
         >>> import gamenav
@@ -95,6 +103,7 @@ class PathCache:
         self._grids: dict[int, _GridEntries] = {}
         self._meshes: dict[int, tuple[Any, Hashable, set[Hashable]]] = {}
         self._hits = self._misses = self._invalidations = self._evictions = 0
+        self._closed = False
 
     @property
     def capacity(self) -> int:
@@ -112,7 +121,8 @@ class PathCache:
     def find_path(self, world: Any, start: Any, goal: Any, **options: Any) -> Path:
         """The cached path for this query, or a fresh search's result (then cached).
 
-        Same arguments and result as :func:`gamenav.find_path`; errors for bad input too.
+        Same arguments and result as :func:`gamenav.find_path`; errors for bad input too, and
+        InvalidInputError once the cache is closed.
         """
         query = make_query(world, start, goal, options)
         hit = self._lookup(query)
@@ -125,7 +135,13 @@ class PathCache:
         return path
 
     def _lookup(self, query: Query) -> Path | None:
-        """The cached result of ``query`` (counted as a hit or a miss), or None."""
+        """The cached result of ``query`` (counted as a hit or a miss), or None.
+
+        Raises:
+            InvalidInputError: the cache is closed.
+        """
+        if self._closed:
+            raise InvalidInputError("cannot look up paths in a closed PathCache")
         key = query.key
         if key is None:
             self._misses += 1
@@ -141,9 +157,10 @@ class PathCache:
         return entry[0]
 
     def _store(self, query: Query, path: Path) -> None:
-        """Cache ``path``, the result of ``query`` computed on the world as it is now."""
+        """Cache ``path``, the result of ``query`` computed on the world as it is now (nothing
+        once the cache is closed)."""
         key = query.key
-        if key is None or path.status not in _CACHEABLE:
+        if key is None or path.status not in _CACHEABLE or self._closed:
             return
         world = query.world
         if query.is_grid:
@@ -164,27 +181,50 @@ class PathCache:
 
     def clear(self) -> None:
         """Drop every entry, unsubscribe from every grid and reset the counters."""
+        self._drop_entries()
+        self._hits = self._misses = self._invalidations = self._evictions = 0
+
+    def close(self) -> None:
+        """Drop every entry and stop following grid edits (the counters stay readable).
+        Idempotent; afterwards :meth:`find_path` raises InvalidInputError."""
+        self._drop_entries()
+        self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._closed
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    # -- internals -------------------------------------------------------------------------
+    def _drop_entries(self) -> None:
         for entries in self._grids.values():
-            entries.unsubscribe()
+            entries.close()
         self._grids.clear()
         self._meshes.clear()
         self._lru.clear()
-        self._hits = self._misses = self._invalidations = self._evictions = 0
 
-    # -- internals -------------------------------------------------------------------------
     def _forget(self, key: Hashable, world: Any) -> None:
         """Remove ``key``'s bookkeeping (the LRU entry is already gone)."""
         if isinstance(world, TileGrid):
-            entries = self._grids[id(world)]
-            entries.table.remove(key)
-            if not len(entries.table):
-                entries.unsubscribe()
-                del self._grids[id(world)]
+            entries = self._grids.get(id(world))
+            if entries is not None:
+                entries.table.remove(key)
+                if not len(entries.table):
+                    entries.close()
+                    del self._grids[id(world)]
         else:
-            record = self._meshes[id(world)]
-            record[2].discard(key)
-            if not record[2]:
-                del self._meshes[id(world)]
+            record = self._meshes.get(id(world))
+            if record is not None:
+                record[2].discard(key)
+                if not record[2]:
+                    del self._meshes[id(world)]
 
     def _on_grid_change(self, grid: TileGrid, change: GridChange) -> None:
         entries = self._grids.get(id(grid))
@@ -194,7 +234,7 @@ class PathCache:
             del self._lru[key]
             self._invalidations += 1
         if not len(entries.table):
-            entries.unsubscribe()
+            entries.close()
             del self._grids[id(grid)]
 
     def _expire_mesh(self, mesh: Any) -> None:

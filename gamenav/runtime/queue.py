@@ -19,10 +19,12 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import numbers
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Sequence
+from types import TracebackType
+from typing import Any, Callable, Hashable, Sequence, TypeVar
 
 import numpy as np
 
@@ -30,11 +32,13 @@ from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.query import begin_search
 from gamenav.runtime._invalidation import EntryTable, footprint
-from gamenav.runtime._search import Query, make_query
+from gamenav.runtime._search import GridWatch, Query, make_query
 from gamenav.runtime.cache import PathCache
 from gamenav.types import Path, PathStatus, Search
 
 __all__ = ["PathQueue", "PathRequest", "QueueStats"]
+
+_Self = TypeVar("_Self", bound="PathQueue")
 
 _MIN_CHUNK = 256
 """Smallest adaptive chunk: below this, one ``step`` call's overhead (3-9 us) starts to show."""
@@ -45,6 +49,8 @@ _FILL_WORLD = 0.6
 """... when sized from the world's average rate (searches differ; stay further from the edge)."""
 _EMA = 0.25
 _PENDING = Path.none(PathStatus.IN_PROGRESS)
+_MAX_QUICK = 1 << 62
+"""``quick_expansions`` above this (more than any world has nodes) run the search to its end."""
 
 
 class PathRequest:
@@ -125,6 +131,14 @@ class _Job:
         self.changes: list[GridChange] = []
         self.alive = True
         self.rate: float | None = None  # this search's expansions per second
+
+
+class _GridJobs(GridWatch):
+    """The pending jobs on one grid and the queue's subscription to its edits."""
+
+    def __init__(self, grid: TileGrid, handler: Callable[[TileGrid, GridChange], None]) -> None:
+        super().__init__(grid, handler)
+        self.jobs: set[_Job] = set()
 
 
 @dataclass(frozen=True)
@@ -235,6 +249,12 @@ class PathQueue:
     with the same world (and navmesh version), start, goal and options made while one of them
     is pending share a single search.
 
+    The queue follows the edits of the grids it has pending searches on through weak
+    subscriptions: a dropped queue is neither kept alive nor notified by a grid. :meth:`close`
+    (or leaving a ``with PathQueue(...) as queue:`` block) cancels every pending request and
+    ends the subscriptions; after it, :meth:`request` and :meth:`update` raise
+    InvalidInputError, while :attr:`stats` and the answered requests stay readable.
+
     Example:
         >>> import gamenav
         >>> grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
@@ -270,10 +290,11 @@ class PathQueue:
         self._heap: list[tuple[float, int, int, _Job]] = []
         self._pushes = itertools.count()
         self._jobs: dict[Hashable, _Job] = {}
-        self._grids: dict[int, tuple[Callable[[], None], set[_Job]]] = {}
+        self._grids: dict[int, _GridJobs] = {}
         self._searches = 0
         self._pending = 0
-        self._answered: list[PathRequest] = []
+        self._answered: deque[PathRequest] = deque()  # answered, on_done not called yet
+        self._closed = False
         self._rate: dict[int, float] = {}     # expansions per second, per world
         self._start_s = 20e-6                  # measured cost of starting a search
         self._finish_s = 20e-6                 # measured cost of finishing one
@@ -316,25 +337,34 @@ class PathQueue:
             priority: higher is served first (any real number; equal priorities are FIFO).
             on_done: ``on_done(request)``, called from a later :meth:`update` once the request
                 is answered (also for answers given at request time); not called on cancel.
+                A request made while callbacks run (e.g. by a callback) has its callback
+                called in the next update at the earliest, so chains of requests answered at
+                once (cache hits) run one link per update.
             quick_expansions: expand up to this many nodes right now, outside the frame
                 budget (Detour's quick search): short requests are answered at once (done,
                 0 frames waited); otherwise, on grids, :attr:`PathRequest.path` holds the best
                 partial path so far (status PARTIAL) until the answer arrives, so an agent can
-                start moving. An edit that blocks a cell of that partial path withdraws it.
+                start moving. The quick expansions always search the world as it is now (a
+                shared search started before an edit starts again). An edit that blocks a cell
+                of that partial path withdraws it.
             **search_options: passed to the search (see :func:`gamenav.find_path`).
 
         Raises:
             The errors of :func:`gamenav.find_path` for bad input (checked here, not in
-            ``update``), and InvalidInputError for a bad priority or quick_expansions.
+            ``update``); InvalidInputError for a bad priority, on_done or quick_expansions,
+            or when the queue (or its cache) is closed.
         """
-        if isinstance(priority, bool) or not isinstance(priority, (int, float)) \
+        self._check_open("request")
+        if isinstance(priority, bool) or not isinstance(priority, numbers.Real) \
                 or not math.isfinite(priority):
             raise InvalidInputError(f"priority must be a finite number, got {priority!r}")
-        if isinstance(quick_expansions, bool) or not isinstance(quick_expansions, int) \
+        if on_done is not None and not callable(on_done):
+            raise InvalidInputError(f"on_done must be callable or None, got {on_done!r}")
+        if isinstance(quick_expansions, bool) or not isinstance(quick_expansions, numbers.Integral) \
                 or quick_expansions < 0:
             raise InvalidInputError(f"quick_expansions must be an int >= 0, got {quick_expansions!r}")
         query = make_query(world, start, goal, search_options)
-        score = priority - self._aging * self._frame
+        score = float(priority) - self._aging * self._frame
         req = PathRequest(self, query, priority, on_done, self._frame, score)
         if self._cache is not None:
             hit = self._cache._lookup(query)
@@ -343,6 +373,8 @@ class PathQueue:
                 self._answer(req, hit)
                 return req
         job = self._jobs.get(query.key) if query.key is not None else None
+        if job is not None and quick_expansions and not self._current(job):
+            self._begin(job)  # quick paths come from the world as it is now (raises, if it does, before any change)
         if job is None:
             search = begin_search(world, query.start, query.goal, **search_options)  # validates
             if search.status.done:  # start == goal, or another island: answered at once
@@ -363,11 +395,12 @@ class PathQueue:
         req._job = job
         self._pending += 1
         if quick_expansions:
-            self._quick(job, req, quick_expansions)
+            self._quick(job, req, min(int(quick_expansions), _MAX_QUICK))
         return req
 
     def _quick(self, job: _Job, req: PathRequest, expansions: int) -> None:
-        """Run ``expansions`` of ``job`` now; answer it if done, else give ``req`` a partial path."""
+        """Run ``expansions`` of ``job`` (started on the current world) now; answer it if done,
+        else give ``req`` a partial path."""
         if job.search is None:
             self._begin(job)
         search = job.search
@@ -384,6 +417,31 @@ class PathQueue:
             for req in list(job.requests):
                 req.cancel()
 
+    def close(self) -> None:
+        """Cancel every pending request, forget the callbacks not yet called and stop following
+        grid edits. Idempotent; afterwards :meth:`request` and :meth:`update` raise."""
+        if self._closed:
+            return
+        self.cancel_all()
+        self._answered.clear()
+        self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._closed
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def _check_open(self, action: str) -> None:
+        if self._closed:
+            raise InvalidInputError(f"cannot {action} on a closed PathQueue")
+
     def __len__(self) -> int:
         """Pending requests."""
         return self._pending
@@ -392,9 +450,14 @@ class PathQueue:
     def update(self) -> None:
         """Advance the queued searches until the frame budget is spent; call once per frame.
 
-        Answered requests get their final status and path; then their ``on_done`` callbacks
-        run (callback time is not part of the budget or of :attr:`stats`).
+        Answered requests get their final status and path; then the ``on_done`` callbacks of
+        the requests answered so far run (callback time is not part of the budget or of
+        :attr:`stats`; callbacks of requests the callbacks make wait for the next update).
+
+        Raises:
+            InvalidInputError: the queue is closed.
         """
+        self._check_open("update")
         t0 = now = time.perf_counter()
         self._frame += 1
         timed = self._budget_s is not None
@@ -497,35 +560,52 @@ class PathQueue:
         if isinstance(world, TileGrid):
             entry = self._grids.get(id(world))
             if entry is None:
-                unsubscribe = world.subscribe(lambda change: self._on_change(world, change))
-                entry = self._grids[id(world)] = (unsubscribe, set())
-            entry[1].add(job)
+                entry = self._grids[id(world)] = _GridJobs(world, self._on_change)
+            entry.jobs.add(job)
 
     def _begin(self, job: _Job) -> None:
+        """(Re)start ``job``'s search on the world as it is now (the old search, if any, is
+        cancelled once the new one started: a failing start changes nothing)."""
         query = job.query
-        job.search = begin_search(query.world, query.start, query.goal, **query.options)
+        search = begin_search(query.world, query.start, query.goal, **query.options)
+        if job.search is not None:
+            job.search.cancel()
+        job.search = search
         job.changes.clear()
         job.rate = None
+
+    def _current(self, job: _Job) -> bool:
+        """Whether ``job``'s search (if started) searches the world as it is now."""
+        search = job.search
+        if search is None:
+            return True
+        if job.query.is_grid:
+            return not job.changes
+        return bool(getattr(search, "mesh_version", job.query.world.version) == job.query.world.version)
 
     def _drop_job(self, job: _Job) -> None:
         job.alive = False
         self._searches -= 1
         if job.query.key is not None and self._jobs.get(job.query.key) is job:
             del self._jobs[job.query.key]
-        world = job.query.world
-        if isinstance(world, TileGrid):
-            unsubscribe, jobs = self._grids[id(world)]
-            jobs.discard(job)
-            if not jobs:
-                unsubscribe()
-                del self._grids[id(world)]
+        entry = self._grids.get(id(job.query.world))
+        if entry is not None:
+            entry.jobs.discard(job)
+            if not entry.jobs:
+                entry.close()
+                del self._grids[id(job.query.world)]
 
     def _on_change(self, grid: TileGrid, change: GridChange) -> None:
         """Remember the edit for every search running on an older snapshot of ``grid``, and
-        withdraw quick partial paths that cross a blocked or more expensive cell."""
+        withdraw quick partial paths that cross a blocked or more expensive cell.
+
+        Robust to whatever other listeners did first (e.g. cancelled every job on ``grid``)."""
+        entry = self._grids.get(id(grid))
+        if entry is None:
+            return
         worse = change.worsened
         worse_flat = worse[:, 1] * grid.width + worse[:, 0]
-        for job in self._grids[id(grid)][1]:
+        for job in list(entry.jobs):
             search = job.search
             if search is not None and change.version > search.grid_version:
                 job.changes.append(change)
@@ -540,7 +620,7 @@ class PathQueue:
         """Whether ``path``, found on the snapshot the search started from, holds now."""
         query = job.query
         if not query.is_grid:
-            return getattr(job.search, "mesh_version", query.world.version) == query.world.version
+            return self._current(job)
         if not job.changes:
             return True
         table = EntryTable(query.world.shape)
@@ -595,8 +675,11 @@ class PathQueue:
             self._push(job)
 
     def _fire_callbacks(self) -> None:
-        while self._answered:
-            req = self._answered.pop(0)
+        """Call ``on_done`` of the requests answered before this call, oldest first. Requests
+        answered meanwhile wait for the next update; if a callback raises, the callbacks not
+        called yet stay queued for the next update."""
+        for _ in range(len(self._answered)):
+            req = self._answered.popleft()
             req._on_done(req)  # type: ignore[misc]
 
     # -- statistics ------------------------------------------------------------------------
