@@ -15,19 +15,28 @@ A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
 
 It uses no game engine: any game loop calls ``queue.update()`` then ``crowd.update(dt)`` and
 draws ``crowd.positions``.
+
+Lifetime: a crowd follows its grid's edits through a weak subscription, so a dropped crowd is
+neither kept alive nor notified by the grid. :meth:`Crowd.close` (or leaving a
+``with Crowd(...) as crowd:`` block) ends the subscription and cancels the pending path
+requests; afterwards the orders and :meth:`Crowd.update` raise InvalidInputError, while the
+state (positions, paths, ...) stays readable.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from typing import Any, Sequence
+import numbers
+from types import TracebackType
+from typing import Any, Sequence, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels.crowd import descend_field, resolve_walls, separation
+from gamenav._validate import finite_point, positive_number
 from gamenav.errors import BlockedEndpointError, InvalidInputError
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange, TileGrid
@@ -35,17 +44,31 @@ from gamenav.types import Path, PathStatus
 
 __all__ = ["Crowd"]
 
+_Self = TypeVar("_Self", bound="Crowd")
+
 IDLE, PATH, FIELD, DIRECT = 0, 1, 2, 3
 """Navigation modes of an agent (:attr:`Crowd.mode`)."""
 
 _STUCK_WINDOWS = 2  # consecutive stuck windows before acting
 _MAX_REPATHS = 4  # stuck re-paths before an agent gives up (``failed``)
+_MIN_ARRIVAL_SPEED = 0.2
+"""Slowing down for the goal never goes below this fraction of ``max_speed`` (so arrival
+takes finite time), and never beyond reaching the goal within one update."""
+_NO_ROUTE = Path.none(PathStatus.NO_PATH)
+_WAITING = Path.none(PathStatus.IN_PROGRESS)
 
 
 def _distance_field(grid: TileGrid, sources: np.ndarray, max_cost: float) -> np.ndarray:
     import gamenav
 
     return gamenav.distance_field(grid, sources, max_cost=max_cost)
+
+
+def _positive_int(value: Any, name: str) -> int:
+    """``value`` as an int, which must be an integer >= 1 (bools rejected)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise InvalidInputError(f"{name} must be an int >= 1, got {value!r}")
+    return int(value)
 
 
 def _expand_cells(cells: np.ndarray) -> np.ndarray:
@@ -106,20 +129,23 @@ class Crowd:
                  requests_per_update: int = 16) -> None:
         if not isinstance(grid, TileGrid):
             raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
-        pos = np.array(positions, dtype=np.float64, ndmin=2)
+        try:
+            pos = np.array(positions, dtype=np.float64, ndmin=2)
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"positions must be an (n, 2) array of numbers, got {positions!r}") from None
         if pos.ndim != 2 or pos.shape[1] != 2:
             raise InvalidInputError(f"positions must have shape (n, 2), got {pos.shape}")
         if not np.isfinite(pos).all():
-            raise InvalidInputError("positions must be finite (got NaN or inf)")
-        for name, value in (("radius", radius), ("max_speed", max_speed), ("stuck_seconds", stuck_seconds)):
-            if not (math.isfinite(value) and value > 0):
-                raise InvalidInputError(f"{name} must be a finite number > 0, got {value}")
-        if arrive_radius is not None and not (math.isfinite(arrive_radius) and arrive_radius > 0):
-            raise InvalidInputError(f"arrive_radius must be a finite number > 0, got {arrive_radius}")
-        if requests_per_update < 1:
-            raise InvalidInputError(f"requests_per_update must be >= 1, got {requests_per_update}")
-        if flow_threshold < 1:
-            raise InvalidInputError(f"flow_threshold must be >= 1, got {flow_threshold}")
+            bad = int(np.flatnonzero(~np.isfinite(pos).all(axis=1))[0])
+            raise InvalidInputError(f"positions must be finite; agent {bad} is at {tuple(pos[bad].tolist())}")
+        radius = positive_number(radius, "radius")
+        max_speed = positive_number(max_speed, "max_speed")
+        stuck_seconds = positive_number(stuck_seconds, "stuck_seconds")
+        accel = 8.0 * max_speed if max_accel is None else positive_number(max_accel, "max_accel")
+        gap = 2.5 * radius if spacing is None else positive_number(spacing, "spacing")
+        arrive = 0.25 * grid.cell_size if arrive_radius is None else positive_number(arrive_radius, "arrive_radius")
+        self.requests_per_update = _positive_int(requests_per_update, "requests_per_update")
+        self.flow_threshold = _positive_int(flow_threshold, "flow_threshold")
         self._grid = grid
         cells = grid.world_to_cell(pos) if len(pos) else np.zeros((0, 2), np.int64)
         inside = ((cells >= 0) & (cells < (grid.width, grid.height))).all(axis=1)
@@ -131,16 +157,14 @@ class Crowd:
                 f"every position must lie on a passable cell; agent {bad} at {tuple(pos[bad].tolist())} is in "
                 f"cell {tuple(cells[bad].tolist())}, which is blocked or outside the grid")
         n = len(pos)
-        self.radius = float(radius)
-        self.max_speed = float(max_speed)
-        self.max_accel = float(max_accel) if max_accel is not None else 8.0 * self.max_speed
+        self.radius = radius
+        self.max_speed = max_speed
+        self.max_accel = accel
         self._queue = queue
         self._world: Any = grid if world is None else world
-        self.flow_threshold = int(flow_threshold)
-        cs = grid.cell_size
-        self._stride = max(1, math.ceil((spacing if spacing is not None else 2.5 * radius) / cs - 1e-9))
-        self.stuck_seconds = float(stuck_seconds)
-        self.arrive_radius = float(arrive_radius) if arrive_radius is not None else 0.25 * cs
+        self._stride = max(1, math.ceil(gap / grid.cell_size - 1e-9))
+        self.stuck_seconds = stuck_seconds
+        self.arrive_radius = arrive
         self.diagonal = Diagonal.parse(diagonal)
         self.path_options = dict(path_options or {})
         self._pos = pos
@@ -162,7 +186,7 @@ class Crowd:
         self._next_group = 0
         self._requests: dict[int, Any] = {}
         self._backlog: dict[int, None] = {}  # agents waiting to send a request (insertion order)
-        self.requests_per_update = int(requests_per_update)
+        self._routes: dict[int, Path] = {}  # the path result each path-following agent follows
         self._sent = 0  # requests sent since the last update began
         self._stuck_clock = 0.0
         self._snapshot = pos.copy()
@@ -176,7 +200,37 @@ class Crowd:
                          "flow_fields": 0}
         """Running totals: requests sent, re-paths after getting stuck or after edits, agents
         moved off newly blocked cells, flow fields computed."""
-        self._unsubscribe = grid.subscribe(self._on_change)
+        self._unsubscribe = grid.subscribe(self._on_change, weak=True)
+        self._closed = False
+
+    # -- lifetime -------------------------------------------------------------------------
+    def close(self) -> None:
+        """Stop following grid edits and cancel the pending path requests (idempotent).
+
+        The state stays readable; orders and :meth:`update` raise InvalidInputError afterwards.
+        """
+        if self._closed:
+            return
+        self._unsubscribe()
+        self._cancel(np.array(sorted(self._requests), np.int64))
+        self._backlog.clear()
+        self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._closed
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def _check_open(self, action: str) -> None:
+        if self._closed:
+            raise InvalidInputError(f"cannot {action} a closed {type(self).__name__}")
 
     # -- state ----------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -234,6 +288,7 @@ class Crowd:
 
     @queue.setter
     def queue(self, queue: Any) -> None:
+        self._check_open("assign the queue of")
         waiting = np.array(sorted(self._requests), np.int64)
         self._cancel(waiting)
         self._queue = queue
@@ -246,6 +301,7 @@ class Crowd:
 
     @world.setter
     def world(self, world: Any) -> None:
+        self._check_open("assign the world of")
         self._world = world
         self._repath(np.flatnonzero((self._mode == PATH) | self._pending_mask()))
 
@@ -278,6 +334,22 @@ class Crowd:
         """``remaining_paths([agent])[0]``: the ``(k, 2)`` world route ahead of one agent."""
         return self.remaining_paths([agent])[0]
 
+    def path(self, agent: int) -> Path:
+        """The path result ``agent`` follows (or last followed) for its current order.
+
+        Returns:
+            the :class:`~gamenav.Path` as the search returned it (``points`` is the whole
+            route, from where it was requested; :meth:`remaining_path` is what lies ahead).
+            While the order's first path is pending: an empty path with status IN_PROGRESS.
+            Without a path to follow (never ordered, stopped, or descending a group's flow
+            field): an empty path with status NO_PATH.
+        """
+        i = int(self._indices([agent])[0])
+        route = self._routes.get(i)
+        if route is not None:
+            return route
+        return _WAITING if i in self._requests or i in self._backlog else _NO_ROUTE
+
     def _trace(self, field: np.ndarray, members: np.ndarray) -> list[np.ndarray]:
         """World points of the field descent of each agent until it would switch to its slot."""
         passable, _ = self._grid.kernel_arrays()
@@ -305,10 +377,12 @@ class Crowd:
         ``flow_threshold`` or more agents on a grid world descend one shared distance field;
         smaller groups (and navmesh worlds) send one path request per agent.
         """
+        self._check_open("order")
+        point = finite_point(target, "target")
         idx = self._indices(agents)
         if len(idx) == 0:
             return
-        tcell = self._snap_cell(self._grid.world_to_cell(np.asarray(target, np.float64).reshape(2)))
+        tcell = self._snap_cell(self._grid.world_to_cell(point))
         use_field = len(idx) >= self.flow_threshold and self._world is self._grid
         count = len(idx) if formation else 1
         if use_field:
@@ -321,9 +395,14 @@ class Crowd:
         order = self._assign(idx, slots, tcell, field if use_field else None)
         slots = slots[order]
         self._cancel(idx)
+        for i in idx.tolist():
+            self._routes.pop(i, None)
         self._goal[idx] = self._grid.cell_to_world(slots)
-        if not formation and self._grid.is_passable(*self._grid.world_to_cell(np.asarray(target, float)).tolist()):
-            self._goal[idx] = np.asarray(target, np.float64)  # the exact point, not its cell centre
+        if not formation and self._grid.is_passable(*self._grid.world_to_cell(point).tolist()):
+            # the exact point, not its cell centre; kept as far from walls as agents are
+            exact = point[None, :].copy()
+            self._keep_off_walls(exact.copy(), exact)
+            self._goal[idx] = exact
         self._slot_cost[idx] = field[slots[:, 1], slots[:, 0]]
         self._arrived[idx] = False
         self._failed[idx] = False
@@ -348,8 +427,11 @@ class Crowd:
 
     def stop(self, agents: npt.ArrayLike) -> None:
         """Stop ``agents`` where they stand (they count as arrived)."""
+        self._check_open("order")
         idx = self._indices(agents)
         self._cancel(idx)
+        for i in idx.tolist():
+            self._routes.pop(i, None)
         self._mode[idx] = IDLE
         self._group[idx] = -1
         self._goal[idx] = self._pos[idx]
@@ -359,8 +441,9 @@ class Crowd:
     # -- per frame ------------------------------------------------------------------------
     def update(self, dt: float) -> None:
         """Advance every agent by ``dt`` seconds (call after ``queue.update()``)."""
-        if not (math.isfinite(dt) and dt >= 0):
-            raise InvalidInputError(f"dt must be a finite number >= 0, got {dt}")
+        self._check_open("update")
+        if isinstance(dt, bool) or not isinstance(dt, numbers.Real) or not (math.isfinite(dt) and dt >= 0):
+            raise InvalidInputError(f"dt must be a finite number >= 0, got {dt!r}")
         if dt == 0 or len(self) == 0:
             return
         self._collect_paths()
@@ -379,7 +462,8 @@ class Crowd:
         arrive = direct & (goal_dist < self.arrive_radius)
         self._arrive(np.flatnonzero(arrive))
         moving = self._mode != IDLE
-        slow = self.max_speed * np.minimum(1.0, goal_dist / (1.5 * self._grid.cell_size))
+        ease = np.clip(goal_dist / (1.5 * self._grid.cell_size), _MIN_ARRIVAL_SPEED, 1.0)
+        slow = np.minimum(self.max_speed * ease, goal_dist / dt)
         speed = np.where(full_speed, self.max_speed, slow)
         with np.errstate(invalid="ignore", divide="ignore"):
             heading = np.where(dist[:, None] > 1e-9, to_target / dist[:, None], 0.0)
@@ -405,14 +489,18 @@ class Crowd:
         self._vel *= np.where(vmag > cap, cap / np.maximum(vmag, 1e-12), 1.0)[:, None]
         prev = self._pos.copy()
         self._pos += self._vel * dt
-        ox, oy = self._grid.origin
-        passable, _ = self._grid.kernel_arrays()
-        resolve_walls(prev, self._pos, passable, ox, oy, self._grid.cell_size, self._grid.y_up,
-                      min(self.radius, 0.45 * self._grid.cell_size))
+        self._keep_off_walls(prev, self._pos)
         self._vel = (self._pos - prev) / dt
         self._detect_stuck(dt)
 
     # -- internals ------------------------------------------------------------------------
+    def _keep_off_walls(self, prev: np.ndarray, pos: np.ndarray) -> None:
+        """Wall sliding and margins (:func:`resolve_walls`) on ``pos`` (m, 2), in place."""
+        ox, oy = self._grid.origin
+        passable, _ = self._grid.kernel_arrays()
+        resolve_walls(prev, pos, passable, ox, oy, self._grid.cell_size, self._grid.y_up,
+                      min(self.radius, 0.45 * self._grid.cell_size))
+
     def _indices(self, agents: npt.ArrayLike) -> np.ndarray:
         idx = np.asarray(agents)
         if idx.dtype == np.bool_:
@@ -558,6 +646,7 @@ class Crowd:
 
     def _install(self, i: int, path: Path) -> None:
         """Make ``path`` agent ``i``'s route (or fail the agent when there is none)."""
+        self._routes[i] = path
         if not path.status.has_path:
             self._fail(np.array([i]))
             return

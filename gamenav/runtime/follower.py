@@ -6,7 +6,8 @@ world ``(x, y)``.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from types import TracebackType
+from typing import Any, Sequence, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -15,8 +16,11 @@ from gamenav._validate import finite_point, positive_number
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.runtime.crowd import Crowd
+from gamenav.types import Path
 
 __all__ = ["Follower"]
+
+_Self = TypeVar("_Self", bound="Follower")
 
 
 class Follower:
@@ -25,6 +29,11 @@ class Follower:
     Arrival, wall sliding, stuck detection and re-pathing after grid edits come from ``Crowd``.
     With a :class:`~gamenav.PathQueue`, call ``queue.update()`` once per frame, then
     :meth:`update`. For dozens of agents use one ``Crowd``: its update is vectorised.
+
+    The follower follows the grid's edits through a weak subscription: a dropped follower is
+    neither kept alive nor notified. :meth:`close` (or leaving a ``with Follower(...) as
+    agent:`` block) ends it and cancels a pending path request; afterwards :meth:`move_to`,
+    :meth:`stop` and :meth:`update` raise InvalidInputError, the state stays readable.
 
     Args:
         grid: the walkable grid; ``start`` must lie on a passable cell.
@@ -45,6 +54,8 @@ class Follower:
         ...     agent.update(1 / 30)
         >>> agent.arrived, [round(v) for v in agent.position]
         (True, [35, 25])
+        >>> agent.path.status.name, agent.path.points[-1].tolist()
+        ('FOUND', [35.0, 25.0])
     """
 
     def __init__(self, grid: TileGrid, start: Sequence[float], *, speed: float, queue: Any = None,
@@ -53,8 +64,9 @@ class Follower:
             raise InvalidInputError(f"grid must be a gamenav.TileGrid, got {type(grid).__name__}")
         r = grid.cell_size / 4 if radius is None else positive_number(radius, "radius")
         diagonal = path_options.pop("diagonal", "no_corner_cutting")
-        self._crowd = Crowd(grid, [finite_point(start, "start")], radius=r, max_speed=positive_number(speed, "speed"),
-                            queue=queue, world=world, diagonal=diagonal, path_options=path_options,
+        self._crowd = Crowd(grid, [finite_point(start, "start")], radius=r,
+                            max_speed=positive_number(speed, "speed"), queue=queue, world=world,
+                            diagonal=diagonal, path_options=path_options,
                             arrive_radius=min(0.5, grid.cell_size / 8))
 
     @property
@@ -74,9 +86,32 @@ class Follower:
         return bool(self._crowd.failed[0])
 
     @property
-    def path(self) -> npt.NDArray[np.float64]:
-        """``(k, 2)`` world waypoints still ahead, the agent's position first."""
+    def path(self) -> Path:
+        """The :class:`~gamenav.Path` the agent follows (or last followed) to its goal: its
+        ``points`` are the whole route (status IN_PROGRESS and no points while the path is
+        pending, NO_PATH before the first :meth:`move_to` or after :meth:`stop`)."""
+        return self._crowd.path(0)
+
+    @property
+    def remaining_path(self) -> npt.NDArray[np.float64]:
+        """``(k, 2)`` float64 world waypoints still ahead, the agent's position first."""
         return self._crowd.remaining_path(0)
+
+    def close(self) -> None:
+        """Stop following grid edits and cancel a pending path request (idempotent)."""
+        self._crowd.close()
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._crowd.closed
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
 
     def move_to(self, goal: Sequence[float]) -> None:
         """Walk to world point ``goal`` (a goal on a wall is moved to the nearest free cell)."""

@@ -338,5 +338,5 @@ def test_requests_are_sent_a_few_per_update() -> None:
     assert crowd.counters["path_requests"] == 32
     run(crowd, 10, queue=queue)
     assert crowd.counters["path_requests"] == 100
-    with pytest.raises(gamenav.InvalidInputError, match="requests_per_update must be >= 1, got 0"):
+    with pytest.raises(gamenav.InvalidInputError, match="requests_per_update must be an int >= 1, got 0"):
         gamenav.Crowd(grid, grid.cell_to_world(cells), radius=0.2, max_speed=5, requests_per_update=0)
