@@ -1,4 +1,14 @@
-"""Shared fixtures: where the benchmark data lives, and headless graphics for engine tests."""
+"""Shared fixtures: where the benchmark data lives, headless graphics for engine tests, and the
+hypothesis profiles.
+
+Hypothesis profiles (``GAMENAV_HYPOTHESIS_PROFILE=nightly`` or ``--hypothesis-profile=nightly``):
+
+- ``ci`` (default): derandomized (the same examples on every run, so CI is reproducible), each
+  test's own example count, no deadline, no example database.
+- ``nightly``: random examples on every run, ten times each test's example count (its own
+  ``max_examples``, or hypothesis's default of 100), no deadline;
+  failures are saved in ``.hypothesis/`` and replayed first on the next run.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +16,32 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("ARCADE_HEADLESS", "1")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 os.environ.setdefault("GAMENAV_QUIET", "1")
+
+NIGHTLY_SCALE = 10
+"""The nightly profile multiplies every test's ``max_examples`` by this."""
+
+settings.register_profile("ci", derandomize=True, deadline=None, database=None, print_blob=True)
+settings.register_profile("nightly", derandomize=False, deadline=None)
+settings.load_profile(os.environ.get("GAMENAV_HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under the nightly profile, give every hypothesis test ten times its usual example count."""
+    if settings.get_current_profile_name() != "nightly":
+        return
+    for item in items:
+        test = getattr(item, "obj", None)
+        own = getattr(test, "_hypothesis_internal_use_settings", None)  # set by @given / @settings
+        if own is not None:
+            test._hypothesis_internal_use_settings = settings(  # type: ignore[union-attr]
+                own, max_examples=own.max_examples * NIGHTLY_SCALE)
 
 DATA = Path(__file__).parent / "data"
 SHARED_BENCHMARKS = Path(os.environ.get(

@@ -1,0 +1,41 @@
+"""The hypothesis profiles of tests/conftest.py: derandomized "ci" by default, a longer "nightly"."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.skipif(os.environ.get("GAMENAV_HYPOTHESIS_PROFILE", "ci") != "ci", reason="another profile chosen")
+def test_default_profile_is_derandomized_without_deadline_or_database() -> None:
+    assert settings.get_current_profile_name() == "ci"
+    assert settings.default.derandomize and settings.default.deadline is None
+    assert settings.default.database is None
+    own = settings(max_examples=7)  # what a test's @settings creates: the profile fills the rest
+    assert own.derandomize and own.deadline is None and own.max_examples == 7
+
+
+@settings(max_examples=7)
+@given(st.integers())
+def test_seven_examples(n: int) -> None:
+    assert isinstance(n, int)
+
+
+@pytest.mark.parametrize("how", [["--hypothesis-profile=nightly"], []])
+def test_nightly_profile_multiplies_each_test_s_example_count(how: list[str]) -> None:
+    env = {**os.environ, "GAMENAV_HYPOTHESIS_PROFILE": "ci" if how else "nightly"}
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--hypothesis-show-statistics", *how,
+         "tests/test_hypothesis_profiles.py::test_seven_examples"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert re.search(r"\b70 passing examples", out.stdout), out.stdout
