@@ -31,6 +31,7 @@ from typing import Callable
 import numpy as np
 
 from gamenav._kernels import compiling
+from gamenav.errors import InvalidInputError
 from gamenav.grid import Diagonal, GridSearch, Heuristic, TileGrid, distance_field
 from gamenav.navmesh import NavMesh, NavMeshSearch
 from gamenav.query import find_path
@@ -194,6 +195,9 @@ def warmup(*, grid: bool = True, navmesh: bool = True, crowd: bool = True,
     Returns:
         seconds spent per group (compiling or loading), in the order they ran.
 
+    Raises:
+        InvalidInputError: a flag that is not a bool, or ``progress`` not callable.
+
     Example:
         >>> import gamenav
         >>> seconds = gamenav.warmup(navmesh=False)
@@ -201,6 +205,11 @@ def warmup(*, grid: bool = True, navmesh: bool = True, crowd: bool = True,
         ['grid', 'grid search', 'crowd']
     """
     parts = {"grid": grid, "navmesh": navmesh, "crowd": crowd}
+    for name, flag in parts.items():
+        if not isinstance(flag, bool):
+            raise InvalidInputError(f"{name} must be True or False, got {flag!r}")
+    if progress is not None and not callable(progress):
+        raise InvalidInputError(f"progress must be a callable or None, got {progress!r}")
     groups = [g for g, part in GROUPS.items() if parts[part]]
     if crowd and navmesh:
         routines = dict(ROUTINES, crowd=lambda: _warm_crowd(navmesh=True))

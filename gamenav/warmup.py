@@ -29,18 +29,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parts = set(args.only or GROUPS.values())
     tty = sys.stderr.isatty()
     t0 = last = time.perf_counter()
+    running = ""
 
     def show(done: int, total: int, name: str) -> None:
-        nonlocal last
+        nonlocal last, running
         now = time.perf_counter()
         if tty:
             bar = "#" * (20 * done // total) + "-" * (20 - 20 * done // total)
             print(f"\rgamenav warmup: [{bar}] {done}/{total} {name:<16}", end="", file=sys.stderr,
                   flush=True)
         elif done:  # one plain line per finished group in logs
-            print(f"gamenav warmup: {done}/{total} groups ({now - last:.1f} s)", file=sys.stderr,
-                  flush=True)
-        last = now
+            print(f"gamenav warmup: {done}/{total} {running} ({now - last:.1f} s)",
+                  file=sys.stderr, flush=True)
+        last, running = now, name
 
     seconds = warmup(grid="grid" in parts, navmesh="navmesh" in parts, crowd="crowd" in parts,
                      progress=show)

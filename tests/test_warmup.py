@@ -1,0 +1,171 @@
+"""gamenav.warmup and the compile notices, each case in a fresh interpreter.
+
+The notice tests use a temporary ``NUMBA_CACHE_DIR``: the first run compiles (cold), the second
+loads from that cache (warm).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import gamenav
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*code: str, cache: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run the (dedented, joined) ``code`` parts in a fresh interpreter; ``cache``: the numba
+    cache directory."""
+    environ = {k: v for k, v in os.environ.items() if k != "GAMENAV_QUIET"}
+    if cache is not None:
+        environ["NUMBA_CACHE_DIR"] = str(cache)
+    environ.update(env)
+    return subprocess.run([sys.executable, "-c", "".join(textwrap.dedent(c) for c in code)], capture_output=True,
+                          text=True, cwd=ROOT, env=environ, timeout=600, check=True)
+
+
+def notices(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("gamenav:")]
+
+
+FIND_PATH = """
+    import gamenav
+    grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
+    print(gamenav.find_path(grid, (0, 0), (3, 2)).cost)
+"""
+
+
+def test_notice_only_when_compiling_and_with_the_time(tmp_path: Path) -> None:
+    cold = run(FIND_PATH, cache=tmp_path)
+    lines = notices(cold.stderr)
+    assert lines[0] == "gamenav: compiling grid kernels with numba (first run only)..."
+    assert "gamenav: compiling grid search kernels with numba (first run only)..." in lines
+    assert len(lines) == 4, cold.stderr  # one start and one "done in" line per group
+    assert all(line.startswith("gamenav: ... done in ") and line.endswith(" s")
+               for line in lines[1::2]), lines
+    # the warm run loads from the cache: nothing to announce, although this program never
+    # used some kernels of the group (smooth_path, jump_tables)
+    warm = run(FIND_PATH, cache=tmp_path)
+    assert notices(warm.stderr) == []
+    assert warm.stdout == cold.stdout
+    # a kernel of the group that this run uses for the first time was compiled by the first run
+    smooth = run(FIND_PATH.replace("(3, 2))", "(3, 2), smooth=True, algorithm='jps')"), cache=tmp_path)
+    assert notices(smooth.stderr) == []
+
+
+def test_quiet_silences_the_notice(tmp_path: Path) -> None:
+    code = """
+        import gamenav
+        gamenav.TileGrid.from_strings(["..", ".."]).components()
+    """
+    assert notices(run(code, cache=tmp_path, GAMENAV_QUIET="1").stderr) == []
+
+
+SNAPSHOT = """
+    import importlib, pkgutil
+    from numba.core.registry import CPUDispatcher
+    import gamenav._kernels as kernels
+
+    def snapshot():
+        out = {}
+        for info in pkgutil.iter_modules(kernels.__path__):
+            module = importlib.import_module(f"gamenav._kernels.{info.name}")
+            for name, obj in vars(module).items():
+                if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == module.__name__:
+                    out[f"{info.name}.{name}"] = {str(s) for s in obj.signatures}
+        return out
+"""
+
+EVERY_KIND = """
+    import numpy as np
+    import gamenav
+
+    walk = np.asfortranarray(np.ones((6, 9), dtype=np.int64))  # any dtype and layout
+    walk[2, 2:6] = 0
+    cost = np.ones((6, 9), dtype=np.float32)
+    cost[4, :] = 2
+    for grid in (gamenav.TileGrid(walk, cell_size=3, origin=(1, 2), y_up=True),
+                 gamenav.TileGrid(walk, cost=cost)):
+        for diagonal in ("never", "no_corner_cutting", "at_most_one_blocked", "always"):
+            gamenav.find_path(grid, np.array([0, 0], np.int32), (8, 5), diagonal=diagonal,
+                              smooth=True)
+        gamenav.find_path(grid, (0, 0), (8, 5), weight=2, heuristic="euclidean")
+        gamenav.find_path(grid, (0, 0), (3, 2), partial=True, algorithm="dijkstra")
+        gamenav.distance_field(grid, np.array([[0, 0], [8, 5]], np.int32), max_cost=7)
+        search = gamenav.begin_search(grid, (0, 0), (8, 5))
+        search.step(3)
+        search.partial_result()
+        grid.set_walkable(np.array([4, 4]), False)
+    plain = gamenav.TileGrid(walk)
+    gamenav.find_path(plain, (0, 0), (8, 5), algorithm="jps")
+    mesh = gamenav.NavMesh.from_mesh(np.array([[0, 0], [4, 0], [4, 4], [0, 4]], np.int32),
+                                      [[0, 1, 2], [0, 2, 3]])
+    mesh.locate(np.array([[1, 1], [9, 9]], np.int32).T.T)
+    mesh.clamp([[9.0, 9.0]])
+    mesh.raycast([1, 1], [3.5, 0.5])
+    for exact in (False, True):
+        gamenav.find_path(mesh, (0.5, 0.5), (3.5, 3.5), exact=exact)
+    cache = gamenav.PathCache()
+    queue = gamenav.PathQueue(budget_ms=2, cache=cache)
+    crowd = gamenav.Crowd(plain, plain.cell_to_world([(0, 0), (1, 0), (0, 1)]), radius=0.3,
+                          max_speed=2, queue=queue, flow_threshold=2)
+    crowd.move([0, 1], (8.5, 5.5))
+    crowd.move([2], (8.5, 0.5))
+    follower = gamenav.Follower(plain, (0.5, 0.5), speed=3, queue=queue)
+    follower.move_to((8.5, 5.5))
+    for _ in range(5):
+        queue.update()
+        crowd.update(0.1)
+        follower.update(0.1)
+    cache.find_path(plain, (0, 0), (8, 5))
+"""
+
+
+def test_warmup_loads_every_kernel_a_program_uses() -> None:
+    code = (SNAPSHOT, """
+        import gamenav
+        gamenav.warmup()
+        before = snapshot()
+    """, EVERY_KIND, """
+        after = snapshot()
+        new = {k: sorted(after[k] - before[k]) for k in after if after[k] - before[k]}
+        assert not new, new
+        unused = sorted(k for k, v in before.items() if not v and not k.split(".")[1][0] == "_")
+        print(" ".join(unused))
+    """)
+    out = run(*code).stdout.split()
+    # only kernels called from inside other kernels stay without a Python-level signature
+    assert set(out) <= {"grid_search.heap_sift_up", "grid_search.heap_pop", "grid_search.heuristic",
+                        "jps.jump", "jps.jump_directions"}, out
+
+
+def test_warmup_reports_groups_and_progress() -> None:
+    calls: list[tuple[int, int, str]] = []
+    seconds = gamenav.warmup(navmesh=False, progress=lambda *a: calls.append(a))
+    assert list(seconds) == ["grid", "grid search", "crowd"]
+    assert all(s >= 0 for s in seconds.values())
+    assert calls == [(0, 3, "grid"), (1, 3, "grid search"), (2, 3, "crowd"), (3, 3, "done")]
+
+
+def test_warmup_command_writes_plain_lines_to_logs() -> None:
+    proc = subprocess.run([sys.executable, "-m", "gamenav.warmup", "--only", "grid"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600, check=True)
+    assert "\r" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert [line.split(" (")[0] for line in lines] == [
+        "gamenav warmup: 1/2 grid", "gamenav warmup: 2/2 grid search", "gamenav warmup: done in"
+        + lines[-1].split("done in")[1].split(" (")[0]]
+    assert "RuntimeWarning" not in proc.stderr
+
+
+@pytest.mark.parametrize(("bad", "match"), [({"grid": "yes"}, "grid must be True or False"),
+                                          ({"progress": 3}, "progress must be a callable")])
+def test_warmup_rejects_bad_arguments(bad: dict[str, object], match: str) -> None:
+    with pytest.raises(gamenav.InvalidInputError, match=match):
+        gamenav.warmup(**bad)  # type: ignore[arg-type]
