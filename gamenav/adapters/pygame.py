@@ -1,11 +1,13 @@
-"""pygame (pygame-ce) adapter: tile grids from Rects or masks, debug drawing, a path follower.
+"""pygame (pygame-ce) adapter: grids from Rects, masks or Tiled maps (pytmx), navmeshes from Tiled
+objects, debug drawing, a path follower.
 
 World coordinates here are pygame pixels, ``(x, y)`` with y growing downwards, so every grid
 built by this module has ``y_up=False`` and :meth:`TileGrid.cell_to_world` returns pixel
 positions (``Path.points`` are pixels too). Grid arrays are indexed ``[y, x]`` (row, column).
 
-This is a leaf module: ``import gamenav`` never imports it (or pygame). Install the extra with
-``pip install gamenav[pygame]``.
+This is a leaf module: ``import gamenav`` never imports it (or pygame). Install the extra
+(pygame-ce and pytmx) from a gamenav checkout with ``pip install -e ".[pygame]"`` (once gamenav
+is on the package index: ``pip install "gamenav[pygame]"``).
 
 Example:
     >>> import pygame
@@ -22,18 +24,21 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
+import shapely
 
 try:
     import pygame
 except ImportError as exc:  # pragma: no cover - exercised by a test that hides pygame
     raise ImportError(
-        "gamenav.adapters.pygame needs pygame-ce; install it with: pip install gamenav[pygame]"
+        'gamenav.adapters.pygame needs pygame-ce; from a gamenav checkout install it with: '
+        'pip install -e ".[pygame]"'
     ) from exc
 
 from gamenav._validate import finite_point, positive_number
-from gamenav import Follower, InvalidInputError, Path, TileGrid
+from gamenav import Follower, InvalidInputError, NavMesh, Path, TileGrid
 
-__all__ = ["PathFollower", "draw_grid", "draw_path", "grid_from_mask", "grid_from_rects"]
+__all__ = ["PathFollower", "draw_grid", "draw_path", "grid_from_mask", "grid_from_rects", "grid_from_tmx",
+           "navmesh_from_tmx"]
 
 ColorLike = Any
 """Anything ``pygame.Color`` accepts: a name, ``(r, g, b)``, ``(r, g, b, a)``, ``"#rrggbb"``."""
@@ -153,6 +158,103 @@ def grid_from_mask(mask: pygame.mask.Mask, *, cell_size: int, threshold: float |
         area = np.outer(np.minimum(cs, height - ys), np.minimum(cs, width - xs))
         blocked = counts >= float(threshold) * area
     return TileGrid(~blocked, cell_size=cs, origin=_pair(origin, "origin"), y_up=False)
+
+
+def _pytmx() -> Any:
+    try:
+        import pytmx
+    except ImportError as exc:
+        raise ImportError(
+            'Tiled maps in the pygame adapter need pytmx; from a gamenav checkout install it with: '
+            'pip install -e ".[pygame]"') from exc
+    return pytmx
+
+
+def _tmx_layer(tmx_map: Any, name: str, kind: str) -> Any:
+    """The layer ``name`` of a ``pytmx.TiledMap``, checked to be a ``"tile"`` or ``"object"`` layer."""
+    pytmx = _pytmx()
+    if not isinstance(tmx_map, pytmx.TiledMap):
+        raise InvalidInputError(f"tmx_map must be a pytmx.TiledMap, got {type(tmx_map).__name__}")
+    if tmx_map.orientation != "orthogonal":
+        raise InvalidInputError(f"tmx_map must be an orthogonal map, got {tmx_map.orientation!r}")
+    layer_type = pytmx.TiledTileLayer if kind == "tile" else pytmx.TiledObjectGroup
+    layer = tmx_map.layernames.get(name)
+    if not isinstance(layer, layer_type):
+        names = [n for n, lay in tmx_map.layernames.items() if isinstance(lay, layer_type)]
+        raise InvalidInputError(f"{kind} layer {name!r} not found; the map's {kind} layers are {names}")
+    return layer
+
+
+def grid_from_tmx(tmx_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
+    """A :class:`~gamenav.TileGrid` from a tile layer of a Tiled map loaded with pytmx.
+
+    One cell per tile: cell ``(x, y)`` is the layer's tile ``(x, y)`` (``layer.data[y][x]``),
+    ``cell_size`` is the tile size in pixels and ``origin`` the layer's pixel offset, so the
+    grid lines up with the map drawn at ``(0, 0)`` (``y_up=False``).
+
+    Args:
+        tmx_map: a ``pytmx.TiledMap`` (orthogonal, finite, square tiles), e.g. from
+            ``pytmx.load_pygame("level.tmx")`` or ``pytmx.TiledMap("level.tmx")``.
+        layer: the name of a tile layer.
+        walls: True: the layer's non-empty tiles are walls and every other cell is walkable;
+            False: the layer's non-empty tiles are the walkable floor.
+
+    Raises:
+        InvalidInputError: not a ``pytmx.TiledMap``, no such tile layer, non-orthogonal map or
+            non-square tiles.
+
+    Example:
+        >>> import pytmx, gamenav
+        >>> tmx_map = pytmx.TiledMap(gamenav.data.path("tiny.tmx"))
+        >>> grid_from_tmx(tmx_map, "walls").passable.astype(int).tolist()
+        [[1, 1, 0, 1, 1, 1], [1, 1, 0, 1, 0, 1], [1, 1, 1, 1, 0, 1], [0, 1, 1, 1, 1, 1]]
+    """
+    tiles = _tmx_layer(tmx_map, layer, "tile")
+    if tmx_map.tilewidth != tmx_map.tileheight:
+        raise InvalidInputError(
+            f"tiles must be square, got {tmx_map.tilewidth} x {tmx_map.tileheight} pixels")
+    occupied = np.array(tiles.data, dtype=np.int64).reshape(tmx_map.height, tmx_map.width) != 0
+    return TileGrid(~occupied if walls else occupied, cell_size=tmx_map.tilewidth,
+                    origin=(float(tiles.offsetx), float(tiles.offsety)), y_up=False)
+
+
+def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
+                     agent_radius: float = 0.0) -> NavMesh:
+    """A :class:`~gamenav.NavMesh` from the polygons and rectangles of a Tiled object layer (pytmx).
+
+    Coordinates are map pixels (y down), the objects' points as pytmx places them
+    (``obj.apply_transformations()``: rotation applied) plus the layer's offset. Polylines
+    enclose no area and are ignored; ellipses count as their bounding rectangles (pytmx keeps
+    no ellipse flag).
+
+    Args:
+        tmx_map: a ``pytmx.TiledMap`` (orthogonal).
+        object_layer: the name of an object layer.
+        walkable: False: the objects are obstacles cut out of the map rectangle
+            ``(0, 0, width * tilewidth, height * tileheight)``; True: their union is the
+            walkable area.
+        agent_radius: obstacles are inflated (the free space shrunk) by this many pixels (>= 0).
+
+    Raises:
+        InvalidInputError: not a ``pytmx.TiledMap``, no such object layer, or a layer with no
+            polygon or rectangle.
+
+    Example:
+        >>> import pytmx, gamenav
+        >>> mesh = navmesh_from_tmx(pytmx.TiledMap(gamenav.data.path("tiny.tmx")), "obstacles")
+        >>> mesh.locate([(10, 10), (48, 12), (20, 48)]).tolist()[1:]  # inside the rock, the wall
+        [-1, -1]
+    """
+    group = _tmx_layer(tmx_map, object_layer, "object")
+    shift = np.array([group.offsetx, group.offsety], dtype=np.float64)
+    polygons = [shapely.Polygon(np.asarray(obj.apply_transformations(), dtype=np.float64) + shift)
+                for obj in group if getattr(obj, "closed", True)]
+    if not polygons:
+        raise InvalidInputError(f"object layer {object_layer!r} has no polygons or rectangles")
+    if walkable:
+        return NavMesh.from_polygons(polygons, agent_radius=agent_radius)
+    area = shapely.box(0.0, 0.0, tmx_map.width * tmx_map.tilewidth, tmx_map.height * tmx_map.tileheight)
+    return NavMesh.from_polygons(area, obstacles=polygons, agent_radius=agent_radius)
 
 
 def draw_grid(surface: pygame.Surface, grid: TileGrid, *, blocked_color: ColorLike = (70, 70, 80),

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path as FsPath
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,10 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pygame  # noqa: E402  (after SDL_VIDEODRIVER is set by conftest)
+import pytmx  # noqa: E402
+import shapely  # noqa: E402
 
 import gamenav  # noqa: E402
 from gamenav.adapters.pygame import (PathFollower, draw_grid, draw_path, grid_from_mask,  # noqa: E402
-                                     grid_from_rects)
+                                     grid_from_rects, grid_from_tmx, navmesh_from_tmx)
 from tests.readme import readme_code  # noqa: E402
 
 ROOT = FsPath(__file__).resolve().parents[2]
@@ -148,6 +151,144 @@ def test_mask_bad_input(kwargs: dict, match: str) -> None:
         grid_from_mask(np.zeros((8, 8)), cell_size=4)  # type: ignore[arg-type]
 
 
+# -- Tiled maps through pytmx -------------------------------------------------------------
+
+TINY_TMX = gamenav.data.path("tiny.tmx")
+
+
+@pytest.fixture(scope="module")
+def tmx_map() -> pytmx.TiledMap:
+    return pytmx.TiledMap(str(TINY_TMX))
+
+
+def test_tmx_layer_blocks_exactly_pytmx_s_non_empty_tiles(tmx_map: pytmx.TiledMap) -> None:
+    for name in ("walls", "floor"):
+        index = tmx_map.layers.index(tmx_map.get_layer_by_name(name))
+        occupied = {(x, y) for y in range(tmx_map.height) for x in range(tmx_map.width)
+                    if tmx_map.get_tile_gid(x, y, index) != 0}
+        grid = grid_from_tmx(tmx_map, name)
+        assert grid.shape == (4, 6) and grid.cell_size == 16.0 and grid.y_up is False
+        assert blocked_cells(grid) == occupied
+        floor = grid_from_tmx(tmx_map, name, walls=False)
+        assert blocked_cells(floor) == {(x, y) for x in range(6) for y in range(4)} - occupied
+    assert len(blocked_cells(grid_from_tmx(tmx_map, "walls"))) == 5
+
+
+def test_tmx_grid_matches_pytmx_s_drawn_tiles_with_load_pygame() -> None:
+    pygame.display.init()
+    pygame.display.set_mode((96, 64))
+    try:
+        loaded = pytmx.load_pygame(str(TINY_TMX))
+        drawn = {(x, y) for x, y, _image in loaded.get_layer_by_name("walls").tiles()}
+        grid = grid_from_tmx(loaded, "walls")
+    finally:
+        pygame.display.quit()
+    assert blocked_cells(grid) == drawn
+    # the tile (2, 0) is drawn at pixels (32..47, 0..15): the grid's cell (2, 0) covers them
+    np.testing.assert_array_equal(grid.world_to_cell([[32, 0], [47.9, 15.9]]), [[2, 0], [2, 0]])
+
+
+def test_tmx_path_goes_around_the_walls(tmx_map: pytmx.TiledMap) -> None:
+    grid = grid_from_tmx(tmx_map, "walls")
+    path = gamenav.find_path(grid, (0, 0), (5, 0))
+    assert path.status is gamenav.PathStatus.FOUND
+    assert all(grid.is_passable(x, y) for x, y in path.cells.tolist())
+    assert path.points[-1].tolist() == [88.0, 8.0]  # the centre of tile (5, 0) in pixels
+
+
+def test_tmx_navmesh_cuts_out_pytmx_s_objects(tmx_map: pytmx.TiledMap) -> None:
+    mesh = navmesh_from_tmx(tmx_map, "obstacles")
+    objects = {obj.name: obj for obj in tmx_map.get_layer_by_name("obstacles")}
+    rock, wall = objects["rock"], objects["wall"]
+    rock_area = shapely.Polygon([tuple(p) for p in rock.points]).area
+    map_area = tmx_map.width * tmx_map.tilewidth * tmx_map.height * tmx_map.tileheight
+    assert mesh_area(mesh) == pytest.approx(map_area - wall.width * wall.height - rock_area)
+    rng = np.random.default_rng(7)
+    points = rng.uniform((0, 0), (96, 64), size=(2000, 2))
+    in_wall = ((points[:, 0] > wall.x) & (points[:, 0] < wall.x + wall.width)
+               & (points[:, 1] > wall.y) & (points[:, 1] < wall.y + wall.height))
+    in_rock = shapely.contains_xy(shapely.Polygon([tuple(p) for p in rock.points]), points[:, 0], points[:, 1])
+    inside = mesh.locate(points) >= 0
+    np.testing.assert_array_equal(inside, ~(in_wall | in_rock))
+    path = gamenav.find_path(mesh, (4, 60), (60, 20))
+    assert path.status is gamenav.PathStatus.FOUND
+    inflated = navmesh_from_tmx(tmx_map, "obstacles", agent_radius=2)
+    assert mesh_area(inflated) < mesh_area(mesh)
+
+
+def mesh_area(mesh: gamenav.NavMesh) -> float:
+    tri = mesh.vertices[mesh.triangles]
+    return float(np.abs(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])).sum() / 2)
+
+
+TRANSFORMED_TMX = """<?xml version="1.0" encoding="UTF-8"?>
+<map version="1.10" orientation="orthogonal" renderorder="right-down" width="4" height="3"
+     tilewidth="10" tileheight="10" infinite="0">
+ <layer id="1" name="walls" width="4" height="3" offsetx="5" offsety="7">
+  <data encoding="csv">0,0,0,3,
+0,5,0,0,
+0,0,0,0</data>
+ </layer>
+ <objectgroup id="2" name="blocks" offsetx="2" offsety="1">
+  <object id="1" x="10" y="10" width="10" height="5" rotation="90"/>
+  <object id="2" x="0" y="0"><polyline points="0,0 30,0 30,20"/></object>
+ </objectgroup>
+ <objectgroup id="3" name="rooms">
+  <object id="3" x="0" y="0" width="20" height="30"/>
+  <object id="4" x="20" y="10" width="20" height="10"/>
+ </objectgroup>
+ <objectgroup id="4" name="lines"><object id="5" x="0" y="0"><polyline points="0,0 5,5"/></object></objectgroup>
+</map>
+"""
+
+
+@pytest.fixture(scope="module")
+def transformed(tmp_path_factory: pytest.TempPathFactory) -> pytmx.TiledMap:
+    path = tmp_path_factory.mktemp("tmx") / "transformed.tmx"
+    path.write_text(TRANSFORMED_TMX, encoding="utf-8")
+    return pytmx.TiledMap(str(path))
+
+
+def test_tmx_layer_offsets_rotation_polylines_and_walkable_objects(transformed: pytmx.TiledMap) -> None:
+    grid = grid_from_tmx(transformed, "walls")
+    assert blocked_cells(grid) == {(3, 0), (1, 1)} and grid.origin == (5.0, 7.0)
+    blocks = navmesh_from_tmx(transformed, "blocks")
+    # the 10 x 5 rectangle rotated by 90 degrees about its (x, y) corner, shifted by the offset:
+    # x in (7, 12), y in (11, 21); the polyline encloses nothing
+    assert mesh_area(blocks) == pytest.approx(40 * 30 - 50)
+    assert blocks.locate([(9, 15), (14, 13), (25, 2)]).tolist()[0] == -1
+    assert (blocks.locate([(14, 13), (25, 2)]) >= 0).all()
+    rooms = navmesh_from_tmx(transformed, "rooms", walkable=True)
+    assert mesh_area(rooms) == pytest.approx(20 * 30 + 20 * 10)
+    assert rooms.locate([(30, 15), (30, 5)]).tolist()[1] == -1
+    with pytest.raises(gamenav.InvalidInputError, match="object layer 'lines' has no polygons or rectangles"):
+        navmesh_from_tmx(transformed, "lines")
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda m: grid_from_tmx(m, "obstacles"),
+     r"tile layer 'obstacles' not found; the map's tile layers are \['floor', 'walls'\]"),
+    (lambda m: grid_from_tmx(m, "nope"), r"tile layer 'nope' not found"),
+    (lambda m: navmesh_from_tmx(m, "walls"),
+     r"object layer 'walls' not found; the map's object layers are \['obstacles'\]"),
+    (lambda m: grid_from_tmx(str(TINY_TMX), "walls"), "tmx_map must be a pytmx.TiledMap, got str"),
+    (lambda m: navmesh_from_tmx(m, "obstacles", agent_radius=-1), "agent_radius"),
+])
+def test_tmx_bad_input(tmx_map: pytmx.TiledMap, call: Any, match: str) -> None:
+    with pytest.raises(gamenav.InvalidInputError, match=match):
+        call(tmx_map)
+
+
+def test_tmx_non_square_tiles_and_non_orthogonal_maps(tmp_path: FsPath) -> None:
+    text = TRANSFORMED_TMX.replace('tileheight="10"', 'tileheight="8"')
+    (tmp_path / "a.tmx").write_text(text, encoding="utf-8")
+    with pytest.raises(gamenav.InvalidInputError, match="tiles must be square, got 10 x 8 pixels"):
+        grid_from_tmx(pytmx.TiledMap(str(tmp_path / "a.tmx")), "walls")
+    (tmp_path / "b.tmx").write_text(TRANSFORMED_TMX.replace("orthogonal", "isometric"), encoding="utf-8")
+    with pytest.raises(gamenav.InvalidInputError, match="orthogonal map, got 'isometric'"):
+        grid_from_tmx(pytmx.TiledMap(str(tmp_path / "b.tmx")), "walls")
+
+
 # -- drawing ------------------------------------------------------------------------------
 
 def test_draw_grid_paints_blocked_cells_lines_and_respects_y_up() -> None:
@@ -262,13 +403,13 @@ def test_follower_speed_and_arrival() -> None:
     assert steps.max() == pytest.approx(2.0, abs=0.05)   # 120 px/s at 60 FPS
     assert steps[-1] < 1.0                               # slowed down for the arrival
     assert follower.arrived and near(follower.position, (10, 190))
-    np.testing.assert_allclose(follower.path, [follower.position])  # nothing left ahead
+    np.testing.assert_allclose(follower.remaining_path, [follower.position])  # nothing left ahead
 
 
 def test_follower_diagonal_option_sets_the_movement_rule() -> None:
     follower = PathFollower((10, 10), maze(), speed=100, diagonal="never")
     follower.move_to((50, 50))
-    cells = maze().world_to_cell(follower.path)
+    cells = maze().world_to_cell(follower.path.points)
     steps = np.abs(np.diff(cells, axis=0)).sum(axis=1)
     assert steps.sum() == 4 and (steps <= 1).all()  # orthogonal only (the goal repeats its cell)
 
@@ -280,11 +421,11 @@ def test_follower_moves_a_sprite_and_replans_around_a_new_wall() -> None:
     sprite.rect.center = (30, 190)
     follower = PathFollower(sprite, grid, speed=200)
     follower.move_to((110, 190))                         # straight along row 9, under the first wall
-    assert [4, 9] in grid.world_to_cell(follower.path).tolist()
+    assert [4, 9] in grid.world_to_cell(follower.path.points).tolist()
     run(follower, 10)
     assert sprite.rect.center == tuple(round(v) for v in follower.position)
     grid.set_walkable((4, 9), False)                     # wall off the route ahead of the sprite
-    assert [4, 9] not in grid.world_to_cell(follower.path).tolist()
+    assert [4, 9] not in grid.world_to_cell(follower.path.points).tolist()
     run(follower, 300)                                   # asserts: never inside the new wall
     assert follower.arrived and near(follower.position, (110, 190))
     assert sprite.rect.center == tuple(round(v) for v in follower.position)
@@ -306,7 +447,7 @@ def test_follower_goal_in_a_wall_goes_next_to_it_and_unreachable_fails() -> None
     (((10, 10),), dict(speed=0), "speed must be a finite number > 0, got 0"),
     (((10, 10),), dict(speed=1, radius=-1), "radius must be a finite number > 0, got -1"),
     (((70, 10),), dict(speed=1), "must lie on a passable cell"),
-    (((10,),), dict(speed=1), r"target must be a finite \(x, y\) pair, got \(10,\)"),
+    (((10,),), dict(speed=1), r"target must be a finite \(x, y\) pair.*, got \(10,\)"),
 ])
 def test_follower_bad_arguments(args: tuple, kwargs: dict, match: str) -> None:
     with pytest.raises(gamenav.InvalidInputError, match=match):
@@ -380,7 +521,7 @@ def test_readme_quick_start_runs(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_import_error_names_the_pygame_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pygame", None)
     monkeypatch.delitem(sys.modules, "gamenav.adapters.pygame")
-    with pytest.raises(ImportError, match=r"pip install gamenav\[pygame\]"):
+    with pytest.raises(ImportError, match=r'checkout install it with: pip install -e "\.\[pygame\]"'):
         importlib.import_module("gamenav.adapters.pygame")
 
 
