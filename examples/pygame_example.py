@@ -1,12 +1,18 @@
-"""Click-to-move with gamenav in pygame: walls from Rects, a path follower, debug drawing.
+"""Click-to-move with gamenav in pygame: a Tiled map (pytmx), a path follower, debug drawing.
 
     python examples/pygame_example.py                          # a window; Esc quits
     python examples/pygame_example.py --headless --frames 600  # no window, scripted clicks
 
-Left click: move the agent there. Right click: toggle the wall cell under the cursor (the agent
-re-plans when its route is cut). Headless runs print a one-line summary.
+The level is gamenav's sample Tiled map ``level.tmx`` (or ``--map FILE.tmx``): the grid comes from
+its ``walls`` tile layer (:func:`gamenav.adapters.pygame.grid_from_tmx`), a navmesh from its
+``obstacles`` object layer (:func:`gamenav.adapters.pygame.navmesh_from_tmx`).
 
-Needs ``pip install gamenav[pygame]``. Exits 0 (non-zero on an error).
+Left click: move the agent there along the grid (orange path); the navmesh's any-angle path to the
+same point is drawn in blue for comparison. Right click: toggle the wall cell under the cursor (the
+agent re-plans when its route is cut). Headless runs print a one-line summary.
+
+Needs the pygame extra (pygame-ce and pytmx): ``pip install -e ".[pygame]"`` in a gamenav
+checkout. Exits 0 (non-zero on an error).
 """
 
 from __future__ import annotations
@@ -15,32 +21,41 @@ import argparse
 import os
 import sys
 
-SIZE = (640, 480)
-CELL = 32
-WALLS = [(128, 0, 32, 352), (288, 128, 32, 352), (448, 0, 32, 320), (176, 400, 72, 20)]
 START = (48, 48)
 # Headless script: frame -> (mouse button, pixel position).
-SCRIPT = {1: (1, (600, 440)), 60: (3, (144, 368))}  # the right click walls off the route
+SCRIPT = {1: (1, (600, 440)), 60: (3, (296, 120))}  # the right click walls off a cell of the route
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--map", default=None, help="a Tiled .tmx map with a 'walls' tile layer and "
+                        "an 'obstacles' object layer (default: gamenav's sample level.tmx)")
     parser.add_argument("--frames", type=int, default=0,
                         help="stop after N frames (0: run until closed)")
     parser.add_argument("--headless", action="store_true",
-                        help="no window (SDL_VIDEODRIVER=dummy), fixed 1/60 s steps, scripted clicks")
+                        help="no window or sound (SDL dummy drivers), fixed 1/60 s steps, scripted clicks")
     args = parser.parse_args(argv)
     if args.headless:
         os.environ["SDL_VIDEODRIVER"] = "dummy"
-        os.environ["SDL_AUDIODRIVER"] = "dummy"
+        os.environ["SDL_AUDIODRIVER"] = "dummy"  # no sound device: no ALSA errors on stderr
     import pygame
+    import pytmx
 
     import gamenav
-    from gamenav.adapters.pygame import PathFollower, draw_grid, draw_path, grid_from_rects
+    from gamenav.adapters.pygame import PathFollower, draw_grid, draw_path, grid_from_tmx, navmesh_from_tmx
 
     pygame.init()
-    screen = pygame.display.set_mode(SIZE)
-    grid = grid_from_rects([pygame.Rect(w) for w in WALLS], size=SIZE, cell_size=CELL)
+    level_file = args.map or gamenav.data.path("level.tmx")
+    header = pytmx.TiledMap(level_file)  # the size first: load_pygame needs a display mode
+    screen = pygame.display.set_mode((header.width * header.tilewidth, header.height * header.tileheight))
+    level = pytmx.load_pygame(level_file)
+    background = screen.copy()
+    for layer in level.visible_layers:
+        if isinstance(layer, pytmx.TiledTileLayer):
+            for x, y, image in layer.tiles():
+                background.blit(image, (x * level.tilewidth, y * level.tileheight))
+    grid = grid_from_tmx(level, "walls")
+    mesh = navmesh_from_tmx(level, "obstacles", agent_radius=4)
     sprite = pygame.sprite.Sprite()
     sprite.image = pygame.Surface((20, 20), pygame.SRCALPHA)
     pygame.draw.circle(sprite.image, (230, 60, 60), (10, 10), 10)
@@ -48,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     agents = pygame.sprite.Group(sprite)
     queue = gamenav.PathQueue(budget_ms=1.0)  # pathfinding time per frame, shared by all agents
     follower = PathFollower(sprite, grid, speed=240, queue=queue)
+    mesh_path = gamenav.Path.none()
     clock = pygame.time.Clock()
     frame, running = 0, True
     while running and (args.frames <= 0 or frame < args.frames):
@@ -64,14 +80,16 @@ def main(argv: list[str] | None = None) -> int:
         for button, pos in clicks:
             if button == 1:
                 follower.move_to(pos)
+                mesh_path = gamenav.find_path(mesh, follower.position, pos, clamp=True)
             elif button == 3:  # toggle the wall under the cursor; the follower re-plans if needed
                 cell = tuple(int(v) for v in grid.world_to_cell(pos))
                 if grid.in_bounds(*cell):
                     grid.set_walkable(cell, not grid.passable[cell[1], cell[0]])
         queue.update()
         follower.update(1 / 60 if args.headless else clock.tick(60) / 1000)
-        screen.fill((24, 24, 30))
-        draw_grid(screen, grid, blocked_color=(90, 90, 110), line_color=(36, 36, 44))
+        screen.blit(background, (0, 0))
+        draw_grid(screen, grid, blocked_color=(90, 90, 110, 160))  # includes right-click edits
+        draw_path(screen, mesh_path, color=(80, 160, 255), width=1, radius=0)
         draw_path(screen, follower.path)
         agents.draw(screen)
         state = "arrived" if follower.arrived else "failed" if follower.failed else "moving"
@@ -79,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         pygame.display.flip()
     x, y = follower.position
     print(f"frames={frame} arrived={follower.arrived} failed={follower.failed} "
-          f"position=({x:.1f}, {y:.1f})")
+          f"position=({x:.1f}, {y:.1f}) navmesh_path={mesh_path.status.name}")
     pygame.quit()
     return 0
 

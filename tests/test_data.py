@@ -8,7 +8,7 @@ import gamenav
 from gamenav.io import read_mesh, read_scenarios
 
 SAMPLES = ["arena.map", "arena.map.scen", "arena.mesh", "den011d.map", "den011d.map.scen",
-           "tiles.png", "tiny.json", "tiny.tmx"]
+           "level.tmx", "tiles.png", "tiny.json", "tiny.tmx"]
 
 
 def test_names_lists_the_samples_and_their_attribution() -> None:
@@ -45,3 +45,25 @@ def test_samples_load_and_a_scenario_is_solved_optimally() -> None:
 def test_unknown_name_lists_the_available_files(name: str) -> None:
     with pytest.raises(gamenav.InvalidInputError, match=rf"name must be one of .*'arena\.map'.*got {name!r}"):
         gamenav.data.path(name)
+
+
+def test_tiny_tmx_is_the_same_map_as_tiny_json() -> None:
+    import json
+
+    import pytmx
+
+    tmx = pytmx.TiledMap(str(gamenav.data.path("tiny.tmx")))
+    doc = json.loads(gamenav.data.path("tiny.json").read_text(encoding="utf-8"))
+    assert (tmx.width, tmx.height, tmx.tilewidth, tmx.tileheight) == (6, 4, 16, 16) == (
+        doc["width"], doc["height"], doc["tilewidth"], doc["tileheight"])
+    for layer in doc["layers"]:
+        tmx_layer = tmx.get_layer_by_name(layer["name"])
+        if layer["type"] == "tilelayer":
+            assert [g for row in tmx_layer.data for g in row] == layer["data"]
+        else:
+            assert [(o.name, o.x, o.y, o.width, o.height) for o in tmx_layer] == [
+                (o["name"], o["x"], o["y"], o.get("width", 0), o.get("height", 0)) if "polygon" not in o
+                else (o["name"], o["x"], o["y"], 16.0, 20.0) for o in layer["objects"]]
+            rock = next(o for o in tmx_layer if o.name == "rock")
+            assert [(p.x - rock.x, p.y - rock.y) for p in rock.points] == [
+                (p["x"], p["y"]) for p in layer["objects"][0]["polygon"]]

@@ -8,7 +8,9 @@
 ``tiny.tmx``, ``tiny.json`` 6 x 4 Tiled map, 16-pixel tiles: tile layers ``floor`` and
                             ``walls``, object layer ``obstacles`` (a triangle and a rectangle);
                             the same map saved as TMX (pytmx) and JSON (arcade)
-``tiles.png``               the two-tile tileset of ``tiny``
+``level.tmx``               40 x 30 Tiled map, 16-pixel tiles (640 x 480 pixels): the same
+                            layers, with four wall runs and a triangular rock
+``tiles.png``               the two-tile tileset of ``tiny`` and ``level``
 ==========================  ===============================================================
 
 Provenance and licences: ``ATTRIBUTION.md`` (``gamenav.data.path("ATTRIBUTION.md")``).

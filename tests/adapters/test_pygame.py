@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import re
 import subprocess
 import sys
@@ -533,9 +534,12 @@ def test_gamenav_does_not_import_the_adapter() -> None:
 
 
 def test_example_runs_headless_and_arrives() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SDL_")}  # the example sets them
     out = subprocess.run([sys.executable, str(ROOT / "examples" / "pygame_example.py"), "--headless",
-                          "--frames", "600"], capture_output=True, text=True, timeout=300)
+                          "--frames", "600"], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr
-    summary = re.search(r"frames=600 arrived=True failed=False position=\((.+), (.+)\)", out.stdout)
+    summary = re.search(r"frames=600 arrived=True failed=False position=\((.+), (.+)\) navmesh_path=FOUND",
+                        out.stdout)
     assert summary, out.stdout
     assert math.dist((float(summary[1]), float(summary[2])), (600, 440)) < 0.35 * 32
+    assert "ALSA" not in out.stderr
