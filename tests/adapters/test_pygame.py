@@ -23,7 +23,6 @@ import shapely  # noqa: E402
 import gamenav  # noqa: E402
 from gamenav.adapters.pygame import (PathFollower, draw_grid, draw_path, grid_from_mask,  # noqa: E402
                                      grid_from_rects, grid_from_tmx, navmesh_from_tmx)
-from tests.readme import readme_code  # noqa: E402
 
 ROOT = FsPath(__file__).resolve().parents[2]
 WHITE = (255, 255, 255, 255)
@@ -485,36 +484,6 @@ def test_follower_avoids_a_wall_built_before_it_collects_its_path() -> None:
     grid.set_walkable((4, 9), False)                 # edited before the follower collects it
     run(follower, 400, queue)                        # asserts: never inside the new wall
     assert follower.arrived and near(follower.position, (110, 190))
-
-
-README_QUICK_START = readme_code("Quick start: pygame")
-
-
-def test_readme_quick_start_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's pygame quick start, verbatim, with a scripted click and a fake clock."""
-    namespace: dict = {}
-    frames = []
-
-    def scripted_events() -> list:
-        agent, grid = namespace["agent"], namespace["grid"]
-        frames.append(agent.position)
-        assert grid.is_passable(*grid.world_to_cell(agent.position).tolist())
-        if len(frames) == 1:
-            return [pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=(600, 440), button=1)]
-        if (agent.arrived and len(frames) > 2) or len(frames) > 1000:
-            return [pygame.event.Event(pygame.QUIT)]
-        return []
-
-    class FakeClock:
-        def tick(self, fps: int = 0) -> int:
-            return 16
-
-    monkeypatch.setattr(pygame.event, "get", scripted_events)
-    monkeypatch.setattr(pygame.time, "Clock", FakeClock)
-    exec(compile(README_QUICK_START, "README.md", "exec"), namespace)
-    assert len(README_QUICK_START.splitlines()) < 30
-    assert namespace["agent"].arrived and math.dist(namespace["agent"].position, (600, 440)) < 5
-    assert len(frames) < 1000
 
 
 # -- packaging and the example ------------------------------------------------------------
