@@ -16,8 +16,8 @@ Printed per budget: pathfinding time per frame (ms, p50/p99/max, inside ``queue.
 also p99 in thread CPU time, which leaves out the moments the OS ran other processes), request
 latency in frames (p50/p95/max), throughput (answered requests per second of game
 time) and the cache hit rate. ``--plot`` writes a PNG of latency and frame time per budget
-(needs matplotlib: ``pip install gamenav[plot]``). Progress goes to stderr. Like a game should
-after loading, the tool calls ``gc.freeze()`` before simulating (see the README).
+(needs matplotlib: ``pip install -e ".[plot]"`` in a gamenav checkout). Progress goes to stderr.
+Like a game should after loading, the tool calls ``gc.freeze()`` before simulating (see the README).
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def _plot(results: Sequence[SimResult], out: str, title: str) -> None:
         import matplotlib.pyplot as plt
         import matplotlib.ticker
     except ImportError:
-        raise SystemExit("--plot needs matplotlib: pip install 'gamenav[plot]'") from None
+        raise SystemExit('--plot needs matplotlib: pip install -e ".[plot]" (in a gamenav checkout)') from None
     budgets = [r.budget_ms for r in results]
     fig, (ax_t, ax_l) = plt.subplots(1, 2, figsize=(11, 4.2))
     for q, style in ((50, "o-"), (99, "s--")):
@@ -227,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            parser.error("--plot needs matplotlib: pip install 'gamenav[plot]'")
+            parser.error('--plot needs matplotlib: pip install -e ".[plot]" (in a gamenav checkout)')
     try:
         grid = TileGrid.from_movingai(args.map)
     except OSError as exc:

@@ -56,7 +56,7 @@ def test_plot_without_matplotlib(small_map: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(SystemExit):
         tune.main(["--map", str(small_map), "--plot", "x.png", "--frames", "2"])
-    assert "--plot needs matplotlib: pip install 'gamenav[plot]'" in capsys.readouterr().err
+    assert '--plot needs matplotlib: pip install -e ".[plot]" (in a gamenav checkout)' in capsys.readouterr().err
 
 
 def test_bad_arguments(small_map: Path, capsys: pytest.CaptureFixture[str]) -> None:
