@@ -6,8 +6,9 @@ built here has ``y_up=True``: row 0 is the top row of the map, and
 :meth:`~gamenav.TileGrid.cell_to_world` returns arcade world positions. Grid arrays are indexed
 ``[y, x]``; points are ``(x, y)``.
 
-This is a leaf module: ``import gamenav`` never imports it (or arcade). Install the extra with
-``pip install gamenav[arcade]``. The drawing functions need an active arcade window.
+This is a leaf module: ``import gamenav`` never imports it (or arcade). Install the extra from a
+gamenav checkout with ``pip install -e ".[arcade]"`` (once gamenav is on the package index:
+``pip install "gamenav[arcade]"``). The drawing functions need an active arcade window.
 
 Example:
     >>> import arcade
@@ -31,7 +32,8 @@ try:
     import arcade
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "gamenav.adapters.arcade needs arcade; install it with: pip install gamenav[arcade]") from exc
+        'gamenav.adapters.arcade needs arcade; from a gamenav checkout install it with: '
+        'pip install -e ".[arcade]"') from exc
 
 import shapely
 
