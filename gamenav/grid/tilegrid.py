@@ -104,7 +104,9 @@ class TileGrid:
     Example:
         >>> import numpy as np
         >>> grid = TileGrid(np.ones((3, 4), dtype=bool))
-        >>> grid.set_walkable((1, 0, 2, 3), False)      # wall at column 1
+        >>> change = grid.set_walkable((1, 0, 2, 3), False)  # wall at column 1
+        >>> change.blocked.tolist()                          # the cells it blocked, (x, y)
+        [[1, 0], [1, 1], [1, 2]]
         >>> grid.version, bool(grid.passable[2, 1])
         (1, False)
     """
