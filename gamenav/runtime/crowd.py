@@ -29,7 +29,7 @@ import itertools
 import math
 import numbers
 from types import TracebackType
-from typing import Any, Sequence, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -320,7 +320,7 @@ class Crowd:
         for gid, (_, field) in self._fields.items():
             members = np.unique(idx[(self._group[idx] == gid) & (self._mode[idx] == FIELD)])
             if len(members):
-                traces.update(zip(members.tolist(), self._trace(field, members)))
+                traces.update(zip(members.tolist(), self._trace(field, members), strict=True))
         empty = np.zeros((0, 2))
         paths = []
         for i in idx.tolist():
@@ -369,7 +369,7 @@ class Crowd:
         return [self._grid.cell_to_world(stack[j, 1:ends[j]]).reshape(-1, 2) for j in range(len(members))]
 
     # -- orders ---------------------------------------------------------------------------
-    def move(self, agents: npt.ArrayLike, target: Sequence[float], *, formation: bool = True) -> None:
+    def move(self, agents: npt.ArrayLike, target: npt.ArrayLike, *, formation: bool = True) -> None:
         """Order ``agents`` (indices) to ``target`` world ``(x, y)``.
 
         With ``formation`` the agents spread over the nearest free cells around the target

@@ -401,11 +401,9 @@ class PathQueue:
     def _quick(self, job: _Job, req: PathRequest, expansions: int) -> None:
         """Run ``expansions`` of ``job`` (started on the current world) now; answer it if done,
         else give ``req`` a partial path."""
-        if job.search is None:
-            self._begin(job)
-        search = job.search
-        search.step(expansions)  # type: ignore[union-attr]
-        if search.status.done:  # type: ignore[union-attr]
+        search = job.search if job.search is not None else self._begin(job)
+        search.step(expansions)
+        if search.status.done:
             self._finish(job)
         partial = getattr(job.search, "partial_result", None)
         if not req.done and partial is not None:
@@ -460,8 +458,9 @@ class PathQueue:
         self._check_open("update")
         t0 = now = time.perf_counter()
         self._frame += 1
-        timed = self._budget_s is not None
-        deadline = t0 + self._budget_s if timed else math.inf
+        budget_s = self._budget_s
+        timed = budget_s is not None
+        deadline = t0 + budget_s if budget_s is not None else math.inf
         left = self._max_expansions if self._max_expansions is not None else _MAX_CHUNK
         spent = 0
         worked = False
@@ -469,12 +468,13 @@ class PathQueue:
             job = self._peek()
             if job is None:
                 break
-            if job.search is None:
+            search = job.search
+            if search is None:
                 if timed and worked and now + self._start_s > deadline:
                     break
                 worked = True
                 try:
-                    self._begin(job)
+                    search = self._begin(job)
                 except InvalidInputError:  # an edit blocked the start or goal since the request
                     self._drop_job(job)
                     self._pending -= len(job.requests)
@@ -484,7 +484,6 @@ class PathQueue:
                 t = time.perf_counter()
                 self._start_s = _track(self._start_s, t - now)
                 now = t
-            search = job.search
             if not search.status.done:
                 n = self._chunk_size(job, now, deadline, left, worked)
                 if n == 0:
@@ -563,9 +562,9 @@ class PathQueue:
                 entry = self._grids[id(world)] = _GridJobs(world, self._on_change)
             entry.jobs.add(job)
 
-    def _begin(self, job: _Job) -> None:
-        """(Re)start ``job``'s search on the world as it is now (the old search, if any, is
-        cancelled once the new one started: a failing start changes nothing)."""
+    def _begin(self, job: _Job) -> Search:
+        """(Re)start ``job``'s search on the world as it is now and return it (the old search,
+        if any, is cancelled once the new one started: a failing start changes nothing)."""
         query = job.query
         search = begin_search(query.world, query.start, query.goal, **query.options)
         if job.search is not None:
@@ -573,6 +572,7 @@ class PathQueue:
         job.search = search
         job.changes.clear()
         job.rate = None
+        return search
 
     def _current(self, job: _Job) -> bool:
         """Whether ``job``'s search (if started) searches the world as it is now."""
@@ -656,11 +656,13 @@ class PathQueue:
             self._answered.append(req)
 
     def _cancel(self, req: PathRequest) -> None:
+        job = req._job
+        if job is None:  # already answered
+            return
         req._status = PathStatus.CANCELLED
         req._path = Path.none(PathStatus.CANCELLED)
         req._waited = self._frame - req._frame
         self._counts["cancelled"] += 1
-        job = req._job
         req._job = None
         self._pending -= 1
         job.requests.remove(req)

@@ -307,7 +307,8 @@ def test_separation_in_a_huge_world_does_not_crash() -> None:
         far.update(0.1)
         print("ok", crowd.positions.tolist() == [[0.5 * cs, 0.5 * cs], [1.5 * cs, 1.5 * cs]])
     """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["ok", "True"]
 
