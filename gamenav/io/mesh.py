@@ -88,8 +88,11 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
             polygons with fewer than 3 vertices (message names file and line).
 
     Example:
-        >>> data = read_mesh("scene_mp_2p_01.mesh")  # doctest: +SKIP
-        >>> mesh = gamenav.NavMesh.from_mesh(*data)  # doctest: +SKIP
+        >>> import gamenav
+        >>> data = read_mesh(gamenav.data.path("arena.mesh"))  # a sample mesh shipped with gamenav
+        >>> data.vertices.shape, len(data.polygons)
+        ((112, 2), 120)
+        >>> mesh = gamenav.NavMesh.from_mesh(*data)
     """
     lines = _tokens(path)
     if len(lines) < 3 or lines[0][1] != ["mesh"]:

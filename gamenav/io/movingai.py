@@ -55,7 +55,10 @@ def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
         MapFormatError: malformed header, wrong row count or length, unknown terrain (file and line).
 
     Example:
-        >>> walkable = read_map("arena.map")  # doctest: +SKIP
+        >>> import gamenav
+        >>> walkable = read_map(gamenav.data.path("arena.map"))  # a sample map shipped with gamenav
+        >>> walkable.shape, walkable.dtype.name, int(walkable.sum())
+        ((49, 49), 'bool', 2054)
     """
     lines = _read_lines(path)
     header: dict[str, str] = {}
