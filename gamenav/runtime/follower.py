@@ -115,12 +115,20 @@ class Follower:
 
     def move_to(self, goal: Sequence[float]) -> None:
         """Walk to world point ``goal`` (a goal on a wall is moved to the nearest free cell)."""
+        self._check_open("order")
         self._crowd.move([0], finite_point(goal, "goal"), formation=False)
 
     def stop(self) -> None:
         """Stand still where the agent is."""
+        self._check_open("order")
         self._crowd.stop([0])
 
     def update(self, dt: float) -> None:
         """Advance ``dt`` seconds."""
+        self._check_open("update")
         self._crowd.update(dt)
+
+    def _check_open(self, action: str) -> None:
+        """Name this class (not the inner Crowd) when used after :meth:`close`."""
+        if self.closed:
+            raise InvalidInputError(f"cannot {action} a closed {type(self).__name__}")

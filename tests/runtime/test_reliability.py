@@ -286,8 +286,10 @@ def test_crowd_and_follower_close() -> None:
         follower.move_to((20.5, 5.5))
         assert len(queue) == 1
     assert follower.closed and len(queue) == 0 and live_listeners(grid) == 0
-    with pytest.raises(InvalidInputError, match="cannot update a closed Crowd"):
+    with pytest.raises(InvalidInputError, match="cannot update a closed Follower"):
         follower.update(0.1)
+    with pytest.raises(InvalidInputError, match="cannot order a closed Follower"):
+        follower.move_to((1.5, 1.5))
 
 
 # -- 5. the separation kernel's spatial hash ------------------------------------------------
