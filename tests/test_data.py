@@ -1,4 +1,4 @@
-"""gamenav.data: the shipped sample files exist, load with gamenav's readers, and match the vendored tests/data."""
+"""gamenav.data: the shipped sample files exist, load with gamenav's readers, match tests/data."""
 
 from __future__ import annotations
 

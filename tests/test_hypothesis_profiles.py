@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.skipif(os.environ.get("GAMENAV_HYPOTHESIS_PROFILE", "ci") != "ci", reason="another profile chosen")
+@pytest.mark.skipif(os.environ.get("GAMENAV_HYPOTHESIS_PROFILE", "ci") != "ci",
+                    reason="another profile chosen")
 def test_default_profile_is_derandomized_without_deadline_or_database() -> None:
     assert settings.get_current_profile_name() == "ci"
     assert settings.default.derandomize and settings.default.deadline is None

@@ -30,7 +30,7 @@ WHITE = (255, 255, 255, 255)
 
 def blocked_cells(grid: gamenav.TileGrid) -> set[tuple[int, int]]:
     ys, xs = np.nonzero(~grid.passable)
-    return set(zip(xs.tolist(), ys.tolist()))
+    return set(zip(xs.tolist(), ys.tolist(), strict=True))
 
 
 def colliderect_oracle(rects: list[pygame.Rect], cols: int, rows: int, cs: int) -> set[tuple[int, int]]:
@@ -102,7 +102,7 @@ def test_rects_bad_input(kwargs: dict, match: str) -> None:
 def mask_from_bits(bits: np.ndarray) -> pygame.mask.Mask:
     """A Mask with bit (x, y) set where bits[y, x]."""
     mask = pygame.mask.Mask((bits.shape[1], bits.shape[0]))
-    for y, x in zip(*np.nonzero(bits)):
+    for y, x in zip(*np.nonzero(bits), strict=True):
         mask.set_at((int(x), int(y)))
     return mask
 
@@ -200,14 +200,15 @@ def test_tmx_navmesh_cuts_out_pytmx_s_objects(tmx_map: pytmx.TiledMap) -> None:
     mesh = navmesh_from_tmx(tmx_map, "obstacles")
     objects = {obj.name: obj for obj in tmx_map.get_layer_by_name("obstacles")}
     rock, wall = objects["rock"], objects["wall"]
-    rock_area = shapely.Polygon([tuple(p) for p in rock.points]).area
+    rock_shape = shapely.Polygon([tuple(p) for p in rock.points])
+    rock_area = rock_shape.area
     map_area = tmx_map.width * tmx_map.tilewidth * tmx_map.height * tmx_map.tileheight
     assert mesh_area(mesh) == pytest.approx(map_area - wall.width * wall.height - rock_area)
     rng = np.random.default_rng(7)
     points = rng.uniform((0, 0), (96, 64), size=(2000, 2))
     in_wall = ((points[:, 0] > wall.x) & (points[:, 0] < wall.x + wall.width)
                & (points[:, 1] > wall.y) & (points[:, 1] < wall.y + wall.height))
-    in_rock = shapely.contains_xy(shapely.Polygon([tuple(p) for p in rock.points]), points[:, 0], points[:, 1])
+    in_rock = shapely.contains_xy(rock_shape, points[:, 0], points[:, 1])
     inside = mesh.locate(points) >= 0
     np.testing.assert_array_equal(inside, ~(in_wall | in_rock))
     path = gamenav.find_path(mesh, (4, 60), (60, 20))
@@ -237,7 +238,9 @@ TRANSFORMED_TMX = """<?xml version="1.0" encoding="UTF-8"?>
   <object id="3" x="0" y="0" width="20" height="30"/>
   <object id="4" x="20" y="10" width="20" height="10"/>
  </objectgroup>
- <objectgroup id="4" name="lines"><object id="5" x="0" y="0"><polyline points="0,0 5,5"/></object></objectgroup>
+ <objectgroup id="4" name="lines">
+  <object id="5" x="0" y="0"><polyline points="0,0 5,5"/></object>
+ </objectgroup>
 </map>
 """
 
