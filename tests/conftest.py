@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -37,10 +38,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if settings.get_current_profile_name() != "nightly":
         return
     for item in items:
-        test = getattr(item, "obj", None)
+        test: Any = getattr(item, "obj", None)
         own = getattr(test, "_hypothesis_internal_use_settings", None)  # set by @given / @settings
         if own is not None:
-            test._hypothesis_internal_use_settings = settings(  # type: ignore[union-attr]
+            test._hypothesis_internal_use_settings = settings(
                 own, max_examples=own.max_examples * NIGHTLY_SCALE)
 
 DATA = Path(__file__).parent / "data"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import gamenav
@@ -28,7 +30,7 @@ def test_total_size_stays_small() -> None:
 
 
 @pytest.mark.parametrize("name", ["arena.map", "arena.map.scen", "den011d.map", "den011d.map.scen"])
-def test_moving_ai_files_are_the_vendored_benchmark_files(name: str, data_dir) -> None:
+def test_moving_ai_files_are_the_vendored_benchmark_files(name: str, data_dir: Path) -> None:
     assert gamenav.data.path(name).read_bytes() == (data_dir / "movingai" / name).read_bytes()
 
 

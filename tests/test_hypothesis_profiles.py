@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
                     reason="another profile chosen")
 def test_default_profile_is_derandomized_without_deadline_or_database() -> None:
     assert settings.get_current_profile_name() == "ci"
-    assert settings.default.derandomize and settings.default.deadline is None
-    assert settings.default.database is None
+    profile = settings()  # the loaded profile's values
+    assert profile.derandomize and profile.deadline is None and profile.database is None
     own = settings(max_examples=7)  # what a test's @settings creates: the profile fills the rest
     assert own.derandomize and own.deadline is None and own.max_examples == 7
 
