@@ -1,13 +1,33 @@
-"""``python -m demo_game [--headless ...]``: see ``demo_game.app.main``."""
+"""``python -m demo_game [--headless ...]``: see ``demo_game.app.main``.
+
+Checks first that arcade is installed (``demo_game.app`` imports it), and says how to install it
+when it is not, instead of a traceback.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
 
-if "--headless" in sys.argv[1:]:
-    os.environ.setdefault("ARCADE_HEADLESS", "1")  # must be set before arcade is imported
+INSTALL_HINT = ('the demo needs the arcade package, which is not installed.\n'
+                'From a checkout of gamenav:  pip install -e ".[demo]"')
 
-from demo_game.app import main  # noqa: E402
 
-sys.exit(main())
+def run() -> int:
+    """Import the demo (arcade) and run it; exit code 2 with a hint when arcade is missing."""
+    if "--headless" in sys.argv[1:]:
+        os.environ.setdefault("ARCADE_HEADLESS", "1")  # must be set before arcade is imported
+    try:
+        import arcade  # noqa: F401
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] not in ("arcade", "pyglet"):
+            raise
+        print(f"python -m demo_game: {INSTALL_HINT}", file=sys.stderr)
+        return 2
+    from demo_game.app import main
+
+    return main()
+
+
+if __name__ == "__main__":
+    sys.exit(run())

@@ -11,19 +11,21 @@ import json
 import sys
 import time
 import traceback
+from collections import deque
+from collections.abc import Callable
 from pathlib import Path as FilePath
-from typing import Any, Callable
+from typing import Any
 
 import arcade
 import numpy as np
 
+import gamenav
 from demo_game.mapgen import Terrain, from_walkable, generate
 from demo_game.render import SELECTED_COLOR, TEAM_COLORS, UnitRenderer, terrain_texture
 from demo_game.sim import Simulation
-import gamenav
 from gamenav.adapters.arcade import draw_expansions, draw_grid, draw_navmesh, draw_path
 
-__all__ = ["DemoWindow", "load_terrain", "main", "run_headless"]
+__all__ = ["DemoWindow", "LoadingWindow", "display_problem", "load_terrain", "main", "run_headless"]
 
 CELL_PX = 8
 HUD_LINES = 9
@@ -74,7 +76,7 @@ class DemoWindow(arcade.Window):
         if unknown:
             raise ValueError(f"unknown overlays {sorted(unknown)}; choose from grid, paths, navmesh, expansions, help")
         self.show = {name: name in shown for name in ("grid", "paths", "navmesh", "expansions", "help")}
-        self.frame_times: list[float] = []
+        self.frame_times: deque[float] = deque(maxlen=60)
         self._last_frame = time.perf_counter()
         self.hud = [arcade.Text("", 8, self.height - 16 - 15 * i, (255, 255, 255, 255), 11,
                                 font_name=("DejaVu Sans Mono", "Courier New", "monospace"))
@@ -127,19 +129,17 @@ class DemoWindow(arcade.Window):
 
     def _draw_hud(self) -> None:
         sim = self.sim
-        recent = self.frame_times[-60:]
-        fps = len(recent) / max(sum(recent), 1e-9)
-        upd = sim.update_ms[-60:] or [0.0]
-        path = sim.path_ms[-60:] or [0.0]
+        fps = len(self.frame_times) / max(sum(self.frame_times), 1e-9)
+        upd, path = sim.update_ms, sim.path_ms  # means: last 60 frames; max: the run (as in the stats)
         q = sim.queue_stats()
         crowd = sim.crowd
-        nav = "navmesh" if sim.navmesh is not None else "grid"
+        nav = "navmesh" if sim.navmesh is not None else "navmesh (building)" if sim.navmesh_on else "grid"
         lines = [
             f"FPS {fps:5.1f}   units {len(crowd)}   team {'blue' if self.team == 0 else 'red'}"
             f"   selected {int(self.selected.sum())}{'   PAUSED' if self.paused else ''}",
-            f"update   {np.mean(upd):5.2f} ms (max {max(upd):5.2f})   "
-            f"steering {np.mean(sim.steer_ms[-60:] or [0]):5.2f} ms",
-            f"pathfind {np.mean(path):5.2f} ms / budget {sim.budget_ms:.3g} ms (max {max(path):5.2f})",
+            f"update   {upd.recent_mean():5.2f} ms (max {upd.max:5.2f})   "
+            f"steering {sim.steer_ms.recent_mean():5.2f} ms",
+            f"pathfind {path.recent_mean():5.2f} ms / budget {sim.budget_ms:.3g} ms (max {path.max:5.2f})",
             f"queue {int(q['pending']):4d}   waiting units {crowd.pending:4d}   "
             f"latency p50 {q['latency_p50']:.0f} / p95 {q['latency_p95']:.0f} frames",
             f"cache hit rate {q['cache_hit_rate'] * 100:5.1f} %   navigation {nav}",
@@ -286,6 +286,7 @@ def run_headless(sim: Simulation, frames: int, *, screenshot: str | None = None,
     and ``on_frame(sim)`` is called. The screenshot shows frame ``screenshot_frame`` (default:
     the last). Returns the stats (see :meth:`Simulation.stats`).
     """
+    gamenav.warmup()  # load (first run: compile) every kernel before the first timed frame
     window = DemoWindow(sim, visible=False, fixed_dt=dt, overlays=overlays)
     shot_at = frames - 1 if screenshot_frame is None else min(max(screenshot_frame, 0), frames - 1)
     try:
@@ -315,14 +316,67 @@ def run_headless(sim: Simulation, frames: int, *, screenshot: str | None = None,
         window.close()
 
 
-def warm_up() -> None:
-    """Load every numba kernel the demo uses (compiled or from cache) before timing anything."""
-    grid = gamenav.TileGrid(np.ones((8, 8), bool), cell_size=8, y_up=True)
-    crowd = gamenav.Crowd(grid, grid.cell_to_world([(0, 0), (1, 0)]), radius=3, max_speed=50, flow_threshold=1)
-    crowd.move([0, 1], (60.0, 60.0))
-    crowd.update(1 / 30)
-    gamenav.find_path(grid, (0, 0), (7, 7))
-    gamenav.find_path(grid, (0, 0), (7, 7), smooth=True)
+class LoadingWindow(arcade.Window):
+    """The loading screen shown while :func:`gamenav.warmup` loads (first run: compiles) the kernels.
+
+    Pass :meth:`progress` as warmup's ``progress``: it redraws the bar between kernel groups and
+    handles window events, so the window stays responsive. Closing it sets :attr:`cancelled`.
+    """
+
+    def __init__(self, width: int, height: int, *, visible: bool = True) -> None:
+        super().__init__(width, height, "gamenav demo - loading", visible=visible, vsync=False)
+        self.cancelled = False
+        self.started = time.perf_counter()
+        font = ("DejaVu Sans", "Arial", "sans-serif")
+        cx, cy = width / 2, height / 2
+        self.title = arcade.Text("gamenav demo", cx, cy + 70, (235, 235, 235, 255), 26, anchor_x="center",
+                                 font_name=font)
+        self.status = arcade.Text("", cx, cy + 28, (210, 210, 210, 255), 13, anchor_x="center", font_name=font)
+        self.note = arcade.Text("The first run compiles the pathfinding kernels with numba (about 20 s); "
+                                "later runs load them from the cache.", cx, cy - 52, (150, 150, 150, 255), 11,
+                                anchor_x="center", font_name=font)
+        arcade.set_background_color((20, 22, 26))
+
+    def on_close(self) -> None:
+        self.cancelled = True
+        super().on_close()
+
+    def progress(self, done: int, total: int, name: str) -> None:
+        """Draw the bar at ``done / total`` groups with ``name`` running (a warmup progress callback)."""
+        if self.cancelled:
+            return
+        self.dispatch_events()
+        if self.cancelled:
+            return
+        self.switch_to()
+        self.draw_progress(done, total, name)
+        self.flip()
+
+    def draw_progress(self, done: int, total: int, name: str) -> None:
+        """Draw the loading screen (no flip)."""
+        self.clear()
+        bar_w, bar_h = min(480, self.width - 80), 18
+        x0, y0 = (self.width - bar_w) / 2, self.height / 2 - 9
+        frac = done / total if total else 1.0
+        arcade.draw_lrbt_rectangle_filled(x0, x0 + bar_w, y0, y0 + bar_h, (50, 54, 62))
+        arcade.draw_lrbt_rectangle_filled(x0, x0 + bar_w * frac, y0, y0 + bar_h, (80, 160, 255))
+        arcade.draw_lrbt_rectangle_outline(x0, x0 + bar_w, y0, y0 + bar_h, (200, 200, 200), 1)
+        step = "ready" if done >= total else f"preparing {name} kernels"
+        self.status.text = f"{step}   {done}/{total}   {time.perf_counter() - self.started:.0f} s"
+        for text in (self.title, self.status, self.note):
+            text.draw()
+
+
+def display_problem() -> str | None:
+    """Why no window can be opened (pyglet finds no display), or None when one can."""
+    import pyglet
+
+    display = getattr(pyglet, "display", None) or getattr(pyglet, "canvas", None)
+    try:
+        display.get_display()  # type: ignore[union-attr]
+    except Exception as exc:  # noqa: BLE001 - pyglet's NoSuchDisplayException is platform-specific
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -348,21 +402,36 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.agents < 1:
         parser.error(f"--agents must be >= 1, got {args.agents}")
+    if not args.headless:
+        problem = display_problem()
+        if problem is not None:
+            print(f"python -m demo_game: no display to open a window on ({problem}).\n"
+                  "Run the scripted scene without a window instead, e.g.\n"
+                  "  python -m demo_game --headless --frames 600 --stats stats.json --screenshot shot.png",
+                  file=sys.stderr)
+            return 2
     terrain = load_terrain(args.map, args.seed, args.layer)
     overlays = {name.strip() for name in args.overlays.split(",") if name.strip()}
-    sim = Simulation(terrain, agents=args.agents, seed=args.seed, budget_ms=args.budget,
-                     cell_size=cell_px_for(terrain.kind.shape))
-    warm_up()
+    cell_px = cell_px_for(terrain.kind.shape)
     if not args.headless:
-        DemoWindow(sim, overlays=overlays | {"help"})
-        arcade.run()
-        return 0
+        loading = LoadingWindow(terrain.kind.shape[1] * cell_px, terrain.kind.shape[0] * cell_px)
+        gamenav.warmup(progress=loading.progress)  # before anything is timed: no compile in a frame
+        if loading.cancelled:  # the window was closed while loading
+            return 0
+        loading.close()
+    sim = Simulation(terrain, agents=args.agents, seed=args.seed, budget_ms=args.budget, cell_size=cell_px)
     try:
+        if not args.headless:
+            DemoWindow(sim, overlays=overlays | {"help"})
+            arcade.run()
+            return 0
         stats = run_headless(sim, args.frames, screenshot=args.screenshot, dt=args.dt, overlays=overlays,
                              screenshot_frame=args.screenshot_frame)
-    except Exception:  # report, then fail the run
+    except Exception:  # noqa: BLE001 - report, then fail the run
         traceback.print_exc()
         return 1
+    finally:
+        sim.close()
     text = json.dumps(stats, indent=2)
     print(text)
     if args.stats:

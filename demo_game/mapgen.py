@@ -12,8 +12,18 @@ import numpy.typing as npt
 
 import gamenav
 
-__all__ = ["GRASS", "MARSH", "WATER", "FOREST", "BUILDING", "ROCK", "BRIDGE", "Terrain", "generate",
-           "from_walkable"]
+__all__ = [
+    "BRIDGE",
+    "BUILDING",
+    "FOREST",
+    "GRASS",
+    "MARSH",
+    "ROCK",
+    "WATER",
+    "Terrain",
+    "from_walkable",
+    "generate",
+]
 
 GRASS, MARSH, WATER, FOREST, BUILDING, ROCK, BRIDGE = range(7)
 """Terrain kinds stored in :attr:`Terrain.kind`."""

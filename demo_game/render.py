@@ -11,7 +11,16 @@ import numpy.typing as npt
 from arcade.gl import BufferDescription
 from PIL import Image
 
-from demo_game.mapgen import BRIDGE, BUILDING, FOREST, GRASS, MARSH, ROCK, WATER, Terrain
+from demo_game.mapgen import (
+    BRIDGE,
+    BUILDING,
+    FOREST,
+    GRASS,
+    MARSH,
+    ROCK,
+    WATER,
+    Terrain,
+)
 
 __all__ = ["TEAM_COLORS", "UnitRenderer", "terrain_texture"]
 

@@ -7,6 +7,8 @@ arrays are ``[y, x]`` with row 0 at the top (``TileGrid(y_up=True)``).
 from __future__ import annotations
 
 import time
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 import numpy as np
@@ -15,13 +17,42 @@ import numpy.typing as npt
 import gamenav
 from demo_game.mapgen import BUILDING, GRASS, MARSH, Terrain
 
-__all__ = ["Simulation"]
+__all__ = ["Simulation", "Timings"]
 
 FLOW_THRESHOLD = 16
 
 
-def _percentile(values: list[float], q: float) -> float:
-    return float(np.percentile(values, q)) if values else 0.0
+class Timings:
+    """Durations in ms, one per frame, in bounded memory: the one source of the HUD and the stats.
+
+    ``count``, ``mean`` and ``max`` cover the whole run exactly; :meth:`recent_mean` the last
+    ``window`` frames (the HUD); :meth:`percentile` the last ``history`` frames (all of a
+    headless run shorter than that).
+    """
+
+    def __init__(self, window: int = 60, history: int = 36_000) -> None:
+        self.recent: deque[float] = deque(maxlen=window)
+        self.history: deque[float] = deque(maxlen=history)
+        self.count = 0
+        self.total = 0.0
+        self.max = 0.0
+
+    def add(self, ms: float) -> None:
+        self.recent.append(ms)
+        self.history.append(ms)
+        self.count += 1
+        self.total += ms
+        self.max = max(self.max, ms)
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.count if self.count else 0.0
+
+    def recent_mean(self) -> float:
+        return float(np.mean(self.recent)) if self.recent else 0.0
+
+    def percentile(self, q: float) -> float:
+        return float(np.percentile(self.history, q)) if self.history else 0.0
 
 
 class Simulation:
@@ -49,13 +80,18 @@ class Simulation:
         positions, self.team = self._spawn(agents, np.random.default_rng(seed))
         self.crowd = gamenav.Crowd(self.grid, positions, radius=0.38 * cell_size, max_speed=7.0 * cell_size,
                                    queue=self.queue, flow_threshold=FLOW_THRESHOLD)
-        self.navmesh: Any = None
+        self.navmesh: gamenav.NavMesh | None = None
+        self.navmesh_on = False
+        """Navmesh navigation requested; :attr:`navmesh` is set once a background build is done."""
+        self._mesh_job: Future[gamenav.NavMesh] | None = None
+        self._mesh_stale = False  # the grid changed while the running build read it
+        self._builder: ThreadPoolExecutor | None = None
         self.frame = 0
         self.version_drawn = -1
         self.last_field: npt.NDArray[np.float64] | None = None
-        self.update_ms: list[float] = []
-        self.path_ms: list[float] = []
-        self.steer_ms: list[float] = []
+        self.update_ms = Timings()
+        self.path_ms = Timings()
+        self.steer_ms = Timings()
         self._carry_ms = 0.0  # orders and edits between frames count towards the next update
         self._carry_path_ms = 0.0
         self.messages: list[str] = []
@@ -81,17 +117,19 @@ class Simulation:
 
     # -- per frame ------------------------------------------------------------------------
     def step(self, dt: float) -> None:
-        """One simulation frame: the queue's budgeted pathfinding, then steering (timed)."""
+        """One simulation frame: a finished navmesh build is switched to, then the queue's budgeted
+        pathfinding, then steering (timed)."""
         t0 = time.perf_counter()
+        self._poll_navmesh()
         self.queue.update()
         t1 = time.perf_counter()
         self.crowd.update(dt)
         t2 = time.perf_counter()
         self.frame += 1
         path = (t1 - t0) * 1e3 + self._carry_path_ms
-        self.path_ms.append(path)
-        self.steer_ms.append((t2 - t1) * 1e3)
-        self.update_ms.append((t2 - t0) * 1e3 + self._carry_ms)
+        self.path_ms.add(path)
+        self.steer_ms.add((t2 - t1) * 1e3)
+        self.update_ms.add((t2 - t0) * 1e3 + self._carry_ms)
         self._carry_ms = self._carry_path_ms = 0.0
 
     def _timed(self, func: Any, *args: Any, pathfinding: bool = True) -> Any:
@@ -174,8 +212,8 @@ class Simulation:
 
     def _edit(self, mask: np.ndarray, walkable: bool) -> None:
         self.grid.set_walkable(mask, walkable)  # the crowd and the cache listen to this
-        if self.navmesh is not None:
-            self._build_navmesh()
+        if self.navmesh_on:
+            self._start_navmesh_build()
 
     # -- navigation mode ------------------------------------------------------------------
     @property
@@ -183,26 +221,70 @@ class Simulation:
         return hasattr(gamenav, "NavMesh")
 
     def toggle_navmesh(self) -> bool:
-        """Switch path requests between the grid and a navmesh built from it; True = navmesh on."""
-        if self.navmesh is None:
+        """Switch path requests between the grid and a navmesh built from it; True = navmesh on.
+
+        The navmesh is built in a background thread (shapely releases the GIL; a build takes tens
+        of ms, more than a frame): units keep navigating the grid (or the previous mesh, after an
+        edit) until :meth:`step` finds the build done and switches to it.
+        """
+        if not self.navmesh_on:
             if not self.navmesh_available:
                 self.messages.append("navmesh navigation is not available")
                 return False
-            try:
-                self._timed(self._build_navmesh)
-            except Exception as exc:  # keep playing on the grid; the headless run reports it
-                self.errors.append(f"navmesh build failed: {type(exc).__name__}: {exc}")
-                self.messages.append(self.errors[-1])
-                self.navmesh = None
-                self.crowd.world = self.grid
+            self.navmesh_on = True
+            self._start_navmesh_build()
         else:
+            self.navmesh_on = False
             self.navmesh = None
             self.crowd.world = self.grid
-        return self.navmesh is not None
+        return self.navmesh_on
 
-    def _build_navmesh(self) -> None:
-        self.navmesh = gamenav.NavMesh.from_grid(self.grid, agent_radius=0.3 * self.grid.cell_size)
-        self.crowd.world = self.navmesh
+    def _start_navmesh_build(self) -> None:
+        if self._mesh_job is not None:  # one build at a time: redo it when this one ends
+            self._mesh_stale = True
+            return
+        g = self.grid
+        snapshot = gamenav.TileGrid(g.passable, cell_size=g.cell_size, origin=g.origin, y_up=g.y_up)
+        if self._builder is None:
+            self._builder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="navmesh-build")
+        self._mesh_job = self._builder.submit(gamenav.NavMesh.from_grid, snapshot, agent_radius=0.3 * g.cell_size)
+        self._mesh_stale = False
+
+    def _poll_navmesh(self) -> None:
+        """Switch to a finished navmesh build (or restart it if the grid changed meanwhile)."""
+        job = self._mesh_job
+        if job is None or not job.done():
+            return
+        self._mesh_job = None
+        if not self.navmesh_on:
+            return
+        if self._mesh_stale:
+            self._start_navmesh_build()
+            return
+        try:
+            mesh = job.result()
+        except Exception as exc:  # noqa: BLE001 - keep playing on the grid; the headless run reports it
+            self.errors.append(f"navmesh build failed: {type(exc).__name__}: {exc}")
+            self.messages.append(self.errors[-1])
+            self.navmesh_on = False
+            self.navmesh = None
+            self.crowd.world = self.grid
+            return
+        self.navmesh = mesh
+        self.crowd.world = mesh
+
+    def finish_navmesh_build(self) -> None:
+        """Wait for the background navmesh build(s) and switch to the result (tests, tools)."""
+        while self._mesh_job is not None:
+            wait([self._mesh_job])
+            self._poll_navmesh()
+
+    def close(self) -> None:
+        """Stop the navmesh build thread (a running build is abandoned)."""
+        if self._builder is not None:
+            self._builder.shutdown(wait=False, cancel_futures=True)
+            self._builder = None
+        self._mesh_job = None
 
     def set_budget(self, budget_ms: float) -> None:
         """A new per-frame pathfinding budget (clamped to 0.125..16 ms), applied from the next frame."""
@@ -229,7 +311,8 @@ class Simulation:
                 "cache_hit_rate": self.cache.stats.hit_rate}
 
     def stats(self) -> dict[str, Any]:
-        """The numbers the headless run writes (update = pathfinding + steering, no rendering)."""
+        """The numbers the headless run writes (update = pathfinding + steering, no rendering;
+        means and maxima over the whole run, percentiles over the last 36,000 frames)."""
         c = self.crowd
         q = self.queue_stats()
         return {
@@ -237,13 +320,14 @@ class Simulation:
             "agents": len(c),
             "arrived": int(c.arrived.sum()),
             "failed": int(c.failed.sum()),
-            "update_ms_mean": float(np.mean(self.update_ms)) if self.update_ms else 0.0,
-            "update_ms_p50": _percentile(self.update_ms, 50),
-            "update_ms_p99": _percentile(self.update_ms, 99),
-            "update_ms_max": max(self.update_ms, default=0.0),
-            "steering_ms_mean": float(np.mean(self.steer_ms)) if self.steer_ms else 0.0,
-            "pathfinding_ms_mean": float(np.mean(self.path_ms)) if self.path_ms else 0.0,
-            "pathfinding_ms_p99": _percentile(self.path_ms, 99),
+            "update_ms_mean": self.update_ms.mean,
+            "update_ms_p50": self.update_ms.percentile(50),
+            "update_ms_p99": self.update_ms.percentile(99),
+            "update_ms_max": self.update_ms.max,
+            "steering_ms_mean": self.steer_ms.mean,
+            "pathfinding_ms_mean": self.path_ms.mean,
+            "pathfinding_ms_p99": self.path_ms.percentile(99),
+            "pathfinding_ms_max": self.path_ms.max,
             "budget_ms": self.budget_ms,
             "queue_latency_frames_p50": q["latency_p50"],
             "queue_latency_frames_p95": q["latency_p95"],

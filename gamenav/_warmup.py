@@ -26,7 +26,7 @@ is first used in a run that finds its kernels uncached.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -10,10 +10,10 @@ from pathlib import Path as FilePath
 
 import numpy as np
 
-import gamenav  # noqa: E402
-from demo_game.app import run_headless, warm_up  # noqa: E402
-from demo_game.mapgen import BLOCKING, generate  # noqa: E402
-from demo_game.sim import Simulation  # noqa: E402
+import gamenav
+from demo_game.app import run_headless
+from demo_game.mapgen import BLOCKING, generate
+from demo_game.sim import Simulation
 
 ROOT = FilePath(__file__).resolve().parents[1]
 
@@ -29,7 +29,6 @@ def test_generated_map_is_seeded_and_connected() -> None:
 
 
 def test_headless_run_units_arrive_and_never_stand_on_walls(tmp_path: FilePath) -> None:
-    warm_up()
     agents, frames = 240, 420
     sim = Simulation(generate(seed=7), agents=agents, seed=7, max_expansions=20_000)  # load-independent
     on_walls: list[int] = []
@@ -104,6 +103,8 @@ def test_every_key_and_overlay_draws(tmp_path: FilePath) -> None:
         window.on_mouse_press(500, 380, arcade.MOUSE_BUTTON_RIGHT, 0)
         for symbol in (key.G, key.E, key.N, key.P, key.H, key.EQUAL, key.MINUS, key.MINUS):
             window.on_key_press(symbol, 0)
+        assert sim.navmesh_on and sim.crowd.world is sim.grid, "the grid serves while the mesh builds"
+        sim.finish_navmesh_build()
         assert window.show == {"grid": True, "paths": False, "navmesh": True, "expansions": True, "help": False}
         assert sim.navmesh is not None and sim.crowd.world is sim.navmesh and sim.budget_ms == 0.5
         window.on_key_press(key.TAB, 0)
@@ -122,3 +123,49 @@ def test_every_key_and_overlay_draws(tmp_path: FilePath) -> None:
         assert sim.navmesh is None and sim.crowd.world is sim.grid and sim.errors == []
     finally:
         window.close()
+
+
+def _demo(args: list[str], env: dict[str, str], pre: str = "") -> subprocess.CompletedProcess[str]:
+    """``python -m demo_game ARGS`` in a fresh interpreter; ``pre`` runs first (import blockers)."""
+    code = pre + "import runpy, sys\nsys.argv = ['demo_game'] + sys.argv[1:]\nrunpy.run_module('demo_game', run_name='__main__')\n"
+    return subprocess.run([sys.executable, "-c", code, *args], check=False, cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_without_arcade_one_clear_message() -> None:
+    blocker = ("import sys\n"
+               "class _NoArcade:\n"
+               "    def find_spec(self, name, path=None, target=None):\n"
+               "        if name.split('.')[0] == 'arcade':\n"
+               "            raise ModuleNotFoundError(f\"No module named '{name}'\", name=name)\n"
+               "sys.meta_path.insert(0, _NoArcade())\n")
+    proc = _demo(["--headless", "--frames", "2"], dict(os.environ), pre=blocker)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert 'pip install -e ".[demo]"' in proc.stderr and "arcade" in proc.stderr
+
+
+def test_without_a_display_one_clear_message_before_compiling() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "ARCADE_HEADLESS")}
+    proc = _demo([], env)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "no display" in proc.stderr and "--headless" in proc.stderr
+    assert "compiling" not in proc.stderr  # checked before any kernel is loaded
+
+
+def test_hud_and_stats_share_bounded_timings() -> None:
+    from demo_game.sim import Timings
+
+    t = Timings(window=3, history=5)
+    for ms in (4.0, 1.0, 2.0, 3.0, 9.0, 1.0, 1.0):
+        t.add(ms)
+    assert (t.count, t.max, len(t.recent), len(t.history)) == (7, 9.0, 3, 5)
+    assert t.mean == 3.0 and t.recent_mean() == 11 / 3
+    assert t.percentile(100) == 9.0
+    sim = Simulation(generate(seed=7), agents=10, seed=7, max_expansions=1000)
+    for _ in range(80):
+        sim.step(1 / 30)
+    stats = sim.stats()
+    assert len(sim.update_ms.recent) == 60 and sim.update_ms.count == 80
+    assert stats["update_ms_max"] == sim.update_ms.max and stats["pathfinding_ms_max"] == sim.path_ms.max

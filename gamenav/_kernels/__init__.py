@@ -20,9 +20,10 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 __all__ = ["CompileRecord", "announce_compile", "compiling"]
 
