@@ -15,9 +15,11 @@ so paths repeat and the cache is useful, as when units shuttle between bases and
 Printed per budget: pathfinding time per frame (ms, p50/p99/max, inside ``queue.update()``;
 also p99 in thread CPU time, which leaves out the moments the OS ran other processes), request
 latency in frames (p50/p95/max), throughput (answered requests per second of game
-time) and the cache hit rate. ``--plot`` writes a PNG of latency and frame time per budget
-(needs matplotlib: ``pip install -e ".[plot]"`` in a gamenav checkout). Progress goes to stderr.
-Like a game should after loading, the tool calls ``gc.freeze()`` before simulating (see the README).
+time) and the cache hit rate. ``--plot`` writes a PNG of latency and frame time per budget,
+the frame time both as wall time and as thread CPU time (needs matplotlib:
+``pip install -e ".[plot]"`` in a gamenav checkout). Progress goes to stderr: a bar on a terminal,
+one plain line per budget otherwise (logs). Like a game should after loading, the tool loads every
+kernel first (:func:`gamenav.warmup`) and calls ``gc.freeze()`` before simulating (see the README).
 """
 
 from __future__ import annotations
@@ -26,16 +28,18 @@ import argparse
 import gc
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, TextIO
 
 import numpy as np
 
+from gamenav._warmup import warmup
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.runtime.cache import PathCache
 from gamenav.runtime.queue import PathQueue, PathRequest
 
-__all__ = ["SimResult", "main", "simulate"]
+__all__ = ["SimResult", "main", "plot_figure", "simulate"]
 
 FPS = 60
 
@@ -146,24 +150,32 @@ def _table(results: Sequence[SimResult]) -> str:
     return "\n".join(lines)
 
 
-def _plot(results: Sequence[SimResult], out: str, title: str) -> None:
-    try:
-        import matplotlib
+def plot_figure(results: Sequence[SimResult], title: str) -> Any:
+    """A matplotlib figure of frame time and latency per budget (needs matplotlib).
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        import matplotlib.ticker
-    except ImportError:
-        raise SystemExit('--plot needs matplotlib: pip install -e ".[plot]" (in a gamenav checkout)') from None
+    Left: pathfinding time per frame, p50 / p99 / max, as wall time (solid lines: what the frame
+    took, including the moments the OS ran other processes) and as thread CPU time (dashed: the
+    work itself, which the budget bounds), with the budget line. Right: request latency in frames.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
     budgets = [r.budget_ms for r in results]
-    fig, (ax_t, ax_l) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for q, style in ((50, "o-"), (99, "s--")):
-        ax_t.plot(budgets, [np.percentile(r.frame_ms, q) for r in results], style, label=f"p{q}")
-    ax_t.plot(budgets, [r.frame_ms.max() for r in results], "^:", label="max")
+    fig, (ax_t, ax_l) = plt.subplots(1, 2, figsize=(12, 4.6))
+    for kind, attr, color, style in (("wall", "frame_ms", "tab:blue", "-"),
+                                     ("CPU", "frame_cpu_ms", "tab:orange", "--")):
+        for stat, marker in (("p50", "o"), ("p99", "s"), ("max", "^")):
+            values = [float(np.percentile(getattr(r, attr), int(stat[1:]))) if stat != "max"
+                      else float(getattr(r, attr).max()) for r in results]
+            ax_t.plot(budgets, values, marker=marker, linestyle=style, color=color,
+                      alpha={"p50": 1.0, "p99": 0.8, "max": 0.5}[stat], label=f"{kind} {stat}")
     ax_t.plot(budgets, budgets, color="grey", lw=1, label="budget")
     ax_t.set(xscale="log", xlabel="budget (ms per frame)", ylabel="pathfinding time per frame (ms)",
-             title="frame time")
-    ax_t.legend()
+             title="frame time: wall (solid) vs thread CPU (dashed)")
+    ax_t.legend(fontsize=8, ncol=2)
     for q, style in ((50, "o-"), (95, "s--")):
         ax_l.plot(budgets, [np.percentile(r.latency, q) if len(r.latency) else 0 for r in results],
                   style, label=f"p{q}")
@@ -176,9 +188,45 @@ def _plot(results: Sequence[SimResult], out: str, title: str) -> None:
         ax.set_xticks(budgets, [f"{b:g}" for b in budgets])
         ax.grid(alpha=0.3)
     fig.suptitle(title)
-    fig.tight_layout()
+    fig.text(0.01, 0.01, "wall: time.perf_counter inside queue.update(); CPU: time.thread_time of "
+             "the same call (excludes time the OS gave other processes)", fontsize=7, color="grey")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return fig
+
+
+def _plot(results: Sequence[SimResult], out: str, title: str) -> None:
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise SystemExit('--plot needs matplotlib: pip install -e ".[plot]" (in a gamenav checkout)') from None
+    fig = plot_figure(results, title)
     fig.savefig(out, dpi=100)
     plt.close(fig)
+
+
+def _progress_printer(budgets: Sequence[float], frames: int, stream: TextIO
+                      ) -> Callable[[int, int], None]:
+    """``show(k, frame)``: frame ``frame`` of budget ``k`` done. A bar redrawn with ``\\r`` on a
+    terminal; otherwise one plain line per finished budget (no carriage returns in logs)."""
+    total = len(budgets) * frames
+    tty = stream.isatty()
+    shown = -1
+
+    def show(k: int, frame: int) -> None:
+        nonlocal shown
+        if not tty:
+            if frame == frames:
+                print(f"gamenav-tune: budget {budgets[k]:g} ms done ({k + 1}/{len(budgets)})",
+                      file=stream, flush=True)
+            return
+        pct = 100 * (k * frames + frame) // total
+        if pct != shown:
+            shown = pct
+            bar = "#" * (pct // 4) + "." * (25 - pct // 4)
+            end = "\n" if pct == 100 else ""
+            print(f"\r[{bar}] {pct:3d}%", end=end, file=stream, flush=True)
+
+    return show
 
 
 def _budgets(text: str) -> list[float]:
@@ -232,31 +280,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         grid = TileGrid.from_movingai(args.map)
     except OSError as exc:
         parser.error(f"cannot read --map {args.map!r}: {exc}")
-    simulate(grid, agents=1, budget_ms=1.0, frames=2)  # warm-up: load the compiled kernels
-
-    total = len(args.budgets) * args.frames
-    shown = [-1]
-
-    def progress(done: int) -> None:
-        pct = 100 * done // total
-        if pct != shown[0]:
-            shown[0] = pct
-            bar = "#" * (pct // 4) + "." * (25 - pct // 4)
-            print(f"\r[{bar}] {pct:3d}%", end="", file=sys.stderr, flush=True)
-
+    warmup(navmesh=False, crowd=False)  # load (first run: compile) the kernels before timing
+    show = _progress_printer(args.budgets, args.frames, sys.stderr)
     results = []
     gc.collect()  # as a game should after loading: full collections of the objects numba
     gc.freeze()   # creates at import cost tens of ms and would land inside random frames
     try:
         for k, budget in enumerate(args.budgets):
-            offset = k * args.frames
             results.append(simulate(grid, agents=args.agents, budget_ms=budget,
                                     frames=args.frames, seed=args.seed, speed=args.speed,
                                     destinations=args.destinations,
-                                    progress=lambda f: progress(offset + f)))
+                                    progress=lambda f, k=k: show(k, f)))
     finally:
         gc.unfreeze()
-    print(file=sys.stderr)
     print(f"map {args.map} ({grid.width}x{grid.height}), {args.agents} agents, {args.frames} frames "
           f"at {FPS} fps, speed {args.speed:g} cells/s, destinations {args.destinations or 'any'}, "
           f"seed {args.seed}")

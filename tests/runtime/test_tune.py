@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -36,8 +37,41 @@ def test_table_and_plot(small_map: Path, tmp_path: Path, capsys: pytest.CaptureF
     tight, loose = rows
     assert float(tight[5]) >= float(loose[5])          # a bigger budget never waits longer (p50)
     assert float(loose[8]) > 0 and loose[9].endswith("%")
-    assert "100%" in err and "[#" in err                # the progress bar reached the end
+    # stderr is not a terminal here: one plain line per budget, no carriage returns
+    assert "\r" not in err
+    assert [line for line in err.splitlines() if line.startswith("gamenav-tune:")] == [
+        "gamenav-tune: budget 0.05 ms done (1/2)", "gamenav-tune: budget 1 ms done (2/2)"]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_progress_bar_on_a_terminal() -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
+    show = tune._progress_printer([0.5, 1.0], 10, stream)
+    for k in range(2):
+        for frame in range(1, 11):
+            show(k, frame)
+    text = stream.getvalue()
+    assert text.count("\r") == 20  # 5 %, 10 %, ... 100 %
+    assert text.endswith("[#########################] 100%\n")
+
+
+def test_plot_shows_cpu_and_wall_time(small_map: Path) -> None:
+    grid = gamenav.TileGrid.from_movingai(small_map)
+    results = [tune.simulate(grid, agents=10, budget_ms=b, frames=30, seed=2) for b in (0.5, 2.0)]
+    fig = tune.plot_figure(results, "test")
+    frame_axes = fig.axes[0]
+    lines = {line.get_label(): line for line in frame_axes.get_lines()}
+    assert {"wall p50", "wall p99", "wall max", "CPU p50", "CPU p99", "CPU max", "budget"} <= set(lines)
+    assert list(lines["CPU p99"].get_ydata()) == [float(np.percentile(r.frame_cpu_ms, 99)) for r in results]
+    assert list(lines["wall max"].get_ydata()) == [float(r.frame_ms.max()) for r in results]
+    assert "wall" in frame_axes.get_title() and "CPU" in frame_axes.get_title()
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
 
 
 def test_simulate_is_reproducible(small_map: Path) -> None:
@@ -74,6 +108,6 @@ def test_bad_arguments(small_map: Path, capsys: pytest.CaptureFixture[str]) -> N
 def test_module_entry_point(small_map: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "gamenav.tune", "--map", str(small_map),
                            "--agents", "5", "--budgets", "1", "--frames", "10"],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     assert "| 1 |" in done.stdout
