@@ -6,6 +6,7 @@ Every exception derives from :class:`GamenavError` and also from the matching bu
     GamenavError (Exception)
     ├── InvalidInputError (ValueError)        wrong shape, dtype, NaN, unknown option value
     │   ├── BlockedEndpointError              start or goal on a blocked cell / outside the mesh
+    │   ├── InvalidOptionError (TypeError)    an unknown keyword option (misspelled name)
     │   ├── UnsupportedOptionError            an algorithm asked for options it cannot honour
     │   └── InvalidGeometryError              polygons that cannot be repaired into free space
     ├── OutOfBoundsError (IndexError)         a cell or point outside the grid
@@ -24,6 +25,7 @@ __all__ = [
     "GamenavError",
     "InvalidGeometryError",
     "InvalidInputError",
+    "InvalidOptionError",
     "MapFormatError",
     "OutOfBoundsError",
     "UnsupportedOptionError",
@@ -40,6 +42,13 @@ class InvalidInputError(GamenavError, ValueError):
 
 class BlockedEndpointError(InvalidInputError):
     """A path's start or goal lies on a blocked cell (grids) or outside the free space (navmeshes)."""
+
+
+class InvalidOptionError(InvalidInputError, TypeError):
+    """An unknown keyword option, e.g. a misspelled ``find_path(..., diagnal=...)``.
+
+    Also a ``TypeError``, like the error Python raises for an unexpected keyword argument.
+    """
 
 
 class UnsupportedOptionError(InvalidInputError):

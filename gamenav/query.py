@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gamenav._validate import check_options, keyword_options
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.types import Path, Search
@@ -19,6 +20,10 @@ def begin_search(world: Any, start: Any, goal: Any, **options: Any) -> Search:
             :class:`~gamenav.NavMesh` (``start``/``goal`` are world points).
         **options: the keyword options of :class:`~gamenav.GridSearch` or
             :class:`~gamenav.NavMeshSearch`.
+
+    Raises:
+        InvalidOptionError: an option the world's search does not have (also a TypeError).
+        InvalidInputError: an unsupported world, and the errors of the search's constructor.
     """
     if isinstance(world, TileGrid):
         from gamenav.grid.search import GridSearch
@@ -29,6 +34,7 @@ def begin_search(world: Any, start: Any, goal: Any, **options: Any) -> Search:
     if isinstance(world, NavMesh):
         from gamenav.navmesh.search import NavMeshSearch
 
+        check_options(options, keyword_options(NavMeshSearch), "NavMeshSearch")
         return NavMeshSearch(world, start, goal, **options)
     raise InvalidInputError(f"world must be a TileGrid or a NavMesh, got {type(world).__name__}")
 

@@ -78,6 +78,12 @@ class Path:
         for name in ("cells", "points", "corridor"):
             getattr(self, name).flags.writeable = False
 
+    def __reduce__(self) -> tuple[type[Path], tuple[object, ...]]:
+        """Pickle and copy through the constructor, so the arrays are read-only again after a
+        round trip (pickle and ``deepcopy`` rebuild them writable)."""
+        return type(self), (self.status, self.cost, self.cells, self.points, self.expanded,
+                            self.corridor)
+
     @classmethod
     def none(cls, status: PathStatus = PathStatus.NO_PATH, *, expanded: int = 0) -> Path:
         """An empty result (no waypoints, infinite cost) with the given status."""

@@ -12,9 +12,10 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k
+from gamenav._validate import real_number
 from gamenav.errors import BlockedEndpointError, InvalidInputError, OutOfBoundsError
 from gamenav.grid.movement import Diagonal
-from gamenav.grid.search import KERNELS, _NO_HEAP, _NO_TABLE, _borrow, _give_back, padded
+from gamenav.grid.search import KERNELS, _NO_HEAP, _NO_TABLE, _pool, padded
 from gamenav.grid.tilegrid import TileGrid
 
 __all__ = ["distance_field"]
@@ -55,46 +56,49 @@ def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
     if not isinstance(grid, TileGrid):
         raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
     diag = Diagonal.parse(diagonal)
-    try:
-        max_cost = float(max_cost)
-    except (TypeError, ValueError):
-        raise InvalidInputError(f"max_cost must be a number >= 0, got {max_cost!r}") from None
-    if math.isnan(max_cost) or max_cost < 0:
+    limit = real_number(max_cost, "max_cost", "a number >= 0")
+    if math.isnan(limit) or limit < 0:
         raise InvalidInputError(f"max_cost must be a number >= 0 (inf = no limit), got {max_cost}")
-    src = np.asarray(sources)
+    limit = abs(limit)  # -0.0 is 0.0 (the kernel compares the float bits)
+    try:
+        src = np.asarray(sources)
+    except (TypeError, ValueError):  # ragged
+        src = np.zeros(0)
     if src.ndim == 1:
         src = src.reshape(1, -1)
     if src.ndim != 2 or src.shape[1] != 2 or src.shape[0] == 0 or not (
             np.issubdtype(src.dtype, np.integer)):
         raise InvalidInputError(
             f"sources must be an (x, y) cell or an (n, 2) int array with n >= 1, got {sources!r}")
-    xs = src[:, 0].astype(np.int64)
-    ys = src[:, 1].astype(np.int64)
+    xs, ys = src[:, 0], src[:, 1]  # compared before any cast (uint64 beyond int64)
     outside = (xs < 0) | (xs >= grid.width) | (ys < 0) | (ys >= grid.height)
     if outside.any():
         i = int(np.argmax(outside))
         raise OutOfBoundsError(
             f"source {(int(xs[i]), int(ys[i]))} is outside the grid "
             f"(x in 0..{grid.width - 1}, y in 0..{grid.height - 1})")
-    blocked = ~grid.passable[ys, xs]
+    xs, ys = xs.astype(np.int64), ys.astype(np.int64)
+    state = grid._snapshot()  # everything below reads this one snapshot
+    blocked = ~state.passable[ys, xs]
     if blocked.any():
         i = int(np.argmax(blocked))
         raise BlockedEndpointError(f"source {(int(xs[i]), int(ys[i]))} is a blocked cell; "
                                    "sources must be passable")
 
-    pad = padded(grid)
+    pad = padded(state)
     stride = pad.stride
     nodes = np.unique((ys + 1) * stride + xs + 1)
-    ws = _borrow(grid.shape)
-    istate = ws._begin(distance_field, nodes, True)
+    ws = _pool.borrow(grid)
+    token = object()
+    istate = ws._begin(token, nodes, True)
     fstate = np.array([np.inf, np.inf], dtype=np.float64)
     announce_compile("grid search", *KERNELS)
     _k.best_first_step(pad.moves(diag), pad.passable, _NO_TABLE, pad.cost, pad.uniform, False,
-                       stride, -1, 0, 0, 4, _EMPTY_TABLE, 0.0, max_cost, False, True,
+                       stride, -1, 0, 0, 4, _EMPTY_TABLE, 0.0, limit, False, True,
                        np.iinfo(np.int64).max, ws.g, ws.parent,
                        ws.mark, ws.rkey, ws.rnext, ws.rprev, ws.rhead, ws.rmin,
                        *_NO_HEAP, istate, fstate)
     field = np.where(ws.mark == istate[0] + 1, ws.g, np.inf)
-    ws._release(distance_field)
-    _give_back(ws)
+    ws._release(token)
+    _pool.give_back(ws)
     return field.reshape(grid.height + 2, stride)[1:-1, 1:-1].copy()

@@ -7,23 +7,27 @@ times the step length (1 orthogonally, sqrt(2) diagonally).
 
 from __future__ import annotations
 
+import inspect
 import math
 import threading
 import weakref
-from typing import Any, Callable, Sequence
+from collections import OrderedDict, deque
+from dataclasses import dataclass
+from typing import Any, Callable, Never, Sequence
 
 import numpy as np
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k
 from gamenav._kernels import jps as _jps
+from gamenav._validate import check_options, flag, is_real, keyword_options
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.grid.movement import (Diagonal, Heuristic, HeuristicLike, default_heuristic,
                                    resolve_heuristic)
-from gamenav.grid.tilegrid import TileGrid
+from gamenav.grid.tilegrid import TileGrid, _GridState
 from gamenav.types import Path, PathStatus
 
-__all__ = ["ALGORITHMS", "GridSearch", "SearchWorkspace"]
+__all__ = ["ALGORITHMS", "POOL_MAX_BYTES", "GridSearch", "SearchWorkspace"]
 
 ALGORITHMS = ("astar", "jps", "dijkstra")
 """Accepted values of ``algorithm=``."""
@@ -40,8 +44,11 @@ class SearchWorkspace:
     Each search bumps the generation instead of clearing the arrays, so reusing a workspace
     costs nothing per query. A workspace serves one running search at a time: starting a new
     search on it takes it over, and the previous (unfinished) search then refuses to ``step``.
-    Searches created without ``workspace=`` borrow one from a small per-shape pool and give it
-    back when they finish. It holds about 32 bytes per cell (its array attributes are the
+    Searches created without ``workspace=`` borrow one from a pool and give it back when they
+    finish, are cancelled or are dropped unfinished. The pool keeps at most 4 workspaces per
+    grid shape and :data:`POOL_MAX_BYTES` in total (least recently returned go first), and
+    frees a shape's workspaces once no grid of that shape is alive. A workspace holds about
+    32 bytes per cell, 56 once a weighted search used it (its array attributes are the
     kernels' state, described in ``gamenav._kernels.grid_search``; do not modify them).
 
     Args:
@@ -57,11 +64,17 @@ class SearchWorkspace:
 
     def __init__(self, shape: Sequence[int]) -> None:
         try:
-            h, w = (int(v) for v in shape)
+            h, w = shape
         except (TypeError, ValueError):
             raise InvalidInputError(f"shape must be (height, width), got {shape!r}") from None
+        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                   for v in (h, w)):
+            raise InvalidInputError(f"shape must be (height, width) ints, got {shape!r}")
+        h, w = int(h), int(w)
         if h <= 0 or w <= 0:
             raise InvalidInputError(f"shape must be positive (height, width), got {(h, w)}")
+        if (h + 2) * (w + 2) >= np.iinfo(np.int32).max:
+            raise InvalidInputError(f"shape {(h, w)} has too many cells for a workspace")
         self.shape = (h, w)
         n = (h + 2) * (w + 2)
         self.g = np.empty(n, dtype=np.float64)
@@ -74,7 +87,14 @@ class SearchWorkspace:
         self.rmin = np.empty(64, dtype=np.int64)
         self._heap: tuple[np.ndarray, ...] | None = None
         self._stamp = 0
-        self._owner: object | None = None
+        self._owner: object | None = None  # a token of the running search, never the search
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the arrays (the heap arrays count once allocated)."""
+        arrays = (self.g, self.parent, self.mark, self.rkey, self.rnext, self.rprev, self.rhead,
+                  self.rmin) + (self._heap or ())
+        return sum(a.nbytes for a in arrays)
 
     @property
     def heap(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -86,7 +106,9 @@ class SearchWorkspace:
         return self._heap  # type: ignore[return-value]
 
     def _begin(self, owner: object, nodes: np.ndarray, monotone: bool) -> np.ndarray:
-        """Take the workspace for ``owner`` and open ``nodes`` (sorted, unique) with g = 0.
+        """Take the workspace for ``owner`` (a token that must not reference the search, so a
+        dropped search is freed by reference counting) and open ``nodes`` (sorted, unique) with
+        g = 0.
 
         Returns the kernels' ``istate`` (see :mod:`gamenav._kernels.grid_search`).
         """
@@ -127,23 +149,90 @@ class SearchWorkspace:
         return f"SearchWorkspace(shape={self.shape})"
 
 
-_pool: dict[tuple[int, int], list[SearchWorkspace]] = {}
-_pool_lock = threading.Lock()
+POOL_MAX_BYTES = 256 * 2**20
+"""Most bytes of spare :class:`SearchWorkspace` arrays the pool keeps (256 MiB; one workspace of
+a 1500 x 1500 grid holds 72 MB, 126 MB after weighted searches). Larger workspaces are not kept."""
+
+_POOL_PER_SHAPE = 4
 
 
-def _borrow(shape: tuple[int, int]) -> SearchWorkspace:
-    with _pool_lock:
-        free = _pool.get(shape)
-        if free:
-            return free.pop()
-    return SearchWorkspace(shape)
+class _WorkspacePool:
+    """Spare workspaces by grid shape: LRU, bounded by count per shape and by total bytes, and
+    emptied for a shape when its last grid is garbage-collected.
+
+    Returns (from ``GridSearch.__del__``) and dead grids (from ``weakref.finalize``) may arrive
+    at any allocation, even inside a pool operation of the same thread: they are queued
+    (``deque.append`` is atomic) and settled under the lock by whoever holds it next.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._spare: OrderedDict[int, SearchWorkspace] = OrderedDict()  # id -> ws, oldest first
+        self._grids: weakref.WeakSet[TileGrid] = weakref.WeakSet()  # grids whose shape is counted
+        self._alive: dict[tuple[int, int], int] = {}  # live grids per shape
+        self._returned: deque[SearchWorkspace] = deque()
+        self._gone: deque[tuple[int, int]] = deque()
+
+    def borrow(self, grid: TileGrid) -> SearchWorkspace:
+        """A spare workspace for ``grid``'s shape (the most recently returned), or a new one."""
+        shape = grid.shape
+        with self._lock:
+            if grid not in self._grids:
+                self._grids.add(grid)
+                self._alive[shape] = self._alive.get(shape, 0) + 1
+                weakref.finalize(grid, self._grid_gone, shape)
+            self._settle()
+            same = [key for key, spare in self._spare.items() if spare.shape == shape]
+            if same:
+                return self._spare.pop(same[-1])
+        return SearchWorkspace(shape)
+
+    def give_back(self, ws: SearchWorkspace) -> None:
+        """Keep ``ws`` for reuse if a grid of its shape is alive and it fits the bounds."""
+        self._returned.append(ws)
+        self._try_settle()
+
+    def _grid_gone(self, shape: tuple[int, int]) -> None:
+        self._gone.append(shape)
+        self._try_settle()
+
+    def _try_settle(self) -> None:
+        if self._lock.acquire(blocking=False):  # else the holder (maybe this thread) settles
+            try:
+                self._settle()
+            finally:
+                self._lock.release()
+
+    def _settle(self) -> None:
+        """Apply the queued dead grids and returned workspaces (the caller holds the lock)."""
+        while self._gone:
+            shape = self._gone.popleft()
+            self._alive[shape] -= 1
+            if self._alive[shape] == 0:
+                del self._alive[shape]
+                for key in [k for k, spare in self._spare.items() if spare.shape == shape]:
+                    del self._spare[key]
+        while self._returned:
+            ws = self._returned.popleft()
+            if not self._alive.get(ws.shape) or ws.nbytes > POOL_MAX_BYTES:
+                continue
+            same = [key for key, spare in self._spare.items() if spare.shape == ws.shape]
+            if len(same) >= _POOL_PER_SHAPE:
+                del self._spare[same[0]]
+            self._spare[id(ws)] = ws
+        total = sum(spare.nbytes for spare in self._spare.values())
+        while total > POOL_MAX_BYTES:
+            _, oldest = self._spare.popitem(last=False)
+            total -= oldest.nbytes
+
+    def spare(self) -> list[SearchWorkspace]:
+        """The pooled workspaces, oldest first (for tests and diagnostics)."""
+        with self._lock:
+            self._settle()
+            return list(self._spare.values())
 
 
-def _give_back(ws: SearchWorkspace) -> None:
-    with _pool_lock:
-        free = _pool.setdefault(ws.shape, [])
-        if len(free) < 4:
-            free.append(ws)
+_pool = _WorkspacePool()
 
 
 class _Padded:
@@ -178,7 +267,7 @@ class _Padded:
         if y0 == y1:  # nothing changed: share the arrays
             self.passable, self.cost = previous.passable, previous.cost
             self.uniform = previous.uniform
-            self._moves = dict(previous._moves)
+            self._moves = previous._moves  # never mutated: moves() replaces the dict
             self._jump_table = previous._jump_table
             return
         self.passable = previous.passable.copy()
@@ -192,8 +281,9 @@ class _Padded:
         # moves depend on the 8 neighbours; the jumps of a row / column on the next ones
         region = (max(y0, 1), min(y1 + 2, h + 1), max(x0, 1), min(x1 + 2, w + 1))
         for code, moves in previous._moves.items():
-            self._moves[code] = moves.copy()
-            _k.move_masks(self.passable, self.stride, code, self._moves[code], *region)
+            patched = moves.copy()
+            _k.move_masks(self.passable, self.stride, code, patched, *region)
+            self._moves[code] = patched
         if previous._jump_table is not None:
             self._jump_table = previous._jump_table.copy()
             _jps.jump_tables(self.passable, self.stride, self._jump_table, *region)
@@ -216,15 +306,19 @@ class _Padded:
         return y0, y1, x0, x1
 
     def moves(self, diagonal: Diagonal) -> np.ndarray:
-        """``(N,)`` uint8 allowed-move bits for a movement rule (computed once per rule)."""
+        """``(N,)`` uint8 allowed-move bits for a movement rule (computed once per rule).
+
+        The dict of computed rules is replaced, never mutated, so other threads may read or
+        copy it meanwhile."""
         code = diagonal.code
-        if code not in self._moves:
+        moves = self._moves.get(code)
+        if moves is None:
             announce_compile("grid search", *KERNELS)
             moves = np.zeros(self.passable.shape[0], dtype=np.uint8)
             h, w = self.shape
             _k.move_masks(self.passable, self.stride, code, moves, 1, h + 1, 1, w + 1)
-            self._moves[code] = moves
-        return self._moves[code]
+            self._moves = {**self._moves, code: moves}
+        return moves
 
     def jump_table(self) -> np.ndarray:
         """``(4, N)`` int32 straight-jump table for JPS (computed on first use)."""
@@ -237,19 +331,23 @@ class _Padded:
         return self._jump_table
 
 
-_padded_cache: weakref.WeakKeyDictionary[TileGrid, _Padded] = weakref.WeakKeyDictionary()
 _padded_lock = threading.Lock()
 
 
-def padded(grid: TileGrid) -> _Padded:
-    """The padded kernel arrays of ``grid``'s current snapshot (cached until the next edit)."""
-    passable, cost = grid.kernel_arrays()
-    with _padded_lock:
-        cached = _padded_cache.get(grid)
-        if cached is None or cached.source[0] is not passable or cached.source[1] is not cost:
-            cached = _Padded(passable, cost, cached)
-            _padded_cache[grid] = cached
-    return cached
+def padded(grid: TileGrid | _GridState) -> _Padded:
+    """The padded kernel arrays of a grid snapshot (``grid``'s current one, or the one given),
+    built on first use and kept on the snapshot."""
+    state = grid._snapshot() if isinstance(grid, TileGrid) else grid
+    pad = state.padded
+    if pad is None:
+        with _padded_lock:  # build once per snapshot, patching the previous snapshot's arrays
+            pad = state.padded
+            if pad is None:
+                base = state.padded_base
+                pad = _Padded(state.passable, state.cost, base if isinstance(base, _Padded) else None)
+                state.padded = pad
+                state.padded_base = None
+    return pad  # type: ignore[return-value]
 
 
 def _heuristic_table(func: Callable[..., Any], shape: tuple[int, int], goal: tuple[int, int]
@@ -262,7 +360,12 @@ def _heuristic_table(func: Callable[..., Any], shape: tuple[int, int], goal: tup
         if values.shape != (h, w):
             values = np.broadcast_to(values, (h, w))
     except Exception:  # noqa: BLE001 - scalar-only callables: evaluate cell by cell instead
-        values = np.asarray(np.vectorize(func, otypes=[np.float64])(dx, dy), dtype=np.float64)
+        try:
+            values = np.asarray(np.vectorize(func, otypes=[np.float64])(dx, dy), dtype=np.float64)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise InvalidInputError(
+                f"heuristic(dx, dy) must return a number for every cell, got an error: {exc}"
+            ) from exc
     if not np.isfinite(values).all() or (values < 0).any():
         raise InvalidInputError("heuristic(dx, dy) must return finite values >= 0 for every cell")
     table = np.zeros((h + 2, w + 2), dtype=np.float64)
@@ -274,6 +377,82 @@ _EMPTY_TABLE = np.zeros(1, dtype=np.float64)
 _NO_TABLE = np.zeros((4, 1), dtype=np.int32)
 _NO_HEAP = (np.zeros(1, dtype=np.float64), np.zeros(1, dtype=np.float64),
             np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int32))
+
+
+@dataclass(frozen=True)
+class _Request:
+    """The validated arguments of one :class:`GridSearch` (nothing here depends on the cells)."""
+
+    grid: TileGrid
+    start: tuple[int, int]
+    goal: tuple[int, int]
+    algorithm: str
+    diagonal: Diagonal
+    heuristic: Heuristic | Callable[..., Any]
+    weight: float
+    partial: bool
+    smooth: bool
+    workspace: SearchWorkspace | None
+
+
+def _jps_error(problems: list[str]) -> UnsupportedOptionError:
+    return UnsupportedOptionError(
+        "algorithm='jps' supports only uniform-cost grids with diagonal='no_corner_cutting', "
+        "weight 1 and the octile heuristic; got " + ", ".join(problems)
+        + ". Use algorithm='astar' instead.")
+
+
+def _check(grid: TileGrid, start: Sequence[int], goal: Sequence[int], algorithm: str,
+           diagonal: Diagonal | str | bool, heuristic: HeuristicLike, weight: float,
+           partial: bool, smooth: bool, workspace: SearchWorkspace | None) -> _Request:
+    """Validate :class:`GridSearch`'s arguments (see its docstring for the errors)."""
+    if not isinstance(grid, TileGrid):
+        raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
+    if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
+        raise InvalidInputError(f"algorithm must be one of {list(ALGORITHMS)}, got {algorithm!r}")
+    diag = Diagonal.parse(diagonal)
+    if not is_real(weight):
+        raise InvalidInputError(f"weight must be a number >= 1, got {weight!r}")
+    weight = float(weight)
+    if not (math.isfinite(weight) and weight >= 1.0):
+        raise InvalidInputError(f"weight must be a finite number >= 1, got {weight}")
+    heur = resolve_heuristic(heuristic, diag)
+    if algorithm == "dijkstra" and (heuristic is not None or weight != 1.0):
+        raise UnsupportedOptionError(
+            "algorithm='dijkstra' uses no heuristic: leave heuristic=None and weight=1, got "
+            f"heuristic={heuristic!r}, weight={weight}")
+    if algorithm == "jps":
+        problems = []
+        if diag is not Diagonal.NO_CORNER_CUTTING:
+            problems.append(f"diagonal={diag.value!r} (needs 'no_corner_cutting')")
+        if heur is not Heuristic.OCTILE:
+            problems.append(f"heuristic={heuristic!r} (needs None or 'octile')")
+        if weight != 1.0:
+            problems.append(f"weight={weight} (needs 1)")
+        if problems:
+            raise _jps_error(problems)
+    s = grid.check_cell(start, "start")
+    g = grid.check_cell(goal, "goal")
+    if workspace is not None:
+        if not isinstance(workspace, SearchWorkspace):
+            raise InvalidInputError(
+                f"workspace must be a SearchWorkspace, got {type(workspace).__name__}")
+        if workspace.shape != grid.shape:
+            raise InvalidInputError(
+                f"workspace shape {workspace.shape} does not match the grid shape {grid.shape}")
+    return _Request(grid, s, g, algorithm, diag, heur, weight, flag(partial, "partial"),
+                    flag(smooth, "smooth"), workspace)
+
+
+_DEFAULTS: dict[str, Any] = {}
+
+
+def _defaults() -> dict[str, Any]:
+    """:class:`GridSearch`'s keyword defaults, read once from its signature."""
+    if not _DEFAULTS:
+        _DEFAULTS.update({name: p.default for name, p in inspect.signature(GridSearch).parameters.items()
+                          if p.kind is inspect.Parameter.KEYWORD_ONLY})
+    return _DEFAULTS
 
 
 class GridSearch:
@@ -338,103 +517,106 @@ class GridSearch:
                  algorithm: str = "astar",
                  diagonal: Diagonal | str | bool = Diagonal.NO_CORNER_CUTTING,
                  heuristic: HeuristicLike = None, weight: float = 1.0, partial: bool = False,
-                 smooth: bool = False, workspace: SearchWorkspace | None = None) -> None:
-        if not isinstance(grid, TileGrid):
-            raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
-        if algorithm not in ALGORITHMS:
-            raise InvalidInputError(
-                f"algorithm must be one of {list(ALGORITHMS)}, got {algorithm!r}")
-        diag = Diagonal.parse(diagonal)
-        try:
-            weight = float(weight)
-        except (TypeError, ValueError):
-            raise InvalidInputError(f"weight must be a number >= 1, got {weight!r}") from None
-        if not (math.isfinite(weight) and weight >= 1.0):
-            raise InvalidInputError(f"weight must be a finite number >= 1, got {weight}")
-        heur = resolve_heuristic(heuristic, diag)
-        if algorithm == "dijkstra" and (heuristic is not None or weight != 1.0):
-            raise UnsupportedOptionError(
-                "algorithm='dijkstra' uses no heuristic: leave heuristic=None and weight=1, got "
-                f"heuristic={heuristic!r}, weight={weight}")
-        if algorithm == "jps":
-            problems = []
-            if diag is not Diagonal.NO_CORNER_CUTTING:
-                problems.append(f"diagonal={diag.value!r} (needs 'no_corner_cutting')")
-            if heur is not Heuristic.OCTILE:
-                problems.append(f"heuristic={heuristic!r} (needs None or 'octile')")
-            if weight != 1.0:
-                problems.append(f"weight={weight} (needs 1)")
-            if not padded(grid).uniform:  # == grid.uniform_cost, cached per snapshot
-                problems.append("a grid with non-uniform cell costs (needs every cost == 1)")
-            if problems:
-                raise UnsupportedOptionError(
-                    "algorithm='jps' supports only uniform-cost grids with diagonal="
-                    "'no_corner_cutting', weight 1 and the octile heuristic; got "
-                    + ", ".join(problems) + ". Use algorithm='astar' instead.")
-        sx, sy = grid.check_cell(start, "start")
-        gx, gy = grid.check_cell(goal, "goal")
-        if not grid.is_passable(sx, sy):
+                 smooth: bool = False, workspace: SearchWorkspace | None = None,
+                 **unknown: Never) -> None:
+        check_options(unknown, keyword_options(GridSearch), "GridSearch")
+        self._launch(_check(grid, start, goal, algorithm, diagonal, heuristic, weight, partial,
+                            smooth, workspace))
+
+    @classmethod
+    def _check(cls, grid: TileGrid, start: Sequence[int], goal: Sequence[int],
+               **options: Any) -> _Request:
+        """Validate the constructor's arguments without starting (for the runtime, which checks
+        a request once and may start it later with :meth:`_from_checked`).
+
+        Raises what the constructor raises, except the errors that depend on the grid's cells
+        (a blocked start or goal, JPS on a weighted grid): those are checked when starting.
+        """
+        check_options(options, keyword_options(GridSearch), "GridSearch")
+        return _check(grid, start, goal, **{**_defaults(), **options})
+
+    @classmethod
+    def _from_checked(cls, request: _Request) -> GridSearch:
+        """Start a search from :meth:`_check`'s result on the grid's current snapshot.
+
+        Raises:
+            BlockedEndpointError, UnsupportedOptionError: an edit since the check blocked an
+                endpoint or made the grid weighted for JPS.
+        """
+        search = cls.__new__(cls)
+        search._launch(request)
+        return search
+
+    def _launch(self, req: _Request) -> None:
+        """Take the grid's snapshot once and start the search on it."""
+        self._ws: SearchWorkspace | None = None
+        grid = req.grid
+        state = grid._snapshot()
+        (sx, sy), (gx, gy) = req.start, req.goal
+        if not state.passable[sy, sx]:
             raise BlockedEndpointError(f"start {(sx, sy)} is a blocked cell; it must be passable")
-        goal_open = grid.is_passable(gx, gy)
-        if not goal_open and not partial:
+        goal_open = bool(state.passable[gy, gx])
+        if not goal_open and not req.partial:
             raise BlockedEndpointError(
                 f"goal {(gx, gy)} is a blocked cell; it must be passable (or pass partial=True)")
-        if workspace is not None:
-            if not isinstance(workspace, SearchWorkspace):
-                raise InvalidInputError(
-                    f"workspace must be a SearchWorkspace, got {type(workspace).__name__}")
-            if workspace.shape != grid.shape:
-                raise InvalidInputError(
-                    f"workspace shape {workspace.shape} does not match the grid shape {grid.shape}")
+        if req.algorithm == "jps" and not padded(state).uniform:
+            raise _jps_error(["a grid with non-uniform cell costs (needs every cost == 1)"])
 
         self._grid = grid
-        self._start = (sx, sy)
-        self._goal = (gx, gy)
-        self._algorithm = algorithm
-        self._diagonal = diag
-        self._smooth = bool(smooth)
-        self.grid_version = grid.version
+        self._start = req.start
+        self._goal = req.goal
+        self._algorithm = req.algorithm
+        self._diagonal = diag = req.diagonal
+        self._smooth = req.smooth
+        self.grid_version = state.version
         """The grid's ``version`` when this search captured its arrays."""
         self._expanded = 0
         self._result: Path | None = None
         self._status = PathStatus.IN_PROGRESS
-        self._ws: SearchWorkspace | None = None
-        self._borrowed = workspace is None
+        self._borrowed = req.workspace is None
+        self._token = object()  # owns the workspace; holds no reference back to the search
 
         if self._start == self._goal:
             self._finish_with(PathStatus.FOUND, np.array([self._start], dtype=np.int64), 0.0)
             return
-        labels = grid.components(diag)
+        labels = state.components(diag)
         reachable = goal_open and labels[sy, sx] == labels[gy, gx]
-        if not reachable and not partial:
+        if not reachable and not req.partial:
             self._finish_with(PathStatus.NO_PATH)
             return
 
-        self._pad = padded(grid)
+        self._pad = padded(state)
         stride = self._pad.stride
         self._stride = stride
         self._goal_node = (gy + 1) * stride + gx + 1 if reachable else -1
+        heur = req.heuristic
         if callable(heur):
             self._hcode = 5
             self._htable = _heuristic_table(heur, grid.shape, self._goal)
         else:
-            self._hcode = heur.code if algorithm != "dijkstra" else default_heuristic(diag).code
+            self._hcode = heur.code if req.algorithm != "dijkstra" else default_heuristic(diag).code
             self._htable = _EMPTY_TABLE
         # Dijkstra runs the same kernel with weight 0 (the heuristic only ranks partial targets).
-        self._weight = 0.0 if algorithm == "dijkstra" else weight
+        self._weight = 0.0 if req.algorithm == "dijkstra" else req.weight
         # f never decreases along a search (radix-heap open list) for Dijkstra and for A* at
         # weight 1 with a consistent heuristic; user heuristics and weights use a binary heap.
         self._monotone = self._weight == 0.0 or (self._weight == 1.0 and not callable(heur) and (
             heur is not Heuristic.MANHATTAN or diag is Diagonal.NEVER))
-        self._use_jps = algorithm == "jps" and reachable
+        self._use_jps = req.algorithm == "jps" and reachable
         self._moves = self._pad.moves(diag)
         self._track_best = not reachable
 
-        ws = workspace if workspace is not None else _borrow(grid.shape)
+        ws = req.workspace if req.workspace is not None else _pool.borrow(grid)
         self._ws = ws
         start_node = np.array([(sy + 1) * stride + sx + 1], dtype=np.int64)
-        self._istate = ws._begin(self, start_node, self._monotone)
+        self._istate = ws._begin(self._token, start_node, self._monotone)
         self._fstate = np.array([np.inf, np.inf], dtype=np.float64)
+
+    def __del__(self) -> None:
+        """A search dropped unfinished gives its borrowed workspace back to the pool."""
+        ws = getattr(self, "_ws", None)
+        if ws is not None and self._borrowed and ws._release(self._token):
+            _pool.give_back(ws)
 
     # -- public state ---------------------------------------------------------------------
     @property
@@ -475,13 +657,13 @@ class GridSearch:
         if max_expansions is None:
             budget = _NO_LIMIT
         else:
-            if isinstance(max_expansions, bool) or not isinstance(
+            if isinstance(max_expansions, (bool, np.bool_)) or not isinstance(
                     max_expansions, (int, np.integer)) or max_expansions < 1:
                 raise InvalidInputError(
                     f"max_expansions must be a positive int or None, got {max_expansions!r}")
-            budget = int(max_expansions)
+            budget = min(int(max_expansions), _NO_LIMIT)  # more than int64 counts: no limit
         ws = self._ws
-        if ws is None or ws._owner is not self:
+        if ws is None or ws._owner is not self._token:
             raise InvalidInputError(
                 "this search's SearchWorkspace was taken over by a newer search; give each "
                 "concurrent search its own workspace")
@@ -535,7 +717,7 @@ class GridSearch:
         Once done (or if the workspace was taken over): :meth:`result`.
         """
         ws = self._ws
-        if self._status.done or ws is None or ws._owner is not self:
+        if self._status.done or ws is None or ws._owner is not self._token:
             return self.result()
         closed = np.flatnonzero(ws.mark == self._istate[0] + 1)
         if len(closed) == 0:
@@ -569,8 +751,8 @@ class GridSearch:
         else:
             self._result = Path.none(status, expanded=self._expanded)
         ws = self._ws
-        if ws is not None and ws._release(self) and self._borrowed:
-            _give_back(ws)
+        if ws is not None and ws._release(self._token) and self._borrowed:
+            _pool.give_back(ws)
         # a finished search keeps only its result, not the grid snapshot or the workspace
         self._ws = self._pad = self._moves = self._htable = None
 

@@ -5,14 +5,35 @@ Cell ``(x, y)`` covers the world square from ``origin + (x, y) * cell_size`` to
 ``origin + (x + 1, y + 1) * cell_size``; with ``y_up=True`` rows are mirrored so that row 0 is
 the top of the map in a y-up world (arcade): cell ``(x, y)`` then spans world y from
 ``origin_y + (height - 1 - y) * cell_size`` to ``origin_y + (height - y) * cell_size``.
+
+Thread model:
+
+* The grid's cells live in one immutable snapshot (walkable, cost and passable arrays, the
+  version, and the caches derived from them: island labels and the searches' padded arrays).
+  An edit builds a new snapshot and installs it with one attribute assignment; nothing a
+  snapshot holds is modified afterwards.
+* Readers take the snapshot once: a search, a distance field, :meth:`TileGrid.components` and
+  :meth:`TileGrid.kernel_arrays` see the grid before or after an edit, never half of one.
+* Edits (:meth:`TileGrid.set_walkable`, :meth:`TileGrid.set_cost`) are serialised by a
+  re-entrant lock held until every listener has heard of the edit, so versions and change
+  records arrive in order; a listener may edit the grid again (from the same thread).
+* So any number of threads may search one grid while another edits it (numba kernels release
+  the GIL, so searches really run in parallel). Each concurrent search needs its own
+  :class:`~gamenav.SearchWorkspace` (the default: one is borrowed per search). The runtime
+  objects (``PathQueue``, ``PathCache``, ``Crowd``) are not thread-safe: use each from one
+  thread.
+
+Copies: ``grid.copy()``, ``copy.copy``, ``copy.deepcopy`` and pickle give an independent grid
+with its own arrays and caches, the same cells, costs and transform, version 0 and no listeners.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import threading
 from dataclasses import dataclass
-from typing import Callable, Sequence, Union
+from typing import Any, Callable, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -20,10 +41,15 @@ import numpy.typing as npt
 from gamenav._events import Listeners, Unsubscribe
 from gamenav._kernels import announce_compile
 from gamenav._kernels.components import label_components
+from gamenav._validate import finite_point, flag, positive_number
 from gamenav.errors import InvalidInputError, OutOfBoundsError
 from gamenav.grid.movement import Diagonal
 
-__all__ = ["GridChange", "Region", "TileGrid"]
+__all__ = ["MAX_COST", "GridChange", "Region", "TileGrid"]
+
+MAX_COST = 1e12
+"""The largest finite cell cost. A path costs at most ``sqrt(2) * MAX_COST`` per cell, so no path
+on any grid that fits in memory comes near float64 overflow (a FOUND path has a finite cost)."""
 
 Region = Union[Sequence[int], npt.NDArray[np.bool_]]
 """A cell ``(x, y)``, a rectangle ``(x0, y0, x1, y1)`` (x1, y1 exclusive) or an ``(h, w)`` bool mask."""
@@ -33,7 +59,7 @@ Region = Union[Sequence[int], npt.NDArray[np.bool_]]
 class GridChange:
     """One edit of a :class:`TileGrid`, as delivered to listeners.
 
-    Each array is ``(k, 2)`` int64 ``(x, y)`` cells (read-only):
+    Each cell array is ``(k, 2)`` int64 ``(x, y)`` cells (read-only):
 
     Attributes:
         version: the grid's version after the edit.
@@ -41,6 +67,7 @@ class GridChange:
         opened: cells that were blocked and are now passable.
         cost_raised: passable cells whose cost went up.
         cost_lowered: passable cells whose cost went down.
+        passable: ``(h, w)`` bool, ``[y, x]``, read-only: the passable cells after the edit.
     """
 
     version: int
@@ -48,6 +75,7 @@ class GridChange:
     opened: npt.NDArray[np.int64]
     cost_raised: npt.NDArray[np.int64]
     cost_lowered: npt.NDArray[np.int64]
+    passable: npt.NDArray[np.bool_]
 
     @property
     def worsened(self) -> npt.NDArray[np.int64]:
@@ -83,6 +111,62 @@ def _check_cost(cost: np.ndarray, name: str = "cost") -> None:
     if (cost < 1.0).any():
         raise InvalidInputError(
             f"{name} must be >= 1 (inf = blocked), got minimum {float(cost.min())}")
+    finite = cost[np.isfinite(cost)]
+    if finite.size and finite.max() > MAX_COST:
+        raise InvalidInputError(
+            f"{name} must be at most MAX_COST = {MAX_COST:g} (or inf = blocked), got {float(finite.max())}")
+
+
+def _numeric(value: Any, name: str) -> np.ndarray:
+    """``value`` as an array of real numbers (no bools, strings or objects)."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iuf":
+        raise InvalidInputError(f"{name} must be numeric, got dtype {arr.dtype} ({value!r:.80})")
+    return arr
+
+
+class _GridState:
+    """One immutable snapshot of a grid's cells (see the module docstring).
+
+    Attributes:
+        walkable, cost, passable: ``(h, w)`` arrays, ``[y, x]``; never modified.
+        version: the grid's version when the snapshot was installed.
+        labels: island labels per ``eight`` flag, filled lazily by :meth:`TileGrid.components`.
+        padded: the searches' kernel arrays, filled lazily by ``gamenav.grid.search.padded``.
+        padded_base: the previous snapshot's ``padded`` (to patch instead of rebuilding),
+            dropped once ``padded`` is built.
+    """
+
+    __slots__ = ("walkable", "cost", "passable", "version", "labels", "padded", "padded_base")
+
+    def __init__(self, walkable: np.ndarray, cost: np.ndarray, passable: np.ndarray, version: int,
+                 previous: _GridState | None = None) -> None:
+        self.walkable = walkable
+        self.cost = cost
+        self.passable = passable
+        self.version = version
+        self.labels: dict[bool, np.ndarray] = {}
+        self.padded: object | None = None
+        self.padded_base: object | None = None
+        if previous is not None:
+            self.padded_base = previous.padded if previous.padded is not None else previous.padded_base
+
+    def components(self, diagonal: Diagonal) -> npt.NDArray[np.int32]:
+        """Read-only island labels of this snapshot (see :meth:`TileGrid.components`)."""
+        eight = diagonal is Diagonal.ALWAYS
+        labels = self.labels.get(eight)
+        if labels is None:  # two threads may both compute them: same result, no harm
+            announce_compile("grid", label_components)
+            labels = label_components(self.passable, eight)
+            labels.flags.writeable = False
+            self.labels[eight] = labels
+        return labels
+
+
+def _rebuild(cls: type[TileGrid], walkable: np.ndarray, cost: np.ndarray, cell_size: float,
+             origin: tuple[float, float], y_up: bool) -> TileGrid:
+    """Unpickle / copy helper: a new grid of class ``cls`` (see :meth:`TileGrid.__reduce__`)."""
+    return cls(walkable, cost=cost, cell_size=cell_size, origin=origin, y_up=y_up)
 
 
 class TileGrid:
@@ -120,34 +204,26 @@ class TileGrid:
         if walk.size == 0:
             raise InvalidInputError(f"walkable must not be empty, got shape {walk.shape}")
         if walk.dtype != np.bool_:
-            if not (np.issubdtype(walk.dtype, np.integer) or np.issubdtype(walk.dtype, np.bool_)):
+            if not np.issubdtype(walk.dtype, np.integer):
                 raise InvalidInputError(f"walkable must be bool (or 0/1 integers), got dtype {walk.dtype}")
             if not np.isin(walk, (0, 1)).all():
                 raise InvalidInputError("walkable must hold only 0/1 (or bool) values")
-        self._walkable = np.array(walk, dtype=np.bool_, order="C")
+        walk = np.array(walk, dtype=np.bool_, order="C")
         if cost is None:
-            self._cost = np.ones(walk.shape, dtype=np.float64)
+            cost_arr = np.ones(walk.shape, dtype=np.float64)
         else:
-            c = np.asarray(cost)
+            c = _numeric(cost, "cost")
             if c.shape != walk.shape:
                 raise InvalidInputError(f"cost must have the shape of walkable {walk.shape}, got {c.shape}")
-            if not np.issubdtype(c.dtype, np.number):
-                raise InvalidInputError(f"cost must be numeric, got dtype {c.dtype}")
-            self._cost = np.array(c, dtype=np.float64, order="C")
-            _check_cost(self._cost)
-        cell_size = float(cell_size)
-        if not math.isfinite(cell_size) or cell_size <= 0:
-            raise InvalidInputError(f"cell_size must be a finite number > 0, got {cell_size}")
-        ox, oy = (float(v) for v in origin)
-        if not (math.isfinite(ox) and math.isfinite(oy)):
-            raise InvalidInputError(f"origin must be finite, got {tuple(origin)}")
-        self._cell_size = cell_size
-        self._origin = (ox, oy)
-        self._y_up = bool(y_up)
-        self._passable = self._walkable & np.isfinite(self._cost)
-        self._version = 0
+            cost_arr = np.array(c, dtype=np.float64, order="C")
+            _check_cost(cost_arr)
+        self._cell_size = positive_number(cell_size, "cell_size")
+        ox, oy = finite_point(origin, "origin")
+        self._origin = (float(ox), float(oy))
+        self._y_up = flag(y_up, "y_up")
+        self._state = _GridState(walk, cost_arr, walk & np.isfinite(cost_arr), 0)
+        self._edit_lock = threading.RLock()
         self._listeners: Listeners[GridChange] = Listeners()
-        self._labels: dict[bool, tuple[int, np.ndarray]] = {}
 
     # -- construction helpers -------------------------------------------------------------
     @classmethod
@@ -171,20 +247,28 @@ class TileGrid:
         return cls(walk, **kwargs)  # type: ignore[arg-type]
 
     def copy(self) -> TileGrid:
-        """An independent grid with the same cells, costs and transform (version 0, no listeners)."""
-        return TileGrid(self._walkable, cost=self._cost, cell_size=self._cell_size,
-                        origin=self._origin, y_up=self._y_up)
+        """An independent grid with the same cells, costs and transform (version 0, no listeners).
+
+        ``copy.copy``, ``copy.deepcopy`` and pickle give the same (see :meth:`__reduce__`).
+        """
+        return _rebuild(*self.__reduce__()[1])
+
+    def __reduce__(self) -> tuple[Callable[..., TileGrid], tuple[Any, ...]]:
+        """Copy and pickle support: the cells, costs and transform; never listeners or caches."""
+        state = self._state
+        return _rebuild, (type(self), state.walkable, state.cost, self._cell_size, self._origin,
+                          self._y_up)
 
     # -- read-only state ------------------------------------------------------------------
     @property
     def width(self) -> int:
         """Number of columns."""
-        return int(self._walkable.shape[1])
+        return int(self._state.walkable.shape[1])
 
     @property
     def height(self) -> int:
         """Number of rows."""
-        return int(self._walkable.shape[0])
+        return int(self._state.walkable.shape[0])
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -206,31 +290,40 @@ class TileGrid:
     @property
     def version(self) -> int:
         """Incremented by every edit that changed at least one cell."""
-        return self._version
+        return self._state.version
 
     @property
     def walkable(self) -> npt.NDArray[np.bool_]:
-        """``(h, w)`` bool, read-only view, ``[y, x]``."""
-        return _readonly(self._walkable)
+        """``(h, w)`` bool, read-only view, ``[y, x]`` (of the snapshot current when read)."""
+        return _readonly(self._state.walkable)
 
     @property
     def cost(self) -> npt.NDArray[np.float64]:
         """``(h, w)`` float64 cell costs (>= 1, inf = blocked), read-only view, ``[y, x]``."""
-        return _readonly(self._cost)
+        return _readonly(self._state.cost)
 
     @property
     def passable(self) -> npt.NDArray[np.bool_]:
         """``(h, w)`` bool: walkable and finite cost; read-only view, ``[y, x]``."""
-        return _readonly(self._passable)
+        return _readonly(self._state.passable)
 
     @property
     def uniform_cost(self) -> bool:
         """True when every passable cell costs exactly 1 (what Jump Point Search needs)."""
-        return bool((self._cost[self._passable] == 1.0).all())
+        state = self._state
+        return bool((state.cost[state.passable] == 1.0).all())
 
     def kernel_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """The grid's own ``(passable, cost)`` arrays, writable, for kernels. Never modify them."""
-        return self._passable, self._cost
+        """``(passable, cost)`` of one snapshot, writable, for kernels. Never modify them.
+
+        Both come from the same snapshot (an edit in another thread cannot tear the pair).
+        """
+        state = self._state
+        return state.passable, state.cost
+
+    def _snapshot(self) -> _GridState:
+        """The current immutable snapshot (readers take it once, then read only from it)."""
+        return self._state
 
     # -- cells ----------------------------------------------------------------------------
     def in_bounds(self, x: int, y: int) -> bool:
@@ -239,7 +332,7 @@ class TileGrid:
 
     def is_passable(self, x: int, y: int) -> bool:
         """Whether cell ``(x, y)`` is on the grid and passable."""
-        return self.in_bounds(x, y) and bool(self._passable[y, x])
+        return self.in_bounds(x, y) and bool(self._state.passable[y, x])
 
     def check_cell(self, cell: Sequence[int], name: str = "cell") -> tuple[int, int]:
         """Validate one ``(x, y)`` cell and return it as Python ints.
@@ -295,17 +388,22 @@ class TileGrid:
         if not np.isfinite(p).all():
             raise InvalidInputError("points must be finite (got NaN or inf)")
         out = np.empty(p.shape, dtype=np.int64)
-        out[..., 0] = np.floor((p[..., 0] - self._origin[0]) / self._cell_size)
-        row = np.floor((p[..., 1] - self._origin[1]) / self._cell_size).astype(np.int64)
+        lim = float(2**62)  # far points stay far outside the grid instead of wrapping around
+        out[..., 0] = np.clip(np.floor((p[..., 0] - self._origin[0]) / self._cell_size), -lim, lim)
+        row = np.clip(np.floor((p[..., 1] - self._origin[1]) / self._cell_size), -lim, lim
+                      ).astype(np.int64)
         out[..., 1] = (self.height - 1 - row) if self._y_up else row
         return out
 
     # -- edits ----------------------------------------------------------------------------
     def _region_box(self, region: Region) -> tuple[tuple[slice, slice], npt.NDArray[np.bool_]]:
         """The region's bounding box as ``(rows, columns)`` slices, and its bool mask inside the box."""
-        arr = np.asarray(region)
+        try:
+            arr = np.asarray(region)
+        except (TypeError, ValueError):  # ragged sequences
+            arr = np.zeros(0)
         h, w = self.shape
-        if arr.dtype == np.bool_:
+        if arr.dtype == np.bool_ and arr.ndim == 2:
             if arr.shape != self.shape:
                 raise InvalidInputError(f"region mask must have shape {self.shape}, got {arr.shape}")
             rows, cols = np.flatnonzero(arr.any(axis=1)), np.flatnonzero(arr.any(axis=0))
@@ -316,16 +414,18 @@ class TileGrid:
         if arr.shape == (2,):
             x, y = self.check_cell(tuple(region), "region cell")  # type: ignore[arg-type]
             return (slice(y, y + 1), slice(x, x + 1)), np.ones((1, 1), dtype=bool)
-        if arr.shape == (4,) and np.issubdtype(arr.dtype, np.integer):
-            x0, y0, x1, y1 = (int(v) for v in arr)
+        corners = arr.tolist() if isinstance(region, np.ndarray) else list(region)  # type: ignore[arg-type]
+        if arr.shape == (4,) and all(isinstance(v, (int, np.integer)) and not isinstance(
+                v, (bool, np.bool_)) for v in corners):
+            x0, y0, x1, y1 = (int(v) for v in corners)
             if x1 < x0 or y1 < y0:
-                raise InvalidInputError(f"rectangle must have x0 <= x1 and y0 <= y1, got {tuple(arr)}")
+                raise InvalidInputError(f"rectangle must have x0 <= x1 and y0 <= y1, got {(x0, y0, x1, y1)}")
             ys = slice(min(max(y0, 0), h), min(max(y1, 0), h))
             xs = slice(min(max(x0, 0), w), min(max(x1, 0), w))
             return (ys, xs), np.ones((ys.stop - ys.start, xs.stop - xs.start), dtype=bool)
         raise InvalidInputError(
             "region must be a cell (x, y), a rectangle (x0, y0, x1, y1) of ints or an "
-            f"{self.shape} bool mask, got {region!r}")
+            f"{self.shape} bool mask, got {region!r:.200}")
 
     def region_mask(self, region: Region) -> npt.NDArray[np.bool_]:
         """An ``(h, w)`` bool mask for a cell, a clipped rectangle or a mask.
@@ -342,48 +442,60 @@ class TileGrid:
     def set_walkable(self, region: Region, walkable: bool = True) -> GridChange | None:
         """Mark a region walkable or blocked. Returns the change, or None if nothing changed.
 
-        The work is proportional to the region's bounding box, plus one copy of the arrays
-        (edits are copy-on-write, so a running search keeps a consistent snapshot).
+        ``walkable`` is a bool (numpy bools and the ints 0 / 1 are accepted too). The work is
+        proportional to the region's bounding box, plus one copy of the arrays (edits are
+        copy-on-write, so a running search keeps a consistent snapshot).
         """
+        value = flag(walkable, "walkable")
         box, inside = self._region_box(region)
-        new_walkable = self._walkable.copy()
-        new_walkable[box][inside] = bool(walkable)
-        return self._apply(new_walkable, self._cost, box)
+        with self._edit_lock:
+            state = self._state
+            new_walkable = state.walkable.copy()
+            new_walkable[box][inside] = value
+            return self._apply(state, new_walkable, state.cost, box)
 
     def set_cost(self, region: Region, cost: float | npt.ArrayLike) -> GridChange | None:
         """Set the cost of a region (a scalar, or an ``(h, w)`` array read where the region is).
 
-        Costs are finite and >= 1, or ``inf`` to block. Returns the change, or None.
+        Costs are finite, >= 1 and <= :data:`MAX_COST`, or ``inf`` to block. Returns the
+        change, or None.
         """
         box, inside = self._region_box(region)
-        if np.ndim(cost) not in (0, 2) or (np.ndim(cost) == 2 and np.shape(cost) != self.shape):
+        given = _numeric(cost, "cost")
+        if given.ndim not in (0, 2) or (given.ndim == 2 and given.shape != self.shape):
             raise InvalidInputError(
-                f"cost must be a scalar or an array of shape {self.shape}, got shape {np.shape(cost)}")
-        values = np.broadcast_to(np.asarray(cost, dtype=np.float64), self.shape)[box][inside]
+                f"cost must be a scalar or an array of shape {self.shape}, got shape {given.shape}")
+        values = np.broadcast_to(given.astype(np.float64), self.shape)[box][inside]
         _check_cost(values)
-        new_cost = self._cost.copy()
-        new_cost[box][inside] = values
-        return self._apply(self._walkable, new_cost, box)
+        with self._edit_lock:
+            state = self._state
+            new_cost = state.cost.copy()
+            new_cost[box][inside] = values
+            return self._apply(state, state.walkable, new_cost, box)
 
-    def _apply(self, walkable: np.ndarray, cost: np.ndarray,
+    def _apply(self, state: _GridState, walkable: np.ndarray, cost: np.ndarray,
                box: tuple[slice, slice]) -> GridChange | None:
-        """Install new arrays that differ from the current ones only inside ``box``; notify."""
-        was = self._passable[box]
+        """Install arrays that differ from ``state``'s only inside ``box`` as the new snapshot
+        and notify the listeners (the caller holds the edit lock)."""
+        was = state.passable[box]
         now = walkable[box] & np.isfinite(cost[box])
         both = now & was
         blocked, opened = was & ~now, now & ~was
-        raised = both & (cost[box] > self._cost[box])
-        lowered = both & (cost[box] < self._cost[box])
-        self._walkable, self._cost = walkable, cost
+        raised = both & (cost[box] > state.cost[box])
+        lowered = both & (cost[box] < state.cost[box])
         if not (blocked.any() or opened.any() or raised.any() or lowered.any()):
-            return None  # e.g. a cost edit under a wall: stored, but no search can see it
-        passable = self._passable.copy()
+            # e.g. a cost edit under a wall: stored, but no search can see it
+            quiet = _GridState(walkable, cost, state.passable, state.version)
+            quiet.labels, quiet.padded, quiet.padded_base = state.labels, state.padded, state.padded_base
+            self._state = quiet
+            return None
+        passable = state.passable.copy()
         passable[box] = now
-        self._passable = passable
-        self._version += 1
+        self._state = _GridState(walkable, cost, passable, state.version + 1, state)
         corner = (box[1].start, box[0].start)
-        change = GridChange(self._version, _cells_of(blocked, corner), _cells_of(opened, corner),
-                            _cells_of(raised, corner), _cells_of(lowered, corner))
+        change = GridChange(state.version + 1, _cells_of(blocked, corner), _cells_of(opened, corner),
+                            _cells_of(raised, corner), _cells_of(lowered, corner),
+                            _readonly(passable))
         self._listeners.notify(change)
         return change
 
@@ -393,6 +505,7 @@ class TileGrid:
         Every listener hears every edit, even when another one raises (the first error is
         re-raised after all have run) or unsubscribes meanwhile. With ``weak=True`` the grid
         holds the listener through a weak reference, so subscribing does not keep its owner alive.
+        Listeners run in the editing thread, with the grid's edit lock held.
         """
         return self._listeners.subscribe(listener, weak=weak)
 
@@ -404,15 +517,7 @@ class TileGrid:
         diagonal walls); every other rule has the 4-connected islands. Recomputed lazily after
         edits. Read-only.
         """
-        eight = Diagonal.parse(diagonal) is Diagonal.ALWAYS
-        cached = self._labels.get(eight)
-        if cached is None or cached[0] != self._version:
-            announce_compile("grid", label_components)
-            labels = label_components(self._passable, eight)
-            labels.flags.writeable = False
-            self._labels[eight] = (self._version, labels)
-            cached = self._labels[eight]
-        return cached[1]
+        return self._state.components(Diagonal.parse(diagonal))
 
     def connected(self, a: Sequence[int], b: Sequence[int],
                   diagonal: Diagonal | str = Diagonal.NO_CORNER_CUTTING) -> bool:
@@ -423,6 +528,7 @@ class TileGrid:
         return bool(labels[ay, ax] >= 0 and labels[ay, ax] == labels[by, bx])
 
     def __repr__(self) -> str:
-        return (f"TileGrid({self.width}x{self.height}, passable={int(self._passable.sum())}, "
+        state = self._state
+        return (f"TileGrid({self.width}x{self.height}, passable={int(state.passable.sum())}, "
                 f"cell_size={self._cell_size}, origin={self._origin}, y_up={self._y_up}, "
-                f"version={self._version})")
+                f"version={state.version})")

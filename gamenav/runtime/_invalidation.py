@@ -1,21 +1,45 @@
 """Which grid paths an edit can invalidate: exact, vectorised, never optimistic.
 
-A path of cost ``c`` from ``s`` to ``g`` stays valid and optimal after a :class:`GridChange` when
+A path of cost ``c`` from ``s`` to ``g``, optimal before a :class:`GridChange`, stays valid and
+optimal after it when
 
-* no cell of its *footprint* was blocked or got more expensive. The footprint is every cell the
-  path enters plus, for each diagonal step, the two orthogonal corner cells (a blocked corner
-  forbids the step without corner cutting);
-* no cell ``p`` that was opened or got cheaper could shorten it: any path through ``p`` costs at
-  least ``h(s, p) + h(p, g)`` with ``h`` admissible for the movement (manhattan when 4-connected,
-  octile otherwise; cell costs are >= 1), so the path is kept only when that bound is >= ``c``
-  for every such ``p`` (with a relative tolerance of 1e-9 on the side of dropping).
+1. no cell of its *footprint* was blocked or got more expensive. The footprint is every cell the
+   path enters plus, for each diagonal step, the two orthogonal corner cells (a blocked corner
+   may forbid the step, depending on the movement rule);
+2. no *improved cell* ``p`` could shorten it: ``h(s, p) + h(p, g) >= c`` for every such ``p``,
+   with ``h`` admissible for the movement (manhattan when 4-connected, octile otherwise; cell
+   costs are >= 1), with a relative tolerance of 1e-9 on the side of dropping.
 
-Worsened cells off the footprint cannot make the optimum cheaper, and improved cells that fail
-the bound cannot beat ``c``: so the kept path is still as short as a fresh search. A "no path"
-result is dropped when any cell opens (or its start/goal cell changes); a partial path, and a
-smoothed one (its waypoints depend on line of sight, its cost on cells it no longer lists), is
-dropped by any edit. For weighted A* results the same rule keeps the cost within ``weight``
-times the (new) optimum, the guarantee weighted A* gives.
+Proof of 2 (which cells must count as improved). A step ``u -> v`` costs ``len(u, v) * cost(v)``
+and is allowed when ``u`` and ``v`` are passable and, for a diagonal step, its corners
+``(u.x, v.y)`` and ``(v.x, u.y)`` satisfy the rule: ``no_corner_cutting`` needs both passable,
+``at_most_one_blocked`` one of them, ``always`` and ``never`` look at no corner (``never`` has
+no diagonal steps). Take any path ``P'`` that the edit made cheaper than ``c``. If every step
+of ``P'`` was allowed before and no cell it enters got cheaper, ``P'`` cost no more before the
+edit than now, so less than ``c``: impossible, ``c`` was optimal. So ``P'`` has a step
+``u -> v`` that
+
+* enters a cell ``v`` whose cost was lowered (``p = v`` lies on ``P'``), or
+* was forbidden before: ``u`` or ``v`` was opened (``p`` on ``P'``), or the step is diagonal and
+  one of its corners was opened, which changes what is allowed only under
+  ``no_corner_cutting`` and ``at_most_one_blocked``. That corner ``p`` is a 4-neighbour of both
+  ``u`` and ``v``, which lie on ``P'``. (A lowered cost never changes what is allowed:
+  the cell was passable before and after.)
+
+Any path through a cell ``q`` costs at least ``h(s, q) + h(q, g)``, so ``P'`` is cheaper than
+``c`` only if that bound is below ``c`` for ``q = p`` or, for a corner opened under those two
+rules, for some 4-neighbour ``q`` of an opened cell. The improved cells are therefore the
+opened and lowered cells, plus the 4-neighbours of opened cells for paths whose rule reads
+corners; of those, only the ones that can end such a step count (passable, with a passable
+perpendicular 4-neighbour of the opened cell: :func:`corner_cells`). Cells merely blocked or
+raised off the footprint cannot make any path cheaper, so the kept path is still as short as
+a fresh search.
+
+A "no path" result is dropped when any cell opens (or its start/goal cell changes); a partial
+path, and a smoothed one (its waypoints depend on line of sight, its cost on cells it no longer
+lists), is dropped by any edit. For weighted A* results the same rule keeps the cost within
+``weight`` times the (new) optimum, the guarantee weighted A* gives. The queue checks a search
+that spanned edits with the same rule, one change record at a time.
 
 Cells are ``(x, y)``; flat indices are ``y * width + x`` (row-major on the ``[y, x]`` arrays).
 """
@@ -28,10 +52,11 @@ from typing import TYPE_CHECKING, Hashable
 import numpy as np
 import numpy.typing as npt
 
+from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange
 from gamenav.types import Path, PathStatus
 
-__all__ = ["MANHATTAN", "OCTILE", "EntryTable", "footprint"]
+__all__ = ["MANHATTAN", "OCTILE", "EntryTable", "corner_cells", "footprint"]
 
 if TYPE_CHECKING:
     from gamenav.runtime._search import Query
@@ -64,6 +89,33 @@ def footprint(cells: npt.NDArray[np.int64], width: int) -> npt.NDArray[np.int64]
     return np.concatenate([flat, ay * width + bx, by * width + ax])
 
 
+def corner_cells(opened: npt.NDArray[np.int64], passable: npt.NDArray[np.bool_]
+                 ) -> npt.NDArray[np.int64]:
+    """The cells a diagonal step cornering on an opened cell can touch.
+
+    Args:
+        opened: ``(m, 2)`` ``(x, y)`` opened cells.
+        passable: ``(h, w)`` bool ``[y, x]``, the grid after the edit.
+
+    Returns:
+        ``(k, 2)`` ``(x, y)`` cells (maybe repeated): each passable horizontal 4-neighbour of an
+        opened cell that has a passable vertical 4-neighbour, and vice versa (the two ends of a
+        diagonal step with that corner).
+    """
+    h, w = passable.shape
+    x, y = opened[:, 0], opened[:, 1]
+
+    def open_at(nx: np.ndarray, ny: np.ndarray) -> np.ndarray:
+        inside = (nx >= 0) & (nx < w) & (ny >= 0) & (ny < h)
+        return inside & passable[np.clip(ny, 0, h - 1), np.clip(nx, 0, w - 1)]
+
+    east, west, south, north = open_at(x + 1, y), open_at(x - 1, y), open_at(x, y + 1), open_at(x, y - 1)
+    vertical, horizontal = south | north, east | west
+    parts = [opened[east & vertical] + (1, 0), opened[west & vertical] - (1, 0),
+             opened[south & horizontal] + (0, 1), opened[north & horizontal] - (0, 1)]
+    return np.concatenate(parts).astype(np.int64)
+
+
 def _bound(sx: np.ndarray, sy: np.ndarray, gx: np.ndarray, gy: np.ndarray, metric: np.ndarray,
            px: np.ndarray, py: np.ndarray) -> np.ndarray:
     """``h(s, p) + h(p, g)`` (broadcasting float64): a lower bound on any path s -> p -> g."""
@@ -73,8 +125,8 @@ def _bound(sx: np.ndarray, sy: np.ndarray, gx: np.ndarray, gy: np.ndarray, metri
 class EntryTable:
     """Grid paths of one grid, each under a hashable key, with vectorised invalidation.
 
-    Per entry: start, goal, the drop threshold (its cost), the movement heuristic kind, the
-    footprint's bounding box (in arrays, for vectorised tests) and the footprint itself (one
+    Per entry: start, goal, the drop threshold (its cost), the movement heuristic kind, whether
+    its movement rule reads diagonal corners, the footprint's bounding box (in arrays, for vectorised tests) and the footprint itself (one
     array per entry, gathered only for entries whose box meets an edit). :meth:`invalidate`
     returns the keys an edit invalidates and removes them.
 
@@ -92,6 +144,7 @@ class EntryTable:
         self._thr = np.zeros(cap, dtype=np.float64)
         self._kind = np.zeros(cap, dtype=np.int8)
         self._metric = np.zeros(cap, dtype=np.int8)
+        self._corners = np.zeros(cap, dtype=bool)
         self._alive = np.zeros(cap, dtype=bool)
         self._fps: list[npt.NDArray[np.int64] | None] = []  # footprint (flat indices) per slot
         self._n = 0
@@ -100,7 +153,8 @@ class EntryTable:
         return len(self._slot)
 
     def add(self, key: Hashable, start: tuple[int, int], goal: tuple[int, int], cost: float,
-            cells: npt.NDArray[np.int64], *, found: bool, fragile: bool, metric: int) -> None:
+            cells: npt.NDArray[np.int64], *, found: bool, fragile: bool, metric: int,
+            corners: bool) -> None:
         """Store a path result under ``key`` (replacing any entry with that key).
 
         Args:
@@ -110,6 +164,9 @@ class EntryTable:
             found: the path reaches the goal (else: no path, or partial with ``fragile``).
             fragile: dropped by any edit (partial and smoothed paths).
             metric: the admissible distance for the bound: MANHATTAN or OCTILE.
+            corners: the movement rule allows a diagonal step depending on its corner cells
+                (``no_corner_cutting``, ``at_most_one_blocked``): an opened cell then also
+                improves its 4-neighbours (see the module docstring).
         """
         self.remove(key)
         if self._n == len(self._alive):
@@ -124,6 +181,7 @@ class EntryTable:
         self._thr[i] = cost if found else math.inf
         self._kind[i] = _FRAGILE if fragile else (_NORMAL if found else _NO_PATH)
         self._metric[i] = metric
+        self._corners[i] = corners
         self._alive[i] = True
         self._keys.append(key)
         self._slot[key] = i
@@ -131,10 +189,14 @@ class EntryTable:
 
     def add_result(self, key: Hashable, query: Query, path: Path) -> None:
         """Store a finished grid search result (FOUND, PARTIAL or NO_PATH) of ``query``."""
+        from gamenav.grid.search import _defaults
+
+        diagonal = Diagonal.parse(query.options.get("diagonal", _defaults()["diagonal"]))
         self.add(key, query.start, query.goal, path.cost, path.cells,
                  found=path.status is PathStatus.FOUND,
                  fragile=query.fragile or path.status is PathStatus.PARTIAL,
-                 metric=int(query.metric or 0))
+                 metric=int(query.metric or 0),
+                 corners=diagonal in (Diagonal.NO_CORNER_CUTTING, Diagonal.AT_MOST_ONE_BLOCKED))
 
     def remove(self, key: Hashable) -> None:
         """Forget ``key`` (no-op when absent)."""
@@ -147,7 +209,7 @@ class EntryTable:
     def _make_room(self) -> None:
         live = np.flatnonzero(self._alive[:self._n])
         if len(live) <= len(self._alive) // 2:  # compact in place
-            for name in ("_ends", "_box", "_thr", "_kind", "_metric"):
+            for name in ("_ends", "_box", "_thr", "_kind", "_metric", "_corners"):
                 arr = getattr(self, name)
                 arr[:len(live)] = arr[live]
             self._alive[:] = False
@@ -158,7 +220,7 @@ class EntryTable:
             self._n = len(live)
         else:
             cap = 2 * len(self._alive)
-            for name in ("_ends", "_box", "_thr", "_kind", "_metric", "_alive"):
+            for name in ("_ends", "_box", "_thr", "_kind", "_metric", "_corners", "_alive"):
                 arr = getattr(self, name)
                 grown = np.zeros((cap,) + arr.shape[1:], dtype=arr.dtype)
                 grown[:len(arr)] = arr
@@ -179,7 +241,11 @@ class EntryTable:
         better = np.concatenate([opened, lowered])
         if len(better):
             normal = ~drop & (self._kind[live] == _NORMAL)
-            drop[normal] |= self._shortened(live[normal], better)
+            corners = self._corners[live]
+            wider = np.concatenate([better, corner_cells(opened, change.passable)])
+            for group, cells in ((normal & ~corners, better), (normal & corners, wider)):
+                if group.any():
+                    drop[group] |= self._shortened(live[group], cells)
         gone = live[drop]
         keys = [self._keys[i] for i in gone]
         for k in keys:

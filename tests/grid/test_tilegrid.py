@@ -40,7 +40,7 @@ def test_cost_rules() -> None:
     (dict(walkable=np.ones((2, 2), bool), cost=np.full((2, 2), np.nan)), "cost must not contain NaN"),
     (dict(walkable=np.ones((2, 2), bool), cost=np.full((2, 2), "a")), "cost must be numeric"),
     (dict(walkable=np.ones((2, 2), bool), cell_size=0), "cell_size must be a finite number > 0"),
-    (dict(walkable=np.ones((2, 2), bool), origin=(0, np.nan)), "origin must be finite"),
+    (dict(walkable=np.ones((2, 2), bool), origin=(0, np.nan)), "origin must be a finite"),
 ])
 def test_constructor_errors(kwargs, message) -> None:
     with pytest.raises(InvalidInputError, match=message):
