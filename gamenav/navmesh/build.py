@@ -1,47 +1,150 @@
 """Free space -> triangles: shapely repair and inflation, then a constrained Delaunay triangulation.
 
 Everything here is world ``(x, y)``. :func:`free_space` turns user polygons into valid shapely
-free space (walkable minus obstacles, shrunk by the agent radius); :func:`triangulate_free_space`
+free space (walkable minus obstacles, shrunk by the agent radius; a polygon's holes are
+subtracted from its shell like obstacles, so a hole outside the shell adds nothing and a hole
+covering it removes it); :func:`triangulate_free_space`
 triangulates it with ``triangle`` (Shewchuk) using only the boundary vertices (no Steiner points
 unless boundaries cross); :func:`grid_triangulation` triangulates a TileGrid's passable cells directly;
 :func:`triangulate_convex` splits convex polygons (180-degree corners allowed) into triangles.
+Coordinates must be finite and within :data:`MAX_COORDINATE`; failures inside shapely or
+``triangle`` surface as :class:`~gamenav.errors.InvalidGeometryError`, never as bare errors.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
-from typing import Any, Iterable, Sequence
+from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 import numpy.typing as npt
 import shapely
+import shapely.errors
 import triangle
 from shapely.geometry.base import BaseGeometry
 
-from gamenav.errors import InvalidGeometryError, InvalidInputError
+from gamenav._validate import real_number
+from gamenav.errors import GamenavError, InvalidGeometryError, InvalidInputError
 
-__all__ = ["free_space", "grid_triangulation", "triangulate_convex", "triangulate_free_space"]
+__all__ = ["MAX_COORDINATE", "agent_radius_value", "free_space", "grid_triangulation",
+           "triangulate_convex", "triangulate_free_space"]
+
+MAX_COORDINATE = 1e15
+"""Largest absolute world coordinate a navmesh accepts (vertices, polygons, query points).
+
+Far beyond any game world, and small enough that every product the kernels and ``triangle``'s
+exact predicates form (up to fourth powers of coordinate differences) stays finite.
+"""
 
 QUAD_SEGS = 4
 """Segments per quarter circle when rounding corners by the agent radius."""
 
 
 def _polygonal(geom: BaseGeometry) -> BaseGeometry:
-    """The polygonal part of a geometry (make_valid may return lines and points too)."""
+    """The polygonal part of a geometry with area (make_valid may return lines and points too,
+    and overlay operations zero-area slivers)."""
     parts = shapely.get_parts(geom)
-    polys = [p for p in parts if p.geom_type in ("Polygon", "MultiPolygon")]
+    polys = [p for p in parts if p.geom_type in ("Polygon", "MultiPolygon") and p.area > 0]
     return shapely.union_all(polys) if polys else shapely.Polygon()
+
+
+@contextlib.contextmanager
+def _geometry_errors(what: str) -> Iterator[None]:
+    """Turn a failure inside shapely (GEOS) or ``triangle`` into an InvalidGeometryError.
+
+    Only wraps calls into those libraries (their bare RuntimeError / ValueError / GEOSException).
+    """
+    try:
+        yield
+    except GamenavError:
+        raise
+    except (RuntimeError, ValueError, shapely.errors.ShapelyError) as exc:
+        raise InvalidGeometryError(f"{what} failed ({type(exc).__name__}: {exc})") from exc
+
+
+def agent_radius_value(agent_radius: Any) -> float:
+    """``agent_radius`` as a float in ``[0, MAX_COORDINATE]``.
+
+    Raises:
+        InvalidInputError: not a real number (bools and strings included), NaN, negative or too big.
+    """
+    expected = f"a finite number >= 0 (at most {MAX_COORDINATE:g})"
+    radius = real_number(agent_radius, "agent_radius", expected)
+    if not 0.0 <= radius <= MAX_COORDINATE:
+        raise InvalidInputError(f"agent_radius must be {expected}, got {agent_radius!r}")
+    return radius
+
+
+def _ring(value: Any, name: str, k: int) -> npt.NDArray[np.float64]:
+    """Ring ``k`` of ``name`` as an ``(n >= 3, 2)`` float64 array of finite in-range points."""
+    try:
+        raw = np.asarray(value)
+        ring = raw.astype(np.float64) if raw.dtype.kind in "iuf" else None
+    except (TypeError, ValueError, OverflowError):
+        ring = None
+    if ring is None or ring.ndim != 2 or ring.shape[1] != 2 or ring.shape[0] < 3:
+        shape = getattr(ring, "shape", None)
+        raise InvalidGeometryError(f"{name} ring {k} must be an (n >= 3, 2) array of (x, y) numbers, "
+                                   f"got {shape if shape is not None else type(value).__name__}")
+    if not np.isfinite(ring).all():
+        raise InvalidGeometryError(f"{name} coordinates must be finite, got NaN or inf in ring {k}")
+    return ring
+
+
+def _check_coordinates(geom: BaseGeometry, name: str) -> None:
+    """Reject NaN, inf and coordinates outside ``[-MAX_COORDINATE, MAX_COORDINATE]``."""
+    coords = shapely.get_coordinates(geom)
+    if not np.isfinite(coords).all():
+        raise InvalidGeometryError(f"{name} coordinates must be finite, got NaN or inf")
+    if coords.size and np.abs(coords).max() > MAX_COORDINATE:
+        raise InvalidGeometryError(
+            f"{name} coordinates must lie in [-{MAX_COORDINATE:g}, {MAX_COORDINATE:g}], got "
+            f"{float(coords.flat[np.argmax(np.abs(coords))]):g}")
+
+
+def _single_parts(geom: BaseGeometry) -> list[BaseGeometry]:
+    """The Polygons of a geometry, collections and multi-geometries flattened."""
+    parts = list(shapely.get_parts(geom))
+    while any(p.geom_type.startswith("Multi") or p.geom_type == "GeometryCollection" for p in parts):
+        parts = list(shapely.get_parts(parts))
+    return [p for p in parts if p.geom_type == "Polygon"]
+
+
+def _repair(geom: BaseGeometry) -> BaseGeometry:
+    """Valid polygonal free space: each polygon's shell minus its holes, the polygons unioned.
+
+    Valid input is returned as it is (only its polygonal part). Invalid input is not handed to
+    ``make_valid`` whole (which would turn a hole outside its shell into walkable area, or a
+    hole enclosing its shell into walkable area outside it): each ring is repaired on its own
+    (self-intersections resolved), then holes are subtracted from their shell like obstacles.
+    """
+    if shapely.is_valid(geom):
+        return _polygonal(geom)
+    pieces = []
+    for poly in _single_parts(geom):
+        shell = _polygonal(shapely.make_valid(shapely.Polygon(poly.exterior)))
+        holes = [_polygonal(shapely.make_valid(shapely.Polygon(r))) for r in poly.interiors]
+        pieces.append(_polygonal(shapely.difference(shell, shapely.union_all(holes))) if holes
+                      else shell)
+    return shapely.union_all(pieces) if pieces else shapely.Polygon()
 
 
 def _as_geometry(shapes: Any, name: str) -> BaseGeometry:
     """A valid polygonal shapely geometry from a geometry or a sequence of rings / geometries.
 
     A sequence of rings is read as one polygon: the first ring is the outer boundary, the others
-    are holes; a single ring of ``(x, y)`` points is accepted too. A sequence of shapely
-    geometries is unioned.
+    are holes (subtracted from it: see :func:`_repair`); a single ring of ``(x, y)`` points is
+    accepted too. A sequence of shapely geometries is unioned.
+
+    Raises:
+        InvalidInputError: ``shapes`` is neither a geometry nor a sequence.
+        InvalidGeometryError: malformed rings, non-polygonal geometry, NaN / inf coordinates or
+            coordinates outside ``[-MAX_COORDINATE, MAX_COORDINATE]``.
     """
     if isinstance(shapes, BaseGeometry):
-        geom = shapes
+        geoms = [shapes]
     else:
         try:
             items = list(shapes)
@@ -51,29 +154,25 @@ def _as_geometry(shapes: Any, name: str) -> BaseGeometry:
             ) from None
         if not items:
             return shapely.Polygon()
-        if all(isinstance(i, (tuple, list)) and len(i) == 2 and all(
-                isinstance(c, (int, float, np.number)) for c in i) for i in items):
-            items = [items]  # a single ring of (x, y) points
-        if all(isinstance(i, BaseGeometry) for i in items):
-            geom = shapely.union_all([_polygonal(shapely.make_valid(i)) for i in items])
+        is_geom = [isinstance(i, BaseGeometry) for i in items]
+        if any(is_geom) and not all(is_geom):
+            raise InvalidGeometryError(f"{name} must be all shapely geometries or all rings, not a mix")
+        if all(is_geom):
+            geoms = items
         else:
-            rings = []
-            for k, ring in enumerate(items):
-                arr = np.asarray(ring, dtype=np.float64)
-                if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] < 3:
-                    raise InvalidGeometryError(
-                        f"{name} ring {k} must be an (n >= 3, 2) array of (x, y) points, got shape "
-                        f"{arr.shape}")
-                if not np.isfinite(arr).all():
-                    raise InvalidGeometryError(f"{name} coordinates must be finite (got NaN or inf)")
-                rings.append(arr)
-            geom = shapely.Polygon(rings[0], rings[1:])
-    if geom.geom_type not in ("Polygon", "MultiPolygon", "GeometryCollection"):
-        raise InvalidGeometryError(f"{name} must be polygonal, got a {geom.geom_type}")
-    coords = shapely.get_coordinates(geom)
-    if not np.isfinite(coords).all():
-        raise InvalidGeometryError(f"{name} coordinates must be finite (got NaN or inf)")
-    return _polygonal(shapely.make_valid(geom))
+            try:
+                single = np.ndim(items[0]) == 1  # a single ring of (x, y) points
+            except ValueError:
+                single = False
+            rings = [_ring(r, name, k) for k, r in enumerate([items] if single else items)]
+            with _geometry_errors(f"reading the rings of {name}"):
+                geoms = [shapely.Polygon(rings[0], rings[1:])]
+    for geom in geoms:
+        if geom.geom_type not in ("Polygon", "MultiPolygon", "GeometryCollection"):
+            raise InvalidGeometryError(f"{name} must be polygonal, got a {geom.geom_type}")
+        _check_coordinates(geom, name)
+    with _geometry_errors(f"repairing {name}"):
+        return shapely.union_all([_repair(g) for g in geoms])
 
 
 def _shrink(free: BaseGeometry, radius: float) -> BaseGeometry:
@@ -92,25 +191,38 @@ def _shrink(free: BaseGeometry, radius: float) -> BaseGeometry:
     return _polygonal(shapely.difference(free, shapely.union_all(stadiums)))
 
 
+def _without_slivers(free: BaseGeometry) -> BaseGeometry:
+    """``free`` without the parts whose area is float noise (overlay slivers): at most
+    ``16 * eps * extent**2``, with ``extent`` the larger side of its bounding box."""
+    if free.is_empty:
+        return free
+    x0, y0, x1, y1 = free.bounds
+    floor = 16 * np.finfo(np.float64).eps * max(x1 - x0, y1 - y0) ** 2
+    parts = [p for p in shapely.get_parts(free) if p.area > floor]
+    return shapely.union_all(parts) if parts else shapely.Polygon()
+
+
 def free_space(walkable: Any, obstacles: Any = (), agent_radius: float = 0.0) -> BaseGeometry:
     """Repaired free space: ``walkable`` minus ``obstacles``, shrunk by ``agent_radius``.
 
-    See :func:`_shrink` for how the radius is applied.
+    See :func:`_as_geometry` for the accepted inputs and :func:`_shrink` for how the radius is
+    applied; parts with an area below float noise are dropped (:func:`_without_slivers`).
 
     Raises:
-        InvalidGeometryError: nothing walkable is left, or the input is not polygonal.
-        InvalidInputError: a negative or non-finite radius.
+        InvalidGeometryError: nothing walkable is left, the input is not polygonal, or has
+            NaN / inf coordinates or coordinates outside ``[-MAX_COORDINATE, MAX_COORDINATE]``.
+        InvalidInputError: ``agent_radius`` is not a number in ``[0, MAX_COORDINATE]``.
     """
-    radius = float(agent_radius)
-    if not math.isfinite(radius) or radius < 0:
-        raise InvalidInputError(f"agent_radius must be a finite number >= 0, got {agent_radius}")
+    radius = agent_radius_value(agent_radius)
     free = _as_geometry(walkable, "walkable")
     blocked = _as_geometry(obstacles, "obstacles")
-    if not blocked.is_empty:
-        free = _polygonal(shapely.difference(free, blocked))
-    if radius > 0 and not free.is_empty:
-        free = _shrink(free, radius)
-    if free.is_empty or free.area <= 0:
+    with _geometry_errors("subtracting obstacles and agent_radius"):
+        if not blocked.is_empty:
+            free = _polygonal(shapely.difference(free, blocked))
+        if radius > 0 and not free.is_empty:
+            free = _shrink(free, radius)
+        free = _without_slivers(free)
+    if free.is_empty:
         raise InvalidGeometryError(
             "no walkable area left (walkable is empty, covered by obstacles or narrower than "
             f"2 * agent_radius = {2 * radius})")
@@ -139,16 +251,17 @@ def triangulate_free_space(free: BaseGeometry) -> tuple[npt.NDArray[np.float64],
     nxt[ends - 1] = starts
     segs = np.stack([inverse, inverse[nxt]], axis=1)
     segs = segs[segs[:, 0] != segs[:, 1]]
-    out = triangle.triangulate({"vertices": verts, "segments": segs}, "pQ")
+    with _geometry_errors("triangulating the free space"):
+        out = triangle.triangulate({"vertices": verts, "segments": segs}, "pQ")
     v = np.asarray(out["vertices"], dtype=np.float64)
-    t = np.asarray(out["triangles"], dtype=np.int64)
+    t = np.asarray(out["triangles"], dtype=np.int64).reshape(-1, 3)
     centroids = v[t].mean(axis=1)
     shapely.prepare(free)
     inside = shapely.contains_xy(free, centroids[:, 0], centroids[:, 1])
     return v, t[inside]
 
 
-def _runs(code: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _runs(code: npt.NDArray[Any]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.intp]]:
     """Maximal runs of equal non-zero values along the rows of ``code``: (row, first, last)."""
     pad = np.zeros((code.shape[0], code.shape[1] + 2), dtype=code.dtype)
     pad[:, 1:-1] = code
@@ -188,9 +301,10 @@ def grid_triangulation(passable: npt.NDArray[np.bool_], cell_size: float, origin
     uniq, inverse = np.unique(keys, return_inverse=True)
     verts = np.stack([uniq % (w + 1), uniq // (w + 1)], axis=1).astype(np.float64)
     segs = inverse.reshape(2, -1).T
-    out = triangle.triangulate({"vertices": verts, "segments": segs}, "pQ")
+    with _geometry_errors("triangulating the grid's passable cells"):
+        out = triangle.triangulate({"vertices": verts, "segments": segs}, "pQ")
     v = np.asarray(out["vertices"], dtype=np.float64)
-    t = np.asarray(out["triangles"], dtype=np.int64)
+    t = np.asarray(out["triangles"], dtype=np.int64).reshape(-1, 3)
     c = v[t].mean(axis=1)
     cx = np.clip(np.floor(c[:, 0]).astype(np.int64), 0, w - 1)
     cy = np.clip(np.floor(c[:, 1]).astype(np.int64), 0, h - 1)

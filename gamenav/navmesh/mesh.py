@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -18,13 +18,19 @@ import shapely
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import dual_graph, locate_points, nearest_points, raycast_walk
+from gamenav._validate import finite_point
 from gamenav.errors import InvalidGeometryError, InvalidInputError
-from gamenav.navmesh.build import (free_space, grid_triangulation, triangulate_convex,
-                                   triangulate_free_space)
+from gamenav.navmesh.build import (MAX_COORDINATE, agent_radius_value, free_space,
+                                   grid_triangulation, triangulate_convex, triangulate_free_space)
 
 __all__ = ["NavMesh", "RaycastHit"]
 
 _versions = itertools.count(1)
+_Array = TypeVar("_Array", bound="np.ndarray[Any, Any]")
+
+MIN_EDGE = 1e-100
+"""Triangles with an edge shorter than this (world units) are degenerate and dropped: the
+kernels divide by squared edge lengths, which must not underflow to zero."""
 
 
 class RaycastHit(NamedTuple):
@@ -45,22 +51,82 @@ def _announce() -> None:
     announce_compile("navmesh", dual_graph, locate_points, nearest_points, raycast_walk)
 
 
-def _readonly(a: np.ndarray) -> np.ndarray:
+def _readonly(a: _Array) -> _Array:
     a.flags.writeable = False
     return a
 
 
+def _check_range(p: npt.NDArray[np.float64], name: str) -> None:
+    """Reject coordinates outside ``[-MAX_COORDINATE, MAX_COORDINATE]`` (``p`` is finite)."""
+    if p.size and np.abs(p).max() > MAX_COORDINATE:
+        raise InvalidInputError(
+            f"{name} must lie in [-{MAX_COORDINATE:g}, {MAX_COORDINATE:g}], got "
+            f"{float(p.flat[np.argmax(np.abs(p))]):g}")
+
+
 def points_array(points: Any, name: str = "points") -> npt.NDArray[np.float64]:
-    """``(n, 2)`` float64 finite points from a ``(2,)`` or ``(n, 2)`` array-like."""
+    """``(n, 2)`` float64 finite points from a ``(2,)`` or ``(n, 2)`` array-like of numbers.
+
+    Raises:
+        InvalidInputError: another shape, non-numbers, NaN / inf, or a coordinate outside
+            ``[-MAX_COORDINATE, MAX_COORDINATE]``.
+    """
     try:
-        p = np.array(points, dtype=np.float64, ndmin=2)
-    except (TypeError, ValueError):
-        raise InvalidInputError(f"{name} must be (x, y) numbers, got {points!r}") from None
+        raw = np.asarray(points)
+        p = np.array(raw, dtype=np.float64, ndmin=2) if raw.dtype.kind in "iuf" else None
+    except (TypeError, ValueError, OverflowError):
+        p = None
+    if p is None:
+        raise InvalidInputError(f"{name} must be (x, y) numbers, got {points!r}")
     if p.ndim != 2 or p.shape[1] != 2:
         raise InvalidInputError(f"{name} must have shape (2,) or (n, 2), got {np.shape(points)}")
     if not np.isfinite(p).all():
         raise InvalidInputError(f"{name} must be finite, got {points!r}")
+    _check_range(p, name)
     return p
+
+
+def world_point(value: Any, name: str) -> npt.NDArray[np.float64]:
+    """One finite ``(2,)`` float64 world ``(x, y)`` within ``MAX_COORDINATE``."""
+    p = finite_point(value, name)
+    _check_range(p, name)
+    return p
+
+
+def _vertex_array(values: Any) -> npt.NDArray[np.float64]:
+    """``(V, 2)`` float64 finite in-range vertices (a copy)."""
+    try:
+        raw = np.asarray(values)
+        verts = raw.astype(np.float64) if raw.dtype.kind in "iuf" else None
+    except (TypeError, ValueError, OverflowError):
+        verts = None
+    if verts is None:
+        raise InvalidInputError(f"vertices must be a (V, 2) array of numbers, got "
+                                f"{type(values).__name__}")
+    if verts.ndim != 2 or verts.shape[1] != 2:
+        raise InvalidInputError(f"vertices must have shape (V, 2), got {verts.shape}")
+    if not np.isfinite(verts).all():
+        raise InvalidInputError("vertices must be finite (got NaN or inf)")
+    _check_range(verts, "vertices")
+    return verts
+
+
+def _id_array(values: Any, name: str, n_vertices: int) -> npt.NDArray[np.int64]:
+    """int64 vertex ids in ``0..n_vertices - 1`` (a copy); floats must be whole numbers."""
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError):
+        raw = np.asarray(None)
+    ok = raw.dtype.kind in "iu" or (raw.dtype.kind == "f" and bool(
+        np.all(np.isfinite(raw) & (raw == np.round(raw)) & (np.abs(raw) < 2.0**62))))
+    if not ok:
+        got = "non-integer or non-finite numbers" if raw.dtype.kind == "f" else f"{raw.dtype} values"
+        raise InvalidInputError(f"{name} must hold integer vertex ids, got {got}")
+    ids = raw.astype(np.int64)
+    if ids.size and (raw.min() < 0 or raw.max() >= n_vertices):
+        raise InvalidInputError(f"{name} has vertex ids outside 0..{n_vertices - 1}: got "
+                                f"{raw.min()}..{raw.max()}")
+    return ids
 
 
 class NavMesh:
@@ -70,9 +136,21 @@ class NavMesh:
     with :func:`gamenav.find_path`. Every mesh gets a unique :attr:`version` so caches can key on it.
 
     Args:
-        vertices: ``(V, 2)`` float64 world ``(x, y)``.
-        triangles: ``(T, 3)`` vertex ids; any orientation (stored counter-clockwise),
-            zero-area triangles are dropped.
+        vertices: ``(V, 2)`` finite world ``(x, y)`` numbers within ``[-MAX_COORDINATE,
+            MAX_COORDINATE]`` (1e15).
+        triangles: ``(T, 3)`` integer vertex ids in ``0..V - 1``; any orientation (stored
+            counter-clockwise); degenerate triangles (zero area, or an edge shorter than
+            :data:`MIN_EDGE`) are dropped.
+
+    Raises:
+        InvalidInputError: arrays of another shape or dtype, NaN / inf / out-of-range
+            coordinates, ids out of range (checked before any kernel sees the arrays).
+        InvalidGeometryError: no triangle is left.
+
+    The arrays are copied and read-only; pickling and copying rebuild the mesh from them (with
+    the same checks) and keep them read-only. Every method that takes world points accepts
+    finite coordinates within ``MAX_COORDINATE`` and raises InvalidInputError for others.
+    The :attr:`tolerance` is relative to the mesh's extent, so meshes of any size behave alike.
 
     Example:
         >>> import gamenav
@@ -84,30 +162,31 @@ class NavMesh:
     """
 
     def __init__(self, vertices: npt.ArrayLike, triangles: npt.ArrayLike) -> None:
-        verts = np.array(vertices, dtype=np.float64)
-        tris = np.array(triangles, dtype=np.int64)
-        if verts.ndim != 2 or verts.shape[1] != 2:
-            raise InvalidInputError(f"vertices must have shape (V, 2), got {verts.shape}")
-        if not np.isfinite(verts).all():
-            raise InvalidInputError("vertices must be finite (got NaN or inf)")
+        verts = _vertex_array(vertices)
+        tris = _id_array(triangles, "triangles", len(verts))
         if tris.ndim != 2 or tris.shape[1] != 3:
             raise InvalidInputError(f"triangles must have shape (T, 3), got {tris.shape}")
-        if tris.size and (tris.min() < 0 or tris.max() >= len(verts)):
-            raise InvalidInputError(
-                f"triangle vertex ids must be in 0..{len(verts) - 1}, got {tris.min()}..{tris.max()}")
         p = verts[tris]
-        area2 = ((p[:, 1, 0] - p[:, 0, 0]) * (p[:, 2, 1] - p[:, 0, 1])
+        area2: npt.NDArray[np.float64] = ((p[:, 1, 0] - p[:, 0, 0]) * (p[:, 2, 1] - p[:, 0, 1])
                  - (p[:, 1, 1] - p[:, 0, 1]) * (p[:, 2, 0] - p[:, 0, 0]))
-        tris = tris[area2 != 0]
-        flip = area2[area2 != 0] < 0
+        edge2 = ((p - np.roll(p, -1, axis=1)) ** 2).sum(axis=2)
+        keep = (area2 != 0) & (edge2 >= MIN_EDGE * MIN_EDGE).all(axis=1)
+        tris = tris[keep]
+        flip = area2[keep] < 0
         tris[flip] = tris[flip][:, ::-1]
         if len(tris) == 0:
             raise InvalidGeometryError("a navmesh needs at least one triangle with non-zero area")
         self._vertices = _readonly(verts)
-        self._triangles = _readonly(tris)
+        self._triangles: npt.NDArray[np.int64] = _readonly(tris)
         self._version = next(_versions)
         self._build_topology()
         self._build_index()
+
+    def __reduce__(self) -> tuple[type[NavMesh], tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]]:
+        """Pickle (and copy) as ``(vertices, triangles)``: unpickling runs :meth:`__init__`, which
+        validates the arrays, rebuilds everything derived from them read-only, and gives the
+        copy a new :attr:`version`."""
+        return (type(self), (self._vertices, self._triangles))
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
@@ -119,11 +198,17 @@ class NavMesh:
                 rings (``(n, 2)`` world ``(x, y)`` points: outer boundary first, then holes), or
                 one ring.
                 Invalid input (self-intersections, overlaps) is repaired with shapely.
+                A polygon's holes are subtracted from its shell: a hole outside the shell adds
+                nothing, a hole covering the shell leaves nothing of it.
             obstacles: the same kinds of input, subtracted from ``walkable``.
-            agent_radius: world units to keep between the agent's centre and any obstacle.
+            agent_radius: world units to keep between the agent's centre and any obstacle,
+                a number in ``[0, MAX_COORDINATE]``.
 
         Raises:
-            InvalidGeometryError: nothing walkable is left or the input is not polygonal.
+            InvalidGeometryError: nothing walkable is left, the input is not polygonal, or a
+                coordinate is NaN, inf or outside ``[-MAX_COORDINATE, MAX_COORDINATE]``
+                (``MAX_COORDINATE`` = 1e15, see :data:`gamenav.navmesh.MAX_COORDINATE`).
+            InvalidInputError: a bad ``agent_radius``.
         """
         free = free_space(walkable, obstacles, agent_radius)
         return cls(*triangulate_free_space(free))
@@ -137,11 +222,13 @@ class NavMesh:
 
         Raises:
             InvalidGeometryError: no passable cell (or none wide enough for ``agent_radius``).
+            InvalidInputError: ``grid`` is not a TileGrid, or a bad ``agent_radius``.
         """
         from gamenav.grid.tilegrid import TileGrid
 
         if not isinstance(grid, TileGrid):
             raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
+        agent_radius = agent_radius_value(agent_radius)
         verts, tris = grid_triangulation(grid.passable, grid.cell_size, grid.origin, grid.y_up)
         if len(tris) == 0:
             raise InvalidGeometryError("the grid has no passable cell")
@@ -162,18 +249,22 @@ class NavMesh:
 
         Raises:
             InvalidGeometryError: a non-convex polygon, or no polygon with area.
+            InvalidInputError: malformed arrays: vertices not ``(V, 2)`` finite numbers within
+                ``MAX_COORDINATE``, polygons that are not sequences of integer vertex ids in range.
         """
-        verts = np.asarray(vertices, dtype=np.float64)
-        if verts.ndim != 2 or verts.shape[1] != 2:
-            raise InvalidInputError(f"vertices must have shape (V, 2), got {verts.shape}")
-        arr = polygons if isinstance(polygons, np.ndarray) else None
-        if arr is not None and arr.ndim == 2 and arr.shape[1] == 3:
-            return cls(verts, arr)
-        polys = [np.asarray(p, dtype=np.int64).ravel() for p in polygons]
+        verts = _vertex_array(vertices)
+        if isinstance(polygons, np.ndarray) and polygons.ndim == 2 and polygons.shape[1] == 3:
+            return cls(verts, polygons)
+        try:
+            items = list(polygons)
+        except TypeError:
+            raise InvalidInputError(f"polygons must be a sequence of vertex-id sequences, got "
+                                    f"{type(polygons).__name__}") from None
+        polys = [_id_array(p, f"polygon {k}", len(verts)) for k, p in enumerate(items)]
         for k, p in enumerate(polys):
-            if p.size and (p.min() < 0 or p.max() >= len(verts)):
-                raise InvalidInputError(f"polygon {k} has vertex ids outside 0..{len(verts) - 1}: "
-                                        f"{p.tolist()}")
+            if p.ndim != 1:
+                raise InvalidInputError(f"polygon {k} must be a 1-D sequence of vertex ids, got shape "
+                                        f"{p.shape}")
         if all(len(p) == 3 for p in polys):
             return cls(verts, np.array(polys, dtype=np.int64).reshape(-1, 3))
         return cls(verts, triangulate_convex(verts, polys))
@@ -198,10 +289,10 @@ class NavMesh:
         i, j = i[opposite], j[opposite]
         nbrs[i] = j // 3
         nbrs[j] = i // 3
-        self._neighbours = _readonly(nbrs.reshape(n_t, 3))
+        self._neighbours: npt.NDArray[np.int64] = _readonly(nbrs.reshape(n_t, 3))
         _announce()
         islands, self._side, self._tin, self._tout = dual_graph(self._neighbours)
-        self._islands = _readonly(islands)
+        self._islands: npt.NDArray[np.int64] = _readonly(islands)
         border = self._neighbours.ravel() < 0
         self._border_edges = np.stack([a[border], b[border]], axis=1)
         self._border_tri = np.flatnonzero(border) // 3
@@ -215,18 +306,25 @@ class NavMesh:
         self._vtri = order_v // 3
 
     def _build_index(self) -> None:
-        """Bucket grid: every triangle is listed in each cell its (tolerance-grown) box touches."""
+        """Bucket grid: every triangle is listed in each cell its (tolerance-grown) box touches.
+
+        Everything scales with the mesh: the tolerance is 1e-9 of the extent (the larger side of
+        the triangles' bounding box, > 0 since every triangle has area) and the grid covers the
+        tolerance-grown box with at most 4096 cells a side.
+        """
         p = self._vertices[self._triangles]
         lo = p.min(axis=1)
         hi = p.max(axis=1)
-        extent = np.maximum(hi.max(axis=0) - lo.min(axis=0), 1e-12)
-        self._tol = 1e-9 * float(max(extent.max(), 1.0))
+        size = hi.max(axis=0) - lo.min(axis=0)
+        self._tol = 1e-9 * float(size.max())
         lo -= self._tol
         hi += self._tol
         gmin = lo.min(axis=0)
-        cell = float(max(2.0 * math.sqrt(extent[0] * extent[1] / len(p)), extent.max() / 4096, 1e-12))
-        nx = int(extent[0] // cell) + 2
-        ny = int(extent[1] // cell) + 2
+        gmax = hi.max(axis=0)
+        extent = gmax - gmin
+        cell = float(max(2.0 * math.sqrt(extent[0] * extent[1] / len(p)), extent.max() / 4096))
+        nx = int(extent[0] // cell) + 1
+        ny = int(extent[1] // cell) + 1
         i0 = ((lo - gmin) // cell).astype(np.int64)
         i1 = ((hi - gmin) // cell).astype(np.int64)
         wx = i1[:, 0] - i0[:, 0] + 1
@@ -240,6 +338,7 @@ class NavMesh:
         self._cell_items = tri_id[order]
         self._cell_start = np.searchsorted(cells[order], np.arange(nx * ny + 1))
         self._grid = (gmin.astype(np.float64), cell, nx, ny)
+        self._box = (gmin.astype(np.float64), gmax.astype(np.float64))
 
     # -- read-only state ------------------------------------------------------------------
     @property
@@ -277,7 +376,8 @@ class NavMesh:
     def tolerance(self) -> float:
         """World distance within which a point off a triangle still counts as on it.
 
-        1e-9 of the mesh extent (at least 1e-9).
+        1e-9 of the mesh extent (the larger side of :attr:`bounds`), so meshes of any scale
+        behave alike.
         """
         return self._tol
 
@@ -308,9 +408,13 @@ class NavMesh:
             the triangles; points within :attr:`tolerance` outside a border count as inside.
         """
         p = points_array(points)
+        lo, hi = self._box
+        near = np.flatnonzero(((p >= lo) & (p <= hi)).all(axis=1))  # the rest is outside
+        out = np.full(len(p), -1, dtype=np.int64)
         gmin, cell, nx, ny = self._grid
-        return locate_points(p, self._vertices, self._triangles, gmin, cell, nx, ny,
-                             self._cell_start, self._cell_items, self._tol)
+        out[near] = locate_points(p[near], self._vertices, self._triangles, gmin, cell, nx, ny,
+                                  self._cell_start, self._cell_items, self._tol)
+        return out
 
     def nearest(self, points: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """Clamp points onto the mesh: points inside are returned as they are.
@@ -330,8 +434,17 @@ class NavMesh:
         Args:
             points: ``(2,)`` or ``(n, 2)`` world ``(x, y)``.
             island: restrict to the triangles with this :attr:`islands` label.
+
+        Raises:
+            InvalidInputError: malformed points, or ``island`` not an int in ``0..islands - 1``.
         """
         p = points_array(points)
+        n_islands = int(self._islands.max()) + 1
+        if island is not None and (isinstance(island, (bool, np.bool_))
+                                   or not isinstance(island, (int, np.integer))
+                                   or not 0 <= island < n_islands):
+            raise InvalidInputError(
+                f"island must be None or an int in 0..{n_islands - 1}, got {island!r}")
         tri = self.locate(p)
         if island is not None:
             tri[(tri >= 0) & (self._islands[np.maximum(tri, 0)] != island)] = -1
@@ -356,8 +469,8 @@ class NavMesh:
             :class:`RaycastHit`: ``clear`` True if the segment stays on the mesh; otherwise the
             first point where it leaves (``fraction`` 0 when ``start`` is off the mesh).
         """
-        s = points_array(start, "start")[0]
-        e = points_array(end, "end")[0]
+        s = world_point(start, "start")
+        e = world_point(end, "end")
         t = int(self.locate(s)[0])
         if t < 0:
             return RaycastHit(False, s.copy(), 0.0)
@@ -365,8 +478,8 @@ class NavMesh:
                                s[0], s[1], e[0], e[1])
         return RaycastHit(frac >= 1.0, s + frac * (e - s), float(frac))
 
-    def kernel_arrays(self) -> dict[str, np.ndarray]:
-        """The mesh's own arrays for search kernels (never modify them)."""
+    def _kernel_arrays(self) -> dict[str, npt.NDArray[Any]]:
+        """The mesh's own arrays for the search kernels (private: some are writable; never modify)."""
         return {"verts": self._vertices, "tris": self._triangles, "nbrs": self._neighbours,
                 "corner": self._corner, "degree": self._degree, "pinch": self._pinch,
                 "side": self._side, "tin": self._tin, "tout": self._tout,

@@ -19,9 +19,9 @@ import numpy.typing as npt
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import (DONE_FOUND, NEED_SPACE, RUNNING, astar_step, funnel,
                                       polyanya_step)
-from gamenav._validate import finite_point
+from gamenav._validate import flag
 from gamenav.errors import BlockedEndpointError, InvalidInputError
-from gamenav.navmesh.mesh import NavMesh
+from gamenav.navmesh.mesh import NavMesh, world_point
 from gamenav.types import Path, PathStatus
 
 __all__ = ["NavMeshSearch"]
@@ -42,7 +42,9 @@ class NavMeshSearch:
             of the start's island closest to the goal instead of ``NO_PATH``.
 
     Raises:
-        InvalidInputError: NaN / malformed points, or ``mesh`` is not a NavMesh.
+        InvalidInputError: NaN / malformed points, coordinates outside
+            ``[-MAX_COORDINATE, MAX_COORDINATE]`` (1e15, also with ``clamp``), flags that are
+            not bools, or ``mesh`` is not a NavMesh.
         BlockedEndpointError: start or goal outside the mesh (without ``clamp``).
 
     An endpoint exactly on a pinch point (a vertex where regions touch only at that point)
@@ -63,10 +65,12 @@ class NavMeshSearch:
                  clamp: bool = False, partial: bool = False) -> None:
         if not isinstance(mesh, NavMesh):
             raise InvalidInputError(f"mesh must be a NavMesh, got {type(mesh).__name__}")
-        s = finite_point(start, "start")
-        g = finite_point(goal, "goal")
+        s = world_point(start, "start")
+        g = world_point(goal, "goal")
+        clamp = flag(clamp, "clamp")
+        partial = flag(partial, "partial")
         self._mesh = mesh
-        self._exact = bool(exact)
+        self._exact = flag(exact, "exact")
         self._mesh_version = mesh.version
         self._expanded = 0
         self._result: Path | None = None
@@ -83,7 +87,7 @@ class NavMeshSearch:
             s, g = pts[0].copy(), pts[1].copy()
         self._start, self._goal = s, g
         self._target_status = PathStatus.FOUND
-        self._k = mesh.kernel_arrays()
+        self._k = mesh._kernel_arrays()
         if self._on_pinch(s, int(tri[0])) or self._on_pinch(g, int(tri[1])):
             self._finish(Path.none(PathStatus.NO_PATH))
             return
@@ -105,21 +109,21 @@ class NavMeshSearch:
             self._begin_astar()
 
     # -- setup ------------------------------------------------------------------------------
-    def _vertex_at(self, p: np.ndarray, t: int) -> int:
+    def _vertex_at(self, p: npt.NDArray[Any], t: int) -> int:
         """The vertex of triangle ``t`` exactly at ``p``, or -1."""
         for v in self._k["tris"][t]:
             if self._k["verts"][v, 0] == p[0] and self._k["verts"][v, 1] == p[1]:
                 return int(v)
         return -1
 
-    def _on_pinch(self, p: np.ndarray, t: int) -> bool:
+    def _on_pinch(self, p: npt.NDArray[Any], t: int) -> bool:
         v = self._vertex_at(p, t)
         return v >= 0 and bool(self._k["pinch"][v])
 
-    def _incident(self, v: int) -> np.ndarray:
+    def _incident(self, v: int) -> npt.NDArray[Any]:
         return self._k["vtri"][self._k["vtri_start"][v]:self._k["vtri_start"][v + 1]]
 
-    def _containing(self, p: np.ndarray, t: int) -> npt.NDArray[np.uint8]:
+    def _containing(self, p: npt.NDArray[Any], t: int) -> npt.NDArray[np.uint8]:
         """``(T,)`` uint8 mask of the triangles containing ``p`` (several on edges and vertices)."""
         verts, tris, nbrs = self._k["verts"], self._k["tris"], self._k["nbrs"]
         mask = np.zeros(len(tris), dtype=np.uint8)
@@ -161,7 +165,7 @@ class NavMeshSearch:
         self._hn = np.empty(slots, dtype=np.int32)
         self._pos = np.empty(nodes, dtype=np.int32)
 
-    def _begin_polyanya(self, s: np.ndarray) -> None:
+    def _begin_polyanya(self, s: npt.NDArray[Any]) -> None:
         v = self._vertex_at(s, self._start_tri)
         starts = self._incident(v) if v >= 0 else np.array([self._start_tri])
         if self._goal_mask[starts].any():
@@ -262,7 +266,7 @@ class NavMeshSearch:
             new[: len(old)] = old
             setattr(self, name, new)
 
-    def _make_path(self, points: list[np.ndarray] | np.ndarray, corridor: np.ndarray) -> Path:
+    def _make_path(self, points: list[npt.NDArray[Any]] | npt.NDArray[Any], corridor: npt.NDArray[Any]) -> Path:
         pts = np.array(points, dtype=np.float64).reshape(-1, 2)
         seg = np.diff(pts, axis=0)
         cost = float(np.sum(np.hypot(seg[:, 0], seg[:, 1])))

@@ -189,7 +189,7 @@ def test_from_polygons_errors() -> None:
         NavMesh.from_polygons(shapely.LineString([(0, 0), (1, 1)]))
     with pytest.raises(InvalidGeometryError, match="coordinates must be finite"):
         NavMesh.from_polygons([[(0, 0), (1, math.nan), (1, 1)]])
-    with pytest.raises(InvalidInputError, match="agent_radius must be a finite number >= 0, got -1"):
+    with pytest.raises(InvalidInputError, match=r"agent_radius must be a finite number >= 0 \(at most 1e\+15\), got -1"):
         NavMesh.from_polygons([SQUARE], agent_radius=-1)
 
 
