@@ -16,8 +16,10 @@ Coordinates are world ``(x, y)``. "mesh 2" (Cui, Harabor & Grastien 2017)::
     x y                           (V lines)
     trav n v_1 .. v_n k_1 .. k_n  (F lines: traversable flag 0/1, 1-based vertex ids, neighbours)
 
-Whitespace (blank lines, tabs) is insignificant. Neighbour columns are checked for count only:
-adjacency is recomputed from shared edges by :class:`gamenav.NavMesh`.
+Whitespace (blank lines, tabs) is insignificant; files are ASCII (LF, CRLF or CR line endings,
+an optional UTF-8 byte-order mark). Neighbour columns are checked for count and range ("mesh 2":
+``-1..P-1``) or for being integers ("mesh 3"): adjacency is recomputed from shared edges by
+:class:`gamenav.NavMesh`.
 
 Scenario files: a ``version`` line, then ``bucket mesh W H start_x start_y goal_x goal_y cost``
 where ``cost`` is the expected path length (``-1``: no path).
@@ -26,13 +28,13 @@ where ``cost`` is the expected path length (``-1``: no path).
 from __future__ import annotations
 
 import os
-from pathlib import Path as FilePath
 from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from gamenav.errors import MapFormatError
+from gamenav.io._text import read_lines, to_floats, to_ints
 
 __all__ = ["MeshData", "MeshScenario", "read_mesh", "read_mesh_scenarios"]
 
@@ -61,31 +63,22 @@ class MeshScenario(NamedTuple):
 
 def _tokens(path: str | os.PathLike[str]) -> list[tuple[int, list[str]]]:
     """Non-blank lines as (1-based line number, whitespace-separated tokens)."""
-    try:
-        text = FilePath(path).read_text(encoding="ascii", errors="strict")
-    except UnicodeDecodeError as exc:
-        raise MapFormatError(f"not an ASCII text file ({exc.reason})", path=path) from None
-    return [(n, line.split()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
-
-
-def _numbers(tokens: list[str], kind: type, path: str | os.PathLike[str], line: int,
-             what: str) -> list:
-    try:
-        return [kind(t) for t in tokens]
-    except ValueError:
-        raise MapFormatError(f"{what} must be {kind.__name__} numbers, got {' '.join(tokens)!r}",
-                             path=path, line=line) from None
+    return [(n, line.split()) for n, line in enumerate(read_lines(path), 1) if line.strip()]
 
 
 def read_mesh(path: str | os.PathLike[str]) -> MeshData:
     """Read a "mesh 2" or "mesh 3" file; keep only traversable polygons.
 
+    The declared counts are checked against the lines present before anything is allocated.
+
     Returns:
         :class:`MeshData` with 0-based vertex ids (mesh 3's 1-based ids are converted).
 
     Raises:
-        MapFormatError: bad header, wrong counts, non-numeric fields, vertex ids out of range,
-            polygons with fewer than 3 vertices (message names file and line).
+        MapFormatError: bad header, wrong counts, non-numeric, non-integer or non-finite
+            fields (``nan``, ``inf``), vertex ids out of range, "mesh 2" polygon ids outside
+            ``-1..P-1``, polygons with fewer than 3 vertices or non-ASCII bytes (message names
+            file and line).
 
     Example:
         >>> import gamenav
@@ -96,17 +89,17 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
     """
     lines = _tokens(path)
     if len(lines) < 3 or lines[0][1] != ["mesh"]:
-        raise MapFormatError("expected the header line 'mesh'", path=path,
-                             line=lines[0][0] if lines else 1)
+        raise MapFormatError("expected the header line 'mesh' followed by a version and counts",
+                             path=path, line=lines[0][0] if lines else None)
     line_no, version_tok = lines[1]
     if version_tok not in (["2"], ["3"]):
         raise MapFormatError(f"expected format version 2 or 3, got {' '.join(version_tok)!r}",
                              path=path, line=line_no)
     version = int(version_tok[0])
     line_no, counts = lines[2]
-    sizes = _numbers(counts, int, path, line_no, "the vertex and polygon counts")
+    sizes = to_ints(counts, "the vertex and polygon counts", path, line_no)
     if len(sizes) != 2 or min(sizes) < 0:
-        raise MapFormatError(f"expected two counts 'V P', got {' '.join(counts)!r}", path=path,
+        raise MapFormatError(f"expected two counts 'V P' >= 0, got {' '.join(counts)!r}", path=path,
                              line=line_no)
     n_vert, n_poly = sizes
     if len(lines) != 3 + n_vert + n_poly:
@@ -115,20 +108,20 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
     vertices = np.empty((n_vert, 2), dtype=np.float64)
     for i in range(n_vert):
         line_no, tok = lines[3 + i]
-        vals = _numbers(tok, float, path, line_no, "vertex fields")
-        if version == 2 and (len(vals) < 3 or len(vals) != 3 + int(vals[2])):
-            raise MapFormatError(f"expected 'x y n p_1..p_n', got {' '.join(tok)!r}", path=path,
-                                 line=line_no)
-        if version == 3 and len(vals) != 2:
+        if version == 3 and len(tok) != 2:
             raise MapFormatError(f"expected 'x y', got {' '.join(tok)!r}", path=path, line=line_no)
-        vertices[i] = vals[:2]
-    if not np.isfinite(vertices).all():
-        raise MapFormatError("vertex coordinates must be finite", path=path)
+        vertices[i] = to_floats(tok[:2], "vertex coordinates", path, line_no)
+        if version == 2:
+            rest = to_ints(tok[2:], "the vertex's polygon count and ids", path, line_no)
+            if not rest or rest[0] < 0 or len(rest) != 1 + rest[0]:
+                raise MapFormatError(f"expected 'x y n p_1..p_n', got {' '.join(tok)!r}", path=path,
+                                     line=line_no)
+            _check_polygon_ids(rest[1:], n_poly, path, line_no)
     polygons: list[npt.NDArray[np.int64]] = []
     base = 1 if version == 3 else 0
     for i in range(n_poly):
         line_no, tok = lines[3 + n_vert + i]
-        vals = _numbers(tok, int, path, line_no, "polygon fields")
+        vals = to_ints(tok, "polygon fields", path, line_no)
         if version == 3:
             if not vals or vals[0] not in (0, 1):
                 raise MapFormatError(f"expected a traversable flag 0 or 1 first, got {' '.join(tok)!r}",
@@ -140,20 +133,30 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
         if n < 3 or len(vals) != 1 + 2 * n:
             raise MapFormatError(f"expected 'n v_1..v_n neighbour_1..neighbour_n' with n >= 3, got "
                                  f"{' '.join(tok)!r}", path=path, line=line_no)
-        ids = np.array(vals[1:1 + n], dtype=np.int64) - base
-        if ids.min() < 0 or ids.max() >= n_vert:
-            raise MapFormatError(f"vertex ids must be in {base}..{n_vert - 1 + base}, got "
-                                 f"{(ids + base).tolist()}", path=path, line=line_no)
+        ids = vals[1:1 + n]
+        if min(ids) < base or max(ids) >= n_vert + base:
+            raise MapFormatError(f"vertex ids must be in {base}..{n_vert - 1 + base}, got {ids}",
+                                 path=path, line=line_no)
+        if version == 2:
+            _check_polygon_ids(vals[1 + n:], n_poly, path, line_no)
         if traversable:
-            polygons.append(ids)
+            polygons.append(np.array(ids, dtype=np.int64) - base)
     return MeshData(vertices, polygons)
+
+
+def _check_polygon_ids(ids: list[int], n_poly: int, path: str | os.PathLike[str], line: int) -> None:
+    """"mesh 2" polygon references: ``-1`` (outside) or ``0..n_poly - 1``."""
+    if ids and (min(ids) < -1 or max(ids) >= n_poly):
+        raise MapFormatError(f"polygon ids must be -1 (outside) or in 0..{n_poly - 1}, got {ids}",
+                             path=path, line=line)
 
 
 def read_mesh_scenarios(path: str | os.PathLike[str]) -> list[MeshScenario]:
     """Read a navmesh ``.scen`` file (real-valued points, expected cost last; ``-1`` = no path).
 
     Raises:
-        MapFormatError: missing ``version`` line, wrong column count or non-numeric fields.
+        MapFormatError: missing ``version`` line, wrong column count, non-numeric or non-finite
+            fields, a negative cost other than ``-1``, non-ASCII bytes (file and line).
     """
     lines = _tokens(path)
     if not lines or lines[0][1][:1] != ["version"]:
@@ -164,7 +167,10 @@ def read_mesh_scenarios(path: str | os.PathLike[str]) -> list[MeshScenario]:
         if len(tok) != 9:
             raise MapFormatError(f"expected 9 columns 'bucket mesh W H sx sy gx gy cost', got "
                                  f"{len(tok)}", path=path, line=line_no)
-        bucket = _numbers(tok[:1], int, path, line_no, "the bucket")[0]
-        sx, sy, gx, gy, cost = _numbers(tok[4:], float, path, line_no, "coordinates and cost")
+        (bucket,) = to_ints(tok[:1], "the bucket", path, line_no)
+        sx, sy, gx, gy, cost = to_floats(tok[4:], "coordinates and cost", path, line_no)
+        if cost < 0 and cost != -1:
+            raise MapFormatError(f"cost must be >= 0 or -1 (no path), got {cost}", path=path,
+                                 line=line_no)
         out.append(MeshScenario(bucket, tok[1], (sx, sy), (gx, gy), cost))
     return out

@@ -6,18 +6,23 @@ from water in the original rules, blocked here). Arrays are indexed ``[y, x]``.
 
 Scenario files: a ``version`` header, then lines
 ``bucket map W H start_x start_y goal_x goal_y optimal_length`` (tabs or spaces).
+
+Both are ASCII (LF, CRLF or CR line endings, an optional UTF-8 byte-order mark); every problem
+is a :class:`~gamenav.errors.MapFormatError` naming the file and line.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path as FilePath
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
+from collections.abc import Iterable
 
 import numpy as np
 import numpy.typing as npt
 
 from gamenav.errors import InvalidInputError, MapFormatError
+from gamenav.io._text import read_lines, to_floats, to_ints
 
 __all__ = ["Scenario", "read_map", "read_scenarios", "write_map", "write_scenarios"]
 
@@ -38,21 +43,20 @@ class Scenario(NamedTuple):
     optimal_length: float
 
 
-def _read_lines(path: str | os.PathLike[str]) -> list[str]:
-    try:
-        return FilePath(path).read_text(encoding="ascii", errors="strict").splitlines()
-    except UnicodeDecodeError as exc:
-        raise MapFormatError(f"not an ASCII text file ({exc.reason})", path=path) from None
-
-
 def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
     """Read a Moving AI ``.map`` file.
+
+    LF, CRLF and CR line endings and a UTF-8 byte-order mark are accepted; blank lines in the
+    header and after the last row are ignored. The declared size is checked against the rows
+    actually present before anything is allocated.
 
     Returns:
         ``(height, width)`` bool array, ``[y, x]``, True where passable.
 
     Raises:
-        MapFormatError: malformed header, wrong row count or length, unknown terrain (file and line).
+        MapFormatError: an empty file, a malformed or incomplete header, a declared size that
+            does not match the rows, unknown terrain (tabs and spaces included) or non-ASCII
+            bytes; the message names the file and line.
 
     Example:
         >>> import gamenav
@@ -60,15 +64,21 @@ def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
         >>> walkable.shape, walkable.dtype.name, int(walkable.sum())
         ((49, 49), 'bool', 2054)
     """
-    lines = _read_lines(path)
-    header: dict[str, str] = {}
+    lines = read_lines(path)
+    if not any(line.strip() for line in lines):
+        raise MapFormatError("empty file (expected a Moving AI map header)", path=path)
+    header: dict[str, tuple[str, int]] = {}
     n = 0
     while n < len(lines) and lines[n].strip() != "map":
         parts = lines[n].split()
-        if len(parts) != 2 or parts[0] not in ("type", "height", "width"):
-            raise MapFormatError(f"expected 'type', 'height', 'width' or 'map', got {lines[n]!r}",
-                                 path=path, line=n + 1)
-        header[parts[0]] = parts[1]
+        if parts:
+            if len(parts) != 2 or parts[0] not in ("type", "height", "width"):
+                raise MapFormatError(f"expected 'type', 'height', 'width' or 'map', got {lines[n]!r}",
+                                     path=path, line=n + 1)
+            if parts[0] in header:
+                raise MapFormatError(f"'{parts[0]}' appears twice in the header", path=path,
+                                     line=n + 1)
+            header[parts[0]] = (parts[1], n + 1)
         n += 1
     if n == len(lines):
         raise MapFormatError("missing the 'map' line that starts the grid", path=path, line=n)
@@ -76,29 +86,28 @@ def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
     for key in ("height", "width"):
         if key not in header:
             raise MapFormatError(f"missing '{key}' in the header", path=path, line=n + 1)
-        try:
-            size[key] = int(header[key])
-        except ValueError:
-            raise MapFormatError(f"{key} must be an integer, got {header[key]!r}", path=path) from None
+        value, line_no = header[key]
+        (size[key],) = to_ints([value], key, path, line_no)
         if size[key] <= 0:
-            raise MapFormatError(f"{key} must be positive, got {size[key]}", path=path)
+            raise MapFormatError(f"{key} must be positive, got {size[key]}", path=path, line=line_no)
     height, width = size["height"], size["width"]
-    rows = lines[n + 1:n + 1 + height]
-    if len(rows) < height:
+    rows = lines[n + 1:]
+    while rows and not rows[-1].strip():
+        rows.pop()
+    if len(rows) != height:
+        where = n + 1 + min(len(rows), height + 1)
         raise MapFormatError(f"expected {height} rows, found {len(rows)}", path=path,
-                             line=len(lines))
-    walkable = np.zeros((height, width), dtype=bool)
+                             line=where)
     for y, row in enumerate(rows):
-        line_no = n + 2 + y
-        if len(row) != width:
-            raise MapFormatError(f"row {y} has {len(row)} characters, expected {width}",
-                                 path=path, line=line_no)
         unknown = set(row) - PASSABLE - BLOCKED
         if unknown:
             raise MapFormatError(f"unknown terrain {sorted(unknown)} in row {y}", path=path,
-                                 line=line_no)
-        walkable[y] = np.isin(np.frombuffer(row.encode("ascii"), dtype=np.uint8), _PASSABLE_CODES)
-    return walkable
+                                 line=n + 2 + y)
+        if len(row) != width:
+            raise MapFormatError(f"row {y} has {len(row)} characters, expected {width}",
+                                 path=path, line=n + 2 + y)
+    codes = np.frombuffer("".join(rows).encode("ascii"), dtype=np.uint8).reshape(height, width)
+    return np.isin(codes, _PASSABLE_CODES)
 
 
 def write_map(path: str | os.PathLike[str], walkable: npt.ArrayLike) -> None:
@@ -115,9 +124,11 @@ def read_scenarios(path: str | os.PathLike[str]) -> list[Scenario]:
     """Read a Moving AI ``.scen`` file (``version 1`` tab-separated, or legacy space-separated).
 
     Raises:
-        MapFormatError: a line without 9 fields or with non-numeric values (file and line).
+        MapFormatError: a line without 9 fields, non-numeric values, a map size <= 0, a start
+            or goal outside its declared map size, a non-finite or negative optimal length, or
+            non-ASCII bytes (file and line).
     """
-    lines = _read_lines(path)
+    lines = read_lines(path)
     scenarios: list[Scenario] = []
     for n, line in enumerate(lines, start=1):
         if not line.strip() or (n == 1 and line.lower().startswith("version")):
@@ -125,11 +136,18 @@ def read_scenarios(path: str | os.PathLike[str]) -> list[Scenario]:
         fields = line.split()
         if len(fields) != 9:
             raise MapFormatError(f"expected 9 fields, got {len(fields)}", path=path, line=n)
-        try:
-            bucket, width, height, sx, sy, gx, gy = (int(fields[i]) for i in (0, 2, 3, 4, 5, 6, 7))
-            length = float(fields[8])
-        except ValueError as exc:
-            raise MapFormatError(f"bad number ({exc})", path=path, line=n) from None
+        bucket, width, height, sx, sy, gx, gy = to_ints(
+            [fields[i] for i in (0, 2, 3, 4, 5, 6, 7)], "bucket, map size and cells", path, n)
+        (length,) = to_floats(fields[8:], "the optimal length", path, n)
+        if width <= 0 or height <= 0:
+            raise MapFormatError(f"map size must be positive, got {width} x {height}", path=path,
+                                 line=n)
+        for name, (x, y) in (("start", (sx, sy)), ("goal", (gx, gy))):
+            if not (0 <= x < width and 0 <= y < height):
+                raise MapFormatError(f"{name} {(x, y)} lies outside the {width} x {height} map",
+                                     path=path, line=n)
+        if length < 0:
+            raise MapFormatError(f"the optimal length must be >= 0, got {length}", path=path, line=n)
         scenarios.append(Scenario(bucket, fields[1], width, height, (sx, sy), (gx, gy), length))
     return scenarios
 

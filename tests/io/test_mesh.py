@@ -42,8 +42,25 @@ def test_scenarios_real_coordinates_and_no_path_marker(data_dir: Path) -> None:
 
 @pytest.mark.parametrize(("text", "line", "match"), [
     ("mash\n2\n0 0\n", 1, "expected the header line 'mesh'"),
+    ("mesh\n2\n", 1, "expected the header line 'mesh' followed by a version and counts"),
     ("mesh\n4\n0 0\n", 2, "expected format version 2 or 3, got '4'"),
-    ("mesh\n2\n3 x\n", 3, "must be int numbers"),
+    ("mesh\n2\n3 x\n", 3, "bad the vertex and polygon counts: expected integers, got 'x'"),
+    ("mesh\n2\nnan 1\n", 3, "expected integers, got 'nan'"),
+    ("mesh\n3\ninf inf\n", 3, "expected integers, got 'inf'"),
+    ("mesh\n2\n3.0 1\n", 3, "expected integers, got '3.0'"),
+    ("mesh\n2\n-3 1\n", 3, "expected two counts 'V P' >= 0"),
+    # huge declared counts are compared with the lines present, never allocated
+    ("mesh\n2\n1000000000000 1000000000000\n0 0 0\n", 4, "expected 1000000000000 vertex and 1000000000000 polygon lines"),
+    ("mesh\n2\n99999999999999999999999 0\n0 0 0\n", 4, "expected 99999999999999999999999 vertex"),
+    ("mesh\n3\n3 1\nnan 0\n1 0\n0 1\n1 3 1 2 3 0 0 0\n", 4, "bad vertex coordinates: expected finite decimal numbers, got 'nan'"),
+    ("mesh\n3\n3 1\n1e400 0\n1 0\n0 1\n1 3 1 2 3 0 0 0\n", 4, "beyond the float range"),
+    ("mesh\n2\n3 1\n0 0 nan 0\n1 0 1 0\n0 1 1 0\n3 0 1 2 -1 -1 -1\n", 4, "expected integers, got 'nan'"),
+    ("mesh\n2\n3 1\n0 0 inf 0\n1 0 1 0\n0 1 1 0\n3 0 1 2 -1 -1 -1\n", 4, "expected integers, got 'inf'"),
+    ("mesh\n2\n3 1\n0 0 -2\n1 0 1 0\n0 1 1 0\n3 0 1 2 -1 -1 -1\n", 4, "expected 'x y n p_1..p_n'"),
+    ("mesh\n2\n3 1\n0 0 1 5\n1 0 1 0\n0 1 1 0\n3 0 1 2 -1 -1 -1\n", 4, r"polygon ids must be -1 \(outside\) or in 0\.\.0, got \[5\]"),
+    ("mesh\n2\n3 1\n0 0 1 0\n1 0 1 0\n0 1 1 0\n3 0 1 2 -1 -1 7\n", 7, r"polygon ids must be -1 \(outside\) or in 0\.\.0, got \[-1, -1, 7\]"),
+    ("mesh\n2\n3 1\n0 0 1 0\n1 0 1 0\n0 1 1 0\n3 0 1 -3 -1 -1 -1\n", 7, r"vertex ids must be in 0\.\.2, got \[0, 1, -3\]"),
+    ("mesh\n2\n3 1\n0 0 1 0\n1 0 1 0\n0 1 1 0\n3 0 1 2.5 -1 -1 -1\n", 7, "bad polygon fields: expected integers, got '2.5'"),
     ("mesh\n3\n3 1\n0 0\n1 0\n0 1\n1 3 1 2 4 0 0 0\n", 7, r"vertex ids must be in 1\.\.3, got \[1, 2, 4\]"),
     ("mesh\n3\n3 1\n0 0\n1 0\n0 1\n2 3 1 2 3 0 0 0\n", 7, "traversable flag 0 or 1"),
     ("mesh\n3\n3 1\n0 0\n1 0 5\n0 1\n1 3 1 2 3 0 0 0\n", 5, "expected 'x y'"),
@@ -69,5 +86,35 @@ def test_scenario_errors_name_file_and_line(tmp_path: Path) -> None:
     with pytest.raises(MapFormatError, match=r"bad\.scen:1: expected a 'version' header"):
         read_mesh_scenarios(path)
     path.write_text("version 1\n0 m.mesh 1 1 0 zero 1 1 1.4\n")
-    with pytest.raises(MapFormatError, match=r"bad\.scen:2: coordinates and cost must be float"):
+    with pytest.raises(MapFormatError, match=r"bad\.scen:2: bad coordinates and cost: expected finite "
+                       r"decimal numbers, got 'zero'"):
         read_mesh_scenarios(path)
+    path.write_text("version 1\n0 m.mesh 1 1 0 0 1 1 nan\n")
+    with pytest.raises(MapFormatError, match=r"bad\.scen:2: .* got 'nan'"):
+        read_mesh_scenarios(path)
+    path.write_text("version 1\n0 m.mesh 1 1 0 0 1 1 -2\n")
+    with pytest.raises(MapFormatError, match=r"bad\.scen:2: cost must be >= 0 or -1 \(no path\), got -2"):
+        read_mesh_scenarios(path)
+
+
+def test_empty_file_and_non_ascii_bytes_name_the_problem(tmp_path: Path) -> None:
+    path = tmp_path / "bad.mesh"
+    path.write_text("")
+    with pytest.raises(MapFormatError, match=r"bad\.mesh: expected the header line 'mesh'") as info:
+        read_mesh(path)
+    assert info.value.line is None
+    path.write_bytes(b"mesh\n2\n3 1\n0 0 1 0\n1 0 1 0\n0 1 1 0\xff\n3 0 1 2 -1 -1 -1\n")
+    with pytest.raises(MapFormatError, match=r"bad\.mesh:6: non-ASCII byte 0xff at column 8"):
+        read_mesh(path)
+    path.write_bytes(b"version 1\n0 m.mesh 1 1 0 0 1 1 1.4 \xe2\x82\xac\n")
+    with pytest.raises(MapFormatError, match=r"bad\.mesh:2: non-ASCII byte 0xe2"):
+        read_mesh_scenarios(path)
+
+
+def test_crlf_and_byte_order_mark_simply_work(tmp_path: Path) -> None:
+    text = "mesh\n2\n3 1\n0 0 1 0\n1 0 1 0\n0 1 1 0\n3 0 1 2 -1 -1 -1\n"
+    path = tmp_path / "crlf.mesh"
+    path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    data = read_mesh(path)
+    assert data.vertices.tolist() == [[0, 0], [1, 0], [0, 1]]
+    assert [p.tolist() for p in data.polygons] == [[0, 1, 2]]

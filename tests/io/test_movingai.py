@@ -65,8 +65,19 @@ def test_terrain_letters(tmp_path: Path) -> None:
     ("type octile\nheight 2\nwidth 2\n..\n..\n", 4, "expected 'type', 'height', 'width' or 'map'"),
     ("type octile\nheight 2\nwidth 2\n", 3, "missing the 'map' line"),
     ("type octile\nwidth 2\nmap\n..\n", 3, "missing 'height' in the header"),
-    ("type octile\nheight two\nwidth 2\nmap\n..\n", None, "height must be an integer, got 'two'"),
-    ("type octile\nheight 0\nwidth 2\nmap\n", None, "height must be positive, got 0"),
+    ("type octile\nheight two\nwidth 2\nmap\n..\n", 2, "bad height: expected integers, got 'two'"),
+    ("type octile\nheight 0\nwidth 2\nmap\n", 2, "height must be positive, got 0"),
+    ("", None, "empty file"),
+    ("\n  \n", None, "empty file"),
+    ("type octile\nheight 2\n", 2, "missing the 'map' line"),
+    ("type octile\nheight 2\nheight 2\nwidth 2\nmap\n..\n..\n", 3, "'height' appears twice"),
+    ("type octile\nheight 1\nwidth 2\nmap\n..\n..\n", 6, "expected 1 rows, found 2"),
+    ("type octile\nheight 1\nwidth 2\nmap\n.\t\n", 5, r"unknown terrain \['\\t'\] in row 0"),
+    ("type octile\nheight 1\nwidth 2\nmap\n.. \n", 5, r"unknown terrain \[' '\] in row 0"),
+    # a huge declared size is checked against the rows present, never allocated
+    ("type octile\nheight 1\nwidth 1000000000000\nmap\n..\n", 5, "row 0 has 2 characters, expected 1000000000000"),
+    ("type octile\nheight 1000000000000\nwidth 2\nmap\n..\n", 5, "expected 1000000000000 rows, found 1"),
+    ("type octile\nheight 99999999999999999999999\nwidth 2\nmap\n..\n", 5, "expected 99999999999999999999999 rows"),
 ])
 def test_map_errors_name_file_and_line(tmp_path: Path, text: str, line: int | None, message: str) -> None:
     path = tmp_path / "bad.map"
@@ -77,17 +88,52 @@ def test_map_errors_name_file_and_line(tmp_path: Path, text: str, line: int | No
     assert str(info.value).startswith(f"{path}:{line}:" if line else f"{path}: ")
 
 
-def test_non_ascii_files_are_rejected(tmp_path: Path) -> None:
-    path = tmp_path / "bad.map"
-    path.write_bytes(b"type octile\nheight 1\nwidth 1\nmap\n\xe9\n")
-    with pytest.raises(gamenav.MapFormatError, match="not an ASCII text file"):
-        read_map(path)
+@pytest.mark.parametrize("reader", [read_map, read_scenarios])
+def test_non_ascii_bytes_name_the_line(tmp_path: Path, reader) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"version 1\nheight 1\nwidth 1\nmap\n.\xc3\xa9\n")
+    with pytest.raises(gamenav.MapFormatError, match=r"bad\.txt:5: non-ASCII byte 0xc3 at column 2") as info:
+        reader(path)
+    assert info.value.line == 5
+
+
+@pytest.mark.parametrize("reader", [read_map, read_scenarios])
+def test_paths_must_be_file_names(tmp_path: Path, reader) -> None:
+    with pytest.raises(gamenav.InvalidInputError, match="path must be a str or os.PathLike, got float"):
+        reader(float("nan"))
+    with pytest.raises(gamenav.InvalidInputError, match="path must be a valid file name"):
+        reader("bad\0name.map")
+    with pytest.raises(FileNotFoundError):
+        reader(tmp_path / "missing.map")
+
+
+def test_crlf_cr_and_byte_order_mark_simply_work(tmp_path: Path) -> None:
+    text = "type octile\nheight 2\nwidth 3\nmap\n.@.\n..@\n"
+    expected = [[True, False, True], [True, True, False]]
+    for name, data in [("crlf", text.replace("\n", "\r\n").encode()),
+                       ("cr", text.replace("\n", "\r").encode()),
+                       ("bom", b"\xef\xbb\xbf" + text.encode()),
+                       ("trailing-blank-lines", (text + "\n\n").encode())]:
+        path = tmp_path / f"{name}.map"
+        path.write_bytes(data)
+        assert read_map(path).tolist() == expected, name
+    scen = tmp_path / "crlf.scen"
+    scen.write_bytes(b"\xef\xbb\xbfversion 1\r\n0\tm.map\t3\t2\t0\t0\t2\t1\t2.5\r\n")
+    assert read_scenarios(scen) == [Scenario(0, "m.map", 3, 2, (0, 0), (2, 1), 2.5)]
 
 
 @pytest.mark.parametrize(("row", "message"), [
     ("0\tarena.map\t49\t49\t1\t2\t3\t4", "expected 9 fields, got 8"),
-    ("0\tarena.map\t49\t49\t1\t2\tthree\t4\t5.0", "bad number"),
-    ("0\tarena.map\t49\t49\t1\t2\t3\t4\tfar", "bad number"),
+    ("0\tarena.map\t49\t49\t1\t2\tthree\t4\t5.0", "expected integers, got 'three'"),
+    ("0\tarena.map\t49\t49\t1\t2\t3\t4\tfar", "bad the optimal length: expected finite decimal numbers, got 'far'"),
+    ("0\tarena.map\t49\t49\t1\t2\t3\t4\tnan", "expected finite decimal numbers, got 'nan'"),
+    ("0\tarena.map\t49\t49\t1\t2\t3\t4\tinf", "expected finite decimal numbers, got 'inf'"),
+    ("0\tarena.map\t49\t49\t1\t2\t3\t4\t1e999", "beyond the float range"),
+    ("0\tarena.map\t49\t49\t1\t2\t3\t4\t-2.5", "optimal length must be >= 0, got -2.5"),
+    ("0\tarena.map\t49\t49\t1\t2\t3\t4_0\t5.0", "expected integers, got '4_0'"),
+    ("0\tarena.map\t0\t49\t0\t0\t0\t0\t5.0", "map size must be positive, got 0 x 49"),
+    ("0\tarena.map\t49\t49\t-1\t2\t3\t4\t5.0", r"start \(-1, 2\) lies outside the 49 x 49 map"),
+    ("0\tarena.map\t49\t49\t1\t2\t3\t49\t5.0", r"goal \(3, 49\) lies outside the 49 x 49 map"),
 ])
 def test_scenario_errors_name_file_and_line(tmp_path: Path, row: str, message: str) -> None:
     path = tmp_path / "bad.scen"
