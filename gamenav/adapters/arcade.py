@@ -37,8 +37,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 import shapely
 
-from gamenav._validate import positive_number
-from gamenav import Follower, InvalidInputError, Path, TileGrid
+from gamenav import Follower, InvalidInputError, MapFormatError, Path, TileGrid
+from gamenav._validate import flag, positive_number
 
 __all__ = ["PathFollower", "draw_expansions", "draw_grid", "draw_navmesh", "draw_path",
            "grid_from_sprites", "grid_from_tilemap", "navmesh_from_tilemap"]
@@ -52,11 +52,43 @@ def _tile_layer(tile_map: Any, name: str) -> Any:
     layers = getattr(getattr(tile_map, "tiled_map", None), "layers", None)
     if layers is None:
         raise InvalidInputError(f"tile_map must be an arcade.TileMap, got {type(tile_map).__name__}")
+    if not isinstance(name, str):
+        raise InvalidInputError(f"layer must be a layer name (str), got {name!r}")
     found = [layer for layer in layers if layer.name == name]
     tile_layers = [layer.name for layer in layers if getattr(layer, "data", None) is not None]
+    if found and getattr(found[0], "data", None) is None and getattr(found[0], "chunks", None):
+        raise InvalidInputError(f"tile layer {name!r} belongs to an infinite map (chunks), which is "
+                                "not supported; save the map with a fixed size")
     if not found or getattr(found[0], "data", None) is None:
         raise InvalidInputError(f"tile layer {name!r} not found; the map's tile layers are {tile_layers}")
     return found[0]
+
+
+def _layer_gids(tile_map: Any, name: str) -> npt.NDArray[np.int64]:
+    """The ``(height, width)`` tile ids of a tile layer, ``[y, x]`` with row 0 at the top.
+
+    Raises:
+        MapFormatError: the layer's data is not ``height`` rows of ``width`` integer tile ids
+            (or ``height * width`` of them in one list), the map's size.
+    """
+    data = _tile_layer(tile_map, name).data
+    height, width = int(tile_map.height), int(tile_map.width)
+    shapes = ((height, width), (height * width,))
+    try:
+        raw: npt.NDArray[Any] | None = np.asarray(data)
+    except (TypeError, ValueError):
+        raw = None  # ragged rows
+    if raw is not None and raw.shape in shapes and raw.dtype.kind in "iu":
+        return raw.astype(np.int64).reshape(height, width)
+    if raw is not None and raw.shape in shapes:
+        got = f"entries of dtype {raw.dtype}"
+    elif isinstance(data, (list, tuple)) and all(isinstance(r, (list, tuple)) for r in data):
+        got = f"{len(data)} rows of {sorted({len(r) for r in data})} entries"
+    else:
+        got = f"shape {np.shape(raw)}" if raw is not None else type(data).__name__
+    raise MapFormatError(
+        f"tile layer {name!r} must hold {height} rows of {width} integer tile ids (the map's size), "
+        f"got {got}", path=getattr(getattr(tile_map, "tiled_map", None), "map_file", None))
 
 
 def grid_from_tilemap(tile_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
@@ -73,13 +105,15 @@ def grid_from_tilemap(tile_map: Any, layer: str, *, walls: bool = True) -> TileG
     line up in arcade world coordinates.
 
     Raises:
-        InvalidInputError: no such tile layer, or non-square tiles.
+        InvalidInputError: ``layer`` is not the name of a tile layer, ``walls`` is not a bool,
+            an infinite map, or non-square tiles.
+        MapFormatError: the layer's data is not the map's height rows of width integer tile ids.
     """
-    data = _tile_layer(tile_map, layer).data
+    walls = flag(walls, "walls")
+    gids = _layer_gids(tile_map, layer)
     if tile_map.tile_width != tile_map.tile_height:
         raise InvalidInputError(
             f"tiles must be square, got {tile_map.tile_width} x {tile_map.tile_height} pixels")
-    gids = np.array(data, dtype=np.int64).reshape(tile_map.height, tile_map.width)
     occupied = gids != 0
     offset = getattr(tile_map, "offset", (0.0, 0.0))
     return TileGrid(~occupied if walls else occupied, cell_size=tile_map.tile_width * tile_map.scaling,
@@ -136,10 +170,21 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
         agent_radius: obstacles are inflated (the free space shrunk) by this many world units.
 
     Coordinates are arcade world coordinates (as in ``tile_map.object_lists``).
+
+    Raises:
+        InvalidInputError: ``layer`` is not the name of an object layer with polygons or
+            rectangles, ``walkable`` is not a bool, or a bad ``agent_radius``.
+        InvalidGeometryError: the objects leave no walkable area, or have coordinates outside
+            ``gamenav.navmesh.MAX_COORDINATE``.
     """
     import gamenav
 
-    objects = tile_map.object_lists.get(layer) if hasattr(tile_map, "object_lists") else None
+    if not hasattr(tile_map, "object_lists"):
+        raise InvalidInputError(f"tile_map must be an arcade.TileMap, got {type(tile_map).__name__}")
+    if not isinstance(layer, str):
+        raise InvalidInputError(f"layer must be a layer name (str), got {layer!r}")
+    walkable = flag(walkable, "walkable")
+    objects = tile_map.object_lists.get(layer)
     if objects is None:
         raise InvalidInputError(
             f"object layer {layer!r} not found; the map's object layers are {list(tile_map.object_lists)}")

@@ -55,6 +55,45 @@ def test_unknown_layer_names_the_layers(tile_map) -> None:
         grid_from_tilemap(tile_map, "water")
 
 
+@pytest.mark.parametrize(("edit", "got"), [
+    (lambda rows: rows[:-1], r"got 3 rows of \[6\] entries"),
+    (lambda rows: rows + [rows[0]], r"got 5 rows of \[6\] entries"),
+    (lambda rows: [rows[0][:-1]] + rows[1:], r"got 4 rows of \[5, 6\] entries"),
+    (lambda rows: [r + [0] for r in rows], r"got 4 rows of \[7\] entries"),
+    (lambda rows: [[float(v) + 0.5 for v in r] for r in rows], "got entries of dtype float64"),
+    (lambda rows: [v for r in rows for v in r][:-2], r"got shape \(22,\)"),
+])
+def test_wrong_length_layer_data_is_a_map_format_error(data_dir, window, edit, got) -> None:
+    fresh = arcade.load_tilemap(data_dir / "tiled" / "tiny.json")
+    (layer,) = [la for la in fresh.tiled_map.layers if la.name == "walls"]
+    layer.data = edit([list(r) for r in layer.data])
+    with pytest.raises(gamenav.MapFormatError,
+                       match=r"tiny\.json: tile layer 'walls' must hold 4 rows of 6 integer tile ids "
+                             rf"\(the map's size\), {got}"):
+        grid_from_tilemap(fresh, "walls")
+
+
+def test_tilemap_arguments_are_checked(tile_map) -> None:
+    with pytest.raises(gamenav.InvalidInputError, match=r"layer must be a layer name \(str\), got array"):
+        grid_from_tilemap(tile_map, np.array([1, 2]))
+    with pytest.raises(gamenav.InvalidInputError, match="walls must be a bool, got 'no'"):
+        grid_from_tilemap(tile_map, "walls", walls="no")
+    with pytest.raises(gamenav.InvalidInputError, match="walkable must be a bool, got 'yes'"):
+        navmesh_from_tilemap(tile_map, "obstacles", walkable="yes")
+    with pytest.raises(gamenav.InvalidInputError, match=r"layer must be a layer name \(str\), got \['obstacles'\]"):
+        navmesh_from_tilemap(tile_map, ["obstacles"])
+    with pytest.raises(gamenav.InvalidInputError, match="tile_map must be an arcade.TileMap, got int"):
+        navmesh_from_tilemap(5, "obstacles")
+
+
+def test_flat_layer_data_of_the_right_length_is_accepted(data_dir, window, tile_map) -> None:
+    fresh = arcade.load_tilemap(data_dir / "tiled" / "tiny.json")
+    (layer,) = [la for la in fresh.tiled_map.layers if la.name == "walls"]
+    layer.data = [v for r in layer.data for v in r]
+    np.testing.assert_array_equal(grid_from_tilemap(fresh, "walls").passable,
+                                  grid_from_tilemap(tile_map, "walls").passable)
+
+
 def test_path_on_a_tilemap_grid_avoids_the_walls(tile_map) -> None:
     grid = grid_from_tilemap(tile_map, "walls")
     path = gamenav.find_path(grid, (0, 0), (5, 0))
