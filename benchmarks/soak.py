@@ -158,7 +158,7 @@ class Soak:
             World("weighted", gamenav.TileGrid(walkable, cost=costs), walkable.copy(), costs, True),
         ]
         self.cache = gamenav.PathCache(capacity=2048)
-        self.queue = gamenav.PathQueue(budget_ms=None, max_expansions=4000, cache=self.cache)
+        self.queue = gamenav.PathQueue(budget_ms=None, max_expansions=20000, cache=self.cache)
         self.pending: list[tuple[Any, World, dict[str, Any]]] = []
         self.count = Counters()
         for world in self.worlds:
