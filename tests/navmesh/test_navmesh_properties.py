@@ -191,7 +191,7 @@ def test_exact_mode_equals_visibility_graph_oracle(obs, ends) -> None:
     if path.found:
         assert path.cost >= cost * (1 - 1e-9)
     # the oracle may squeeze through pinch points (where regions only touch), the mesh may not
-    pinch = {tuple(mesh.vertices[v]) for v in np.flatnonzero(mesh.kernel_arrays()["pinch"])}
+    pinch = {tuple(mesh.vertices[v]) for v in np.flatnonzero(mesh._kernel_arrays()["pinch"])}
     if not any(tuple(p) in pinch for p in route):
         assert path.found == math.isfinite(cost)
         if path.found:
