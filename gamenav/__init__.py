@@ -14,8 +14,8 @@ Example:
 
 from gamenav._warmup import warmup
 from gamenav.errors import (BlockedEndpointError, GamenavError, InvalidGeometryError,
-                            InvalidInputError, MapFormatError, OutOfBoundsError,
-                            UnsupportedOptionError)
+                            InvalidInputError, InvalidOptionError, MapFormatError,
+                            OutOfBoundsError, UnsupportedOptionError)
 from gamenav.grid import (Diagonal, GridChange, GridSearch, Heuristic, SearchWorkspace, TileGrid,
                           distance_field)
 from gamenav.navmesh import NavMesh, NavMeshSearch
@@ -40,6 +40,7 @@ __all__ = [
     "Heuristic",
     "InvalidGeometryError",
     "InvalidInputError",
+    "InvalidOptionError",
     "MapFormatError",
     "NavMesh",
     "NavMeshSearch",
