@@ -1,0 +1,131 @@
+"""gamenav._events.Listeners and TileGrid.subscribe: robust, re-entrant, weak notification."""
+
+from __future__ import annotations
+
+import gc
+import logging
+import weakref
+from typing import Callable
+
+import numpy as np
+import pytest
+
+from gamenav import GridChange, TileGrid
+from gamenav._events import Listeners
+
+
+def test_every_listener_runs_and_the_first_error_is_raised_after_all(caplog) -> None:
+    events: Listeners[int] = Listeners()
+    heard: list[str] = []
+
+    def bad(name: str) -> Callable[[int], None]:
+        def listener(change: int) -> None:
+            heard.append(name)
+            raise RuntimeError(f"{name} failed on {change}")
+        return listener
+
+    events.subscribe(bad("first"))
+    events.subscribe(lambda change: heard.append("middle"))
+    events.subscribe(bad("second"))
+    events.subscribe(lambda change: heard.append("last"))
+    with caplog.at_level(logging.ERROR, logger="gamenav"):
+        with pytest.raises(RuntimeError, match="first failed on 7"):
+            events.notify(7)
+    assert heard == ["first", "middle", "second", "last"]
+    assert "another change listener failed" in caplog.text and "second failed" in caplog.text
+
+
+def test_a_raising_grid_listener_does_not_hide_the_edit_from_later_ones() -> None:
+    grid = TileGrid(np.ones((2, 3), bool))
+    seen: list[int] = []
+    grid.subscribe(lambda change: 1 / 0)
+    grid.subscribe(lambda change: seen.append(change.version))
+    with pytest.raises(ZeroDivisionError):
+        grid.set_walkable((1, 1), False)
+    assert seen == [1] and grid.version == 1 and not grid.is_passable(1, 1)
+
+
+def test_unsubscribing_itself_or_a_later_listener_during_notification() -> None:
+    events: Listeners[int] = Listeners()
+    heard: list[str] = []
+    handles: dict[str, Callable[[], None]] = {}
+
+    def once(change: int) -> None:
+        heard.append(f"once{change}")
+        handles["once"]()
+
+    def killer(change: int) -> None:
+        heard.append(f"killer{change}")
+        handles["victim"]()
+
+    handles["once"] = events.subscribe(once)
+    handles["killer"] = events.subscribe(killer)
+    handles["victim"] = events.subscribe(lambda change: heard.append(f"victim{change}"))
+    events.subscribe(lambda change: heard.append(f"tail{change}"))
+    events.notify(1)
+    assert heard == ["once1", "killer1", "tail1"]  # the victim was removed before its turn
+    events.notify(2)
+    assert heard[3:] == ["killer2", "tail2"] and len(events) == 2
+    handles["once"]()  # unsubscribing twice does nothing
+    assert len(events) == 2
+
+
+def test_subscribing_during_notification_starts_with_the_next_one() -> None:
+    events: Listeners[int] = Listeners()
+    heard: list[str] = []
+
+    def spawner(change: int) -> None:
+        heard.append(f"spawner{change}")
+        if change == 1:
+            events.subscribe(lambda c: heard.append(f"new{c}"))
+
+    events.subscribe(spawner)
+    events.notify(1)
+    events.notify(2)
+    assert heard == ["spawner1", "spawner2", "new2"]
+
+
+class _Owner:
+    def __init__(self, heard: list[int]) -> None:
+        self.heard = heard
+
+    def on_version(self, change: GridChange) -> None:
+        self.heard.append(change.version)
+
+
+def test_weak_listeners_die_with_their_owner() -> None:
+    events: Listeners[int] = Listeners()
+    heard: list[int] = []
+
+    def function(change: int) -> None:
+        heard.append(-change)
+
+    events.subscribe(function, weak=True)
+    events.notify(1)
+    assert heard == [-1] and len(events) == 1
+    del function
+    gc.collect()
+    events.notify(2)
+    assert heard == [-1] and len(events) == 0
+
+
+def test_a_weak_bound_method_does_not_keep_its_object_alive() -> None:
+    grid = TileGrid(np.ones((2, 2), bool))
+    heard: list[int] = []
+    owner = _Owner(heard)
+    alive = weakref.ref(owner)
+    unsubscribe = grid.subscribe(owner.on_version, weak=True)  # held through a WeakMethod
+    grid.subscribe(lambda change: heard.append(-change.version))  # strong, for contrast
+    grid.set_walkable((0, 0), False)
+    assert [abs(v) for v in heard] == [1, 1] and len(grid._listeners) == 2
+    del owner  # no cycle through the grid: reference counting frees it at once
+    assert alive() is None
+    grid.set_walkable((0, 0), True)
+    assert heard[2:] == [-2] and len(grid._listeners) == 1
+    unsubscribe()  # a dead subscription's unsubscribe is harmless
+    assert len(grid._listeners) == 1
+
+
+def test_subscribe_rejects_non_callables_at_once() -> None:
+    with pytest.raises(TypeError, match="listener must be callable, got int"):
+        Listeners().subscribe(5)  # type: ignore[arg-type]
