@@ -1,0 +1,275 @@
+"""Issue 8 on the grid core: copies, pickling, memory of dropped searches, clear errors."""
+
+from __future__ import annotations
+
+import copy
+import gc
+import math
+import pickle
+import weakref
+
+import numpy as np
+import pytest
+
+import gamenav
+from gamenav import (BlockedEndpointError, GamenavError, GridSearch, InvalidInputError,
+                     InvalidOptionError, OutOfBoundsError, PathStatus, SearchWorkspace, TileGrid)
+from gamenav.grid import search as search_module
+from gamenav.grid.tilegrid import MAX_COST
+
+COPIES = {"copy": copy.copy, "deepcopy": copy.deepcopy,
+          "pickle": lambda g: pickle.loads(pickle.dumps(g)), "method": lambda g: g.copy()}
+
+
+def _two_rooms() -> TileGrid:
+    return TileGrid.from_strings(["..#..", "..#..", "..#.."])
+
+
+# -- copies -------------------------------------------------------------------------------
+@pytest.mark.parametrize("how", sorted(COPIES))
+def test_a_copy_owns_its_cells_labels_and_listeners(how) -> None:
+    grid = _two_rooms()
+    heard: list[int] = []
+    grid.subscribe(lambda change: heard.append(change.version))
+    grid.set_walkable((0, 0), False)  # version 1
+    twin = COPIES[how](grid)
+    assert twin.version == 0 and np.array_equal(twin.passable, grid.passable)
+    grid.set_walkable((4, 0), False)         # the original: still two rooms
+    assert not grid.connected((0, 1), (4, 1))  # its labels are cached now
+    twin.set_walkable((2, 1), True)          # the twin: a door
+    assert twin.connected((0, 1), (4, 1))
+    assert gamenav.find_path(twin, (0, 1), (4, 1)).cost == 4.0  # not NO_PATH from shared labels
+    assert gamenav.find_path(grid, (0, 1), (4, 1)).status is PathStatus.NO_PATH
+    assert heard == [1, 2]  # the twin's edit reached no listener of the original
+    assert twin.walkable.base is not grid.walkable.base
+
+
+def test_copies_keep_the_transform_and_costs() -> None:
+    grid = TileGrid(np.ones((2, 3), bool), cost=np.full((2, 3), 2.5), cell_size=0.5,
+                    origin=(1.0, -2.0), y_up=True)
+    for how, make in COPIES.items():
+        twin = make(grid)
+        assert (twin.cell_size, twin.origin, twin.y_up) == (0.5, (1.0, -2.0), True), how
+        assert np.array_equal(twin.cost, grid.cost), how
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy", "copy"])
+def test_path_arrays_stay_read_only_after_a_round_trip(how) -> None:
+    path = gamenav.find_path(_two_rooms(), (0, 0), (1, 2))
+    twin = {"pickle": lambda p: pickle.loads(pickle.dumps(p)), "deepcopy": copy.deepcopy,
+            "copy": copy.copy}[how](path)
+    assert twin.status is path.status and twin.cost == path.cost and twin.expanded == path.expanded
+    assert np.array_equal(twin.cells, path.cells) and np.array_equal(twin.points, path.points)
+    for name in ("cells", "points", "corridor"):
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(twin, name)[...] = 0
+
+
+# -- memory -------------------------------------------------------------------------------
+def _live_workspaces() -> list[SearchWorkspace]:
+    return [o for o in gc.get_objects() if isinstance(o, SearchWorkspace)]
+
+
+def test_dropped_unfinished_searches_free_their_workspaces_without_gc() -> None:
+    grid = TileGrid(np.ones((30, 30), bool))
+    gc.collect()
+    before = len(_live_workspaces())
+    gc.disable()
+    try:
+        for _ in range(200):
+            search = GridSearch(grid, (0, 0), (29, 29))
+            search.step(3)  # unfinished, never cancelled
+            del search
+        alive = len(_live_workspaces()) - before
+    finally:
+        gc.enable()
+    assert alive <= 1  # each dropped search gave its workspace back; the next one reused it
+    assert len([ws for ws in search_module._pool.spare() if ws.shape == grid.shape]) == 1
+
+
+def test_a_dropped_search_keeps_no_reference_cycle() -> None:
+    grid = TileGrid(np.ones((5, 5), bool))
+    search = GridSearch(grid, (0, 0), (4, 4), workspace=SearchWorkspace(grid.shape))
+    search.step(1)
+    ref = weakref.ref(search)
+    gc.disable()
+    try:
+        del search
+        assert ref() is None
+    finally:
+        gc.enable()
+
+
+def test_pool_is_freed_with_the_last_grid_of_a_shape() -> None:
+    grid = TileGrid(np.ones((17, 13), bool))
+    other = TileGrid(np.ones((17, 13), bool))
+    gamenav.find_path(grid, (0, 0), (12, 16))
+    gamenav.find_path(other, (0, 0), (12, 16))
+
+    def pooled() -> int:
+        return sum(ws.shape == (17, 13) for ws in search_module._pool.spare())
+
+    assert pooled() == 1
+    del grid
+    gc.collect()
+    assert pooled() == 1  # another grid of that shape is alive
+    del other
+    gc.collect()
+    assert pooled() == 0
+
+
+def test_pool_is_bounded_by_bytes(monkeypatch) -> None:
+    small = SearchWorkspace((10, 10)).nbytes
+    monkeypatch.setattr(search_module, "POOL_MAX_BYTES", 3 * small)
+    grids = [TileGrid(np.ones((10, 10 + i), bool)) for i in range(6)]  # 6 shapes, all alive
+    for grid in grids:
+        gamenav.find_path(grid, (0, 0), (9, 9))
+    spare = search_module._pool.spare()
+    assert sum(ws.nbytes for ws in spare) <= 3 * small
+    assert [ws.shape for ws in spare][-1] == (10, 15)  # least recently returned went first
+    huge = TileGrid(np.ones((60, 60), bool))
+    gamenav.find_path(huge, (0, 0), (59, 59))
+    assert all(ws.shape != (60, 60) for ws in search_module._pool.spare())  # above the cap
+
+
+# -- checked once, started later ----------------------------------------------------------
+def test_check_once_start_later() -> None:
+    grid = _two_rooms()
+    request = GridSearch._check(grid, (0, 0), (1, 2), diagonal="never")
+    search = GridSearch._from_checked(request)
+    search.step()
+    assert search.result().cost == gamenav.find_path(grid, (0, 0), (1, 2), diagonal="never").cost
+    grid.set_walkable((1, 2), False)
+    with pytest.raises(BlockedEndpointError, match=r"goal \(1, 2\) is a blocked cell"):
+        GridSearch._from_checked(request)  # the cells are checked when starting
+    with pytest.raises(InvalidOptionError, match="unknown GridSearch option 'diagnal'"):
+        GridSearch._check(grid, (0, 0), (1, 2), diagnal="never")
+
+
+# -- errors -------------------------------------------------------------------------------
+@pytest.mark.parametrize("call", [
+    lambda g: gamenav.find_path(g, (0, 0), (1, 2), diagnal="never"),
+    lambda g: gamenav.begin_search(g, (0, 0), (1, 2), diagnal="never"),
+    lambda g: GridSearch(g, (0, 0), (1, 2), diagnal="never"),
+])
+def test_a_misspelled_option_names_itself_and_the_closest_valid_one(call) -> None:
+    with pytest.raises(InvalidOptionError) as info:
+        call(_two_rooms())
+    assert isinstance(info.value, TypeError) and isinstance(info.value, GamenavError)
+    message = str(info.value)
+    assert "'diagnal'" in message and "did you mean 'diagonal'?" in message
+    assert "valid options: algorithm, diagonal, heuristic, partial, smooth, weight" in message
+
+
+def test_step_budgets() -> None:
+    grid = _two_rooms()
+    search = GridSearch(grid, (0, 0), (1, 2))
+    assert search.step(2**63) is PathStatus.FOUND  # more than int64: simply no limit
+    search = GridSearch(grid, (0, 0), (1, 2))
+    for bad in (0, -1, True, np.bool_(True), 1.5, "3"):
+        with pytest.raises(InvalidInputError, match="max_expansions must be a positive int or None"):
+            search.step(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (dict(weight="2"), "weight must be a number >= 1, got '2'"),
+    (dict(weight=True), "weight must be a number >= 1, got True"),
+    (dict(partial="no"), "partial must be a bool, got 'no'"),
+    (dict(smooth=2), "smooth must be a bool, got 2"),
+    (dict(algorithm=["astar"]), "algorithm must be one of"),
+    (dict(heuristic=lambda dx, dy: "far"), r"heuristic\(dx, dy\) must return a number"),
+])
+def test_search_option_values(options, message) -> None:
+    with pytest.raises(InvalidInputError, match=message):
+        gamenav.find_path(_two_rooms(), (0, 0), (1, 2), **options)
+
+
+def test_set_walkable_needs_a_bool() -> None:
+    grid = _two_rooms()
+    for bad in ("no", "", 2, 0.0, None):
+        with pytest.raises(InvalidInputError, match=f"walkable must be a bool, got {bad!r}"):
+            grid.set_walkable((0, 0), bad)  # type: ignore[arg-type]
+    assert grid.version == 0 and grid.is_passable(0, 0)
+    grid.set_walkable((0, 0), np.False_)
+    grid.set_walkable((1, 0), 0)
+    assert not grid.is_passable(0, 0) and not grid.is_passable(1, 0)
+    grid.set_walkable((0, 0, 2, 1), 1)
+    assert grid.is_passable(0, 0) and grid.is_passable(1, 0)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    (dict(cell_size="2"), "cell_size must be a finite number > 0, got '2'"),
+    (dict(cell_size=True), "cell_size must be a finite number > 0, got True"),
+    (dict(cell_size=float("nan")), "cell_size must be a finite number > 0, got nan"),
+    (dict(origin=(float("nan"), 0)), r"origin must be a finite \(x, y\) pair of numbers, got \(nan, 0\)"),
+    (dict(origin=5), r"origin must be a finite \(x, y\) pair of numbers, got 5"),
+    (dict(origin=(1, 2, 3)), r"origin must be a finite \(x, y\) pair of numbers, got \(1, 2, 3\)"),
+    (dict(origin=("1", "2")), r"origin must be a finite \(x, y\) pair"),
+    (dict(origin=(0, 1e400)), r"origin must be a finite \(x, y\) pair"),
+    (dict(y_up="no"), "y_up must be a bool, got 'no'"),
+    (dict(cost=np.full((2, 2), 1e308)), r"cost must be at most MAX_COST = 1e\+12"),
+    (dict(cost=np.full((2, 2), True)), "cost must be numeric, got dtype bool"),
+])
+def test_constructor_argument_types(kwargs, message) -> None:
+    with pytest.raises(InvalidInputError, match=message):
+        TileGrid(np.ones((2, 2), bool), **kwargs)
+
+
+def test_costs_are_bounded_so_no_path_cost_overflows() -> None:
+    grid = TileGrid(np.ones((30, 30), bool), cost=np.full((30, 30), MAX_COST))
+    path = gamenav.find_path(grid, (0, 0), (29, 29))
+    assert path.found and math.isfinite(path.cost)
+    assert path.cost == pytest.approx(29 * math.sqrt(2) * MAX_COST)
+    with pytest.raises(InvalidInputError, match="cost must be at most MAX_COST"):
+        grid.set_cost((0, 0), 1e308)
+    for bad in ("3", True, np.array(["3"])):
+        with pytest.raises(InvalidInputError, match="cost must be numeric"):
+            grid.set_cost((0, 0), bad)
+    assert grid.version == 0
+
+
+@pytest.mark.parametrize(("region", "error", "message"), [
+    ((0.0, 0, 1, 1), InvalidInputError, "region must be a cell"),
+    ((True, 0, 1, 1), InvalidInputError, "region must be a cell"),
+    ([[0, 1], [2]], InvalidInputError, "region must be a cell"),
+    ((1.0, 1), InvalidInputError, r"region cell must be an \(x, y\) pair of ints"),
+    ((2**70, 0), OutOfBoundsError, r"region cell \(1180591620717411303424, 0\) is outside"),
+    (np.array([2**63, 0], dtype=np.uint64), OutOfBoundsError, "is outside the grid"),
+    ("ab", InvalidInputError, "region must be a cell"),
+])
+def test_malformed_regions(region, error, message) -> None:
+    with pytest.raises(error, match=message):
+        _two_rooms().set_walkable(region, False)
+
+
+def test_huge_rectangles_are_clipped() -> None:
+    grid = _two_rooms()
+    grid.set_walkable((-(2**70), 0, 2**70, 1), False)
+    grid.set_walkable(np.array([0, 2, 2**63, 3], dtype=np.uint64), False)
+    assert not grid.passable[0].any() and not grid.passable[2].any() and grid.passable[1, 0]
+
+
+def test_far_world_points_map_far_outside() -> None:
+    grid = _two_rooms()
+    cells = grid.world_to_cell([[1e300, -1e300], [-1e300, 1e300]])
+    assert (np.abs(cells) >= 2**61).all() and not any(grid.in_bounds(*c) for c in cells.tolist())
+
+
+def test_distance_field_max_cost() -> None:
+    grid = _two_rooms()
+    zero = gamenav.distance_field(grid, (0, 0), max_cost=0.0)
+    assert zero[0, 0] == 0.0 and np.isinf(zero).sum() == zero.size - 1
+    assert np.array_equal(gamenav.distance_field(grid, (0, 0), max_cost=-0.0), zero)
+    for bad in (-1e-300, float("nan"), "1", True):
+        with pytest.raises(InvalidInputError, match="max_cost must be a number >= 0"):
+            gamenav.distance_field(grid, (0, 0), max_cost=bad)  # type: ignore[arg-type]
+    with pytest.raises(OutOfBoundsError, match="source .* is outside the grid"):
+        gamenav.distance_field(grid, np.array([[2**63, 0]], dtype=np.uint64))
+
+
+def test_workspace_shapes() -> None:
+    for bad in ((2.5, 3), ("3", 3), (True, 3)):
+        with pytest.raises(InvalidInputError, match=r"shape must be \(height, width\) ints"):
+            SearchWorkspace(bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="too many cells"):
+        SearchWorkspace((2**20, 2**20))
