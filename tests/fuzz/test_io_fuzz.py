@@ -66,7 +66,7 @@ def mutate(text: bytes, edits: list[tuple[str, float, bytes]]) -> bytes:
         else:
             numbers = list(re.finditer(rb"-?\d+(\.\d+)?", text))
             if numbers:
-                limit = 3 if kind == "header_size" else len(numbers)
+                limit = min(3, len(numbers)) if kind == "header_size" else len(numbers)
                 m = numbers[min(int(where * limit), limit - 1)]
                 if kind == "header_size":
                     payload = draw_size(payload)
