@@ -10,7 +10,8 @@ import difflib
 import functools
 import inspect
 import math
-from typing import Any, Callable, Collection, Mapping
+from typing import Any
+from collections.abc import Callable, Collection, Mapping
 
 import numpy as np
 import numpy.typing as npt
@@ -68,7 +69,7 @@ def flag(value: Any, name: str) -> bool:
     raise InvalidInputError(f"{name} must be a bool, got {value!r}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def keyword_options(func: Callable[..., Any]) -> tuple[str, ...]:
     """The keyword-only parameter names of ``func`` (a function or a class), sorted."""
     params = inspect.signature(func).parameters.values()

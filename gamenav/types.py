@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Protocol, Tuple, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
 __all__ = ["Cell", "Path", "PathStatus", "Point", "Search"]
 
-Point = Tuple[float, float]
+Point = tuple[float, float]
 """A world position ``(x, y)`` in world units."""
 
-Cell = Tuple[int, int]
+Cell = tuple[int, int]
 """A grid cell ``(x, y)``: column, row."""
 
 

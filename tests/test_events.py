@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import logging
 import weakref
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -28,9 +28,8 @@ def test_every_listener_runs_and_the_first_error_is_raised_after_all(caplog) -> 
     events.subscribe(lambda change: heard.append("middle"))
     events.subscribe(bad("second"))
     events.subscribe(lambda change: heard.append("last"))
-    with caplog.at_level(logging.ERROR, logger="gamenav"):
-        with pytest.raises(RuntimeError, match="first failed on 7"):
-            events.notify(7)
+    with caplog.at_level(logging.ERROR, logger="gamenav"), pytest.raises(RuntimeError, match="first failed on 7"):
+        events.notify(7)
     assert heard == ["first", "middle", "second", "last"]
     assert "another change listener failed" in caplog.text and "second failed" in caplog.text
 

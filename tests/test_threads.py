@@ -12,13 +12,13 @@ from __future__ import annotations
 import math
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
 import gamenav
-from gamenav import PathStatus, TileGrid
+from gamenav import TileGrid
 
 SIDE = 20
 DURATION_S = 1.5
@@ -125,7 +125,7 @@ def test_searches_race_edits_and_see_one_consistent_state() -> None:
             _check_path(path, states[i], expected[i][q])
         else:  # the state is unknown: it must be right for one of them
             matches = 0
-            for state, answers in zip(states, expected):
+            for state, answers in zip(states, expected, strict=True):
                 try:
                     _check_path(path, state, answers[q])
                     matches += 1

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import enum
 import math
-from typing import Callable, Union
+from typing import Union
+from collections.abc import Callable
 
 from gamenav.errors import InvalidInputError
 

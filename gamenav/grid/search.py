@@ -13,7 +13,8 @@ import threading
 import weakref
 from collections import OrderedDict, deque
 from dataclasses import dataclass
-from typing import Any, Callable, Never, Sequence
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -26,6 +27,9 @@ from gamenav.grid.movement import (Diagonal, Heuristic, HeuristicLike, default_h
                                    resolve_heuristic)
 from gamenav.grid.tilegrid import TileGrid, _GridState
 from gamenav.types import Path, PathStatus
+
+if TYPE_CHECKING:
+    from typing_extensions import Never  # no keyword outside the signature type-checks
 
 __all__ = ["ALGORITHMS", "POOL_MAX_BYTES", "GridSearch", "SearchWorkspace"]
 

@@ -29,11 +29,11 @@ with its own arrays and caches, the same cells, costs and transform, version 0 a
 
 from __future__ import annotations
 
-import math
 import os
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, Union
+from typing import Any, Union
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -412,9 +412,9 @@ class TileGrid:
             box = (slice(int(rows[0]), int(rows[-1]) + 1), slice(int(cols[0]), int(cols[-1]) + 1))
             return box, arr[box].copy()
         if arr.shape == (2,):
-            x, y = self.check_cell(tuple(region), "region cell")  # type: ignore[arg-type]
+            x, y = self.check_cell(tuple(region), "region cell")
             return (slice(y, y + 1), slice(x, x + 1)), np.ones((1, 1), dtype=bool)
-        corners = arr.tolist() if isinstance(region, np.ndarray) else list(region)  # type: ignore[arg-type]
+        corners = arr.tolist() if isinstance(region, np.ndarray) else list(region)
         if arr.shape == (4,) and all(isinstance(v, (int, np.integer)) and not isinstance(
                 v, (bool, np.bool_)) for v in corners):
             x0, y0, x1, y1 = (int(v) for v in corners)

@@ -47,7 +47,8 @@ Cells are ``(x, y)``; flat indices are ``y * width + x`` (row-major on the ``[y,
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Hashable
+from typing import TYPE_CHECKING
+from collections.abc import Hashable
 
 import numpy as np
 import numpy.typing as npt
@@ -105,15 +106,18 @@ def corner_cells(opened: npt.NDArray[np.int64], passable: npt.NDArray[np.bool_]
     h, w = passable.shape
     x, y = opened[:, 0], opened[:, 1]
 
-    def open_at(nx: np.ndarray, ny: np.ndarray) -> np.ndarray:
+    def open_at(nx: npt.NDArray[np.int64], ny: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
         inside = (nx >= 0) & (nx < w) & (ny >= 0) & (ny < h)
-        return inside & passable[np.clip(ny, 0, h - 1), np.clip(nx, 0, w - 1)]
+        found: npt.NDArray[np.bool_] = inside & passable[np.clip(ny, 0, h - 1), np.clip(nx, 0, w - 1)]
+        return found
 
-    east, west, south, north = open_at(x + 1, y), open_at(x - 1, y), open_at(x, y + 1), open_at(x, y - 1)
+    east, west = open_at(x + 1, y), open_at(x - 1, y)
+    south, north = open_at(x, y + 1), open_at(x, y - 1)
     vertical, horizontal = south | north, east | west
     parts = [opened[east & vertical] + (1, 0), opened[west & vertical] - (1, 0),
              opened[south & horizontal] + (0, 1), opened[north & horizontal] - (0, 1)]
-    return np.concatenate(parts).astype(np.int64)
+    cells: npt.NDArray[np.int64] = np.concatenate(parts).astype(np.int64)
+    return cells
 
 
 def _bound(sx: np.ndarray, sy: np.ndarray, gx: np.ndarray, gy: np.ndarray, metric: np.ndarray,
@@ -126,8 +130,9 @@ class EntryTable:
     """Grid paths of one grid, each under a hashable key, with vectorised invalidation.
 
     Per entry: start, goal, the drop threshold (its cost), the movement heuristic kind, whether
-    its movement rule reads diagonal corners, the footprint's bounding box (in arrays, for vectorised tests) and the footprint itself (one
-    array per entry, gathered only for entries whose box meets an edit). :meth:`invalidate`
+    its movement rule reads diagonal corners, the footprint's bounding box (in arrays, for
+    vectorised tests) and the footprint itself (one array per entry, gathered only for entries
+    whose box meets an edit). :meth:`invalidate`
     returns the keys an edit invalidates and removes them.
 
     Args:
