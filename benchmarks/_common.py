@@ -78,7 +78,7 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
 
     def line(row: list[str]) -> str:
-        return "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |"
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |"
 
     rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
     return "\n".join([line(cells[0]), rule, *(line(r) for r in cells[1:])])

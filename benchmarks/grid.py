@@ -183,7 +183,7 @@ def _networkx(walkable: npt.NDArray[np.bool_]) -> Solver:
     h, w = walkable.shape
     graph = nx.Graph()
     ys, xs = np.nonzero(walkable)
-    graph.add_nodes_from((y * w + x) for y, x in zip(ys.tolist(), xs.tolist()))
+    graph.add_nodes_from((y * w + x) for y, x in zip(ys.tolist(), xs.tolist(), strict=True))
     for dy, dx in ((0, 1), (1, 0), (1, 1), (1, -1)):
         a = walkable[:h - dy, max(0, -dx):w - max(0, dx)]
         b = walkable[dy:, max(0, dx):w + min(0, dx)]
@@ -196,7 +196,7 @@ def _networkx(walkable: npt.NDArray[np.bool_]) -> Solver:
         u = ey * w + ex
         v = (ey + dy) * w + (ex + dx)
         weight = SQRT2 if dx and dy else 1.0
-        graph.add_weighted_edges_from(zip(u.tolist(), v.tolist(), [weight] * len(u)))
+        graph.add_weighted_edges_from(zip(u.tolist(), v.tolist(), [weight] * len(u), strict=True))
 
     def octile(a: int, b: int) -> float:
         dx, dy = abs(a % w - b % w), abs(a // w - b // w)

@@ -17,7 +17,8 @@ import statistics
 import sys
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from _common import data_dir  # first: see _common
 
@@ -62,7 +63,7 @@ def bench_gamenav(vertices: np.ndarray, polygons: list, free: Any, scen: list) -
         for s in scen[:20]:  # warm-up (numba cache load)
             gamenav.find_path(mesh, s.start, s.goal, exact=exact)
         times, ratios = _run_queries(
-            lambda a, b: gamenav.find_path(mesh, a, b, exact=exact).cost, scen)
+            lambda a, b, exact=exact: gamenav.find_path(mesh, a, b, exact=exact).cost, scen)
         rows.append({"name": f"gamenav ({'exact' if exact else 'default'})",
                      "build": f"{build_poly * 1e3:.1f} ms from polygons, {build_mesh * 1e3:.1f} ms from mesh",
                      "times": times, "ratios": ratios, "n": len(scen)})

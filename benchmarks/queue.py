@@ -8,8 +8,8 @@ is called until nothing is pending, for each ``--budgets`` value (default 0.5, 1
 Measured per budget:
 
 * per-update wall time (``time.perf_counter`` around ``update()``), pooled over ``--repeat``
-  runs (default 3): p50, p99, max; targets p99 <= budget + 0.15 ms and max <= 2 x budget. Also the same figures in thread CPU time
-  (``time.thread_time``), which shows how much of a spike is the OS running another process.
+  runs (default 3): p50, p99, max; targets p99 <= budget + 0.15 ms and max <= 2 x budget. Also the same
+  figures in thread CPU time (``time.thread_time``), which shows how much of a spike is the OS running another process.
 * all requests complete, and every path's length matches the scenario's optimal length
   (Moving AI oracle, tolerance 0.01).
 * Like a game should, the script calls ``gc.collect(); gc.freeze()`` once after loading: the
@@ -65,7 +65,7 @@ def run_queue(grid: gamenav.TileGrid, queries: list, budget_ms: float) -> dict:
         wall.append(t1 - t0)
         cpu.append(time.thread_time() - c0)
     optimal = sum(r.status is gamenav.PathStatus.FOUND and abs(r.path.cost - q.optimal_length) < 0.01
-                  for r, q in zip(requests, queries))
+                  for r, q in zip(requests, queries, strict=True))
     return {"wall": np.array(wall) * 1e3, "cpu": np.array(cpu) * 1e3, "request_s": request_s,
             "request_cpu": request_cpu, "done": sum(r.done for r in requests), "optimal": optimal, "stats": queue.stats}
 

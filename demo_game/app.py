@@ -147,7 +147,7 @@ class DemoWindow(arcade.Window):
             f"re-paths stuck {crowd.counters['stuck_repaths']} edit {crowd.counters['edit_repaths']}",
         ] + sim.messages[-1:]
         arcade.draw_lrbt_rectangle_filled(0, 520, self.height - 18 - 15 * len(lines), self.height, (0, 0, 0, 150))
-        for text, line in zip(self.hud, lines):
+        for text, line in zip(self.hud, lines, strict=False):
             text.text = line
             text.draw()
         if self.show["help"]:

@@ -79,7 +79,7 @@ def _river(rng: np.random.Generator, kind: np.ndarray, vertical: bool) -> None:
     centre = rng.uniform(0.3, 0.7) * across
     drift = 0.0
     course = []
-    for t in range(length):
+    for _ in range(length):
         drift = 0.85 * drift + rng.normal(0, 0.35)
         centre = float(np.clip(centre + drift, 6, across - 7))
         course.append(centre)
@@ -139,9 +139,8 @@ def _bridge_islands(kind: np.ndarray, min_share: float = 0.01) -> None:
                         continue
                     a, b = lrow[x0 - 1], lrow[x1]
                     if a >= 0 and b >= 0 and a != b and main in (a, b) and \
-                            sizes[a + b - main] > min_share * kind.size:
-                        if best is None or x1 - x0 < best[0]:
-                            best = (x1 - x0, grid_view, row, x0, x1)
+                            sizes[a + b - main] > min_share * kind.size and (best is None or x1 - x0 < best[0]):
+                        best = (x1 - x0, grid_view, row, x0, x1)
         if best is None:
             return
         _, grid_view, row, x0, x1 = best

@@ -211,10 +211,9 @@ def warmup(*, grid: bool = True, navmesh: bool = True, crowd: bool = True,
     if progress is not None and not callable(progress):
         raise InvalidInputError(f"progress must be a callable or None, got {progress!r}")
     groups = [g for g, part in GROUPS.items() if parts[part]]
+    routines: dict[str, Callable[[], None]] = ROUTINES
     if crowd and navmesh:
-        routines = dict(ROUTINES, crowd=lambda: _warm_crowd(navmesh=True))
-    else:
-        routines = ROUTINES
+        routines = {**ROUTINES, "crowd": lambda: _warm_crowd(navmesh=True)}
     seconds: dict[str, float] = {}
     for done, group in enumerate(groups):
         if progress is not None:

@@ -25,6 +25,7 @@ kernel first (:func:`gamenav.warmup`) and calls ``gc.freeze()`` before simulatin
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import sys
 import time
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 import numpy as np
+import numpy.typing as npt
 
 from gamenav._warmup import warmup
 from gamenav.grid.tilegrid import TileGrid
@@ -60,9 +62,9 @@ class SimResult:
     """
 
     budget_ms: float
-    frame_ms: np.ndarray
-    frame_cpu_ms: np.ndarray
-    latency: np.ndarray
+    frame_ms: npt.NDArray[np.float64]
+    frame_cpu_ms: npt.NDArray[np.float64]
+    latency: npt.NDArray[np.int64]
     answered: int
     seconds: float
     cache_hit_rate: float
@@ -75,12 +77,16 @@ class SimResult:
     def row(self) -> list[str]:
         """The table row (see :data:`HEADER`)."""
         f, lat = self.frame_ms, self.latency
-        pct = (lambda a, q: float(np.percentile(a, q)) if len(a) else 0.0)
-        return [f"{self.budget_ms:g}", f"{pct(f, 50):.3f}", f"{pct(f, 99):.3f}",
-                f"{f.max() if len(f) else 0.0:.3f}", f"{pct(self.frame_cpu_ms, 99):.3f}",
-                f"{pct(lat, 50):g}", f"{pct(lat, 95):g}",
+        return [f"{self.budget_ms:g}", f"{_pct(f, 50):.3f}", f"{_pct(f, 99):.3f}",
+                f"{f.max() if len(f) else 0.0:.3f}", f"{_pct(self.frame_cpu_ms, 99):.3f}",
+                f"{_pct(lat, 50):g}", f"{_pct(lat, 95):g}",
                 f"{lat.max() if len(lat) else 0}", f"{self.throughput:.1f}",
                 f"{100 * self.cache_hit_rate:.1f}%"]
+
+
+def _pct(a: npt.NDArray[np.float64] | npt.NDArray[np.int64], q: float) -> float:
+    """The ``q``-th percentile of ``a``, 0.0 for an empty array."""
+    return float(np.percentile(a, q)) if len(a) else 0.0
 
 
 HEADER = ["budget ms", "frame ms p50", "p99", "max", "CPU ms p99", "latency frames p50", "p95",
@@ -290,7 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             results.append(simulate(grid, agents=args.agents, budget_ms=budget,
                                     frames=args.frames, seed=args.seed, speed=args.speed,
                                     destinations=args.destinations,
-                                    progress=lambda f, k=k: show(k, f)))
+                                    progress=functools.partial(show, k)))
     finally:
         gc.unfreeze()
     print(f"map {args.map} ({grid.width}x{grid.height}), {args.agents} agents, {args.frames} frames "

@@ -127,7 +127,8 @@ def test_every_key_and_overlay_draws(tmp_path: FilePath) -> None:
 
 def _demo(args: list[str], env: dict[str, str], pre: str = "") -> subprocess.CompletedProcess[str]:
     """``python -m demo_game ARGS`` in a fresh interpreter; ``pre`` runs first (import blockers)."""
-    code = pre + "import runpy, sys\nsys.argv = ['demo_game'] + sys.argv[1:]\nrunpy.run_module('demo_game', run_name='__main__')\n"
+    code = pre + ("import runpy, sys\nsys.argv = ['demo_game'] + sys.argv[1:]\n"
+                  "runpy.run_module('demo_game', run_name='__main__')\n")
     return subprocess.run([sys.executable, "-c", code, *args], check=False, cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=120)
 

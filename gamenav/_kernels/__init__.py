@@ -20,7 +20,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -112,17 +112,19 @@ def _install_listener() -> bool:
     try:
         from numba.core import event
 
-        class _Listener(event.Listener):  # type: ignore[misc]
-            def on_start(self, ev: Any) -> None:
+        class _Listener(event.Listener):
+            def on_start(self, ev: event.Event) -> None:
                 dispatcher = (ev.data or {}).get("dispatcher")
                 if _is_ours(dispatcher):
                     _on_compile_start(dispatcher)
 
-            def on_end(self, ev: Any) -> None:
+            def on_end(self, ev: event.Event) -> None:
                 if _is_ours((ev.data or {}).get("dispatcher")):
                     _on_compile_end()
 
-        event.register("numba:compile", _Listener())
+        # numba.core.event.register is unannotated: give it its documented signature.
+        register: Callable[[str, event.Listener], None] = event.register
+        register("numba:compile", _Listener())
     except (ImportError, AttributeError, TypeError):  # numba internals changed: no notices
         return False
     return True

@@ -50,6 +50,12 @@ def _pair(value: Sequence[float], name: str) -> tuple[float, float]:
     return float(x), float(y)
 
 
+def _sprite_rect(sprite: pygame.sprite.Sprite) -> pygame.Rect | pygame.FRect:
+    if sprite.rect is None:
+        raise InvalidInputError(f"the sprite has no rect (rect is None): {sprite!r}")
+    return sprite.rect
+
+
 def _rect_array(rects: Iterable[Any]) -> npt.NDArray[np.float64]:
     """``(n, 4)`` float64 ``(x, y, w, h)`` from Rects, FRects, 4-tuples or objects with ``.rect``."""
     rows = rects if isinstance(rects, np.ndarray) else [tuple(getattr(r, "rect", r)) for r in rects]
@@ -354,8 +360,13 @@ class PathFollower(Follower):
     def __init__(self, target: pygame.sprite.Sprite | Sequence[float], grid: TileGrid, *,
                  speed: float, queue: Any = None, radius: float | None = None,
                  **path_options: Any) -> None:
-        self.sprite = target if isinstance(target, pygame.sprite.Sprite) else None
-        start = _pair(self.sprite.rect.center if self.sprite is not None else target, "target")
+        self.sprite: pygame.sprite.Sprite | None
+        point: Sequence[float]
+        if isinstance(target, pygame.sprite.Sprite):
+            self.sprite, point = target, _sprite_rect(target).center
+        else:
+            self.sprite, point = None, target
+        start = _pair(point, "target")
         super().__init__(grid, start, speed=speed, queue=queue, radius=radius, **path_options)
 
     def update(self, dt: float) -> None:
@@ -363,4 +374,4 @@ class PathFollower(Follower):
         super().update(dt)
         if self.sprite is not None:
             x, y = self.position
-            self.sprite.rect.center = (round(x), round(y))
+            _sprite_rect(self.sprite).center = (round(x), round(y))

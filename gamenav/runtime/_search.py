@@ -13,13 +13,15 @@ from __future__ import annotations
 import inspect
 import weakref
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable
+from collections.abc import Callable, Hashable
+from typing import Any
 
 from gamenav._validate import finite_point
 from gamenav.errors import InvalidInputError
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.runtime._invalidation import MANHATTAN, OCTILE
+from gamenav.types import Cell, Point
 
 __all__ = ["GridWatch", "Query", "make_query"]
 
@@ -56,8 +58,8 @@ class Query:
     """
 
     world: Any
-    start: tuple
-    goal: tuple
+    start: Cell | Point
+    goal: Cell | Point
     options: dict[str, Any]
     key: Hashable | None
     metric: int | None
@@ -80,6 +82,8 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
                                 f"do not pass workspace= (got {options['workspace']!r})")
     metric: int | None = None
     fragile = False
+    s: Cell | Point
+    g: Cell | Point
     if isinstance(world, TileGrid):
         s = world.check_cell(start, "start")
         g = world.check_cell(goal, "goal")
@@ -95,8 +99,8 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
         if version is None:
             raise InvalidInputError(
                 f"world must be a TileGrid or a NavMesh, got {type(world).__name__}")
-        s = tuple(float(v) for v in finite_point(start, "start"))
-        g = tuple(float(v) for v in finite_point(goal, "goal"))
+        sp, gp = finite_point(start, "start"), finite_point(goal, "goal")
+        s, g = (float(sp[0]), float(sp[1])), (float(gp[0]), float(gp[1]))
         effective = dict(options)
     key: Hashable | None
     try:

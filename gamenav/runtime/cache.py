@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Callable, Hashable, TypeVar
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
 
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid

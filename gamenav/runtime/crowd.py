@@ -45,6 +45,11 @@ from gamenav.types import Path, PathStatus
 __all__ = ["Crowd"]
 
 _Self = TypeVar("_Self", bound="Crowd")
+_S = TypeVar("_S", bound=np.generic)
+_F64 = npt.NDArray[np.float64]
+_I64 = npt.NDArray[np.int64]
+_Idx = npt.NDArray[np.integer[Any]]
+"""Agent indices (int64 or intp)."""
 
 IDLE, PATH, FIELD, DIRECT = 0, 1, 2, 3
 """Navigation modes of an agent (:attr:`Crowd.mode`)."""
@@ -58,7 +63,7 @@ _NO_ROUTE = Path.none(PathStatus.NO_PATH)
 _WAITING = Path.none(PathStatus.IN_PROGRESS)
 
 
-def _distance_field(grid: TileGrid, sources: np.ndarray, max_cost: float) -> np.ndarray:
+def _distance_field(grid: TileGrid, sources: _I64, max_cost: float) -> _F64:
     import gamenav
 
     return gamenav.distance_field(grid, sources, max_cost=max_cost)
@@ -71,7 +76,7 @@ def _positive_int(value: Any, name: str) -> int:
     return int(value)
 
 
-def _expand_cells(cells: np.ndarray) -> np.ndarray:
+def _expand_cells(cells: npt.NDArray[np.integer[Any]]) -> _I64:
     """Fill the straight 8-direction runs between consecutive path cells: ``(k, 2)`` -> ``(m, 2)``."""
     if len(cells) < 2:
         return cells.astype(np.int64)
@@ -81,7 +86,8 @@ def _expand_cells(cells: np.ndarray) -> np.ndarray:
     seg = np.repeat(np.arange(len(a)), steps)
     k = np.arange(len(seg)) - np.repeat(np.cumsum(steps) - steps, steps) + 1
     filled = a[seg] + np.rint(d[seg] * (k / steps[seg])[:, None]).astype(np.int64)
-    return np.concatenate([cells[:1], filled]).astype(np.int64)
+    out: _I64 = np.concatenate([cells[:1], filled]).astype(np.int64)
+    return out
 
 
 class Crowd:
@@ -181,7 +187,7 @@ class Crowd:
         self._pcur = np.zeros(n, np.int64)
         # flow-field groups: agent -> group id; group id -> (target cell, field)
         self._group = np.full(n, -1, np.int64)
-        self._fields: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._fields: dict[int, tuple[_I64, _F64]] = {}
         self._slot_cost = np.zeros(n)
         self._next_group = 0
         self._requests: dict[int, Any] = {}
@@ -316,7 +322,7 @@ class Crowd:
         idx = np.asarray(agents, dtype=np.int64).reshape(-1)
         if len(idx) and (idx.min() < 0 or idx.max() >= len(self)):
             raise InvalidInputError(f"agent indices must be in 0..{len(self) - 1}, got {idx.min()}..{idx.max()}")
-        traces: dict[int, np.ndarray] = {}
+        traces: dict[int, _F64] = {}
         for gid, (_, field) in self._fields.items():
             members = np.unique(idx[(self._group[idx] == gid) & (self._mode[idx] == FIELD)])
             if len(members):
@@ -350,7 +356,7 @@ class Crowd:
             return route
         return _WAITING if i in self._requests or i in self._backlog else _NO_ROUTE
 
-    def _trace(self, field: np.ndarray, members: np.ndarray) -> list[np.ndarray]:
+    def _trace(self, field: _F64, members: _Idx) -> list[_F64]:
         """World points of the field descent of each agent until it would switch to its slot."""
         passable, _ = self._grid.kernel_arrays()
         cells = self._cells(members)
@@ -494,14 +500,14 @@ class Crowd:
         self._detect_stuck(dt)
 
     # -- internals ------------------------------------------------------------------------
-    def _keep_off_walls(self, prev: np.ndarray, pos: np.ndarray) -> None:
+    def _keep_off_walls(self, prev: _F64, pos: _F64) -> None:
         """Wall sliding and margins (:func:`resolve_walls`) on ``pos`` (m, 2), in place."""
         ox, oy = self._grid.origin
         passable, _ = self._grid.kernel_arrays()
         resolve_walls(prev, pos, passable, ox, oy, self._grid.cell_size, self._grid.y_up,
                       min(self.radius, 0.45 * self._grid.cell_size))
 
-    def _indices(self, agents: npt.ArrayLike) -> np.ndarray:
+    def _indices(self, agents: npt.ArrayLike) -> _Idx:
         idx = np.asarray(agents)
         if idx.dtype == np.bool_:
             if idx.shape != (len(self),):
@@ -510,24 +516,26 @@ class Crowd:
         idx = idx.astype(np.int64, casting="same_kind").reshape(-1)
         if len(idx) and (idx.min() < 0 or idx.max() >= len(self)):
             raise InvalidInputError(f"agent indices must be in 0..{len(self) - 1}, got {idx.min()}..{idx.max()}")
-        return np.unique(idx)
+        unique: _I64 = np.unique(idx)
+        return unique
 
-    def _cells(self, idx: np.ndarray | slice = slice(None)) -> np.ndarray:
+    def _cells(self, idx: _Idx | slice = slice(None)) -> _I64:
         cells = self._grid.world_to_cell(self._pos[idx])
         np.clip(cells, 0, (self._grid.width - 1, self._grid.height - 1), out=cells)
         return cells
 
-    def _pending_mask(self) -> np.ndarray:
+    def _pending_mask(self) -> npt.NDArray[np.bool_]:
         mask = np.zeros(len(self), bool)
         mask[list(self._requests)] = True
         mask[list(self._backlog)] = True
         return mask
 
-    def _snap_cell(self, cell: np.ndarray) -> np.ndarray:
+    def _snap_cell(self, cell: _I64) -> _I64:
         """The passable cell nearest to ``cell`` (x, y) (the cell itself when passable)."""
-        return self._nearest_passable(cell[None, :], self._grid.cell_to_world(cell)[None, :])[0]
+        nearest: _I64 = self._nearest_passable(cell[None, :], self._grid.cell_to_world(cell)[None, :])[0]
+        return nearest
 
-    def _nearest_passable(self, cells: np.ndarray, points: np.ndarray) -> np.ndarray:
+    def _nearest_passable(self, cells: _I64, points: _F64) -> _I64:
         """For each cell (m, 2), the passable cell whose centre is nearest to the matching point."""
         g = self._grid
         passable = g.passable
@@ -548,7 +556,7 @@ class Crowd:
     def _slot_budget(self, count: int) -> float:
         return (math.sqrt(count) * self._stride + 4.0) * 2.0
 
-    def _pick_slots(self, field: np.ndarray, tcell: np.ndarray, count: int) -> np.ndarray:
+    def _pick_slots(self, field: _F64, tcell: _I64, count: int) -> _I64:
         """The ``count`` reachable cells nearest to ``tcell`` on a lattice of ``stride`` cells."""
         ys, xs = np.nonzero(np.isfinite(field))
         s = self._stride
@@ -556,10 +564,10 @@ class Crowd:
         if lattice.any():
             xs, ys = xs[lattice], ys[lattice]
         order = np.lexsort((np.hypot(xs - tcell[0], ys - tcell[1]), field[ys, xs]))[:count]
-        return np.stack([xs[order], ys[order]], axis=1).astype(np.int64)
+        slots: _I64 = np.stack([xs[order], ys[order]], axis=1).astype(np.int64)
+        return slots
 
-    def _assign(self, idx: np.ndarray, slots: np.ndarray, tcell: np.ndarray,
-                field: np.ndarray | None) -> np.ndarray:
+    def _assign(self, idx: _Idx, slots: _I64, tcell: _I64, field: _F64 | None) -> _I64:
         """A permutation of ``slots`` for ``idx``: nearer agents take inner slots, matched by angle per ring."""
         centre = self._grid.cell_to_world(tcell)
         rel = self._pos[idx] - centre
@@ -580,14 +588,14 @@ class Crowd:
             result[a_sorted] = s_sorted
         return result
 
-    def _cancel(self, idx: np.ndarray) -> None:
+    def _cancel(self, idx: _Idx) -> None:
         for i in idx.tolist():
             self._backlog.pop(i, None)
             req = self._requests.pop(i, None)
             if req is not None:
                 req.cancel()
 
-    def _request(self, idx: np.ndarray) -> None:
+    def _request(self, idx: _Idx) -> None:
         """Path requests from each agent's position to its goal: at once without a queue, else
         through the backlog (at most ``requests_per_update`` sent per update)."""
         if len(idx) == 0:
@@ -609,9 +617,11 @@ class Crowd:
         self._sent += len(take)
         self._send(np.array(take, np.int64))
 
-    def _send(self, idx: np.ndarray) -> None:
+    def _send(self, idx: _Idx) -> None:
         """Send one request per agent (grid: cells, navmesh: points snapped onto the mesh)."""
         on_grid = self._world is self._grid
+        starts: _I64 | _F64
+        goals: _I64 | _F64
         if on_grid:
             starts = self._cells(idx)
             goals = self._grid.world_to_cell(self._goal[idx])
@@ -683,7 +693,7 @@ class Crowd:
         self._pstart[keep] = self._pcur[keep] = new_start
         self._pend[keep] = new_start + live[keep]
 
-    def _follow_paths(self, target: np.ndarray) -> None:
+    def _follow_paths(self, target: _F64) -> None:
         idx = np.flatnonzero(self._mode == PATH)
         if len(idx) == 0:
             return
@@ -702,7 +712,7 @@ class Crowd:
                 return
         target[idx] = self._ppt[self._pcur[idx]]
 
-    def _descend_fields(self, target: np.ndarray) -> None:
+    def _descend_fields(self, target: _F64) -> None:
         for gid, (_, field) in self._fields.items():
             idx = np.flatnonzero((self._group == gid) & (self._mode == FIELD))
             if len(idx) == 0:
@@ -721,14 +731,14 @@ class Crowd:
             step = self._grid.cell_to_world(nxt) - centre
             target[idx] = self._pos[idx] + step + 0.35 * (centre - self._pos[idx])
 
-    def _arrive(self, idx: np.ndarray) -> None:
+    def _arrive(self, idx: _Idx) -> None:
         if len(idx):
             self._mode[idx] = IDLE
             self._arrived[idx] = True
             self._group[idx] = -1
             self._drop_unused_fields()
 
-    def _fail(self, idx: np.ndarray) -> None:
+    def _fail(self, idx: _Idx) -> None:
         if len(idx):
             self._mode[idx] = IDLE
             self._failed[idx] = True
@@ -769,7 +779,7 @@ class Crowd:
         self.counters["stuck_repaths"] += len(stuck)
         self._repath(stuck)
 
-    def _repath(self, idx: np.ndarray) -> None:
+    def _repath(self, idx: _Idx) -> None:
         """New path requests for ``idx``; they keep moving on their old route until it arrives."""
         self._request(idx)
 
@@ -816,7 +826,7 @@ class Crowd:
         self._repath(repath)
 
 
-def _readonly(array: np.ndarray) -> np.ndarray:
-    view = array.view()
+def _readonly(array: npt.NDArray[_S]) -> npt.NDArray[_S]:
+    view: npt.NDArray[_S] = array.view()
     view.flags.writeable = False
     return view

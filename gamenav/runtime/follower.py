@@ -6,8 +6,9 @@ world ``(x, y)``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import TracebackType
-from typing import Any, Sequence, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt

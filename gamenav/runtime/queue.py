@@ -24,7 +24,8 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Callable, Hashable, Sequence, TypeVar
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 

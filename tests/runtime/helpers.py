@@ -41,7 +41,7 @@ def check_walkable(grid: gamenav.TileGrid, path: gamenav.Path, start, goal,
     passable = grid.passable
     assert passable[cells[:, 1], cells[:, 0]].all(), "path crosses a blocked cell"
     cost = 0.0
-    for (x0, y0), (x1, y1) in zip(cells[:-1], cells[1:]):
+    for (x0, y0), (x1, y1) in zip(cells[:-1], cells[1:], strict=True):
         dx, dy = int(x1 - x0), int(y1 - y0)
         assert max(abs(dx), abs(dy)) == 1, "non-adjacent step"
         if dx and dy:

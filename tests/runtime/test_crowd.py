@@ -305,7 +305,7 @@ def test_remaining_paths_follow_the_field_around_walls() -> None:
     crowd.move([0, 1, 2], (15.5, 2.5))
     routes = crowd.remaining_paths([2, 0])
     assert len(routes) == 2 and np.allclose(routes[0][0], crowd.positions[2])
-    for route, agent in zip(routes, (2, 0)):
+    for route, agent in zip(routes, (2, 0), strict=True):
         assert np.allclose(route[-1], crowd.goals[agent])
         inner = grid.world_to_cell(route[1:-1])
         assert walk[inner[:, 1], inner[:, 0]].all()

@@ -79,8 +79,8 @@ def test_thousands_of_edits_with_a_busy_cache() -> None:
     cache = PathCache(capacity=256)
     cells = np.argwhere(grid.passable)[:, ::-1]
     pairs = [(tuple(int(v) for v in cells[a]), tuple(int(v) for v in cells[b]), RULES[int(r)])
-             for a, b, r in zip(*rng.integers(0, (len(cells), len(cells), 4), (60, 3)).T)]
-    for step in range(3000):
+             for a, b, r in zip(*rng.integers(0, (len(cells), len(cells), 4), (60, 3)).T, strict=True)]
+    for _ in range(3000):
         x, y = (int(v) for v in rng.integers(0, (40, 32)))
         apply_edit(grid, ("edit", x, y, 1, 1, int(rng.integers(0, 3)), int(rng.integers(0, 10))))
         for _ in range(4):

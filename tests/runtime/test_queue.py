@@ -42,7 +42,7 @@ def test_expansion_budget_is_never_exceeded_and_nothing_is_wasted(budget: int, c
     assert all(s == budget for s in spent[:-1])
     one_shot = [gamenav.find_path(grid, s, g) for s, g in pairs]
     assert sum(spent) == sum(p.expanded for p in one_shot)
-    for req, ref in zip(requests, one_shot):
+    for req, ref in zip(requests, one_shot, strict=True):
         same_path(req.path, ref)
 
 
@@ -52,7 +52,7 @@ def test_time_budget_completes_everything_with_one_shot_results() -> None:
     queue = PathQueue(budget_ms=0.2)
     requests = [queue.request(grid, s, g) for s, g in pairs]
     drain(queue)
-    for req, (s, g) in zip(requests, pairs):
+    for req, (s, g) in zip(requests, pairs, strict=True):
         same_path(req.path, gamenav.find_path(grid, s, g))
     stats = queue.stats
     assert isinstance(stats, QueueStats)
@@ -77,7 +77,7 @@ def test_sliced_results_equal_one_shot(options: dict) -> None:
     queue = PathQueue(budget_ms=None, max_expansions=37)  # odd budget: slices end anywhere
     requests = [queue.request(grid, s, g, **options) for s, g in pairs]
     drain(queue)
-    for req, (s, g) in zip(requests, pairs):
+    for req, (s, g) in zip(requests, pairs, strict=True):
         same_path(req.path, gamenav.find_path(grid, s, g, **options))
 
 
@@ -103,7 +103,7 @@ def test_priorities_then_fifo() -> None:
     queue = PathQueue(budget_ms=None, max_expansions=1, aging=0)  # one expansion per frame
     order: list[int] = []
     priorities = [0, 5, 0, 5, 1, -2, 1, 5]
-    for i, ((s, g), p) in enumerate(zip(pairs, priorities)):
+    for i, ((s, g), p) in enumerate(zip(pairs, priorities, strict=True)):
         queue.request(grid, s, g, priority=p, on_done=lambda r, i=i: order.append(i))
     drain(queue, limit=100_000)
     assert order == [1, 3, 7, 4, 6, 0, 2, 5]
@@ -117,7 +117,7 @@ def _flood(aging: float, frames: int) -> tuple[gamenav.PathRequest, int]:
     queue = PathQueue(budget_ms=None, max_expansions=100, aging=aging)
     low = queue.request(grid, *pairs[0], priority=0)
     made = 0
-    for frame in range(frames):
+    for _ in range(frames):
         for _ in range(2):
             made += 1
             queue.request(grid, *pairs[made], priority=10)
@@ -341,7 +341,7 @@ def test_navmesh_requests_match_one_shot() -> None:
     requests.append(queue.request(mesh, *pairs[0]))     # shared
     assert queue.stats.shared == 1
     drain(queue)
-    for req, (s, g) in zip(requests, pairs):
+    for req, (s, g) in zip(requests, [*pairs, pairs[0]], strict=True):
         same_path(req.path, gamenav.find_path(mesh, s, g))
     assert requests[-1].path is requests[0].path
 
@@ -379,7 +379,7 @@ def test_time_budget_logic_with_a_simulated_clock(monkeypatch: pytest.MonkeyPatc
         assert len(used) < 10_000
     assert max(used) <= 0.2 + 1e-9                      # never past the budget
     assert np.median(used[:-1]) >= 0.18                  # and most of it is used
-    for req, (s, g) in zip(requests, pairs):
+    for req, (s, g) in zip(requests, pairs, strict=True):
         same_path(req.path, gamenav.find_path(grid, s, g))
 
 

@@ -10,7 +10,8 @@ import subprocess
 import sys
 import textwrap
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
