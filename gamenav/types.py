@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -20,6 +20,8 @@ Point = tuple[float, float]
 
 Cell = tuple[int, int]
 """A grid cell ``(x, y)``: column, row."""
+
+_G = TypeVar("_G", bound=np.generic)
 
 
 class PathStatus(enum.Enum):
@@ -49,7 +51,7 @@ class PathStatus(enum.Enum):
         return self in (PathStatus.FOUND, PathStatus.PARTIAL)
 
 
-def _empty(dtype: type) -> np.ndarray:
+def _empty(dtype: type[_G]) -> npt.NDArray[_G]:
     return np.zeros((0, 2), dtype=dtype)
 
 
@@ -110,19 +112,39 @@ class Search(Protocol):
     ``begin`` is the constructor; ``step`` advances by at most ``max_expansions`` node
     expansions (``None``: until done) and returns the status; ``result`` returns the final :class:`Path` once
     ``status.done``. Running to completion in any number of ``step`` calls gives the same path,
-    bit for bit, as the one-shot ``find_path``.
+    bit for bit, as the one-shot ``find_path``. Both :class:`~gamenav.GridSearch` and
+    :class:`~gamenav.NavMeshSearch` implement every member.
     """
 
     @property
-    def status(self) -> PathStatus: ...
+    def status(self) -> PathStatus:
+        """The current status (``IN_PROGRESS`` until the search is done)."""
+        ...
 
     @property
-    def expanded(self) -> int: ...
+    def expanded(self) -> int:
+        """Nodes expanded so far."""
+        ...
+
+    @property
+    def world_version(self) -> int:
+        """The world's ``version`` when the search captured it (grids also call it
+        ``grid_version``, navmeshes ``mesh_version``)."""
+        ...
 
     def step(self, max_expansions: int | None = None) -> PathStatus:
         """Expand at most ``max_expansions`` nodes (``None``: run to the end); return the status."""
         ...
 
-    def result(self) -> Path: ...
+    def result(self) -> Path:
+        """The final :class:`Path` once done; ``Path.none(IN_PROGRESS)`` before that."""
+        ...
 
-    def cancel(self) -> None: ...
+    def partial_result(self) -> Path:
+        """The best path so far while IN_PROGRESS (grids: a PARTIAL path towards the goal;
+        navmeshes: none yet), :meth:`result` once done."""
+        ...
+
+    def cancel(self) -> None:
+        """Stop the search: status CANCELLED (no effect once done)."""
+        ...

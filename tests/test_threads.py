@@ -148,7 +148,7 @@ def test_distance_fields_and_islands_race_edits() -> None:
         assert any(np.array_equal(got, f) for f in fields), "a field of no grid state"
 
     def islands() -> None:
-        passable, cost = grid.kernel_arrays()  # one snapshot: never passable with cost inf
+        passable, cost = grid._kernel_arrays()  # one snapshot: never passable with cost inf
         assert np.isfinite(cost[passable]).all()
         labels = grid.components()
         assert any(np.array_equal(labels >= 0, s.passable) for s in states)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k
@@ -37,6 +38,9 @@ ALGORITHMS = ("astar", "jps", "dijkstra")
 """Accepted values of ``algorithm=``."""
 
 _NO_LIMIT = np.iinfo(np.int64).max
+
+_Heap = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.int32]]
+"""Binary-heap arrays ``(hf, hg, hn, pos)`` of the kernels."""
 
 KERNELS = (_k.best_first_step, _k.move_masks, _k.trace_path, _k.smooth_path, _jps.jump_tables)
 """The numba kernels of the "grid search" compile group (announced together)."""
@@ -89,7 +93,7 @@ class SearchWorkspace:
         self.rprev = np.empty(n, dtype=np.int32)
         self.rhead = np.empty(64, dtype=np.int32)
         self.rmin = np.empty(64, dtype=np.int64)
-        self._heap: tuple[np.ndarray, ...] | None = None
+        self._heap: _Heap | None = None
         self._stamp = 0
         self._owner: object | None = None  # a token of the running search, never the search
 
@@ -101,15 +105,15 @@ class SearchWorkspace:
         return sum(a.nbytes for a in arrays)
 
     @property
-    def heap(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def heap(self) -> _Heap:
         """Binary-heap arrays ``(hf, hg, hn, pos)``, allocated on first use (weighted A*)."""
         if self._heap is None:
             n = self.g.shape[0]
             self._heap = (np.empty(n, dtype=np.float64), np.empty(n, dtype=np.float64),
                           np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32))
-        return self._heap  # type: ignore[return-value]
+        return self._heap
 
-    def _begin(self, owner: object, nodes: np.ndarray, monotone: bool) -> np.ndarray:
+    def _begin(self, owner: object, nodes: npt.NDArray[np.int64], monotone: bool) -> npt.NDArray[np.int64]:
         """Take the workspace for ``owner`` (a token that must not reference the search, so a
         dropped search is freed by reference counting) and open ``nodes`` (sorted, unique) with
         g = 0.
@@ -250,13 +254,15 @@ class _Padded:
     __slots__ = ("source", "shape", "stride", "passable", "cost", "uniform", "_moves",
                  "_jump_table")
 
-    def __init__(self, passable: np.ndarray, cost: np.ndarray,
+    def __init__(self, passable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64],
                  previous: _Padded | None = None) -> None:
         self.source = (passable, cost)
         self.shape = h, w = passable.shape
         self.stride = w + 2
-        self._moves: dict[int, np.ndarray] = {}
-        self._jump_table: np.ndarray | None = None
+        self.passable: npt.NDArray[np.uint8]
+        self.cost: npt.NDArray[np.float64]
+        self._moves: dict[int, npt.NDArray[np.uint8]] = {}
+        self._jump_table: npt.NDArray[np.int32] | None = None
         box = None if previous is None else previous._changed_box(passable, cost)
         if previous is None or box is None:  # build from scratch
             pad = np.zeros((h + 2, w + 2), dtype=np.uint8)
@@ -292,7 +298,7 @@ class _Padded:
             self._jump_table = previous._jump_table.copy()
             _jps.jump_tables(self.passable, self.stride, self._jump_table, *region)
 
-    def _changed_box(self, passable: np.ndarray, cost: np.ndarray
+    def _changed_box(self, passable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64]
                      ) -> tuple[int, int, int, int] | None:
         """``(y0, y1, x0, x1)`` bounding the cells that differ from this snapshot (empty when
         none), or None when patching would not pay (another shape, a large changed area)."""
@@ -309,7 +315,7 @@ class _Padded:
             return None
         return y0, y1, x0, x1
 
-    def moves(self, diagonal: Diagonal) -> np.ndarray:
+    def moves(self, diagonal: Diagonal) -> npt.NDArray[np.uint8]:
         """``(N,)`` uint8 allowed-move bits for a movement rule (computed once per rule).
 
         The dict of computed rules is replaced, never mutated, so other threads may read or
@@ -324,7 +330,7 @@ class _Padded:
             self._moves = {**self._moves, code: moves}
         return moves
 
-    def jump_table(self) -> np.ndarray:
+    def jump_table(self) -> npt.NDArray[np.int32]:
         """``(4, N)`` int32 straight-jump table for JPS (computed on first use)."""
         if self._jump_table is None:
             announce_compile("grid search", *KERNELS)
@@ -351,11 +357,11 @@ def padded(grid: TileGrid | _GridState) -> _Padded:
                 pad = _Padded(state.passable, state.cost, base if isinstance(base, _Padded) else None)
                 state.padded = pad
                 state.padded_base = None
-    return pad  # type: ignore[return-value]
+    return pad
 
 
 def _heuristic_table(func: Callable[..., Any], shape: tuple[int, int], goal: tuple[int, int]
-                     ) -> np.ndarray:
+                     ) -> npt.NDArray[np.float64]:
     """Evaluate a user heuristic ``func(dx, dy)`` for every cell into a padded flat table."""
     h, w = shape
     dy, dx = np.abs(np.mgrid[0:h, 0:w] - np.array(goal[::-1])[:, None, None])
@@ -466,7 +472,7 @@ class GridSearch:
     completion in any number of ``step`` calls gives the same path, bit for bit, as
     ``gamenav.find_path`` with the same arguments. The grid's arrays are captured at construction
     (edits replace them copy-on-write), so a running search sees one consistent snapshot;
-    :attr:`grid_version` tells which.
+    :attr:`world_version` tells which.
 
     Args:
         grid: the grid to search.
@@ -572,8 +578,7 @@ class GridSearch:
         self._algorithm = req.algorithm
         self._diagonal = diag = req.diagonal
         self._smooth = req.smooth
-        self.grid_version = state.version
-        """The grid's ``version`` when this search captured its arrays."""
+        self._world_version = state.version
         self._expanded = 0
         self._result: Path | None = None
         self._status = PathStatus.IN_PROGRESS
@@ -589,11 +594,13 @@ class GridSearch:
             self._finish_with(PathStatus.NO_PATH)
             return
 
-        self._pad = padded(state)
-        stride = self._pad.stride
+        pad = padded(state)
+        self._pad: _Padded | None = pad
+        stride = pad.stride
         self._stride = stride
         self._goal_node = (gy + 1) * stride + gx + 1 if reachable else -1
         heur = req.heuristic
+        self._htable: npt.NDArray[np.float64] | None
         if callable(heur):
             self._hcode = 5
             self._htable = _heuristic_table(heur, grid.shape, self._goal)
@@ -607,7 +614,7 @@ class GridSearch:
         self._monotone = self._weight == 0.0 or (self._weight == 1.0 and not callable(heur) and (
             heur is not Heuristic.MANHATTAN or diag is Diagonal.NEVER))
         self._use_jps = req.algorithm == "jps" and reachable
-        self._moves = self._pad.moves(diag)
+        self._moves: npt.NDArray[np.uint8] | None = pad.moves(diag)
         self._track_best = not reachable
 
         ws = req.workspace if req.workspace is not None else _pool.borrow(grid)
@@ -632,6 +639,17 @@ class GridSearch:
     def expanded(self) -> int:
         """Nodes expanded so far (JPS: jump points)."""
         return self._expanded
+
+    @property
+    def world_version(self) -> int:
+        """The grid's ``version`` when this search captured its arrays (the Search protocol's
+        name; :attr:`grid_version` is the same)."""
+        return self._world_version
+
+    @property
+    def grid_version(self) -> int:
+        """Alias of :attr:`world_version`."""
+        return self._world_version
 
     @property
     def start(self) -> tuple[int, int]:
@@ -671,23 +689,25 @@ class GridSearch:
             raise InvalidInputError(
                 "this search's SearchWorkspace was taken over by a newer search; give each "
                 "concurrent search its own workspace")
-        pad = self._pad
+        pad, moves, htable = self._pad, self._moves, self._htable
+        if pad is None or moves is None or htable is None:  # set whenever the search is running
+            raise RuntimeError(f"{self!r} lost its kernel arrays while running")
         gx, gy = self._goal[0] + 1, self._goal[1] + 1
         announce_compile("grid search", *KERNELS)
         hf, hg, hn, pos = _NO_HEAP if self._monotone else ws.heap
         table = pad.jump_table() if self._use_jps else _NO_TABLE
         code = _k.best_first_step(
-            self._moves, pad.passable, table, pad.cost, pad.uniform, self._use_jps, self._stride,
-            self._goal_node, gx, gy, self._hcode, self._htable, self._weight, np.inf,
+            moves, pad.passable, table, pad.cost, pad.uniform, self._use_jps, self._stride,
+            self._goal_node, gx, gy, self._hcode, htable, self._weight, np.inf,
             self._track_best, self._monotone, budget, ws.g, ws.parent, ws.mark, ws.rkey,
             ws.rnext, ws.rprev, ws.rhead, ws.rmin, hf, hg, hn, pos, self._istate,
             self._fstate)
         self._expanded = int(self._istate[2])
         if code == _k.FOUND:
-            self._finish_at(self._goal_node, PathStatus.FOUND)
+            self._finish_at(ws, self._goal_node, PathStatus.FOUND)
         elif code == _k.EXHAUSTED:
             if self._track_best:
-                self._finish_at(int(self._istate[3]), PathStatus.PARTIAL)
+                self._finish_at(ws, int(self._istate[3]), PathStatus.PARTIAL)
             else:  # cannot happen: reachability was checked with the island labels
                 self._finish_with(PathStatus.NO_PATH)
         return self._status
@@ -739,17 +759,18 @@ class GridSearch:
                     points=self._grid.cell_to_world(cells), expanded=self._expanded)
 
     # -- internals ------------------------------------------------------------------------
-    def _finish_at(self, node: int, status: PathStatus) -> None:
-        ws = self._ws
+    def _finish_at(self, ws: SearchWorkspace, node: int, status: PathStatus) -> None:
         cells = _k.trace_path(ws.parent, node, self._stride)
         self._finish_with(status, cells, float(ws.g[node]))
 
-    def _finish_with(self, status: PathStatus, cells: np.ndarray | None = None,
+    def _finish_with(self, status: PathStatus, cells: npt.NDArray[np.int64] | None = None,
                      cost: float = math.inf) -> None:
         self._status = status
         if cells is not None:
             if self._smooth and len(cells) > 2:
-                cells = cells[_k.smooth_path(cells, self._pad.passable, self._stride)]
+                pad = self._pad  # set whenever there are more than 2 cells (start != goal)
+                if pad is not None:
+                    cells = cells[_k.smooth_path(cells, pad.passable, self._stride)]
             self._result = Path(status=status, cost=cost, cells=cells,
                                 points=self._grid.cell_to_world(cells), expanded=self._expanded)
         else:

@@ -13,7 +13,7 @@ Thread model:
   An edit builds a new snapshot and installs it with one attribute assignment; nothing a
   snapshot holds is modified afterwards.
 * Readers take the snapshot once: a search, a distance field, :meth:`TileGrid.components` and
-  :meth:`TileGrid.kernel_arrays` see the grid before or after an edit, never half of one.
+  the kernels' arrays see the grid before or after an edit, never half of one.
 * Edits (:meth:`TileGrid.set_walkable`, :meth:`TileGrid.set_cost`) are serialised by a
   re-entrant lock held until every listener has heard of the edit, so versions and change
   records arrive in order; a listener may edit the grid again (from the same thread).
@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -44,6 +44,9 @@ from gamenav._kernels.components import label_components
 from gamenav._validate import finite_point, flag, positive_number
 from gamenav.errors import InvalidInputError, OutOfBoundsError
 from gamenav.grid.movement import Diagonal
+
+if TYPE_CHECKING:
+    from gamenav.grid.search import _Padded
 
 __all__ = ["MAX_COST", "GridChange", "Region", "TileGrid"]
 
@@ -90,22 +93,24 @@ class GridChange:
 
 GridListener = Callable[[GridChange], None]
 
+_S = TypeVar("_S", bound=np.generic)
 
-def _readonly(array: np.ndarray) -> np.ndarray:
+
+def _readonly(array: npt.NDArray[_S]) -> npt.NDArray[_S]:
     view = array.view()
     view.flags.writeable = False
     return view
 
 
-def _cells_of(mask: np.ndarray, corner: tuple[int, int] = (0, 0)) -> npt.NDArray[np.int64]:
+def _cells_of(mask: npt.NDArray[np.bool_], corner: tuple[int, int] = (0, 0)) -> npt.NDArray[np.int64]:
     """``(k, 2)`` read-only ``(x, y)`` cells of a ``[y, x]`` mask whose cell [0, 0] is ``corner``."""
     ys, xs = np.nonzero(mask)
-    cells = np.stack([xs + corner[0], ys + corner[1]], axis=1).astype(np.int64)
+    cells: npt.NDArray[np.int64] = np.stack([xs + corner[0], ys + corner[1]], axis=1).astype(np.int64)
     cells.flags.writeable = False
     return cells
 
 
-def _check_cost(cost: np.ndarray, name: str = "cost") -> None:
+def _check_cost(cost: npt.NDArray[np.float64], name: str = "cost") -> None:
     if np.isnan(cost).any():
         raise InvalidInputError(f"{name} must not contain NaN")
     if (cost < 1.0).any():
@@ -117,7 +122,7 @@ def _check_cost(cost: np.ndarray, name: str = "cost") -> None:
             f"{name} must be at most MAX_COST = {MAX_COST:g} (or inf = blocked), got {float(finite.max())}")
 
 
-def _numeric(value: Any, name: str) -> np.ndarray:
+def _numeric(value: Any, name: str) -> npt.NDArray[Any]:
     """``value`` as an array of real numbers (no bools, strings or objects)."""
     arr = np.asarray(value)
     if arr.dtype.kind not in "iuf":
@@ -139,15 +144,16 @@ class _GridState:
 
     __slots__ = ("walkable", "cost", "passable", "version", "labels", "padded", "padded_base")
 
-    def __init__(self, walkable: np.ndarray, cost: np.ndarray, passable: np.ndarray, version: int,
+    def __init__(self, walkable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64],
+                 passable: npt.NDArray[np.bool_], version: int,
                  previous: _GridState | None = None) -> None:
         self.walkable = walkable
         self.cost = cost
         self.passable = passable
         self.version = version
-        self.labels: dict[bool, np.ndarray] = {}
-        self.padded: object | None = None
-        self.padded_base: object | None = None
+        self.labels: dict[bool, npt.NDArray[np.int32]] = {}
+        self.padded: _Padded | None = None
+        self.padded_base: _Padded | None = None
         if previous is not None:
             self.padded_base = previous.padded if previous.padded is not None else previous.padded_base
 
@@ -163,7 +169,7 @@ class _GridState:
         return labels
 
 
-def _rebuild(cls: type[TileGrid], walkable: np.ndarray, cost: np.ndarray, cell_size: float,
+def _rebuild(cls: type[TileGrid], walkable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64], cell_size: float,
              origin: tuple[float, float], y_up: bool) -> TileGrid:
     """Unpickle / copy helper: a new grid of class ``cls`` (see :meth:`TileGrid.__reduce__`)."""
     return cls(walkable, cost=cost, cell_size=cell_size, origin=origin, y_up=y_up)
@@ -313,7 +319,7 @@ class TileGrid:
         state = self._state
         return bool((state.cost[state.passable] == 1.0).all())
 
-    def kernel_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+    def _kernel_arrays(self) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
         """``(passable, cost)`` of one snapshot, writable, for kernels. Never modify them.
 
         Both come from the same snapshot (an edit in another thread cannot tear the pair).
@@ -473,7 +479,7 @@ class TileGrid:
             new_cost[box][inside] = values
             return self._apply(state, state.walkable, new_cost, box)
 
-    def _apply(self, state: _GridState, walkable: np.ndarray, cost: np.ndarray,
+    def _apply(self, state: _GridState, walkable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64],
                box: tuple[slice, slice]) -> GridChange | None:
         """Install arrays that differ from ``state``'s only inside ``box`` as the new snapshot
         and notify the listeners (the caller holds the edit lock)."""

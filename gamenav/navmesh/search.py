@@ -71,7 +71,7 @@ class NavMeshSearch:
         partial = flag(partial, "partial")
         self._mesh = mesh
         self._exact = flag(exact, "exact")
-        self._mesh_version = mesh.version
+        self._world_version = mesh.version
         self._expanded = 0
         self._result: Path | None = None
         self._status = PathStatus.IN_PROGRESS
@@ -194,9 +194,15 @@ class NavMeshSearch:
         return self._expanded
 
     @property
+    def world_version(self) -> int:
+        """The :attr:`NavMesh.version` of the mesh this search runs on (the Search protocol's
+        name; :attr:`mesh_version` is the same)."""
+        return self._world_version
+
+    @property
     def mesh_version(self) -> int:
-        """The :attr:`NavMesh.version` of the mesh this search runs on."""
-        return self._mesh_version
+        """Alias of :attr:`world_version`."""
+        return self._world_version
 
     def step(self, max_expansions: int | None = None) -> PathStatus:
         """Expand at most ``max_expansions`` nodes (``None``: run to the end); return the status."""
@@ -241,6 +247,15 @@ class NavMeshSearch:
         if self._result is None:
             return Path.none(PathStatus.IN_PROGRESS, expanded=self._expanded)
         return self._result
+
+    def partial_result(self) -> Path:
+        """The best path so far (the Search protocol; Detour's ``finalizeSlicedFindPathPartial``).
+
+        Navmesh searches have no usable path before they end: while IN_PROGRESS this is
+        ``Path.none(IN_PROGRESS)`` (as :meth:`result`); once done, :meth:`result` (a PARTIAL
+        path there comes from ``partial=True`` and an unreachable goal).
+        """
+        return self.result()
 
     def cancel(self) -> None:
         """Stop the search; :meth:`result` becomes an empty ``CANCELLED`` path."""

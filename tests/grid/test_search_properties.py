@@ -224,7 +224,7 @@ def test_snapshots_patched_after_edits_equal_fresh_ones(grid, edits) -> None:
         else:
             grid.set_walkable(rect, bool(grid.walkable[min(y, grid.height - 1), min(x, grid.width - 1)]))
         patched = padded(grid)
-        fresh = _Padded(*grid.kernel_arrays())
+        fresh = _Padded(*grid._kernel_arrays())
         np.testing.assert_array_equal(patched.passable, fresh.passable)
         np.testing.assert_array_equal(patched.cost, fresh.cost)
         assert patched.uniform == fresh.uniform == grid.uniform_cost
