@@ -40,7 +40,7 @@ class _Subscription(Generic[C]):
         if not weak:
             self._get = lambda: listener
         elif hasattr(listener, "__self__") and hasattr(listener, "__func__"):
-            self._get = weakref.WeakMethod(listener)  # type: ignore[arg-type]
+            self._get = weakref.WeakMethod(listener)
         else:
             self._get = weakref.ref(listener)
         self.active = True

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def label_components(passable: np.ndarray, eight: bool) -> np.ndarray:
+def label_components(passable: npt.NDArray[np.bool_], eight: bool) -> npt.NDArray[np.int32]:
     """Label 4- (or 8-) connected regions of ``passable`` ``(h, w)`` bool.
 
     Returns ``(h, w)`` int32 labels, 0, 1, 2, ... in row-major order of each region's first

@@ -36,6 +36,8 @@ operations), so a search sliced into any number of calls expands exactly what on
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 from numba import njit, types
@@ -55,8 +57,7 @@ OFFSET_Y = (0, 0, 1, -1, -1, 1, -1, 1)
 """y step of move bit k (rows grow downwards)."""
 
 
-@intrinsic
-def _clz64(typingctx, x):  # noqa: ARG001 - numba intrinsic signature
+def _clz64_typing(typingctx, x):  # noqa: ARG001 - numba intrinsic signature
     """Count of leading zero bits of a non-zero int64 (LLVM ctlz)."""
     sig = types.int64(types.int64)
 
@@ -66,8 +67,12 @@ def _clz64(typingctx, x):  # noqa: ARG001 - numba intrinsic signature
     return sig, codegen
 
 
-@intrinsic
-def _ctz64(typingctx, x):  # noqa: ARG001 - numba intrinsic signature
+# numba's `intrinsic` keeps the typing function's signature (typingctx, x) for type checkers;
+# kernels call it as f(x) -> int.
+_clz64 = cast(Callable[[int], int], intrinsic(_clz64_typing))
+
+
+def _ctz64_typing(typingctx, x):  # noqa: ARG001 - numba intrinsic signature
     """Count of trailing zero bits of a non-zero int64 (LLVM cttz)."""
     sig = types.int64(types.int64)
 
@@ -75,6 +80,9 @@ def _ctz64(typingctx, x):  # noqa: ARG001 - numba intrinsic signature
         return builder.cttz(args[0], context.get_constant(types.boolean, True))
 
     return sig, codegen
+
+
+_ctz64 = cast(Callable[[int], int], intrinsic(_ctz64_typing))
 
 
 @njit(cache=True, nogil=True, inline="always")

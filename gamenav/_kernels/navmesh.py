@@ -32,7 +32,8 @@ def _orient(ox: float, oy: float, px: float, py: float, qx: float, qy: float) ->
 @njit(cache=True, nogil=True, inline="always")
 def _dist(ax: float, ay: float, bx: float, by: float) -> float:
     """Euclidean distance (plain sqrt: faster than hypot, no overflow at game scales)."""
-    return np.sqrt((bx - ax) * (bx - ax) + (by - ay) * (by - ay))
+    d: float = np.sqrt((bx - ax) * (bx - ax) + (by - ay) * (by - ay))
+    return d
 
 
 @njit(cache=True, nogil=True)

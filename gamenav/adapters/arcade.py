@@ -22,7 +22,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -38,7 +37,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 import shapely
 
 from gamenav import Follower, InvalidInputError, MapFormatError, Path, TileGrid
-from gamenav._validate import flag, positive_number
+from gamenav._validate import finite_point, flag, grid_dimensions, positive_number
 
 __all__ = ["PathFollower", "draw_expansions", "draw_grid", "draw_navmesh", "draw_path",
            "grid_from_sprites", "grid_from_tilemap", "navmesh_from_tilemap"]
@@ -136,9 +135,8 @@ def grid_from_sprites(sprites: Iterable[arcade.BasicSprite], *, size: Sequence[f
         ``y_up=True``. Hit boxes that only touch a cell's edge do not block it.
     """
     cs = positive_number(cell_size, "cell_size")
-    w_world, h_world = (positive_number(v, "size") for v in size)
-    ox, oy = (float(v) for v in origin)
-    width, height = math.ceil(w_world / cs - 1e-9), math.ceil(h_world / cs - 1e-9)
+    width, height = grid_dimensions(size, cs)
+    ox, oy = (float(v) for v in finite_point(origin, "origin"))
     blocked = np.zeros((height, width), bool)
     for sprite in sprites:
         pts = np.asarray(sprite.hit_box.get_adjusted_points(), dtype=np.float64)
@@ -219,11 +217,11 @@ def draw_grid(grid: TileGrid, *, line_color: Color | None = (255, 255, 255, 40),
             centres = grid.cell_to_world(np.stack([xs, ys], axis=1))
             arcade.draw_points(centres.tolist(), blocked_color, size=cs)
     if line_color is not None:
-        xs = ox + np.arange(grid.width + 1) * cs
-        ys = oy + np.arange(grid.height + 1) * cs
+        lx = ox + np.arange(grid.width + 1) * cs
+        ly = oy + np.arange(grid.height + 1) * cs
         top, right = oy + grid.height * cs, ox + grid.width * cs
-        vertical = np.stack([np.stack([xs, np.full_like(xs, oy)], 1), np.stack([xs, np.full_like(xs, top)], 1)], 1)
-        horizontal = np.stack([np.stack([np.full_like(ys, ox), ys], 1), np.stack([np.full_like(ys, right), ys], 1)], 1)
+        vertical = np.stack([np.stack([lx, np.full_like(lx, oy)], 1), np.stack([lx, np.full_like(lx, top)], 1)], 1)
+        horizontal = np.stack([np.stack([np.full_like(ly, ox), ly], 1), np.stack([np.full_like(ly, right), ly], 1)], 1)
         arcade.draw_lines(np.concatenate([vertical, horizontal]).reshape(-1, 2).tolist(), line_color, 1)
 
 

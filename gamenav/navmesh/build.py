@@ -104,12 +104,12 @@ def _check_coordinates(geom: BaseGeometry, name: str) -> None:
             f"{float(coords.flat[np.argmax(np.abs(coords))]):g}")
 
 
-def _single_parts(geom: BaseGeometry) -> list[BaseGeometry]:
+def _single_parts(geom: BaseGeometry) -> list[shapely.Polygon]:
     """The Polygons of a geometry, collections and multi-geometries flattened."""
     parts = list(shapely.get_parts(geom))
     while any(p.geom_type.startswith("Multi") or p.geom_type == "GeometryCollection" for p in parts):
         parts = list(shapely.get_parts(parts))
-    return [p for p in parts if p.geom_type == "Polygon"]
+    return [p for p in parts if isinstance(p, shapely.Polygon)]
 
 
 def _repair(geom: BaseGeometry) -> BaseGeometry:
