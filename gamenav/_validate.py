@@ -18,8 +18,11 @@ import numpy.typing as npt
 
 from gamenav.errors import InvalidInputError, InvalidOptionError
 
-__all__ = ["check_options", "finite_point", "flag", "is_real", "keyword_options", "positive_number",
-           "real_number"]
+__all__ = ["MAX_GRID_CELLS", "check_options", "finite_point", "flag", "grid_dimensions", "is_real",
+           "keyword_options", "positive_number", "real_number"]
+
+MAX_GRID_CELLS = 1 << 27
+"""The most cells a grid built from a world size may have (134M: a TileGrid needs ~10 bytes a cell)."""
 
 
 def is_real(value: Any) -> bool:
@@ -45,6 +48,29 @@ def positive_number(value: Any, name: str) -> float:
     if not math.isfinite(number) or number <= 0:
         raise InvalidInputError(f"{name} must be a finite number > 0, got {value!r}")
     return number
+
+
+def grid_dimensions(size: Any, cell_size: float) -> tuple[int, int]:
+    """``(columns, rows)`` of a grid covering a world ``size`` ``(width, height)`` with square cells.
+
+    A side spans ``ceil(side / cell_size)`` cells (a relative 1e-9 of float noise is forgiven, so
+    ``100 / 0.1`` gives 1000 columns, not 1001).
+
+    Raises:
+        InvalidInputError: ``size`` is not a pair of finite numbers > 0, or the grid would have
+            more than :data:`MAX_GRID_CELLS` cells.
+    """
+    try:
+        width, height = size
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"size must be a (width, height) pair of numbers, got {size!r}") from None
+    width, height = positive_number(width, "size"), positive_number(height, "size")
+    cols, rows = (max(1, math.ceil(side / cell_size - 1e-9)) for side in (width, height))
+    if cols * rows > MAX_GRID_CELLS:
+        raise InvalidInputError(
+            f"size {size!r} with cell_size {cell_size} gives a {cols} x {rows} grid: more than "
+            f"{MAX_GRID_CELLS} cells")
+    return cols, rows
 
 
 def finite_point(value: Any, name: str) -> npt.NDArray[np.float64]:

@@ -19,7 +19,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -35,7 +34,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
         'pip install -e ".[pygame]"'
     ) from exc
 
-from gamenav._validate import finite_point, positive_number
+from gamenav._validate import finite_point, grid_dimensions, is_real, positive_number
 from gamenav import Follower, InvalidInputError, NavMesh, Path, TileGrid
 
 __all__ = ["PathFollower", "draw_grid", "draw_path", "grid_from_mask", "grid_from_rects", "grid_from_tmx",
@@ -58,8 +57,8 @@ def _sprite_rect(sprite: pygame.sprite.Sprite) -> pygame.Rect | pygame.FRect:
 
 def _rect_array(rects: Iterable[Any]) -> npt.NDArray[np.float64]:
     """``(n, 4)`` float64 ``(x, y, w, h)`` from Rects, FRects, 4-tuples or objects with ``.rect``."""
-    rows = rects if isinstance(rects, np.ndarray) else [tuple(getattr(r, "rect", r)) for r in rects]
     try:
+        rows = rects if isinstance(rects, np.ndarray) else [tuple(getattr(r, "rect", r)) for r in rects]
         arr = np.array(rows, dtype=np.float64) if len(rows) else np.zeros((0, 4))
     except (TypeError, ValueError):
         raise InvalidInputError("rects must be (x, y, w, h) rectangles of numbers") from None
@@ -98,9 +97,8 @@ def grid_from_rects(rects: Iterable[Any], *, size: Sequence[float], cell_size: f
         [[1, 1, 1, 1], [1, 0, 1, 1]]
     """
     cs = positive_number(cell_size, "cell_size")
-    width, height = (positive_number(v, "size") for v in _pair(size, "size"))
+    cols, rows = grid_dimensions(size, cs)
     ox, oy = _pair(origin, "origin")
-    cols, rows = math.ceil(width / cs), math.ceil(height / cs)
     r = _rect_array(rects)
     left, right = np.minimum(r[:, 0], r[:, 0] + r[:, 2]), np.maximum(r[:, 0], r[:, 0] + r[:, 2])
     top, bottom = np.minimum(r[:, 1], r[:, 1] + r[:, 3]), np.maximum(r[:, 1], r[:, 1] + r[:, 3])
@@ -144,9 +142,9 @@ def grid_from_mask(mask: pygame.mask.Mask, *, cell_size: int, threshold: float |
     """
     if not isinstance(mask, pygame.mask.Mask):
         raise InvalidInputError(f"mask must be a pygame.mask.Mask, got {type(mask).__name__}")
-    if isinstance(cell_size, bool) or not float(cell_size).is_integer() or cell_size < 1:
-        raise InvalidInputError(f"cell_size must be an integer >= 1 for masks, got {cell_size!r}")
-    if threshold is not None and not 0 < float(threshold) <= 1:
+    if not is_real(cell_size) or not float(cell_size).is_integer() or not 1 <= cell_size <= 1 << 31:
+        raise InvalidInputError(f"cell_size must be an integer from 1 to 2**31 for masks, got {cell_size!r}")
+    if threshold is not None and not (is_real(threshold) and 0 < float(threshold) <= 1):
         raise InvalidInputError(f"threshold must be None or in (0, 1], got {threshold!r}")
     cs = int(cell_size)
     width, height = mask.get_size()

@@ -358,7 +358,7 @@ class Crowd:
 
     def _trace(self, field: _F64, members: _Idx) -> list[_F64]:
         """World points of the field descent of each agent until it would switch to its slot."""
-        passable, _ = self._grid.kernel_arrays()
+        passable, _ = self._grid._kernel_arrays()
         cells = self._cells(members)
         steps = [cells]
         for _ in range(2 * (self._grid.width + self._grid.height)):
@@ -503,7 +503,7 @@ class Crowd:
     def _keep_off_walls(self, prev: _F64, pos: _F64) -> None:
         """Wall sliding and margins (:func:`resolve_walls`) on ``pos`` (m, 2), in place."""
         ox, oy = self._grid.origin
-        passable, _ = self._grid.kernel_arrays()
+        passable, _ = self._grid._kernel_arrays()
         resolve_walls(prev, pos, passable, ox, oy, self._grid.cell_size, self._grid.y_up,
                       min(self.radius, 0.45 * self._grid.cell_size))
 
@@ -723,7 +723,7 @@ class Crowd:
             self._mode[idx[close]] = DIRECT
             idx, cells = idx[~close], cells[~close]
             nxt = np.empty_like(cells)
-            passable, _ = self._grid.kernel_arrays()
+            passable, _ = self._grid._kernel_arrays()
             descend_field(field, passable, cells, nxt)
             # follow the field's direction, only mildly pulled to the cell centre, so that
             # agents keep their lanes (side by side) instead of all converging on centre lines

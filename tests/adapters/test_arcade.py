@@ -3,6 +3,7 @@ oracles), Tiled polygons -> navmesh, the sprite follower, and debug drawing in a
 
 from __future__ import annotations
 
+import math
 import numpy as np
 import pytest
 
@@ -137,6 +138,14 @@ def test_sprites_touching_cell_edges_block_nothing_beyond(window) -> None:
 def test_sprite_grid_validates_size(window) -> None:
     with pytest.raises(gamenav.InvalidInputError, match="cell_size must be a finite number > 0, got 0"):
         grid_from_sprites([], size=(10, 10), cell_size=0)
+    with pytest.raises(gamenav.InvalidInputError, match=r"size must be a \(width, height\) pair"):
+        grid_from_sprites([], size=1.0, cell_size=8)  # type: ignore[arg-type]
+    with pytest.raises(gamenav.InvalidInputError, match=r"size must be a \(width, height\) pair"):
+        grid_from_sprites([], size=(), cell_size=8)
+    with pytest.raises(gamenav.InvalidInputError, match=r"more than \d+ cells"):
+        grid_from_sprites([], size=(1e12, 1e12), cell_size=8)
+    with pytest.raises(gamenav.InvalidInputError, match="origin must be a finite"):
+        grid_from_sprites([], size=(10, 10), cell_size=8, origin=(math.nan, 0))
 
 
 # -- following ----------------------------------------------------------------------------

@@ -88,8 +88,11 @@ def test_rects_match_pygame_colliderect(rects: list[pygame.Rect], cols: int, row
     (dict(rects=[(0, 0, 1, 1), (0, 0, 1)], size=(10, 10), cell_size=1), "rectangles of numbers"),
     (dict(rects=[(0, 0, math.nan, 1)], size=(10, 10), cell_size=1), "finite coordinates"),
     (dict(rects=[], size=(10, -1), cell_size=1), r"size must be .*> 0, got -1"),
-    (dict(rects=[], size=(10,), cell_size=1), r"size must be a finite \(x, y\) pair"),
+    (dict(rects=[], size=(10,), cell_size=1), r"size must be a \(width, height\) pair"),
     (dict(rects=[], size=(10, 10), cell_size=0), "cell_size must be .*> 0, got 0"),
+    (dict(rects=[1.5], size=(10, 10), cell_size=1), "rectangles of numbers"),
+    (dict(rects=[], size=(1e12, 1e12), cell_size=1), r"more than \d+ cells"),
+    (dict(rects=[], size=5, cell_size=1), r"size must be a \(width, height\) pair"),
 ])
 def test_rects_bad_input(kwargs: dict, match: str) -> None:
     rects = kwargs.pop("rects")
@@ -139,10 +142,14 @@ def test_mask_and_rects_agree_on_pixel_aligned_walls() -> None:
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(cell_size=2.5), r"integer >= 1 for masks, got 2\.5"),
-    (dict(cell_size=0), "integer >= 1 for masks, got 0"),
+    (dict(cell_size=2.5), r"integer from 1 to 2\*\*31 for masks, got 2\.5"),
+    (dict(cell_size=0), "integer from 1 to 2\\*\\*31 for masks, got 0"),
     (dict(cell_size=4, threshold=0), r"threshold must be None or in \(0, 1\], got 0"),
     (dict(cell_size=4, threshold=1.5), r"threshold must be None or in \(0, 1\], got 1\.5"),
+    (dict(cell_size=4, threshold=[]), r"threshold must be None or in \(0, 1\], got \[\]"),
+    (dict(cell_size=4, threshold="x"), r"threshold must be None or in \(0, 1\], got 'x'"),
+    (dict(cell_size="x"), "integer from 1 to 2\\*\\*31 for masks, got 'x'"),
+    (dict(cell_size=1e300), "integer from 1 to 2\\*\\*31 for masks, got 1e\\+300"),
 ])
 def test_mask_bad_input(kwargs: dict, match: str) -> None:
     with pytest.raises(gamenav.InvalidInputError, match=match):

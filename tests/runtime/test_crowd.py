@@ -241,7 +241,7 @@ def test_resolve_walls_keeps_points_on_free_cells(seed: int, y_up: bool) -> None
     free = np.argwhere(walk)[:, ::-1]
     prev = grid.cell_to_world(free[rng.integers(0, len(free), 50)])
     pos = prev + rng.normal(scale=1.5, size=prev.shape)
-    passable, _ = grid.kernel_arrays()
+    passable, _ = grid._kernel_arrays()
     resolve_walls(prev, pos, passable, grid.origin[0], grid.origin[1], grid.cell_size, grid.y_up, 0.3)
     cells = grid.world_to_cell(pos)
     inside = ((cells >= 0) & (cells < 8)).all(axis=1)
@@ -256,7 +256,7 @@ def test_descending_a_distance_field_reaches_the_source() -> None:
     field = gamenav.distance_field(grid, (12, 12))
     start = np.argwhere(np.isfinite(field))[:, ::-1].astype(np.int64)
     cells = start.copy()
-    passable, _ = grid.kernel_arrays()
+    passable, _ = grid._kernel_arrays()
     for _ in range(25 * 25):
         nxt = np.empty_like(cells)
         descend_field(field, passable, cells, nxt)
