@@ -168,7 +168,8 @@ class Crowd:
         self.max_accel = accel
         self._queue = queue
         self._world: Any = grid if world is None else world
-        self._stride = max(1, math.ceil(gap / grid.cell_size - 1e-9))
+        # formation slots more than a map apart are pointless: the cap also keeps huge radii finite
+        self._stride = max(1, math.ceil(min(gap / grid.cell_size, grid.width + grid.height) - 1e-9))
         self.stuck_seconds = stuck_seconds
         self.arrive_radius = arrive
         self.diagonal = Diagonal.parse(diagonal)
@@ -513,7 +514,11 @@ class Crowd:
             if idx.shape != (len(self),):
                 raise InvalidInputError(f"agent mask must have shape ({len(self)},), got {idx.shape}")
             return np.flatnonzero(idx)
-        idx = idx.astype(np.int64, casting="same_kind").reshape(-1)
+        if idx.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        if idx.dtype.kind not in "iu":
+            raise InvalidInputError(f"agents must be agent indices (ints) or a bool mask, got dtype {idx.dtype}")
+        idx = idx.astype(np.int64).reshape(-1)
         if len(idx) and (idx.min() < 0 or idx.max() >= len(self)):
             raise InvalidInputError(f"agent indices must be in 0..{len(self) - 1}, got {idx.min()}..{idx.max()}")
         unique: _I64 = np.unique(idx)

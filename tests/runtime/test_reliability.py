@@ -436,3 +436,22 @@ def test_an_exact_goal_next_to_a_wall_is_reached() -> None:
             break
     assert follower.arrived and not follower.failed
     assert follower.position[0] <= 128 - 8 + 1e-9
+
+
+def test_crowd_orders_accept_an_empty_selection_and_reject_float_indices() -> None:
+    grid = gamenav.TileGrid(np.ones((1, 1), dtype=bool))
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5)], radius=0.3, max_speed=2.0)
+    crowd.stop([])
+    crowd.move([], (0.5, 0.5))
+    assert not crowd.pending
+    with pytest.raises(gamenav.InvalidInputError, match="agent indices"):
+        crowd.move([0.5], (0.5, 0.5))
+
+
+def test_huge_radii_stay_finite() -> None:
+    grid = gamenav.TileGrid(np.ones((1, 1), dtype=bool))
+    follower = gamenav.Follower(grid, (0.5, 0.5), speed=3.0, radius=1.7e308)
+    follower.update(0.1)
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5)], radius=1.7e308, max_speed=2.0)
+    crowd.update(0.1)
+    assert np.isfinite(crowd.positions).all() and np.isfinite(follower.position).all()
