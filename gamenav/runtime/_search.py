@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from gamenav._validate import finite_point
 from gamenav.errors import InvalidInputError
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange, TileGrid
+from gamenav.navmesh.mesh import world_point
 from gamenav.runtime._invalidation import MANHATTAN, OCTILE
 from gamenav.types import Cell, Point
 
@@ -99,7 +99,7 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
         if version is None:
             raise InvalidInputError(
                 f"world must be a TileGrid or a NavMesh, got {type(world).__name__}")
-        sp, gp = finite_point(start, "start"), finite_point(goal, "goal")
+        sp, gp = world_point(start, "start"), world_point(goal, "goal")  # finite, within MAX_COORDINATE
         s, g = (float(sp[0]), float(sp[1])), (float(gp[0]), float(gp[1]))
         effective = dict(options)
     key: Hashable | None

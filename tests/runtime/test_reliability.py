@@ -455,3 +455,11 @@ def test_huge_radii_stay_finite() -> None:
     crowd = gamenav.Crowd(grid, [(0.5, 0.5)], radius=1.7e308, max_speed=2.0)
     crowd.update(0.1)
     assert np.isfinite(crowd.positions).all() and np.isfinite(follower.position).all()
+
+
+def test_navmesh_requests_check_the_coordinate_range_at_request_time() -> None:
+    from shapely.geometry import box
+
+    mesh = gamenav.NavMesh.from_polygons(box(0, 0, 10, 10))
+    with pytest.raises(gamenav.InvalidInputError, match=r"start must lie in \[-1e\+15, 1e\+15\]"):
+        PathQueue().request(mesh, (1e300, 0.0), (5.0, 5.0))
