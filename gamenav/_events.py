@@ -19,7 +19,8 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from typing import Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 __all__ = ["Listeners", "Unsubscribe"]
 

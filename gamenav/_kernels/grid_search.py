@@ -258,7 +258,7 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
                 fstate[0] = hb
                 fstate[1] = gn
                 istate[3] = n
-        if jps:  # bits of the successors to try: directions in dirs, or moves
+        if jps:  # noqa: SIM108 - bits of the successors to try: directions in dirs, or moves
             todo = (1 << jump_directions(passable, stride, n, parent[n], dirs)) - 1
         else:
             todo = np.int64(moves[n])
@@ -279,7 +279,7 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
                 nb = n + off[k]
                 nx = x + offx[k]
                 ny = y + offy[k]
-                if k < 4:
+                if k < 4:  # noqa: SIM108 - one step kind per branch
                     ng = gn + (1.0 if uniform else cost[nb])
                 else:
                     ng = gn + (SQRT2 if uniform else SQRT2 * cost[nb])

@@ -22,7 +22,8 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -272,7 +273,7 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
         arcade.draw_lines(verts[edges].reshape(-1, 2).tolist(), color, width)
     if path is not None and len(path.corridor) >= 2:
         segs = []
-        for a, b in zip(path.corridor[:-1], path.corridor[1:]):
+        for a, b in zip(path.corridor[:-1], path.corridor[1:], strict=True):
             shared = np.intersect1d(tris[a], tris[b])
             if len(shared) == 2:
                 segs += [tuple(verts[shared[0]]), tuple(verts[shared[1]])]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import enum
 import math
-from typing import Union
 from collections.abc import Callable
 
 from gamenav.errors import InvalidInputError
@@ -75,7 +74,7 @@ class Heuristic(str, enum.Enum):
 
 _HEURISTIC_CODES = {member: i for i, member in enumerate(Heuristic)}
 
-HeuristicLike = Union[Heuristic, str, Callable[[int, int], float], None]
+HeuristicLike = Heuristic | str | Callable[[int, int], float] | None
 """A :class:`Heuristic`, its name, ``None`` (match the movement) or ``f(dx, dy) -> float``."""
 
 

@@ -41,18 +41,25 @@ lists), is dropped by any edit. For weighted A* results the same rule keeps the 
 ``weight`` times the (new) optimum, the guarantee weighted A* gives. The queue checks a search
 that spanned edits with the same rule, one change record at a time.
 
+Agent sizes: a search with ``agent_radius`` runs on the radius mask (the cells far enough from
+every blocked cell, :mod:`gamenav.grid.clearance`) with the same movement rule, so the rule above
+holds word for word on that mask. Entries are grouped by mask, and each group sees the edit as
+the mask's change (:func:`gamenav.grid.clearance.mask_change`): the cells that entered or left
+the mask (an edited cell moves the mask up to the radius away) and the cost changes inside it.
+
 Cells are ``(x, y)``; flat indices are ``y * width + x`` (row-major on the ``[y, x]`` arrays).
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 from collections.abc import Hashable
 
 import numpy as np
 import numpy.typing as npt
 
+from gamenav.grid.clearance import mask_change, threshold
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange
 from gamenav.types import Path, PathStatus
@@ -120,8 +127,12 @@ def corner_cells(opened: npt.NDArray[np.int64], passable: npt.NDArray[np.bool_]
     return cells
 
 
-def _bound(sx: np.ndarray, sy: np.ndarray, gx: np.ndarray, gy: np.ndarray, metric: np.ndarray,
-           px: np.ndarray, py: np.ndarray) -> np.ndarray:
+_F = npt.NDArray[np.float64]
+_M = npt.NDArray[np.int8]
+_T = TypeVar("_T", bound=np.generic)
+
+
+def _bound(sx: _F, sy: _F, gx: _F, gy: _F, metric: _M, px: _F, py: _F) -> _F:
     """``h(s, p) + h(p, g)`` (broadcasting float64): a lower bound on any path s -> p -> g."""
     return _pair(sx, sy, px, py, metric) + _pair(px, py, gx, gy, metric)
 
@@ -150,6 +161,7 @@ class EntryTable:
         self._kind = np.zeros(cap, dtype=np.int8)
         self._metric = np.zeros(cap, dtype=np.int8)
         self._corners = np.zeros(cap, dtype=bool)
+        self._mask = np.zeros(cap, dtype=np.int16)           # clearance threshold (radius)
         self._alive = np.zeros(cap, dtype=bool)
         self._fps: list[npt.NDArray[np.int64] | None] = []  # footprint (flat indices) per slot
         self._n = 0
@@ -159,7 +171,7 @@ class EntryTable:
 
     def add(self, key: Hashable, start: tuple[int, int], goal: tuple[int, int], cost: float,
             cells: npt.NDArray[np.int64], *, found: bool, fragile: bool, metric: int,
-            corners: bool) -> None:
+            corners: bool, mask: int = 0) -> None:
         """Store a path result under ``key`` (replacing any entry with that key).
 
         Args:
@@ -172,6 +184,8 @@ class EntryTable:
             corners: the movement rule allows a diagonal step depending on its corner cells
                 (``no_corner_cutting``, ``at_most_one_blocked``): an opened cell then also
                 improves its 4-neighbours (see the module docstring).
+            mask: the clearance threshold of the search's ``agent_radius``
+                (``gamenav.grid.clearance.threshold``; <= 1: the plain passable cells).
         """
         self.remove(key)
         if self._n == len(self._alive):
@@ -187,6 +201,7 @@ class EntryTable:
         self._kind[i] = _FRAGILE if fragile else (_NORMAL if found else _NO_PATH)
         self._metric[i] = metric
         self._corners[i] = corners
+        self._mask[i] = mask
         self._alive[i] = True
         self._keys.append(key)
         self._slot[key] = i
@@ -197,11 +212,13 @@ class EntryTable:
         from gamenav.grid.search import _defaults
 
         diagonal = Diagonal.parse(query.options.get("diagonal", _defaults()["diagonal"]))
-        self.add(key, query.start, query.goal, path.cost, path.cells,
+        (sx, sy), (gx, gy) = query.start, query.goal  # grid queries: int cells
+        self.add(key, (int(sx), int(sy)), (int(gx), int(gy)), path.cost, path.cells,
                  found=path.status is PathStatus.FOUND,
                  fragile=query.fragile or path.status is PathStatus.PARTIAL,
                  metric=int(query.metric or 0),
-                 corners=diagonal in (Diagonal.NO_CORNER_CUTTING, Diagonal.AT_MOST_ONE_BLOCKED))
+                 corners=diagonal in (Diagonal.NO_CORNER_CUTTING, Diagonal.AT_MOST_ONE_BLOCKED),
+                 mask=threshold(query.world, query.options.get("agent_radius", 0.0)))
 
     def remove(self, key: Hashable) -> None:
         """Forget ``key`` (no-op when absent)."""
@@ -214,7 +231,7 @@ class EntryTable:
     def _make_room(self) -> None:
         live = np.flatnonzero(self._alive[:self._n])
         if len(live) <= len(self._alive) // 2:  # compact in place
-            for name in ("_ends", "_box", "_thr", "_kind", "_metric", "_corners"):
+            for name in ("_ends", "_box", "_thr", "_kind", "_metric", "_corners", "_mask"):
                 arr = getattr(self, name)
                 arr[:len(live)] = arr[live]
             self._alive[:] = False
@@ -225,7 +242,7 @@ class EntryTable:
             self._n = len(live)
         else:
             cap = 2 * len(self._alive)
-            for name in ("_ends", "_box", "_thr", "_kind", "_metric", "_corners", "_alive"):
+            for name in ("_ends", "_box", "_thr", "_kind", "_metric", "_corners", "_mask", "_alive"):
                 arr = getattr(self, name)
                 grown = np.zeros((cap,) + arr.shape[1:], dtype=arr.dtype)
                 grown[:len(arr)] = arr
@@ -236,6 +253,20 @@ class EntryTable:
         live = np.flatnonzero(self._alive[:self._n])
         if len(live) == 0:
             return []
+        masks = self._mask[live]
+        drop = np.zeros(len(live), dtype=bool)
+        for thr in np.unique(masks):  # agents of one size see the edit through their radius mask
+            group = masks == thr
+            seen = change if thr <= 1 else mask_change(change, int(thr))
+            drop[group] = self._dropped(live[group], seen)
+        gone = live[drop]
+        keys = [self._keys[i] for i in gone]
+        for k in keys:
+            self.remove(k)
+        return keys
+
+    def _dropped(self, live: npt.NDArray[np.int64], change: GridChange) -> npt.NDArray[np.bool_]:
+        """Bool per ``live`` entry: ``change`` may invalidate or shorten its path."""
         drop = self._kind[live] == _FRAGILE
         worse = change.worsened
         if len(worse):
@@ -251,13 +282,9 @@ class EntryTable:
             for group, cells in ((normal & ~corners, better), (normal & corners, wider)):
                 if group.any():
                     drop[group] |= self._shortened(live[group], cells)
-        gone = live[drop]
-        keys = [self._keys[i] for i in gone]
-        for k in keys:
-            self.remove(k)
-        return keys
+        return drop
 
-    def _crossing(self, live: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    def _crossing(self, live: npt.NDArray[np.int64], cells: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
         """Bool per ``live`` entry: its footprint holds one of ``cells`` ``(k, 2)``."""
         x0, y0 = cells.min(axis=0)
         x1, y1 = cells.max(axis=0)
@@ -277,7 +304,7 @@ class EntryTable:
         out[cand] = hit
         return out
 
-    def _shortened(self, idx: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    def _shortened(self, idx: npt.NDArray[np.int64], cells: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
         """Bool per entry ``idx``: some cell of ``cells`` ``(m, 2)`` could beat its cost."""
         if len(idx) == 0:
             return np.zeros(0, dtype=bool)
@@ -299,7 +326,10 @@ class EntryTable:
         py = cells[:, 1].astype(np.float64)[None, :]
         best = np.full(len(maybe), np.inf)
         step = max(1, _BLOCK // len(maybe))
-        col = lambda a: a[maybe][:, None]  # noqa: E731
+
+        def col(a: npt.NDArray[_T]) -> npt.NDArray[_T]:
+            return a[maybe][:, None]
+
         for j in range(0, len(cells), step):
             b = _bound(col(sx), col(sy), col(gx), col(gy), col(metric), px[:, j:j + step],
                        py[:, j:j + step])
@@ -308,8 +338,7 @@ class EntryTable:
         return out
 
 
-def _pair(ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray,
-          metric: np.ndarray) -> np.ndarray:
+def _pair(ax: _F, ay: _F, bx: _F, by: _F, metric: _M) -> _F:
     """Admissible distance between points ``a`` and ``b`` (element-wise) under ``metric``."""
     dx, dy = np.abs(ax - bx), np.abs(ay - by)
     hi, lo = np.maximum(dx, dy), np.minimum(dx, dy)

@@ -69,7 +69,7 @@ def check_path(grid, path, start, goal, rule: str = "no_corner_cutting") -> floa
     assert tuple(cells[0]) == tuple(start)
     assert tuple(cells[-1]) == tuple(goal)
     total = 0.0
-    for (x0, y0), (x1, y1) in zip(cells[:-1], cells[1:]):
+    for (x0, y0), (x1, y1) in zip(cells[:-1], cells[1:], strict=True):
         dx, dy = int(x1 - x0), int(y1 - y0)
         assert max(abs(dx), abs(dy)) == 1, f"step {(x0, y0)} -> {(x1, y1)} is not to a neighbour"
         assert passable[y1, x1], f"step into blocked cell {(x1, y1)}"

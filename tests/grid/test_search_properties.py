@@ -139,7 +139,7 @@ def test_partial_path_ends_at_the_closest_reachable_cell(query, rule, block_goal
     check_path(grid, path, start, end, rule)
     h = Heuristic.MANHATTAN if rule == "never" else Heuristic.OCTILE
     ys, xs = np.nonzero(np.isfinite(dist))
-    scores = [(heuristic_distance(h, x - goal[0], y - goal[1]), dist[y, x]) for x, y in zip(xs, ys)]
+    scores = [(heuristic_distance(h, x - goal[0], y - goal[1]), dist[y, x]) for x, y in zip(xs, ys, strict=True)]
     best_h = min(s[0] for s in scores)
     best_g = min(g for hh, g in scores if hh == best_h)
     assert math.isclose(heuristic_distance(h, end[0] - goal[0], end[1] - goal[1]), best_h)
@@ -192,7 +192,7 @@ def test_smoothed_paths_keep_line_of_sight(query, rule, algorithm) -> None:
     index = [cells.index(c) for c in kept]
     assert index == sorted(index) and len(kept) <= len(cells)
     passable = np.asarray(grid.passable)
-    for (a, i), (b, j) in zip(zip(kept, index), zip(kept[1:], index[1:])):
+    for (a, i), (b, j) in zip(zip(kept, index, strict=True), zip(kept[1:], index[1:], strict=True), strict=False):
         # a shortcut (not an original step) never crosses a blocked cell or cuts a corner
         assert j == i + 1 or segment_clear(passable, a, b)
     if grid.uniform_cost:

@@ -30,7 +30,7 @@ def test_arrays_are_immutable_and_consistent(walled: NavMesh) -> None:
              - (p[:, 1, 1] - p[:, 0, 1]) * (p[:, 2, 0] - p[:, 0, 0]))
     assert (area2 > 0).all()  # counter-clockwise
     # neighbours are symmetric and share the edge in opposite directions
-    for ti, j in zip(*np.nonzero(walled.neighbours >= 0)):
+    for ti, j in zip(*np.nonzero(walled.neighbours >= 0), strict=True):
         u = walled.neighbours[ti, j]
         a, b = t[ti, j], t[ti, (j + 1) % 3]
         k = list(walled.neighbours[u]).index(ti)
@@ -55,7 +55,7 @@ def test_default_and_exact_go_round_the_wall(walled: NavMesh) -> None:
         assert path.cells.shape == (0, 2) and path.corridor.dtype == np.int64
         corridor = path.corridor
         assert corridor[0] == walled.locate((1, 1))[0] and corridor[-1] == walled.locate((9, 1))[0]
-        for a, b in zip(corridor[:-1], corridor[1:]):
+        for a, b in zip(corridor[:-1], corridor[1:], strict=True):
             assert b in walled.neighbours[a]
 
 
@@ -149,7 +149,7 @@ def test_locate_nearest_raycast(walled: NavMesh) -> None:
     idx = walled.locate(pts)
     assert idx.dtype == np.int64 and idx.shape == (5,)
     assert (idx[[0, 2, 4]] >= 0).all() and (idx[[1, 3]] == -1).all()
-    for p, t in zip(pts[[0, 2, 4]], idx[[0, 2, 4]]):
+    for p, t in zip(pts[[0, 2, 4]], idx[[0, 2, 4]], strict=True):
         assert shapely.Polygon(walled.vertices[walled.triangles[t]]).buffer(1e-9).contains(shapely.Point(p))
     near = walled.nearest(pts)
     np.testing.assert_allclose(near, [(1, 1), (4, 5), (9, 9), (0, 3), (5, 9)])
@@ -189,7 +189,8 @@ def test_from_polygons_errors() -> None:
         NavMesh.from_polygons(shapely.LineString([(0, 0), (1, 1)]))
     with pytest.raises(InvalidGeometryError, match="coordinates must be finite"):
         NavMesh.from_polygons([[(0, 0), (1, math.nan), (1, 1)]])
-    with pytest.raises(InvalidInputError, match=r"agent_radius must be a finite number >= 0 \(at most 1e\+15\), got -1"):
+    with pytest.raises(InvalidInputError,
+                       match=r"agent_radius must be a finite number >= 0 \(at most 1e\+15\), got -1"):
         NavMesh.from_polygons([SQUARE], agent_radius=-1)
 
 

@@ -293,5 +293,5 @@ def test_results_scale_exactly_with_the_mesh() -> None:
 
     base = answers(1.0)
     for k in (-60, -30, 30, 45):
-        for got, want in zip(answers(2.0 ** k), base):
+        for got, want in zip(answers(2.0 ** k), base, strict=True):
             np.testing.assert_array_equal(got, want)

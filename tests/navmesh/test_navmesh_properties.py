@@ -76,7 +76,7 @@ def test_paths_lie_in_free_space_and_exact_is_never_longer(obs, ends) -> None:
             corridor = path.corridor
             ends = shapely.polygons(mesh.vertices[mesh.triangles[corridor[[0, -1]]]])
             assert shapely.distance(ends, shapely.points([start, goal])).max() <= 1e-9
-            for a, b in zip(corridor[:-1], corridor[1:]):
+            for a, b in zip(corridor[:-1], corridor[1:], strict=True):
                 assert b in mesh.neighbours[a]
         assert ex.cost <= de.cost * (1 + 1e-9) + 1e-9
         assert ex.cost >= math.dist(start, goal) * (1 - 1e-12)
