@@ -12,18 +12,21 @@ Example:
     True
 """
 
+import sys as _sys
+import types as _types
+
 from gamenav._warmup import warmup
 from gamenav.errors import (BlockedEndpointError, GamenavError, InvalidGeometryError,
                             InvalidInputError, InvalidOptionError, MapFormatError,
                             OutOfBoundsError, UnsupportedOptionError)
 from gamenav.grid import (Diagonal, GridChange, GridSearch, Heuristic, SearchWorkspace, TileGrid,
                           distance_field)
-from gamenav.navmesh import NavMesh, NavMeshSearch
+from gamenav.navmesh import NavMesh, NavMeshSearch, RaycastHit
 from gamenav.query import begin_search, find_path
-from gamenav.runtime.cache import PathCache
+from gamenav.runtime.cache import CacheStats, PathCache
 from gamenav.runtime.crowd import Crowd
 from gamenav.runtime.follower import Follower
-from gamenav.runtime.queue import PathQueue, PathRequest
+from gamenav.runtime.queue import PathQueue, PathRequest, QueueStats
 from gamenav.types import Path, PathStatus, Search
 from gamenav import data as data  # sample maps: gamenav.data.path("arena.map")
 
@@ -31,6 +34,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BlockedEndpointError",
+    "CacheStats",
     "Crowd",
     "Diagonal",
     "Follower",
@@ -50,6 +54,8 @@ __all__ = [
     "PathQueue",
     "PathRequest",
     "PathStatus",
+    "QueueStats",
+    "RaycastHit",
     "Search",
     "SearchWorkspace",
     "TileGrid",
@@ -59,3 +65,19 @@ __all__ = [
     "find_path",
     "warmup",
 ]
+
+
+class _Package(_types.ModuleType):
+    """gamenav's module type: ``gamenav.warmup`` stays the function.
+
+    ``gamenav/warmup.py`` is the ``python -m gamenav.warmup`` command; importing it would otherwise
+    rebind the package attribute ``warmup`` to that module.
+    """
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "warmup" and isinstance(value, _types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
