@@ -234,6 +234,15 @@ def _useless(sd, goal_tin, tin_t, tout_t, tin_u, tout_u):
 # ---------------------------------------------------------------------------------------------
 # portal A* (default mode)
 
+@njit(cache=True, nogil=True, inline="always")
+def _on_portal(ax, ay, px, py, qx, qy):
+    """Whether the apex ``a`` lies on the closed segment ``p``-``q``: such a portal constrains
+    nothing (everything beyond it is visible from ``a``), and a funnel that took it as its
+    sides would be flat."""
+    return (_orient(px, py, qx, qy, ax, ay) == 0.0 and min(px, qx) <= ax <= max(px, qx)
+            and min(py, qy) <= ay <= max(py, qy))
+
+
 @njit(cache=True, nogil=True)
 def _portal_point(px, py, ax, ay, bx, by, gx, gy):
     """The point x on segment ab minimising |p - x| + |x - g| (g mirrored if on p's side)."""
@@ -299,8 +308,8 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, goal, be
             ply = verts[tris[t, (j + 1) % 3], 1]
             ax, ay, lx, ly, rx, ry, ga = (fun[t, 0], fun[t, 1], fun[t, 2], fun[t, 3], fun[t, 4],
                                           fun[t, 5], fun[t, 6])
-            reset = False
-            if (rx == ax and ry == ay) or _orient(ax, ay, rx, ry, prx, pry) >= 0.0:
+            reset = _on_portal(ax, ay, prx, pry, plx, ply)
+            if not reset and ((rx == ax and ry == ay) or _orient(ax, ay, rx, ry, prx, pry) >= 0.0):
                 if (lx == ax and ly == ay) or _orient(ax, ay, lx, ly, prx, pry) < 0.0:
                     rx, ry = prx, pry
                 else:
@@ -365,6 +374,9 @@ def funnel(verts, tris, nbrs, corridor, start, goal):
     while i < m:
         plx, ply = left[i, 0], left[i, 1]
         prx, pry = right[i, 0], right[i, 1]
+        if i < m - 1 and _on_portal(ax, ay, prx, pry, plx, ply):
+            i += 1
+            continue
         # tighten the right side
         if _orient(ax, ay, rx, ry, prx, pry) >= 0.0:
             if (ax == rx and ay == ry) or _orient(ax, ay, lx, ly, prx, pry) < 0.0:
