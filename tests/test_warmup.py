@@ -169,3 +169,14 @@ def test_warmup_command_writes_plain_lines_to_logs() -> None:
 def test_warmup_rejects_bad_arguments(bad: dict[str, object], match: str) -> None:
     with pytest.raises(gamenav.InvalidInputError, match=match):
         gamenav.warmup(**bad)  # type: ignore[arg-type]
+
+
+def test_importing_the_command_module_keeps_gamenav_warmup_the_function() -> None:
+    import importlib
+
+    import gamenav
+    from gamenav._warmup import warmup
+
+    module = importlib.import_module("gamenav.warmup")
+    assert callable(module.main)
+    assert gamenav.warmup is warmup
