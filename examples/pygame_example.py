@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         screen.blit(background, (0, 0))
         draw_grid(screen, grid, blocked_color=(90, 90, 110, 160))  # includes right-click edits
         draw_path(screen, mesh_path, color=(80, 160, 255), width=1, radius=0)
-        draw_path(screen, follower.path)
+        draw_path(screen, follower.remaining_path)  # what lies ahead
         agents.draw(screen)
         state = "arrived" if follower.arrived else "failed" if follower.failed else "moving"
         pygame.display.set_caption(f"gamenav pygame example - {state}")

@@ -12,7 +12,6 @@ import arcade  # noqa: E402  (after ARCADE_HEADLESS is set by conftest)
 import gamenav  # noqa: E402
 from gamenav.adapters.arcade import (PathFollower, draw_expansions, draw_grid, draw_navmesh,  # noqa: E402
                                      draw_path, grid_from_sprites, grid_from_tilemap, navmesh_from_tilemap)
-from tests.readme import readme_code  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -206,22 +205,3 @@ def test_drawing_checks_shapes(window) -> None:
         draw_path(np.zeros(3))
 
 
-README_QUICK_START = readme_code("Quick start: arcade")
-
-
-def test_readme_quick_start_runs(window, data_dir) -> None:
-    assert len(README_QUICK_START.splitlines()) < 30
-    window.close()  # the quick start opens its own window
-    code = README_QUICK_START.replace('"level.json"', repr(str(data_dir / "tiled" / "tiny.json")))
-    code = code.replace("Game(), arcade.run()\n", "")  # the test drives the frames itself
-    namespace: dict = {}
-    exec(compile(code, "README", "exec"), namespace)
-    game = namespace["Game"]()
-    try:
-        game.on_mouse_press(88, 8, arcade.MOUSE_BUTTON_LEFT, 0)  # bottom-right cell, around the walls
-        for _ in range(240):
-            game.on_update(1 / 60)
-            game.on_draw()
-        assert game.follower.arrived and abs(game.hero.center_x - 88) < 2 and abs(game.hero.center_y - 8) < 2
-    finally:
-        game.close()
