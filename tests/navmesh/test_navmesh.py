@@ -46,6 +46,23 @@ def test_versions_are_unique() -> None:
     assert NavMeshSearch(a, (1, 1), (2, 2)).mesh_version == a.version
 
 
+def test_both_searches_offer_the_whole_search_protocol() -> None:
+    mesh = NavMesh.from_polygons([SQUARE])
+    grid = gamenav.TileGrid.from_strings(["....", "...."])
+    for search in (NavMeshSearch(mesh, (1, 1), (2, 2)), gamenav.GridSearch(grid, (0, 0), (3, 1))):
+        assert isinstance(search, gamenav.Search)
+        assert search.world_version == (mesh if isinstance(search, NavMeshSearch) else grid).version
+        early = search.partial_result()
+        assert early.status in (gamenav.PathStatus.IN_PROGRESS, gamenav.PathStatus.PARTIAL)
+        search.step()
+        assert search.partial_result() is search.result() and search.result().found
+    navmesh_search = NavMeshSearch(mesh, (1, 1), (2, 2))
+    assert navmesh_search.partial_result().status is gamenav.PathStatus.IN_PROGRESS
+    assert navmesh_search.mesh_version == navmesh_search.world_version
+    grid_search = gamenav.GridSearch(grid, (0, 0), (3, 1))
+    assert grid_search.grid_version == grid_search.world_version
+
+
 def test_default_and_exact_go_round_the_wall(walled: NavMesh) -> None:
     for exact in (False, True):
         path = gamenav.find_path(walled, (1, 1), (9, 1), exact=exact)
