@@ -582,7 +582,7 @@ class PathQueue:
             return True
         if job.query.is_grid:
             return not job.changes
-        return bool(getattr(search, "mesh_version", job.query.world.version) == job.query.world.version)
+        return bool(search.world_version == job.query.world.version)
 
     def _drop_job(self, job: _Job) -> None:
         job.alive = False
@@ -608,7 +608,7 @@ class PathQueue:
         worse_flat = worse[:, 1] * grid.width + worse[:, 0]
         for job in list(entry.jobs):
             search = job.search
-            if search is not None and change.version > search.grid_version:
+            if search is not None and change.version > search.world_version:
                 job.changes.append(change)
             if not len(worse_flat):
                 continue
