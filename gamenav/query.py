@@ -6,6 +6,7 @@ from typing import Any
 
 from gamenav._validate import check_options, keyword_options
 from gamenav.errors import InvalidInputError
+from gamenav.grid._fast import try_find_path
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.types import Path, Search
 
@@ -52,6 +53,10 @@ def find_path(world: Any, start: Any, goal: Any, **options: Any) -> Path:
         >>> gamenav.find_path(grid, (0, 0), (3, 2)).status.name
         'FOUND'
     """
+    if not options and isinstance(world, TileGrid):  # the common case: one kernel call
+        path = try_find_path(world, start, goal)
+        if path is not None:
+            return path
     search = begin_search(world, start, goal, **options)
     search.step(None)
     return search.result()

@@ -1,0 +1,171 @@
+"""The fast path of ``gamenav.find_path`` on a :class:`~gamenav.TileGrid` with default options.
+
+A default query (A*, ``diagonal="no_corner_cutting"``, octile heuristic, no partial, no smooth,
+no workspace) with plain ``int`` cells inside the grid is answered by one kernel call that seeds,
+searches, traces the cells and computes the world points
+(:func:`gamenav._kernels.grid_fast.find_path_once`). Everything else, and every query that would
+raise (a blocked start or goal, wrong types, cells off the grid), goes through the general
+:class:`~gamenav.GridSearch`, so errors and messages are the general path's. The answer is the
+general path's bit for bit (same kernel, same tie-breaking; a property test checks it).
+
+Per grid snapshot (``TileGrid._snapshot()``), the kernel's tables (padded passable, move bits,
+costs, island labels, the world transform) are built once and kept while the snapshot is
+current. Each thread searches in its own packed workspace (about 40 bytes per padded cell),
+kept for grids of at most :data:`MAX_CELLS` padded cells; larger grids use the general path,
+whose per-call overhead is negligible next to their search times.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gamenav._kernels import announce_compile
+from gamenav._kernels import grid_fast as _kf
+from gamenav._kernels import grid_search as _ks
+from gamenav.grid.movement import Diagonal
+from gamenav.grid.tilegrid import TileGrid, _GridState
+from gamenav.types import Path, PathStatus
+
+__all__ = ["MAX_CELLS", "FastWorkspace", "Tables", "run", "tables", "try_find_path"]
+
+MAX_CELLS = 1 << 18
+"""Largest padded grid ``(h + 2) * (w + 2)`` served from a thread's own workspace (10 MiB)."""
+
+_FOUND = PathStatus.FOUND
+_FOUND_CODE = _ks.FOUND
+_BLOCKED = _kf.BLOCKED
+_PAIRS = (tuple, list)
+_find_path_once = _kf.find_path_once
+_NO_PATH = PathStatus.NO_PATH
+_EMPTY_CORRIDOR = np.zeros(0, dtype=np.int64)
+_EMPTY_CORRIDOR.flags.writeable = False
+_new = object.__new__
+
+
+class FastWorkspace:
+    """Packed search state of :func:`gamenav._kernels.grid_fast.find_path_once` for any grid of
+    at most ``cells`` padded cells (arrays as described there). One per thread."""
+
+    __slots__ = ("cells", "ints", "longs")
+
+    def __init__(self, cells: int) -> None:
+        m = max(int(cells), 128) + 8
+        self.cells = m - 8
+        self.ints = np.zeros((5, m), dtype=np.int32)
+        self.longs = np.zeros((3, m), dtype=np.int64)
+
+
+class Tables:
+    """The kernel's view of one grid snapshot (built by :func:`tables`; never modified)."""
+
+    __slots__ = ("state", "width", "height", "cells", "bits", "cost", "labels", "geo")
+
+    def __init__(self, grid: TileGrid, state: _GridState) -> None:
+        from gamenav.grid.search import KERNELS, padded
+
+        announce_compile("grid search", *KERNELS, _kf.find_path_once)
+        pad = padded(state)
+        self.state = state
+        self.height, self.width = pad.shape
+        self.cells = int(pad.passable.shape[0])
+        self.bits = np.stack([pad.moves(Diagonal.NO_CORNER_CUTTING), pad.passable])
+        self.cost = pad.cost
+        self.labels: npt.NDArray[np.int32] = state.components(Diagonal.NO_CORNER_CUTTING).ravel()
+        ox, oy = grid.origin
+        self.geo = np.array([ox, oy, grid.cell_size, float(grid.y_up), float(self.height),
+                             float(pad.uniform)], dtype=np.float64)
+
+
+_tables: dict[int, Tables] = {}
+"""id(grid) -> the tables of its latest snapshot searched (dropped when the grid dies)."""
+_local = threading.local()
+
+
+def tables(grid: TileGrid) -> Tables:
+    """The kernel tables of ``grid``'s current snapshot (built on first use per snapshot)."""
+    state = grid._snapshot()
+    key = id(grid)
+    found = _tables.get(key)
+    if found is not None and found.state is state:
+        return found
+    built = Tables(grid, state)
+    if found is None:
+        weakref.finalize(grid, _tables.pop, key, None)
+    _tables[key] = built
+    return built
+
+
+def _workspace(cells: int) -> FastWorkspace:
+    """This thread's workspace, grown to ``cells`` padded cells if needed."""
+    ws: FastWorkspace | None = getattr(_local, "ws", None)
+    if ws is None or ws.cells < cells:
+        ws = _local.ws = FastWorkspace(cells)
+    return ws
+
+
+def make_path(status: PathStatus, cost: float, cells: npt.NDArray[np.int64],
+              points: npt.NDArray[np.float64], expanded: int) -> Path:
+    """A :class:`~gamenav.Path` equal to ``Path(status, cost, cells, points, expanded)``, built
+    without the dataclass machinery (the arrays are fresh, made read-only here)."""
+    cells.flags.writeable = False
+    points.flags.writeable = False
+    path: Path = _new(Path)
+    fields = path.__dict__
+    fields["status"] = status
+    fields["cost"] = cost
+    fields["cells"] = cells
+    fields["points"] = points
+    fields["expanded"] = expanded
+    fields["corridor"] = _EMPTY_CORRIDOR
+    return path
+
+
+def run(t: Tables, ws: FastWorkspace, sx: int, sy: int, gx: int, gy: int) -> Path | None:
+    """Answer one default query with in-bounds cells; None when an endpoint is blocked."""
+    code, cost, expanded, cells, points = _kf.find_path_once(
+        t.bits, t.cost, t.labels, t.geo, ws.ints, ws.longs, sx, sy, gx, gy)
+    if code == _FOUND_CODE:
+        return make_path(_FOUND, cost, cells, points, expanded)
+    if code == _kf.NO_PATH:
+        return make_path(_NO_PATH, cost, cells, points, expanded)
+    return None
+
+
+def try_find_path(grid: TileGrid, start: Any, goal: Any) -> Path | None:
+    """The default-option answer of ``find_path(grid, start, goal)``, or None when the general
+    path must answer (anything but two ``(x, y)`` tuples or lists of ``int`` on the grid, a
+    blocked endpoint, a grid over :data:`MAX_CELLS`)."""
+    if type(start) not in _PAIRS or type(goal) not in _PAIRS or len(start) != 2 or len(goal) != 2:
+        return None
+    sx, sy = start
+    gx, gy = goal
+    if type(sx) is not int or type(sy) is not int or type(gx) is not int or type(gy) is not int:
+        return None
+    t = _tables.get(id(grid))
+    if t is None or t.state is not grid._state:
+        t = tables(grid)
+    w = t.width
+    h = t.height
+    if not (0 <= sx < w and 0 <= gx < w and 0 <= sy < h and 0 <= gy < h) or t.cells > MAX_CELLS:
+        return None
+    ws = getattr(_local, "ws", None)
+    if ws is None or ws.cells < t.cells:
+        ws = _workspace(t.cells)
+    code, cost, expanded, cells, points = _find_path_once(
+        t.bits, t.cost, t.labels, t.geo, ws.ints, ws.longs, sx, sy, gx, gy)
+    if code == _BLOCKED:
+        return None
+    path: Path = _new(Path)  # make_path, inlined (the kernel returns read-only arrays)
+    fields = path.__dict__
+    fields["status"] = _FOUND if code == _FOUND_CODE else _NO_PATH
+    fields["cost"] = cost
+    fields["cells"] = cells
+    fields["points"] = points
+    fields["expanded"] = expanded
+    fields["corridor"] = _EMPTY_CORRIDOR
+    return path

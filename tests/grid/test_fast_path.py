@@ -1,0 +1,149 @@
+"""The one-kernel fast path of ``find_path`` (default options, int cells): the same answer as the
+general ``GridSearch`` bit for bit, the same errors, and fresh read-only arrays."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gamenav
+from gamenav.grid import _fast
+from gamenav.types import Path
+
+
+def _general(grid: gamenav.TileGrid, start: tuple[int, int], goal: tuple[int, int]) -> Path:
+    """The general path: a GridSearch run in slices of 3 expansions."""
+    search = gamenav.GridSearch(grid, start, goal)
+    while not search.step(3).done:
+        pass
+    return search.result()
+
+
+def _same(fast: Path, general: Path) -> None:
+    assert fast.status is general.status
+    assert fast.expanded == general.expanded
+    assert np.float64(fast.cost).tobytes() == np.float64(general.cost).tobytes()
+    for name in ("cells", "points", "corridor"):
+        a, b = getattr(fast, name), getattr(general, name)
+        assert a.dtype == b.dtype and a.shape == b.shape, name
+        assert a.tobytes() == b.tobytes(), name
+        assert not a.flags.writeable, name
+
+
+@st.composite
+def grids(draw: st.DrawFn) -> gamenav.TileGrid:
+    h = draw(st.integers(1, 12))
+    w = draw(st.integers(1, 12))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    walk = rng.random((h, w)) > draw(st.sampled_from([0.0, 0.2, 0.35, 0.5]))
+    cost = None
+    if draw(st.booleans()):
+        cost = rng.choice([1.0, 1.0, 2.0, 3.5, np.inf], size=(h, w))
+    return gamenav.TileGrid(walk, cost=cost, cell_size=draw(st.sampled_from([1.0, 0.3, 32.0])),
+                            origin=draw(st.sampled_from([(0.0, 0.0), (-7.25, 3.5)])),
+                            y_up=draw(st.booleans()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(grid=grids(), data=st.data())
+def test_fast_path_matches_general_search(grid: gamenav.TileGrid, data: st.DataObject) -> None:
+    h, w = grid.shape
+    cell = st.tuples(st.integers(0, w - 1), st.integers(0, h - 1))
+    for _ in range(4):
+        start, goal = data.draw(cell), data.draw(cell)
+        if not (grid.passable[start[1], start[0]] and grid.passable[goal[1], goal[0]]):
+            with pytest.raises(gamenav.BlockedEndpointError):
+                gamenav.find_path(grid, start, goal)
+            continue
+        fast = _fast.try_find_path(grid, start, goal)
+        assert fast is not None  # the fast path answered
+        _same(fast, _general(grid, start, goal))
+        _same(gamenav.find_path(grid, start, goal), fast)
+        # explicit default options take the general path: same answer
+        _same(gamenav.find_path(grid, list(start), goal, algorithm="astar"), fast)
+        if data.draw(st.booleans()):  # an edit: the tables follow the new snapshot
+            x, y = data.draw(cell)
+            grid.set_walkable((x, y), not grid.walkable[y, x])
+
+
+def test_adjacent_same_cell_and_islands() -> None:
+    grid = gamenav.TileGrid.from_strings(["..#..", "..#..", "..#.."], cell_size=2.0, y_up=True)
+    _same(gamenav.find_path(grid, (0, 0), (1, 0)), _general(grid, (0, 0), (1, 0)))
+    same = gamenav.find_path(grid, (3, 1), (3, 1))
+    assert same.status is gamenav.PathStatus.FOUND and same.cost == 0.0
+    assert same.cells.tolist() == [[3, 1]] and same.points.tolist() == [[7.0, 3.0]]
+    _same(same, _general(grid, (3, 1), (3, 1)))
+    apart = gamenav.find_path(grid, (0, 0), (4, 2))  # another island: 0 expansions
+    assert apart.status is gamenav.PathStatus.NO_PATH and apart.expanded == 0
+    _same(apart, _general(grid, (0, 0), (4, 2)))
+
+
+def test_fresh_arrays_per_answer() -> None:
+    grid = gamenav.TileGrid.from_strings(["....", "....", "...."])
+    a = gamenav.find_path(grid, (0, 0), (3, 2))
+    b = gamenav.find_path(grid, (0, 0), (3, 2))
+    assert a.cells is not b.cells and not np.shares_memory(a.cells, b.cells)
+    assert not np.shares_memory(a.points, b.points)
+    with pytest.raises(ValueError):
+        a.cells[0, 0] = 5
+
+
+@pytest.mark.parametrize(("start", "goal", "error", "match"), [
+    ((0, 0), (9, 0), gamenav.OutOfBoundsError, "goal"),
+    ((-1, 0), (1, 0), gamenav.OutOfBoundsError, "start"),
+    ((0, 0), (1, 1), gamenav.BlockedEndpointError, "goal"),
+    ((1, 1), (0, 0), gamenav.BlockedEndpointError, "start"),
+    ((True, 0), (2, 0), gamenav.InvalidInputError, "start"),
+    ((0, 0, 0), (2, 0), gamenav.InvalidInputError, "start"),
+    ((0.0, 0), (2, 0), gamenav.InvalidInputError, "start"),
+    ("ab", (2, 0), gamenav.InvalidInputError, "start"),
+])
+def test_errors_come_from_the_general_path(start: object, goal: object, error: type[Exception],
+                                           match: str) -> None:
+    grid = gamenav.TileGrid.from_strings(["...", ".#.", "..."])
+    with pytest.raises(error, match=match):
+        gamenav.find_path(grid, start, goal)
+
+
+def test_numpy_ints_and_lists_give_the_same_answer() -> None:
+    grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
+    expected = gamenav.find_path(grid, (0, 0), (3, 2))
+    _same(gamenav.find_path(grid, (np.int64(0), np.int32(0)), np.array([3, 2])), expected)
+    _same(gamenav.find_path(grid, [0, 0], [3, 2]), expected)
+
+
+def test_big_grids_take_the_general_path() -> None:
+    side = int(_fast.MAX_CELLS ** 0.5)  # (side + 2)^2 padded cells > MAX_CELLS
+    grid = gamenav.TileGrid(np.ones((side, side), dtype=bool))
+    assert _fast.try_find_path(grid, (0, 0), (5, 5)) is None
+    assert gamenav.find_path(grid, (0, 0), (5, 5)).cost == pytest.approx(5 * 2**0.5)
+
+
+def test_each_thread_has_its_own_workspace() -> None:
+    rng = np.random.default_rng(7)
+    grid = gamenav.TileGrid(rng.random((30, 40)) > 0.25)
+    free = np.argwhere(grid.passable)[:, ::-1]
+    pairs = [(tuple(map(int, free[i])), tuple(map(int, free[j])))
+             for i, j in rng.integers(0, len(free), size=(60, 2))]
+    expected = [_general(grid, s, g) for s, g in pairs]
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            for _ in range(20):
+                for (s, g), want in zip(pairs, expected, strict=True):
+                    _same(gamenav.find_path(grid, s, g), want)
+        except BaseException as exc:  # noqa: BLE001 - reported in the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
