@@ -1,4 +1,4 @@
-"""Crowd kernels: spatial-hash separation, wall sliding and flow-field descent.
+"""Crowd kernels: the agents' spatial hash, separation, wall sliding and flow-field descent.
 
 Positions are ``(n, 2)`` float64 world ``(x, y)``; grid arrays are ``[y, x]``. The public wrapper
 is :class:`gamenav.runtime.crowd.Crowd`; nothing here validates its inputs.
@@ -11,7 +11,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["descend_field", "resolve_walls", "separation"]
+__all__ = ["build_hash", "descend_field", "resolve_walls", "separation"]
 
 
 _MAX_CELL = float(2**52)
@@ -40,6 +40,44 @@ def _find(keys, cx, cy, mask):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def build_hash(pos, hcell):  # pragma: no cover - compiled
+    """The spatial hash of ``pos`` (n, 2) with square cells of ``hcell`` world units.
+
+    Only occupied cells are stored: an open-addressing table ``keys`` (>= ``2 * n`` slots,
+    (x, y) hash cell per slot, -1 empty) with ``head`` (first agent of the slot's cell) and
+    ``nxt`` ((n,), next agent of the same cell, -1 last), each cell's agents chained in index
+    order; ``cx, cy`` (n,) are the agents' hash cells, counted from the lowest agent
+    coordinates and clamped to ``2**52``. O(n) time and memory whatever the world's extent; a
+    clamped cell only holds more agents to test, it never hides a neighbour.
+    Returns ``(keys, head, nxt, cx, cy)``; :func:`_find` looks a cell up.
+    """
+    n = pos.shape[0]
+    minx = pos[0, 0] if n else 0.0
+    miny = pos[0, 1] if n else 0.0
+    for i in range(n):
+        minx = min(minx, pos[i, 0])
+        miny = min(miny, pos[i, 1])
+    size = 4
+    while size < 2 * n:
+        size *= 2
+    mask = size - 1
+    keys = np.full((size, 2), -1, np.int64)
+    head = np.full(size, -1, np.int64)
+    nxt = np.empty(n, np.int64)
+    cx = np.empty(n, np.int64)
+    cy = np.empty(n, np.int64)
+    for i in range(n - 1, -1, -1):  # head insertion in reverse: chains in ascending index order
+        cx[i] = int(min((pos[i, 0] - minx) / hcell, _MAX_CELL))
+        cy[i] = int(min((pos[i, 1] - miny) / hcell, _MAX_CELL))
+        s = _find(keys, cx[i], cy[i], mask)
+        keys[s, 0] = cx[i]
+        keys[s, 1] = cy[i]
+        nxt[i] = head[s]
+        head[s] = i
+    return keys, head, nxt, cx, cy
+
+
+@njit(cache=True, nogil=True)
 def separation(pos, vel, radius, out, flow):  # pragma: no cover - compiled
     """Neighbour terms of each agent, written into ``out`` and ``flow`` (both (n, 2)).
 
@@ -47,11 +85,8 @@ def separation(pos, vel, radius, out, flow):  # pragma: no cover - compiled
     distance ``2 * radius`` to 1 at distance 0 (a sum of unit vectors). ``flow``: the mean
     velocity (``vel``, (n, 2); e.g. desired headings) of the agents closer than ``4 * radius``
     (zero if none).
-    Neighbours are found with a spatial hash of cell size ``4 * radius`` that holds only the
-    occupied cells (an open-addressing table of >= ``2 * n`` slots, each cell's agents chained
-    in index order), then the 3 x 3 neighbouring cells: O(n) time and memory for bounded
-    density, whatever the extent of the world (cell coordinates are clamped to ``2**52``; a
-    clamped cell only holds more agents to test, it never hides a neighbour).
+    Neighbours are found in the 3 x 3 cells around each agent in the spatial hash
+    (:func:`build_hash`) of cell size ``4 * radius``: O(n) for bounded density.
     """
     n = pos.shape[0]
     out[:, :] = 0.0
@@ -60,28 +95,8 @@ def separation(pos, vel, radius, out, flow):  # pragma: no cover - compiled
         return
     diam = 2.0 * radius
     reach = 2.0 * diam
-    minx = pos[0, 0]
-    miny = pos[0, 1]
-    for i in range(n):
-        minx = min(minx, pos[i, 0])
-        miny = min(miny, pos[i, 1])
-    size = 4
-    while size < 2 * n:
-        size *= 2
-    mask = size - 1
-    keys = np.full((size, 2), -1, np.int64)  # hash cell (x, y) per slot
-    head = np.full(size, -1, np.int64)  # first agent of the slot's cell
-    nxt = np.empty(n, np.int64)  # next agent of the same cell (-1: last)
-    cx = np.empty(n, np.int64)
-    cy = np.empty(n, np.int64)
-    for i in range(n - 1, -1, -1):  # head insertion in reverse: chains in ascending index order
-        cx[i] = int(min((pos[i, 0] - minx) / reach, _MAX_CELL))
-        cy[i] = int(min((pos[i, 1] - miny) / reach, _MAX_CELL))
-        s = _find(keys, cx[i], cy[i], mask)
-        keys[s, 0] = cx[i]
-        keys[s, 1] = cy[i]
-        nxt[i] = head[s]
-        head[s] = i
+    keys, head, nxt, cx, cy = build_hash(pos, reach)
+    mask = keys.shape[0] - 1
     for i in range(n):
         px = pos[i, 0]
         py = pos[i, 1]

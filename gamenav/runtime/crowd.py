@@ -6,15 +6,34 @@ A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
 
 - path following (waypoints from :class:`~gamenav.PathQueue` requests or ``find_path``), or
   descent of a shared distance field for big groups (one Dijkstra search per group order);
-- arrival (slowing down near the goal), separation through a spatial hash (O(n), numba);
-- wall sliding: no agent ever stands on a blocked cell, even right after a grid edit (agents
-  on newly blocked cells are moved to the nearest passable cell and re-path);
+- arrival (slowing down near the goal);
+- local avoidance: ORCA (``avoidance="orca"``, the default; van den Berg, Guy, Lin, Manocha,
+  "Reciprocal n-body collision avoidance", 2009, as in RVO2): each agent picks the velocity
+  nearest its preferred one that avoids its ``max_neighbors`` nearest neighbours for
+  ``time_horizon`` seconds and the grid's walls (blocked cell edges) for ``time_horizon_obst``
+  seconds, a small linear program per agent in numba over a spatial hash of the agents; then
+  overlapping discs are pushed apart and out of blocked cells (corners included), so that an
+  agent's disc never overlaps a blocked cell when its path was planned for its radius. The
+  older ``avoidance="separation"`` (pushes and "keep right", discs may overlap) is kept;
+- wall sliding: no agent's centre ever stands on a blocked cell, even right after a grid edit
+  (agents on newly blocked cells are moved to the nearest passable cell and re-path);
 - stuck detection (too little progress for ``stuck_seconds``) and re-pathing;
 - path invalidation on grid edits: only agents whose remaining path crosses a newly blocked cell
   re-path; group flow fields are recomputed.
 
 It uses no game engine: any game loop calls ``queue.update()`` then ``crowd.update(dt)`` and
 draws ``crowd.positions``.
+
+Unit sizes: ``radius`` and ``max_speed`` are one number or one per agent. On a grid world each
+agent's paths (and a group's flow field, planned for the group's largest radius) use only the
+cells whose centre disc of its radius is clear of blocked cells (``find_path(...,
+agent_radius=)``), so a tank never plans through a gap only infantry fits.
+
+Agents and ids: every agent has a stable id (``int``; the first ``n`` are ``0..n-1``, then
+:meth:`Crowd.add` hands out new ones, never reused). Orders take ids; the state arrays
+(``positions``, ``arrived``, ...) have one row per live agent, in the order of :attr:`Crowd.ids`
+(``crowd.rows(ids)`` maps ids to rows). :meth:`Crowd.remove` drops agents and compacts the rows,
+so ids equal rows only until the first removal.
 
 Lifetime: a crowd follows its grid's edits through a weak subscription, so a dropped crowd is
 neither kept alive nor notified by the grid. :meth:`Crowd.close` (or leaving a
@@ -28,6 +47,7 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+import time
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -35,7 +55,8 @@ import numpy as np
 import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
-from gamenav._kernels.crowd import descend_field, resolve_walls, separation
+from gamenav._kernels.crowd import build_hash, descend_field, resolve_walls, separation
+from gamenav._kernels.orca import discs_off_walls, orca_velocities, resolve_discs
 from gamenav._validate import finite_point, positive_number
 from gamenav.errors import BlockedEndpointError, InvalidInputError
 from gamenav.grid.movement import Diagonal
@@ -76,6 +97,51 @@ def _positive_int(value: Any, name: str) -> int:
     return int(value)
 
 
+def _count(value: Any, name: str) -> int:
+    """``value`` as an int, which must be an integer >= 0 (bools rejected)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise InvalidInputError(f"{name} must be an int >= 0, got {value!r}")
+    return int(value)
+
+
+def _per_agent(value: Any, n: int, name: str) -> _F64 | float:
+    """A number > 0 (returned as float) or ``n`` finite numbers > 0 (an (n,) float64 array)."""
+    if np.ndim(value) == 0:
+        return positive_number(value, name)
+    try:
+        arr = np.array(value, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"{name} must be a number > 0 or one per agent, got {value!r}") from None
+    if arr.shape != (n,):
+        raise InvalidInputError(f"{name} must be a number or one per agent ({n}), got {arr.size} values")
+    bad = ~(np.isfinite(arr) & (arr > 0))
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise InvalidInputError(f"{name} must be finite numbers > 0; agent {k} has {arr[k]!r}")
+    return arr
+
+
+_AVOIDANCE = ("orca", "separation")
+
+
+def _check_positions(grid: TileGrid, pos: _F64) -> None:
+    """``pos`` must be ``(n, 2)`` finite world points on passable cells."""
+    if pos.ndim != 2 or pos.shape[1] != 2:
+        raise InvalidInputError(f"positions must have shape (n, 2), got {pos.shape}")
+    if not np.isfinite(pos).all():
+        bad = int(np.flatnonzero(~np.isfinite(pos).all(axis=1))[0])
+        raise InvalidInputError(f"positions must be finite; agent {bad} is at {tuple(pos[bad].tolist())}")
+    cells = grid.world_to_cell(pos) if len(pos) else np.zeros((0, 2), np.int64)
+    inside = ((cells >= 0) & (cells < (grid.width, grid.height))).all(axis=1)
+    on_free = inside.copy()
+    on_free[inside] = grid.passable[cells[inside, 1], cells[inside, 0]]
+    if not on_free.all():
+        bad = int(np.flatnonzero(~on_free)[0])
+        raise InvalidInputError(
+            f"every position must lie on a passable cell; agent {bad} at {tuple(pos[bad].tolist())} is in "
+            f"cell {tuple(cells[bad].tolist())}, which is blocked or outside the grid")
+
+
 def _expand_cells(cells: npt.NDArray[np.integer[Any]]) -> _I64:
     """Fill the straight 8-direction runs between consecutive path cells: ``(k, 2)`` -> ``(m, 2)``."""
     if len(cells) < 2:
@@ -96,17 +162,18 @@ class Crowd:
     Args:
         grid: the walkable cells; the crowd subscribes to its edits.
         positions: ``(n, 2)`` world ``(x, y)`` start positions, each on a passable cell.
-        radius: agent radius in world units (separation keeps centres ``2 * radius`` apart).
-        max_speed: world units per second.
-        max_accel: world units per second squared (default ``8 * max_speed``).
+        radius: agent radius in world units: one number, or one per agent (``(n,)``).
+        max_speed: world units per second: one number, or one per agent.
+        max_accel: world units per second squared (default ``8 * max_speed``; separation only:
+            ORCA picks each velocity outright, as RVO2 does).
         queue: a :class:`~gamenav.PathQueue` for path requests; ``None`` calls
             :func:`~gamenav.find_path` synchronously.
         world: what paths are searched on: ``grid`` (default) or a :class:`~gamenav.NavMesh`
             covering the same free space (assign :attr:`world` to switch; agents re-path).
         flow_threshold: group orders with at least this many agents descend one shared
             distance field instead of sending one path request per agent.
-        spacing: distance between formation slots in world units (default ``2.5 * radius``,
-            rounded up to whole cells).
+        spacing: distance between formation slots in world units (default ``2.5 *`` the
+            largest radius, rounded up to whole cells).
         stuck_seconds: how long an agent may make too little progress before it re-paths.
         diagonal: the grid movement rule of path requests and flow fields.
         path_options: extra keyword options for each path request (e.g. ``algorithm="jps"``).
@@ -115,6 +182,13 @@ class Crowd:
         requests_per_update: at most this many path requests go to the queue per
             :meth:`update` (more wait in the crowd, first come first served), so that a thousand
             agents re-pathing at once cost no frame spike; the queue's budget is the real limit.
+        avoidance: ``"orca"`` (default) or ``"separation"`` (the older pushes; discs may overlap).
+        neighbor_dist: ORCA: the farthest other agent considered, centre to centre, world units
+            (default ``max(8 * largest radius, max_speed * time_horizon)``).
+        max_neighbors: ORCA: at most this many nearest agents are avoided (default 10).
+        time_horizon: ORCA: seconds ahead an agent's velocity is safe from the others (default 1).
+        time_horizon_obst: ORCA: seconds ahead it is safe from walls (default: the time to cross
+            1.5 cells at ``max_speed``; must not be shorter than a frame).
 
     Example:
         >>> import numpy as np, gamenav
@@ -127,54 +201,60 @@ class Crowd:
         True
     """
 
-    def __init__(self, grid: TileGrid, positions: npt.ArrayLike, *, radius: float, max_speed: float,
-                 max_accel: float | None = None, queue: Any = None, world: Any = None,
-                 flow_threshold: int = 16, spacing: float | None = None, stuck_seconds: float = 0.75,
-                 diagonal: Diagonal | str = Diagonal.NO_CORNER_CUTTING,
+    def __init__(self, grid: TileGrid, positions: npt.ArrayLike, *, radius: float | npt.ArrayLike,
+                 max_speed: float | npt.ArrayLike, max_accel: float | None = None, queue: Any = None,
+                 world: Any = None, flow_threshold: int = 16, spacing: float | None = None,
+                 stuck_seconds: float = 0.75, diagonal: Diagonal | str = Diagonal.NO_CORNER_CUTTING,
                  path_options: dict[str, Any] | None = None, arrive_radius: float | None = None,
-                 requests_per_update: int = 16) -> None:
+                 requests_per_update: int = 16, avoidance: str = "orca", neighbor_dist: float | None = None,
+                 max_neighbors: int = 10, time_horizon: float = 1.0,
+                 time_horizon_obst: float | None = None) -> None:
         if not isinstance(grid, TileGrid):
             raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
         try:
             pos = np.array(positions, dtype=np.float64, ndmin=2)
         except (TypeError, ValueError):
             raise InvalidInputError(f"positions must be an (n, 2) array of numbers, got {positions!r}") from None
-        if pos.ndim != 2 or pos.shape[1] != 2:
-            raise InvalidInputError(f"positions must have shape (n, 2), got {pos.shape}")
-        if not np.isfinite(pos).all():
-            bad = int(np.flatnonzero(~np.isfinite(pos).all(axis=1))[0])
-            raise InvalidInputError(f"positions must be finite; agent {bad} is at {tuple(pos[bad].tolist())}")
-        radius = positive_number(radius, "radius")
-        max_speed = positive_number(max_speed, "max_speed")
+        self._grid = grid
+        _check_positions(grid, pos)
+        n = len(pos)
+        radii = _per_agent(radius, n, "radius")
+        speeds = _per_agent(max_speed, n, "max_speed")
         stuck_seconds = positive_number(stuck_seconds, "stuck_seconds")
-        accel = 8.0 * max_speed if max_accel is None else positive_number(max_accel, "max_accel")
-        gap = 2.5 * radius if spacing is None else positive_number(spacing, "spacing")
+        r_max = float(np.max(radii)) if np.size(radii) else 0.25 * grid.cell_size
+        v_max = float(np.max(speeds)) if np.size(speeds) else 1.0
+        accel = 8.0 * v_max if max_accel is None else positive_number(max_accel, "max_accel")
+        self._spacing = None if spacing is None else positive_number(spacing, "spacing")
         arrive = 0.25 * grid.cell_size if arrive_radius is None else positive_number(arrive_radius, "arrive_radius")
         self.requests_per_update = _positive_int(requests_per_update, "requests_per_update")
         self.flow_threshold = _positive_int(flow_threshold, "flow_threshold")
-        self._grid = grid
-        cells = grid.world_to_cell(pos) if len(pos) else np.zeros((0, 2), np.int64)
-        inside = ((cells >= 0) & (cells < (grid.width, grid.height))).all(axis=1)
-        on_free = inside.copy()
-        on_free[inside] = grid.passable[cells[inside, 1], cells[inside, 0]]
-        if not on_free.all():
-            bad = int(np.flatnonzero(~on_free)[0])
-            raise InvalidInputError(
-                f"every position must lie on a passable cell; agent {bad} at {tuple(pos[bad].tolist())} is in "
-                f"cell {tuple(cells[bad].tolist())}, which is blocked or outside the grid")
-        n = len(pos)
-        self.radius = radius
-        self.max_speed = max_speed
+        if avoidance not in _AVOIDANCE:
+            raise InvalidInputError(f"avoidance must be one of {', '.join(_AVOIDANCE)}, got {avoidance!r}")
+        self.avoidance = avoidance
+        """``"orca"`` or ``"separation"`` (may be assigned)."""
+        self.max_neighbors = _count(max_neighbors, "max_neighbors")
+        self.time_horizon = positive_number(time_horizon, "time_horizon")
+        self._time_horizon_obst = None if time_horizon_obst is None else \
+            positive_number(time_horizon_obst, "time_horizon_obst")
+        self._neighbor_dist = None if neighbor_dist is None else positive_number(neighbor_dist, "neighbor_dist")
+        self.radius = radii if isinstance(radii, float) else r_max
+        """The default radius of :meth:`add` (the largest when one was given per agent)."""
+        self.max_speed = speeds if isinstance(speeds, float) else v_max
+        """The default max_speed of :meth:`add` (the largest when one was given per agent)."""
         self.max_accel = accel
         self._queue = queue
         self._world: Any = grid if world is None else world
-        # formation slots more than a map apart are pointless: the cap also keeps huge radii finite
-        self._stride = max(1, math.ceil(min(gap / grid.cell_size, grid.width + grid.height) - 1e-9))
+        self._stride = 1
         self.stuck_seconds = stuck_seconds
         self.arrive_radius = arrive
         self.diagonal = Diagonal.parse(diagonal)
         self.path_options = dict(path_options or {})
         self._pos = pos
+        self._radii = np.broadcast_to(np.asarray(radii, np.float64), (n,)).copy()
+        self._speeds = np.broadcast_to(np.asarray(speeds, np.float64), (n,)).copy()
+        self._ids = np.arange(n, dtype=np.int64)
+        self._row_of = np.arange(n, dtype=np.int64)  # id -> row (-1: removed)
+        self._update_stride()
         self._vel = np.zeros((n, 2))
         self._goal = pos.copy()
         self._mode = np.zeros(n, np.int8)
@@ -204,9 +284,14 @@ class Crowd:
         self._flow = np.zeros((n, 2))
         self._want = np.zeros(n)  # desired speed of each agent in the last update
         self.counters = {"path_requests": 0, "stuck_repaths": 0, "edit_repaths": 0, "pushed_out": 0,
-                         "flow_fields": 0}
+                         "flow_fields": 0, "infeasible": 0, "wall_overlaps": 0}
         """Running totals: requests sent, re-paths after getting stuck or after edits, agents
-        moved off newly blocked cells, flow fields computed."""
+        moved off newly blocked cells, flow fields computed; ORCA: agents whose constraints
+        could not all be met (RVO2's 3-D fallback), discs left overlapping a wall (their path was
+        not planned for their radius)."""
+        self.avoidance_ms = 0.0
+        """Wall-clock milliseconds of the last update's avoidance (neighbours, ORCA, overlap
+        and wall projection)."""
         self._unsubscribe = grid.subscribe(self._on_change, weak=True)
         self._closed = False
 
@@ -238,6 +323,132 @@ class Crowd:
     def _check_open(self, action: str) -> None:
         if self._closed:
             raise InvalidInputError(f"cannot {action} a closed {type(self).__name__}")
+
+    # -- agents ---------------------------------------------------------------------------
+    _ROW_STATE = ("_pos", "_radii", "_speeds", "_ids", "_vel", "_goal", "_mode", "_arrived", "_failed",
+                  "_pstart", "_pend", "_pcur", "_group", "_slot_cost", "_snapshot", "_stuck_count",
+                  "_repaths", "_jams", "_sep", "_flow", "_want")
+    """The per-agent arrays (one row per live agent), compacted together by :meth:`remove`."""
+
+    def add(self, positions: npt.ArrayLike, *, radius: float | npt.ArrayLike | None = None,
+            max_speed: float | npt.ArrayLike | None = None) -> npt.NDArray[np.int64]:
+        """Spawn agents at ``positions`` ((m, 2) world ``(x, y)``, on passable cells), idle.
+
+        Args:
+            radius: one number or one per new agent (default :attr:`radius`).
+            max_speed: one number or one per new agent (default :attr:`max_speed`).
+
+        Returns:
+            their ids, ``(m,)`` int64 (new, never used before in this crowd); their rows are the
+            last ``m`` rows.
+        """
+        self._check_open("add agents to")
+        try:
+            pos = np.array(positions, dtype=np.float64, ndmin=2)
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"positions must be an (m, 2) array of numbers, got {positions!r}") from None
+        if pos.size == 0:
+            pos = pos.reshape(0, 2)
+        _check_positions(self._grid, pos)
+        m = len(pos)
+        radii = _per_agent(self.radius if radius is None else radius, m, "radius")
+        speeds = _per_agent(self.max_speed if max_speed is None else max_speed, m, "max_speed")
+        start = int(len(self._row_of))
+        ids = np.arange(start, start + m, dtype=np.int64)
+        zeros2 = np.zeros((m, 2))
+        fresh: dict[str, npt.NDArray[Any]] = {
+            "_pos": pos, "_radii": np.broadcast_to(np.asarray(radii, np.float64), (m,)),
+            "_speeds": np.broadcast_to(np.asarray(speeds, np.float64), (m,)), "_ids": ids, "_vel": zeros2,
+            "_goal": pos, "_mode": np.zeros(m, np.int8), "_arrived": np.ones(m, bool),
+            "_failed": np.zeros(m, bool), "_pstart": np.zeros(m, np.int64), "_pend": np.zeros(m, np.int64),
+            "_pcur": np.zeros(m, np.int64), "_group": np.full(m, -1, np.int64), "_slot_cost": np.zeros(m),
+            "_snapshot": pos, "_stuck_count": np.zeros(m, np.int64), "_repaths": np.zeros(m, np.int64),
+            "_jams": np.zeros(m, np.int64), "_sep": zeros2, "_flow": zeros2, "_want": np.zeros(m)}
+        n = len(self)
+        for name in self._ROW_STATE:
+            setattr(self, name, np.concatenate([getattr(self, name), fresh[name]]))
+        self._row_of = np.concatenate([self._row_of, np.arange(n, n + m, dtype=np.int64)])
+        self._update_stride()
+        return ids
+
+    def remove(self, agents: npt.ArrayLike) -> None:
+        """Remove agents (ids, or a bool mask over the rows): their requests are cancelled and
+        the rows of the others compact (keeping their order); ids stay valid."""
+        self._check_open("remove agents from")
+        rows = self._indices(agents)
+        if len(rows) == 0:
+            return
+        self._cancel(rows)
+        keep = np.ones(len(self), bool)
+        keep[rows] = False
+        new_row = np.full(len(self), -1, np.int64)
+        new_row[keep] = np.arange(int(keep.sum()))
+        self._row_of[self._ids[rows]] = -1
+        for name in self._ROW_STATE:
+            setattr(self, name, getattr(self, name)[keep])
+        self._row_of[self._ids] = np.arange(len(self._ids))
+
+        def remap(d: dict[int, Any]) -> dict[int, Any]:
+            return {int(new_row[i]): v for i, v in d.items() if new_row[i] >= 0}
+
+        self._requests = remap(self._requests)
+        self._backlog = remap(self._backlog)
+        self._routes = remap(self._routes)
+        self._drop_unused_fields()
+        self._update_stride()
+
+    @property
+    def ids(self) -> npt.NDArray[np.int64]:
+        """``(n,)`` int64: the id of the agent in each row, read-only view."""
+        return _readonly(self._ids)
+
+    def rows(self, ids: npt.ArrayLike) -> npt.NDArray[np.int64]:
+        """The rows (into :attr:`positions` etc.) of agents ``ids``, in the order given."""
+        idx = np.asarray(ids)
+        if idx.size == 0:
+            return np.zeros(0, np.int64)
+        if idx.dtype.kind not in "iu":
+            raise InvalidInputError(f"ids must be ints, got dtype {idx.dtype}")
+        idx = idx.astype(np.int64).reshape(-1)
+        known = (idx >= 0) & (idx < len(self._row_of))
+        rows = np.full(len(idx), -1, np.int64)
+        rows[known] = self._row_of[idx[known]]
+        if (rows < 0).any():
+            raise InvalidInputError(f"unknown agent ids {idx[rows < 0][:8].tolist()} (never added, or removed)")
+        return rows
+
+    @property
+    def radii(self) -> npt.NDArray[np.float64]:
+        """``(n,)`` float64 radius of each agent, world units, read-only view."""
+        return _readonly(self._radii)
+
+    @property
+    def max_speeds(self) -> npt.NDArray[np.float64]:
+        """``(n,)`` float64 max speed of each agent, world units per second, read-only view."""
+        return _readonly(self._speeds)
+
+    @property
+    def neighbor_dist(self) -> float:
+        """ORCA's neighbour distance (world units; the default follows the agents' sizes and speeds)."""
+        if self._neighbor_dist is not None:
+            return self._neighbor_dist
+        r = float(self._radii.max()) if len(self) else self.radius
+        v = float(self._speeds.max()) if len(self) else self.max_speed
+        return max(8.0 * r, v * self.time_horizon)
+
+    @property
+    def time_horizon_obst(self) -> float:
+        """ORCA's time horizon for walls, seconds."""
+        if self._time_horizon_obst is not None:
+            return self._time_horizon_obst
+        v = float(self._speeds.max()) if len(self) else self.max_speed
+        return 1.5 * self._grid.cell_size / v
+
+    def _update_stride(self) -> None:
+        r = float(self._radii.max()) if len(self._radii) else self.radius
+        gap = 2.5 * r if self._spacing is None else self._spacing
+        # formation slots more than a map apart are pointless: the cap also keeps huge radii finite
+        self._stride = max(1, math.ceil(min(gap / self._grid.cell_size, self._grid.width + self._grid.height) - 1e-9))
 
     # -- state ----------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -313,16 +524,14 @@ class Crowd:
         self._repath(np.flatnonzero((self._mode == PATH) | self._pending_mask()))
 
     def remaining_paths(self, agents: npt.ArrayLike) -> list[npt.NDArray[np.float64]]:
-        """The route still ahead of each agent in ``agents`` (indices, in the order given).
+        """The route still ahead of each agent in ``agents`` (ids, in the order given).
 
         Returns:
             one ``(k, 2)`` float64 array of world points per agent: its position, the waypoints
             of its path (flow-field agents: the cells of the field's steepest descent), then its
             goal; just the position for idle agents.
         """
-        idx = np.asarray(agents, dtype=np.int64).reshape(-1)
-        if len(idx) and (idx.min() < 0 or idx.max() >= len(self)):
-            raise InvalidInputError(f"agent indices must be in 0..{len(self) - 1}, got {idx.min()}..{idx.max()}")
+        idx = self.rows(agents)
         traces: dict[int, _F64] = {}
         for gid, (_, field) in self._fields.items():
             members = np.unique(idx[(self._group[idx] == gid) & (self._mode[idx] == FIELD)])
@@ -377,7 +586,7 @@ class Crowd:
 
     # -- orders ---------------------------------------------------------------------------
     def move(self, agents: npt.ArrayLike, target: npt.ArrayLike, *, formation: bool = True) -> None:
-        """Order ``agents`` (indices) to ``target`` world ``(x, y)``.
+        """Order ``agents`` (ids, or a bool mask over the rows) to ``target`` world ``(x, y)``.
 
         With ``formation`` the agents spread over the nearest free cells around the target
         (``spacing`` apart, on the target's island) instead of piling onto one point. Groups of
@@ -404,12 +613,11 @@ class Crowd:
         self._cancel(idx)
         for i in idx.tolist():
             self._routes.pop(i, None)
-        self._goal[idx] = self._grid.cell_to_world(slots)
+        goals = self._grid.cell_to_world(slots)
         if not formation and self._grid.is_passable(*self._grid.world_to_cell(point).tolist()):
-            # the exact point, not its cell centre; kept as far from walls as agents are
-            exact = point[None, :].copy()
-            self._keep_off_walls(exact.copy(), exact)
-            self._goal[idx] = exact
+            goals = np.repeat(point[None, :], len(idx), axis=0)  # the exact point, not its cell centre
+        self._keep_off_walls(goals.copy(), goals, self._radii[idx])  # as far from walls as agents keep
+        self._goal[idx] = goals
         self._slot_cost[idx] = field[slots[:, 1], slots[:, 0]]
         self._arrived[idx] = False
         self._failed[idx] = False
@@ -433,7 +641,7 @@ class Crowd:
         self._drop_unused_fields()
 
     def stop(self, agents: npt.ArrayLike) -> None:
-        """Stop ``agents`` where they stand (they count as arrived)."""
+        """Stop ``agents`` (ids, or a bool mask over the rows) where they stand (they count as arrived)."""
         self._check_open("order")
         idx = self._indices(agents)
         self._cancel(idx)
@@ -470,21 +678,26 @@ class Crowd:
         self._arrive(np.flatnonzero(arrive))
         moving = self._mode != IDLE
         ease = np.clip(goal_dist / (1.5 * self._grid.cell_size), _MIN_ARRIVAL_SPEED, 1.0)
-        slow = np.minimum(self.max_speed * ease, goal_dist / dt)
-        speed = np.where(full_speed, self.max_speed, slow)
+        slow = np.minimum(self._speeds * ease, goal_dist / dt)
+        speed = np.where(full_speed, self._speeds, slow)
         with np.errstate(invalid="ignore", divide="ignore"):
             heading = np.where(dist[:, None] > 1e-9, to_target / dist[:, None], 0.0)
         self._want = speed * moving
         desired = heading * self._want[:, None]
+        if self.avoidance == "orca":
+            self._avoid(desired, dt)
+            self._detect_stuck(dt)
+            return
 
         announce_compile("crowd", separation, resolve_walls, descend_field)
-        separation(self._pos, heading * moving[:, None], self.radius, self._sep, self._flow)
+        t0 = time.perf_counter()
+        separation(self._pos, heading * moving[:, None], float(self._radii.max()), self._sep, self._flow)
         push = self._sep
         # counter-flow: keep to the right of the heading when the neighbours come the other way
         oncoming = np.einsum("ij,ij->i", self._flow, heading) < -0.3
         right = np.stack([heading[:, 1], -heading[:, 0]], axis=1)
-        desired += right * (0.6 * self.max_speed * (oncoming & moving))[:, None]
-        desired += push * (1.5 * self.max_speed)
+        desired += right * (0.6 * self._speeds * (oncoming & moving))[:, None]
+        desired += push * (1.5 * self._speeds)[:, None]
 
         change = desired - self._vel
         mag = np.hypot(change[:, 0], change[:, 1])
@@ -492,21 +705,63 @@ class Crowd:
         scale = np.where(mag > limit, limit / np.maximum(mag, 1e-12), 1.0)
         self._vel += change * scale[:, None]
         vmag = np.hypot(self._vel[:, 0], self._vel[:, 1])
-        cap = 1.5 * self.max_speed
+        cap = 1.5 * self._speeds
         self._vel *= np.where(vmag > cap, cap / np.maximum(vmag, 1e-12), 1.0)[:, None]
         prev = self._pos.copy()
         self._pos += self._vel * dt
         self._keep_off_walls(prev, self._pos)
         self._vel = (self._pos - prev) / dt
+        self.avoidance_ms = (time.perf_counter() - t0) * 1e3
         self._detect_stuck(dt)
 
+    def _avoid(self, desired: _F64, dt: float) -> None:
+        """ORCA velocities for the preferred ``desired`` (n, 2), the move, then overlaps resolved."""
+        announce_compile("crowd", orca_velocities, resolve_discs, build_hash, resolve_walls, descend_field)
+        t0 = time.perf_counter()
+        g = self._grid
+        ox, oy = g.origin
+        passable, _ = g._kernel_arrays()
+        # a disc bigger than the map behaves as one the map's size (keeps the numbers finite)
+        radii = np.minimum(self._radii, (g.width + g.height + 2) * g.cell_size)
+        r_max = float(radii.max())
+        neighbor_dist = min(self.neighbor_dist, (g.width + g.height + 2) * g.cell_size + 2 * r_max)
+        step = float(self._speeds.max()) * dt
+        hcell = max(2.0 * r_max + 2.0 * step, neighbor_dist / 4.0)
+        keys, head, nxt, cx, cy = build_hash(self._pos, hcell)
+        new_vel = np.empty_like(self._vel)
+        self.counters["infeasible"] += orca_velocities(
+            self._pos, self._vel, desired, radii, self._speeds, keys, head, nxt, cx, cy, hcell, neighbor_dist,
+            self.max_neighbors, self.time_horizon, max(self.time_horizon_obst, dt), dt, passable, ox, oy,
+            g.cell_size, g.y_up, True, new_vel)
+        prev = self._pos.copy()
+        self._pos += new_vel * dt
+        resolve_walls(prev, self._pos, passable, ox, oy, g.cell_size, g.y_up, 0.0)  # centres on free cells
+        mass = radii * radii
+        self.counters["wall_overlaps"] += resolve_discs(
+            self._pos, radii, mass, keys, head, nxt, cx, cy, hcell, 2.0 * r_max + 2.0 * step, passable, ox, oy,
+            g.cell_size, g.y_up, 2)
+        moved = (self._pos - prev) / dt
+        speed = np.hypot(moved[:, 0], moved[:, 1])
+        cap = np.minimum(1.0, self._speeds / np.maximum(speed, 1e-12))
+        self._vel = moved * cap[:, None]
+        # how much the others and the walls bent the preferred velocity (the stuck test reads it)
+        self._sep = (desired - new_vel) / self._speeds[:, None]
+        self.avoidance_ms = (time.perf_counter() - t0) * 1e3
+
     # -- internals ------------------------------------------------------------------------
-    def _keep_off_walls(self, prev: _F64, pos: _F64) -> None:
-        """Wall sliding and margins (:func:`resolve_walls`) on ``pos`` (m, 2), in place."""
-        ox, oy = self._grid.origin
-        passable, _ = self._grid._kernel_arrays()
-        resolve_walls(prev, pos, passable, ox, oy, self._grid.cell_size, self._grid.y_up,
-                      min(self.radius, 0.45 * self._grid.cell_size))
+    def _keep_off_walls(self, prev: _F64, pos: _F64, radii: _F64 | None = None) -> None:
+        """Keep ``pos`` (m, 2) off walls, in place: wall sliding (:func:`resolve_walls`), then
+        (ORCA) discs of ``radii`` (m,) pushed out of blocked cells, or (separation) margins."""
+        g = self._grid
+        ox, oy = g.origin
+        passable, _ = g._kernel_arrays()
+        if self.avoidance == "orca" and radii is not None:
+            resolve_walls(prev, pos, passable, ox, oy, g.cell_size, g.y_up, 0.0)
+            discs_off_walls(pos, np.minimum(radii, (g.width + g.height + 2) * g.cell_size), passable, ox, oy,
+                            g.cell_size, g.y_up)
+            return
+        r = float(self._radii.min()) if len(self._radii) else self.radius
+        resolve_walls(prev, pos, passable, ox, oy, g.cell_size, g.y_up, min(r, 0.45 * g.cell_size))
 
     def _indices(self, agents: npt.ArrayLike) -> _Idx:
         idx = np.asarray(agents)
@@ -517,11 +772,9 @@ class Crowd:
         if idx.size == 0:
             return np.zeros(0, dtype=np.int64)
         if idx.dtype.kind not in "iu":
-            raise InvalidInputError(f"agents must be agent indices (ints) or a bool mask, got dtype {idx.dtype}")
-        idx = idx.astype(np.int64).reshape(-1)
-        if len(idx) and (idx.min() < 0 or idx.max() >= len(self)):
-            raise InvalidInputError(f"agent indices must be in 0..{len(self) - 1}, got {idx.min()}..{idx.max()}")
-        unique: _I64 = np.unique(idx)
+            raise InvalidInputError(f"agents must be agent ids (ints; the agent indices until one is removed) "
+                                    f"or a bool mask, got dtype {idx.dtype}")
+        unique: _I64 = np.unique(self.rows(idx))
         return unique
 
     def _cells(self, idx: _Idx | slice = slice(None)) -> _I64:

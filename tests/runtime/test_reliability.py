@@ -356,6 +356,11 @@ def test_crowd_numbers_are_checked(name: str, value: Any) -> None:
     kwargs: dict[str, Any] = {"radius": 0.3, "max_speed": 1.0, name: value}
     if value is None and name not in ("radius", "max_speed"):
         return  # None is these options' default
+    if value == [1.0] and name in ("radius", "max_speed"):
+        value = kwargs[name] = [1.0, 2.0]  # one per agent is allowed; a wrong count is not
+        with pytest.raises(InvalidInputError, match=f"{name} must be a number or one per agent \\(1\\), got 2"):
+            gamenav.Crowd(open_grid(), [(0.5, 0.5)], **kwargs)
+        return
     with pytest.raises(InvalidInputError, match=f"{name} must be a finite number > 0, got"):
         gamenav.Crowd(open_grid(), [(0.5, 0.5)], **kwargs)
 

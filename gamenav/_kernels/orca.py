@@ -1,0 +1,708 @@
+"""ORCA kernels: reciprocal velocities (van den Berg, Guy, Lin, Manocha 2009) among agents and grid walls.
+
+Positions and velocities are ``(n, 2)`` float64 world ``(x, y)``; grid arrays are ``[y, x]``.
+The algorithm is RVO2's (agent ORCA lines, obstacle ORCA lines with convex/concave vertices,
+the 2-D linear program and its 3-D fallback when infeasible), written for arrays: neighbours
+come from the crowd's spatial hash (:func:`gamenav._kernels.crowd.build_hash`), the k nearest
+within ``neighbor_dist`` found in rings of hash cells that stop once nothing nearer can come;
+static obstacles are the edges between passable and blocked cells (outside the grid counts as
+blocked), each a segment of a wall contour whose vertices know their convexity.
+
+Ties (equal distances) are broken by index (agents) and by scan order (walls: world cell row,
+column, side), so the result is deterministic. The public wrapper is
+:class:`gamenav.runtime.crowd.Crowd`; nothing here validates its inputs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from gamenav._kernels.crowd import _find
+
+__all__ = ["discs_off_walls", "orca_velocities", "resolve_discs"]
+
+EPS = 1e-5
+"""RVO_EPSILON: parallel-line and coverage tolerance of RVO2."""
+
+# wall sides, scan order: a free cell's neighbour at +x, -x, +y, -y (world axes)
+_NX = np.array([1, -1, 0, 0], np.int64)
+_NY = np.array([0, 0, 1, -1], np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _blocked(passable, i, j, y_up):  # pragma: no cover - compiled
+    """Whether world cell ``(i, j)`` (x to the right, y up the world axis) is blocked or outside."""
+    h = passable.shape[0]
+    if i < 0 or j < 0 or i >= passable.shape[1] or j >= h:
+        return True
+    row = h - 1 - j if y_up else j
+    return not passable[row, i]
+
+
+@njit(cache=True, nogil=True)
+def _det(ax, ay, bx, by):  # pragma: no cover - compiled
+    return ax * by - ay * bx
+
+
+@njit(cache=True, nogil=True)
+def _lp1(lines, line_no, radius, optx, opty, direction_opt, res):  # pragma: no cover - compiled
+    """RVO2 linearProgram1: optimum on line ``line_no`` subject to lines ``0..line_no-1`` and the disc."""
+    px = lines[line_no, 0]
+    py = lines[line_no, 1]
+    dx = lines[line_no, 2]
+    dy = lines[line_no, 3]
+    dot = px * dx + py * dy
+    disc = dot * dot + radius * radius - (px * px + py * py)
+    if disc < 0.0:
+        return False
+    sq = math.sqrt(disc)
+    t_left = -dot - sq
+    t_right = -dot + sq
+    for i in range(line_no):
+        denominator = _det(dx, dy, lines[i, 2], lines[i, 3])
+        numerator = _det(lines[i, 2], lines[i, 3], px - lines[i, 0], py - lines[i, 1])
+        if abs(denominator) <= EPS:
+            if numerator < 0.0:
+                return False
+            continue
+        t = numerator / denominator
+        if denominator >= 0.0:
+            t_right = min(t_right, t)
+        else:
+            t_left = max(t_left, t)
+        if t_left > t_right:
+            return False
+    if direction_opt:
+        if optx * dx + opty * dy > 0.0:
+            res[0] = px + t_right * dx
+            res[1] = py + t_right * dy
+        else:
+            res[0] = px + t_left * dx
+            res[1] = py + t_left * dy
+    else:
+        t = dx * (optx - px) + dy * (opty - py)
+        if t < t_left:
+            t = t_left
+        elif t > t_right:
+            t = t_right
+        res[0] = px + t * dx
+        res[1] = py + t * dy
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _lp2(lines, count, radius, optx, opty, direction_opt, res):  # pragma: no cover - compiled
+    """RVO2 linearProgram2 over ``lines[:count]``; returns the first failing line (``count``: none)."""
+    if direction_opt:
+        res[0] = optx * radius
+        res[1] = opty * radius
+    elif optx * optx + opty * opty > radius * radius:
+        norm = math.sqrt(optx * optx + opty * opty)
+        res[0] = optx / norm * radius
+        res[1] = opty / norm * radius
+    else:
+        res[0] = optx
+        res[1] = opty
+    for i in range(count):
+        if _det(lines[i, 2], lines[i, 3], lines[i, 0] - res[0], lines[i, 1] - res[1]) > 0.0:
+            tx = res[0]
+            ty = res[1]
+            if not _lp1(lines, i, radius, optx, opty, direction_opt, res):
+                res[0] = tx
+                res[1] = ty
+                return i
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _lp3(lines, count, num_obst, begin, radius, res, proj):  # pragma: no cover - compiled
+    """RVO2 linearProgram3: the velocity that least violates the agent lines (walls stay hard)."""
+    distance = 0.0
+    for i in range(begin, count):
+        pix = lines[i, 0]
+        piy = lines[i, 1]
+        dix = lines[i, 2]
+        diy = lines[i, 3]
+        if _det(dix, diy, pix - res[0], piy - res[1]) > distance:
+            m = num_obst
+            proj[:num_obst, :] = lines[:num_obst, :]
+            for j in range(num_obst, i):
+                djx = lines[j, 2]
+                djy = lines[j, 3]
+                determinant = _det(dix, diy, djx, djy)
+                if abs(determinant) <= EPS:
+                    if dix * djx + diy * djy > 0.0:
+                        continue
+                    qx = 0.5 * (pix + lines[j, 0])
+                    qy = 0.5 * (piy + lines[j, 1])
+                else:
+                    s = _det(djx, djy, pix - lines[j, 0], piy - lines[j, 1]) / determinant
+                    qx = pix + s * dix
+                    qy = piy + s * diy
+                ex = djx - dix
+                ey = djy - diy
+                norm = math.sqrt(ex * ex + ey * ey)
+                proj[m, 0] = qx
+                proj[m, 1] = qy
+                proj[m, 2] = ex / norm
+                proj[m, 3] = ey / norm
+                m += 1
+            tx = res[0]
+            ty = res[1]
+            if _lp2(proj, m, radius, -diy, dix, True, res) < m:
+                res[0] = tx
+                res[1] = ty
+            distance = _det(dix, diy, pix - res[0], piy - res[1])
+
+
+@njit(cache=True, nogil=True)
+def _agent_neighbours(i, pos, keys, head, nxt, cx, cy, mask, hcell, neighbor_dist, max_neighbors, nb,
+                      nbd):  # pragma: no cover - compiled
+    """The ``max_neighbors`` agents nearest to ``i`` closer than ``neighbor_dist`` into ``nb``
+    (sorted by squared distance ``nbd``, then index); returns their count.
+
+    Hash cells are visited in square rings around ``i``'s cell; a ring ``r`` holds no agent
+    nearer than ``(r - 1) * hcell``, so the search stops once the k-th neighbour is nearer.
+    """
+    count = 0
+    range_sq = neighbor_dist * neighbor_dist
+    px = pos[i, 0]
+    py = pos[i, 1]
+    rings = int(math.ceil(neighbor_dist / hcell))
+    for ring in range(rings + 1):
+        if ring > 0 and count == max_neighbors and nbd[count - 1] < ((ring - 1) * hcell) ** 2:
+            break
+        for yy in range(cy[i] - ring, cy[i] + ring + 1):
+            if yy < 0:
+                continue
+            step = 1 if (yy == cy[i] - ring or yy == cy[i] + ring) else 2 * ring
+            for xx in range(cx[i] - ring, cx[i] + ring + 1, step):
+                if xx < 0:
+                    continue
+                j = head[_find(keys, xx, yy, mask)]
+                while j != -1:
+                    dx = pos[j, 0] - px
+                    dy = pos[j, 1] - py
+                    d2 = dx * dx + dy * dy
+                    if j != i and d2 < range_sq:
+                        if count < max_neighbors:
+                            k = count
+                            count += 1
+                        elif d2 < nbd[count - 1] or (d2 == nbd[count - 1] and j < nb[count - 1]):
+                            k = count - 1
+                        else:
+                            k = -1
+                        if k >= 0:
+                            while k > 0 and (nbd[k - 1] > d2 or (nbd[k - 1] == d2 and nb[k - 1] > j)):
+                                nbd[k] = nbd[k - 1]
+                                nb[k] = nb[k - 1]
+                                k -= 1
+                            nbd[k] = d2
+                            nb[k] = j
+                    j = nxt[j]
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _seg_dist_sq(ax, ay, bx, by, px, py):  # pragma: no cover - compiled
+    """Squared distance from ``p`` to segment ``a``-``b`` (RVO2 distSqPointLineSegment)."""
+    vx = bx - ax
+    vy = by - ay
+    r = ((px - ax) * vx + (py - ay) * vy) / (vx * vx + vy * vy)
+    if r < 0.0:
+        return (px - ax) ** 2 + (py - ay) ** 2
+    if r > 1.0:
+        return (px - bx) ** 2 + (py - by) ** 2
+    qx = ax + r * vx
+    qy = ay + r * vy
+    return (px - qx) ** 2 + (py - qy) ** 2
+
+
+@njit(cache=True, nogil=True)
+def _wall_segments(px, py, reach, passable, ox, oy, cs, y_up, segs, segd):  # pragma: no cover - compiled
+    """Wall edges within ``reach`` of ``(px, py)`` that face it, sorted by distance then scan order.
+
+    Each row of ``segs`` (k, 12): p1 (x, y), p2 (x, y), direction (x, y) with blocked on the
+    left, convex1, convex2, previous edge direction (x, y), next edge direction (x, y).
+    Returns k.
+    """
+    h = passable.shape[0]
+    w = passable.shape[1]
+    ci = int(math.floor((px - ox) / cs))
+    cj = int(math.floor((py - oy) / cs))
+    k = int(math.ceil(min(reach / cs, w + h))) + 1
+    reach_sq = reach * reach
+    count = 0
+    for j in range(max(cj - k, 0), min(cj + k, h - 1) + 1):  # edges lie beside passable cells
+        for i in range(max(ci - k, 0), min(ci + k, w - 1) + 1):
+            if _blocked(passable, i, j, y_up):
+                continue
+            for side in range(4):
+                nx = _NX[side]
+                ny = _NY[side]
+                if not _blocked(passable, i + nx, j + ny, y_up):
+                    continue
+                dx = float(ny)
+                dy = float(-nx)
+                mx = ox + (i + 0.5 + 0.5 * nx) * cs
+                my = oy + (j + 0.5 + 0.5 * ny) * cs
+                ax = mx - 0.5 * cs * dx
+                ay = my - 0.5 * cs * dy
+                bx = mx + 0.5 * cs * dx
+                by = my + 0.5 * cs * dy
+                left_of = _det(ax - px, ay - py, bx - px, by - py)  # RVO2 leftOf(a, b, p)
+                if left_of >= 0.0:
+                    continue  # the agent is not on the free side
+                d2 = _seg_dist_sq(ax, ay, bx, by, px, py)
+                if d2 >= reach_sq:
+                    continue
+                idx = int(dx)  # direction as integers
+                idy = int(dy)
+                # vertex at p2: continue along d beyond the edge
+                if not _blocked(passable, i + nx + idx, j + ny + idy, y_up):
+                    c2 = 1.0  # convex corner: turn left
+                    ndx = -dy
+                    ndy = dx
+                elif not _blocked(passable, i + idx, j + idy, y_up):
+                    c2 = 1.0  # straight
+                    ndx = dx
+                    ndy = dy
+                else:
+                    c2 = 0.0  # concave: turn right
+                    ndx = dy
+                    ndy = -dx
+                # vertex at p1: behind the edge
+                if not _blocked(passable, i + nx - idx, j + ny - idy, y_up):
+                    c1 = 1.0
+                    pdx = dy
+                    pdy = -dx
+                elif not _blocked(passable, i - idx, j - idy, y_up):
+                    c1 = 1.0
+                    pdx = dx
+                    pdy = dy
+                else:
+                    c1 = 0.0
+                    pdx = -dy
+                    pdy = dx
+                m = count
+                count += 1
+                while m > 0 and segd[m - 1] > d2:  # stable: equal distances keep scan order
+                    segd[m] = segd[m - 1]
+                    segs[m, :] = segs[m - 1, :]
+                    m -= 1
+                segd[m] = d2
+                segs[m, 0] = ax
+                segs[m, 1] = ay
+                segs[m, 2] = bx
+                segs[m, 3] = by
+                segs[m, 4] = dx
+                segs[m, 5] = dy
+                segs[m, 6] = c1
+                segs[m, 7] = c2
+                segs[m, 8] = pdx
+                segs[m, 9] = pdy
+                segs[m, 10] = ndx
+                segs[m, 11] = ndy
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _add_line(lines, n, px, py, dx, dy):  # pragma: no cover - compiled
+    lines[n, 0] = px
+    lines[n, 1] = py
+    lines[n, 2] = dx
+    lines[n, 3] = dy
+    return n + 1
+
+
+@njit(cache=True, nogil=True)
+def _obstacle_lines(px, py, vx, vy, r, inv_t, segs, nseg, lines):  # pragma: no cover - compiled
+    """RVO2's obstacle ORCA lines of the wall edges ``segs[:nseg]`` for an agent at ``p`` with
+    velocity ``v`` and radius ``r`` (``inv_t`` = 1 / time_horizon_obst); returns the line count."""
+    n = 0
+    r_sq = r * r
+    for s in range(nseg):
+        a1x = segs[s, 0]
+        a1y = segs[s, 1]
+        a2x = segs[s, 2]
+        a2y = segs[s, 3]
+        rel1x = a1x - px
+        rel1y = a1y - py
+        rel2x = a2x - px
+        rel2y = a2y - py
+        covered = False
+        for j in range(n):
+            if (_det(inv_t * rel1x - lines[j, 0], inv_t * rel1y - lines[j, 1], lines[j, 2], lines[j, 3])
+                    - inv_t * r >= -EPS and
+                    _det(inv_t * rel2x - lines[j, 0], inv_t * rel2y - lines[j, 1], lines[j, 2], lines[j, 3])
+                    - inv_t * r >= -EPS):
+                covered = True
+                break
+        if covered:
+            continue
+        dist_sq1 = rel1x * rel1x + rel1y * rel1y
+        dist_sq2 = rel2x * rel2x + rel2y * rel2y
+        ovx = a2x - a1x
+        ovy = a2y - a1y
+        sfrac = (-rel1x * ovx - rel1y * ovy) / (ovx * ovx + ovy * ovy)
+        lx = -rel1x - sfrac * ovx
+        ly = -rel1y - sfrac * ovy
+        dist_sq_line = lx * lx + ly * ly
+        d1x = segs[s, 4]  # obstacle1 direction
+        d1y = segs[s, 5]
+        convex1 = segs[s, 6] > 0.5
+        convex2 = segs[s, 7] > 0.5
+        prev_x = segs[s, 8]
+        prev_y = segs[s, 9]
+        next_x = segs[s, 10]
+        next_y = segs[s, 11]
+        if sfrac < 0.0 and dist_sq1 <= r_sq:
+            if convex1:  # collision with the left vertex
+                norm = math.sqrt(dist_sq1)
+                n = _add_line(lines, n, 0.0, 0.0, -rel1y / norm, rel1x / norm)
+            continue
+        if sfrac > 1.0 and dist_sq2 <= r_sq:
+            if convex2 and _det(rel2x, rel2y, next_x, next_y) >= 0.0:  # collision with the right vertex
+                norm = math.sqrt(dist_sq2)
+                n = _add_line(lines, n, 0.0, 0.0, -rel2y / norm, rel2x / norm)
+            continue
+        if 0.0 <= sfrac < 1.0 and dist_sq_line <= r_sq:  # collision with the segment
+            n = _add_line(lines, n, 0.0, 0.0, -d1x, -d1y)
+            continue
+        # no collision: legs (o1, o2 are the vertices defining them; same = one vertex)
+        same = False
+        o1x = a1x
+        o1y = a1y
+        o2x = a2x
+        o2y = a2y
+        c1 = convex1
+        c2 = convex2
+        left_nb_x = prev_x  # direction of obstacle1's previous edge
+        left_nb_y = prev_y
+        o2dx = next_x  # direction of obstacle2's edge
+        o2dy = next_y
+        if sfrac < 0.0 and dist_sq_line <= r_sq:  # seen obliquely: the left vertex defines it
+            if not convex1:
+                continue
+            same = True
+            o2x = a1x
+            o2y = a1y
+            c2 = convex1
+            o2dx = d1x
+            o2dy = d1y
+            leg1 = math.sqrt(max(dist_sq1 - r_sq, 0.0))
+            llx = (rel1x * leg1 - rel1y * r) / dist_sq1
+            lly = (rel1x * r + rel1y * leg1) / dist_sq1
+            rlx = (rel1x * leg1 + rel1y * r) / dist_sq1
+            rly = (-rel1x * r + rel1y * leg1) / dist_sq1
+        elif sfrac > 1.0 and dist_sq_line <= r_sq:  # the right vertex defines it
+            if not convex2:
+                continue
+            same = True
+            o1x = a2x
+            o1y = a2y
+            c1 = convex2
+            left_nb_x = d1x
+            left_nb_y = d1y
+            leg2 = math.sqrt(max(dist_sq2 - r_sq, 0.0))
+            llx = (rel2x * leg2 - rel2y * r) / dist_sq2
+            lly = (rel2x * r + rel2y * leg2) / dist_sq2
+            rlx = (rel2x * leg2 + rel2y * r) / dist_sq2
+            rly = (-rel2x * r + rel2y * leg2) / dist_sq2
+        else:
+            if convex1:
+                leg1 = math.sqrt(max(dist_sq1 - r_sq, 0.0))
+                llx = (rel1x * leg1 - rel1y * r) / dist_sq1
+                lly = (rel1x * r + rel1y * leg1) / dist_sq1
+            else:  # non-convex left vertex: the left leg extends the cut-off line
+                llx = -d1x
+                lly = -d1y
+            if convex2:
+                leg2 = math.sqrt(max(dist_sq2 - r_sq, 0.0))
+                rlx = (rel2x * leg2 + rel2y * r) / dist_sq2
+                rly = (-rel2x * r + rel2y * leg2) / dist_sq2
+            else:
+                rlx = d1x
+                rly = d1y
+        # legs never point into the neighbouring edge of a convex vertex
+        left_foreign = False
+        right_foreign = False
+        if c1 and _det(llx, lly, -left_nb_x, -left_nb_y) >= 0.0:
+            llx = -left_nb_x
+            lly = -left_nb_y
+            left_foreign = True
+        if c2 and _det(rlx, rly, o2dx, o2dy) <= 0.0:
+            rlx = o2dx
+            rly = o2dy
+            right_foreign = True
+        lcx = inv_t * (o1x - px)  # cut-off centres
+        lcy = inv_t * (o1y - py)
+        rcx = inv_t * (o2x - px)
+        rcy = inv_t * (o2y - py)
+        cvx = rcx - lcx
+        cvy = rcy - lcy
+        t = 0.5 if same else ((vx - lcx) * cvx + (vy - lcy) * cvy) / (cvx * cvx + cvy * cvy)
+        t_left = (vx - lcx) * llx + (vy - lcy) * lly
+        t_right = (vx - rcx) * rlx + (vy - rcy) * rly
+        if (t < 0.0 and t_left < 0.0) or (same and t_left < 0.0 and t_right < 0.0):
+            wx = vx - lcx
+            wy = vy - lcy
+            norm = math.sqrt(wx * wx + wy * wy)
+            ux = wx / norm
+            uy = wy / norm
+            n = _add_line(lines, n, lcx + r * inv_t * ux, lcy + r * inv_t * uy, uy, -ux)
+            continue
+        if t > 1.0 and t_right < 0.0:
+            wx = vx - rcx
+            wy = vy - rcy
+            norm = math.sqrt(wx * wx + wy * wy)
+            ux = wx / norm
+            uy = wy / norm
+            n = _add_line(lines, n, rcx + r * inv_t * ux, rcy + r * inv_t * uy, uy, -ux)
+            continue
+        d_cut = math.inf if t < 0.0 or t > 1.0 or same else (vx - (lcx + t * cvx)) ** 2 + (vy - (lcy + t * cvy)) ** 2
+        d_left = math.inf if t_left < 0.0 else (vx - (lcx + t_left * llx)) ** 2 + (vy - (lcy + t_left * lly)) ** 2
+        d_right = math.inf if t_right < 0.0 else \
+            (vx - (rcx + t_right * rlx)) ** 2 + (vy - (rcy + t_right * rly)) ** 2
+        if d_cut <= d_left and d_cut <= d_right:
+            ldx = -d1x
+            ldy = -d1y
+            n = _add_line(lines, n, lcx + r * inv_t * -ldy, lcy + r * inv_t * ldx, ldx, ldy)
+            continue
+        if d_left <= d_right:
+            if left_foreign:
+                continue
+            n = _add_line(lines, n, lcx + r * inv_t * -lly, lcy + r * inv_t * llx, llx, lly)
+            continue
+        if right_foreign:
+            continue
+        ldx = -rlx
+        ldy = -rly
+        n = _add_line(lines, n, rcx + r * inv_t * -ldy, rcy + r * inv_t * ldx, ldx, ldy)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _agent_line(i, j, pos, vel, radius, inv_t, dt, lines, n):  # pragma: no cover - compiled
+    """RVO2's ORCA line of agent ``i`` with neighbour ``j`` (each takes half the avoidance)."""
+    rpx = pos[j, 0] - pos[i, 0]
+    rpy = pos[j, 1] - pos[i, 1]
+    rvx = vel[i, 0] - vel[j, 0]
+    rvy = vel[i, 1] - vel[j, 1]
+    dist_sq = rpx * rpx + rpy * rpy
+    comb = radius[i] + radius[j]
+    comb_sq = comb * comb
+    if dist_sq > comb_sq:
+        wx = rvx - inv_t * rpx
+        wy = rvy - inv_t * rpy
+        w_len_sq = wx * wx + wy * wy
+        dot1 = wx * rpx + wy * rpy
+        if dot1 < 0.0 and dot1 * dot1 > comb_sq * w_len_sq:  # project on the cut-off circle
+            w_len = math.sqrt(w_len_sq)
+            ux = wx / w_len
+            uy = wy / w_len
+            dx = uy
+            dy = -ux
+            s = comb * inv_t - w_len
+            ux *= s
+            uy *= s
+        else:  # project on the legs
+            leg = math.sqrt(dist_sq - comb_sq)
+            if _det(rpx, rpy, wx, wy) > 0.0:
+                dx = (rpx * leg - rpy * comb) / dist_sq
+                dy = (rpx * comb + rpy * leg) / dist_sq
+            else:
+                dx = -(rpx * leg + rpy * comb) / dist_sq
+                dy = -(-rpx * comb + rpy * leg) / dist_sq
+            dot2 = rvx * dx + rvy * dy
+            ux = dot2 * dx - rvx
+            uy = dot2 * dy - rvy
+    else:  # already overlapping: separate within one time step
+        inv_dt = 1.0 / dt
+        wx = rvx - inv_dt * rpx
+        wy = rvy - inv_dt * rpy
+        w_len = math.sqrt(wx * wx + wy * wy)
+        if w_len < 1e-12:  # coincident and at rest: split deterministically (golden angle by index)
+            angle = 2.399963 * (min(i, j) + 1)
+            wx = math.cos(angle) if i < j else -math.cos(angle)
+            wy = math.sin(angle) if i < j else -math.sin(angle)
+            w_len = 1.0
+        ux = wx / w_len
+        uy = wy / w_len
+        dx = uy
+        dy = -ux
+        s = comb * inv_dt - w_len
+        ux *= s
+        uy *= s
+    return _add_line(lines, n, vel[i, 0] + 0.5 * ux, vel[i, 1] + 0.5 * uy, dx, dy)
+
+
+@njit(cache=True, nogil=True)
+def orca_velocities(pos, vel, pref, radius, max_speed, keys, head, nxt, cx, cy, hcell, neighbor_dist,
+                    max_neighbors, time_horizon, time_horizon_obst, dt, passable, ox, oy, cs, y_up,
+                    walls, out):  # pragma: no cover - compiled
+    """New velocities ``out`` (n, 2) of every agent: RVO2's ``computeNewVelocity``.
+
+    ``pos``, ``vel``, ``pref`` (n, 2): positions, current and preferred velocities; ``radius``
+    and ``max_speed`` (n,). ``keys, head, nxt, cx, cy`` is the spatial hash of ``pos`` with cell
+    size ``hcell`` (:func:`~gamenav._kernels.crowd.build_hash`). ``walls``: also avoid the grid's
+    blocked cells (``passable`` [y, x], origin ``ox, oy``, cell size ``cs``, ``y_up``); agents
+    take the walls as hard constraints (obstacle lines) and share the avoidance of each other.
+    Returns the number of agents whose linear program was infeasible (3-D fallback).
+    """
+    n = pos.shape[0]
+    mask = keys.shape[0] - 1
+    nb = np.empty(max(max_neighbors, 1), np.int64)
+    nbd = np.empty(max(max_neighbors, 1), np.float64)
+    inv_t = 1.0 / time_horizon
+    inv_to = 1.0 / time_horizon_obst
+    kmax = 1
+    if walls:
+        reach_max = 0.0
+        for i in range(n):
+            reach_max = max(reach_max, time_horizon_obst * max_speed[i] + radius[i])
+        kmax = int(math.ceil(min(reach_max / cs, passable.shape[0] + passable.shape[1]))) + 1
+    nseg_max = 4 * min(2 * kmax + 1, passable.shape[0]) * min(2 * kmax + 1, passable.shape[1]) if walls else 1
+    segs = np.empty((nseg_max, 12), np.float64)
+    segd = np.empty(nseg_max, np.float64)
+    lines = np.empty((nseg_max + max_neighbors + 1, 4), np.float64)
+    proj = np.empty_like(lines)
+    res = np.empty(2, np.float64)
+    infeasible = 0
+    for i in range(n):
+        px = pos[i, 0]
+        py = pos[i, 1]
+        nl = 0
+        if walls:
+            nseg = _wall_segments(px, py, time_horizon_obst * max_speed[i] + radius[i], passable, ox, oy, cs,
+                                  y_up, segs, segd)
+            nl = _obstacle_lines(px, py, vel[i, 0], vel[i, 1], radius[i], inv_to, segs, nseg, lines)
+        num_obst = nl
+        if max_neighbors > 0:
+            k = _agent_neighbours(i, pos, keys, head, nxt, cx, cy, mask, hcell, neighbor_dist, max_neighbors,
+                                  nb, nbd)
+            for q in range(k):
+                nl = _agent_line(i, nb[q], pos, vel, radius, inv_t, dt, lines, nl)
+        fail = _lp2(lines, nl, max_speed[i], pref[i, 0], pref[i, 1], False, res)
+        if fail < nl:
+            infeasible += 1
+            _lp3(lines, nl, num_obst, fail, max_speed[i], res, proj)
+        out[i, 0] = res[0]
+        out[i, 1] = res[1]
+    return infeasible
+
+
+@njit(cache=True, nogil=True)
+def resolve_discs(pos, radius, mass, keys, head, nxt, cx, cy, hcell, reach, passable, ox, oy, cs, y_up,
+                  iterations):  # pragma: no cover - compiled
+    """Push overlapping discs apart, then out of blocked cells; modifies ``pos`` (n, 2) in place.
+
+    Pairs closer than the sum of their radii move apart along their centre line, each by its
+    share of the overlap (``mass`` (n,): the heavier moves less), Jacobi style over the hash
+    (built on positions at most ``reach - 2 * max radius`` away from these). Then each disc is
+    moved out of every blocked (or off-grid) cell square it overlaps (the nearest point of the
+    square, corners included), a few passes, never onto a blocked cell: a disc that cannot fit
+    keeps its centre where it was. ``iterations`` rounds of both. Returns the number of discs
+    still overlapping a blocked cell.
+    """
+    n = pos.shape[0]
+    mask = keys.shape[0] - 1
+    push = np.zeros((n, 2), np.float64)
+    rings = int(math.ceil(reach / hcell))
+    stuck = 0
+    for _ in range(iterations):
+        push[:, :] = 0.0
+        for i in range(n):
+            for yy in range(max(cy[i] - rings, 0), cy[i] + rings + 1):
+                for xx in range(max(cx[i] - rings, 0), cx[i] + rings + 1):
+                    j = head[_find(keys, xx, yy, mask)]
+                    while j != -1:
+                        if j > i:
+                            dx = pos[i, 0] - pos[j, 0]
+                            dy = pos[i, 1] - pos[j, 1]
+                            comb = radius[i] + radius[j]
+                            d2 = dx * dx + dy * dy
+                            if d2 < comb * comb:
+                                if d2 < 1e-18:
+                                    angle = 2.399963 * (i + 1)
+                                    dx = math.cos(angle)
+                                    dy = math.sin(angle)
+                                    d = 1.0
+                                    over = comb
+                                else:
+                                    d = math.sqrt(d2)
+                                    over = comb - d
+                                wi = mass[j] / (mass[i] + mass[j])
+                                push[i, 0] += dx / d * over * wi
+                                push[i, 1] += dy / d * over * wi
+                                push[j, 0] -= dx / d * over * (1.0 - wi)
+                                push[j, 1] -= dy / d * over * (1.0 - wi)
+                        j = nxt[j]
+        for i in range(n):
+            pos[i, 0] += push[i, 0]
+            pos[i, 1] += push[i, 1]
+        stuck = discs_off_walls(pos, radius, passable, ox, oy, cs, y_up)
+    return stuck
+
+
+@njit(cache=True, nogil=True)
+def discs_off_walls(pos, radius, passable, ox, oy, cs, y_up):  # pragma: no cover - compiled
+    """Move each disc (centre ``pos`` (n, 2), ``radius`` (n,)) out of the blocked and off-grid cell
+    squares it overlaps, in place: up to 4 passes of pushes from each square's nearest point
+    (corners included). A centre never moves onto a blocked cell (such a move is undone: the
+    disc cannot fit there). Returns the number of discs still overlapping a blocked square.
+    """
+    stuck = 0
+    size = max(passable.shape[0], passable.shape[1]) + 2
+    for i in range(pos.shape[0]):
+        r = radius[i]
+        x = pos[i, 0]
+        y = pos[i, 1]
+        home_i = int(math.floor((x - ox) / cs))
+        home_j = int(math.floor((y - oy) / cs))
+        if not r < size * cs:  # bigger than the map: it fits nowhere
+            stuck += 1
+            continue
+        k = int(math.ceil(r / cs))
+        clear = False
+        for _ in range(4):
+            ci = int(math.floor((x - ox) / cs))
+            cj = int(math.floor((y - oy) / cs))
+            clear = True
+            for j in range(cj - k, cj + k + 1):
+                for ii in range(ci - k, ci + k + 1):
+                    if not _blocked(passable, ii, j, y_up):
+                        continue
+                    x0 = ox + ii * cs
+                    y0 = oy + j * cs
+                    qx = min(max(x, x0), x0 + cs)
+                    qy = min(max(y, y0), y0 + cs)
+                    dx = x - qx
+                    dy = y - qy
+                    d2 = dx * dx + dy * dy
+                    if d2 >= r * r:
+                        continue
+                    clear = False
+                    if d2 < 1e-18:  # centre on the square's boundary or inside: leave by the nearest side
+                        continue
+                    d = math.sqrt(d2)
+                    over = r - d + 1e-9 * cs
+                    x += dx / d * over
+                    y += dy / d * over
+            if clear:
+                break
+        ni = int(math.floor((x - ox) / cs))
+        nj = int(math.floor((y - oy) / cs))
+        if _blocked(passable, ni, nj, y_up):
+            x = pos[i, 0]
+            y = pos[i, 1]
+            if _blocked(passable, home_i, home_j, y_up):
+                stuck += 1
+        if not clear:
+            stuck += 1
+        pos[i, 0] = x
+        pos[i, 1] = y
+    return stuck

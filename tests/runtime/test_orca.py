@@ -1,0 +1,446 @@
+"""ORCA: the numba kernel against a straightforward Python transcription of RVO2, and Crowd properties.
+
+The reference below follows RVO2's Agent::computeNewVelocity line by line on plain lists: brute-force
+neighbours (all agents sorted by distance, then index), wall edges from every passable/blocked cell
+pair of the grid (sorted by distance, then world row, column and side), the obstacle and agent ORCA
+lines, linearProgram1/2/3. The kernel must give the same velocities (1e-9).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gamenav
+from gamenav._kernels.crowd import build_hash
+from gamenav._kernels.orca import orca_velocities
+
+EPS = 1e-5
+
+
+# -- the reference -------------------------------------------------------------------------
+def det(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return a[0] * b[1] - a[1] * b[0]
+
+
+def dot(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return a[0] * b[0] + a[1] * b[1]
+
+
+def sub(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    return (a[0] - b[0], a[1] - b[1])
+
+
+def add(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    return (a[0] + b[0], a[1] + b[1])
+
+
+def mul(s: float, a: tuple[float, float]) -> tuple[float, float]:
+    return (s * a[0], s * a[1])
+
+
+def unit(a: tuple[float, float]) -> tuple[float, float]:
+    n = math.sqrt(dot(a, a))
+    return (a[0] / n, a[1] / n)
+
+
+Line = tuple[tuple[float, float], tuple[float, float]]  # point, direction
+
+
+def lp1(lines: list[Line], no: int, radius: float, opt: tuple[float, float],
+        dir_opt: bool) -> tuple[float, float] | None:
+    point, direction = lines[no]
+    d = dot(point, direction)
+    disc = d * d + radius * radius - dot(point, point)
+    if disc < 0:
+        return None
+    t_left, t_right = -d - math.sqrt(disc), -d + math.sqrt(disc)
+    for i in range(no):
+        denominator = det(direction, lines[i][1])
+        numerator = det(lines[i][1], sub(point, lines[i][0]))
+        if abs(denominator) <= EPS:
+            if numerator < 0:
+                return None
+            continue
+        t = numerator / denominator
+        if denominator >= 0:
+            t_right = min(t_right, t)
+        else:
+            t_left = max(t_left, t)
+        if t_left > t_right:
+            return None
+    if dir_opt:
+        return add(point, mul(t_right if dot(opt, direction) > 0 else t_left, direction))
+    t = dot(direction, sub(opt, point))
+    t = t_left if t < t_left else t_right if t > t_right else t
+    return add(point, mul(t, direction))
+
+
+def lp2(lines: list[Line], radius: float, opt: tuple[float, float], dir_opt: bool) -> tuple[int, tuple[float, float]]:
+    if dir_opt:
+        result = mul(radius, opt)
+    elif dot(opt, opt) > radius * radius:
+        result = mul(radius, unit(opt))
+    else:
+        result = opt
+    for i, (point, direction) in enumerate(lines):
+        if det(direction, sub(point, result)) > 0:
+            new = lp1(lines, i, radius, opt, dir_opt)
+            if new is None:
+                return i, result
+            result = new
+    return len(lines), result
+
+
+def lp3(lines: list[Line], num_obst: int, begin: int, radius: float,
+        result: tuple[float, float]) -> tuple[float, float]:
+    distance = 0.0
+    for i in range(begin, len(lines)):
+        pi, di = lines[i]
+        if det(di, sub(pi, result)) > distance:
+            proj = list(lines[:num_obst])
+            for j in range(num_obst, i):
+                pj, dj = lines[j]
+                determinant = det(di, dj)
+                if abs(determinant) <= EPS:
+                    if dot(di, dj) > 0:
+                        continue
+                    point = mul(0.5, add(pi, pj))
+                else:
+                    point = add(pi, mul(det(dj, sub(pi, pj)) / determinant, di))
+                proj.append((point, unit(sub(dj, di))))
+            fail, new = lp2(proj, radius, (-di[1], di[0]), True)
+            if fail >= len(proj):
+                result = new
+            distance = det(di, sub(pi, result))
+    return result
+
+
+def wall_edges(walk: np.ndarray, cs: float, origin: tuple[float, float], y_up: bool) -> list[tuple]:
+    """Every edge between a passable cell and a blocked (or outside) one, as RVO2 obstacle vertices."""
+    h, w = walk.shape
+
+    def blocked(i: int, j: int) -> bool:
+        if not (0 <= i < w and 0 <= j < h):
+            return True
+        return not walk[h - 1 - j if y_up else j, i]
+
+    edges = []
+    for j in range(-1, h + 1):
+        for i in range(-1, w + 1):
+            if blocked(i, j):
+                continue
+            for side, (nx, ny) in enumerate(((1, 0), (-1, 0), (0, 1), (0, -1))):
+                if not blocked(i + nx, j + ny):
+                    continue
+                d = (ny, -nx)
+                mid = (origin[0] + (i + 0.5 + 0.5 * nx) * cs, origin[1] + (j + 0.5 + 0.5 * ny) * cs)
+                p1 = sub(mid, mul(0.5 * cs, d))
+                p2 = add(mid, mul(0.5 * cs, d))
+                if not blocked(i + nx + d[0], j + ny + d[1]):
+                    c2, nd = True, (-d[1], d[0])
+                elif not blocked(i + d[0], j + d[1]):
+                    c2, nd = True, d
+                else:
+                    c2, nd = False, (d[1], -d[0])
+                if not blocked(i + nx - d[0], j + ny - d[1]):
+                    c1, pd = True, (d[1], -d[0])
+                elif not blocked(i - d[0], j - d[1]):
+                    c1, pd = True, d
+                else:
+                    c1, pd = False, (-d[1], d[0])
+                edges.append(((j, i, side), p1, p2, (float(d[0]), float(d[1])), c1, c2, pd, nd))
+    return edges
+
+
+def seg_dist_sq(a: tuple[float, float], b: tuple[float, float], p: tuple[float, float]) -> float:
+    v = sub(b, a)
+    r = dot(sub(p, a), v) / dot(v, v)
+    if r < 0:
+        return dot(sub(p, a), sub(p, a))
+    if r > 1:
+        return dot(sub(p, b), sub(p, b))
+    q = add(a, mul(r, v))
+    return dot(sub(p, q), sub(p, q))
+
+
+def obstacle_lines(p, v, r, inv_t, edges) -> list[Line]:  # noqa: C901 - RVO2's structure, kept
+    lines: list[Line] = []
+    for _, a1, a2, d1, convex1, convex2, prev_d, next_d in edges:
+        rel1, rel2 = sub(a1, p), sub(a2, p)
+        if any(det(sub(mul(inv_t, rel1), lp), ld) - inv_t * r >= -EPS
+               and det(sub(mul(inv_t, rel2), lp), ld) - inv_t * r >= -EPS for lp, ld in lines):
+            continue
+        dist_sq1, dist_sq2 = dot(rel1, rel1), dot(rel2, rel2)
+        ov = sub(a2, a1)
+        s = dot(mul(-1, rel1), ov) / dot(ov, ov)
+        dist_sq_line = dot(sub(mul(-1, rel1), mul(s, ov)), sub(mul(-1, rel1), mul(s, ov)))
+        if s < 0 and dist_sq1 <= r * r:
+            if convex1:
+                lines.append(((0.0, 0.0), unit((-rel1[1], rel1[0]))))
+            continue
+        if s > 1 and dist_sq2 <= r * r:
+            if convex2 and det(rel2, next_d) >= 0:
+                lines.append(((0.0, 0.0), unit((-rel2[1], rel2[0]))))
+            continue
+        if 0 <= s < 1 and dist_sq_line <= r * r:
+            lines.append(((0.0, 0.0), mul(-1, d1)))
+            continue
+        o1, o2, c1, c2, left_nb, o2d, same = a1, a2, convex1, convex2, prev_d, next_d, False
+
+        def legs(rel, dist_sq):
+            leg = math.sqrt(max(dist_sq - r * r, 0.0))
+            left = ((rel[0] * leg - rel[1] * r) / dist_sq, (rel[0] * r + rel[1] * leg) / dist_sq)
+            right = ((rel[0] * leg + rel[1] * r) / dist_sq, (-rel[0] * r + rel[1] * leg) / dist_sq)
+            return left, right
+
+        if s < 0 and dist_sq_line <= r * r:
+            if not convex1:
+                continue
+            same, o2, c2, o2d = True, a1, convex1, d1
+            left_leg, right_leg = legs(rel1, dist_sq1)
+        elif s > 1 and dist_sq_line <= r * r:
+            if not convex2:
+                continue
+            same, o1, c1, left_nb = True, a2, convex2, d1
+            left_leg, right_leg = legs(rel2, dist_sq2)
+        else:
+            left_leg = legs(rel1, dist_sq1)[0] if convex1 else mul(-1, d1)
+            right_leg = legs(rel2, dist_sq2)[1] if convex2 else d1
+        left_foreign = right_foreign = False
+        if c1 and det(left_leg, mul(-1, left_nb)) >= 0:
+            left_leg, left_foreign = mul(-1, left_nb), True
+        if c2 and det(right_leg, o2d) <= 0:
+            right_leg, right_foreign = o2d, True
+        lc, rc = mul(inv_t, sub(o1, p)), mul(inv_t, sub(o2, p))
+        cv = sub(rc, lc)
+        t = 0.5 if same else dot(sub(v, lc), cv) / dot(cv, cv)
+        t_left, t_right = dot(sub(v, lc), left_leg), dot(sub(v, rc), right_leg)
+        if (t < 0 and t_left < 0) or (same and t_left < 0 and t_right < 0):
+            u = unit(sub(v, lc))
+            lines.append((add(lc, mul(r * inv_t, u)), (u[1], -u[0])))
+            continue
+        if t > 1 and t_right < 0:
+            u = unit(sub(v, rc))
+            lines.append((add(rc, mul(r * inv_t, u)), (u[1], -u[0])))
+            continue
+
+        def dsq(a):
+            return dot(sub(v, a), sub(v, a))
+
+        d_cut = math.inf if (t < 0 or t > 1 or same) else dsq(add(lc, mul(t, cv)))
+        d_left = math.inf if t_left < 0 else dsq(add(lc, mul(t_left, left_leg)))
+        d_right = math.inf if t_right < 0 else dsq(add(rc, mul(t_right, right_leg)))
+        if d_cut <= d_left and d_cut <= d_right:
+            ld = mul(-1, d1)
+            lines.append((add(lc, mul(r * inv_t, (-ld[1], ld[0]))), ld))
+        elif d_left <= d_right:
+            if not left_foreign:
+                lines.append((add(lc, mul(r * inv_t, (-left_leg[1], left_leg[0]))), left_leg))
+        elif not right_foreign:
+            ld = mul(-1, right_leg)
+            lines.append((add(rc, mul(r * inv_t, (-ld[1], ld[0]))), ld))
+    return lines
+
+
+def agent_line(i, j, pos, vel, radius, inv_t, dt) -> Line:
+    rp, rv = sub(pos[j], pos[i]), sub(vel[i], vel[j])
+    dist_sq, comb = dot(rp, rp), radius[i] + radius[j]
+    if dist_sq > comb * comb:
+        w = sub(rv, mul(inv_t, rp))
+        d1 = dot(w, rp)
+        if d1 < 0 and d1 * d1 > comb * comb * dot(w, w):
+            wl = math.sqrt(dot(w, w))
+            uw = mul(1 / wl, w)
+            direction, u = (uw[1], -uw[0]), mul(comb * inv_t - wl, uw)
+        else:
+            leg = math.sqrt(dist_sq - comb * comb)
+            if det(rp, w) > 0:
+                direction = ((rp[0] * leg - rp[1] * comb) / dist_sq, (rp[0] * comb + rp[1] * leg) / dist_sq)
+            else:
+                direction = (-(rp[0] * leg + rp[1] * comb) / dist_sq, -(-rp[0] * comb + rp[1] * leg) / dist_sq)
+            u = sub(mul(dot(rv, direction), direction), rv)
+    else:
+        w = sub(rv, mul(1 / dt, rp))
+        wl = math.sqrt(dot(w, w))
+        uw = mul(1 / wl, w)
+        direction, u = (uw[1], -uw[0]), mul(comb / dt - wl, uw)
+    return add(vel[i], mul(0.5, u)), direction
+
+
+def reference_velocities(pos, vel, pref, radius, max_speed, neighbor_dist, max_neighbors, th, tho, dt,
+                         walk, cs, origin, y_up) -> np.ndarray:
+    pos = [tuple(p) for p in pos.tolist()]
+    vel = [tuple(v) for v in vel.tolist()]
+    edges = wall_edges(walk, cs, origin, y_up) if walk is not None else []
+    out = []
+    for i, p in enumerate(pos):
+        reach = tho * max_speed[i] + radius[i]
+        near = []
+        for e in edges:
+            key, a1, a2 = e[0], e[1], e[2]
+            if det(sub(a1, p), sub(a2, p)) >= 0:
+                continue
+            d2 = seg_dist_sq(a1, a2, p)
+            if d2 < reach * reach:
+                near.append((d2, key, e))
+        near.sort(key=lambda item: (item[0], item[1]))
+        lines = obstacle_lines(p, vel[i], radius[i], 1 / tho, [e for _, _, e in near])
+        num_obst = len(lines)
+        others = sorted((dot(sub(pos[j], p), sub(pos[j], p)), j) for j in range(len(pos)) if j != i)
+        for _, j in [o for o in others if o[0] < neighbor_dist ** 2][:max_neighbors]:
+            lines.append(agent_line(i, j, pos, vel, radius, 1 / th, dt))
+        fail, result = lp2(lines, max_speed[i], tuple(pref[i]), False)
+        if fail < len(lines):
+            result = lp3(lines, num_obst, fail, max_speed[i], result)
+        out.append(result)
+    return np.array(out, np.float64).reshape(-1, 2)
+
+
+def kernel_velocities(pos, vel, pref, radius, max_speed, neighbor_dist, max_neighbors, th, tho, dt,
+                      walk, cs, origin, y_up, hcell) -> np.ndarray:
+    keys, head, nxt, cx, cy = build_hash(pos, hcell)
+    out = np.empty_like(pos)
+    passable = np.ones((1, 1), bool) if walk is None else walk
+    orca_velocities(pos, vel, pref, radius, max_speed, keys, head, nxt, cx, cy, hcell, neighbor_dist,
+                    max_neighbors, th, tho, dt, passable, origin[0], origin[1], cs, y_up, walk is not None, out)
+    return out
+
+
+# -- kernel == reference ---------------------------------------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 14), walls=st.booleans(), y_up=st.booleans(),
+       max_neighbors=st.integers(1, 6))
+def test_orca_kernel_matches_the_python_reference(seed: int, n: int, walls: bool, y_up: bool,
+                                                  max_neighbors: int) -> None:
+    rng = np.random.default_rng(seed)
+    cs = float(rng.choice([1.0, 2.0]))
+    origin = (float(rng.uniform(-3, 3)), float(rng.uniform(-3, 3)))
+    walk = rng.random((6, 7)) > 0.3 if walls else None
+    if walls:
+        h, w = walk.shape
+        free = np.argwhere(walk)
+        if len(free) == 0:
+            walk[2, 2] = True
+            free = np.argwhere(walk)
+        cells = free[rng.integers(0, len(free), n)]
+        col = cells[:, 1]
+        row_world = (h - 1 - cells[:, 0]) if y_up else cells[:, 0]
+        pos = np.stack([origin[0] + (col + rng.uniform(0.1, 0.9, n)) * cs,
+                        origin[1] + (row_world + rng.uniform(0.1, 0.9, n)) * cs], axis=1)
+    else:
+        pos = rng.uniform(0, 8, (n, 2))
+    vel = rng.normal(scale=0.8, size=(n, 2))
+    pref = rng.normal(scale=1.0, size=(n, 2))
+    radius = rng.uniform(0.1, 0.5, n) * cs
+    max_speed = rng.uniform(0.5, 2.0, n)
+    args = (pos, vel, pref, radius, max_speed, float(rng.uniform(1, 6)), max_neighbors, float(rng.uniform(0.5, 3)),
+            float(rng.uniform(0.3, 2)), 0.1, walk, cs, origin, y_up)
+    got = kernel_velocities(*args, hcell=float(rng.uniform(0.5, 3)))
+    want = reference_velocities(*args)
+    np.testing.assert_allclose(got, want, atol=1e-9, rtol=0)
+
+
+def test_head_on_pair_passes_without_touching() -> None:
+    pos = np.array([[0.0, 0.0], [10.0, 0.001]])
+    vel = np.array([[1.0, 0.0], [-1.0, 0.0]])
+    radius = np.full(2, 0.5)
+    for _ in range(200):
+        pref = np.array([[1.0, 0.0], [-1.0, 0.0]])
+        vel = kernel_velocities(pos, vel, pref, radius, np.full(2, 1.0), 5.0, 5, 2.0, 1.0, 0.1, None, 1.0,
+                                (0.0, 0.0), False, hcell=2.0)
+        pos = pos + 0.1 * vel
+        assert np.hypot(*(pos[0] - pos[1])) >= 1.0 - 1e-6
+    assert pos[0, 0] > 10 and pos[1, 0] < 0, "they passed each other"
+
+
+def test_agent_stops_short_of_a_wall() -> None:
+    walk = np.ones((5, 10), bool)
+    walk[:, 6] = False
+    pos = np.array([[1.5, 2.5]])
+    vel = np.zeros((1, 2))
+    for _ in range(300):
+        vel = kernel_velocities(pos, vel, np.array([[2.0, 0.0]]), np.array([0.4]), np.array([2.0]), 3.0, 5, 2.0,
+                                1.0, 0.05, walk, 1.0, (0.0, 0.0), False, hcell=1.0)
+        pos = pos + 0.05 * vel
+        assert pos[0, 0] <= 6.0 - 0.4 + 1e-6
+    assert pos[0, 0] > 5.5, "it still gets close"
+
+
+# -- the crowd -------------------------------------------------------------------------------
+def min_pair_ratio(pos: np.ndarray, radius: np.ndarray) -> float:
+    """Smallest centre distance over the sum of radii, over all pairs."""
+    d = np.hypot(*(pos[:, None] - pos[None]).transpose(2, 0, 1))
+    comb = radius[:, None] + radius[None]
+    np.fill_diagonal(d, np.inf)
+    return float((d / comb).min())
+
+
+def wall_overlap(crowd: gamenav.Crowd) -> float:
+    """Deepest overlap (world units) of an agent's disc with a blocked or off-grid cell square."""
+    g = crowd.grid
+    worst = 0.0
+    cs = g.cell_size
+    walk = g.passable
+    for (x, y), r in zip(crowd.positions.tolist(), crowd.radii.tolist(), strict=True):
+        cx, cy = g.world_to_cell(np.array([x, y])).tolist()
+        k = int(math.ceil(r / cs)) + 1
+        for j in range(cy - k, cy + k + 1):
+            for i in range(cx - k, cx + k + 1):
+                if 0 <= i < g.width and 0 <= j < g.height and walk[j, i]:
+                    continue
+                lo = g.cell_to_world(np.array([i, j])) - cs / 2
+                q = np.clip((x, y), lo, lo + cs)
+                worst = max(worst, r - float(np.hypot(x - q[0], y - q[1])))
+    return worst
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), y_up=st.booleans())
+def test_crowd_discs_stay_apart_and_off_walls(seed: int, y_up: bool) -> None:
+    rng = np.random.default_rng(seed)
+    walk = np.ones((18, 24), bool)
+    for _ in range(6):  # rectangular blocks, leaving corridors of at least 2 cells
+        x, y = rng.integers(2, 20), rng.integers(2, 15)
+        walk[y:y + rng.integers(1, 3), x:x + rng.integers(1, 4)] = False
+    grid = gamenav.TileGrid(walk, cell_size=2.0, y_up=y_up)
+    free = np.argwhere(walk)[:, ::-1]
+    n = 30
+    picks = free[rng.choice(len(free), n, replace=False)]
+    radius = rng.choice([0.3, 0.45, 0.6], n)
+    crowd = gamenav.Crowd(grid, grid.cell_to_world(picks), radius=radius, max_speed=6.0)
+    for start in range(0, n, 10):
+        crowd.move(np.arange(start, start + 10), tuple(grid.cell_to_world(free[rng.integers(0, len(free))])))
+    for _ in range(120):
+        crowd.update(1 / 20)
+        assert wall_overlap(crowd) <= 1e-6
+        assert min_pair_ratio(crowd.positions, crowd.radii) >= 0.9
+
+
+def test_add_and_remove_keep_ids_stable() -> None:
+    grid = gamenav.TileGrid(np.ones((10, 10), bool))
+    crowd = gamenav.Crowd(grid, [(1.5, 1.5), (2.5, 1.5), (3.5, 1.5)], radius=0.3, max_speed=2.0)
+    assert crowd.ids.tolist() == [0, 1, 2]
+    new = crowd.add([(5.5, 5.5), (6.5, 5.5)], radius=[0.2, 0.4], max_speed=3.0)
+    assert new.tolist() == [3, 4] and len(crowd) == 5
+    crowd.move([4], (8.5, 8.5), formation=False)
+    crowd.remove([1, 3])
+    assert crowd.ids.tolist() == [0, 2, 4] and len(crowd) == 3
+    rows = crowd.rows([4, 0])
+    assert rows.tolist() == [2, 0]
+    assert crowd.radii[rows].tolist() == [0.4, 0.3] and crowd.max_speeds[2] == 3.0
+    np.testing.assert_allclose(crowd.positions[1], (3.5, 1.5))
+    with pytest.raises(gamenav.InvalidInputError, match=r"unknown agent ids \[1\]"):
+        crowd.move([1], (2.0, 2.0))
+    assert crowd.add([(1.5, 8.5)]).tolist() == [5], "ids are never reused"
+    for _ in range(200):
+        crowd.update(1 / 30)
+    assert crowd.arrived[crowd.rows([4])[0]]
+    np.testing.assert_allclose(crowd.positions[crowd.rows([4])[0]], (8.5, 8.5), atol=0.3)
+    crowd.remove(crowd.ids)
+    assert len(crowd) == 0
+    crowd.update(1 / 30)
