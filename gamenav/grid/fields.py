@@ -14,6 +14,7 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k
 from gamenav._validate import real_number
 from gamenav.errors import BlockedEndpointError, InvalidInputError, OutOfBoundsError
+from gamenav.grid.clearance import radius_state, threshold
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.search import KERNELS, _NO_HEAP, _NO_TABLE, _pool, padded
 from gamenav.grid.tilegrid import TileGrid
@@ -25,7 +26,7 @@ _EMPTY_TABLE = np.zeros(1, dtype=np.float64)
 
 def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
                    diagonal: Diagonal | str | bool = Diagonal.NO_CORNER_CUTTING,
-                   max_cost: float = math.inf) -> npt.NDArray[np.float64]:
+                   max_cost: float = math.inf, agent_radius: float = 0.0) -> npt.NDArray[np.float64]:
     """Cost of the cheapest path from the nearest source to every cell (multi-source Dijkstra).
 
     Same movement and costs as :class:`~gamenav.GridSearch`: entering a cell costs its cost
@@ -37,15 +38,20 @@ def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
         sources: one ``(x, y)`` cell or an ``(n, 2)`` int array of cells (passable, n >= 1).
         diagonal: movement rule (see :class:`~gamenav.Diagonal`).
         max_cost: stop expanding beyond this cost; farther cells are ``inf``.
+        agent_radius: the agents' radius in world units: the field covers only the cells an
+            agent of that size may use (as ``find_path(..., agent_radius=)``; see
+            :mod:`gamenav.grid.clearance`); other cells are ``inf``.
 
     Returns:
         ``(h, w)`` float64, ``[y, x]``: 0 at sources, ``inf`` where blocked, unreachable or
         beyond ``max_cost``.
 
     Raises:
-        InvalidInputError: sources not integer ``(x, y)`` cells, or ``max_cost`` NaN / negative.
+        InvalidInputError: sources not integer ``(x, y)`` cells, ``max_cost`` NaN / negative,
+            or a bad ``agent_radius``.
         OutOfBoundsError: a source outside the grid.
-        BlockedEndpointError: a source on a blocked cell.
+        BlockedEndpointError: a source on a blocked cell (for ``agent_radius``: a cell the
+            agents may not use).
 
     Example:
         >>> import gamenav
@@ -60,6 +66,7 @@ def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
     if math.isnan(limit) or limit < 0:
         raise InvalidInputError(f"max_cost must be a number >= 0 (inf = no limit), got {max_cost}")
     limit = abs(limit)  # -0.0 is 0.0 (the kernel compares the float bits)
+    mask = threshold(grid, agent_radius)
     try:
         src = np.asarray(sources)
     except (TypeError, ValueError):  # ragged
@@ -78,11 +85,12 @@ def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
             f"source {(int(xs[i]), int(ys[i]))} is outside the grid "
             f"(x in 0..{grid.width - 1}, y in 0..{grid.height - 1})")
     xs, ys = xs.astype(np.int64), ys.astype(np.int64)
-    state = grid._snapshot()  # everything below reads this one snapshot
+    state = radius_state(grid._snapshot(), mask)  # everything below reads this one snapshot
     blocked = ~state.passable[ys, xs]
     if blocked.any():
         i = int(np.argmax(blocked))
-        raise BlockedEndpointError(f"source {(int(xs[i]), int(ys[i]))} is a blocked cell; "
+        what = "a blocked cell" if mask <= 1 else f"blocked for agent_radius={float(agent_radius):g}"
+        raise BlockedEndpointError(f"source {(int(xs[i]), int(ys[i]))} is {what}; "
                                    "sources must be passable")
 
     pad = padded(state)
