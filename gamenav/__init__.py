@@ -22,6 +22,7 @@ from gamenav.errors import (BlockedEndpointError, GamenavError, InvalidGeometryE
 from gamenav.grid import (Diagonal, GridChange, GridSearch, Heuristic, SearchWorkspace, TileGrid,
                           distance_field)
 from gamenav.navmesh import NavMesh, NavMeshSearch, RaycastHit
+from gamenav.parallel import find_paths
 from gamenav.query import begin_search, find_path
 from gamenav.runtime.cache import CacheStats, PathCache
 from gamenav.runtime.crowd import Crowd
@@ -63,6 +64,7 @@ __all__ = [
     "begin_search",
     "distance_field",
     "find_path",
+    "find_paths",
     "warmup",
 ]
 

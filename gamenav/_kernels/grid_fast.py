@@ -54,7 +54,7 @@ _readonly: Any = intrinsic(_readonly_typer)
 
 
 @njit(cache=True, nogil=True)
-def world_points(cells, geo):
+def _world_points(cells, geo):
     """``(n, 2)`` float64 world centres of ``(n, 2)`` int64 cells (``TileGrid.cell_to_world``)."""
     n = cells.shape[0]
     out = np.empty((n, 2), dtype=np.float64)
@@ -92,7 +92,7 @@ def find_path_once(bits, cost, labels, geo, ints, longs, sx, sy, gx, gy):
         cells = np.empty((1, 2), np.int64)
         cells[0, 0] = sx
         cells[0, 1] = sy
-        return FOUND, 0.0, 0, _readonly(cells), _readonly(world_points(cells, geo))
+        return FOUND, 0.0, 0, _readonly(cells), _readonly(_world_points(cells, geo))
     if labels[sy * width + sx] != labels[gy * width + gx]:
         return NO_PATH, np.inf, 0, _readonly(np.zeros((0, 2), np.int64)), _readonly(np.zeros((0, 2), np.float64))
     parent = ints[0]
@@ -140,5 +140,5 @@ def find_path_once(bits, cost, labels, geo, ints, longs, sx, sy, gx, gy):
         return (NO_PATH, np.inf, expanded, _readonly(np.zeros((0, 2), np.int64)),
                 _readonly(np.zeros((0, 2), np.float64)))
     cells = trace_path(parent, goal, stride)
-    return FOUND, g[goal], expanded, _readonly(cells), _readonly(world_points(cells, geo))
+    return FOUND, g[goal], expanded, _readonly(cells), _readonly(_world_points(cells, geo))
 

@@ -111,9 +111,8 @@ def _workspace(cells: int) -> FastWorkspace:
 def make_path(status: PathStatus, cost: float, cells: npt.NDArray[np.int64],
               points: npt.NDArray[np.float64], expanded: int) -> Path:
     """A :class:`~gamenav.Path` equal to ``Path(status, cost, cells, points, expanded)``, built
-    without the dataclass machinery (the arrays are fresh, made read-only here)."""
-    cells.flags.writeable = False
-    points.flags.writeable = False
+    without the dataclass machinery: the arrays must be fresh and read-only already (as the
+    kernel returns them)."""
     path: Path = _new(Path)
     fields = path.__dict__
     fields["status"] = status

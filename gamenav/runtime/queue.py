@@ -31,6 +31,7 @@ import numpy as np
 
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
+from gamenav.parallel import check_workers, run_parallel
 from gamenav.query import begin_search
 from gamenav.runtime._invalidation import EntryTable, footprint
 from gamenav.runtime._search import GridWatch, Query, make_query
@@ -207,6 +208,28 @@ def _percentile(values: Sequence[float], q: float) -> float:
     return float(np.percentile(values, q)) if len(values) else 0.0
 
 
+def _step_all(plan: list[tuple[_Job, int]], workers: int) -> list[tuple[int, float]]:
+    """Step each planned job's (started) search by its chunk, on ``workers`` threads; returns
+    ``(expansions, seconds)`` per job."""
+    steps = [(0, 0.0)] * len(plan)
+
+    def worker() -> Callable[[int], None]:
+        def step(i: int) -> None:
+            job, n = plan[i]
+            search = job.search
+            if search is None:  # never: every planned job was started
+                return
+            before, t0 = search.expanded, time.perf_counter()
+            search.step(n)
+            steps[i] = (search.expanded - before, time.perf_counter() - t0)
+
+        return step
+
+    if plan:
+        run_parallel(len(plan), workers, worker)
+    return steps
+
+
 def _check_count(value: int | None, name: str) -> None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
         raise InvalidInputError(f"{name} must be an int >= 1 or None, got {value!r}")
@@ -245,6 +268,12 @@ class PathQueue:
             A request whose start or goal cell was blocked since it was made is answered STALE
             in either mode (a new search would raise BlockedEndpointError).
         window: how many recent frames / answers :attr:`stats` summarises.
+        workers: searches stepped at once on threads (>= 1; None: every core). With N > 1,
+            each update runs rounds of the N searches served next, each stepped on its own
+            thread by a chunk sized to the time left (so the budget holds as with one worker)
+            and, with ``max_expansions``, the expansions left shared among them. Starting,
+            finishing and answering stay in the calling thread. Worth it when searches are
+            long (big maps); answers are the same as with one worker.
 
     Results are bit for bit those of :func:`gamenav.find_path` with the same options. Requests
     with the same world (and navmesh version), start, goal and options made while one of them
@@ -268,8 +297,9 @@ class PathQueue:
 
     def __init__(self, *, budget_ms: float | None = 1.0, max_expansions: int | None = None,
                  cache: PathCache | None = None, chunk: int | None = None, aging: float = 0.05,
-                 on_change: str = "restart", window: int = 600) -> None:
+                 on_change: str = "restart", window: int = 600, workers: int | None = 1) -> None:
         _check_budget(budget_ms, max_expansions)
+        self._workers = check_workers(workers)
         _check_count(chunk, "chunk")
         if cache is not None and not isinstance(cache, PathCache):
             raise InvalidInputError(f"cache must be a PathCache or None, got {type(cache).__name__}")
@@ -465,6 +495,9 @@ class PathQueue:
         left = self._max_expansions if self._max_expansions is not None else _MAX_CHUNK
         spent = 0
         worked = False
+        if self._workers > 1:
+            spent = self._update_parallel(now, deadline)
+            left = 0  # done: the one-worker loop below does nothing
         while left > 0:
             job = self._peek()
             if job is None:
@@ -516,6 +549,91 @@ class PathQueue:
         self._frame_s.append(time.perf_counter() - t0)
         self._frame_exp.append(spent)
         self._fire_callbacks()
+
+    def _update_parallel(self, now: float, deadline: float) -> int:
+        """The searches of :meth:`update` with several workers; returns the expansions spent.
+
+        Rounds: take the ``workers`` jobs served next, start those not started (here), size a
+        chunk for each from the time left (and a share of the expansions left), step them on
+        threads, then finish the done ones (here). Stops when the time or the expansions are
+        spent, nothing is pending, or no search advanced.
+        """
+        timed = deadline != math.inf
+        limit = self._max_expansions
+        left = limit if limit is not None else _MAX_CHUNK
+        spent = 0
+        worked = False
+        while left > 0:
+            ready: list[_Job] = []
+            for job in self._top(self._workers):
+                if job.search is None:
+                    if timed and worked and now + self._start_s > deadline:
+                        break
+                    worked = True
+                    try:
+                        self._begin(job)
+                    except InvalidInputError:  # an edit blocked the start or goal since the request
+                        self._drop_job(job)
+                        self._pending -= len(job.requests)
+                        self._store_and_answer(job.query, Path.none(PathStatus.STALE), job.requests)
+                        now = time.perf_counter()
+                        continue
+                    t = time.perf_counter()
+                    self._start_s = _track(self._start_s, t - now)
+                    now = t
+                ready.append(job)
+            if not ready:
+                break
+            running = [job for job in ready if not job.search.status.done]  # type: ignore[union-attr]
+            plan: list[tuple[_Job, int]] = []
+            for i, job in enumerate(running):
+                share = left if limit is None else left // len(running) + (i < left % len(running))
+                n = self._chunk_size(job, now, deadline, share, worked) if share else 0
+                if n > 0:
+                    plan.append((job, n))
+            steps = _step_all(plan, self._workers)
+            if plan:
+                worked = True
+            now = time.perf_counter()
+            advanced = 0
+            for (job, _), (k, seconds) in zip(plan, steps, strict=True):
+                if k >= _MIN_CHUNK and not self._chunk:
+                    key = id(job.query.world)
+                    measured = k / max(seconds, 1e-9)
+                    old = self._rate.get(key)
+                    self._rate[key] = measured if old is None else old + _EMA * (measured - old)
+                    job.rate = measured if job.rate is None else 0.5 * (job.rate + measured)
+                advanced += k
+            spent += advanced
+            if limit is not None:
+                left -= advanced
+            finished = False
+            for job in ready:
+                if job.search is not None and job.search.status.done:
+                    self._finish(job)
+                    t = time.perf_counter()
+                    self._finish_s = _track(self._finish_s, t - now)
+                    now = t
+                    finished = True
+            if now >= deadline or (not advanced and not finished):
+                break  # out of time, or nothing could advance: never spin
+        return spent
+
+    def _top(self, count: int) -> list[_Job]:
+        """The ``count`` jobs to serve next (highest score, then oldest), left in the queue;
+        outdated heap entries met on the way are dropped (as :meth:`_peek` does)."""
+        heap = self._heap
+        jobs: list[_Job] = []
+        kept: list[tuple[float, int, int, _Job]] = []
+        while heap and len(jobs) < count:
+            entry = heapq.heappop(heap)
+            job = entry[-1]
+            if job.alive and -entry[0] == job.score and job not in jobs:
+                jobs.append(job)
+                kept.append(entry)
+        for entry in kept:
+            heapq.heappush(heap, entry)
+        return jobs
 
     def _chunk_size(self, job: _Job, now: float, deadline: float, left: int, worked: bool) -> int:
         """Expansions for the next ``step``: fixed, or what fits in the remaining time."""

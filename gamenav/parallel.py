@@ -1,0 +1,259 @@
+"""Many queries on all cores: :func:`find_paths`.
+
+gamenav's kernels release the GIL, so threads answer queries in parallel: each worker thread
+takes the next query from a shared counter, runs it with its own workspace and stores the
+answer in its slot. Python glue between kernel calls (a few microseconds per query) still holds
+the GIL, so the speed-up is close to the number of cores for searches of a few hundred
+microseconds or more, and small for tiny ones (use ``workers=1`` there).
+
+The worker threads (``gamenav-worker-N``) are started on first use and reused; the calling
+thread works too, so ``workers=n`` uses ``n - 1`` pool threads.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from gamenav._kernels import grid_fast as _kf
+from gamenav._kernels.grid_search import FOUND
+from gamenav.errors import InvalidInputError
+from gamenav.grid._fast import FastWorkspace, Tables, make_path, tables
+from gamenav.grid.search import GridSearch, SearchWorkspace
+from gamenav.grid.tilegrid import TileGrid
+from gamenav.query import begin_search, find_path
+from gamenav.types import Path, PathStatus
+
+__all__ = ["default_workers", "find_paths", "run_parallel"]
+
+_lock = threading.Lock()
+_executor: ThreadPoolExecutor | None = None
+_executor_size = 0
+
+
+def default_workers() -> int:
+    """The cores this process may run on (``os.sched_getaffinity`` where available)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_workers(workers: Any) -> int:
+    """``workers`` as a thread count: an int >= 1, or None for :func:`default_workers`.
+
+    Raises:
+        InvalidInputError: anything else.
+    """
+    if workers is None:
+        return default_workers()
+    if isinstance(workers, (bool, np.bool_)) or not isinstance(workers, (int, np.integer)) \
+            or workers < 1:
+        raise InvalidInputError(f"workers must be an int >= 1 or None, got {workers!r}")
+    return int(workers)
+
+
+def _pool(threads: int) -> ThreadPoolExecutor:
+    """The shared worker pool, with at least ``threads`` threads."""
+    global _executor, _executor_size
+    with _lock:
+        if _executor is None or _executor_size < threads:
+            old = _executor
+            _executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="gamenav-worker")
+            _executor_size = threads
+            if old is not None:
+                old.shutdown(wait=False)
+        return _executor
+
+
+def run_parallel(count: int, workers: int, make_worker: Callable[[], Callable[[int], None]]) -> None:
+    """Run ``job(i)`` for ``i in range(count)`` on ``workers`` threads (the caller is one).
+
+    ``make_worker()`` is called once in each thread and returns that thread's ``job`` (so it
+    can own a workspace). The first exception stops the others (they finish their current job)
+    and is raised here, in the caller, once every thread stopped.
+    """
+    workers = max(1, min(workers, count))
+    counter = itertools.count()
+    failed: list[BaseException] = []
+
+    def loop() -> None:
+        try:
+            job = make_worker()
+            while not failed:
+                i = next(counter)  # atomic under the GIL
+                if i >= count:
+                    return
+                job(i)
+        except BaseException as exc:
+            failed.append(exc)
+
+    futures: list[Future[None]] = []
+    if workers > 1:
+        pool = _pool(workers - 1)
+        futures = [pool.submit(loop) for _ in range(workers - 1)]
+    loop()
+    for future in futures:
+        future.result()
+    if failed:
+        raise failed[0]
+
+
+def _pairs(starts: Any, goals: Any) -> tuple[list[Any], list[Any]]:
+    """``starts``/``goals`` as equally long lists (numpy arrays become lists of Python numbers)."""
+    lists = []
+    for name, value in (("starts", starts), ("goals", goals)):
+        if isinstance(value, np.ndarray):
+            if value.ndim != 2 or value.shape[1] != 2:
+                raise InvalidInputError(f"{name} must have shape (n, 2), got {value.shape}")
+            lists.append(value.tolist())
+        elif isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise InvalidInputError(
+                f"{name} must be a sequence of (x, y) pairs or an (n, 2) array, got {type(value).__name__}")
+        else:
+            lists.append(list(value))
+    if len(lists[0]) != len(lists[1]):
+        raise InvalidInputError(
+            f"starts and goals must have the same length, got {len(lists[0])} and {len(lists[1])}")
+    return lists[0], lists[1]
+
+
+def _default_cells(t: Tables, start: Any, goal: Any) -> tuple[int, int, int, int] | None:
+    """Plain in-bounds int cells on passable ground (the fast kernel's input), else None."""
+    if type(start) not in (tuple, list) or type(goal) not in (tuple, list) \
+            or len(start) != 2 or len(goal) != 2:
+        return None
+    sx, sy = start
+    gx, gy = goal
+    if type(sx) is not int or type(sy) is not int or type(gx) is not int or type(gy) is not int:
+        return None
+    w, h = t.width, t.height
+    if not (0 <= sx < w and 0 <= gx < w and 0 <= sy < h and 0 <= gy < h):
+        return None
+    stride = w + 2
+    passable = t.bits[1]
+    if not (passable[(sy + 1) * stride + sx + 1] and passable[(gy + 1) * stride + gx + 1]):
+        return None
+    return sx, sy, gx, gy
+
+
+def _grid_default(grid: TileGrid, starts: list[Any], goals: list[Any], workers: int) -> list[Path]:
+    """Default-option queries on one snapshot of ``grid`` through the one-call kernel."""
+    t = tables(grid)
+    cells: list[tuple[int, int, int, int]] = []
+    for start, goal in zip(starts, goals, strict=True):
+        q = _default_cells(t, start, goal)
+        if q is None:
+            find_path(grid, start, goal)  # raises the general path's error
+            return _grid_general(grid, starts, goals, workers, {})  # an int subclass, numpy ints...
+        cells.append(q)
+    results: list[Path | None] = [None] * len(cells)
+
+    def make_worker() -> Callable[[int], None]:
+        ws = FastWorkspace(t.cells)
+        bits, cost, labels, geo, ints, longs = t.bits, t.cost, t.labels, t.geo, ws.ints, ws.longs
+
+        def job(i: int) -> None:
+            sx, sy, gx, gy = cells[i]
+            code, c, expanded, path_cells, points = _kf.find_path_once(
+                bits, cost, labels, geo, ints, longs, sx, sy, gx, gy)
+            status = PathStatus.FOUND if code == FOUND else PathStatus.NO_PATH
+            results[i] = make_path(status, c, path_cells, points, expanded)
+
+        return job
+
+    run_parallel(len(cells), workers, make_worker)
+    return results  # type: ignore[return-value]  # every slot filled
+
+
+def _grid_general(grid: TileGrid, starts: list[Any], goals: list[Any], workers: int,
+                  options: dict[str, Any]) -> list[Path]:
+    """Queries with options: a GridSearch per query, one workspace per thread."""
+    if "workspace" in options:
+        raise InvalidInputError("find_paths gives each thread its own workspace; do not pass "
+                                f"workspace= (got {options['workspace']!r})")
+    for start, goal in zip(starts, goals, strict=True):  # every error before any thread starts
+        GridSearch._check(grid, start, goal, **options)
+    if starts:  # grid-level errors (e.g. JPS on a weighted grid) come from starting a search
+        GridSearch(grid, starts[0], goals[0], **options).cancel()
+    state = grid._snapshot()
+    partial = bool(options.get("partial", False))
+    for start, goal in zip(starts, goals, strict=True):
+        (sx, sy), (gx, gy) = grid.check_cell(start, "start"), grid.check_cell(goal, "goal")
+        if not state.passable[sy, sx] or not (partial or state.passable[gy, gx]):
+            GridSearch(grid, start, goal, **options)  # raises BlockedEndpointError
+    results: list[Path | None] = [None] * len(starts)
+
+    def make_worker() -> Callable[[int], None]:
+        ws = SearchWorkspace(grid.shape)
+
+        def job(i: int) -> None:
+            search = GridSearch(grid, starts[i], goals[i], workspace=ws, **options)
+            search.step(None)
+            results[i] = search.result()
+
+        return job
+
+    run_parallel(len(starts), workers, make_worker)
+    return results  # type: ignore[return-value]
+
+
+def _other(world: Any, starts: list[Any], goals: list[Any], workers: int,
+           options: dict[str, Any]) -> list[Path]:
+    """Other worlds (NavMesh): searches are built in the caller (all validation), run in threads."""
+    searches = [begin_search(world, s, g, **options) for s, g in zip(starts, goals, strict=True)]
+
+    def make_worker() -> Callable[[int], None]:
+        def job(i: int) -> None:
+            searches[i].step(None)
+
+        return job
+
+    run_parallel(len(searches), workers, make_worker)
+    return [search.result() for search in searches]
+
+
+def find_paths(world: Any, starts: Any, goals: Any, *, workers: int | None = None,
+               **options: Any) -> list[Path]:
+    """Answer ``find_path(world, starts[i], goals[i], **options)`` for every ``i``, on threads.
+
+    Args:
+        world: a :class:`~gamenav.TileGrid` or a :class:`~gamenav.NavMesh`.
+        starts, goals: equally long sequences of ``(x, y)`` cells (grids) or points (navmeshes),
+            or ``(n, 2)`` arrays.
+        workers: threads to use (the calling thread is one of them); None: every core this
+            process may use.
+        **options: the search options of :func:`gamenav.find_path` (not ``workspace``: each
+            thread has its own).
+
+    Returns:
+        ``n`` :class:`~gamenav.Path` objects in query order, each equal (bit for bit) to what
+        ``find_path`` returns for that query. On a grid every query searches the snapshot
+        current when ``find_paths`` was called (an edit from another thread meanwhile applies
+        to later calls).
+
+    Raises:
+        The errors of :func:`gamenav.find_path` (checked for every query before any thread
+        starts, raised here in the caller); InvalidInputError for bad ``workers`` or
+        mismatched ``starts`` / ``goals``.
+
+    Example:
+        >>> import gamenav
+        >>> grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
+        >>> paths = gamenav.find_paths(grid, [(0, 0), (3, 0)], [(3, 2), (0, 2)], workers=2)
+        >>> [p.cost for p in paths]
+        [5.0, 5.0]
+    """
+    n_workers = check_workers(workers)
+    starts_list, goals_list = _pairs(starts, goals)
+    if isinstance(world, TileGrid):
+        if not options:
+            return _grid_default(world, starts_list, goals_list, n_workers)
+        return _grid_general(world, starts_list, goals_list, n_workers, options)
+    return _other(world, starts_list, goals_list, n_workers, options)

@@ -1,0 +1,217 @@
+"""find_paths (threads over nogil kernels) and PathQueue(workers=N): the answers of find_path,
+bit for bit; validation before any thread starts; worker errors raised in the caller."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gamenav
+from gamenav import parallel
+from gamenav.types import Path
+
+
+def _same(a: Path, b: Path) -> None:
+    assert a.status is b.status and a.expanded == b.expanded
+    assert np.float64(a.cost).tobytes() == np.float64(b.cost).tobytes()
+    for name in ("cells", "points", "corridor"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes(), name
+        assert not x.flags.writeable
+
+
+def _grid(seed: int, h: int = 24, w: int = 31, walls: float = 0.3, weighted: bool = False
+          ) -> gamenav.TileGrid:
+    rng = np.random.default_rng(seed)
+    cost = rng.choice([1.0, 2.0, 5.0], size=(h, w)) if weighted else None
+    return gamenav.TileGrid(rng.random((h, w)) > walls, cost=cost)
+
+
+def _queries(grid: gamenav.TileGrid, n: int, seed: int) -> tuple[list[Any], list[Any]]:
+    rng = np.random.default_rng(seed)
+    free = np.argwhere(grid.passable)[:, ::-1]
+    idx = rng.integers(0, len(free), size=(n, 2))
+    return ([tuple(int(v) for v in free[i]) for i in idx[:, 0]],
+            [tuple(int(v) for v in free[j]) for j in idx[:, 1]])
+
+
+OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"algorithm": "jps"},
+    {"algorithm": "dijkstra"},
+    {"diagonal": "never"},
+    {"diagonal": "always", "smooth": True},
+    {"weight": 1.5},
+    {"heuristic": "euclidean"},
+]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default")
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_find_paths_equals_find_path(options: dict[str, Any], workers: int) -> None:
+    grid = _grid(1)
+    starts, goals = _queries(grid, 40, 2)
+    paths = gamenav.find_paths(grid, starts, goals, workers=workers, **options)
+    assert len(paths) == 40
+    for s, g, p in zip(starts, goals, paths, strict=True):
+        _same(p, gamenav.find_path(grid, s, g, **options))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), walls=st.sampled_from([0.0, 0.25, 0.45]),
+       weighted=st.booleans(), partial=st.booleans(), workers=st.integers(1, 4))
+def test_find_paths_property(seed: int, walls: float, weighted: bool, partial: bool,
+                             workers: int) -> None:
+    grid = _grid(seed, h=9, w=13, walls=walls, weighted=weighted)
+    if not grid.passable.any():
+        return
+    starts, goals = _queries(grid, 12, seed + 1)
+    options = {"partial": True} if partial else {}
+    if partial:  # blocked goals are allowed with partial=True
+        goals[0] = (0, 0)
+    paths = gamenav.find_paths(grid, np.array(starts), goals, workers=workers, **options)
+    for s, g, p in zip(starts, goals, paths, strict=True):
+        _same(p, gamenav.find_path(grid, s, g, **options))
+
+
+def test_find_paths_on_a_navmesh() -> None:
+    mesh = gamenav.NavMesh.from_polygons([(0, 0), (20, 0), (20, 20), (0, 20)],
+                                         obstacles=[[(5, 5), (15, 5), (15, 15), (5, 15)]])
+    rng = np.random.default_rng(3)
+    pts = rng.uniform(0.5, 19.5, size=(30, 2))
+    pts = pts[mesh.locate(pts) >= 0]
+    starts, goals = pts[: len(pts) // 2], pts[len(pts) // 2: 2 * (len(pts) // 2)]
+    for exact in (False, True):
+        paths = gamenav.find_paths(mesh, starts, goals, workers=2, exact=exact)
+        for s, g, p in zip(starts, goals, paths, strict=True):
+            want = gamenav.find_path(mesh, s, g, exact=exact)
+            assert p.status is want.status and p.cost == want.cost
+            assert np.array_equal(p.points, want.points)
+
+
+def test_empty_and_single() -> None:
+    grid = _grid(4)
+    assert gamenav.find_paths(grid, [], [], workers=2) == []
+    s, g = _queries(grid, 1, 5)
+    _same(gamenav.find_paths(grid, s, g)[0], gamenav.find_path(grid, s[0], g[0]))
+
+
+@pytest.fixture
+def no_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail if find_paths gets as far as running queries."""
+    def refuse(*args: object) -> None:
+        raise AssertionError("queries ran before validation finished")
+    monkeypatch.setattr(parallel, "run_parallel", refuse)
+
+
+@pytest.mark.parametrize(("starts", "goals", "options", "error", "match"), [
+    ([(0, 0), (1, 0)], [(2, 0)], {}, gamenav.InvalidInputError, "same length"),
+    ([(0, 0), (99, 0)], [(2, 0), (2, 0)], {}, gamenav.OutOfBoundsError, "start"),
+    ([(0, 0), (1, 0)], [(2, 0), (1, 1)], {}, gamenav.BlockedEndpointError, "goal"),
+    ([(0, 0), (1, 0)], [(2, 0), (1, 1)], {"smooth": True}, gamenav.BlockedEndpointError, "goal"),
+    ([(0, 0), (1, 0)], [(2, 0), (2, -1)], {"smooth": True}, gamenav.OutOfBoundsError, "goal"),
+    ([(0, 0)], [(2, 0)], {"diagnal": "never"}, gamenav.InvalidOptionError, "diagnal"),
+    ([(0, 0)], [(2, 0)], {"workspace": None}, gamenav.InvalidInputError, "workspace"),
+    ([(0, 0)], [(2, 0)], {"algorithm": "jps", "weight": 2.0}, gamenav.UnsupportedOptionError, "jps"),
+    ("ab", [(2, 0)], {}, gamenav.InvalidInputError, "starts"),
+    (np.zeros((2, 3), dtype=int), [(2, 0)], {}, gamenav.InvalidInputError, "starts"),
+])
+def test_validation_before_any_search(no_threads: None, starts: Any, goals: Any,
+                                      options: dict[str, Any], error: type[Exception],
+                                      match: str) -> None:
+    grid = gamenav.TileGrid.from_strings(["...", ".#.", "..."])
+    with pytest.raises(error, match=match):
+        gamenav.find_paths(grid, starts, goals, workers=2, **options)
+
+
+def test_jps_on_a_weighted_grid_fails_before_the_threads(no_threads: None) -> None:
+    grid = _grid(5, weighted=True, walls=0.0)
+    with pytest.raises(gamenav.UnsupportedOptionError, match="uniform"):
+        gamenav.find_paths(grid, [(0, 0)], [(3, 3)], workers=2, algorithm="jps")
+
+
+@pytest.mark.parametrize("workers", [0, -1, True, 1.5, "2"])
+def test_bad_workers(workers: Any) -> None:
+    grid = _grid(6)
+    with pytest.raises(gamenav.InvalidInputError, match="workers"):
+        gamenav.find_paths(grid, [(0, 0)], [(0, 0)], workers=workers)
+    with pytest.raises(gamenav.InvalidInputError, match="workers"):
+        gamenav.PathQueue(workers=workers)
+
+
+def test_a_worker_error_is_raised_in_the_caller() -> None:
+    done: list[int] = []
+
+    def make_worker(fail_at: int) -> Any:
+        def job(i: int) -> None:
+            if i == fail_at:
+                raise KeyError("boom")
+            done.append(i)
+
+        return lambda: job
+
+    with pytest.raises(KeyError, match="boom"):
+        parallel.run_parallel(10_000, 2, make_worker(7))
+    assert len(done) < 9_999  # the others stopped early
+    done.clear()
+    parallel.run_parallel(100, 2, make_worker(-1))  # the pool still works afterwards
+    assert sorted(done) == list(range(100))
+
+
+def test_default_workers_is_the_usable_cores() -> None:
+    assert parallel.default_workers() >= 1
+    assert parallel.check_workers(None) == parallel.default_workers()
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_queue_with_workers_gives_find_path_answers(workers: int) -> None:
+    grid = _grid(8, h=60, w=70, walls=0.25)
+    starts, goals = _queries(grid, 30, 9)
+    limit = 500
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=limit, workers=workers)
+    requests = [queue.request(grid, s, g) for s, g in zip(starts, goals, strict=True)]
+    smooth = queue.request(grid, starts[0], goals[1], smooth=True)
+    for _ in range(10_000):
+        if all(r.done for r in requests) and smooth.done:
+            break
+        queue.update()
+    assert queue.stats.expansions_max <= limit  # the per-frame expansion budget holds
+    for s, g, r in zip(starts, goals, requests, strict=True):
+        _same(r.path, gamenav.find_path(grid, s, g))
+    _same(smooth.path, gamenav.find_path(grid, starts[0], goals[1], smooth=True))
+    queue.close()
+
+
+def test_queue_with_workers_is_deterministic_under_an_expansion_budget() -> None:
+    grid = _grid(10, h=50, w=50, walls=0.2)
+    starts, goals = _queries(grid, 20, 11)
+
+    def frames() -> list[int]:
+        queue = gamenav.PathQueue(budget_ms=None, max_expansions=300, workers=2)
+        requests = [queue.request(grid, s, g) for s, g in zip(starts, goals, strict=True)]
+        answered = []
+        while not all(r.done for r in requests):
+            queue.update()
+        answered = [r.frames_waited for r in requests]
+        queue.close()
+        return answered
+
+    assert frames() == frames()
+
+
+def test_queue_with_workers_restarts_after_an_edit() -> None:
+    grid = gamenav.TileGrid(np.ones((40, 40), dtype=bool))
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=50, workers=2)
+    a = queue.request(grid, (0, 0), (39, 39))
+    b = queue.request(grid, (39, 0), (0, 39))
+    queue.update()
+    grid.set_walkable((5, 0, 6, 39), False)  # a wall across both paths, a gap at the bottom
+    while not (a.done and b.done):
+        queue.update()
+    _same(a.path, gamenav.find_path(grid, (0, 0), (39, 39)))
+    _same(b.path, gamenav.find_path(grid, (39, 0), (0, 39)))
+    queue.close()
