@@ -41,7 +41,7 @@ from gamenav._validate import is_real
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid, _cells_of, _GridState, _readonly
 
-__all__ = ["MAX_RADIUS_CELLS", "clearance", "clearance_mask"]
+__all__ = ["MAX_RADIUS_CELLS", "clearance_field", "clearance_mask"]
 
 MAX_RADIUS_CELLS = 7.5
 """The largest supported ``agent_radius``, in cells (``agent_radius / cell_size``)."""
@@ -151,7 +151,7 @@ def radius_state(state: _GridState, thr: int) -> _GridState:
     return view
 
 
-def clearance(grid: TileGrid) -> npt.NDArray[np.float64]:
+def clearance_field(grid: TileGrid) -> npt.NDArray[np.float64]:
     """Distance from each cell centre to the nearest blocked cell's square or the map edge.
 
     Args:
@@ -166,7 +166,7 @@ def clearance(grid: TileGrid) -> npt.NDArray[np.float64]:
     Example:
         >>> import gamenav
         >>> grid = gamenav.TileGrid.from_strings(["....", "....", "...#"])
-        >>> gamenav.clearance(grid)[1].tolist()
+        >>> gamenav.clearance_field(grid)[1].tolist()
         [0.5, 1.5, 0.7071067811865476, 0.5]
     """
     if not isinstance(grid, TileGrid):

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import gamenav
 from gamenav import BlockedEndpointError, InvalidInputError, PathCache, PathStatus, TileGrid
-from gamenav.grid.clearance import MAX_RADIUS_CELLS, clearance, clearance_mask, mask_change, threshold
+from gamenav.grid.clearance import MAX_RADIUS_CELLS, clearance_field, clearance_mask, mask_change, threshold
 from gamenav.io import read_map, read_scenarios
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "movingai"
@@ -67,16 +67,16 @@ def _grids() -> st.SearchStrategy[np.ndarray]:
 
 def test_clearance_of_a_small_map_by_hand() -> None:
     grid = TileGrid.from_strings(["....", "....", "...#"])
-    c = clearance(grid)
+    c = clearance_field(grid)
     assert c[1].tolist() == [0.5, 1.5, math.sqrt(0.5), 0.5]
     assert c[2, 3] == 0.0
-    assert (clearance(TileGrid.from_strings(["....", "....", "...#"], cell_size=4.0)) == 4.0 * c).all()
+    assert (clearance_field(TileGrid.from_strings(["....", "....", "...#"], cell_size=4.0)) == 4.0 * c).all()
 
 
 @settings(max_examples=60, deadline=None)
 @given(_grids())
 def test_clearance_equals_the_reference_distance(passable: np.ndarray) -> None:
-    got = clearance(TileGrid(passable))
+    got = clearance_field(TileGrid(passable))
     ref = reference_distance(passable)
     far = np.isinf(got)
     assert (ref[far] > 7.9).all()  # capped: nothing blocked within about 8 cells
@@ -85,7 +85,7 @@ def test_clearance_equals_the_reference_distance(passable: np.ndarray) -> None:
 
 def test_clearance_far_from_walls_is_inf_and_exact_near_them() -> None:
     grid = TileGrid(np.ones((40, 40), bool))
-    c = clearance(grid)
+    c = clearance_field(grid)
     assert np.isinf(c[20, 20]) and c[0, 20] == 0.5 and c[7, 20] == 7.5
 
 
@@ -96,23 +96,23 @@ def test_clearance_far_from_walls_is_inf_and_exact_near_them() -> None:
 def test_clearance_after_random_edits_equals_a_fresh_computation(
         passable: np.ndarray, edits: list[tuple[int, int, int, int, bool]], look: list[bool]) -> None:
     grid = TileGrid(passable)
-    clearance(grid)  # computed once, then repaired edit by edit (or after several edits)
+    clearance_field(grid)  # computed once, then repaired edit by edit (or after several edits)
     for (x, y, dw, dh, walkable), now in zip(edits, look, strict=False):
         grid.set_walkable((x, y, x + dw, y + dh), walkable)
         if now:
-            np.testing.assert_array_equal(clearance(grid), clearance(TileGrid(grid.passable)))
-    np.testing.assert_array_equal(clearance(grid), clearance(TileGrid(grid.passable)))
+            np.testing.assert_array_equal(clearance_field(grid), clearance_field(TileGrid(grid.passable)))
+    np.testing.assert_array_equal(clearance_field(grid), clearance_field(TileGrid(grid.passable)))
     for r in RADII:
         np.testing.assert_array_equal(clearance_mask(grid, r), reference_mask(grid.passable, r))
 
 
 def test_a_cost_edit_keeps_the_clearance() -> None:
     grid = TileGrid.from_strings(["....", ".#..", "...."])
-    before = clearance(grid)
+    before = clearance_field(grid)
     grid.set_cost((3, 0), 5.0)
-    assert (clearance(grid) == before).all()
+    assert (clearance_field(grid) == before).all()
     grid.set_cost((3, 0), math.inf)  # blocks
-    assert clearance(grid)[0, 3] == 0.0
+    assert clearance_field(grid)[0, 3] == 0.0
 
 
 # -- the radius mask ------------------------------------------------------------------------
