@@ -41,6 +41,12 @@ lists), is dropped by any edit. For weighted A* results the same rule keeps the 
 ``weight`` times the (new) optimum, the guarantee weighted A* gives. The queue checks a search
 that spanned edits with the same rule, one change record at a time.
 
+Agent sizes: a search with ``agent_radius`` runs on the radius mask (the cells far enough from
+every blocked cell, :mod:`gamenav.grid.clearance`) with the same movement rule, so the rule above
+holds word for word on that mask. Entries are grouped by mask, and each group sees the edit as
+the mask's change (:func:`gamenav.grid.clearance.mask_change`): the cells that entered or left
+the mask (an edited cell moves the mask up to the radius away) and the cost changes inside it.
+
 Cells are ``(x, y)``; flat indices are ``y * width + x`` (row-major on the ``[y, x]`` arrays).
 """
 
@@ -53,6 +59,7 @@ from collections.abc import Hashable
 import numpy as np
 import numpy.typing as npt
 
+from gamenav.grid.clearance import mask_change, threshold
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange
 from gamenav.types import Path, PathStatus
@@ -154,6 +161,7 @@ class EntryTable:
         self._kind = np.zeros(cap, dtype=np.int8)
         self._metric = np.zeros(cap, dtype=np.int8)
         self._corners = np.zeros(cap, dtype=bool)
+        self._mask = np.zeros(cap, dtype=np.int16)           # clearance threshold (radius)
         self._alive = np.zeros(cap, dtype=bool)
         self._fps: list[npt.NDArray[np.int64] | None] = []  # footprint (flat indices) per slot
         self._n = 0
@@ -163,7 +171,7 @@ class EntryTable:
 
     def add(self, key: Hashable, start: tuple[int, int], goal: tuple[int, int], cost: float,
             cells: npt.NDArray[np.int64], *, found: bool, fragile: bool, metric: int,
-            corners: bool) -> None:
+            corners: bool, mask: int = 0) -> None:
         """Store a path result under ``key`` (replacing any entry with that key).
 
         Args:
@@ -176,6 +184,8 @@ class EntryTable:
             corners: the movement rule allows a diagonal step depending on its corner cells
                 (``no_corner_cutting``, ``at_most_one_blocked``): an opened cell then also
                 improves its 4-neighbours (see the module docstring).
+            mask: the clearance threshold of the search's ``agent_radius``
+                (``gamenav.grid.clearance.threshold``; <= 1: the plain passable cells).
         """
         self.remove(key)
         if self._n == len(self._alive):
@@ -191,6 +201,7 @@ class EntryTable:
         self._kind[i] = _FRAGILE if fragile else (_NORMAL if found else _NO_PATH)
         self._metric[i] = metric
         self._corners[i] = corners
+        self._mask[i] = mask
         self._alive[i] = True
         self._keys.append(key)
         self._slot[key] = i
@@ -206,7 +217,8 @@ class EntryTable:
                  found=path.status is PathStatus.FOUND,
                  fragile=query.fragile or path.status is PathStatus.PARTIAL,
                  metric=int(query.metric or 0),
-                 corners=diagonal in (Diagonal.NO_CORNER_CUTTING, Diagonal.AT_MOST_ONE_BLOCKED))
+                 corners=diagonal in (Diagonal.NO_CORNER_CUTTING, Diagonal.AT_MOST_ONE_BLOCKED),
+                 mask=threshold(query.world, query.options.get("agent_radius", 0.0)))
 
     def remove(self, key: Hashable) -> None:
         """Forget ``key`` (no-op when absent)."""
@@ -219,7 +231,7 @@ class EntryTable:
     def _make_room(self) -> None:
         live = np.flatnonzero(self._alive[:self._n])
         if len(live) <= len(self._alive) // 2:  # compact in place
-            for name in ("_ends", "_box", "_thr", "_kind", "_metric", "_corners"):
+            for name in ("_ends", "_box", "_thr", "_kind", "_metric", "_corners", "_mask"):
                 arr = getattr(self, name)
                 arr[:len(live)] = arr[live]
             self._alive[:] = False
@@ -230,7 +242,7 @@ class EntryTable:
             self._n = len(live)
         else:
             cap = 2 * len(self._alive)
-            for name in ("_ends", "_box", "_thr", "_kind", "_metric", "_corners", "_alive"):
+            for name in ("_ends", "_box", "_thr", "_kind", "_metric", "_corners", "_mask", "_alive"):
                 arr = getattr(self, name)
                 grown = np.zeros((cap,) + arr.shape[1:], dtype=arr.dtype)
                 grown[:len(arr)] = arr
@@ -241,7 +253,21 @@ class EntryTable:
         live = np.flatnonzero(self._alive[:self._n])
         if len(live) == 0:
             return []
-        drop = self._kind[live] == _FRAGILE
+        masks = self._mask[live]
+        drop = np.zeros(len(live), dtype=bool)
+        for thr in np.unique(masks):  # agents of one size see the edit through their radius mask
+            group = masks == thr
+            seen = change if thr <= 1 else mask_change(change, int(thr))
+            drop[group] = self._dropped(live[group], seen)
+        gone = live[drop]
+        keys = [self._keys[i] for i in gone]
+        for k in keys:
+            self.remove(k)
+        return keys
+
+    def _dropped(self, live: npt.NDArray[np.int64], change: GridChange) -> npt.NDArray[np.bool_]:
+        """Bool per ``live`` entry: ``change`` may invalidate or shorten its path."""
+        drop: npt.NDArray[np.bool_] = self._kind[live] == _FRAGILE
         worse = change.worsened
         if len(worse):
             drop |= self._crossing(live, worse)
@@ -256,11 +282,7 @@ class EntryTable:
             for group, cells in ((normal & ~corners, better), (normal & corners, wider)):
                 if group.any():
                     drop[group] |= self._shortened(live[group], cells)
-        gone = live[drop]
-        keys = [self._keys[i] for i in gone]
-        for k in keys:
-            self.remove(k)
-        return keys
+        return drop
 
     def _crossing(self, live: npt.NDArray[np.int64], cells: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
         """Bool per ``live`` entry: its footprint holds one of ``cells`` ``(k, 2)``."""
