@@ -42,7 +42,10 @@ class Follower:
         speed: world units per second (> 0).
         queue: a ``PathQueue`` to request paths through, or ``None`` to search at once.
         world: search on this NavMesh instead of the grid (the grid still keeps the agent off walls).
-        radius: the agent's radius for wall margins (default: a quarter cell).
+        radius: the agent's radius in world units (default: a quarter cell), for wall margins
+            and for its paths: above half a cell they are planned with ``agent_radius=radius``
+            (only cells whose centre is at least that far from every blocked cell; see
+            :func:`gamenav.clearance_mask`).
         **path_options: options for each path request (e.g. ``smooth=True``); ``diagonal`` also
             sets the movement rule the agent steers by.
 
