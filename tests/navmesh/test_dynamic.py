@@ -1,0 +1,201 @@
+"""Local navmesh edits (gamenav.navmesh.dynamic): random edit sequences against fresh builds."""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+import numpy as np
+import pytest
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gamenav
+from gamenav import NavMesh
+from gamenav.errors import InvalidGeometryError, InvalidInputError
+from gamenav.navmesh.dynamic import NavMeshChange
+
+# a room with two walls (3 corridors) and a pillar: edits split and join islands
+WALKABLE = [[(0, 0), (20, 0), (20, 12), (0, 12)],
+            [(6, 0), (7, 0), (7, 8), (6, 8)],          # hole: wall from the bottom
+            [(13, 4), (14, 4), (14, 12), (13, 12)]]    # hole: wall from the top
+WALK_GEOM = shapely.Polygon(WALKABLE[0], WALKABLE[1:])
+
+
+def live_polygons(mesh: NavMesh) -> Any:
+    p = mesh.vertices[mesh.triangles[mesh.alive]]
+    return shapely.polygons(p)
+
+
+def check_mesh(mesh: NavMesh, reference: NavMesh) -> None:
+    """Same free space, islands, valid CCW triangles, conforming adjacency."""
+    alive = mesh.alive
+    p = mesh.vertices[mesh.triangles[alive]]
+    area2 = ((p[:, 1, 0] - p[:, 0, 0]) * (p[:, 2, 1] - p[:, 0, 1])
+             - (p[:, 1, 1] - p[:, 0, 1]) * (p[:, 2, 0] - p[:, 0, 0]))
+    assert (area2 > 0).all()
+    ref_area = float(shapely.area(live_polygons(reference)).sum())
+    area = float(area2.sum() / 2)
+    assert area == pytest.approx(ref_area, rel=1e-9)
+    mine = shapely.coverage_union_all(live_polygons(mesh))
+    theirs = shapely.coverage_union_all(live_polygons(reference))
+    assert shapely.symmetric_difference(mine, theirs).area <= 1e-9 * ref_area
+    # dead triangles have no neighbours and no island; live ones point at live ones, symmetric
+    nbrs = mesh.neighbours
+    assert (nbrs[~alive] == -1).all() and (mesh.islands[~alive] == -1).all()
+    t, j = np.nonzero(nbrs >= 0)
+    u = nbrs[t, j]
+    assert alive[u].all()
+    a, b = mesh.triangles[t, j], mesh.triangles[t, (j + 1) % 3]
+    back = (nbrs[u] == t[:, None]).any(axis=1)
+    assert back.all()
+    uj = np.argmax(nbrs[u] == t[:, None], axis=1)
+    assert (mesh.triangles[u, uj] == b).all() and (mesh.triangles[u, (uj + 1) % 3] == a).all()
+    # islands: same count as the reference, and labels equal exactly on edge-connected triangles
+    labels = mesh.islands[alive]
+    assert int(labels.max()) + 1 == int(reference.islands.max()) + 1 == len(np.unique(labels))
+    assert (mesh.islands[t] == mesh.islands[u]).all()
+
+
+def exact_costs_equal(mesh: NavMesh, reference: NavMesh, rng: np.random.Generator, n: int = 12) -> None:
+    x0, y0, x1, y1 = reference.bounds
+    pts = rng.uniform((x0, y0), (x1, y1), size=(4 * n, 2))
+    pts = pts[(reference.locate(pts) >= 0) & (mesh.locate(pts) >= 0)][: 2 * n]
+    for s, g in zip(pts[0::2], pts[1::2]):
+        a = gamenav.find_path(mesh, s, g, exact=True)
+        b = gamenav.find_path(reference, s, g, exact=True)
+        assert a.status == b.status
+        assert a.cost == pytest.approx(b.cost, rel=1e-9, abs=1e-9)
+        d = gamenav.find_path(mesh, s, g)
+        assert d.status == b.status
+        if d.found:
+            assert d.cost >= b.cost - 1e-9 and alive_corridor(mesh, d)
+
+
+def alive_corridor(mesh: NavMesh, path: gamenav.Path) -> bool:
+    return bool(mesh.alive[path.corridor].all())
+
+
+def rebuild(walkable: Any, obstacles: list[Any], radius: float) -> NavMesh:
+    return NavMesh.from_polygons(walkable, obstacles=obstacles, agent_radius=radius)
+
+
+boxes = st.tuples(st.integers(0, 19), st.integers(0, 11), st.integers(1, 6), st.integers(1, 6))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), boxes), min_size=1, max_size=8),
+       st.sampled_from([0.0, 0.3]), st.integers(0, 2**31 - 1))
+def test_random_edits_match_fresh_build(ops: list[Any], radius: float, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    mesh = NavMesh.from_polygons(WALKABLE, agent_radius=radius)
+    live: dict[int, Any] = {}
+    for remove, (x, y, w, h) in ops:
+        if remove and live:
+            oid = sorted(live)[x % len(live)]
+            mesh.remove_obstacle(oid)
+            del live[oid]
+        else:
+            shape = shapely.box(x - 0.5, y - 0.5, x - 0.5 + w * 0.7, y - 0.5 + h * 0.7)
+            try:
+                live[mesh.add_obstacle(shape)] = shape
+            except InvalidGeometryError:
+                pass
+    try:
+        reference = rebuild(WALK_GEOM, list(live.values()), radius)
+    except InvalidGeometryError:  # everything covered
+        assert not mesh.alive.any()
+        return
+    check_mesh(mesh, reference)
+    exact_costs_equal(mesh, reference, rng)
+    assert set(mesh.obstacles) == set(live)
+
+
+def test_split_and_join_islands() -> None:
+    mesh = NavMesh.from_polygons(WALKABLE)
+    assert int(mesh.islands.max()) == 0
+    a = mesh.add_obstacle(shapely.box(9, -1, 10, 13))       # cuts the middle corridor: 2 islands
+    b = mesh.add_obstacle(shapely.box(2, -1, 3, 13))        # cuts the left part off: 3 islands
+    assert int(mesh.islands[mesh.alive].max()) == 2
+    assert gamenav.find_path(mesh, (1, 1), (19, 1)).status is gamenav.PathStatus.NO_PATH
+    mesh.remove_obstacle(a)                                 # removal in another order
+    assert int(mesh.islands[mesh.alive].max()) == 1
+    assert gamenav.find_path(mesh, (3, 1), (19, 1), exact=True).found
+    mesh.remove_obstacle(b)
+    assert int(mesh.islands[mesh.alive].max()) == 0
+    check_mesh(mesh, NavMesh.from_polygons(WALKABLE))
+
+
+def test_versions_notifications_and_ids_not_reused() -> None:
+    mesh = NavMesh.from_polygons(WALKABLE)
+    seen: list[NavMeshChange] = []
+    unsubscribe = mesh.subscribe(seen.append)
+    path = gamenav.find_path(mesh, (1, 10), (19, 2))
+    v0 = mesh.version
+    oid = mesh.add_obstacle([(9, 2), (11, 2), (11, 6), (9, 6)])
+    assert mesh.version > v0 and len(seen) == 1
+    change = seen[0]
+    assert change.version == mesh.version and change.blocked and not change.opened
+    x0, y0, x1, y1 = change.bounds
+    assert x0 <= 9 and y0 <= 2 and x1 >= 11 and y1 >= 6
+    assert not mesh.alive[change.removed].any() and mesh.alive[change.added].all()
+    assert change.added.min() >= len(mesh) - len(change.added)  # appended, never reused
+    # the old corridor's ids still name the same triangles (geometry kept)
+    old_ids = np.intersect1d(path.corridor, change.removed)
+    assert len(old_ids) == 0 or not mesh.alive[old_ids].any()
+    unsubscribe()
+    mesh.remove_obstacle(oid)
+    assert len(seen) == 1
+    with pytest.raises(InvalidInputError, match="oid"):
+        mesh.remove_obstacle(oid)
+    with pytest.raises(InvalidGeometryError, match="shape"):
+        mesh.add_obstacle([(0, 0), (1, 1)])
+
+
+def test_obstacle_outside_and_across_border() -> None:
+    mesh = NavMesh.from_polygons(WALKABLE)
+    v = mesh.version
+    far = mesh.add_obstacle(shapely.box(100, 100, 101, 101))
+    assert mesh.version == v  # nothing to carve
+    across = mesh.add_obstacle(shapely.box(-2, 3, 2, 5))
+    reference = rebuild(WALK_GEOM, [shapely.box(-2, 3, 2, 5)], 0.0)
+    check_mesh(mesh, reference)
+    mesh.remove_obstacle(far)
+    mesh.remove_obstacle(across)
+    check_mesh(mesh, NavMesh.from_polygons(WALKABLE))
+
+
+def test_pickle_keeps_live_triangles() -> None:
+    import pickle
+
+    mesh = NavMesh.from_polygons(WALKABLE)
+    mesh.add_obstacle(shapely.box(9, 2, 11, 6))
+    copy = pickle.loads(pickle.dumps(mesh))
+    assert len(copy) == int(mesh.alive.sum())
+    assert float(shapely.area(live_polygons(copy)).sum()) == pytest.approx(
+        float(shapely.area(live_polygons(mesh)).sum()))
+
+
+@pytest.mark.parametrize("radius", [0.0, 0.4])
+def test_from_grid_follow(radius: float) -> None:
+    walk = np.ones((12, 16), dtype=bool)
+    walk[2:10, 5] = False
+    grid = gamenav.TileGrid(walk, cell_size=2.0, origin=(10.0, -4.0))
+    mesh = NavMesh.from_grid(grid, agent_radius=radius, follow=True)
+    rng = np.random.default_rng(1)
+    for k in range(6):
+        x, y = int(rng.integers(0, 14)), int(rng.integers(0, 10))
+        grid.set_walkable((x, y, x + 2, y + 2), k % 3 == 2)  # reopens only cells blocked by edits
+        if not (walk | ~grid.passable).all():
+            break
+    v = mesh.version
+    changed = grid.set_walkable((0, 0, 3, 3), False)
+    assert changed is None or mesh.version > v
+    reference = NavMesh.from_grid(grid, agent_radius=radius)
+    check_mesh(mesh, reference)
+    exact_costs_equal(mesh, reference, rng)
+    # the grid holds the mesh weakly
+    del mesh
+    gc.collect()
+    grid.set_walkable((0, 0, 3, 3), True)
