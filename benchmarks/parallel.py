@@ -68,6 +68,23 @@ def main() -> None:
     print(f"map {args.map} {grid.width}x{grid.height}, {len(chosen)} scenarios, cores available: "
           f"{cores} (os.cpu_count() = {os.cpu_count()}), suboptimal answers: {bad}")
 
+    # the share of one worker's time spent inside the kernel (GIL released): Amdahl's bound
+    from gamenav._kernels.grid_fast import find_path_once
+    from gamenav.grid._fast import FastWorkspace, tables
+
+    t = tables(grid)
+    ws = FastWorkspace(t.cells)
+    t0 = time.perf_counter()
+    for s, g in zip(starts, goals, strict=True):
+        find_path_once(t.bits, t.cost, t.labels, t.geo, ws.ints, ws.longs, *s, *g)
+    kernel = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    gamenav.find_paths(grid, starts, goals, workers=1)
+    whole = time.perf_counter() - t0
+    share = min(kernel / whole, 1.0)
+    bounds = ", ".join(f"{n} workers <= {1 / ((1 - share) + share / n):.2f}x" for n in args.workers)
+    print(f"kernel (GIL released) share of one worker's time: {share:.1%}; Amdahl bound: {bounds}")
+
     counts = sorted({1, *args.workers})
     wall: dict[int, list[float]] = {n: [] for n in counts}
     cpu: dict[int, list[float]] = {n: [] for n in counts}

@@ -4,7 +4,8 @@ Most arcade and pygame games have small tile maps, where a query expands a few d
 the time is the cost of the call itself. Cases (each a fixed, seeded set of queries):
 
 * ``20x15``: a room-and-corridor map of 20 x 15 cells (typical arcade level), random pairs of
-  floor cells on the same island.
+  floor cells on the same island; ``20x15 across``: only pairs whose path costs 15 or more
+  (crossing the map, like a unit sent to the other side).
 * ``10x5``: a 10 x 5 map with a wall across the middle, random pairs.
 * ``adjacent``: the 20x15 map, start and goal next to each other (the smallest real query).
 * ``<map> bucket b``: a small Moving AI map (lak104d, 41 x 41, when ``--data`` has it; else the
@@ -135,8 +136,10 @@ def _arcade(walkable: npt.NDArray[np.bool_]) -> Query | None:
     return solve
 
 
-def _pairs(grid: gamenav.TileGrid, n: int, seed: int, adjacent: bool = False) -> list[tuple[Cell, Cell]]:
-    """``n`` (start, goal) pairs of floor cells on one island (neighbours with ``adjacent``)."""
+def _pairs(grid: gamenav.TileGrid, n: int, seed: int, adjacent: bool = False,
+           min_cost: float = 0.0) -> list[tuple[Cell, Cell]]:
+    """``n`` (start, goal) pairs of floor cells on one island (neighbours with ``adjacent``;
+    path cost at least ``min_cost``)."""
     rng = np.random.default_rng(seed)
     labels = grid.components()
     free = [(int(x), int(y)) for y, x in np.argwhere(grid.passable)]
@@ -150,7 +153,8 @@ def _pairs(grid: gamenav.TileGrid, n: int, seed: int, adjacent: bool = False) ->
                 continue
         else:
             g = free[rng.integers(len(free))]
-        if s != g and labels[s[1], s[0]] == labels[g[1], g[0]]:
+        if s != g and labels[s[1], s[0]] == labels[g[1], g[0]] and (
+                not min_cost or gamenav.find_path(grid, s, g).cost >= min_cost):
             out.append((s, g))
     return out
 
@@ -195,6 +199,8 @@ def main() -> None:
     rooms = gamenav.TileGrid.from_strings(ROOMS_20x15)
     wall = gamenav.TileGrid.from_strings(WALL_10x5)
     cases.append(("20x15", rooms.passable, _pairs(rooms, args.queries, 1), None))
+    cases.append(("20x15 across (cost >= 15)", rooms.passable, _pairs(rooms, args.queries, 4, min_cost=15.0),
+                  None))
     cases.append(("10x5", wall.passable, _pairs(wall, args.queries, 2), None))
     cases.append(("adjacent (20x15)", rooms.passable, _pairs(rooms, args.queries, 3, adjacent=True), None))
 
