@@ -10,7 +10,7 @@ general path's bit for bit (same kernel, same tie-breaking; a property test chec
 
 Per grid snapshot (``TileGrid._snapshot()``), the kernel's tables (padded passable, move bits,
 costs, island labels, the world transform) are built once and kept while the snapshot is
-current. Each thread searches in its own packed workspace (about 40 bytes per padded cell),
+current. Each thread searches in its own packed workspace (44 bytes per padded cell),
 kept for grids of at most :data:`MAX_CELLS` padded cells; larger grids use the general path,
 whose per-call overhead is negligible next to their search times.
 """
@@ -34,7 +34,7 @@ from gamenav.types import Path, PathStatus
 __all__ = ["MAX_CELLS", "FastWorkspace", "Tables", "run", "tables", "try_find_path"]
 
 MAX_CELLS = 1 << 18
-"""Largest padded grid ``(h + 2) * (w + 2)`` served from a thread's own workspace (10 MiB)."""
+"""Largest padded grid ``(h + 2) * (w + 2)`` served from a thread's own workspace (11.5 MB)."""
 
 _FOUND = PathStatus.FOUND
 _FOUND_CODE = _ks.FOUND
