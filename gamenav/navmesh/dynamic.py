@@ -29,7 +29,6 @@ import numpy.typing as npt
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from gamenav._events import Listeners
 from gamenav._kernels import announce_compile
 from gamenav._kernels.dynamic import flood_label
 from gamenav.errors import InvalidGeometryError, InvalidInputError
@@ -106,7 +105,7 @@ def _inflate(geom: BaseGeometry, radius: float) -> BaseGeometry:
     segs = np.stack([coords[:-1][same], coords[1:][same]], axis=1)
     grow = radius / math.cos(math.pi / (4 * QUAD_SEGS))
     stadiums = shapely.buffer(shapely.linestrings(segs), grow, quad_segs=QUAD_SEGS)
-    return _polygonal(shapely.union_all(np.append(stadiums, geom)))
+    return _polygonal(shapely.union_all([*stadiums, geom]))
 
 
 def _index_cells(grid: tuple[_F64, float, int, int], box: tuple[float, float, float, float]
@@ -129,8 +128,10 @@ def _candidates(grid: tuple[_F64, float, int, int], start: _I64, items: _I64,
     lo = start[rows + i0]
     hi = start[rows + i1 + 1]
     if len(lo) == 1:
-        return np.unique(items[lo[0]:hi[0]])
-    return np.unique(np.concatenate([items[a:b] for a, b in zip(lo.tolist(), hi.tolist())]))
+        one: _I64 = np.unique(items[lo[0]:hi[0]])
+        return one
+    many: _I64 = np.unique(np.concatenate([items[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=False)]))
+    return many
 
 
 def _touch_box(p: _F64, box: tuple[float, float, float, float]) -> npt.NDArray[np.bool_]:
@@ -145,7 +146,8 @@ def _touch_box(p: _F64, box: tuple[float, float, float, float]) -> npt.NDArray[n
         d = corners[None] - a
         side = e[..., 0] * d[..., 1] - e[..., 1] * d[..., 0]  # (k, 4): < 0 right of the edge
         ok &= (side >= 0).any(axis=1)
-    return ok
+    result: npt.NDArray[np.bool_] = ok
+    return result
 
 
 class _Obstacle:
@@ -232,10 +234,7 @@ class EditState:
         xs = xs + cx0
         ys = ys + cy0
         x0 = ox + xs * cs
-        if grid.y_up:
-            y0 = oy + (h - ys - 1) * cs
-        else:
-            y0 = oy + ys * cs
+        y0 = oy + (h - ys - 1) * cs if grid.y_up else oy + ys * cs
         boxes = shapely.box(x0, y0, x0 + cs, y0 + cs)
         return _inflate(shapely.union_all(boxes), self.radius)
 
@@ -307,7 +306,7 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     # -- vertices: reuse the removed triangles' vertices at exactly the same coordinates
     known: dict[tuple[float, float], int] = {}
     rv = np.unique(tris[rem].ravel())
-    for vid, xy in zip(rv.tolist(), verts[rv].tolist()):
+    for vid, xy in zip(rv.tolist(), verts[rv].tolist(), strict=False):
         known[(xy[0], xy[1])] = vid
     vmap = np.empty(len(new_v), dtype=np.int64)
     fresh: list[int] = []
@@ -427,7 +426,7 @@ def _islands(old: _I64, nbrs: _I64, rem: _I64, ring_t: _I64, added: _I64, owner:
              slot: _I64, i: _I64, j: _I64, k: int, n_old: int) -> _I64:
     """Island labels after an edit: new triangles join their neighbours' island; islands that
     may have split or merged are flood-filled again (labels stay 0..n-1)."""
-    labels = np.empty(n_old + k, dtype=np.int64)
+    labels = np.full(n_old + k, -1, dtype=np.int64)
     labels[:n_old] = old
     removed_labels = set(old[rem].tolist())
     labels[rem] = -1
@@ -444,13 +443,13 @@ def _islands(old: _I64, nbrs: _I64, rem: _I64, ring_t: _I64, added: _I64, owner:
             x = parent[x]
         return x
 
-    for u, v in zip(owner[i].tolist(), owner[j].tolist()):
+    for u, v in zip(owner[i].tolist(), owner[j].tolist(), strict=False):
         ru, rv = find(pos[u]), find(pos[v])
         if ru != rv:
             parent[ru] = rv
     roots = [find(x) for x in range(len(local))]
     comp_labels: dict[int, set[int]] = {}
-    for n, lab in zip(roots[k:], ring_labels.tolist()):
+    for n, lab in zip(roots[k:], ring_labels.tolist(), strict=False):
         comp_labels.setdefault(n, set()).add(lab)
     label_comps: dict[int, set[int]] = {}
     for root, labs in comp_labels.items():
@@ -464,7 +463,7 @@ def _islands(old: _I64, nbrs: _I64, rem: _I64, ring_t: _I64, added: _I64, owner:
         new_root_label: dict[int, int] = {}
         for n in range(k):
             root = roots[n]
-            labs = comp_labels.get(root)
+            labs = comp_labels.get(root, set())
             if labs:
                 labels[n_old + n] = next(iter(labs))
             else:
@@ -474,10 +473,10 @@ def _islands(old: _I64, nbrs: _I64, rem: _I64, ring_t: _I64, added: _I64, owner:
                 labels[n_old + n] = new_root_label[root]
         return labels
     # flood-fill every component touching the edit with fresh labels, then renumber 0..n-1
-    announce_compile("navmesh-edit", flood_label)
-    top = int(labels.max()) + 1
+    announce_compile("navmesh", flood_label)
+    first = top = int(labels.max()) + 1
     for seed in local.tolist():
-        if labels[seed] < top:
+        if 0 <= labels[seed] < first or (labels[seed] < 0 and seed >= n_old):
             flood_label(nbrs, labels, seed, top)
             top += 1
     live = labels >= 0
@@ -516,7 +515,7 @@ def _reindex(mesh: NavMesh, verts: _F64, tris: _I64, rem: _I64, added: _I64) -> 
         rcells, _ = cells_of(rem)
         ucells = np.unique(rcells)
         lo, hi = start[ucells], start[ucells + 1]
-        span = np.concatenate([np.arange(x, y) for x, y in zip(lo.tolist(), hi.tolist())])
+        span = np.concatenate([np.arange(x, y) for x, y in zip(lo.tolist(), hi.tolist(), strict=False)])
         dead = np.zeros(len(tris), dtype=bool)
         dead[rem] = True
         del_pos = span[dead[items[span]]]
@@ -636,4 +635,4 @@ class GridFollower:
 
 def follow_grid(mesh: NavMesh, grid: TileGrid) -> None:
     """Make ``mesh`` follow ``grid``'s passability edits (see :meth:`NavMesh.from_grid`)."""
-    mesh._edits_follower = GridFollower(mesh, grid)
+    mesh.__dict__["_edits_follower"] = GridFollower(mesh, grid)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 from typing import Any
 
@@ -62,7 +63,7 @@ def exact_costs_equal(mesh: NavMesh, reference: NavMesh, rng: np.random.Generato
     x0, y0, x1, y1 = reference.bounds
     pts = rng.uniform((x0, y0), (x1, y1), size=(4 * n, 2))
     pts = pts[(reference.locate(pts) >= 0) & (mesh.locate(pts) >= 0)][: 2 * n]
-    for s, g in zip(pts[0::2], pts[1::2]):
+    for s, g in zip(pts[0::2], pts[1::2], strict=False):
         a = gamenav.find_path(mesh, s, g, exact=True)
         b = gamenav.find_path(reference, s, g, exact=True)
         assert a.status == b.status
@@ -98,10 +99,8 @@ def test_random_edits_match_fresh_build(ops: list[Any], radius: float, seed: int
             del live[oid]
         else:
             shape = shapely.box(x - 0.5, y - 0.5, x - 0.5 + w * 0.7, y - 0.5 + h * 0.7)
-            try:
+            with contextlib.suppress(InvalidGeometryError):
                 live[mesh.add_obstacle(shape)] = shape
-            except InvalidGeometryError:
-                pass
     try:
         reference = rebuild(WALK_GEOM, list(live.values()), radius)
     except InvalidGeometryError:  # everything covered
