@@ -267,7 +267,7 @@ def _portal_point(px, py, ax, ay, bx, by, gx, gy):
 
 @njit(cache=True, nogil=True)
 def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, goal, best, parent, fun,
-               state, hf, hg, hn, pos, ctr, max_expansions):
+               state, hf, hg, hn, pos, ctr, max_expansions, costs, weighted):
     """Advance portal A* over triangles by at most ``max_expansions`` expansions.
 
     Each triangle carries an incremental funnel ``fun[t]`` = (apex x, apex y, left x, left y,
@@ -280,6 +280,11 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, goal, be
     unseen, 1 open, 2 closed. Heap: see :mod:`gamenav._kernels.grid_search` (``hn``/``pos``
     int32). ``ctr`` = [heap size, expanded, goal triangle]. Returns RUNNING, DONE_FOUND
     (``ctr[2]`` = goal triangle) or DONE_NONE.
+
+    With ``weighted`` (area costs: ``costs[t]`` >= 1 multiplies lengths inside triangle t), a
+    triangle is entered at the point of its portal that best lines up the previous entry point
+    (``fun[t, :2]``) with the goal and ``g`` (``fun[t, 6]``) sums cost-weighted legs between
+    entry points (Detour's scheme); the funnel later pulls the corridor taut.
     """
     gx = goal[0]
     gy = goal[1]
@@ -308,6 +313,21 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, goal, be
             ply = verts[tris[t, (j + 1) % 3], 1]
             ax, ay, lx, ly, rx, ry, ga = (fun[t, 0], fun[t, 1], fun[t, 2], fun[t, 3], fun[t, 4],
                                           fun[t, 5], fun[t, 6])
+            if weighted:
+                qx, qy = _portal_point(ax, ay, prx, pry, plx, ply, gx, gy)
+                gq = ga + costs[t] * _dist(ax, ay, qx, qy)
+                f = gq + (costs[u] if goal_mask[u] else 1.0) * _dist(qx, qy, gx, gy)
+                if f < best[u]:
+                    best[u] = f
+                    parent[u] = t
+                    fun[u, 0], fun[u, 1], fun[u, 6] = qx, qy, gq
+                    if state[u] == 1:
+                        heap_sift_up(hf, hg, hn, pos, pos[u], u, f, gq)
+                    else:
+                        state[u] = 1
+                        heap_sift_up(hf, hg, hn, pos, ctr[0], u, f, gq)
+                        ctr[0] += 1
+                continue
             reset = _on_portal(ax, ay, prx, pry, plx, ply)
             if not reset and ((rx == ax and ry == ay) or _orient(ax, ay, rx, ry, prx, pry) >= 0.0):
                 if (lx == ax and ly == ay) or _orient(ax, ay, lx, ly, prx, pry) < 0.0:
@@ -413,6 +433,40 @@ def funnel(verts, tris, nbrs, corridor, start, goal):
         out[n, 1] = goal[1]
         n += 1
     return out[:n].copy()
+
+
+@njit(cache=True, nogil=True)
+def weighted_length(verts, tris, nbrs, corridor, points, costs):
+    """Cost-weighted length of a taut path ``points`` ``(n, 2)`` through ``corridor``: each part
+    between consecutive portal crossings is weighted by ``costs`` of the triangle it lies in."""
+    m = corridor.shape[0]
+    n = points.shape[0]
+    total = 0.0
+    done = 0.0  # arclength at the last portal crossing
+    run = 0.0  # arclength at the start of segment k
+    k = 0
+    for i in range(m - 1):
+        t = corridor[i]
+        j = 0
+        while nbrs[t, j] != corridor[i + 1]:
+            j += 1
+        prx, pry = verts[tris[t, j], 0], verts[tris[t, j], 1]
+        plx, ply = verts[tris[t, (j + 1) % 3], 0], verts[tris[t, (j + 1) % 3], 1]
+        while k < n - 2 and _orient(prx, pry, plx, ply, points[k + 1, 0], points[k + 1, 1]) > 0.0:
+            run += _dist(points[k, 0], points[k, 1], points[k + 1, 0], points[k + 1, 1])
+            k += 1
+        op = _orient(prx, pry, plx, ply, points[k, 0], points[k, 1])
+        oq = _orient(prx, pry, plx, ply, points[k + 1, 0], points[k + 1, 1])
+        tt = 0.0 if op <= 0.0 else (op / (op - oq) if oq < 0.0 else 1.0)
+        at = run + tt * _dist(points[k, 0], points[k, 1], points[k + 1, 0], points[k + 1, 1])
+        if at > done:
+            total += costs[t] * (at - done)
+            done = at
+    for kk in range(k, n - 1):
+        run += _dist(points[kk, 0], points[kk, 1], points[kk + 1, 0], points[kk + 1, 1])
+    if run > done:
+        total += costs[corridor[m - 1]] * (run - done)
+    return total
 
 
 # ---------------------------------------------------------------------------------------------

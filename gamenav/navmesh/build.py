@@ -28,8 +28,8 @@ from shapely.geometry.base import BaseGeometry
 from gamenav._validate import real_number
 from gamenav.errors import GamenavError, InvalidGeometryError, InvalidInputError
 
-__all__ = ["MAX_COORDINATE", "agent_radius_value", "free_space", "grid_triangulation",
-           "triangulate_convex", "triangulate_free_space"]
+__all__ = ["MAX_COORDINATE", "agent_radius_value", "area_list", "free_space", "grid_triangulation",
+           "triangulate_areas", "triangulate_convex", "triangulate_free_space"]
 
 MAX_COORDINATE = 1e15
 """Largest absolute world coordinate a navmesh accepts (vertices, polygons, query points).
@@ -261,6 +261,63 @@ def triangulate_free_space(free: BaseGeometry) -> tuple[npt.NDArray[np.float64],
     return v, t[inside]
 
 
+def area_list(areas: Any) -> list[tuple[BaseGeometry, float]]:
+    """``areas`` as ``[(valid polygonal geometry, cost), ...]``: each item a pair of a polygon
+    (what :func:`free_space` accepts as ``walkable``) and a finite cost multiplier >= 1.
+
+    Raises:
+        InvalidInputError: not a sequence of pairs, or a cost that is not a number in ``[1, 1e15]``.
+        InvalidGeometryError: a shape that is not polygonal or has bad coordinates.
+    """
+    try:
+        items = list(areas)
+    except TypeError:
+        raise InvalidInputError(f"areas must be a sequence of (polygon, cost) pairs, got "
+                                f"{type(areas).__name__}") from None
+    out = []
+    for k, item in enumerate(items):
+        if isinstance(item, BaseGeometry) or not isinstance(item, Sequence) or len(item) != 2:
+            raise InvalidInputError(f"areas[{k}] must be a (polygon, cost) pair, got {item!r}")
+        cost = real_number(item[1], f"areas[{k}] cost", "a finite number >= 1")
+        if not 1.0 <= cost <= MAX_COORDINATE:
+            raise InvalidInputError(f"areas[{k}] cost must be a finite number >= 1, got {item[1]!r}")
+        out.append((_as_geometry(item[0], f"areas[{k}]"), cost))
+    return out
+
+
+def triangulate_areas(free: BaseGeometry, areas: list[tuple[BaseGeometry, float]]
+                      ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """Like :func:`triangulate_free_space`, with the area boundaries (inside ``free``) as
+    constraints too, so that every triangle lies in one area; returns ``(V, 2)`` vertices,
+    ``(T, 3)`` triangles and ``(T,)`` float64 cost multipliers (1 outside every area; where areas
+    overlap, the later one wins).
+    """
+    with _geometry_errors("triangulating the areas"):
+        lines = [shapely.boundary(free)]
+        lines += [shapely.intersection(shapely.boundary(g), free) for g, _ in areas]
+        noded = shapely.union_all([ln for ln in lines if not ln.is_empty])
+        parts = shapely.get_parts(shapely.line_merge(noded)) if noded.geom_type != "LineString" else [noded]
+        parts = [p for p in shapely.get_parts(parts) if p.geom_type in ("LineString", "LinearRing")]
+        coords, idx = shapely.get_coordinates(parts, return_index=True)
+        verts, inverse = np.unique(coords, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        same = idx[1:] == idx[:-1]
+        segs = np.stack([inverse[:-1][same], inverse[1:][same]], axis=1)
+        segs = segs[segs[:, 0] != segs[:, 1]]
+        out = triangle.triangulate({"vertices": verts, "segments": segs}, "pQ")
+    v = np.asarray(out["vertices"], dtype=np.float64)
+    t = np.asarray(out["triangles"], dtype=np.int64).reshape(-1, 3)
+    c = v[t].mean(axis=1)
+    shapely.prepare(free)
+    inside = shapely.contains_xy(free, c[:, 0], c[:, 1])
+    t, c = t[inside], c[inside]
+    costs = np.ones(len(t))
+    for geom, cost in areas:
+        shapely.prepare(geom)
+        costs[shapely.contains_xy(geom, c[:, 0], c[:, 1])] = cost
+    return v, t, costs
+
+
 def _runs(code: npt.NDArray[Any]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.intp]]:
     """Maximal runs of equal non-zero values along the rows of ``code``: (row, first, last)."""
     pad = np.zeros((code.shape[0], code.shape[1] + 2), dtype=code.dtype)
@@ -274,24 +331,28 @@ def _runs(code: npt.NDArray[Any]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.
 
 
 def grid_triangulation(passable: npt.NDArray[np.bool_], cell_size: float, origin: Sequence[float],
-                       y_up: bool) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+                       y_up: bool, classes: npt.NDArray[np.int64] | None = None
+                       ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     """Constrained Delaunay triangulation of the passable cells of a ``(h, w)`` ``[y, x]`` mask.
 
     The boundary between passable and blocked cells is cut into maximal straight segments (in
     exact cell units), triangulated with ``triangle``, and triangles are kept when their centroid
-    lies in a passable cell; then vertices are mapped to world coordinates. Cells that touch only
+    lies in a passable cell; then vertices are mapped to world coordinates. With ``classes``
+    (``(h, w)`` int, > 0 on passable cells), boundaries between cells of different classes are
+    constraints too (each triangle lies in cells of one class). Cells that touch only
     at a corner share a vertex but no edge, so they stay disconnected.
 
     Returns:
         ``(V, 2)`` float64 world vertices and ``(T, 3)`` int64 triangles (``(0, 3)`` if none).
     """
     h, w = passable.shape
-    pp = np.zeros((h + 2, w + 2), dtype=np.int8)
-    pp[1:-1, 1:-1] = passable
-    # horizontal grid lines y = 0..h: 1 if the cell below is free, 2 if the one above is
-    hcode = (pp[:-1, 1:-1] != pp[1:, 1:-1]) * (1 + pp[:-1, 1:-1])
+    pp = np.zeros((h + 2, w + 2), dtype=np.int64)
+    pp[1:-1, 1:-1] = passable if classes is None else np.where(passable, classes, 0)
+    k = int(pp.max()) + 1
+    # grid lines: a run continues while the classes on both sides stay the same
+    hcode = (pp[:-1, 1:-1] != pp[1:, 1:-1]) * (1 + pp[:-1, 1:-1] * k + pp[1:, 1:-1])
     hy, hx0, hx1 = _runs(hcode)
-    vcode = ((pp[1:-1, :-1] != pp[1:-1, 1:]) * (1 + pp[1:-1, :-1])).T
+    vcode = ((pp[1:-1, :-1] != pp[1:-1, 1:]) * (1 + pp[1:-1, :-1] * k + pp[1:-1, 1:])).T
     vx, vy0, vy1 = _runs(vcode)
     ends = np.concatenate([np.stack([hx0, hy, hx1 + 1, hy], axis=1),
                            np.stack([vx, vy0, vx, vy1 + 1], axis=1)]).astype(np.int64)

@@ -18,9 +18,9 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import (DONE_FOUND, NEED_SPACE, RUNNING, astar_step, funnel,
-                                      polyanya_step)
+                                      polyanya_step, weighted_length)
 from gamenav._validate import flag
-from gamenav.errors import BlockedEndpointError, InvalidInputError
+from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.navmesh.mesh import NavMesh, world_point
 from gamenav.types import Path, PathStatus
 
@@ -46,6 +46,12 @@ class NavMeshSearch:
             ``[-MAX_COORDINATE, MAX_COORDINATE]`` (1e15, also with ``clamp``), flags that are
             not bools, or ``mesh`` is not a NavMesh.
         BlockedEndpointError: start or goal outside the mesh (without ``clamp``).
+        UnsupportedOptionError: ``exact=True`` on a mesh with :attr:`~gamenav.NavMesh.area_costs`
+            other than 1.
+
+    On a mesh with area costs the default search minimises cost-weighted length (Detour's
+    scheme: legs between portal points weighted by their triangle's cost, then the funnel) and
+    ``Path.cost`` is the cost-weighted length of the returned points.
 
     An endpoint exactly on a pinch point (a vertex where regions touch only at that point)
     is ambiguous and gives ``NO_PATH``. Stepping in any number of slices gives the same path,
@@ -71,6 +77,12 @@ class NavMeshSearch:
         partial = flag(partial, "partial")
         self._mesh = mesh
         self._exact = flag(exact, "exact")
+        self._costs = mesh._cost_array()
+        self._weighted = bool((self._costs != 1.0).any())
+        if self._exact and self._weighted:
+            raise UnsupportedOptionError(
+                "exact=True is not supported on a mesh with area costs (weighted-region shortest "
+                "paths); use the default mode")
         self._world_version = mesh.version
         self._expanded = 0
         self._result: Path | None = None
@@ -217,7 +229,7 @@ class NavMeshSearch:
                     f"max_expansions must be an int >= 1 or None, got {max_expansions!r}")
             budget = int(max_expansions)
         k = self._k
-        announce_compile("navmesh-search", astar_step, funnel, polyanya_step)
+        announce_compile("navmesh-search", astar_step, funnel, polyanya_step, weighted_length)
         if self._exact:
             while True:
                 code = polyanya_step(k["verts"], k["tris"], k["nbrs"], k["corner"], k["degree"],
@@ -232,7 +244,7 @@ class NavMeshSearch:
             code = astar_step(k["verts"], k["tris"], k["nbrs"], k["side"], k["tin"], k["tout"],
                               self._goal_tin, self._goal_mask, self._goal, self._best,
                               self._parent, self._fun, self._state, self._hf, self._hg,
-                              self._hn, self._pos, self._ctr, budget)
+                              self._hn, self._pos, self._ctr, budget, self._costs, self._weighted)
         self._expanded = int(self._ctr[1])
         if code == RUNNING:
             return self._status
@@ -283,8 +295,13 @@ class NavMeshSearch:
 
     def _make_path(self, points: list[npt.NDArray[Any]] | npt.NDArray[Any], corridor: npt.NDArray[Any]) -> Path:
         pts = np.array(points, dtype=np.float64).reshape(-1, 2)
-        seg = np.diff(pts, axis=0)
-        cost = float(np.sum(np.hypot(seg[:, 0], seg[:, 1])))
+        if self._weighted and len(pts) > 1:
+            k = self._k
+            cost = float(weighted_length(k["verts"], k["tris"], k["nbrs"],
+                                         np.asarray(corridor, dtype=np.int64), pts, self._costs))
+        else:
+            seg = np.diff(pts, axis=0)
+            cost = float(np.sum(np.hypot(seg[:, 0], seg[:, 1])))
         return Path(status=self._target_status, cost=cost, points=pts, expanded=self._expanded,
                     corridor=np.asarray(corridor, dtype=np.int64))
 
