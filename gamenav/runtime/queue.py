@@ -208,10 +208,16 @@ def _percentile(values: Sequence[float], q: float) -> float:
     return float(np.percentile(values, q)) if len(values) else 0.0
 
 
-def _step_all(plan: list[tuple[_Job, int]], workers: int) -> list[tuple[int, float]]:
+def _step_all(plan: list[tuple[_Job, int]], workers: int, now: float, deadline: float
+              ) -> list[tuple[int, float]]:
     """Step each planned job's (started) search by its chunk, on ``workers`` threads; returns
-    ``(expansions, seconds)`` per job."""
+    ``(expansions, seconds)`` per job.
+
+    Chunks were sized at ``now`` for the time left until ``deadline``; a job a thread takes up
+    late (a thread woken late, or the caller running two jobs in turn) is shrunk to the time
+    left then, so the round still ends near the deadline."""
     steps = [(0, 0.0)] * len(plan)
+    span = deadline - now
 
     def worker() -> Callable[[int], None]:
         def step(i: int) -> None:
@@ -220,6 +226,10 @@ def _step_all(plan: list[tuple[_Job, int]], workers: int) -> list[tuple[int, flo
             if search is None:  # never: every planned job was started
                 return
             before, t0 = search.expanded, time.perf_counter()
+            if span != math.inf and t0 > now:
+                n = int(n * max(0.0, deadline - t0) / max(span, 1e-9))
+                if n < 1:
+                    return
             search.step(n)
             steps[i] = (search.expanded - before, time.perf_counter() - t0)
 
@@ -591,7 +601,7 @@ class PathQueue:
                 n = self._chunk_size(job, now, deadline, share, worked) if share else 0
                 if n > 0:
                     plan.append((job, n))
-            steps = _step_all(plan, self._workers)
+            steps = _step_all(plan, self._workers, now, deadline)
             if plan:
                 worked = True
             now = time.perf_counter()
