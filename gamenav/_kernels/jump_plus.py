@@ -1,0 +1,375 @@
+"""JPS+ (Harabor & Grastien, ICAPS 2014): jump distances for every cell and direction, built once,
+repaired in place after an edit, and a search that reads them with a compact open list.
+
+Layout: the padded flat grid of :mod:`gamenav._kernels.grid_search` (node
+``n = (y + 1) * stride + (x + 1)``, ``p`` ``(N,)`` uint8 passable with a blocked border) and a
+table ``(N, 8)`` (int16, or int32 beyond 32000 cells a side; one cache line per cell) whose
+columns are the directions E, W, S, N, SE, SW, NE, NW (``k = 4 + (dx < 0) + 2 * (dy < 0)`` for
+diagonals).
+
+Entries of a passable cell (0 for blocked cells), as in :mod:`gamenav._kernels.jps`:
+
+* straight ``t > 0``: the scan stops at a cell with a forced neighbour (a passable side cell whose
+  cell behind is blocked) ``t`` cells away; ``t <= 0``: it runs into a wall after ``-t`` cells.
+* diagonal (a step needs the two orthogonally adjacent cells and the target passable, no corner
+  cutting) ``t > 0``: the cell ``t`` steps away is the first whose straight scan in ``dx`` or
+  ``dy`` finds a jump point; ``t <= 0``: a wall after ``-t`` steps.
+
+:func:`jump` answers any scan, including the goal checks of online JPS, in O(1): the goal can
+only be met on the goal's row or column, i.e. at one known step of a diagonal scan.
+
+Repair (:func:`repair_tables`): an edit inside a box changes the straight entries of the rows
+and columns next to it (re-swept whole); every cell whose passability or straight jump status
+changed seeds walks backwards along the four diagonals, each walk recomputing entries until one
+comes out unchanged. The result equals a full rebuild (tests compare them).
+
+Search (:func:`search_step`): JPS successor pruning (``jump_directions``) and :func:`jump`; the
+open list is a binary heap over a small per-search pool of generated nodes (g, f, node, parent
+slot, heap position), found from a node through ``key[n] = stamp << 32 | slot`` (verified
+against the pool), so a generated successor costs one random memory access, not six.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from gamenav._kernels.jps import jump_directions
+
+SQRT2 = math.sqrt(2.0)
+IN_PROGRESS = 0
+FOUND = 1
+EXHAUSTED = 2
+GROW = 3
+"""Returned by :func:`search_step` when the node pool needs more room (call again after growing)."""
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _straight_entry(p, tables, n, m, side, i):
+    if p[n] == 0 or p[m] == 0:
+        return 0
+    if (p[m + side] != 0 and p[n + side] == 0) or (p[m - side] != 0 and p[n - side] == 0):
+        return 1
+    t = tables[m, i]
+    return t + 1 if t > 0 else t - 1
+
+
+@njit(cache=True, nogil=True)
+def _straight(p, stride, tables, r0, r1, c0, c1):
+    """Straight entries: E, W of the whole rows ``r0 <= r < r1``; S, N of the whole columns
+    ``c0 <= c < c1`` (swept row by row, so memory is read in order)."""
+    rows = p.shape[0] // stride
+    for r in range(r0, r1):
+        base = r * stride
+        for c in range(stride - 2, 0, -1):
+            n = base + c
+            tables[n, 0] = _straight_entry(p, tables, n, n + 1, stride, 0)
+        for c in range(1, stride - 1):
+            n = base + c
+            tables[n, 1] = _straight_entry(p, tables, n, n - 1, stride, 1)
+    for i in range(1, rows - 1):
+        base = (rows - 1 - i) * stride
+        for c in range(c0, c1):
+            n = base + c
+            tables[n, 2] = _straight_entry(p, tables, n, n + stride, 1, 2)
+    for r in range(1, rows - 1):
+        base = r * stride
+        for c in range(c0, c1):
+            n = base + c
+            tables[n, 3] = _straight_entry(p, tables, n, n - stride, 1, 3)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _diagonal_entry(p, stride, tables, k, n):
+    """The diagonal entry ``k`` (4..7) at node ``n`` from the entries one step further."""
+    dx = 1 if (k & 1) == 0 else -1
+    dys = stride if k < 6 else -stride
+    d = dx + dys
+    if p[n] == 0 or p[n + dx] == 0 or p[n + dys] == 0 or p[n + d] == 0:
+        return 0
+    m = n + d
+    if tables[m, 0 if dx > 0 else 1] > 0 or tables[m, 2 if dys > 0 else 3] > 0:
+        return 1
+    t = tables[m, k]
+    return t + 1 if t > 0 else t - 1
+
+
+@njit(cache=True, nogil=True)
+def build_tables(p, stride, tables):
+    """Fill ``tables`` ``(N, 8)`` (zeroed) for the whole padded grid ``p``."""
+    rows = p.shape[0] // stride
+    _straight(p, stride, tables, 1, rows - 1, 1, stride - 1)
+    for i in range(1, rows - 1):  # SE, SW read the next row down: sweep upwards
+        r = rows - 1 - i
+        for c in range(1, stride - 1):
+            n = r * stride + c
+            tables[n, 4] = _diagonal_entry(p, stride, tables, 4, n)
+            tables[n, 5] = _diagonal_entry(p, stride, tables, 5, n)
+    for r in range(1, rows - 1):
+        for c in range(1, stride - 1):
+            n = r * stride + c
+            tables[n, 6] = _diagonal_entry(p, stride, tables, 6, n)
+            tables[n, 7] = _diagonal_entry(p, stride, tables, 7, n)
+
+
+@njit(cache=True, nogil=True)
+def _walk(p, stride, tables, k, n):
+    """Recompute entry ``k`` at ``n`` and backwards along the diagonal while entries change."""
+    rows = p.shape[0] // stride
+    dx = 1 if (k & 1) == 0 else -1
+    d = dx + (stride if k < 6 else -stride)
+    count = 0
+    while True:
+        y = n // stride
+        x = n - y * stride
+        if y < 1 or y > rows - 2 or x < 1 or x > stride - 2:
+            return count
+        t = _diagonal_entry(p, stride, tables, k, n)
+        if t == tables[n, k]:
+            return count
+        tables[n, k] = t
+        count += 1
+        n -= d
+
+
+@njit(cache=True, nogil=True)
+def _seed(p, stride, tables, m):
+    """Walk every diagonal from the cells whose entries read cell ``m``."""
+    count = 0
+    for k in range(4, 8):
+        dx = 1 if (k & 1) == 0 else -1
+        dys = stride if k < 6 else -stride
+        count += _walk(p, stride, tables, k, m)
+        count += _walk(p, stride, tables, k, m - dx - dys)
+        count += _walk(p, stride, tables, k, m - dx)
+        count += _walk(p, stride, tables, k, m - dys)
+    return count
+
+
+@njit(cache=True, nogil=True)
+def repair_tables(p, stride, tables, y0, y1, x0, x1):
+    """Repair ``tables`` in place after the cells in padded rows ``y0 <= y < y1`` and columns
+    ``x0 <= x < x1`` changed in ``p`` (already updated). Returns the diagonal entries rewritten.
+    """
+    rows = p.shape[0] // stride
+    r0 = max(y0 - 1, 1)
+    r1 = min(y1 + 1, rows - 1)
+    c0 = max(x0 - 1, 1)
+    c1 = min(x1 + 1, stride - 1)
+    nr = r1 - r0
+    nc = c1 - c0
+    old_rows = np.empty((nr, stride), dtype=np.uint8)  # E / W jump status before (bits)
+    for i in range(nr):
+        for c in range(stride):
+            n = (r0 + i) * stride + c
+            old_rows[i, c] = (tables[n, 0] > 0) | ((tables[n, 1] > 0) << 1)
+    old_cols = np.empty((nc, rows), dtype=np.uint8)  # S / N
+    for j in range(nc):
+        for r in range(rows):
+            n = r * stride + c0 + j
+            old_cols[j, r] = (tables[n, 2] > 0) | ((tables[n, 3] > 0) << 1)
+    _straight(p, stride, tables, r0, r1, c0, c1)
+    count = 0
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            count += _seed(p, stride, tables, y * stride + x)
+    for i in range(nr):
+        for c in range(1, stride - 1):
+            n = (r0 + i) * stride + c
+            if old_rows[i, c] != ((tables[n, 0] > 0) | ((tables[n, 1] > 0) << 1)):
+                count += _seed(p, stride, tables, n)
+    for j in range(nc):
+        for r in range(1, rows - 1):
+            n = r * stride + c0 + j
+            if old_cols[j, r] != ((tables[n, 2] > 0) | ((tables[n, 3] > 0) << 1)):
+                count += _seed(p, stride, tables, n)
+    return count
+
+
+@njit(cache=True, nogil=True, inline="always")
+def jump(tables, stride, n, x, y, dx, dy, goal, gx, gy):
+    """The jump point (node) reached from node ``n`` at padded ``(x, y)`` in direction
+    ``(dx, dy)``, or -1; every scan stops at the goal node at padded ``(gx, gy)``."""
+    if dy == 0:
+        t = tables[n, 0 if dx > 0 else 1]
+        reach = t if t > 0 else -t
+        if y == gy and 0 < (gx - x) * dx <= reach:
+            return goal
+        return n + t * dx if t > 0 else -1
+    if dx == 0:
+        t = tables[n, 2 if dy > 0 else 3]
+        reach = t if t > 0 else -t
+        if x == gx and 0 < (gy - y) * dy <= reach:
+            return goal
+        return n + t * dy * stride if t > 0 else -1
+    d = dx + dy * stride
+    t = tables[n, 4 + (dx < 0) + 2 * (dy < 0)]
+    run = t if t > 0 else -t
+    stop = t if t > 0 else run + 1  # the first step that returns a cell
+    k = (gy - y) * dy  # the step that reaches the goal's row
+    if 0 < k < stop:
+        xk = x + k * dx
+        if xk == gx or 0 < (gx - xk) * dx <= -tables[n + k * d, 0 if dx > 0 else 1]:
+            stop = k
+    k = (gx - x) * dx  # the step that reaches the goal's column
+    if 0 < k < stop:
+        yk = y + k * dy
+        if yk == gy or 0 < (gy - yk) * dy <= -tables[n + k * d, 2 if dy > 0 else 3]:
+            stop = k
+    return n + stop * d if stop <= run else -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _before(f1, g1, f2, g2):
+    return f1 < f2 or (f1 == f2 and g1 > g2)
+
+
+@njit(cache=True, nogil=True)
+def _sift_up(heap, hpos, pf, pg, i, s):
+    f = pf[s]
+    g = pg[s]
+    while i > 0:
+        q = (i - 1) >> 1
+        o = heap[q]
+        if not _before(f, g, pf[o], pg[o]):
+            break
+        heap[i] = o
+        hpos[o] = i
+        i = q
+    heap[i] = s
+    hpos[s] = i
+
+
+@njit(cache=True, nogil=True)
+def _pop(heap, hpos, pf, pg, size):
+    """Remove the top slot of a heap of ``size`` entries and return it."""
+    top = heap[0]
+    size -= 1
+    if size > 0:
+        last = heap[size]
+        f = pf[last]
+        g = pg[last]
+        i = 0
+        while True:
+            c = 2 * i + 1
+            if c >= size:
+                break
+            if c + 1 < size and _before(pf[heap[c + 1]], pg[heap[c + 1]], pf[heap[c]], pg[heap[c]]):
+                c += 1
+            o = heap[c]
+            if not _before(pf[o], pg[o], f, g):
+                break
+            heap[i] = o
+            hpos[o] = i
+            i = c
+        heap[i] = last
+        hpos[last] = i
+    hpos[top] = -1
+    return top
+
+
+@njit(cache=True, nogil=True)
+def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, parent, mark,
+                pg, pf, pnode, pparent, heap, hpos, order, state):
+    """Run JPS+ from the state in the pool for at most ``max_expansions`` expansions.
+
+    ``key`` ``(N,)`` int64 maps nodes to pool slots (``stamp << 32 | slot``); ``g``, ``parent``,
+    ``mark`` ``(N,)`` are the workspace arrays of :mod:`gamenav._kernels.grid_search`: expanded
+    nodes are written there (closed mark ``stamp + 1``) when a call returns IN_PROGRESS, and the
+    goal's parent chain when found, so ``trace_path`` and partial paths read them as for A*.
+    Pool arrays (capacity ``C``): ``pg``, ``pf`` float64 g and f, ``pnode`` int64 node,
+    ``pparent`` int64 parent slot, ``heap`` / ``hpos`` int64 binary heap of slots (``hpos`` -1
+    once closed), ``order`` int64 slots in expansion order. ``state`` int64
+    ``[stamp, slots_used, heap_size, expanded, written]``.
+
+    Returns IN_PROGRESS, FOUND, EXHAUSTED or GROW (fewer than 8 free slots: grow, call again).
+    """
+    stamp = state[0]
+    closed = np.int32(stamp + 1)
+    used = state[1]
+    size = state[2]
+    expanded = state[3]
+    cap = pg.shape[0]
+    budget = max_expansions
+    dirs = np.empty(8, dtype=np.int64)
+    status = IN_PROGRESS
+    while True:
+        if size == 0:
+            status = EXHAUSTED
+            break
+        s = heap[0]
+        n = pnode[s]
+        if n == goal:
+            status = FOUND
+            node = n
+            q = pparent[s]
+            g[n] = pg[s]
+            while q >= 0:  # the goal's chain for trace_path
+                parent[node] = pnode[q]
+                node = pnode[q]
+                q = pparent[q]
+            parent[node] = -1
+            break
+        if budget <= 0:
+            break
+        if used + 8 > cap or expanded >= cap:
+            status = GROW
+            break
+        _pop(heap, hpos, pf, pg, size)
+        size -= 1
+        expanded += 1
+        budget -= 1
+        gn = pg[s]
+        ps = pparent[s]
+        pn = pnode[ps] if ps >= 0 else -1
+        order[expanded - 1] = s
+        y = n // stride
+        x = n - y * stride
+        nd = jump_directions(p, stride, n, pn, dirs)
+        for i in range(nd):
+            d = dirs[i]
+            dx = d - ((d + stride // 2) // stride) * stride
+            dy = (d - dx) // stride
+            nb = jump(tables, stride, n, x, y, dx, dy, goal, gx, gy)
+            if nb < 0:
+                continue
+            dist = abs(nb - n) // abs(d)
+            ng = gn + (dist * SQRT2 if dx != 0 and dy != 0 else float(dist))
+            kv = key[nb]
+            sl = kv & 0xFFFFFFFF
+            if (kv >> 32) == stamp and sl < used and pnode[sl] == nb:
+                if hpos[sl] < 0 or not ng < pg[sl]:
+                    continue
+                pg[sl] = ng
+                ax = abs(x + dx * dist - gx)
+                ay = abs(y + dy * dist - gy)
+                pf[sl] = ng + (ax + (SQRT2 - 1.0) * ay if ax > ay else ay + (SQRT2 - 1.0) * ax)
+                pparent[sl] = s
+                _sift_up(heap, hpos, pf, pg, hpos[sl], sl)
+                continue
+            sl = used
+            used += 1
+            key[nb] = (stamp << 32) | sl
+            pnode[sl] = nb
+            pg[sl] = ng
+            ax = abs(x + dx * dist - gx)
+            ay = abs(y + dy * dist - gy)
+            pf[sl] = ng + (ax + (SQRT2 - 1.0) * ay if ax > ay else ay + (SQRT2 - 1.0) * ax)
+            pparent[sl] = s
+            size += 1
+            _sift_up(heap, hpos, pf, pg, size - 1, sl)
+    if status == IN_PROGRESS:  # partial paths read the closed nodes from the workspace
+        for j in range(state[4], expanded):
+            s = order[j]
+            n = pnode[s]
+            q = pparent[s]
+            mark[n] = closed
+            g[n] = pg[s]
+            parent[n] = pnode[q] if q >= 0 else -1
+        state[4] = expanded
+    state[1] = used
+    state[2] = size
+    state[3] = expanded
+    return status
