@@ -244,7 +244,8 @@ class Simulation:
             self._mesh_stale = True
             return
         g = self.grid
-        snapshot = gamenav.TileGrid(g.passable, cell_size=g.cell_size, origin=g.origin, y_up=g.y_up)
+        # with the cell costs: marsh triangles carry their cost, navmesh paths avoid marsh too
+        snapshot = gamenav.TileGrid(g.walkable, cost=g.cost, cell_size=g.cell_size, origin=g.origin, y_up=g.y_up)
         if self._builder is None:
             self._builder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="navmesh-build")
         self._mesh_job = self._builder.submit(gamenav.NavMesh.from_grid, snapshot, agent_radius=0.3 * g.cell_size)
