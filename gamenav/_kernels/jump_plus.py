@@ -270,9 +270,39 @@ def _pop(heap, hpos, pf, pg, size):
     return top
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _relax(nb, via, ng, nx, ny, s, gx, gy, stamp, used, size, key, pg, pf, pnode, pparent, pvia,
+           heap, hpos):
+    """Offer node ``nb`` at padded ``(nx, ny)`` with cost ``ng`` from slot ``s`` (through the
+    cell ``via``, or -1); returns the new ``(used, size)``."""
+    ax = abs(nx - gx)
+    ay = abs(ny - gy)
+    f = ng + (ax + (SQRT2 - 1.0) * ay if ax > ay else ay + (SQRT2 - 1.0) * ax)
+    kv = key[nb]
+    sl = kv & 0xFFFFFFFF
+    if (kv >> 32) == stamp and sl < used and pnode[sl] == nb:
+        if hpos[sl] < 0 or not ng < pg[sl]:
+            return used, size
+        pg[sl] = ng
+        pf[sl] = f
+        pparent[sl] = s
+        pvia[sl] = via
+        _sift_up(heap, hpos, pf, pg, hpos[sl], sl)
+        return used, size
+    sl = used
+    key[nb] = (stamp << 32) | sl
+    pnode[sl] = nb
+    pg[sl] = ng
+    pf[sl] = f
+    pparent[sl] = s
+    pvia[sl] = via
+    _sift_up(heap, hpos, pf, pg, size, sl)
+    return used + 1, size + 1
+
+
 @njit(cache=True, nogil=True)
 def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, parent, mark,
-                pg, pf, pnode, pparent, heap, hpos, order, state):
+                pg, pf, pnode, pparent, pvia, heap, hpos, order, state, reserve):
     """Run JPS+ from the state in the pool for at most ``max_expansions`` expansions.
 
     ``key`` ``(N,)`` int64 maps nodes to pool slots (``stamp << 32 | slot``); ``g``, ``parent``,
@@ -280,7 +310,8 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, parent,
     nodes are written there (closed mark ``stamp + 1``) when a call returns IN_PROGRESS, and the
     goal's parent chain when found, so ``trace_path`` and partial paths read them as for A*.
     Pool arrays (capacity ``C``): ``pg``, ``pf`` float64 g and f, ``pnode`` int64 node,
-    ``pparent`` int64 parent slot, ``heap`` / ``hpos`` int64 binary heap of slots (``hpos`` -1
+    ``pparent`` int64 parent slot, ``pvia`` int64 the intermediate cell a successor was reached
+    through (-1: on a straight or diagonal line from its parent), ``heap`` / ``hpos`` int64 binary heap of slots (``hpos`` -1
     once closed), ``order`` int64 slots in expansion order. ``state`` int64
     ``[stamp, slots_used, heap_size, expanded, written]``.
 
@@ -306,15 +337,20 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, parent,
             node = n
             q = pparent[s]
             g[n] = pg[s]
-            while q >= 0:  # the goal's chain for trace_path
+            v = pvia[s]
+            while q >= 0:  # the goal's chain for trace_path (through the intermediate cells)
+                if v >= 0:
+                    parent[node] = v
+                    node = v
                 parent[node] = pnode[q]
                 node = pnode[q]
+                v = pvia[q]
                 q = pparent[q]
             parent[node] = -1
             break
         if budget <= 0:
             break
-        if used + 8 > cap or expanded >= cap:
+        if used + reserve > cap or expanded >= cap:
             status = GROW
             break
         _pop(heap, hpos, pf, pg, size)
@@ -323,7 +359,7 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, parent,
         budget -= 1
         gn = pg[s]
         ps = pparent[s]
-        pn = pnode[ps] if ps >= 0 else -1
+        pn = pvia[s] if pvia[s] >= 0 else (pnode[ps] if ps >= 0 else -1)  # arrival direction
         order[expanded - 1] = s
         y = n // stride
         x = n - y * stride
@@ -332,34 +368,43 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, parent,
             d = dirs[i]
             dx = d - ((d + stride // 2) // stride) * stride
             dy = (d - dx) // stride
-            nb = jump(tables, stride, n, x, y, dx, dy, goal, gx, gy)
-            if nb < 0:
+            if dx == 0 or dy == 0:
+                nb = jump(tables, stride, n, x, y, dx, dy, goal, gx, gy)
+                if nb >= 0:
+                    dist = abs(nb - n) // abs(d)
+                    used, size = _relax(nb, -1, gn + dist, x + dx * dist, y + dy * dist, s, gx, gy,
+                                        stamp, used, size, key, pg, pf, pnode, pparent, pvia,
+                                        heap, hpos)
                 continue
-            dist = abs(nb - n) // abs(d)
-            ng = gn + (dist * SQRT2 if dx != 0 and dy != 0 else float(dist))
-            kv = key[nb]
-            sl = kv & 0xFFFFFFFF
-            if (kv >> 32) == stamp and sl < used and pnode[sl] == nb:
-                if hpos[sl] < 0 or not ng < pg[sl]:
-                    continue
-                pg[sl] = ng
-                ax = abs(x + dx * dist - gx)
-                ay = abs(y + dy * dist - gy)
-                pf[sl] = ng + (ax + (SQRT2 - 1.0) * ay if ax > ay else ay + (SQRT2 - 1.0) * ax)
-                pparent[sl] = s
-                _sift_up(heap, hpos, pf, pg, hpos[sl], sl)
-                continue
-            sl = used
-            used += 1
-            key[nb] = (stamp << 32) | sl
-            pnode[sl] = nb
-            pg[sl] = ng
-            ax = abs(x + dx * dist - gx)
-            ay = abs(y + dy * dist - gy)
-            pf[sl] = ng + (ax + (SQRT2 - 1.0) * ay if ax > ay else ay + (SQRT2 - 1.0) * ax)
-            pparent[sl] = s
-            size += 1
-            _sift_up(heap, hpos, pf, pg, size - 1, sl)
+            # diagonal: intermediate jump points are not expanded; their straight jump points
+            # become successors of n directly (via the intermediate), and the scan goes on
+            c = n
+            cx = x
+            cy = y
+            steps = 0
+            while True:
+                nb = jump(tables, stride, c, cx, cy, dx, dy, goal, gx, gy)
+                if nb < 0:
+                    break
+                k = abs(nb - c) // abs(d)
+                c = nb
+                cx += dx * k
+                cy += dy * k
+                steps += k
+                gc = gn + steps * SQRT2
+                if cy == gy or cx == gx:  # maybe a goal event: a node of its own, expanded
+                    used, size = _relax(c, -1, gc, cx, cy, s, gx, gy, stamp, used, size, key,
+                                        pg, pf, pnode, pparent, pvia, heap, hpos)
+                    break
+                for e in range(2):
+                    ex = dx if e == 0 else 0
+                    ey = 0 if e == 0 else dy
+                    m = jump(tables, stride, c, cx, cy, ex, ey, goal, gx, gy)
+                    if m >= 0:
+                        dist = abs(m - c) // (1 if e == 0 else stride)
+                        used, size = _relax(m, c, gc + dist, cx + ex * dist, cy + ey * dist, s,
+                                            gx, gy, stamp, used, size, key, pg, pf, pnode,
+                                            pparent, pvia, heap, hpos)
     if status == IN_PROGRESS:  # partial paths read the closed nodes from the workspace
         for j in range(state[4], expanded):
             s = order[j]
@@ -367,7 +412,12 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, parent,
             q = pparent[s]
             mark[n] = closed
             g[n] = pg[s]
-            parent[n] = pnode[q] if q >= 0 else -1
+            p0 = pnode[q] if q >= 0 else -1
+            v = pvia[s]
+            if v >= 0:  # a via cell shared by two closed nodes keeps the last parent written
+                parent[v] = p0
+                p0 = v
+            parent[n] = p0
         state[4] = expanded
     state[1] = used
     state[2] = size

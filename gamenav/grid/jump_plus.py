@@ -3,23 +3,31 @@
 Cells are ``(x, y)``; arrays are indexed ``[y, x]`` (flat padded nodes, see
 :mod:`gamenav._kernels.jump_plus`).
 
-Design (chosen from measurements on the GPPC 2014 maps): online JPS already read precomputed
-straight jumps, but stepped diagonal scans cell by cell, two table reads per step, far apart in
-memory; on 1550 x 1550 maps that was most of its time. JPS+ (Harabor & Grastien 2014) adds the
-diagonal jump distances, so every scan is one table read plus at most two goal checks. The
-answers are exactly those of online JPS (same jump points, same order, same path).
+Design (chosen from measurements on the GPPC 2014 maps; ``benchmarks/grid_large.py``): online
+JPS already read precomputed straight jumps but stepped diagonal scans cell by cell. JPS+
+(Harabor & Grastien 2014) adds the diagonal jump distances, so every scan is one table read plus
+at most two goal checks; alone that gained 1.0-1.8x, because the time goes into the jump points
+themselves (memory accesses per generated node), so the search below also prunes intermediate
+jump points and keeps its open list compact. Costs are optimal, as with online JPS and A*; the
+paths may differ among equal-cost ones.
 
-* Table: ``(8, N)`` int16 per grid (16 bytes per cell, int32 beyond 32000 cells a side), built on
+* Table: ``(N, 8)`` int16 per grid (16 bytes per cell, int32 beyond 32000 cells a side), built on
   the first JPS query (one O(cells) sweep per direction).
 * Edits: the index listens to its grid (a weak subscription) and repairs the table in place in
   the editing thread: the rows and columns next to the changed box are re-swept and diagonal
   entries recomputed backwards from every cell whose jump status changed (work proportional to
   the area affected, not the map).
+* Search: successor pruning as in JPS, plus the paper's intermediate pruning: the jump points a
+  diagonal scan passes (where a straight sub-scan finds a jump point) are not expanded; their
+  straight jump points become successors directly. A compact open list (a binary heap over a
+  pool of generated nodes) keeps the random memory accesses per successor to about one.
+* Dense maps (more than :data:`DENSE_SHARE` of the cells next to a jump point: random obstacle
+  maps, 1-wide mazes) run A* instead, which is faster there; costs are optimal either way.
 * Threads: each snapshot's searches must read the table of that snapshot. A search takes the
   table with :meth:`JumpIndex.acquire` (only when the index is at its snapshot's version) and
   gives it back when done; an edit repairs in place only when no search holds the table, and
   otherwise repairs a copy (the holders keep the old one). A search whose snapshot and the
-  index disagree (an edit raced with its start) runs online JPS instead: same answer.
+  index disagree (an edit raced with its start) runs online JPS instead: same cost.
 """
 
 from __future__ import annotations
@@ -39,6 +47,11 @@ __all__ = ["JumpIndex", "jump_index"]
 
 Table = npt.NDArray[np.signedinteger[Any]]
 """A JPS+ table: ``(N, 8)`` int16 (int32 for grids over 32000 cells a side)."""
+
+DENSE_SHARE = 0.2
+"""Above this share of passable cells next to a straight jump point (random maps with 10 %+
+obstacles: 0.34, corridors of width 1: 0.45; GPPC rooms and mazes: 0.005, game maps 0.02-0.09)
+``algorithm="jps"`` runs A* instead: every cell is then nearly a jump point and A* is faster."""
 
 KERNELS = (_kp.build_tables, _kp.repair_tables, _kp.search_step)
 _INT16_LIMIT = 32000
@@ -81,6 +94,9 @@ class JumpIndex:
             (self._p.shape[0], 8), dtype=dtype)
         _kp.build_tables(self._p, self._stride, self._table)
         self.version = version
+        cells = max(int(passable.sum()), 1)
+        self.jump_share = float((self._table[:, :4] == 1).any(axis=1).sum()) / cells
+        self.dense = self.jump_share > DENSE_SHARE
 
     @property
     def nbytes(self) -> int:
@@ -155,26 +171,28 @@ class PlusSearch:
     (see :func:`gamenav._kernels.jump_plus.search_step`); :meth:`release` gives the table back.
     """
 
-    __slots__ = ("index", "table", "state", "pool")
+    __slots__ = ("index", "table", "state", "pool", "reserve")
 
     def __init__(self, index: JumpIndex, table: Table) -> None:
         self.index: JumpIndex | None = index
         self.table = table
         self.state = np.zeros(5, dtype=np.int64)
-        self.pool = self._alloc(1024)
+        # one expansion adds at most 8 + 2 per cell of its diagonal scans
+        self.reserve = 8 + 8 * (index._stride + table.shape[0] // index._stride)
+        self.pool = self._alloc(2 * self.reserve)
 
     @staticmethod
     def _alloc(cap: int) -> tuple[npt.NDArray[Any], ...]:
         return (np.empty(cap, dtype=np.float64), np.empty(cap, dtype=np.float64),
                 np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
                 np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
-                np.empty(cap, dtype=np.int64))
+                np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64))
 
     def begin(self, stamp: int, start: int, h: float, key: npt.NDArray[np.int64]) -> None:
         """Open the start node (``stamp`` from the workspace's ``_begin``; ``key`` its ``rkey``)."""
         key[start] = stamp << 32
-        pg, pf, pnode, pparent, heap, hpos, _ = self.pool
-        pg[0], pf[0], pnode[0], pparent[0], heap[0], hpos[0] = 0.0, h, start, -1, 0, 0
+        pg, pf, pnode, pparent, pvia, heap, hpos, _ = self.pool
+        pg[0], pf[0], pnode[0], pparent[0], pvia[0], heap[0], hpos[0] = 0.0, h, start, -1, -1, 0, 0
         self.state[:] = (stamp, 1, 1, 0, 0)
 
     def step(self, passable: npt.NDArray[np.uint8], stride: int, goal: int, gx: int, gy: int,
@@ -182,10 +200,10 @@ class PlusSearch:
              parent: npt.NDArray[np.int32], mark: npt.NDArray[np.int32]) -> int:
         """Run up to ``budget`` expansions; returns a ``gamenav._kernels.grid_search`` status."""
         while True:
-            pg, pf, pnode, pparent, heap, hpos, order = self.pool
+            pg, pf, pnode, pparent, pvia, heap, hpos, order = self.pool
             code = int(_kp.search_step(self.table, passable, stride, goal, gx, gy, budget, key, g,
-                                       parent, mark, pg, pf, pnode, pparent, heap, hpos, order,
-                                       self.state))
+                                       parent, mark, pg, pf, pnode, pparent, pvia, heap, hpos,
+                                       order, self.state, self.reserve))
             if code != _kp.GROW:
                 return code
             used = max(int(self.state[1]), int(self.state[3]))
@@ -203,6 +221,18 @@ class PlusSearch:
         if self.index is not None:
             self.index.release(self.table)
             self.index = None
+
+
+def start(grid: TileGrid, state: _GridState, jps: bool) -> tuple[bool, PlusSearch | None]:
+    """How a search asked for ``algorithm="jps"`` (``jps``: and the goal is reachable) runs:
+    ``(online_jps, plus)``: JPS+ state, or online JPS, or neither (A*, on dense maps)."""
+    if not jps:
+        return False, None
+    plus = acquire(grid, state)
+    if plus is not None and plus.index is not None and plus.index.dense:
+        plus.release()
+        return False, None
+    return plus is None, plus
 
 
 def acquire(grid: TileGrid, state: _GridState) -> PlusSearch | None:

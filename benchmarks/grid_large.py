@@ -1,0 +1,241 @@
+"""Big maps (GPPC 2014): gamenav JPS+ (``algorithm="jps"``), online JPS, A* and tcod's Pathfinder.
+
+Data: the four maps of ``gppc-2014/`` under ``--data`` (default ``../shared/benchmarks``):
+maze-1550-15, room-1550-155 (1550 x 1550), orz700d (Dragon Age, 1104 x 1260) and Cauldron
+(StarCraft, 1024 x 1024), with their ``.scen`` files. On each map the ``--queries`` (default 200)
+longest scenarios by optimal length are run; every library answers the same query in turn
+(interleaved, so machine noise hits all alike); the figure is the median over queries of the best
+of ``--repeat`` (default 1) runs. The slow solvers (gamenav A*, tcod) run only an evenly spaced
+sample of ``--slow-sample`` queries (default 20); every ratio is taken on the same queries.
+
+Solvers (same rules: 8-connected, octile costs, no corner cutting):
+
+* ``jps+``: ``find_path(grid, s, g, algorithm="jps")`` with the per-grid JPS+ table
+  (:mod:`gamenav.grid.jump_plus`), built by the first query (its time is "prep ms").
+* ``jps online``: the same search with the table switched off (what ``algorithm="jps"`` was
+  before JPS+: precomputed straight jumps, diagonal scans cell by cell).
+* ``astar``: ``find_path(grid, s, g)``.
+* ``tcod Pathfinder``: ``tcod.path.CustomGraph`` + ``Pathfinder``, cardinal 2378 / diagonal 3363,
+  diagonals conditioned on both orthogonal neighbours (see benchmarks/grid.py).
+
+Times: wall (``perf_counter``) and thread CPU time (``thread_time``); on a busy machine the CPU
+figure is the steadier one. Optimality: each path's octile length from its cells, checked valid
+and within max(0.011, 1e-5 x length) of the scenario's optimum. Repair: 4 x 4 blocks at random
+free cells are blocked and reopened; "repair ms" is the median thread CPU time of the JPS+ table
+repair kernel alone, "edit ms" that of the whole ``set_walkable`` (grid copies included).
+
+Usage (from the repository root)::
+
+    python benchmarks/grid_large.py                       # all four maps
+    python benchmarks/grid_large.py --queries 50 --slow-sample 5 --maps orz700d   # quick
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path as FilePath
+
+from _common import data_dir, markdown_table  # first: see _common
+
+import numpy as np
+import numpy.typing as npt
+
+import gamenav
+from gamenav._kernels import jump_plus as _kp
+from gamenav.grid import jump_plus
+from gamenav.io import Scenario, read_map, read_scenarios
+
+MAPS = ("maze-1550-15", "room-1550-155", "orz700d", "Cauldron")
+SQRT2 = math.sqrt(2.0)
+TCOD_CARDINAL, TCOD_DIAGONAL = 2378, 3363
+
+Cell = tuple[int, int]
+Solver = Callable[[Cell, Cell], npt.NDArray[np.int64]]
+
+
+def tcod_pathfinder(walkable: npt.NDArray[np.bool_]) -> Solver:
+    import tcod.path
+
+    h, w = walkable.shape
+    cost = walkable.astype(np.int8)
+    padded = np.pad(walkable, 1)
+    graph = tcod.path.CustomGraph(walkable.shape)
+    c = TCOD_CARDINAL
+    graph.add_edges(edge_map=[[0, c, 0], [c, 0, c], [0, c, 0]], cost=cost)
+    for dy in (-1, 1):
+        for dx in (-1, 1):
+            both = padded[1:h + 1, 1 + dx:w + 1 + dx] & padded[1 + dy:h + 1 + dy, 1:w + 1]
+            graph.add_edge((dy, dx), TCOD_DIAGONAL, cost=cost, condition=both)
+    graph.set_heuristic(cardinal=TCOD_CARDINAL, diagonal=TCOD_DIAGONAL)
+    finder = tcod.path.Pathfinder(graph)
+
+    def solve(s: Cell, g: Cell) -> npt.NDArray[np.int64]:
+        finder.clear()
+        finder.add_root((s[1], s[0]))
+        path = np.asarray(finder.path_to((g[1], g[0])), dtype=np.int64).reshape(-1, 2)
+        return path[:, ::-1]
+    return solve
+
+
+def gamenav_solver(grid: gamenav.TileGrid, algorithm: str, plus: bool = True) -> Solver:
+    acquire = jump_plus.acquire
+
+    def solve(s: Cell, g: Cell) -> npt.NDArray[np.int64]:
+        if plus:
+            return gamenav.find_path(grid, s, g, algorithm=algorithm).cells
+        jump_plus.acquire = lambda grid, state: None  # type: ignore[assignment]
+        try:
+            return gamenav.find_path(grid, s, g, algorithm=algorithm).cells
+        finally:
+            jump_plus.acquire = acquire
+    return solve
+
+
+def octile_length(cells: npt.NDArray[np.int64], walkable: npt.NDArray[np.bool_], start: Cell,
+                  goal: Cell) -> float:
+    """Octile length of a valid path (NaN if the path breaks the Moving AI rules)."""
+    if len(cells) == 0 or tuple(cells[0]) != start or tuple(cells[-1]) != goal:
+        return math.nan
+    x, y = cells[:, 0], cells[:, 1]
+    dx, dy = np.diff(x), np.diff(y)
+    if (np.abs(dx) > 1).any() or (np.abs(dy) > 1).any() or not walkable[y, x].all():
+        return math.nan
+    diag = (dx != 0) & (dy != 0)
+    x0, y0 = x[:-1][diag], y[:-1][diag]
+    if not (walkable[y0, x0 + dx[diag]].all() and walkable[y0 + dy[diag], x0].all()):
+        return math.nan
+    n_diag = int(diag.sum())
+    return int(((dx != 0) | (dy != 0)).sum()) - n_diag + SQRT2 * n_diag
+
+
+def timed(fn: Callable[[], npt.NDArray[np.int64]], repeat: int
+          ) -> tuple[float, float, npt.NDArray[np.int64]]:
+    best_wall = best_cpu = math.inf
+    out = np.zeros((0, 2), dtype=np.int64)
+    for _ in range(repeat):
+        c0, w0 = time.thread_time(), time.perf_counter()
+        out = fn()
+        w1, c1 = time.perf_counter(), time.thread_time()
+        best_wall, best_cpu = min(best_wall, w1 - w0), min(best_cpu, c1 - c0)
+    return best_wall * 1e3, best_cpu * 1e3, out
+
+
+def repair_times(grid: gamenav.TileGrid, edits: int, seed: int = 0) -> tuple[float, float]:
+    """Median thread CPU ms of the JPS+ repair kernel and of the whole set_walkable (4 x 4 blocks)."""
+    index = jump_plus.jump_index(grid)
+    rng = np.random.default_rng(seed)
+    kernel: list[float] = []
+    orig = _kp.repair_tables
+
+    def timed_repair(*args: object) -> object:
+        c0 = time.thread_time()
+        out = orig(*args)
+        kernel.append(time.thread_time() - c0)
+        return out
+
+    whole: list[float] = []
+    _kp.repair_tables = timed_repair
+    try:
+        free = np.argwhere(grid.passable)
+        for _ in range(edits):
+            y, x = (int(v) for v in free[rng.integers(len(free))])
+            for value in (False, True):
+                c0 = time.thread_time()
+                grid.set_walkable((x, y, x + 4, y + 4), value)
+                whole.append(time.thread_time() - c0)
+    finally:
+        _kp.repair_tables = orig
+    if index.version != grid.version:
+        raise SystemExit("JPS+ index out of step with its grid after the edits")
+    return statistics.median(kernel) * 1e3, statistics.median(whole) * 1e3
+
+
+def run_map(name: str, folder: FilePath, args: argparse.Namespace) -> tuple[list[list[str]], list[str]]:
+    walkable = read_map(folder / f"{name}.map")
+    scens: list[Scenario] = sorted(read_scenarios(folder / f"{name}.map.scen"),
+                                   key=lambda s: -s.optimal_length)[:args.queries]
+    grid = gamenav.TileGrid(walkable)
+    c0, w0 = time.thread_time(), time.perf_counter()
+    index = jump_plus.jump_index(grid)
+    prep_wall, prep_cpu = (time.perf_counter() - w0) * 1e3, (time.thread_time() - c0) * 1e3
+    c0 = time.thread_time()
+    solve_tcod = tcod_pathfinder(walkable)
+    tcod_setup = (time.thread_time() - c0) * 1e3
+    solvers: dict[str, Solver] = {
+        "jps+": gamenav_solver(grid, "jps"),
+        "jps online": gamenav_solver(grid, "jps", plus=False),
+        "astar": gamenav_solver(grid, "astar"),
+        "tcod Pathfinder": solve_tcod,
+    }
+    slow = {"astar", "tcod Pathfinder"}
+    step = max(1, len(scens) // max(args.slow_sample, 1))
+    sample = set(range(0, len(scens), step)[:args.slow_sample])
+    for solve in solvers.values():  # warm-up (compile, lazy tables), untimed
+        solve(scens[-1].start, scens[-1].goal)
+    wall: dict[str, list[float]] = {k: [] for k in solvers}
+    cpu: dict[str, list[float]] = {k: [] for k in solvers}
+    bad: dict[str, int] = dict.fromkeys(solvers, 0)
+    ratio: dict[str, list[float]] = {k: [] for k in solvers}  # cpu(tcod) / cpu(k) on the sample
+    for i, sc in enumerate(scens):
+        row: dict[str, float] = {}
+        for key, solve in solvers.items():
+            if key in slow and i not in sample:
+                continue
+            w, c, cells = timed(lambda solve=solve: solve(sc.start, sc.goal), args.repeat)
+            wall[key].append(w)
+            cpu[key].append(c)
+            row[key] = c
+            length = octile_length(cells, walkable, sc.start, sc.goal)
+            if not abs(length - sc.optimal_length) <= max(0.011, 1e-5 * sc.optimal_length):
+                bad[key] += 1
+        if "tcod Pathfinder" in row:
+            for key, c in row.items():
+                ratio[key].append(row["tcod Pathfinder"] / c)
+    jps_sample = [c for i, c in enumerate(cpu["jps+"])]
+    rows = []
+    for key in solvers:
+        n = len(cpu[key])
+        rows.append([name, key, str(n), f"{statistics.median(wall[key]):.3f}",
+                     f"{statistics.median(cpu[key]):.3f}",
+                     f"{statistics.median(ratio[key]):.1f}x" if ratio[key] else "",
+                     f"{statistics.median(cpu['jps online']) / statistics.median(cpu[key]):.2f}x"
+                     if key not in slow else "", str(bad[key])])
+    repair_ms, edit_ms = repair_times(grid, args.edits)
+    notes = [f"- {name}: JPS+ table built in {prep_wall:.0f} ms wall / {prep_cpu:.0f} ms CPU, "
+             f"{index.nbytes / 2**20:.1f} MiB; 4x4 edit: repair {repair_ms:.2f} ms CPU, whole "
+             f"set_walkable {edit_ms:.2f} ms CPU; tcod graph setup {tcod_setup:.0f} ms CPU; "
+             f"jps+ median over {len(jps_sample)} queries"]
+    return rows, notes
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", default=None)
+    parser.add_argument("--maps", default=",".join(MAPS))
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--slow-sample", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--edits", type=int, default=20)
+    args = parser.parse_args(argv)
+    folder = data_dir(args.data) / "gppc-2014"
+    gamenav.warmup()
+    rows: list[list[str]] = []
+    notes: list[str] = []
+    for name in args.maps.split(","):
+        r, n = run_map(name, folder, args)
+        rows += r
+        notes += n
+        print(markdown_table(["map", "solver", "queries", "median ms wall", "median ms CPU",
+                              "tcod CPU / solver CPU", "vs jps online", "suboptimal"], r), flush=True)
+    print()
+    print(markdown_table(["map", "solver", "queries", "median ms wall", "median ms CPU",
+                          "tcod CPU / solver CPU", "vs jps online", "suboptimal"], rows))
+    print("\n".join(notes))
+
+
+if __name__ == "__main__":
+    main()
