@@ -185,7 +185,7 @@ def run_map(name: str, folder: FilePath, args: argparse.Namespace) -> tuple[list
         for key, solve in solvers.items():
             if key in slow and i not in sample:
                 continue
-            w, c, cells = timed(lambda solve=solve: solve(sc.start, sc.goal), args.repeat)
+            w, c, cells = timed(lambda solve=solve, sc=sc: solve(sc.start, sc.goal), args.repeat)
             wall[key].append(w)
             cpu[key].append(c)
             row[key] = c
@@ -195,7 +195,7 @@ def run_map(name: str, folder: FilePath, args: argparse.Namespace) -> tuple[list
         if "tcod Pathfinder" in row:
             for key, c in row.items():
                 ratio[key].append(row["tcod Pathfinder"] / c)
-    jps_sample = [c for i, c in enumerate(cpu["jps+"])]
+    jps_sample = cpu["jps+"]
     rows = []
     for key in solvers:
         n = len(cpu[key])

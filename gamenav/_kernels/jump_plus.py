@@ -311,8 +311,8 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, parent,
     goal's parent chain when found, so ``trace_path`` and partial paths read them as for A*.
     Pool arrays (capacity ``C``): ``pg``, ``pf`` float64 g and f, ``pnode`` int64 node,
     ``pparent`` int64 parent slot, ``pvia`` int64 the intermediate cell a successor was reached
-    through (-1: on a straight or diagonal line from its parent), ``heap`` / ``hpos`` int64 binary heap of slots (``hpos`` -1
-    once closed), ``order`` int64 slots in expansion order. ``state`` int64
+    through (-1: on a straight or diagonal line from its parent), ``heap`` / ``hpos`` int64
+    binary heap of slots (``hpos`` -1 once closed), ``order`` int64 slots in expansion order. ``state`` int64
     ``[stamp, slots_used, heap_size, expanded, written]``.
 
     Returns IN_PROGRESS, FOUND, EXHAUSTED or GROW (fewer than 8 free slots: grow, call again).
