@@ -24,6 +24,7 @@ from gamenav._kernels import grid_search as _k
 from gamenav._kernels import jps as _jps
 from gamenav._validate import check_options, flag, is_real, keyword_options
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
+from gamenav.grid import jump_plus as _jump_plus
 from gamenav.grid.movement import (Diagonal, Heuristic, HeuristicLike, default_heuristic,
                                    resolve_heuristic)
 from gamenav.grid.tilegrid import TileGrid, _GridState
@@ -42,7 +43,8 @@ _NO_LIMIT = np.iinfo(np.int64).max
 _Heap = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.int32]]
 """Binary-heap arrays ``(hf, hg, hn, pos)`` of the kernels."""
 
-KERNELS = (_k.best_first_step, _k.move_masks, _k.trace_path, _k.smooth_path, _jps.jump_tables)
+KERNELS = (_k.best_first_step, _k.move_masks, _k.trace_path, _k.smooth_path, _jps.jump_tables,
+           *_jump_plus.KERNELS)
 """The numba kernels of the "grid search" compile group (announced together)."""
 
 
@@ -383,6 +385,11 @@ def _heuristic_table(func: Callable[..., Any], shape: tuple[int, int], goal: tup
     return table.ravel()
 
 
+def _octile(dx: int, dy: int) -> float:
+    ax, ay = abs(dx), abs(dy)
+    return max(ax, ay) + (math.sqrt(2.0) - 1.0) * min(ax, ay)
+
+
 _EMPTY_TABLE = np.zeros(1, dtype=np.float64)
 _NO_TABLE = np.zeros((4, 1), dtype=np.int32)
 _NO_HEAP = (np.zeros(1, dtype=np.float64), np.zeros(1, dtype=np.float64),
@@ -614,6 +621,8 @@ class GridSearch:
         self._monotone = self._weight == 0.0 or (self._weight == 1.0 and not callable(heur) and (
             heur is not Heuristic.MANHATTAN or diag is Diagonal.NEVER))
         self._use_jps = req.algorithm == "jps" and reachable
+        # JPS+ on this snapshot's table; online JPS if the grid moved on; A* on dense maps
+        self._use_jps, self._plus = _jump_plus.start(grid, state, self._use_jps)
         self._moves: npt.NDArray[np.uint8] | None = pad.moves(diag)
         self._track_best = not reachable
 
@@ -621,6 +630,9 @@ class GridSearch:
         self._ws = ws
         start_node = np.array([(sy + 1) * stride + sx + 1], dtype=np.int64)
         self._istate = ws._begin(self._token, start_node, self._monotone)
+        if self._plus is not None:
+            self._plus.begin(int(self._istate[0]), int(start_node[0]), _octile(sx - gx, sy - gy),
+                             ws.rkey)
         self._fstate = np.array([np.inf, np.inf], dtype=np.float64)
 
     def __del__(self) -> None:
@@ -628,6 +640,7 @@ class GridSearch:
         ws = getattr(self, "_ws", None)
         if ws is not None and self._borrowed and ws._release(self._token):
             _pool.give_back(ws)
+        _jump_plus.release(getattr(self, "_plus", None))
 
     # -- public state ---------------------------------------------------------------------
     @property
@@ -695,14 +708,20 @@ class GridSearch:
         gx, gy = self._goal[0] + 1, self._goal[1] + 1
         announce_compile("grid search", *KERNELS)
         hf, hg, hn, pos = _NO_HEAP if self._monotone else ws.heap
-        table = pad.jump_table() if self._use_jps else _NO_TABLE
-        code = _k.best_first_step(
-            moves, pad.passable, table, pad.cost, pad.uniform, self._use_jps, self._stride,
-            self._goal_node, gx, gy, self._hcode, htable, self._weight, np.inf,
-            self._track_best, self._monotone, budget, ws.g, ws.parent, ws.mark, ws.rkey,
-            ws.rnext, ws.rprev, ws.rhead, ws.rmin, hf, hg, hn, pos, self._istate,
-            self._fstate)
-        self._expanded = int(self._istate[2])
+        plus = self._plus
+        if plus is not None:  # JPS+ (gamenav.grid.jump_plus): same costs as online JPS
+            code = plus.step(pad.passable, self._stride, self._goal_node, gx, gy, budget,
+                             ws.rkey, ws.g, ws.parent, ws.mark)
+            self._expanded = plus.expanded
+        else:
+            table = pad.jump_table() if self._use_jps else _NO_TABLE
+            code = _k.best_first_step(
+                moves, pad.passable, table, pad.cost, pad.uniform, self._use_jps, self._stride,
+                self._goal_node, gx, gy, self._hcode, htable, self._weight, np.inf,
+                self._track_best, self._monotone, budget, ws.g, ws.parent, ws.mark, ws.rkey,
+                ws.rnext, ws.rprev, ws.rhead, ws.rmin, hf, hg, hn, pos, self._istate,
+                self._fstate)
+            self._expanded = int(self._istate[2])
         if code == _k.FOUND:
             self._finish_at(ws, self._goal_node, PathStatus.FOUND)
         elif code == _k.EXHAUSTED:
@@ -778,6 +797,8 @@ class GridSearch:
         ws = self._ws
         if ws is not None and ws._release(self._token) and self._borrowed:
             _pool.give_back(ws)
+        _jump_plus.release(getattr(self, "_plus", None))
+        self._plus = None
         # a finished search keeps only its result, not the grid snapshot or the workspace
         self._ws = self._pad = self._moves = self._htable = None
 
