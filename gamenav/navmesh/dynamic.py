@@ -19,6 +19,7 @@ stay exact, they only lose that optional pruning.
 from __future__ import annotations
 
 import math
+import sys
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -30,7 +31,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from gamenav._kernels import announce_compile
-from gamenav._kernels.dynamic import flood_label
+from gamenav._kernels.dynamic import index_add, index_remove, relabel, split_groups
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
                                    triangulate_free_space)
@@ -94,6 +95,23 @@ class _Buffer:
         return _ro(self.buf[:need])
 
 
+_LOG = 8  # edits remembered for generations that missed some
+_GENS = 4  # reader generations kept at most
+
+
+def _refs(bufs: dict[str, npt.NDArray[Any]]) -> int:
+    return max(sys.getrefcount(b) for b in bufs.values())
+
+
+_BASE_REFS = _refs({"probe": np.empty(1)})
+
+
+def _unreferenced(bufs: dict[str, npt.NDArray[Any]]) -> bool:
+    """No view of these buffers exists outside the generation list (no mesh state, search or
+    caller holds one)."""
+    return _refs(bufs) <= _BASE_REFS
+
+
 def _inflate(geom: BaseGeometry, radius: float) -> BaseGeometry:
     """``geom`` grown by ``radius`` the way :func:`~gamenav.navmesh.build.free_space` shrinks
     free space: a stadium around each boundary segment (chords kept outside the true circle)."""
@@ -125,13 +143,18 @@ def _candidates(grid: tuple[_F64, float, int, int], start: _I64, items: _I64,
     i0, j0, i1, j1 = _index_cells(grid, box)
     nx = grid[2]
     rows = np.arange(j0, j1 + 1) * nx
-    lo = start[rows + i0]
-    hi = start[rows + i1 + 1]
+    if start.ndim == 2:  # an edited mesh's index: [begin, end) per cell
+        cells = (rows[:, None] + np.arange(i0, i1 + 1)[None, :]).ravel()
+        lo, hi = start[cells, 0], start[cells, 1]
+    else:
+        lo = start[rows + i0]
+        hi = start[rows + i1 + 1]
     if len(lo) == 1:
-        one: _I64 = np.unique(items[lo[0]:hi[0]])
-        return one
-    many: _I64 = np.unique(np.concatenate([items[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=False)]))
-    return many
+        found = items[lo[0]:hi[0]]
+    else:
+        found = np.concatenate([items[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=False)])
+    out: _I64 = np.unique(found[found >= 0])  # an edited mesh's index is padded with -1
+    return out
 
 
 def _touch_box(p: _F64, box: tuple[float, float, float, float]) -> npt.NDArray[np.bool_]:
@@ -164,6 +187,12 @@ class EditState:
 
     The original triangles (and their bucket index) describe the free space the mesh was built
     from, used to restore space when an obstacle goes away.
+
+    Readers never see a write: the editor changes private *master* arrays in place (with spare
+    capacity) and copies only the rows an edit touched into a *generation*, a full set of
+    reader arrays no search or view holds any more (checked by reference count), which is then
+    installed as the mesh's arrays. A generation that missed a few edits replays their touched
+    rows; a new one is copied from the masters only when every other generation is in use.
     """
 
     def __init__(self, mesh: NavMesh) -> None:
@@ -184,15 +213,105 @@ class EditState:
         self.lock = threading.RLock()
         self.verts = _Buffer(mesh._vertices)
         self.tris = _Buffer(mesh._triangles)
-        self.degree = _Buffer(mesh._degree)
         n = len(mesh._triangles)
+        nv = len(mesh._vertices)
         self.zero_side = _Buffer(np.zeros((n, 3), dtype=np.int8))
         self.zero_time = _Buffer(np.zeros(n, dtype=np.int64))
-        self.border_count = np.bincount(mesh._border_edges.ravel(),
-                                        minlength=len(mesh._vertices)).astype(np.int32)
+        self.border_edges = _Buffer(np.asarray(mesh._border_edges, dtype=np.int64).reshape(-1, 2))
+        self.border_tri = _Buffer(np.asarray(mesh._border_tri, dtype=np.int64))
+        self.n_t, self.n_v = n, nv
+        self.cap_t, self.cap_v = 2 * n + 64, 2 * nv + 64
+        self.master: dict[str, npt.NDArray[Any]] = {}
+        for name, arr, fill in (("nbrs", mesh._neighbours, -1), ("alive", mesh._alive, False),
+                                ("islands", mesh._islands, -1), ("degree", mesh._degree, 0)):
+            buf = np.full((self.cap_t,) + arr.shape[1:], fill, dtype=arr.dtype)
+            buf[:n] = arr
+            self.master[name] = buf
+        for name, arr in (("corner", mesh._corner), ("pinch", mesh._pinch)):
+            buf = np.zeros(self.cap_v, dtype=bool)
+            buf[:nv] = arr
+            self.master[name] = buf
+        self.border_count = np.zeros(self.cap_v, dtype=np.int32)
+        self.border_count[:nv] = np.bincount(mesh._border_edges.ravel(), minlength=nv)
+        self.sizes = np.zeros(self.cap_t, dtype=np.int64)
+        isl = np.asarray(mesh._islands)
+        self.n_labels = int(isl.max()) + 1 if len(isl) else 0
+        self.sizes[:self.n_labels] = np.bincount(isl, minlength=self.n_labels)
+        self.mark = np.full(self.cap_t, -1, dtype=np.int64)
+        self.stamp = 0
+        self.queue = np.empty(self.cap_t, dtype=np.int64)
+        self.group = np.empty(self.cap_t, dtype=np.int64)
+        self.grid_box = mesh._grid
+        self.tol = mesh._tol
+        self.cell_cap = np.zeros(0, dtype=np.int64)
+        self.tail = np.zeros(1, dtype=np.int64)
+        _build_padded_index(self, mesh._vertices, mesh._triangles)
+        self.gens: list[dict[str, npt.NDArray[Any]]] = []
+        self.gen_seq: list[int] = []
+        self.current: dict[str, npt.NDArray[Any]] | None = None
+        self.seq = 0
+        self.log: list[tuple[int, dict[str, _I64]]] = []
         self.grid_blocked: npt.NDArray[np.bool_] | None = None  # following a grid: cells blocked since the build
         self.grid: Any = None
         self.follower: Any = None
+
+    def ensure(self, n_t: int, n_v: int) -> None:
+        """Grow the masters (and scratch arrays) to hold ``n_t`` triangles and ``n_v`` vertices
+        (every generation is then dropped: the next commit copies the masters)."""
+        if n_t <= self.cap_t and n_v <= self.cap_v:
+            return
+        cap_t, cap_v = max(self.cap_t, 2 * n_t), max(self.cap_v, 2 * n_v)
+        fills = {"nbrs": -1, "alive": False, "islands": -1, "degree": 0, "corner": False, "pinch": False}
+        for name, fill in fills.items():
+            old = self.master[name]
+            cap = cap_v if name in ("corner", "pinch") else cap_t
+            buf = np.full((cap,) + old.shape[1:], fill, dtype=old.dtype)
+            buf[:len(old)] = old
+            self.master[name] = buf
+        for name, cap, fill in (("border_count", cap_v, 0), ("sizes", cap_t, 0), ("mark", cap_t, -1)):
+            old = getattr(self, name)
+            buf = np.full(cap, fill, dtype=old.dtype)
+            buf[:len(old)] = old
+            setattr(self, name, buf)
+        self.queue = np.empty(cap_t, dtype=np.int64)
+        self.group = np.empty(cap_t, dtype=np.int64)
+        self.cap_t, self.cap_v = cap_t, cap_v
+        self.gens.clear()
+        self.gen_seq.clear()
+        self.current = None
+
+    def commit(self, touched: dict[str, _I64]) -> dict[str, npt.NDArray[Any]]:
+        """Bring a free generation up to date (rows ``touched`` by this edit, and by the edits
+        it missed) and return read-only views of it sized to the mesh."""
+        self.seq += 1
+        self.log.append((self.seq, touched))
+        del self.log[:-_LOG]
+        gen = None
+        for g, (bufs, seq) in enumerate(zip(self.gens, self.gen_seq, strict=True)):
+            if (bufs is not self.current and seq >= self.seq - _LOG
+                    and bufs["items"].shape == self.master["items"].shape and _unreferenced(bufs)):
+                gen = g
+                break
+        if gen is None:
+            if len(self.gens) >= _GENS:  # all in use: forget the oldest (its holders keep it alive)
+                drop = next(g for g, b in enumerate(self.gens) if b is not self.current)
+                del self.gens[drop], self.gen_seq[drop]
+            self.gens.append({name: arr.copy() for name, arr in self.master.items()})
+            self.gen_seq.append(self.seq)
+            gen = len(self.gens) - 1
+        else:
+            bufs = self.gens[gen]
+            for seq, rows in self.log:
+                if seq > self.gen_seq[gen]:
+                    for name, idx in rows.items():
+                        bufs[name][idx] = self.master[name][idx]
+            self.gen_seq[gen] = self.seq
+        bufs = self.current = self.gens[gen]
+        views = {name: _ro(bufs[name][:self.n_v if name in ("corner", "pinch") else self.n_t])
+                 for name in ("nbrs", "alive", "islands", "degree", "corner", "pinch")}
+        views["items"] = _ro(bufs["items"])
+        views["bounds"] = _ro(bufs["bounds"])
+        return views
 
     # -- obstacles near a region --------------------------------------------------------
     def blocked_near(self, bounds: tuple[float, float, float, float], skip: int = 0) -> BaseGeometry | None:
@@ -295,56 +414,61 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
 
 def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], rem: _I64,
              new_v: _F64, new_t: _I64, opened: bool, blocked: bool) -> NavMeshChange:
-    """Stitch the new triangles to the mesh and install the new arrays at once."""
+    """Stitch the new triangles to the mesh and install the new arrays at once.
+
+    Work is proportional to the edit (removed, new and ring triangles), not to the mesh:
+    masters change in place, readers get a generation with those rows copied.
+    """
     from gamenav.navmesh.mesh import MIN_EDGE, _versions
 
     verts = mesh._vertices
     tris = mesh._triangles
-    nbrs = mesh._neighbours
-    n_old = len(tris)
-    nv_old = len(verts)
+    n_old = es.n_t
+    nv_old = es.n_v
     # -- vertices: reuse the removed triangles' vertices at exactly the same coordinates
-    known: dict[tuple[float, float], int] = {}
     rv = np.unique(tris[rem].ravel())
-    for vid, xy in zip(rv.tolist(), verts[rv].tolist(), strict=False):
-        known[(xy[0], xy[1])] = vid
+    known = dict(zip(map(tuple, verts[rv].tolist()), rv.tolist(), strict=False))
     vmap = np.empty(len(new_v), dtype=np.int64)
     fresh: list[int] = []
-    for i, xy in enumerate(new_v.tolist()):
-        vid = known.get((xy[0], xy[1]))
+    for n, xy in enumerate(map(tuple, new_v.tolist())):
+        vid = known.get(xy)
         if vid is None:
             vid = nv_old + len(fresh)
-            fresh.append(i)
-        vmap[i] = vid
+            fresh.append(n)
+        vmap[n] = vid
     all_verts = es.verts.extend(new_v[fresh]) if fresh else verts
+    nv = len(all_verts)
     # -- triangles: CCW, no degenerate ones
     t = vmap[new_t]
     p = all_verts[t]
     area2 = ((p[:, 1, 0] - p[:, 0, 0]) * (p[:, 2, 1] - p[:, 0, 1])
              - (p[:, 1, 1] - p[:, 0, 1]) * (p[:, 2, 0] - p[:, 0, 0]))
-    edge2 = ((p - np.roll(p, -1, axis=1)) ** 2).sum(axis=2)
+    edge2 = ((p - p[:, [1, 2, 0]]) ** 2).sum(axis=2)
     keep = (area2 != 0) & (edge2 >= MIN_EDGE * MIN_EDGE).all(axis=1)
     t = t[keep]
     flip = area2[keep] < 0
     t[flip] = t[flip][:, ::-1]
     k = len(t)
+    es.ensure(n_old + k, nv)
+    m = es.master
+    nbrs, alive, degree = m["nbrs"], m["alive"], m["degree"]
     added = np.arange(n_old, n_old + k, dtype=np.int64)
+    all_tris = es.tris.extend(t) if k else tris
     # -- ring: surviving triangles across an edge of a removed one
-    dead = np.zeros(n_old, dtype=bool)
-    dead[rem] = True
     rn = nbrs[rem]
-    ring_mask = (rn >= 0)
-    ring_mask[ring_mask] = ~dead[rn[ring_mask]]
+    ring_mask = rn >= 0
+    ring_mask[ring_mask] = ~np.isin(rn[ring_mask], rem)
     ring_t = rn[ring_mask]
     ring_j = np.argmax(nbrs[ring_t] == np.repeat(rem, ring_mask.sum(axis=1))[:, None], axis=1)
+    gr, gj = np.nonzero(rn < 0)  # border edges of removed triangles: gone
+    gone = np.stack([tris[rem[gr], gj], tris[rem[gr], (gj + 1) % 3]], axis=1)
     # -- match edges: new half-edges and ring half-edges, keyed by their vertex pair
     owner = np.concatenate([np.repeat(added, 3), ring_t])
     slot = np.concatenate([np.tile(np.arange(3), k), ring_j])
-    rows = np.concatenate([t, tris[ring_t]]) if len(ring_t) else t
+    rows = np.concatenate([t, all_tris[ring_t]])
     rows_idx = np.concatenate([np.repeat(np.arange(k), 3), k + np.arange(len(ring_t))])
     a = rows[rows_idx, slot]
     b = rows[rows_idx, (slot + 1) % 3]
-    nv = len(all_verts)
     key = np.minimum(a, b) * nv + np.maximum(a, b)
     order = np.argsort(key, kind="stable")
     ks = key[order]
@@ -354,57 +478,50 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     i, j = order[pair], order[pair + 1]
     opposite = a[i] == b[j]
     i, j = i[opposite], j[opposite]
-    # -- neighbours (copy-on-write)
-    new_nbrs = np.full((n_old + k, 3), -1, dtype=np.int64)
-    new_nbrs[:n_old] = nbrs
-    new_nbrs[rem] = -1
-    new_nbrs[ring_t, ring_j] = -1
-    new_nbrs[owner[i], slot[i]] = owner[j]
-    new_nbrs[owner[j], slot[j]] = owner[i]
     matched = np.zeros(len(owner), dtype=bool)
     matched[i] = matched[j] = True
-    ring_lost = ~matched[3 * k:]
-    new_alive = np.ones(n_old + k, dtype=bool)
-    new_alive[:n_old] = mesh._alive
-    new_alive[rem] = False
-    # -- degrees (append-only unless a ring edge became a border)
-    all_tris = es.tris.extend(t) if k else tris
-    deg_new = (new_nbrs[n_old:] >= 0).sum(axis=1).astype(np.int64)
-    if ring_lost.any():
-        deg = np.concatenate([mesh._degree, deg_new])
-        deg[ring_t] = (new_nbrs[ring_t] >= 0).sum(axis=1)
-        es.degree = _Buffer(deg)
-        degree = _ro(es.degree.buf[:len(deg)])
-    else:
-        degree = es.degree.extend(deg_new) if k else mesh._degree
-    # -- border edges and per-vertex border counts (corners, pinch points)
-    bt = mesh._border_tri
-    stay = ~dead[bt]
-    gone_edges = mesh._border_edges[~stay]
+    # -- masters: neighbours, alive, degrees
+    nbrs[rem] = -1
+    nbrs[ring_t, ring_j] = -1
+    nbrs[added] = -1
+    nbrs[owner[i], slot[i]] = owner[j]
+    nbrs[owner[j], slot[j]] = owner[i]
+    alive[rem] = False
+    alive[added] = True
+    ring_u = np.unique(ring_t)
+    degree[rem] = 0
+    deg_rows = np.concatenate([ring_u, added])
+    degree[deg_rows] = (nbrs[deg_rows] >= 0).sum(axis=1)
+    # -- border edges (append-only lists; dead triangles' entries are skipped by their alive
+    #    flag) and per-vertex border counts (corners, pinch points)
     new_border = np.flatnonzero(~matched)
     b_edges = np.stack([a[new_border], b[new_border]], axis=1)
-    b_tri = owner[new_border]
-    border_edges = np.concatenate([mesh._border_edges[stay], b_edges])
-    border_tri = np.concatenate([bt[stay], b_tri])
-    counts = np.zeros(nv, dtype=np.int32)
-    counts[:nv_old] = es.border_count
-    np.subtract.at(counts, gone_edges.ravel(), 1)
+    border_edges = es.border_edges.extend(b_edges)
+    border_tri = es.border_tri.extend(owner[new_border])
+    counts = es.border_count
+    np.subtract.at(counts, gone.ravel(), 1)
     np.add.at(counts, b_edges.ravel(), 1)
-    es.border_count = counts
-    # -- islands
-    islands = _islands(mesh._islands, new_nbrs, rem, ring_t, added, owner, slot, i, j, k, n_old)
-    # -- point location index
-    cell_start, cell_items = _reindex(mesh, all_verts, all_tris, rem, added)
+    vtouch = np.unique(np.concatenate([gone.ravel(), b_edges.ravel(), np.arange(nv_old, nv)]))
+    m["corner"][vtouch] = counts[vtouch] > 0
+    m["pinch"][vtouch] = counts[vtouch] > 2
+    # -- islands, point location index
+    relabelled = _islands(es, rem, ring_t, added, owner[i], owner[j], k)
+    es.n_t, es.n_v = n_old + k, nv
+    index_rows, index_cells = _reindex(es, all_verts, all_tris, rem, added)
+    touched = {"nbrs": np.concatenate([rem, ring_u, added]), "alive": np.concatenate([rem, added]),
+               "degree": np.concatenate([rem, deg_rows]), "islands": relabelled,
+               "corner": vtouch, "pinch": vtouch, "items": index_rows, "bounds": index_cells}
+    views = es.commit(touched)
     n_new = n_old + k
     side = es.zero_side.extend(np.zeros((k, 3), dtype=np.int8)) if k else _ro(es.zero_side.buf[:n_new])
     tin = es.zero_time.extend(np.zeros(k, dtype=np.int64)) if k else _ro(es.zero_time.buf[:n_new])
     version = next(_versions)
     state = {
-        "_vertices": all_verts, "_triangles": all_tris, "_neighbours": _ro(new_nbrs),
-        "_alive": _ro(new_alive), "_islands": _ro(islands), "_side": side, "_tin": tin, "_tout": tin,
-        "_degree": degree, "_border_edges": border_edges, "_border_tri": border_tri,
-        "_corner": _ro(counts > 0), "_pinch": _ro(counts > 2), "_vtri_start": None, "_vtri": None,
-        "_cell_start": cell_start, "_cell_items": cell_items, "_version": version,
+        "_vertices": all_verts, "_triangles": all_tris, "_neighbours": views["nbrs"],
+        "_alive": views["alive"], "_islands": views["islands"], "_side": side, "_tin": tin, "_tout": tin,
+        "_degree": views["degree"], "_border_edges": border_edges, "_border_tri": border_tri,
+        "_corner": views["corner"], "_pinch": views["pinch"], "_vtri_start": None, "_vtri": None,
+        "_cell_start": views["bounds"], "_cell_items": views["items"], "_version": version,
     }
     if es.costs is not None:  # area costs: a new triangle takes the build's cost at its centroid
         new_costs = np.ones(k)
@@ -422,19 +539,28 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     return NavMeshChange(version, bounds, _ro(rem.astype(np.int64)), _ro(added), opened, blocked)
 
 
-def _islands(old: _I64, nbrs: _I64, rem: _I64, ring_t: _I64, added: _I64, owner: _I64,
-             slot: _I64, i: _I64, j: _I64, k: int, n_old: int) -> _I64:
-    """Island labels after an edit: new triangles join their neighbours' island; islands that
-    may have split or merged are flood-filled again (labels stay 0..n-1)."""
-    labels = np.full(n_old + k, -1, dtype=np.int64)
-    labels[:n_old] = old
-    removed_labels = set(old[rem].tolist())
+def _islands(es: EditState, rem: _I64, ring_t: _I64, added: _I64, pu: _I64, pv: _I64, k: int) -> _I64:
+    """Island labels after an edit, in the master (labels stay 0..n-1); returns the triangle
+    ids whose label changed.
+
+    New triangles join their local component's island; a component touching several islands
+    merges them (the smaller ones are relabelled); a component touching none is a new island.
+    An island whose ring triangles fall in several local components may have split: searches
+    from each component that stop once at most one can still grow find the separated parts,
+    which get new labels (work bounded by the separated parts). Labels left unused are filled
+    from the top label.
+    """
+    labels = es.master["islands"]
+    nbrs = es.master["nbrs"]
+    sizes = es.sizes
+    old = labels[rem]
+    np.subtract.at(sizes, old[old >= 0], 1)
     labels[rem] = -1
+    changed: list[_I64] = [rem, added]
+    affected = set(old[old >= 0].tolist())
     ring = np.unique(ring_t)
-    ring_labels = old[ring]
-    # local components of (new triangles + ring) through the matched edges
     local = np.concatenate([added, ring])
-    pos = {int(t): n for n, t in enumerate(local.tolist())}
+    sorter = np.argsort(local, kind="stable")
     parent = list(range(len(local)))
 
     def find(x: int) -> int:
@@ -443,96 +569,167 @@ def _islands(old: _I64, nbrs: _I64, rem: _I64, ring_t: _I64, added: _I64, owner:
             x = parent[x]
         return x
 
-    for u, v in zip(owner[i].tolist(), owner[j].tolist(), strict=False):
-        ru, rv = find(pos[u]), find(pos[v])
-        if ru != rv:
-            parent[ru] = rv
+    if len(pu):
+        lu = sorter[np.searchsorted(local, pu, sorter=sorter)].tolist()
+        lv = sorter[np.searchsorted(local, pv, sorter=sorter)].tolist()
+        for u, v in zip(lu, lv, strict=True):
+            ru, rv = find(u), find(v)
+            if ru != rv:
+                parent[ru] = rv
     roots = [find(x) for x in range(len(local))]
+    ring_labels = labels[ring].tolist()
     comp_labels: dict[int, set[int]] = {}
-    for n, lab in zip(roots[k:], ring_labels.tolist(), strict=False):
-        comp_labels.setdefault(n, set()).add(lab)
-    label_comps: dict[int, set[int]] = {}
-    for root, labs in comp_labels.items():
-        for lab in labs:
-            label_comps.setdefault(lab, set()).add(root)
-    simple = (all(len(s) == 1 for s in comp_labels.values())
-              and all(len(s) == 1 for s in label_comps.values())
-              and removed_labels <= set(label_comps))
-    if simple:
-        fresh = int(old.max()) + 1 if len(old) else 0
-        new_root_label: dict[int, int] = {}
-        for n in range(k):
-            root = roots[n]
-            labs = comp_labels.get(root, set())
-            if labs:
-                labels[n_old + n] = next(iter(labs))
-            else:
-                if root not in new_root_label:
-                    new_root_label[root] = fresh
-                    fresh += 1
-                labels[n_old + n] = new_root_label[root]
-        return labels
-    # flood-fill every component touching the edit with fresh labels, then renumber 0..n-1
-    announce_compile("navmesh", flood_label)
-    first = top = int(labels.max()) + 1
-    for seed in local.tolist():
-        if 0 <= labels[seed] < first or (labels[seed] < 0 and seed >= n_old):
-            flood_label(nbrs, labels, seed, top)
-            top += 1
-    live = labels >= 0
-    used, inverse = np.unique(labels[live], return_inverse=True)
-    labels[live] = inverse.ravel()
-    del used
-    return labels
+    comp_seed: dict[int, dict[int, int]] = {}  # root -> {label: a ring triangle with it}
+    for n, lab in enumerate(ring_labels):
+        root = roots[k + n]
+        comp_labels.setdefault(root, set()).add(lab)
+        comp_seed.setdefault(root, {}).setdefault(lab, int(ring[n]))
+    alias: dict[int, int] = {}
+
+    def resolve(lab: int) -> int:
+        while lab in alias:
+            lab = alias[lab]
+        return lab
+
+    comp_final: dict[int, int] = {}
+    new_roots = sorted(set(roots[:k]) | set(comp_labels))
+    for root in new_roots:
+        labs = {resolve(x) for x in comp_labels.get(root, ())}
+        if not labs:  # a new island
+            lab = es.n_labels
+            es.n_labels += 1
+            sizes[lab] = 0
+        else:
+            lab = max(labs, key=lambda x: (int(sizes[x]), -x))
+            for other in labs - {lab}:  # merge: relabel the smaller island
+                seed = next(s for r, d in comp_seed.items() for x, s in d.items()
+                            if resolve(x) == other and labels[s] == other)
+                cnt = relabel(nbrs, labels, seed, other, lab, es.queue)
+                changed.append(es.queue[:cnt].copy())
+                sizes[lab] += sizes[other]
+                sizes[other] = 0
+                alias[other] = lab
+                affected.add(other)
+        comp_final[root] = lab
+    # new triangles take their component's label
+    new_lab = np.array([comp_final[roots[n]] for n in range(k)], dtype=np.int64)
+    labels[added] = new_lab
+    if k:
+        np.add.at(sizes, new_lab, 1)
+    # possible splits: one island met by several local components
+    by_label: dict[int, list[int]] = {}
+    for root in new_roots:
+        if root in comp_labels:
+            by_label.setdefault(resolve(comp_final[root]), []).append(root)
+    for lab, comps in by_label.items():
+        if len(comps) < 2:
+            continue
+        seeds = np.array([int(local[c]) for c in comps], dtype=np.int64)
+        announce_compile("navmesh", split_groups)
+        root, done, tail = split_groups(nbrs, seeds, es.mark, es.stamp, es.queue, es.group)
+        es.stamp += len(seeds)
+        for g in np.flatnonzero(done).tolist():
+            part = es.queue[:tail][es.group[:tail] == g].copy()
+            fresh = es.n_labels
+            es.n_labels += 1
+            labels[part] = fresh
+            sizes[fresh] = len(part)
+            sizes[lab] -= len(part)
+            changed.append(part)
+        del root
+    # fill unused labels from the top
+    holes = sorted(x for x in affected if x < es.n_labels and sizes[x] == 0)
+    while holes:
+        top = es.n_labels - 1
+        if sizes[top] == 0:
+            es.n_labels -= 1
+            if top in holes:
+                holes.remove(top)
+            continue
+        h = holes.pop(0)
+        if h > top:
+            break
+        n_t = es.n_t + k
+        seed = int(np.argmax(labels[:n_t] == top))
+        cnt = relabel(nbrs, labels, seed, top, h, es.queue)
+        changed.append(es.queue[:cnt].copy())
+        sizes[h] = sizes[top]
+        sizes[top] = 0
+        es.n_labels -= 1
+    out: _I64 = np.concatenate(changed)
+    return out
 
 
-def _reindex(mesh: NavMesh, verts: _F64, tris: _I64, rem: _I64, added: _I64) -> tuple[_I64, _I64]:
-    """The bucket index without ``rem`` and with ``added`` (same grid; see NavMesh._build_index)."""
-    gmin, cell, nx, ny = mesh._grid
-    start = mesh._cell_start
-    items = mesh._cell_items
-    tol = mesh._tol
+def _tri_cells(es: EditState, verts: _F64, tris: _I64, ids: _I64) -> tuple[_I64, _I64]:
+    """Bucket cells of triangles ``ids`` (their tolerance-grown boxes), and the id per cell."""
+    gmin, cell, nx, ny = es.grid_box
+    tol = es.tol
+    p = verts[tris[ids]]
+    lo = ((p.min(axis=1) - tol - gmin) // cell).astype(np.int64)
+    hi = ((p.max(axis=1) + tol - gmin) // cell).astype(np.int64)
+    np.clip(lo[:, 0], 0, nx - 1, out=lo[:, 0])
+    np.clip(hi[:, 0], 0, nx - 1, out=hi[:, 0])
+    np.clip(lo[:, 1], 0, ny - 1, out=lo[:, 1])
+    np.clip(hi[:, 1], 0, ny - 1, out=hi[:, 1])
+    wx = hi[:, 0] - lo[:, 0] + 1
+    wy = hi[:, 1] - lo[:, 1] + 1
+    counts = wx * wy
+    tid = np.repeat(np.arange(len(ids)), counts)
+    kk = np.arange(len(tid)) - np.repeat(np.cumsum(counts) - counts, counts)
+    w = wx[tid]
+    cells = (lo[tid, 1] + kk // w) * nx + lo[tid, 0] + kk % w
+    return cells, ids[tid]
 
-    def cells_of(ids: _I64) -> tuple[_I64, _I64]:
-        p = verts[tris[ids]]
-        lo = ((p.min(axis=1) - tol - gmin) // cell).astype(np.int64)
-        hi = ((p.max(axis=1) + tol - gmin) // cell).astype(np.int64)
-        lo[:, 0] = np.clip(lo[:, 0], 0, nx - 1)
-        hi[:, 0] = np.clip(hi[:, 0], 0, nx - 1)
-        lo[:, 1] = np.clip(lo[:, 1], 0, ny - 1)
-        hi[:, 1] = np.clip(hi[:, 1], 0, ny - 1)
-        wx = hi[:, 0] - lo[:, 0] + 1
-        wy = hi[:, 1] - lo[:, 1] + 1
-        counts = wx * wy
-        tid = np.repeat(np.arange(len(ids)), counts)
-        kk = np.arange(len(tid)) - np.repeat(np.cumsum(counts) - counts, counts)
-        w = wx[tid]
-        cells = (lo[tid, 1] + kk // w) * nx + lo[tid, 0] + kk % w
-        return cells, ids[tid]
 
-    ncell = nx * ny
+def _build_padded_index(es: EditState, verts: _F64, tris: _I64) -> None:
+    """The bucket index of the live triangles with spare room in every cell and at the end
+    (``bounds[c]`` = ``[begin, end)`` of cell ``c``'s entries; a full cell moves to the end)."""
+    gmin, cell, nx, ny = es.grid_box
+    live = np.flatnonzero(es.master["alive"][:len(tris)])
+    cells, ids = _tri_cells(es, verts, tris, live)
+    count = np.bincount(cells, minlength=nx * ny).astype(np.int64)
+    cap = count + 4
+    begin = np.zeros(nx * ny, dtype=np.int64)
+    np.cumsum(cap[:-1], out=begin[1:])
+    order = np.argsort(cells, kind="stable")
+    cells, ids = cells[order], ids[order]
+    first = np.searchsorted(cells, np.arange(nx * ny))
+    used = int(begin[-1] + cap[-1])
+    items = np.full(used + used // 2 + 1024, -1, dtype=np.int64)
+    items[begin[cells] + np.arange(len(cells)) - first[cells]] = ids
+    es.master["items"] = items
+    es.master["bounds"] = np.stack([begin, begin + count], axis=1)
+    es.cell_cap = cap
+    es.tail = np.array([used], dtype=np.int64)
+
+
+def _reindex(es: EditState, verts: _F64, tris: _I64, rem: _I64, added: _I64) -> tuple[_I64, _I64]:
+    """Patch the bucket index (master) for an edit; returns the item positions and the cells
+    written."""
+    items = es.master["items"]
+    bounds = es.master["bounds"]
+    pos: list[_I64] = []
+    touched: list[_I64] = []
     if len(rem):
-        rcells, _ = cells_of(rem)
-        ucells = np.unique(rcells)
-        lo, hi = start[ucells], start[ucells + 1]
-        span = np.concatenate([np.arange(x, y) for x, y in zip(lo.tolist(), hi.tolist(), strict=False)])
-        dead = np.zeros(len(tris), dtype=bool)
-        dead[rem] = True
-        del_pos = span[dead[items[span]]]
-        removed_per_cell = np.bincount(np.searchsorted(start, del_pos, side="right") - 1,
-                                       minlength=ncell)
-        items = np.delete(items, del_pos)
-        start = start.copy()
-        start[1:] -= np.cumsum(removed_per_cell)
+        cells, ids = _tri_cells(es, verts, tris, rem)
+        buf = np.empty(2 * len(cells), dtype=np.int64)
+        n = index_remove(items, bounds, cells, ids, buf)
+        pos.append(buf[:n])
+        touched.append(cells)
     if len(added):
-        acells, aitems = cells_of(added)
-        order = np.argsort(acells, kind="stable")  # equal positions (empty cells) stay in cell order
-        acells, aitems = acells[order], aitems[order]
-        items = np.insert(items, start[acells + 1], aitems)
-        added_per_cell = np.bincount(acells, minlength=ncell)
-        start = start.copy() if not len(rem) else start
-        start[1:] += np.cumsum(added_per_cell)
-    return _ro(start), _ro(items)
+        cells, ids = _tri_cells(es, verts, tris, added)
+        ucells = np.unique(cells)
+        room = int((2 * es.cell_cap[ucells] + 8).sum()) + len(cells)
+        if es.tail[0] + room > len(items):  # grow the spare room at the end (generations reset)
+            grown = np.full(2 * (int(es.tail[0]) + room), -1, dtype=np.int64)
+            grown[:len(items)] = items
+            items = es.master["items"] = grown
+        buf = np.empty(len(cells) + room, dtype=np.int64)
+        n = index_add(items, bounds, es.cell_cap, es.tail, cells, ids, buf)
+        pos.append(buf[:n])
+        touched.append(ucells)
+    empty = np.zeros(0, dtype=np.int64)
+    return (np.concatenate(pos) if pos else empty), (np.concatenate(touched) if touched else empty)
 
 
 # -- public operations (NavMesh methods delegate here) ---------------------------------------

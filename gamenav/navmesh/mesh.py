@@ -10,18 +10,27 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any, NamedTuple, TypeVar
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 import shapely
 
+from gamenav._events import Listeners, Unsubscribe
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import dual_graph, locate_points, nearest_points, raycast_walk
-from gamenav._validate import finite_point
+from gamenav._validate import finite_point, flag
 from gamenav.errors import InvalidGeometryError, InvalidInputError
-from gamenav.navmesh.build import (MAX_COORDINATE, agent_radius_value, free_space,
-                                   grid_triangulation, triangulate_convex, triangulate_free_space)
+from gamenav.navmesh.build import (MAX_COORDINATE, agent_radius_value, area_list, free_space,
+                                   grid_triangulation, triangulate_areas, triangulate_convex,
+                                   triangulate_free_space)
+
+if TYPE_CHECKING:
+    from shapely.geometry.base import BaseGeometry
+
+    from gamenav.navmesh.dynamic import EditState, NavMeshChange
 
 __all__ = ["NavMesh", "RaycastHit"]
 
@@ -129,6 +138,40 @@ def _id_array(values: Any, name: str, n_vertices: int) -> npt.NDArray[np.int64]:
     return ids
 
 
+class _KernelArrays(dict):  # type: ignore[type-arg]
+    """The kernel arrays of one mesh state; the vertex -> triangle index (``vtri_start``,
+    ``vtri``: CSR over live triangles) of an edited mesh is built on first use."""
+
+    alive: npt.NDArray[np.bool_]
+
+    def __missing__(self, key: str) -> npt.NDArray[Any]:
+        if key not in ("vtri_start", "vtri"):
+            raise KeyError(key)
+        live = np.flatnonzero(self.alive)
+        a = self["tris"][live].ravel()
+        order_v = np.argsort(a, kind="stable")
+        self["vtri_start"] = np.searchsorted(a[order_v], np.arange(len(self["verts"]) + 1))
+        self["vtri"] = live[order_v // 3]
+        return self[key]  # type: ignore[no-any-return]
+
+
+def _area_costs(values: Any, n: int) -> npt.NDArray[np.float64]:
+    """``(n,)`` float64 cost multipliers in ``[1, MAX_COORDINATE]`` (ones for None; a copy)."""
+    if values is None:
+        return np.ones(n)
+    try:
+        raw = np.asarray(values)
+        costs = raw.astype(np.float64) if raw.dtype.kind in "iuf" else None
+    except (TypeError, ValueError, OverflowError):
+        costs = None
+    if costs is None or costs.shape != (n,):
+        raise InvalidInputError(f"area_costs must be a ({n},) array of numbers (one per triangle), "
+                                f"got {getattr(costs, 'shape', type(values).__name__)}")
+    if not (np.isfinite(costs) & (costs >= 1.0) & (costs <= MAX_COORDINATE)).all():
+        raise InvalidInputError(f"area_costs must be finite numbers >= 1, got {costs.min()}..{costs.max()}")
+    return costs
+
+
 class NavMesh:
     """A triangulated walkable area (immutable numpy arrays).
 
@@ -141,6 +184,7 @@ class NavMesh:
         triangles: ``(T, 3)`` integer vertex ids in ``0..V - 1``; any orientation (stored
             counter-clockwise); degenerate triangles (zero area, or an edge shorter than
             :data:`MIN_EDGE`) are dropped.
+        area_costs: ``(T,)`` cost multipliers (finite, >= 1) of the triangles, or None (all 1).
 
     Raises:
         InvalidInputError: arrays of another shape or dtype, NaN / inf / out-of-range
@@ -161,7 +205,8 @@ class NavMesh:
         [(1.0, 1.0), (4.0, 8.0), (6.0, 8.0), (9.0, 1.0)]
     """
 
-    def __init__(self, vertices: npt.ArrayLike, triangles: npt.ArrayLike) -> None:
+    def __init__(self, vertices: npt.ArrayLike, triangles: npt.ArrayLike,
+                 area_costs: npt.ArrayLike | None = None) -> None:
         verts = _vertex_array(vertices)
         tris = _id_array(triangles, "triangles", len(verts))
         if tris.ndim != 2 or tris.shape[1] != 3:
@@ -172,25 +217,36 @@ class NavMesh:
         edge2 = ((p - np.roll(p, -1, axis=1)) ** 2).sum(axis=2)
         keep = (area2 != 0) & (edge2 >= MIN_EDGE * MIN_EDGE).all(axis=1)
         tris = tris[keep]
+        costs = _area_costs(area_costs, len(keep))[keep]
         flip = area2[keep] < 0
         tris[flip] = tris[flip][:, ::-1]
         if len(tris) == 0:
             raise InvalidGeometryError("a navmesh needs at least one triangle with non-zero area")
         self._vertices = _readonly(verts)
         self._triangles: npt.NDArray[np.int64] = _readonly(tris)
+        self._area_costs: npt.NDArray[np.float64] = _readonly(costs)
         self._version = next(_versions)
+        self._alive: npt.NDArray[np.bool_] = _readonly(np.ones(len(tris), dtype=bool))
+        self._lock = threading.RLock()  # installs of edited arrays vs readers taking a set of them
+        self._listeners: Listeners[NavMeshChange] = Listeners()
+        self._edits: EditState | None = None  # gamenav.navmesh.dynamic, created at the first edit
+        self._agent_radius = 0.0
         self._build_topology()
         self._build_index()
 
-    def __reduce__(self) -> tuple[type[NavMesh], tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]]:
-        """Pickle (and copy) as ``(vertices, triangles)``: unpickling runs :meth:`__init__`, which
-        validates the arrays, rebuilds everything derived from them read-only, and gives the
-        copy a new :attr:`version`."""
-        return (type(self), (self._vertices, self._triangles))
+    def __reduce__(self) -> tuple[type[NavMesh], tuple[npt.NDArray[np.float64], npt.NDArray[np.int64],
+                                                         npt.NDArray[np.float64]]]:
+        """Pickle (and copy) as ``(vertices, live triangles)``: unpickling runs :meth:`__init__`,
+        which validates the arrays, rebuilds everything derived from them read-only, and gives the
+        copy a new :attr:`version` (obstacles, subscriptions and dead triangle ids are not kept)."""
+        with self._lock:
+            return (type(self), (self._vertices, self._triangles[self._alive],
+                                 self._cost_array()[self._alive]))
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
-    def from_polygons(cls, walkable: Any, *, obstacles: Any = (), agent_radius: float = 0.0) -> NavMesh:
+    def from_polygons(cls, walkable: Any, *, obstacles: Any = (), agent_radius: float = 0.0,
+                      areas: Any = ()) -> NavMesh:
         """Triangulate walkable polygons minus obstacles, shrunk by ``agent_radius``.
 
         Args:
@@ -203,6 +259,11 @@ class NavMesh:
             obstacles: the same kinds of input, subtracted from ``walkable``.
             agent_radius: world units to keep between the agent's centre and any obstacle,
                 a number in ``[0, MAX_COORDINATE]``.
+            areas: ``[(polygon, cost), ...]``: regions (the same kinds of input as
+                ``walkable``) whose triangles carry a cost multiplier >= 1 (:attr:`area_costs`;
+                later areas win where they overlap). Triangles follow the area boundaries; the
+                default search minimises cost-weighted length (``exact=True`` is unsupported
+                on a mesh with a cost other than 1).
 
         Raises:
             InvalidGeometryError: nothing walkable is left, the input is not polygonal, or a
@@ -211,31 +272,64 @@ class NavMesh:
             InvalidInputError: a bad ``agent_radius``.
         """
         free = free_space(walkable, obstacles, agent_radius)
-        return cls(*triangulate_free_space(free))
+        zones = area_list(areas)
+        mesh = cls(*triangulate_areas(free, zones)) if zones else cls(*triangulate_free_space(free))
+        mesh._agent_radius = agent_radius_value(agent_radius)
+        return mesh
 
     @classmethod
-    def from_grid(cls, grid: Any, *, agent_radius: float = 0.0) -> NavMesh:
+    def from_grid(cls, grid: Any, *, agent_radius: float = 0.0, follow: bool = False) -> NavMesh:
         """Triangulate the passable cells of a :class:`~gamenav.TileGrid`.
 
         World coordinates follow the grid's ``cell_size``, ``origin`` and ``y_up``; cells that
         touch only at a corner are not connected.
 
+        Args:
+            grid: the TileGrid.
+            agent_radius: world units kept between agents' centres and blocked cells.
+            follow: keep the mesh in step with ``grid``: each ``set_walkable`` (or blocking
+                ``set_cost``) re-triangulates only the region around the cells whose
+                passability changed (see :meth:`add_obstacle`). The grid holds the mesh weakly.
+                Opening a cell that was blocked when the mesh was built raises
+                InvalidGeometryError from the grid edit (build a new mesh then).
+
         Raises:
             InvalidGeometryError: no passable cell (or none wide enough for ``agent_radius``).
-            InvalidInputError: ``grid`` is not a TileGrid, or a bad ``agent_radius``.
+            InvalidInputError: ``grid`` is not a TileGrid, or a bad ``agent_radius`` or ``follow``.
         """
+        follow = flag(follow, "follow")
+        mesh = cls._from_grid(grid, agent_radius)
+        if follow:
+            from gamenav.navmesh.dynamic import follow_grid
+
+            follow_grid(mesh, grid)
+        return mesh
+
+    @classmethod
+    def _from_grid(cls, grid: Any, agent_radius: float) -> NavMesh:
         from gamenav.grid.tilegrid import TileGrid
 
         if not isinstance(grid, TileGrid):
             raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
         agent_radius = agent_radius_value(agent_radius)
-        verts, tris = grid_triangulation(grid.passable, grid.cell_size, grid.origin, grid.y_up)
+        passable = grid.passable
+        values, classes = np.unique(np.where(passable, grid.cost, 1.0), return_inverse=True)
+        uniform = bool(values[values < np.inf].max(initial=1.0) == 1.0)
+        verts, tris = grid_triangulation(passable, grid.cell_size, grid.origin, grid.y_up,
+                                         None if uniform else classes.reshape(passable.shape) + 1)
         if len(tris) == 0:
             raise InvalidGeometryError("the grid has no passable cell")
+        costs = None
+        if not uniform:  # each triangle lies in cells of one cost: take its centroid's cell
+            cells = grid.world_to_cell(verts[tris].mean(axis=1))
+            costs = grid.cost[cells[:, 1], cells[:, 0]]
         if agent_radius == 0:
-            return cls(verts, tris)
+            return cls(verts, tris, costs)
         free = shapely.coverage_union_all(shapely.polygons(verts[tris]))
-        return cls.from_polygons(free, agent_radius=agent_radius)
+        areas = [] if costs is None else [
+            (shapely.coverage_union_all(shapely.polygons(verts[tris[costs == c]])), float(c))
+            for c in np.unique(costs) if c > 1.0]
+        return cls.from_polygons(free, agent_radius=agent_radius, areas=areas)
 
     @classmethod
     def from_mesh(cls, vertices: npt.ArrayLike, polygons: Any) -> NavMesh:
@@ -357,6 +451,18 @@ class NavMesh:
         return self._neighbours
 
     @property
+    def area_costs(self) -> npt.NDArray[np.float64]:
+        """``(T,)`` float64 cost multiplier (>= 1) of each triangle, read-only; all ones unless built
+        with areas or from a grid with cell costs."""
+        return self._area_costs
+
+    def _cost_array(self) -> npt.NDArray[np.float64]:
+        """:attr:`area_costs`, padded with ones for triangles added after the build (edits)."""
+        costs = self._area_costs
+        n = len(self._triangles)
+        return costs if len(costs) >= n else np.r_[costs, np.ones(n - len(costs))]
+
+    @property
     def islands(self) -> npt.NDArray[np.int64]:
         """``(T,)`` int64 label of each triangle's edge-connected region (0, 1, ...)."""
         return self._islands
@@ -369,8 +475,87 @@ class NavMesh:
 
     @property
     def version(self) -> int:
-        """A number unique to this mesh in this process (meshes never change)."""
+        """A number unique to this mesh and its current state in this process: every edit
+        (:meth:`add_obstacle`, :meth:`remove_obstacle`, a followed grid's edit) sets a new,
+        larger one."""
         return self._version
+
+    @property
+    def alive(self) -> npt.NDArray[np.bool_]:
+        """``(T,)`` bool, read-only: False for the triangles an edit removed.
+
+        Edits never reuse triangle ids (so a ``Path.corridor`` keeps naming the triangles it
+        was made with): removed triangles stay as dead rows of :attr:`triangles` (their
+        geometry kept, no :attr:`neighbours`, island -1) and new ones are appended.
+        """
+        return self._alive
+
+    @property
+    def agent_radius(self) -> float:
+        """The radius the mesh was built with; obstacles are inflated by it."""
+        return self._agent_radius
+
+    # -- edits ----------------------------------------------------------------------------
+    def add_obstacle(self, shape: Any) -> int:
+        """Carve an obstacle out of the mesh, locally; returns its id.
+
+        Only the triangles meeting the bounding box of the obstacle inflated by
+        :attr:`agent_radius` are removed; that region minus every obstacle is re-triangulated
+        (constrained Delaunay) and stitched to the untouched triangles. Overlapping obstacles,
+        obstacles across the mesh border, and obstacles that split or join islands are handled;
+        :attr:`islands` stay right. Bumps :attr:`version` and notifies :meth:`subscribe` listeners.
+
+        Args:
+            shape: a shapely polygon, or an ``(n, 2)`` ring of world ``(x, y)`` points (more
+                rings: outer boundary first, then holes).
+
+        Raises:
+            InvalidGeometryError: not a polygon with area, NaN / inf or out-of-range coordinates.
+            InvalidInputError: ``shape`` is neither a geometry nor a sequence.
+
+        Example:
+            >>> import gamenav
+            >>> mesh = gamenav.NavMesh.from_polygons([(0, 0), (10, 0), (10, 10), (0, 10)])
+            >>> oid = mesh.add_obstacle([(4, -1), (6, -1), (6, 8), (4, 8)])
+            >>> round(gamenav.find_path(mesh, (1, 1), (9, 1), exact=True).cost, 6)
+            17.231546
+            >>> mesh.remove_obstacle(oid)
+            >>> round(gamenav.find_path(mesh, (1, 1), (9, 1), exact=True).cost, 6)
+            8.0
+        """
+        from gamenav.navmesh.dynamic import add_obstacle
+
+        return add_obstacle(self, shape)
+
+    def remove_obstacle(self, oid: int) -> None:
+        """Remove obstacle ``oid`` (from :meth:`add_obstacle`), restoring the free space it
+        covered (except where other obstacles still are), locally.
+
+        Raises:
+            InvalidInputError: ``oid`` is not an obstacle of this mesh.
+        """
+        from gamenav.navmesh.dynamic import remove_obstacle
+
+        remove_obstacle(self, oid)
+
+    @property
+    def obstacles(self) -> dict[int, BaseGeometry]:
+        """The obstacles carved so far: ``{id: shapely polygon as given}`` (a copy)."""
+        edits = self._edits
+        if edits is None:
+            return {}
+        with edits.lock:
+            return {k: o.shape for k, o in edits.obstacles.items()}
+
+    def subscribe(self, listener: Callable[[NavMeshChange], object], *, weak: bool = False) -> Unsubscribe:
+        """Call ``listener(change)`` after every edit (a :class:`~gamenav.NavMeshChange`: new
+        version, changed box, removed and added triangle ids); returns a function that unsubscribes.
+
+        Same guarantees as :meth:`gamenav.TileGrid.subscribe` (every listener runs even when
+        one raises; ``weak=True`` does not keep the listener's owner alive). Listeners run in
+        the editing thread, after the new arrays are installed.
+        """
+        return self._listeners.subscribe(listener, weak=weak)
 
     @property
     def tolerance(self) -> float:
@@ -412,8 +597,16 @@ class NavMesh:
         near = np.flatnonzero(((p >= lo) & (p <= hi)).all(axis=1))  # the rest is outside
         out = np.full(len(p), -1, dtype=np.int64)
         gmin, cell, nx, ny = self._grid
-        out[near] = locate_points(p[near], self._vertices, self._triangles, gmin, cell, nx, ny,
-                                  self._cell_start, self._cell_items, self._tol)
+        with self._lock:  # one consistent set of arrays (edits install new ones)
+            verts, tris, start, items = (self._vertices, self._triangles, self._cell_start,
+                                         self._cell_items)
+            edited = self._edits is not None
+        if edited:  # the index of an edited mesh has spare (-1) entries in every cell
+            from gamenav._kernels.dynamic import locate_padded
+
+            out[near] = locate_padded(p[near], verts, tris, gmin, cell, nx, ny, start, items, self._tol)
+        else:
+            out[near] = locate_points(p[near], verts, tris, gmin, cell, nx, ny, start, items, self._tol)
         return out
 
     def nearest(self, points: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -451,10 +644,11 @@ class NavMesh:
         out = p.copy()
         outside = tri < 0
         if outside.any():
-            ok = np.ones(len(self._border_tri), dtype=bool) if island is None else (
-                self._islands[self._border_tri] == island)
-            pts, t = nearest_points(p[outside], self._vertices, self._border_edges,
-                                    self._border_tri, ok)
+            with self._lock:  # edited meshes keep dead triangles' border entries: skip them
+                verts, edges, owner, alive, islands = (self._vertices, self._border_edges,
+                                                       self._border_tri, self._alive, self._islands)
+            ok = alive[owner] if island is None else alive[owner] & (islands[owner] == island)
+            pts, t = nearest_points(p[outside], verts, edges, owner, ok)
             out[outside] = pts
             tri[outside] = t
         return out, tri
@@ -479,8 +673,16 @@ class NavMesh:
         return RaycastHit(frac >= 1.0, s + frac * (e - s), float(frac))
 
     def _kernel_arrays(self) -> dict[str, npt.NDArray[Any]]:
-        """The mesh's own arrays for the search kernels (private: some are writable; never modify)."""
-        return {"verts": self._vertices, "tris": self._triangles, "nbrs": self._neighbours,
-                "corner": self._corner, "degree": self._degree, "pinch": self._pinch,
-                "side": self._side, "tin": self._tin, "tout": self._tout,
-                "vtri_start": self._vtri_start, "vtri": self._vtri}
+        """The mesh's own arrays for the search kernels (private: some are writable; never modify).
+
+        One consistent set (an edit installs new arrays at once, under the same lock).
+        """
+        with self._lock:
+            arrays = _KernelArrays(
+                verts=self._vertices, tris=self._triangles, nbrs=self._neighbours,
+                corner=self._corner, degree=self._degree, pinch=self._pinch, side=self._side,
+                tin=self._tin, tout=self._tout)
+            arrays.alive = self._alive
+            if self._vtri is not None:
+                arrays["vtri_start"], arrays["vtri"] = self._vtri_start, self._vtri
+            return arrays
