@@ -27,6 +27,7 @@ from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedO
 from gamenav.grid import jump_plus as _jump_plus
 from gamenav.grid.movement import (Diagonal, Heuristic, HeuristicLike, default_heuristic,
                                    resolve_heuristic)
+from gamenav.grid.clearance import radius_state, threshold
 from gamenav.grid.tilegrid import TileGrid, _GridState
 from gamenav.types import Path, PathStatus
 
@@ -410,6 +411,16 @@ class _Request:
     partial: bool
     smooth: bool
     workspace: SearchWorkspace | None
+    agent_radius: float = 0.0
+    mask: int = 0  # the clearance threshold of agent_radius (<= 1: the plain passable cells)
+
+
+def _blocked(req: _Request) -> str:
+    """How a blocked endpoint is blocked, for error messages."""
+    if req.mask <= 1:
+        return "a blocked cell"
+    return (f"blocked for agent_radius={req.agent_radius:g} (a centre closer than that to a blocked "
+            "cell or the map edge; see gamenav.clearance_mask)")
 
 
 def _jps_error(problems: list[str]) -> UnsupportedOptionError:
@@ -421,7 +432,8 @@ def _jps_error(problems: list[str]) -> UnsupportedOptionError:
 
 def _check(grid: TileGrid, start: Sequence[int], goal: Sequence[int], algorithm: str,
            diagonal: Diagonal | str | bool, heuristic: HeuristicLike, weight: float,
-           partial: bool, smooth: bool, workspace: SearchWorkspace | None) -> _Request:
+           partial: bool, smooth: bool, workspace: SearchWorkspace | None,
+           agent_radius: float = 0.0) -> _Request:
     """Validate :class:`GridSearch`'s arguments (see its docstring for the errors)."""
     if not isinstance(grid, TileGrid):
         raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
@@ -457,8 +469,9 @@ def _check(grid: TileGrid, start: Sequence[int], goal: Sequence[int], algorithm:
         if workspace.shape != grid.shape:
             raise InvalidInputError(
                 f"workspace shape {workspace.shape} does not match the grid shape {grid.shape}")
+    mask = threshold(grid, agent_radius)
     return _Request(grid, s, g, algorithm, diag, heur, weight, flag(partial, "partial"),
-                    flag(smooth, "smooth"), workspace)
+                    flag(smooth, "smooth"), workspace, float(agent_radius), mask)
 
 
 _DEFAULTS: dict[str, Any] = {}
@@ -502,6 +515,10 @@ class GridSearch:
         smooth: replace the cell path by line-of-sight waypoints (see :meth:`result`).
         workspace: a :class:`SearchWorkspace` of the grid's shape to reuse; by default one is
             borrowed from a pool.
+        agent_radius: the agent's radius in world units (default 0): use only cells whose
+            centre is at least that far from every blocked cell and the map edge, with the
+            movement rule applied to those cells (see :mod:`gamenav.grid.clearance`; radii up to
+            half a cell change nothing, at most ``MAX_RADIUS_CELLS`` = 7.5 cells).
 
     Outcomes: ``start == goal`` gives FOUND with one cell and cost 0; a goal on another island
     gives NO_PATH at once (0 expansions), or PARTIAL with ``partial=True``.
@@ -516,7 +533,8 @@ class GridSearch:
     Raises:
         InvalidInputError: unknown algorithm, bad weight, heuristic or workspace, wrong types.
         OutOfBoundsError: start or goal outside the grid.
-        BlockedEndpointError: start blocked, or goal blocked without ``partial=True``.
+        BlockedEndpointError: start blocked, or goal blocked without ``partial=True`` (with
+            ``agent_radius``: too close to a blocked cell or the map edge).
         UnsupportedOptionError: JPS with options it cannot honour; Dijkstra with a heuristic
             or weight.
 
@@ -535,10 +553,10 @@ class GridSearch:
                  diagonal: Diagonal | str | bool = Diagonal.NO_CORNER_CUTTING,
                  heuristic: HeuristicLike = None, weight: float = 1.0, partial: bool = False,
                  smooth: bool = False, workspace: SearchWorkspace | None = None,
-                 **unknown: Never) -> None:
+                 agent_radius: float = 0.0, **unknown: Never) -> None:
         check_options(unknown, keyword_options(GridSearch), "GridSearch")
         self._launch(_check(grid, start, goal, algorithm, diagonal, heuristic, weight, partial,
-                            smooth, workspace))
+                            smooth, workspace, agent_radius))
 
     @classmethod
     def _check(cls, grid: TileGrid, start: Sequence[int], goal: Sequence[int],
@@ -568,14 +586,14 @@ class GridSearch:
         """Take the grid's snapshot once and start the search on it."""
         self._ws: SearchWorkspace | None = None
         grid = req.grid
-        state = grid._snapshot()
+        state = radius_state(grid._snapshot(), req.mask)  # the radius mask's view, if any
         (sx, sy), (gx, gy) = req.start, req.goal
         if not state.passable[sy, sx]:
-            raise BlockedEndpointError(f"start {(sx, sy)} is a blocked cell; it must be passable")
+            raise BlockedEndpointError(f"start {(sx, sy)} is {_blocked(req)}; it must be passable")
         goal_open = bool(state.passable[gy, gx])
         if not goal_open and not req.partial:
             raise BlockedEndpointError(
-                f"goal {(gx, gy)} is a blocked cell; it must be passable (or pass partial=True)")
+                f"goal {(gx, gy)} is {_blocked(req)}; it must be passable (or pass partial=True)")
         if req.algorithm == "jps" and not padded(state).uniform:
             raise _jps_error(["a grid with non-uniform cell costs (needs every cost == 1)"])
 
