@@ -398,7 +398,8 @@ class PathQueue:
         self._check_open("request")
         if isinstance(priority, bool) or not isinstance(priority, numbers.Real) \
                 or not math.isfinite(priority):
-            raise InvalidInputError(f"priority must be a finite number, got {priority!r}")
+            shown = priority.item() if isinstance(priority, np.generic) else priority  # no np.float64(...)
+            raise InvalidInputError(f"priority must be a finite number, got {shown!r}")
         if on_done is not None and not callable(on_done):
             raise InvalidInputError(f"on_done must be callable or None, got {on_done!r}")
         if isinstance(quick_expansions, bool) or not isinstance(quick_expansions, numbers.Integral) \
