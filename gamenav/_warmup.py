@@ -91,6 +91,13 @@ def _warm_grid_search() -> None:
     find_path(grid, start, goal)
     find_path(grid, start, goal, algorithm="jps")
     grid.set_walkable((4, 3), True)
+    # JPS+ on an open map (the map above has so many jump points that "jps" runs A* there)
+    rooms = TileGrid(np.ones((6, 12), dtype=bool))
+    find_path(rooms, (0, 0), (11, 5), algorithm="jps")
+    jps_plus = GridSearch(rooms, (0, 0), (11, 4), algorithm="jps")
+    jps_plus.step(1)
+    rooms.set_walkable((5, 1, 6, 5), False)  # a wall: the JPS+ table repaired in place
+    jps_plus.step()
     # the runtime layer: a budgeted queue with a cache
     cache = PathCache()
     queue = PathQueue(budget_ms=1.0, cache=cache)
