@@ -46,6 +46,7 @@ from gamenav.errors import InvalidInputError, OutOfBoundsError
 from gamenav.grid.movement import Diagonal
 
 if TYPE_CHECKING:
+    from gamenav.grid.clearance import _Clearance
     from gamenav.grid.search import _Padded
 
 __all__ = ["MAX_COST", "GridChange", "Region", "TileGrid"]
@@ -140,13 +141,18 @@ class _GridState:
         padded: the searches' kernel arrays, filled lazily by ``gamenav.grid.search.padded``.
         padded_base: the previous snapshot's ``padded`` (to patch instead of rebuilding),
             dropped once ``padded`` is built.
+        clearance: the distance transform (``gamenav.grid.clearance``), filled lazily.
+        clearance_base: ``(an older snapshot's clearance, (y0, y1, x0, x1) box of the cells
+            changed since)``, to repair instead of rebuilding; dropped once ``clearance`` is built.
     """
 
-    __slots__ = ("walkable", "cost", "passable", "version", "labels", "padded", "padded_base")
+    __slots__ = ("walkable", "cost", "passable", "version", "labels", "padded", "padded_base",
+                 "clearance", "clearance_base")
 
     def __init__(self, walkable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64],
                  passable: npt.NDArray[np.bool_], version: int,
-                 previous: _GridState | None = None) -> None:
+                 previous: _GridState | None = None,
+                 changed: tuple[int, int, int, int] | None = None) -> None:
         self.walkable = walkable
         self.cost = cost
         self.passable = passable
@@ -154,8 +160,16 @@ class _GridState:
         self.labels: dict[bool, npt.NDArray[np.int32]] = {}
         self.padded: _Padded | None = None
         self.padded_base: _Padded | None = None
+        self.clearance: _Clearance | None = None
+        self.clearance_base: tuple[_Clearance, tuple[int, int, int, int]] | None = None
         if previous is not None:
             self.padded_base = previous.padded if previous.padded is not None else previous.padded_base
+            if changed is not None and previous.clearance is not None:
+                self.clearance_base = (previous.clearance, changed)
+            elif changed is not None and previous.clearance_base is not None:
+                old, (y0, y1, x0, x1) = previous.clearance_base
+                self.clearance_base = (old, (min(y0, changed[0]), max(y1, changed[1]),
+                                             min(x0, changed[2]), max(x1, changed[3])))
 
     def components(self, diagonal: Diagonal) -> npt.NDArray[np.int32]:
         """Read-only island labels of this snapshot (see :meth:`TileGrid.components`)."""
@@ -420,8 +434,8 @@ class TileGrid:
         if arr.shape == (2,):
             x, y = self.check_cell(tuple(region), "region cell")
             return (slice(y, y + 1), slice(x, x + 1)), np.ones((1, 1), dtype=bool)
-        corners = arr.tolist() if isinstance(region, np.ndarray) else list(region)
-        if arr.shape == (4,) and all(isinstance(v, (int, np.integer)) and not isinstance(
+        corners = (arr.tolist() if isinstance(region, np.ndarray) else list(region)) if arr.shape == (4,) else []
+        if corners and all(isinstance(v, (int, np.integer)) and not isinstance(
                 v, (bool, np.bool_)) for v in corners):
             x0, y0, x1, y1 = (int(v) for v in corners)
             if x1 < x0 or y1 < y0:
@@ -493,11 +507,13 @@ class TileGrid:
             # e.g. a cost edit under a wall: stored, but no search can see it
             quiet = _GridState(walkable, cost, state.passable, state.version)
             quiet.labels, quiet.padded, quiet.padded_base = state.labels, state.padded, state.padded_base
+            quiet.clearance, quiet.clearance_base = state.clearance, state.clearance_base
             self._state = quiet
             return None
         passable = state.passable.copy()
         passable[box] = now
-        self._state = _GridState(walkable, cost, passable, state.version + 1, state)
+        self._state = _GridState(walkable, cost, passable, state.version + 1, state,
+                                 (box[0].start, box[0].stop, box[1].start, box[1].stop))
         corner = (box[1].start, box[0].start)
         change = GridChange(state.version + 1, _cells_of(blocked, corner), _cells_of(opened, corner),
                             _cells_of(raised, corner), _cells_of(lowered, corner),

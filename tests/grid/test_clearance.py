@@ -151,8 +151,13 @@ def _check_equal(grid: TileGrid, pairs: list[tuple[tuple[int, int], tuple[int, i
         got = gamenav.find_path(grid, s, g, agent_radius=r, **options)
         want = gamenav.find_path(plain, s, g, **options)
         assert got.status is want.status, (s, g, r)
-        assert got.cost == want.cost, (s, g, r)
-        assert (got.cells == want.cells).all()
+        if options.get("algorithm") == "jps":
+            # the plain grid runs JPS+ (its own jump tables), the radius view online JPS: equally
+            # optimal paths, costs summed along different jump points
+            assert math.isclose(got.cost, want.cost, rel_tol=1e-12), (s, g, r)
+        else:
+            assert got.cost == want.cost, (s, g, r)
+            assert (got.cells == want.cells).all()
         if got.found:
             assert mask[got.cells[:, 1], got.cells[:, 0]].all()
         searched += 1

@@ -159,7 +159,7 @@ def test_a_misspelled_option_names_itself_and_the_closest_valid_one(call) -> Non
     assert isinstance(info.value, TypeError) and isinstance(info.value, GamenavError)
     message = str(info.value)
     assert "'diagnal'" in message and "did you mean 'diagonal'?" in message
-    assert "valid options: algorithm, diagonal, heuristic, partial, smooth, weight" in message
+    assert "valid options: agent_radius, algorithm, diagonal, heuristic, partial, smooth, weight" in message
 
 
 def test_step_budgets() -> None:
@@ -274,3 +274,11 @@ def test_workspace_shapes() -> None:
             SearchWorkspace(bad)  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="too many cells"):
         SearchWorkspace((2**20, 2**20))
+
+
+@pytest.mark.parametrize("region", [float("nan"), 3, None, "ab", (1.0, 2.0, 3.0, 4.0), np.float64(2)])
+def test_set_walkable_rejects_scalar_and_float_regions(region: object) -> None:
+    grid = gamenav.TileGrid(np.ones((1, 1), dtype=bool))
+    with pytest.raises(gamenav.InvalidInputError, match="region must be a cell"):
+        grid.set_walkable(region, False)  # type: ignore[arg-type]
+    assert grid.version == 0
