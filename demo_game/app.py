@@ -63,7 +63,7 @@ class DemoWindow(arcade.Window):
                          visible=visible, vsync=False, update_rate=1 / 60)
         self.sim = sim
         self.fixed_dt = fixed_dt
-        self.units = UnitRenderer(self.ctx, len(sim.crowd))
+        self.units = UnitRenderer(self.ctx, 2 * len(sim.crowd) + 64)  # room for reinforcements
         self.background: arcade.Texture | None = None
         self.background_version = -1
         self.team = 0
@@ -90,7 +90,10 @@ class DemoWindow(arcade.Window):
         if self.paused:
             return
         dt = self.fixed_dt if self.fixed_dt is not None else min(delta_time, 1 / 20)
+        ids = self.sim.crowd.ids.copy()
         self.sim.step(dt)
+        if not np.array_equal(ids, self.sim.crowd.ids):  # units died or spawned: keep the selection by id
+            self.selected = np.isin(self.sim.crowd.ids, ids[self.selected[:len(ids)]])
 
     def on_draw(self) -> None:
         now = time.perf_counter()
@@ -112,7 +115,7 @@ class DemoWindow(arcade.Window):
             self._draw_paths()
         colors = TEAM_COLORS[sim.team]
         colors[self.selected] = SELECTED_COLOR
-        self.units.draw(sim.crowd.positions, colors, radius=1.15 * sim.crowd.radius)
+        self.units.draw(sim.crowd.positions, colors, radius=sim.crowd.radii)  # true sizes: no overlaps
         if self.drag_start is not None:
             (x0, x1) = sorted((self.drag_start[0], self.mouse[0]))
             (y0, y1) = sorted((self.drag_start[1], self.mouse[1]))
@@ -138,7 +141,7 @@ class DemoWindow(arcade.Window):
             f"FPS {fps:5.1f}   units {len(crowd)}   team {'blue' if self.team == 0 else 'red'}"
             f"   selected {int(self.selected.sum())}{'   PAUSED' if self.paused else ''}",
             f"update   {upd.recent_mean():5.2f} ms (max {upd.max:5.2f})   "
-            f"steering {sim.steer_ms.recent_mean():5.2f} ms",
+            f"steering {sim.steer_ms.recent_mean():5.2f} ms (avoidance {sim.avoid_ms.recent_mean():5.2f})",
             f"pathfind {path.recent_mean():5.2f} ms / budget {sim.budget_ms:.3g} ms (max {path.max:5.2f})",
             f"queue {int(q['pending']):4d}   waiting units {crowd.pending:4d}   "
             f"latency p50 {q['latency_p50']:.0f} / p95 {q['latency_p95']:.0f} frames",
@@ -391,6 +394,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", type=int, default=400, help="number of units (default 400)")
     parser.add_argument("--seed", type=int, default=7, help="map and spawn seed")
     parser.add_argument("--budget", type=float, default=1.0, help="pathfinding budget in ms per frame")
+    parser.add_argument("--reinforce", type=float, default=3.0,
+                        help="every so many seconds units die and reinforcements spawn at buildings (0: off)")
     parser.add_argument("--headless", action="store_true", help="scripted run without a display")
     parser.add_argument("--frames", type=int, default=600, help="frames of the headless run")
     parser.add_argument("--dt", type=float, default=1 / 30, help="seconds per headless frame")
@@ -419,7 +424,8 @@ def main(argv: list[str] | None = None) -> int:
         if loading.cancelled:  # the window was closed while loading
             return 0
         loading.close()
-    sim = Simulation(terrain, agents=args.agents, seed=args.seed, budget_ms=args.budget, cell_size=cell_px)
+    sim = Simulation(terrain, agents=args.agents, seed=args.seed, budget_ms=args.budget, cell_size=cell_px,
+                     reinforce_seconds=None if args.reinforce <= 0 else args.reinforce)
     try:
         if not args.headless:
             DemoWindow(sim, overlays=overlays | {"help"})

@@ -66,10 +66,13 @@ _VERTEX = """
 #version 330
 in vec2 in_pos;
 in vec4 in_color;
+in float in_radius;
 out vec4 g_color;
+out float g_radius;
 void main() {
     gl_Position = vec4(in_pos, 0.0, 1.0);
     g_color = in_color;
+    g_radius = in_radius;
 }
 """
 _GEOMETRY = """
@@ -77,8 +80,8 @@ _GEOMETRY = """
 layout (points) in;
 layout (triangle_strip, max_vertices = 4) out;
 uniform WindowBlock { mat4 projection; mat4 view; } window;
-uniform float radius;
 in vec4 g_color[];
+in float g_radius[];
 out vec2 v_uv;
 out vec4 v_color;
 void main() {
@@ -86,7 +89,7 @@ void main() {
     vec2 c = gl_in[0].gl_Position.xy;
     for (int i = 0; i < 4; i++) {
         vec2 corner = vec2(i % 2 == 0 ? -1.0 : 1.0, i < 2 ? -1.0 : 1.0);
-        gl_Position = mvp * vec4(c + corner * radius, 0.0, 1.0);
+        gl_Position = mvp * vec4(c + corner * g_radius[0], 0.0, 1.0);
         v_uv = corner;
         v_color = g_color[0];
         EmitVertex();
@@ -117,17 +120,22 @@ class UnitRenderer:
         self._capacity = max(capacity, 1)
         self._pos = ctx.buffer(reserve=self._capacity * 8)
         self._col = ctx.buffer(reserve=self._capacity * 4)
+        self._rad = ctx.buffer(reserve=self._capacity * 4)
         self._geometry = ctx.geometry([BufferDescription(self._pos, "2f", ["in_pos"]),
-                                       BufferDescription(self._col, "4f1", ["in_color"])],
+                                       BufferDescription(self._col, "4f1", ["in_color"]),
+                                       BufferDescription(self._rad, "f", ["in_radius"])],
                                       mode=ctx.POINTS)
 
-    def draw(self, positions: npt.NDArray[np.float64], colors: npt.NDArray[np.uint8], radius: float) -> None:
-        """Draw discs of ``radius`` world units at ``positions`` (n, 2) world (x, y), ``colors`` (n, 4) uint8 RGBA."""
+    def draw(self, positions: npt.NDArray[np.float64], colors: npt.NDArray[np.uint8],
+             radius: float | npt.NDArray[np.float64]) -> None:
+        """Draw discs at ``positions`` (n, 2) world (x, y), ``colors`` (n, 4) uint8 RGBA, of
+        ``radius`` world units (one number or one per disc, (n,)). At most ``capacity`` discs."""
         n = min(len(positions), self._capacity)
         if n == 0:
             return
+        radii = np.broadcast_to(np.asarray(radius, np.float32), (len(positions),))
         self._pos.write(np.ascontiguousarray(positions[:n], np.float32).tobytes())
         self._col.write(np.ascontiguousarray(colors[:n], np.uint8).tobytes())
+        self._rad.write(np.ascontiguousarray(radii[:n], np.float32).tobytes())
         self._ctx.enable(self._ctx.BLEND)
-        self._program["radius"] = float(radius)
         self._geometry.render(self._program, vertices=n)

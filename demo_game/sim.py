@@ -20,6 +20,8 @@ from demo_game.mapgen import BUILDING, GRASS, MARSH, Terrain
 __all__ = ["Simulation", "Timings"]
 
 FLOW_THRESHOLD = 16
+UNIT_KINDS = (("infantry", 0.3, 7.0, 0.6), ("cavalry", 0.45, 10.0, 0.28), ("tank", 0.8, 5.0, 0.12))
+"""(name, radius in cells, max speed in cells per second, share of an army)."""
 
 
 class Timings:
@@ -66,10 +68,13 @@ class Simulation:
         max_expansions: a budget in node expansions per frame instead of milliseconds (the
             run is then deterministic, whatever the machine load: tests).
         cell_size: world units (pixels) per cell.
+        reinforce_seconds: every so many seconds each team loses a few units (they die) and as
+            many spawn beside one of its buildings and join its last order (None: never).
     """
 
     def __init__(self, terrain: Terrain, *, agents: int = 400, seed: int = 7, budget_ms: float = 1.0,
-                 cell_size: float = 8.0, max_expansions: int | None = None) -> None:
+                 cell_size: float = 8.0, max_expansions: int | None = None,
+                 reinforce_seconds: float | None = None) -> None:
         self.terrain = terrain
         self.grid = gamenav.TileGrid(terrain.walkable, cost=terrain.cost, cell_size=cell_size, y_up=True)
         self.budget_ms = float(budget_ms)
@@ -77,9 +82,19 @@ class Simulation:
         self.cache = gamenav.PathCache()
         self.queue = (gamenav.PathQueue(budget_ms=None, max_expansions=max_expansions, cache=self.cache)
                       if max_expansions is not None else gamenav.PathQueue(budget_ms=budget_ms, cache=self.cache))
-        positions, self.team = self._spawn(agents, np.random.default_rng(seed))
-        self.crowd = gamenav.Crowd(self.grid, positions, radius=0.38 * cell_size, max_speed=7.0 * cell_size,
-                                   queue=self.queue, flow_threshold=FLOW_THRESHOLD)
+        rng = np.random.default_rng(seed)
+        positions, self.team = self._spawn(agents, rng)
+        self.kind = rng.choice(len(UNIT_KINDS), len(positions), p=[k[3] for k in UNIT_KINDS])
+        """Unit kind per crowd row (index into :data:`UNIT_KINDS`); rows follow ``crowd.ids``."""
+        self.crowd = gamenav.Crowd(self.grid, positions, radius=self._radii(self.kind),
+                                   max_speed=self._speeds(self.kind), queue=self.queue, flow_threshold=FLOW_THRESHOLD)
+        self.reinforce_seconds = reinforce_seconds
+        self._rng = rng
+        self._clock = 0.0
+        self.rally: dict[int, tuple[float, float]] = {}
+        """Each team's last order target (reinforcements go there)."""
+        self.spawned = 0
+        self.died = 0
         self.navmesh: gamenav.NavMesh | None = None
         self.navmesh_on = False
         """Navmesh navigation requested; :attr:`navmesh` is set once a background build is done."""
@@ -92,6 +107,7 @@ class Simulation:
         self.update_ms = Timings()
         self.path_ms = Timings()
         self.steer_ms = Timings()
+        self.avoid_ms = Timings()
         self._carry_ms = 0.0  # orders and edits between frames count towards the next update
         self._carry_path_ms = 0.0
         self.messages: list[str] = []
@@ -115,6 +131,51 @@ class Simulation:
             teams.append(np.full(count, team, np.int8))
         return np.concatenate(positions), np.concatenate(teams)
 
+    def _radii(self, kind: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.float64]:
+        return np.array([UNIT_KINDS[k][1] for k in kind.tolist()], np.float64) * self.grid.cell_size
+
+    def _speeds(self, kind: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.float64]:
+        return np.array([UNIT_KINDS[k][2] for k in kind.tolist()], np.float64) * self.grid.cell_size
+
+    def reinforce(self) -> int:
+        """Each team: a few random units die, as many spawn beside one of its buildings (on its
+        half of the map) and head for its rally point. Returns the units spawned."""
+        g, crowd, rng = self.grid, self.crowd, self._rng
+        born = 0
+        for team in (0, 1):
+            rows = np.flatnonzero(self.team == team)
+            k = min(len(rows), max(1, len(rows) // 50))
+            if k == 0:
+                continue
+            half = slice(0, g.width // 2) if team == 0 else slice(g.width // 2, g.width)
+            near = np.zeros(g.shape, bool)
+            building = np.zeros(g.shape, bool)
+            building[:, half] = self.terrain.kind[:, half] == BUILDING
+            for dy in (-1, 0, 1):  # passable cells beside a building: the doors
+                for dx in (-1, 0, 1):
+                    near |= np.roll(np.roll(building, dy, axis=0), dx, axis=1)
+            near[:, slice(g.width // 2, g.width) if team == 0 else slice(0, g.width // 2)] = False
+            ys, xs = np.nonzero(near & g.passable)
+            if len(xs) == 0:
+                continue
+            dead = crowd.ids[rng.choice(rows, k, replace=False)]
+            keep = ~np.isin(crowd.ids, dead)
+            crowd.remove(dead)
+            self.team, self.kind = self.team[keep], self.kind[keep]
+            door = rng.integers(len(xs))
+            cells = np.repeat([[xs[door], ys[door]]], k, axis=0)
+            kind = rng.choice(len(UNIT_KINDS), k, p=[u[3] for u in UNIT_KINDS])
+            spots = g.cell_to_world(cells) + rng.uniform(-0.3, 0.3, (k, 2)) * g.cell_size
+            ids = crowd.add(spots, radius=self._radii(kind), max_speed=self._speeds(kind))
+            self.team = np.concatenate([self.team, np.full(k, team, np.int8)])
+            self.kind = np.concatenate([self.kind, kind])
+            if team in self.rally:
+                crowd.move(ids, self.rally[team])
+            self.died += k
+            born += k
+        self.spawned += born
+        return born
+
     # -- per frame ------------------------------------------------------------------------
     def step(self, dt: float) -> None:
         """One simulation frame: a finished navmesh build is switched to, then the queue's budgeted
@@ -125,7 +186,13 @@ class Simulation:
         t1 = time.perf_counter()
         self.crowd.update(dt)
         t2 = time.perf_counter()
+        self.avoid_ms.add(self.crowd.avoidance_ms)
         self.frame += 1
+        if self.reinforce_seconds is not None:
+            self._clock += dt
+            if self._clock >= self.reinforce_seconds:
+                self._clock = 0.0
+                self._timed(self.reinforce)
         path = (t1 - t0) * 1e3 + self._carry_path_ms
         self.path_ms.add(path)
         self.steer_ms.add((t2 - t1) * 1e3)
@@ -143,7 +210,7 @@ class Simulation:
 
     # -- orders ---------------------------------------------------------------------------
     def select(self, lo: tuple[float, float], hi: tuple[float, float], team: int) -> npt.NDArray[np.int64]:
-        """Indices of ``team``'s units inside the world rectangle ``lo``..``hi`` (any corners)."""
+        """Rows of ``team``'s units inside the world rectangle ``lo``..``hi`` (any corners)."""
         p = self.crowd.positions
         (x0, x1), (y0, y1) = sorted((lo[0], hi[0])), sorted((lo[1], hi[1]))
         inside = (p[:, 0] >= x0) & (p[:, 0] <= x1) & (p[:, 1] >= y0) & (p[:, 1] <= y1) & (self.team == team)
@@ -157,11 +224,13 @@ class Simulation:
         return i if d[i] <= radius else None
 
     def order(self, agents: npt.ArrayLike, target: tuple[float, float]) -> None:
-        """Move ``agents`` to ``target`` in formation (a flow field for big groups)."""
-        idx = np.asarray(agents, np.int64)
-        if len(idx) == 0:
+        """Move ``agents`` (crowd rows) to ``target`` in formation (a flow field for big groups)."""
+        rows = np.asarray(agents, np.int64)
+        if len(rows) == 0:
             return
-        self._timed(self.crowd.move, idx, target)
+        for team in np.unique(self.team[rows]).tolist():
+            self.rally[int(team)] = (float(target[0]), float(target[1]))
+        self._timed(self.crowd.move, self.crowd.ids[rows], target)
         fields = self.crowd.flow_fields
         if fields:
             self.last_field = fields[-1]
@@ -326,6 +395,10 @@ class Simulation:
             "update_ms_p99": self.update_ms.percentile(99),
             "update_ms_max": self.update_ms.max,
             "steering_ms_mean": self.steer_ms.mean,
+            "avoidance_ms_mean": self.avoid_ms.mean,
+            "avoidance_ms_p99": self.avoid_ms.percentile(99),
+            "units_spawned": self.spawned,
+            "units_died": self.died,
             "pathfinding_ms_mean": self.path_ms.mean,
             "pathfinding_ms_p99": self.path_ms.percentile(99),
             "pathfinding_ms_max": self.path_ms.max,

@@ -22,7 +22,7 @@ from numba import njit
 
 from gamenav._kernels.crowd import _find
 
-__all__ = ["discs_off_walls", "orca_velocities", "resolve_discs"]
+__all__ = ["blocked_table", "discs_off_walls", "orca_velocities", "resolve_discs"]
 
 EPS = 1e-5
 """RVO_EPSILON: parallel-line and coverage tolerance of RVO2."""
@@ -40,6 +40,18 @@ def _blocked(passable, i, j, y_up):  # pragma: no cover - compiled
         return True
     row = h - 1 - j if y_up else j
     return not passable[row, i]
+
+
+def blocked_table(passable: np.ndarray, y_up: bool) -> np.ndarray:  # type: ignore[type-arg]
+    """The summed-area table ``(h + 1, w + 1)`` int64 of ``~passable`` [y, x] with rows in world
+    order (row 0 lowest world y): ``sat[j, i]`` counts the blocked cells below row j, left of
+    column i. Plain numpy (built once per grid snapshot)."""
+    blocked = ~np.asarray(passable, dtype=np.bool_)
+    if y_up:
+        blocked = blocked[::-1]
+    sat = np.zeros((blocked.shape[0] + 1, blocked.shape[1] + 1), np.int64)
+    sat[1:, 1:] = blocked.cumsum(axis=0).cumsum(axis=1)
+    return sat
 
 
 @njit(cache=True, nogil=True)
@@ -222,8 +234,11 @@ def _seg_dist_sq(ax, ay, bx, by, px, py):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _wall_segments(px, py, reach, passable, ox, oy, cs, y_up, segs, segd):  # pragma: no cover - compiled
+def _wall_segments(px, py, reach, passable, sat, ox, oy, cs, y_up, segs, segd):  # pragma: no cover - compiled
     """Wall edges within ``reach`` of ``(px, py)`` that face it, sorted by distance then scan order.
+
+    ``sat`` ((h + 1, w + 1) int, world rows): the summed-area table of blocked cells; a window
+    inside the grid without any blocked cell is skipped at once.
 
     Each row of ``segs`` (k, 12): p1 (x, y), p2 (x, y), direction (x, y) with blocked on the
     left, convex1, convex2, previous edge direction (x, y), next edge direction (x, y).
@@ -236,6 +251,13 @@ def _wall_segments(px, py, reach, passable, ox, oy, cs, y_up, segs, segd):  # pr
     k = int(math.ceil(min(reach / cs, w + h))) + 1
     reach_sq = reach * reach
     count = 0
+    i0 = ci - k - 1  # the window, one more cell around (the blocked neighbours of its free cells)
+    j0 = cj - k - 1
+    i1 = ci + k + 2
+    j1 = cj + k + 2
+    if i0 >= 0 and j0 >= 0 and i1 <= w and j1 <= h and \
+            sat[j1, i1] - sat[j0, i1] - sat[j1, i0] + sat[j0, i0] == 0:
+        return 0
     for j in range(max(cj - k, 0), min(cj + k, h - 1) + 1):  # edges lie beside passable cells
         for i in range(max(ci - k, 0), min(ci + k, w - 1) + 1):
             if _blocked(passable, i, j, y_up):
@@ -486,8 +508,9 @@ def _obstacle_lines(px, py, vx, vy, r, inv_t, segs, nseg, lines):  # pragma: no 
 
 
 @njit(cache=True, nogil=True)
-def _agent_line(i, j, pos, vel, radius, inv_t, dt, lines, n):  # pragma: no cover - compiled
-    """RVO2's ORCA line of agent ``i`` with neighbour ``j`` (each takes half the avoidance)."""
+def _agent_line(i, j, pos, vel, radius, inv_t, dt, share, lines, n):  # pragma: no cover - compiled
+    """RVO2's ORCA line of agent ``i`` with neighbour ``j``; ``i`` takes ``share`` of the
+    avoidance (RVO2: 0.5, each half)."""
     rpx = pos[j, 0] - pos[i, 0]
     rpy = pos[j, 1] - pos[i, 1]
     rvx = vel[i, 0] - vel[j, 0]
@@ -537,19 +560,24 @@ def _agent_line(i, j, pos, vel, radius, inv_t, dt, lines, n):  # pragma: no cove
         s = comb * inv_dt - w_len
         ux *= s
         uy *= s
-    return _add_line(lines, n, vel[i, 0] + 0.5 * ux, vel[i, 1] + 0.5 * uy, dx, dy)
+    return _add_line(lines, n, vel[i, 0] + share * ux, vel[i, 1] + share * uy, dx, dy)
 
 
 @njit(cache=True, nogil=True)
-def orca_velocities(pos, vel, pref, radius, max_speed, keys, head, nxt, cx, cy, hcell, neighbor_dist,
-                    max_neighbors, time_horizon, time_horizon_obst, dt, passable, ox, oy, cs, y_up,
-                    walls, out):  # pragma: no cover - compiled
+def orca_velocities(pos, vel, pref, radius, max_speed, priority, keep_right, keys, head, nxt, cx, cy, hcell,
+                    neighbor_dist, max_neighbors, time_horizon, time_horizon_obst, dt, passable, sat, ox, oy, cs,
+                    y_up, walls, out):  # pragma: no cover - compiled
     """New velocities ``out`` (n, 2) of every agent: RVO2's ``computeNewVelocity``.
 
     ``pos``, ``vel``, ``pref`` (n, 2): positions, current and preferred velocities; ``radius``
-    and ``max_speed`` (n,). ``keys, head, nxt, cx, cy`` is the spatial hash of ``pos`` with cell
+    and ``max_speed`` (n,). ``priority`` (n,): of two agents, the one with the lower priority takes
+    0.9 of their avoidance (equal: 0.5 each, as RVO2). ``keep_right``: an agent with an oncoming
+    neighbour (moving against its preferred direction, less than a diameter apart between the
+    discs) adds ``keep_right`` times its preferred speed to the right of its preferred velocity,
+    so that counter-flows form lanes (0: RVO2). ``keys, head, nxt, cx, cy`` is the spatial hash of ``pos`` with cell
     size ``hcell`` (:func:`~gamenav._kernels.crowd.build_hash`). ``walls``: also avoid the grid's
-    blocked cells (``passable`` [y, x], origin ``ox, oy``, cell size ``cs``, ``y_up``); agents
+    blocked cells (``passable`` [y, x], its summed-area table ``sat`` of blocked cells by world
+    row (:func:`blocked_table`), origin ``ox, oy``, cell size ``cs``, ``y_up``); agents
     take the walls as hard constraints (obstacle lines) and share the avoidance of each other.
     Returns the number of agents whose linear program was infeasible (3-D fallback).
     """
@@ -577,16 +605,30 @@ def orca_velocities(pos, vel, pref, radius, max_speed, keys, head, nxt, cx, cy, 
         py = pos[i, 1]
         nl = 0
         if walls:
-            nseg = _wall_segments(px, py, time_horizon_obst * max_speed[i] + radius[i], passable, ox, oy, cs,
-                                  y_up, segs, segd)
+            nseg = _wall_segments(px, py, time_horizon_obst * max_speed[i] + radius[i], passable, sat, ox, oy,
+                                  cs, y_up, segs, segd)
             nl = _obstacle_lines(px, py, vel[i, 0], vel[i, 1], radius[i], inv_to, segs, nseg, lines)
         num_obst = nl
         if max_neighbors > 0:
             k = _agent_neighbours(i, pos, keys, head, nxt, cx, cy, mask, hcell, neighbor_dist, max_neighbors,
                                   nb, nbd)
             for q in range(k):
-                nl = _agent_line(i, nb[q], pos, vel, radius, inv_t, dt, lines, nl)
-        fail = _lp2(lines, nl, max_speed[i], pref[i, 0], pref[i, 1], False, res)
+                j = nb[q]
+                share = 0.5 if priority[i] == priority[j] else (0.9 if priority[i] < priority[j] else 0.1)
+                nl = _agent_line(i, j, pos, vel, radius, inv_t, dt, share, lines, nl)
+        else:
+            k = 0
+        prx = pref[i, 0]
+        pry = pref[i, 1]
+        if keep_right > 0.0 and k > 0:
+            for q in range(k):
+                j = nb[q]
+                gap = math.sqrt(nbd[q]) - radius[i] - radius[j]
+                if gap < 2.0 * radius[i] and vel[j, 0] * prx + vel[j, 1] * pry < \
+                        -0.3 * math.sqrt((vel[j, 0] ** 2 + vel[j, 1] ** 2) * (prx * prx + pry * pry)):
+                    prx, pry = prx + keep_right * pry, pry - keep_right * prx
+                    break
+        fail = _lp2(lines, nl, max_speed[i], prx, pry, False, res)
         if fail < nl:
             infeasible += 1
             _lp3(lines, nl, num_obst, fail, max_speed[i], res, proj)
@@ -641,9 +683,21 @@ def resolve_discs(pos, radius, mass, keys, head, nxt, cx, cy, hcell, reach, pass
                                 push[j, 0] -= dx / d * over * (1.0 - wi)
                                 push[j, 1] -= dy / d * over * (1.0 - wi)
                         j = nxt[j]
-        for i in range(n):
-            pos[i, 0] += push[i, 0]
-            pos[i, 1] += push[i, 1]
+        for i in range(n):  # never onto a blocked cell: slide along one axis, or stay
+            x = pos[i, 0] + push[i, 0]
+            y = pos[i, 1] + push[i, 1]
+            if _blocked(passable, int(math.floor((x - ox) / cs)), int(math.floor((y - oy) / cs)), y_up):
+                if not _blocked(passable, int(math.floor((x - ox) / cs)), int(math.floor((pos[i, 1] - oy) / cs)),
+                                y_up):
+                    y = pos[i, 1]
+                elif not _blocked(passable, int(math.floor((pos[i, 0] - ox) / cs)),
+                                  int(math.floor((y - oy) / cs)), y_up):
+                    x = pos[i, 0]
+                else:
+                    x = pos[i, 0]
+                    y = pos[i, 1]
+            pos[i, 0] = x
+            pos[i, 1] = y
         stuck = discs_off_walls(pos, radius, passable, ox, oy, cs, y_up)
     return stuck
 

@@ -56,9 +56,9 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels.crowd import build_hash, descend_field, resolve_walls, separation
-from gamenav._kernels.orca import discs_off_walls, orca_velocities, resolve_discs
+from gamenav._kernels.orca import blocked_table, discs_off_walls, orca_velocities, resolve_discs
 from gamenav._validate import finite_point, positive_number
-from gamenav.errors import BlockedEndpointError, InvalidInputError
+from gamenav.errors import BlockedEndpointError, GamenavError, InvalidInputError
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.types import Path, PathStatus
@@ -84,10 +84,53 @@ _NO_ROUTE = Path.none(PathStatus.NO_PATH)
 _WAITING = Path.none(PathStatus.IN_PROGRESS)
 
 
-def _distance_field(grid: TileGrid, sources: _I64, max_cost: float) -> _F64:
+def _distance_field(grid: TileGrid, sources: _I64, max_cost: float, agent_radius: float = 0.0) -> _F64:
     import gamenav
 
+    if agent_radius > 0.0:
+        return gamenav.distance_field(grid, sources, max_cost=max_cost, agent_radius=agent_radius)
     return gamenav.distance_field(grid, sources, max_cost=max_cost)
+
+
+def _field_near(field: _F64, cells: _I64) -> _F64:
+    """The lowest value of ``field`` [y, x] in the 3 x 3 cells around each cell (m, 2): an agent
+    standing beside the cells its size may use still finds its way onto them."""
+    h, w = field.shape
+    best = np.full(len(cells), np.inf)
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            x, y = cells[:, 0] + dx, cells[:, 1] + dy
+            ok = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+            best[ok] = np.minimum(best[ok], field[y[ok], x[ok]])
+    return best
+
+
+_RADIUS_PATHS: list[bool] = []
+
+
+def _radius_paths() -> bool:
+    """Whether grid searches take ``agent_radius`` (gamenav.grid.clearance)."""
+    if not _RADIUS_PATHS:
+        import gamenav
+
+        try:
+            gamenav.find_path(TileGrid(np.ones((1, 1), bool)), (0, 0), (0, 0), agent_radius=0.0)
+            _RADIUS_PATHS.append(True)
+        except (GamenavError, TypeError):
+            _RADIUS_PATHS.append(False)
+    return _RADIUS_PATHS[0]
+
+
+def _max_radius_cells() -> float:
+    from gamenav.grid.clearance import MAX_RADIUS_CELLS
+
+    return float(MAX_RADIUS_CELLS)
+
+
+def _clearance_mask(grid: TileGrid, radius: float) -> npt.NDArray[np.bool_]:
+    from gamenav.grid.clearance import clearance_mask
+
+    return clearance_mask(grid, radius)
 
 
 def _positive_int(value: Any, name: str) -> int:
@@ -122,6 +165,9 @@ def _per_agent(value: Any, n: int, name: str) -> _F64 | float:
 
 
 _AVOIDANCE = ("orca", "separation")
+_KEEP_RIGHT = 0.5
+"""ORCA: an agent with oncoming neighbours bends its preferred velocity to the right by this
+fraction of its preferred speed (counter-flows form lanes instead of jamming)."""
 
 
 def _check_positions(grid: TileGrid, pos: _F64) -> None:
@@ -234,6 +280,9 @@ class Crowd:
         """``"orca"`` or ``"separation"`` (may be assigned)."""
         self.max_neighbors = _count(max_neighbors, "max_neighbors")
         self.time_horizon = positive_number(time_horizon, "time_horizon")
+        self.keep_right = _KEEP_RIGHT
+        """ORCA: with oncoming neighbours an agent bends its preferred velocity to the right by
+        this fraction of its preferred speed, so that counter-flows form lanes (0: plain RVO2)."""
         self._time_horizon_obst = None if time_horizon_obst is None else \
             positive_number(time_horizon_obst, "time_horizon_obst")
         self._neighbor_dist = None if neighbor_dist is None else positive_number(neighbor_dist, "neighbor_dist")
@@ -261,14 +310,16 @@ class Crowd:
         self._arrived = np.ones(n, bool)
         self._failed = np.zeros(n, bool)
         # paths: one flat buffer; agent i follows rows pcur[i] .. pend[i]-1
-        self._pcell = np.zeros((0, 2), np.int64)
+        self._pcell = np.zeros((0, 2), np.int64)  # rows 0 .. _plen-1 are used (capacity grows x2)
         self._ppt = np.zeros((0, 2), np.float64)
+        self._plen = 0
         self._pstart = np.zeros(n, np.int64)
         self._pend = np.zeros(n, np.int64)
         self._pcur = np.zeros(n, np.int64)
         # flow-field groups: agent -> group id; group id -> (target cell, field)
         self._group = np.full(n, -1, np.int64)
         self._fields: dict[int, tuple[_I64, _F64]] = {}
+        self._field_radius: dict[int, float] = {}  # group id -> the agent_radius of its field
         self._slot_cost = np.zeros(n)
         self._next_group = 0
         self._requests: dict[int, Any] = {}
@@ -283,12 +334,15 @@ class Crowd:
         self._sep = np.zeros((n, 2))
         self._flow = np.zeros((n, 2))
         self._want = np.zeros(n)  # desired speed of each agent in the last update
+        self._order = np.zeros(n, np.int64)  # number of the agent's last order (older goes first)
+        self._orders = 0
         self.counters = {"path_requests": 0, "stuck_repaths": 0, "edit_repaths": 0, "pushed_out": 0,
                          "flow_fields": 0, "infeasible": 0, "wall_overlaps": 0}
         """Running totals: requests sent, re-paths after getting stuck or after edits, agents
         moved off newly blocked cells, flow fields computed; ORCA: agents whose constraints
         could not all be met (RVO2's 3-D fallback), discs left overlapping a wall (their path was
         not planned for their radius)."""
+        self._sat: tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]] | None = None
         self.avoidance_ms = 0.0
         """Wall-clock milliseconds of the last update's avoidance (neighbours, ORCA, overlap
         and wall projection)."""
@@ -327,7 +381,7 @@ class Crowd:
     # -- agents ---------------------------------------------------------------------------
     _ROW_STATE = ("_pos", "_radii", "_speeds", "_ids", "_vel", "_goal", "_mode", "_arrived", "_failed",
                   "_pstart", "_pend", "_pcur", "_group", "_slot_cost", "_snapshot", "_stuck_count",
-                  "_repaths", "_jams", "_sep", "_flow", "_want")
+                  "_repaths", "_jams", "_sep", "_flow", "_want", "_order")
     """The per-agent arrays (one row per live agent), compacted together by :meth:`remove`."""
 
     def add(self, positions: npt.ArrayLike, *, radius: float | npt.ArrayLike | None = None,
@@ -363,7 +417,8 @@ class Crowd:
             "_failed": np.zeros(m, bool), "_pstart": np.zeros(m, np.int64), "_pend": np.zeros(m, np.int64),
             "_pcur": np.zeros(m, np.int64), "_group": np.full(m, -1, np.int64), "_slot_cost": np.zeros(m),
             "_snapshot": pos, "_stuck_count": np.zeros(m, np.int64), "_repaths": np.zeros(m, np.int64),
-            "_jams": np.zeros(m, np.int64), "_sep": zeros2, "_flow": zeros2, "_want": np.zeros(m)}
+            "_jams": np.zeros(m, np.int64), "_sep": zeros2, "_flow": zeros2, "_want": np.zeros(m),
+            "_order": np.zeros(m, np.int64)}
         n = len(self)
         for name in self._ROW_STATE:
             setattr(self, name, np.concatenate([getattr(self, name), fresh[name]]))
@@ -601,11 +656,19 @@ class Crowd:
         tcell = self._snap_cell(self._grid.world_to_cell(point))
         use_field = len(idx) >= self.flow_threshold and self._world is self._grid
         count = len(idx) if formation else 1
+        # slots (and a group's field) on the cells the group's largest unit fits
+        radius = self._plan_radius(float(self._radii[idx].max()))
+        if radius > 0.0:
+            mask = _clearance_mask(self._grid, radius)
+            if mask.any():
+                tcell = self._nearest_passable(tcell[None, :], point[None, :], mask)[0]
+            else:
+                radius = 0.0
         if use_field:
-            field = _distance_field(self._grid, tcell[None, :], math.inf)
+            field = _distance_field(self._grid, tcell[None, :], math.inf, radius)
             self.counters["flow_fields"] += 1
         else:
-            field = _distance_field(self._grid, tcell[None, :], self._slot_budget(count))
+            field = _distance_field(self._grid, tcell[None, :], self._slot_budget(count), radius)
         slots = self._pick_slots(field, tcell, count)
         slots = np.resize(slots, (len(idx), 2))
         order = self._assign(idx, slots, tcell, field if use_field else None)
@@ -619,6 +682,8 @@ class Crowd:
         self._keep_off_walls(goals.copy(), goals, self._radii[idx])  # as far from walls as agents keep
         self._goal[idx] = goals
         self._slot_cost[idx] = field[slots[:, 1], slots[:, 0]]
+        self._orders += 1
+        self._order[idx] = self._orders
         self._arrived[idx] = False
         self._failed[idx] = False
         self._stuck_count[idx] = 0
@@ -630,10 +695,10 @@ class Crowd:
             gid = self._next_group
             self._next_group += 1
             self._fields[gid] = (tcell, field)
+            self._field_radius[gid] = radius
             self._group[idx] = gid
             self._mode[idx] = FIELD
-            here = self._cells(idx)
-            unreachable = ~np.isfinite(field[here[:, 1], here[:, 0]])
+            unreachable = ~np.isfinite(_field_near(field, self._cells(idx)))
             self._fail(idx[unreachable])
         else:
             self._mode[idx] = IDLE
@@ -726,17 +791,21 @@ class Crowd:
         r_max = float(radii.max())
         neighbor_dist = min(self.neighbor_dist, (g.width + g.height + 2) * g.cell_size + 2 * r_max)
         step = float(self._speeds.max()) * dt
-        hcell = max(2.0 * r_max + 2.0 * step, neighbor_dist / 4.0)
+        hcell = max(2.0 * r_max + 2.0 * step, neighbor_dist / 2.0)
         keys, head, nxt, cx, cy = build_hash(self._pos, hcell)
         new_vel = np.empty_like(self._vel)
+        # who gives way: idle agents to moving ones, later orders to earlier ones
+        priority = np.where(self._mode != IDLE, -self._order.astype(np.float64), -math.inf)
         self.counters["infeasible"] += orca_velocities(
-            self._pos, self._vel, desired, radii, self._speeds, keys, head, nxt, cx, cy, hcell, neighbor_dist,
-            self.max_neighbors, self.time_horizon, max(self.time_horizon_obst, dt), dt, passable, ox, oy,
+            self._pos, self._vel, desired, radii, self._speeds, priority, self.keep_right, keys, head, nxt, cx, cy,
+            hcell, neighbor_dist,
+            self.max_neighbors, self.time_horizon, max(self.time_horizon_obst, dt), dt, passable,
+            self._blocked_table(passable), ox, oy,
             g.cell_size, g.y_up, True, new_vel)
         prev = self._pos.copy()
         self._pos += new_vel * dt
         resolve_walls(prev, self._pos, passable, ox, oy, g.cell_size, g.y_up, 0.0)  # centres on free cells
-        mass = radii * radii
+        mass = radii * radii * np.where(priority > -math.inf, 1.0, 0.25)
         self.counters["wall_overlaps"] += resolve_discs(
             self._pos, radii, mass, keys, head, nxt, cx, cy, hcell, 2.0 * r_max + 2.0 * step, passable, ox, oy,
             g.cell_size, g.y_up, 2)
@@ -747,6 +816,12 @@ class Crowd:
         # how much the others and the walls bent the preferred velocity (the stuck test reads it)
         self._sep = (desired - new_vel) / self._speeds[:, None]
         self.avoidance_ms = (time.perf_counter() - t0) * 1e3
+
+    def _blocked_table(self, passable: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
+        """The summed-area table of blocked cells (:func:`blocked_table`), kept per grid snapshot."""
+        if self._sat is None or self._sat[0] is not passable:
+            self._sat = (passable, blocked_table(passable, self._grid.y_up))
+        return self._sat[1]
 
     # -- internals ------------------------------------------------------------------------
     def _keep_off_walls(self, prev: _F64, pos: _F64, radii: _F64 | None = None) -> None:
@@ -793,10 +868,11 @@ class Crowd:
         nearest: _I64 = self._nearest_passable(cell[None, :], self._grid.cell_to_world(cell)[None, :])[0]
         return nearest
 
-    def _nearest_passable(self, cells: _I64, points: _F64) -> _I64:
-        """For each cell (m, 2), the passable cell whose centre is nearest to the matching point."""
+    def _nearest_passable(self, cells: _I64, points: _F64, passable: npt.NDArray[np.bool_] | None = None) -> _I64:
+        """For each cell (m, 2), the passable cell (of ``passable`` [y, x], default the grid's)
+        whose centre is nearest to the matching point (the cell itself when none is)."""
         g = self._grid
-        passable = g.passable
+        passable = g.passable if passable is None else passable
         out = np.array(cells, np.int64)
         cells = np.clip(cells, 0, (g.width - 1, g.height - 1))
         for k in range(len(out)):
@@ -810,6 +886,13 @@ class Crowd:
                     out[k] = cand[int(np.argmin(d))]
                     break
         return out
+
+    def _plan_radius(self, radius: float) -> float:
+        """The ``agent_radius`` grid paths are planned for (0: the plain passable cells)."""
+        cs = self._grid.cell_size
+        if radius <= 0.5 * cs or not _radius_paths():
+            return 0.0
+        return min(radius, _max_radius_cells() * cs)
 
     def _slot_budget(self, count: int) -> float:
         return (math.sqrt(count) * self._stride + 4.0) * 2.0
@@ -831,7 +914,7 @@ class Crowd:
         rel = self._pos[idx] - centre
         if field is not None:
             here = self._cells(idx)
-            d_agent = field[here[:, 1], here[:, 0]]
+            d_agent = _field_near(field, here)
         else:
             d_agent = np.hypot(rel[:, 0], rel[:, 1])
         agent_order = np.argsort(d_agent, kind="stable")
@@ -890,18 +973,35 @@ class Crowd:
                 starts, goals = snap(starts), snap(goals)
         self.counters["path_requests"] += len(idx)
         for k, i in enumerate(idx.tolist()):
+            opts = dict(self.path_options, diagonal=self.diagonal.value) if on_grid else self.path_options
+            if on_grid:
+                r = self._plan_radius(float(self._radii[i]))
+                if r > 0.0:  # a path for the agent's size: start and goal snap onto the cells it fits
+                    opts["agent_radius"] = r
+                    mask = _clearance_mask(self._grid, r)
+                    ends = np.stack([starts[k], goals[k]])
+                    inside = ((ends >= 0) & (ends < (self._grid.width, self._grid.height))).all(axis=1)
+                    usable = inside.copy()
+                    usable[inside] = mask[ends[inside, 1], ends[inside, 0]]
+                    if not usable.all():
+                        points = np.stack([self._pos[i], self._goal[i]])
+                        ends[~usable] = self._nearest_passable(ends[~usable], points[~usable], mask)
+                        starts[k], goals[k] = ends
             start = tuple(int(v) for v in starts[k]) if on_grid else tuple(float(v) for v in starts[k])
             goal = tuple(int(v) for v in goals[k]) if on_grid else tuple(float(v) for v in goals[k])
-            opts = dict(self.path_options, diagonal=self.diagonal.value) if on_grid else self.path_options
-            try:
-                if self._queue is None:
-                    import gamenav
+            for attempt in (opts, {k: v for k, v in opts.items() if k != "agent_radius"}):
+                try:
+                    if self._queue is None:
+                        import gamenav
 
-                    self._install(i, gamenav.find_path(self._world, start, goal, **opts))
-                else:
-                    self._requests[i] = self._queue.request(self._world, start, goal, **opts)
-            except BlockedEndpointError:  # e.g. a goal outside the navmesh: not reachable
-                self._fail(np.array([i]))
+                        self._install(i, gamenav.find_path(self._world, start, goal, **attempt))
+                    else:
+                        self._requests[i] = self._queue.request(self._world, start, goal, **attempt)
+                    break
+                except BlockedEndpointError:  # e.g. a goal outside the navmesh: not reachable
+                    if "agent_radius" not in attempt:  # (no cell fits the agent: plan as a point)
+                        self._fail(np.array([i]))
+                        break
 
     def _collect_paths(self) -> None:
         done = [(i, req) for i, req in self._requests.items() if req.status.done]
@@ -928,9 +1028,16 @@ class Crowd:
             self._goal[i] = points[-1]
         cells, points = cells[1:], points[1:]  # the first waypoint is where the agent stands
         self._compact_paths()
-        start = len(self._ppt)
-        self._pcell = np.concatenate([self._pcell, cells])
-        self._ppt = np.concatenate([self._ppt, points])
+        start = self._plen
+        end = start + len(points)
+        if end > len(self._ppt):  # grow the buffer (amortised O(1) per row)
+            size = max(end, 2 * len(self._ppt), 256)
+            pcell, ppt = np.zeros((size, 2), np.int64), np.zeros((size, 2), np.float64)
+            pcell[:start], ppt[:start] = self._pcell[:start], self._ppt[:start]
+            self._pcell, self._ppt = pcell, ppt
+        self._pcell[start:end] = cells
+        self._ppt[start:end] = points
+        self._plen = end
         self._pstart[i] = self._pcur[i] = start
         self._pend[i] = start + len(points)
         self._group[i] = -1
@@ -940,12 +1047,13 @@ class Crowd:
     def _compact_paths(self) -> None:
         """Drop buffer rows no agent uses any more once they outnumber the live ones."""
         live = np.where(self._mode == PATH, self._pend - self._pcur, 0)
-        if len(self._ppt) < 4096 or len(self._ppt) < 3 * live.sum():
+        if self._plen < 4096 or self._plen < 3 * live.sum():
             return
         keep = np.flatnonzero(live)
         rows = np.concatenate([np.arange(self._pcur[i], self._pend[i]) for i in keep]) if len(keep) else \
             np.zeros(0, np.int64)
         self._pcell, self._ppt = self._pcell[rows], self._ppt[rows]
+        self._plen = len(rows)
         new_start = np.concatenate([[0], np.cumsum(live[keep])[:-1]]) if len(keep) else keep
         self._pstart[:] = self._pcur[:] = self._pend[:] = 0
         self._pstart[keep] = self._pcur[keep] = new_start
@@ -976,7 +1084,7 @@ class Crowd:
             if len(idx) == 0:
                 continue
             cells = self._cells(idx)
-            here = field[cells[:, 1], cells[:, 0]]
+            here = _field_near(field, cells)
             close = here <= self._slot_cost[idx] + 1.5 * self._stride
             self._mode[idx[close]] = DIRECT
             idx, cells = idx[~close], cells[~close]
@@ -1007,6 +1115,7 @@ class Crowd:
         used = set(np.unique(self._group[self._group >= 0]).tolist())
         for gid in [g for g in self._fields if g not in used]:
             del self._fields[gid]
+            self._field_radius.pop(gid, None)
 
     def _detect_stuck(self, dt: float) -> None:
         self._stuck_clock += dt
@@ -1026,14 +1135,15 @@ class Crowd:
             (2.0 * self._stride + 1.0) * self._grid.cell_size
         crowded = np.hypot(*self._sep[stuck].T) > 0.1
         self._arrive(stuck[near & crowded])  # held back by the others at the destination: close enough
-        # in a jam a new route rarely helps: wait, and re-path only every few stuck periods
+        # in a jam a new route rarely helps: wait, and re-path only every few stuck periods (ORCA:
+        # jams move, slowly; every 12)
         jammed = stuck[crowded & ~near]
         self._jams[jammed] += 1
         walled = stuck[~crowded]
         self._repaths[walled] += 1
         self._fail(walled[self._repaths[walled] > _MAX_REPATHS])
         stuck = np.concatenate([walled[self._repaths[walled] <= _MAX_REPATHS],
-                                jammed[self._jams[jammed] % 4 == 0]])
+                                jammed[self._jams[jammed] % (12 if self.avoidance == "orca" else 4) == 0]])
         self.counters["stuck_repaths"] += len(stuck)
         self._repath(stuck)
 
@@ -1060,11 +1170,11 @@ class Crowd:
             if len(bad_goal):
                 self._goal[bad_goal] = g.cell_to_world(self._nearest_passable(gcell[bad_goal], self._goal[bad_goal]))
         affected = np.zeros(len(self), bool)
-        if self._world is g and len(change.blocked) and len(self._ppt):
+        if self._world is g and len(change.blocked) and self._plen:
             mask = np.zeros(g.shape, bool)
             mask[change.blocked[:, 1], change.blocked[:, 0]] = True
-            rows = np.arange(len(self._pcell))
-            hit = mask[self._pcell[:, 1], self._pcell[:, 0]]
+            rows = np.arange(self._plen)
+            hit = mask[self._pcell[:self._plen, 1], self._pcell[:self._plen, 0]]
             path_agents = np.flatnonzero(self._mode == PATH)
             owner = np.full(len(rows), -1, np.int64)
             lengths = self._pend[path_agents] - self._pcur[path_agents]
@@ -1074,7 +1184,15 @@ class Crowd:
             affected[owner[hit & (owner >= 0)]] = True
         for gid, (tcell, _) in list(self._fields.items()):
             members = self._group == gid
-            field = _distance_field(g, self._snap_cell(tcell)[None, :], math.inf)
+            radius = self._field_radius.get(gid, 0.0)
+            source = self._snap_cell(tcell)
+            if radius > 0.0:
+                mask = _clearance_mask(g, radius)
+                if mask.any():
+                    source = self._nearest_passable(source[None, :], g.cell_to_world(source)[None, :], mask)[0]
+                else:
+                    radius = 0.0
+            field = _distance_field(g, source[None, :], math.inf, radius)
             self.counters["flow_fields"] += 1
             self._fields[gid] = (tcell, field)
             slots = g.world_to_cell(self._goal[members])
