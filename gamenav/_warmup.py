@@ -15,7 +15,7 @@ group                     part    what runs
                                   sliced searches, edits, PathQueue + PathCache
 ``navmesh``               navmesh mesh building, locate, nearest / clamp, raycast
 ``navmesh-search``        navmesh portal A* with the funnel, exact (Polyanya) search
-``crowd``                 crowd   Crowd updates: paths through a queue, flow fields, separation,
+``crowd``                 crowd   Crowd updates: paths through a queue, flow fields, ORCA and separation,
                                   wall sliding (and navmesh paths with ``navmesh=True``)
 ========================  ======  ============================================================
 
@@ -156,6 +156,10 @@ def _warm_crowd(navmesh: bool) -> None:
         grid.set_walkable((6, 0), False)  # re-paths and field updates after an edit
         queue.update()
         crowd.update(1 / 30)
+        crowd.remove(crowd.add(grid.cell_to_world([(7, 0)]), radius=2.5))  # spawning; a bigger unit
+        crowd.avoidance = "separation"  # the older steering
+        crowd.update(1 / 30)
+        crowd.avoidance = "orca"
         if navmesh:
             crowd.world = NavMesh.from_grid(grid, agent_radius=0.5)
             crowd.move([6, 7], (18.0, 2.0))
