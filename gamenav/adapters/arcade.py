@@ -149,8 +149,8 @@ def grid_from_sprites(sprites: Iterable[arcade.BasicSprite], *, size: Sequence[f
         lo, hi = np.maximum(lo, 0), np.minimum(hi, (width, height))
         if (hi <= lo).any():
             continue
-        xs, rows = np.meshgrid(np.arange(lo[0], hi[0]), np.arange(lo[1], hi[1]))
-        xs, rows = xs.ravel(), rows.ravel()
+        grid_xs, grid_rows = np.meshgrid(np.arange(lo[0], hi[0]), np.arange(lo[1], hi[1]))
+        xs, rows = grid_xs.ravel(), grid_rows.ravel()
         boxes = shapely.box(ox + xs * cs, oy + rows * cs, ox + (xs + 1) * cs, oy + (rows + 1) * cs)
         overlap = shapely.area(shapely.intersection(poly, boxes)) > 1e-9 * cs * cs
         blocked[height - 1 - rows[overlap], xs[overlap]] = True
@@ -223,7 +223,8 @@ def draw_grid(grid: TileGrid, *, line_color: Color | None = (255, 255, 255, 40),
         top, right = oy + grid.height * cs, ox + grid.width * cs
         vertical = np.stack([np.stack([lx, np.full_like(lx, oy)], 1), np.stack([lx, np.full_like(lx, top)], 1)], 1)
         horizontal = np.stack([np.stack([np.full_like(ly, ox), ly], 1), np.stack([np.full_like(ly, right), ly], 1)], 1)
-        arcade.draw_lines(np.concatenate([vertical, horizontal]).reshape(-1, 2).tolist(), line_color, 1)
+        ends = np.concatenate([vertical, horizontal]).reshape(-1, 2)
+        arcade.draw_lines([(float(x), float(y)) for x, y in ends], line_color, 1)
 
 
 def draw_expansions(grid: TileGrid, values: npt.ArrayLike, *, alpha: int = 110) -> None:

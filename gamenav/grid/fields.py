@@ -109,4 +109,5 @@ def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
     field = np.where(ws.mark == istate[0] + 1, ws.g, np.inf)
     ws._release(token)
     _pool.give_back(ws)
-    return field.reshape(grid.height + 2, stride)[1:-1, 1:-1].copy()
+    inner: npt.NDArray[np.float64] = field.reshape(grid.height + 2, stride)[1:-1, 1:-1].copy()
+    return inner

@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar, Union
+from typing import TYPE_CHECKING, Any, TypeVar
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -55,7 +55,7 @@ MAX_COST = 1e12
 """The largest finite cell cost. A path costs at most ``sqrt(2) * MAX_COST`` per cell, so no path
 on any grid that fits in memory comes near float64 overflow (a FOUND path has a finite cost)."""
 
-Region = Union[Sequence[int], npt.NDArray[np.bool_]]
+Region = Sequence[int] | npt.NDArray[np.bool_]
 """A cell ``(x, y)``, a rectangle ``(x0, y0, x1, y1)`` (x1, y1 exclusive) or an ``(h, w)`` bool mask."""
 
 
@@ -98,7 +98,7 @@ _S = TypeVar("_S", bound=np.generic)
 
 
 def _readonly(array: npt.NDArray[_S]) -> npt.NDArray[_S]:
-    view = array.view()
+    view: npt.NDArray[_S] = array.view()
     view.flags.writeable = False
     return view
 
