@@ -33,6 +33,7 @@ import numpy as np
 from gamenav._kernels import compiling
 from gamenav.errors import InvalidInputError
 from gamenav.grid import Diagonal, GridSearch, Heuristic, TileGrid, distance_field
+from gamenav.grid.search import padded
 from gamenav.navmesh import NavMesh, NavMeshSearch
 from gamenav.query import find_path
 from gamenav.runtime.cache import PathCache
@@ -98,6 +99,7 @@ def _warm_grid_search() -> None:
     jps_plus.step(1)
     rooms.set_walkable((5, 1, 6, 5), False)  # a wall: the JPS+ table repaired in place
     jps_plus.step()
+    padded(rooms).jump_table()  # online JPS: searches that started just before an edit
     # the runtime layer: a budgeted queue with a cache
     cache = PathCache()
     queue = PathQueue(budget_ms=1.0, cache=cache)
