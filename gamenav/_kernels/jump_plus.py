@@ -15,7 +15,7 @@ Entries of a passable cell (0 for blocked cells), as in :mod:`gamenav._kernels.j
   cutting) ``t > 0``: the cell ``t`` steps away is the first whose straight scan in ``dx`` or
   ``dy`` finds a jump point; ``t <= 0``: a wall after ``-t`` steps.
 
-:func:`jump` answers any scan, including the goal checks of online JPS, in O(1): the goal can
+:func:`_jump` answers any scan, including the goal checks of online JPS, in O(1): the goal can
 only be met on the goal's row or column, i.e. at one known step of a diagonal scan.
 
 Repair (:func:`repair_tables`): an edit inside a box changes the straight entries of the rows
@@ -23,7 +23,7 @@ and columns next to it (re-swept whole); every cell whose passability or straigh
 changed seeds walks backwards along the four diagonals, each walk recomputing entries until one
 comes out unchanged. The result equals a full rebuild (tests compare them).
 
-Search (:func:`search_step`): JPS successor pruning (``jump_directions``) and :func:`jump`; the
+Search (:func:`search_step`): JPS successor pruning (``jump_directions``) and :func:`_jump`; the
 open list is a binary heap over a small per-search pool of generated nodes (g, f, node, parent
 slot, heap position), found from a node through ``key[n] = stamp << 32 | slot`` (verified
 against the pool), so a generated successor costs one random memory access, not six.
@@ -189,7 +189,7 @@ def repair_tables(p, stride, tables, y0, y1, x0, x1):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def jump(tables, stride, n, x, y, dx, dy, goal, gx, gy):
+def _jump(tables, stride, n, x, y, dx, dy, goal, gx, gy):
     """The jump point (node) reached from node ``n`` at padded ``(x, y)`` in direction
     ``(dx, dy)``, or -1; every scan stops at the goal node at padded ``(gx, gy)``."""
     if dy == 0:
@@ -369,7 +369,7 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, parent,
             dx = d - ((d + stride // 2) // stride) * stride
             dy = (d - dx) // stride
             if dx == 0 or dy == 0:
-                nb = jump(tables, stride, n, x, y, dx, dy, goal, gx, gy)
+                nb = _jump(tables, stride, n, x, y, dx, dy, goal, gx, gy)
                 if nb >= 0:
                     dist = abs(nb - n) // abs(d)
                     used, size = _relax(nb, -1, gn + dist, x + dx * dist, y + dy * dist, s, gx, gy,
@@ -383,7 +383,7 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, parent,
             cy = y
             steps = 0
             while True:
-                nb = jump(tables, stride, c, cx, cy, dx, dy, goal, gx, gy)
+                nb = _jump(tables, stride, c, cx, cy, dx, dy, goal, gx, gy)
                 if nb < 0:
                     break
                 k = abs(nb - c) // abs(d)
@@ -399,7 +399,7 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, parent,
                 for e in range(2):
                     ex = dx if e == 0 else 0
                     ey = 0 if e == 0 else dy
-                    m = jump(tables, stride, c, cx, cy, ex, ey, goal, gx, gy)
+                    m = _jump(tables, stride, c, cx, cy, ex, ey, goal, gx, gy)
                     if m >= 0:
                         dist = abs(m - c) // (1 if e == 0 else stride)
                         used, size = _relax(m, c, gc + dist, cx + ex * dist, cy + ey * dist, s,
