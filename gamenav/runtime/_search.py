@@ -4,8 +4,9 @@ weak subscription through which they follow a grid's edits.
 A :class:`Query` names a search: the world, start, goal and options. Its ``key`` is what
 deduplication (queue) and lookups (cache) compare: world identity, start and goal (grid cells
 ``(x, y)`` as ints, navmesh points as floats), and the options with the search's defaults filled
-in (so ``diagonal="no_corner_cutting"`` and the default are the same query). A navmesh key also
-holds the mesh version; grid keys do not, because grid entries are invalidated cell by cell.
+in (so ``diagonal="no_corner_cutting"`` and the default are the same query). Keys hold no world
+version: grid and navmesh entries are invalidated edit by edit (the queue restarts searches that
+spanned an edit; the cache drops the entries an edit can affect).
 """
 
 from __future__ import annotations
@@ -93,10 +94,8 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
         effective["diagonal"] = diagonal
         fragile = bool(effective.get("smooth", False))
         metric = MANHATTAN if diagonal is Diagonal.NEVER else OCTILE
-        version: Hashable = None
     else:
-        version = getattr(world, "version", None)
-        if version is None:
+        if getattr(world, "version", None) is None:
             raise InvalidInputError(
                 f"world must be a TileGrid or a NavMesh, got {type(world).__name__}")
         sp, gp = world_point(start, "start"), world_point(goal, "goal")  # finite, within MAX_COORDINATE
@@ -104,7 +103,7 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
         effective = dict(options)
     key: Hashable | None
     try:
-        key = (id(world), version, s, g, tuple(sorted(effective.items())))
+        key = (id(world), s, g, tuple(sorted(effective.items())))
         hash(key)
     except TypeError:
         key = None

@@ -4,8 +4,11 @@ Grid entries are keyed by (grid identity, start cell, goal cell, options) and su
 cannot affect them: the cache subscribes to every :class:`~gamenav.TileGrid` it holds paths for
 and, on each :class:`~gamenav.GridChange`, drops exactly the entries whose path crosses a blocked
 or more expensive cell, or that an opened or cheaper cell could shorten (see
-:mod:`gamenav.runtime._invalidation` for the rule and why it is exact). Navmesh entries are keyed
-by the mesh version too: a rebuilt mesh has a new version and its old entries die.
+:mod:`gamenav.runtime._invalidation` for the rule and why it is exact). Navmesh entries survive
+mesh edits the same way: the cache subscribes to the mesh and, on each
+:class:`~gamenav.NavMeshChange`, drops exactly the entries whose polyline or corridor touches the
+changed region, or that the opened region could shorten (see
+:mod:`gamenav.runtime._mesh_invalidation`). A rebuilt mesh is another world (its own entries).
 Coordinates are ``(x, y)``.
 """
 
@@ -20,6 +23,7 @@ from typing import Any, TypeVar
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.runtime._invalidation import EntryTable
+from gamenav.runtime._mesh_invalidation import MeshEntries
 from gamenav.query import begin_search
 from gamenav.runtime._search import GridWatch, Query, make_query
 from gamenav.types import Path, PathStatus
@@ -38,7 +42,7 @@ class CacheStats:
     Attributes:
         hits: lookups answered from the cache.
         misses: lookups that had to search.
-        invalidations: entries dropped because the world changed (grid edits, new mesh versions).
+        invalidations: entries dropped because the world changed (grid or navmesh edits).
         evictions: entries dropped to stay within ``capacity`` (least recently used first).
         size: entries held now.
         capacity: the maximum number of entries.
@@ -102,7 +106,7 @@ class PathCache:
         self._capacity = capacity
         self._lru: OrderedDict[Hashable, tuple[Path, Any]] = OrderedDict()
         self._grids: dict[int, _GridEntries] = {}
-        self._meshes: dict[int, tuple[Any, Hashable, set[Hashable]]] = {}
+        self._meshes: dict[int, MeshEntries] = {}
         self._hits = self._misses = self._invalidations = self._evictions = 0
         self._closed = False
 
@@ -132,7 +136,7 @@ class PathCache:
         search = begin_search(world, start, goal, **options)
         search.step(None)
         path = search.result()
-        self._store(query, path)
+        self._store(query, path, search.world_version)
         return path
 
     def _lookup(self, query: Query) -> Path | None:
@@ -147,19 +151,18 @@ class PathCache:
         if key is None:
             self._misses += 1
             return None
-        if not query.is_grid:
-            self._expire_mesh(query.world)
         entry = self._lru.get(key)
-        if entry is None:
+        if entry is None or (not query.is_grid and not self._mesh_current(query.world)):
             self._misses += 1
             return None
         self._lru.move_to_end(key)
         self._hits += 1
         return entry[0]
 
-    def _store(self, query: Query, path: Path) -> None:
+    def _store(self, query: Query, path: Path, version: int | None = None) -> None:
         """Cache ``path``, the result of ``query`` computed on the world as it is now (nothing
-        once the cache is closed)."""
+        once the cache is closed). ``version``: the navmesh version the search ran on, when
+        known (nothing is stored unless it is the mesh's version now)."""
         key = query.key
         if key is None or path.status not in _CACHEABLE or self._closed:
             return
@@ -170,9 +173,14 @@ class PathCache:
                 entries = self._grids[id(world)] = _GridEntries(world, self._on_grid_change)
             entries.table.add_result(key, query, path)
         else:
-            self._expire_mesh(world)
-            record = self._meshes.setdefault(id(world), (world, world.version, set()))
-            record[2].add(key)
+            if version is not None and version != world.version:
+                return
+            record = self._meshes.get(id(world))
+            if record is None:
+                record = self._meshes[id(world)] = MeshEntries(world, self._on_mesh_change)
+            elif record.seen != world.version:  # an edit whose notification is on its way
+                return
+            record.table.add_result(key, query, path, float(world.tolerance))
         self._lru[key] = (path, world)
         self._lru.move_to_end(key)
         while len(self._lru) > self._capacity:
@@ -207,6 +215,8 @@ class PathCache:
     def _drop_entries(self) -> None:
         for entries in self._grids.values():
             entries.close()
+        for record in self._meshes.values():
+            record.close()
         self._grids.clear()
         self._meshes.clear()
         self._lru.clear()
@@ -223,8 +233,9 @@ class PathCache:
         else:
             record = self._meshes.get(id(world))
             if record is not None:
-                record[2].discard(key)
-                if not record[2]:
+                record.table.remove(key)
+                if not len(record.table):
+                    record.close()
                     del self._meshes[id(world)]
 
     def _on_grid_change(self, grid: TileGrid, change: GridChange) -> None:
@@ -238,15 +249,23 @@ class PathCache:
             entries.close()
             del self._grids[id(grid)]
 
-    def _expire_mesh(self, mesh: Any) -> None:
-        """Drop the entries of ``mesh`` made for another mesh version."""
+    def _on_mesh_change(self, mesh: Any, change: Any) -> None:
         record = self._meshes.get(id(mesh))
-        if record is None or record[1] == mesh.version:
+        if record is None:
             return
-        for key in record[2]:
+        for key in record.table.invalidate(change):
             del self._lru[key]
             self._invalidations += 1
-        del self._meshes[id(mesh)]
+        record.seen = change.version
+        if not len(record.table):
+            record.close()
+            del self._meshes[id(mesh)]
+
+    def _mesh_current(self, mesh: Any) -> bool:
+        """Whether the entries of ``mesh`` have seen its every edit (False while an edit's
+        notification is on its way, e.g. from another thread)."""
+        record = self._meshes.get(id(mesh))
+        return record is None or record.seen == mesh.version
 
     def __repr__(self) -> str:
         s = self.stats
