@@ -223,7 +223,10 @@ def _seg_dist_sq(ax, ay, bx, by, px, py):  # pragma: no cover - compiled
     """Squared distance from ``p`` to segment ``a``-``b`` (RVO2 distSqPointLineSegment)."""
     vx = bx - ax
     vy = by - ay
-    r = ((px - ax) * vx + (py - ay) * vy) / (vx * vx + vy * vy)
+    length_sq = vx * vx + vy * vy
+    if length_sq == 0.0:  # (a cell size so small its square underflows)
+        return (px - ax) ** 2 + (py - ay) ** 2
+    r = ((px - ax) * vx + (py - ay) * vy) / length_sq
     if r < 0.0:
         return (px - ax) ** 2 + (py - ay) ** 2
     if r > 1.0:
@@ -369,6 +372,8 @@ def _obstacle_lines(px, py, vx, vy, r, inv_t, segs, nseg, lines):  # pragma: no 
         dist_sq2 = rel2x * rel2x + rel2y * rel2y
         ovx = a2x - a1x
         ovy = a2y - a1y
+        if ovx * ovx + ovy * ovy == 0.0:
+            continue
         sfrac = (-rel1x * ovx - rel1y * ovy) / (ovx * ovx + ovy * ovy)
         lx = -rel1x - sfrac * ovx
         ly = -rel1y - sfrac * ovy
@@ -384,12 +389,18 @@ def _obstacle_lines(px, py, vx, vy, r, inv_t, segs, nseg, lines):  # pragma: no 
         if sfrac < 0.0 and dist_sq1 <= r_sq:
             if convex1:  # collision with the left vertex
                 norm = math.sqrt(dist_sq1)
-                n = _add_line(lines, n, 0.0, 0.0, -rel1y / norm, rel1x / norm)
+                if norm > 0.0:
+                    n = _add_line(lines, n, 0.0, 0.0, -rel1y / norm, rel1x / norm)
+                else:  # the centre on the vertex: as the segment
+                    n = _add_line(lines, n, 0.0, 0.0, -d1x, -d1y)
             continue
         if sfrac > 1.0 and dist_sq2 <= r_sq:
             if convex2 and _det(rel2x, rel2y, next_x, next_y) >= 0.0:  # collision with the right vertex
                 norm = math.sqrt(dist_sq2)
-                n = _add_line(lines, n, 0.0, 0.0, -rel2y / norm, rel2x / norm)
+                if norm > 0.0:
+                    n = _add_line(lines, n, 0.0, 0.0, -rel2y / norm, rel2x / norm)
+                else:
+                    n = _add_line(lines, n, 0.0, 0.0, -d1x, -d1y)
             continue
         if 0.0 <= sfrac < 1.0 and dist_sq_line <= r_sq:  # collision with the segment
             n = _add_line(lines, n, 0.0, 0.0, -d1x, -d1y)
@@ -466,13 +477,14 @@ def _obstacle_lines(px, py, vx, vy, r, inv_t, segs, nseg, lines):  # pragma: no 
         rcy = inv_t * (o2y - py)
         cvx = rcx - lcx
         cvy = rcy - lcy
-        t = 0.5 if same else ((vx - lcx) * cvx + (vy - lcy) * cvy) / (cvx * cvx + cvy * cvy)
+        t = 0.5 if same or cvx * cvx + cvy * cvy == 0.0 else \
+            ((vx - lcx) * cvx + (vy - lcy) * cvy) / (cvx * cvx + cvy * cvy)
         t_left = (vx - lcx) * llx + (vy - lcy) * lly
         t_right = (vx - rcx) * rlx + (vy - rcy) * rly
         if (t < 0.0 and t_left < 0.0) or (same and t_left < 0.0 and t_right < 0.0):
             wx = vx - lcx
             wy = vy - lcy
-            norm = math.sqrt(wx * wx + wy * wy)
+            norm = max(math.sqrt(wx * wx + wy * wy), 1e-300)
             ux = wx / norm
             uy = wy / norm
             n = _add_line(lines, n, lcx + r * inv_t * ux, lcy + r * inv_t * uy, uy, -ux)
@@ -480,7 +492,7 @@ def _obstacle_lines(px, py, vx, vy, r, inv_t, segs, nseg, lines):  # pragma: no 
         if t > 1.0 and t_right < 0.0:
             wx = vx - rcx
             wy = vy - rcy
-            norm = math.sqrt(wx * wx + wy * wy)
+            norm = max(math.sqrt(wx * wx + wy * wy), 1e-300)
             ux = wx / norm
             uy = wy / norm
             n = _add_line(lines, n, rcx + r * inv_t * ux, rcy + r * inv_t * uy, uy, -ux)
@@ -677,7 +689,7 @@ def resolve_discs(pos, radius, mass, keys, head, nxt, cx, cy, hcell, reach, pass
                                 else:
                                     d = math.sqrt(d2)
                                     over = comb - d
-                                wi = mass[j] / (mass[i] + mass[j])
+                                wi = mass[j] / (mass[i] + mass[j]) if mass[i] + mass[j] > 0.0 else 0.5
                                 push[i, 0] += dx / d * over * wi
                                 push[i, 1] += dy / d * over * wi
                                 push[j, 0] -= dx / d * over * (1.0 - wi)

@@ -170,6 +170,11 @@ _KEEP_RIGHT = 0.5
 fraction of its preferred speed (counter-flows form lanes instead of jamming)."""
 
 
+def _check_queue(queue: Any) -> None:
+    if queue is not None and not callable(getattr(queue, "request", None)):
+        raise InvalidInputError(f"queue must be a PathQueue (or None), got {type(queue).__name__}")
+
+
 def _check_positions(grid: TileGrid, pos: _F64) -> None:
     """``pos`` must be ``(n, 2)`` finite world points on passable cells."""
     if pos.ndim != 2 or pos.shape[1] != 2:
@@ -291,6 +296,7 @@ class Crowd:
         self.max_speed = speeds if isinstance(speeds, float) else v_max
         """The default max_speed of :meth:`add` (the largest when one was given per agent)."""
         self.max_accel = accel
+        _check_queue(queue)
         self._queue = queue
         self._world: Any = grid if world is None else world
         self._stride = 1
@@ -562,6 +568,7 @@ class Crowd:
     @queue.setter
     def queue(self, queue: Any) -> None:
         self._check_open("assign the queue of")
+        _check_queue(queue)
         waiting = np.array(sorted(self._requests), np.int64)
         self._cancel(waiting)
         self._queue = queue
@@ -799,7 +806,7 @@ class Crowd:
         self.counters["infeasible"] += orca_velocities(
             self._pos, self._vel, desired, radii, self._speeds, priority, self.keep_right, keys, head, nxt, cx, cy,
             hcell, neighbor_dist,
-            self.max_neighbors, self.time_horizon, max(self.time_horizon_obst, dt), dt, passable,
+            self.max_neighbors, self.time_horizon, min(max(self.time_horizon_obst, dt), 1e9), dt, passable,
             self._blocked_table(passable), ox, oy,
             g.cell_size, g.y_up, True, new_vel)
         prev = self._pos.copy()
@@ -811,7 +818,7 @@ class Crowd:
             g.cell_size, g.y_up, 2)
         moved = (self._pos - prev) / dt
         speed = np.hypot(moved[:, 0], moved[:, 1])
-        cap = np.minimum(1.0, self._speeds / np.maximum(speed, 1e-12))
+        cap = np.minimum(1.0, self._speeds / np.maximum(speed, self._speeds))
         self._vel = moved * cap[:, None]
         # how much the others and the walls bent the preferred velocity (the stuck test reads it)
         self._sep = (desired - new_vel) / self._speeds[:, None]
