@@ -4,7 +4,8 @@ Data: the four maps of ``gppc-2014/`` under ``--data`` (default ``../shared/benc
 maze-1550-15, room-1550-155 (1550 x 1550), orz700d (Dragon Age, 1104 x 1260) and Cauldron
 (StarCraft, 1024 x 1024), with their ``.scen`` files. On each map the ``--queries`` (default 200)
 longest scenarios by optimal length are run; every library answers the same query in turn
-(interleaved, so machine noise hits all alike); the figure is the median over queries of the best
+(interleaved, in a new random order for every query, so machine noise and cache effects hit
+all alike); the figure is the median over queries of the best
 of ``--repeat`` (default 1) runs. The slow solvers (gamenav A*, tcod) run only an evenly spaced
 sample of ``--slow-sample`` queries (default 20); every ratio is taken on the same queries.
 
@@ -28,12 +29,18 @@ Usage (from the repository root)::
 
     python benchmarks/grid_large.py                       # all four maps
     python benchmarks/grid_large.py --queries 50 --slow-sample 5 --maps orz700d   # quick
+    python benchmarks/grid_large.py --maps movingai/random512-10-0 --slow-sample 200
+
+A map name with a folder (``movingai/random512-10-0``) is read from that folder of the data
+instead of ``gppc-2014/``. On dense maps (random obstacles) ``algorithm="jps"`` runs A*
+(see :data:`gamenav.grid.jump_plus.DENSE_SHARE`), so "jps+" there is A* through the jps entry.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import random
 import statistics
 import time
 from collections.abc import Callable
@@ -82,16 +89,19 @@ def tcod_pathfinder(walkable: npt.NDArray[np.bool_]) -> Solver:
 
 
 def gamenav_solver(grid: gamenav.TileGrid, algorithm: str, plus: bool = True) -> Solver:
-    acquire = jump_plus.acquire
+    start = jump_plus.start
+
+    def online(grid: object, state: object, jps: bool) -> tuple[bool, None]:
+        return jps, None  # online JPS, whatever the map
 
     def solve(s: Cell, g: Cell) -> npt.NDArray[np.int64]:
         if plus:
             return gamenav.find_path(grid, s, g, algorithm=algorithm).cells
-        jump_plus.acquire = lambda grid, state: None  # type: ignore[assignment]
+        jump_plus.start = online  # type: ignore[assignment]
         try:
             return gamenav.find_path(grid, s, g, algorithm=algorithm).cells
         finally:
-            jump_plus.acquire = acquire
+            jump_plus.start = start
     return solve
 
 
@@ -155,6 +165,8 @@ def repair_times(grid: gamenav.TileGrid, edits: int, seed: int = 0) -> tuple[flo
 
 
 def run_map(name: str, folder: FilePath, args: argparse.Namespace) -> tuple[list[list[str]], list[str]]:
+    if "/" in name:  # another folder of the data, e.g. movingai/random512-10-0
+        folder, name = folder.parent / name.rsplit("/", 1)[0], name.rsplit("/", 1)[1]
     walkable = read_map(folder / f"{name}.map")
     scens: list[Scenario] = sorted(read_scenarios(folder / f"{name}.map.scen"),
                                    key=lambda s: -s.optimal_length)[:args.queries]
@@ -176,13 +188,16 @@ def run_map(name: str, folder: FilePath, args: argparse.Namespace) -> tuple[list
     sample = set(range(0, len(scens), step)[:args.slow_sample])
     for solve in solvers.values():  # warm-up (compile, lazy tables), untimed
         solve(scens[-1].start, scens[-1].goal)
+    shuffle = random.Random(0)
     wall: dict[str, list[float]] = {k: [] for k in solvers}
     cpu: dict[str, list[float]] = {k: [] for k in solvers}
     bad: dict[str, int] = dict.fromkeys(solvers, 0)
     ratio: dict[str, list[float]] = {k: [] for k in solvers}  # cpu(tcod) / cpu(k) on the sample
     for i, sc in enumerate(scens):
         row: dict[str, float] = {}
-        for key, solve in solvers.items():
+        order = list(solvers.items())
+        shuffle.shuffle(order)  # a new order every query: no solver always follows another
+        for key, solve in order:
             if key in slow and i not in sample:
                 continue
             w, c, cells = timed(lambda solve=solve, sc=sc: solve(sc.start, sc.goal), args.repeat)

@@ -228,10 +228,9 @@ def start(grid: TileGrid, state: _GridState, jps: bool) -> tuple[bool, PlusSearc
     ``(online_jps, plus)``: JPS+ state, or online JPS, or neither (A*, on dense maps)."""
     if not jps:
         return False, None
-    plus = acquire(grid, state)
-    if plus is not None and plus.index is not None and plus.index.dense:
-        plus.release()
+    if state is grid._snapshot() and jump_index(grid).dense:
         return False, None
+    plus = acquire(grid, state)
     return plus is None, plus
 
 
