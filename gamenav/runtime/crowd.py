@@ -990,10 +990,14 @@ class Crowd:
                     inside = ((ends >= 0) & (ends < (self._grid.width, self._grid.height))).all(axis=1)
                     usable = inside.copy()
                     usable[inside] = mask[ends[inside, 1], ends[inside, 0]]
-                    if not usable.all():
+                    if not usable.all():  # snap onto the nearest cell it fits, if that is close
                         points = np.stack([self._pos[i], self._goal[i]])
-                        ends[~usable] = self._nearest_passable(ends[~usable], points[~usable], mask)
-                        starts[k], goals[k] = ends
+                        snapped = self._nearest_passable(ends[~usable], points[~usable], mask)
+                        if np.abs(snapped - ends[~usable]).max() <= 2:
+                            ends[~usable] = snapped
+                            starts[k], goals[k] = ends
+                        else:  # no room for its size around here: plan as a point
+                            del opts["agent_radius"]
             start = tuple(int(v) for v in starts[k]) if on_grid else tuple(float(v) for v in starts[k])
             goal = tuple(int(v) for v in goals[k]) if on_grid else tuple(float(v) for v in goals[k])
             for attempt in (opts, {k: v for k, v in opts.items() if k != "agent_radius"}):

@@ -445,3 +445,23 @@ def test_add_and_remove_keep_ids_stable() -> None:
     crowd.remove(crowd.ids)
     assert len(crowd) == 0
     crowd.update(1 / 30)
+
+
+def test_big_units_plan_for_their_size_and_never_touch_walls() -> None:
+    rows = ["...................."] * 3 + [
+            "###...###.##########"] + [  # a 3-cell gap (tanks too) and a 1-cell gap (infantry)
+            "...................."] * 3
+    grid = gamenav.TileGrid.from_strings(rows, cell_size=2.0)
+    crowd = gamenav.Crowd(grid, grid.cell_to_world([(10, 1), (14, 1)]), radius=[0.6, 1.6], max_speed=6.0)
+    crowd.move([0], tuple(grid.cell_to_world((10, 5))), formation=False)
+    crowd.move([1], tuple(grid.cell_to_world((14, 5))), formation=False)
+    assert crowd.path(0).status.has_path and crowd.path(1).status.has_path
+    tank_cells = np.asarray(crowd.path(1).cells)
+    infantry_cells = np.asarray(crowd.path(0).cells)
+    assert [9, 3] in infantry_cells.tolist(), "the infantry takes the short way through the 1-cell gap"
+    assert (tank_cells[tank_cells[:, 1] == 3, 0] <= 5).all() and (tank_cells[:, 1] == 3).any(), \
+        "the tank plans through the wide gap"
+    for _ in range(300):
+        crowd.update(1 / 20)
+        assert wall_overlap(crowd) <= 1e-6
+    assert crowd.arrived.all()
