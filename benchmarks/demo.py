@@ -7,6 +7,10 @@ Scenarios on the demo's built-in 128 x 96 map, 1 ms pathfinding budget per frame
   traffic on the bridges);
 - ``per-unit requests``: the same two orders with flow fields disabled, so every unit sends its
   own A* request through the PathQueue (1 ms per frame);
+- ``navmesh + buildings``: the two-army orders in navmesh mode (the mesh is built before the
+  timed frames) with a building placed every 30 frames (and the oldest one removed every 90
+  frames): each edit carves or uncarves the mesh locally (``NavMesh.add_obstacle`` /
+  ``remove_obstacle``); the update time includes the edits, and the edit times are printed;
 - ``headless demo``: the scripted demo (orders, buildings placed and removed, navmesh toggle)
   in a real off-screen arcade window; rendering is finished (``ctx.finish()``) outside the timed
   update. Its last frame is saved as the screenshot.
@@ -37,6 +41,10 @@ DT = 1 / 30
 def simulate(agents: int, frames: int, budget_ms: float, scenario: str) -> dict[str, Any]:
     sim = Simulation(generate(seed=7), agents=agents, seed=7, budget_ms=budget_ms, cell_size=CELL_PX)
     w, h = sim.grid.width * CELL_PX, sim.grid.height * CELL_PX
+    buildings = scenario == "navmesh + buildings"
+    if buildings:
+        sim.toggle_navmesh()
+        sim.finish_navmesh_build()
     if scenario == "per-unit requests":
         sim.crowd.flow_threshold = agents + 1
     if scenario == "group order":
@@ -44,9 +52,24 @@ def simulate(agents: int, frames: int, budget_ms: float, scenario: str) -> dict[
     else:
         sim.order(np.flatnonzero(sim.team == 0), (0.66 * w, 0.5 * h))
         sim.order(np.flatnonzero(sim.team == 1), (0.34 * w, 0.5 * h))
-    for _ in range(frames):
+    rng = np.random.default_rng(11)
+    placed: list[tuple[float, float]] = []
+    for frame in range(frames):
+        if buildings and frame % 30 == 0:
+            for _ in range(20):  # a spot with some grass or marsh
+                p = (float(rng.uniform(0.05, 0.95) * w), float(rng.uniform(0.05, 0.95) * h))
+                if sim.place_building(p):
+                    placed.append(p)
+                    break
+        if buildings and frame % 90 == 45 and placed:
+            sim.remove_building(placed.pop(0))
         sim.step(DT)
-    return sim.stats()
+    stats = sim.stats()
+    if buildings:
+        e = sim.mesh_edit_ms
+        print(f"navmesh + buildings ({agents} units): {e.count} local mesh edits, median "
+              f"{e.percentile(50):.2f} ms, p99 {e.percentile(99):.2f} ms, max {e.max:.2f} ms (wall clock)")
+    return stats
 
 
 def row(name: str, s: dict[str, Any]) -> list[str]:
@@ -67,7 +90,7 @@ def main() -> None:
     gamenav.warmup()  # no kernel loading or compiling inside a timed frame
     rows = []
     for agents in args.agents:
-        for scenario in ("group order", "two armies", "per-unit requests"):
+        for scenario in ("group order", "two armies", "per-unit requests", "navmesh + buildings"):
             rows.append(row(scenario, simulate(agents, args.frames, args.budget, scenario)))
         if not args.no_window:
             sim = Simulation(generate(seed=7), agents=agents, seed=7, budget_ms=args.budget, cell_size=CELL_PX)

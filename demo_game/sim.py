@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import shapely
 
 import gamenav
 from demo_game.mapgen import BUILDING, GRASS, MARSH, Terrain
@@ -98,7 +99,11 @@ class Simulation:
         self.navmesh: gamenav.NavMesh | None = None
         self.navmesh_on = False
         """Navmesh navigation requested; :attr:`navmesh` is set once a background build is done."""
-        self._mesh_job: Future[gamenav.NavMesh] | None = None
+        self._mesh_job: Future[tuple[gamenav.NavMesh, dict[int, npt.NDArray[np.int64]]]] | None = None
+        self._mesh_obstacles: dict[int, npt.NDArray[np.int64]] = {}
+        """Navmesh obstacle id -> the flat ``[y, x]`` indices of its building cells."""
+        self.mesh_edit_ms = Timings()
+        """Local navmesh edits (one per building placed or removed in navmesh mode)."""
         self._mesh_stale = False  # the grid changed while the running build read it
         self._builder: ThreadPoolExecutor | None = None
         self.frame = 0
@@ -281,8 +286,36 @@ class Simulation:
 
     def _edit(self, mask: np.ndarray, walkable: bool) -> None:
         self.grid.set_walkable(mask, walkable)  # the crowd and the cache listen to this
-        if self.navmesh_on:
-            self._start_navmesh_build()
+        if not self.navmesh_on:
+            return
+        if self.navmesh is None or self._mesh_job is not None:
+            self._start_navmesh_build()  # a build is running: it is redone from the new grid
+            return
+        # navmesh mode: carve / uncarve the building locally (no rebuild; the cache and the
+        # queue follow the mesh's change notifications)
+        t0 = time.perf_counter()
+        mesh = self.navmesh
+        cells = np.flatnonzero(mask.ravel())
+        if not walkable:
+            self._mesh_obstacles[mesh.add_obstacle(self._cells_shape(cells))] = cells
+        else:
+            for oid, own in list(self._mesh_obstacles.items()):
+                if np.isin(own, cells).any():
+                    mesh.remove_obstacle(oid)
+                    del self._mesh_obstacles[oid]
+                    rest = own[~np.isin(own, cells)]
+                    if len(rest):  # part of that building stands
+                        self._mesh_obstacles[mesh.add_obstacle(self._cells_shape(rest))] = rest
+        self.mesh_edit_ms.add((time.perf_counter() - t0) * 1e3)
+
+    def _cells_shape(self, flat: npt.NDArray[np.int64]) -> Any:
+        """The world-space union of the cells ``flat`` (``[y, x]`` flat indices)."""
+        g = self.grid
+        ys, xs = np.divmod(flat, g.width)
+        centre = g.cell_to_world(np.stack([xs, ys], axis=1))
+        half = 0.5 * g.cell_size
+        boxes = shapely.box(centre[:, 0] - half, centre[:, 1] - half, centre[:, 0] + half, centre[:, 1] + half)
+        return shapely.union_all(boxes)
 
     # -- navigation mode ------------------------------------------------------------------
     @property
@@ -313,12 +346,37 @@ class Simulation:
             self._mesh_stale = True
             return
         g = self.grid
-        # with the cell costs: marsh triangles carry their cost, navmesh paths avoid marsh too
-        snapshot = gamenav.TileGrid(g.walkable, cost=g.cost, cell_size=g.cell_size, origin=g.origin, y_up=g.y_up)
         if self._builder is None:
             self._builder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="navmesh-build")
-        self._mesh_job = self._builder.submit(gamenav.NavMesh.from_grid, snapshot, agent_radius=0.3 * g.cell_size)
+        self._mesh_job = self._builder.submit(self._build_navmesh, g.walkable.copy(), g.cost.copy(),
+                                              self.terrain.kind == BUILDING)
         self._mesh_stale = False
+
+    def _build_navmesh(self, walkable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64],
+                       buildings: npt.NDArray[np.bool_]) -> tuple[gamenav.NavMesh, dict[int, npt.NDArray[np.int64]]]:
+        """(background thread) The navmesh of the grid without its buildings (with the cell costs:
+        marsh triangles carry their cost), then each building carved as an obstacle, so that
+        every building can later be placed or removed by a local edit."""
+        g = self.grid
+        base = walkable | buildings
+        cost = np.where(buildings & ~walkable, np.where(np.isfinite(cost) & (cost >= 1), cost, 1.0), cost)
+        snapshot = gamenav.TileGrid(base, cost=cost, cell_size=g.cell_size, origin=g.origin, y_up=g.y_up)
+        mesh = gamenav.NavMesh.from_grid(snapshot, agent_radius=0.3 * g.cell_size)
+        obstacles: dict[int, npt.NDArray[np.int64]] = {}
+        todo = buildings & ~walkable
+        while todo.any():  # one obstacle per 4-connected building
+            start = int(np.flatnonzero(todo.ravel())[0])
+            comp = [start]
+            todo.ravel()[start] = False
+            for c in comp:
+                y, x = divmod(c, g.width)
+                for ny, nx in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
+                    if 0 <= ny < g.height and 0 <= nx < g.width and todo[ny, nx]:
+                        todo[ny, nx] = False
+                        comp.append(ny * g.width + nx)
+            cells = np.array(sorted(comp), dtype=np.int64)
+            obstacles[mesh.add_obstacle(self._cells_shape(cells))] = cells
+        return mesh, obstacles
 
     def _poll_navmesh(self) -> None:
         """Switch to a finished navmesh build (or restart it if the grid changed meanwhile)."""
@@ -332,7 +390,7 @@ class Simulation:
             self._start_navmesh_build()
             return
         try:
-            mesh = job.result()
+            mesh, self._mesh_obstacles = job.result()
         except Exception as exc:  # noqa: BLE001 - keep playing on the grid; the headless run reports it
             self.errors.append(f"navmesh build failed: {type(exc).__name__}: {exc}")
             self.messages.append(self.errors[-1])

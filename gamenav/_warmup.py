@@ -9,12 +9,13 @@ screen or in an installer, by running tiny real queries of every kind in groups:
 ========================  ======  ============================================================
 group                     part    what runs
 ========================  ======  ============================================================
-``grid``                  grid    island labels (4- and 8-connected)
+``grid``                  grid    island labels (4- and 8-connected), clearance (unit sizes)
 ``grid search``           grid    A* (every diagonal rule and heuristic, weighted, user
                                   heuristic, partial, smooth), JPS, Dijkstra, distance fields,
                                   sliced searches, edits, PathQueue + PathCache
 ``navmesh``               navmesh mesh building, locate, nearest / clamp, raycast
-``navmesh-search``        navmesh portal A* with the funnel, exact (Polyanya) search
+``navmesh-search``        navmesh portal A* with the funnel (also with area costs), exact
+                                  (Polyanya) search
 ``crowd``                 crowd   Crowd updates: paths through a queue, flow fields, ORCA and separation,
                                   wall sliding (and navmesh paths with ``navmesh=True``)
 ========================  ======  ============================================================
@@ -33,6 +34,7 @@ import numpy as np
 from gamenav._kernels import compiling
 from gamenav.errors import InvalidInputError
 from gamenav.grid import Diagonal, GridSearch, Heuristic, TileGrid, distance_field
+from gamenav.grid.clearance import clearance_mask
 from gamenav.grid.search import padded
 from gamenav.navmesh import NavMesh, NavMeshSearch
 from gamenav.query import find_path
@@ -62,6 +64,9 @@ def _warm_grid() -> None:
     grid = _grid_map()
     for diagonal in Diagonal:
         grid.components(diagonal)
+    clearance_mask(grid, 1.0)  # the distance transform (unit sizes), then its repair after an edit
+    grid.set_walkable((4, 3), False)
+    clearance_mask(grid, 1.0)
 
 
 def _warm_grid_search() -> None:
@@ -130,6 +135,13 @@ def _warm_navmesh() -> None:
     mesh.raycast((1.0, 1.0), (9.0, 9.0))
     mesh.raycast((1.0, 1.0), (1.0, 9.0))
     NavMesh.from_grid(_grid_map(cell_size=2.0), agent_radius=0.2)
+    # splits (split_groups), merges back (relabel)
+    oid = mesh.add_obstacle([(-1.0, 4.0), (11.0, 4.0), (11.0, 6.0), (-1.0, 6.0)])
+    mesh.remove_obstacle(oid)
+    # an edit of a mesh with area costs locates the new triangles in the build (locate_points)
+    costly = NavMesh.from_polygons([[(0, 0), (10, 0), (10, 10), (0, 10)]],
+                                   areas=[([(0, 0), (5, 0), (5, 5), (0, 5)], 2.0)])
+    costly.remove_obstacle(costly.add_obstacle([(1.0, 1.0), (2.0, 1.0), (2.0, 2.0), (1.0, 2.0)]))
 
 
 def _warm_navmesh_search() -> None:
@@ -140,6 +152,8 @@ def _warm_navmesh_search() -> None:
         while not search.step(2).done:
             pass
         search.result()
+    costly = NavMesh(mesh.vertices, mesh.triangles, np.linspace(1.0, 3.0, len(mesh)))  # area costs
+    find_path(costly, (1.0, 1.0), (9.0, 9.0))
 
 
 def _warm_crowd(navmesh: bool) -> None:

@@ -268,6 +268,9 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
     """Draw a navmesh's triangle edges; with ``path``, also the portals (shared edges) of its corridor."""
     verts = np.asarray(mesh.vertices, dtype=np.float64)
     tris = np.asarray(mesh.triangles, dtype=np.int64)
+    alive = getattr(mesh, "alive", None)
+    if alive is not None:  # an edited mesh keeps dead rows (ids are never reused): skip them
+        tris = tris[np.asarray(alive, dtype=bool)]
     if len(tris):
         edges = np.concatenate([tris[:, [0, 1]], tris[:, [1, 2]], tris[:, [2, 0]]])
         edges = np.unique(np.sort(edges, axis=1), axis=0)
