@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 import time
 
@@ -51,8 +52,8 @@ def back_to_back(grid: gamenav.TileGrid, queries: list) -> tuple[float, float]:
     return time.perf_counter() - t0, time.thread_time() - c0
 
 
-def run_queue(grid: gamenav.TileGrid, queries: list, budget_ms: float) -> dict:
-    queue = gamenav.PathQueue(budget_ms=budget_ms)
+def run_queue(grid: gamenav.TileGrid, queries: list, budget_ms: float, workers: int = 1) -> dict:
+    queue = gamenav.PathQueue(budget_ms=budget_ms, workers=workers)
     c0, t0 = time.thread_time(), time.perf_counter()
     requests = [queue.request(grid, q.start, q.goal) for q in queries]
     request_s, request_cpu = time.perf_counter() - t0, time.thread_time() - c0
@@ -76,6 +77,8 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=1000)
     parser.add_argument("--budgets", default="0.5,1,2", help="comma-separated ms per update")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1,
+                        help="PathQueue(workers=N) (default 1); CPU figures are the calling thread's")
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs per budget (default 3): timings pooled, throughput best-of")
     parser.add_argument("--no-gc-freeze", action="store_true",
@@ -90,7 +93,7 @@ def main() -> int:
     budgets = [float(b) for b in args.budgets.split(",")]
 
     gamenav.find_path(grid, queries[0].start, queries[0].goal)  # warm-up: load compiled kernels
-    run_queue(grid, queries[:50], 1.0)
+    run_queue(grid, queries[:50], 1.0, args.workers)
     if not args.no_gc_freeze:
         gc.collect()
         gc.freeze()
@@ -99,7 +102,7 @@ def main() -> int:
     for _ in range(args.repeat):  # baselines interleaved with the queued runs: noise hits both
         for b in budgets:
             base.append(back_to_back(grid, queries))
-            runs[b].append(run_queue(grid, queries, b))
+            runs[b].append(run_queue(grid, queries, b, args.workers))
     base.append(back_to_back(grid, queries))
     base_rate = len(queries) / min(w for w, _ in base)
     base_cpu_rate = len(queries) / min(c for _, c in base)
@@ -125,7 +128,8 @@ def main() -> int:
                          f"{100 * cpu_rate / base_cpu_rate:.1f}%",
                          f"{1e6 * min(r['request_s'] for r in reps) / len(queries):.1f}"])
     walls = ", ".join(f"{w:.2f}" for w, _ in base)
-    print(f"brc202d ({grid.width}x{grid.height}), {len(queries)} random scenarios queued at once "
+    print(f"brc202d ({grid.width}x{grid.height}), {len(queries)} random scenarios queued at once, "
+          f"workers={args.workers}, load average {os.getloadavg()[0]:.2f} "
           f"(seed {args.seed}), {args.repeat} repeats; back to back without a queue: {walls} s "
           f"(interleaved with the queued runs); gc.freeze() after loading: "
           f"{'no' if args.no_gc_freeze else 'yes'}\n")

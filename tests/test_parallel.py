@@ -215,3 +215,98 @@ def test_queue_with_workers_restarts_after_an_edit() -> None:
     _same(a.path, gamenav.find_path(grid, (0, 0), (39, 39)))
     _same(b.path, gamenav.find_path(grid, (39, 0), (0, 39)))
     queue.close()
+
+
+def test_queue_expansion_budget_same_frames_as_one_worker() -> None:
+    """With ``max_expansions`` (and no time budget) every update spends what one worker's
+    would: the same expansions per frame, frame for frame, and the same answers."""
+    grid = _grid(12, h=60, w=60, walls=0.25)
+    starts, goals = _queries(grid, 25, 13)
+
+    def run(workers: int) -> tuple[list[int], list[Path]]:
+        queue = gamenav.PathQueue(budget_ms=None, max_expansions=700, workers=workers)
+        requests = [queue.request(grid, s, g) for s, g in zip(starts, goals, strict=True)]
+        spent = []
+        while len(queue):
+            queue.update()
+            spent.append(queue.stats.last_frame_expansions)
+        queue.close()
+        return spent, [r.path for r in requests]
+
+    spent1, paths1 = run(1)
+    for workers in (2, 3):
+        spent, paths = run(workers)
+        assert spent == spent1
+        for a, b in zip(paths, paths1, strict=True):
+            _same(a, b)
+    assert set(spent1[:-1]) == {700}
+
+
+class _ThreadClocks:
+    """Simulated threads for PathQueue(workers=N), deterministic: ``GridSearch.step`` advances
+    the running thread's clock (3 us a call + 0.07-0.13 us an expansion, a speed per search);
+    a parallel round runs its N threads one after the other in the calling thread, each with
+    its own clock starting at the caller's time, the next job going to the thread that is free
+    first; the join leaves the caller's clock at the latest thread's end: wall time with one
+    core per thread."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import types
+
+        from gamenav.grid.search import GridSearch
+        from gamenav.runtime import queue as queue_module
+
+        self.time = 0.0
+        real_step = GridSearch.step
+
+        def step(search: GridSearch, max_expansions: int | None = None) -> gamenav.PathStatus:
+            before = search.expanded
+            status = real_step(search, max_expansions)
+            speed = 0.7 + 0.6 * ((search.start[0] * 7 + search.goal[1] * 13) % 11) / 10
+            self.time += 3e-6 + (search.expanded - before) * speed * 1e-7
+            return status
+
+        def run_parallel(count: int, workers: int, make_worker: Any) -> None:
+            start = self.time
+            threads = [make_worker() for _ in range(max(1, min(workers, count)))]
+            clocks = [start] * len(threads)
+            for i in range(count):
+                t = clocks.index(min(clocks))
+                self.time = clocks[t]
+                threads[t](i)
+                clocks[t] = self.time
+            self.time = max(clocks)
+
+        monkeypatch.setattr(GridSearch, "step", step)
+        monkeypatch.setattr(queue_module, "run_parallel", run_parallel)
+        monkeypatch.setattr(queue_module, "time", types.SimpleNamespace(perf_counter=self.now))
+
+    def now(self) -> float:
+        return self.time
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_queue_time_budget_with_simulated_thread_clocks(monkeypatch: pytest.MonkeyPatch,
+                                                        workers: int) -> None:
+    """Each update stays within its budget and keeps every thread busy for most of it: N
+    threads expand about N times what one does per frame."""
+    from tests.runtime.helpers import connected_pairs, rooms_grid
+
+    clocks = _ThreadClocks(monkeypatch)
+    grid = rooms_grid(200, 160, seed=21)
+    pairs = connected_pairs(grid, 80, seed=22)
+    queue = gamenav.PathQueue(budget_ms=0.2, workers=workers)
+    requests = [queue.request(grid, s, g) for s, g in pairs]
+    used, spent = [], []
+    while len(queue):
+        t0 = clocks.now()
+        queue.update()
+        used.append((clocks.now() - t0) * 1e3)
+        spent.append(queue.stats.last_frame_expansions)
+        assert len(used) < 10_000
+    assert max(used) <= 0.2 + 1e-9                      # never past the budget
+    assert np.median(used[:-1]) >= 0.17                  # and most of it is used
+    # expansions per frame: ~1800 for one thread at these speeds (step overheads included)
+    assert np.median(spent[:-1]) >= 1450 * workers
+    for req, (s, g) in zip(requests, pairs, strict=True):
+        _same(req.path, gamenav.find_path(grid, s, g))

@@ -53,6 +53,13 @@ _EMA = 0.25
 _PENDING = Path.none(PathStatus.IN_PROGRESS)
 _MAX_QUICK = 1 << 62
 """``quick_expansions`` above this (more than any world has nodes) run the search to its end."""
+_HAND_OUT = 8
+"""Most jobs per worker thread handed out in one round (``workers > 1``)."""
+_SPARE = 1.5
+"""... as many as the work estimated to fill the threads until the deadline, times this."""
+_FILL_THREADS = 0.6
+"""With ``workers > 1``: chunks fill this fraction of what one worker's would (threads running
+side by side are slower and vary more)."""
 
 
 class PathRequest:
@@ -208,36 +215,53 @@ def _percentile(values: Sequence[float], q: float) -> float:
     return float(np.percentile(values, q)) if len(values) else 0.0
 
 
-def _step_all(plan: list[tuple[_Job, int]], workers: int, now: float, deadline: float
-              ) -> list[tuple[int, float]]:
-    """Step each planned job's (started) search by its chunk, on ``workers`` threads; returns
-    ``(expansions, seconds)`` per job.
+def _step_jobs(jobs: list[_Job], caps: list[int], workers: int,
+               size: Callable[[_Job, float, int, bool], int],
+               measure: Callable[[_Job, int, float], None], first: bool) -> tuple[list[int], bool]:
+    """Step ``jobs`` (started searches, in the order served) on ``workers`` threads, the calling
+    thread being one; returns the expansions done per job and whether a thread ran out of time.
 
-    Chunks were sized at ``now`` for the time left until ``deadline``; a job a thread takes up
-    late (a thread woken late, or the caller running two jobs in turn) is shrunk to the time
-    left then, so the round still ends near the deadline."""
-    steps = [(0, 0.0)] * len(plan)
-    span = deadline - now
+    Each thread takes the next job no thread took yet and steps it in chunks of
+    ``size(job, now, cap_left, first_chunk)`` expansions, reading the clock itself, until the
+    search is done or has spent its cap ``caps[i]``; a size of 0 means the thread's time is up:
+    it stops. ``first_chunk`` is true for the round's first chunk (of any thread) when
+    ``first``: one chunk per update at least, whatever the time."""
+    done = [0] * len(jobs)
+    firsts = [True] if first else []
+    late: list[bool] = []
 
-    def worker() -> Callable[[int], None]:
-        def step(i: int) -> None:
-            job, n = plan[i]
+    def make_worker() -> Callable[[int], None]:
+        stopped = False
+
+        def run(i: int) -> None:
+            nonlocal stopped
+            job, cap = jobs[i], caps[i]
             search = job.search
-            if search is None:  # never: every planned job was started
-                return
-            before, t0 = search.expanded, time.perf_counter()
-            if span != math.inf and t0 > now:
-                n = int(n * max(0.0, deadline - t0) / max(span, 1e-9))
-                if n < 1:
+            while search is not None and cap > 0 and not stopped and not search.status.done:
+                t = time.perf_counter()
+                try:
+                    first_chunk = firsts.pop()  # atomic: one thread gets it
+                except IndexError:
+                    first_chunk = False
+                n = size(job, t, cap, first_chunk)
+                if n <= 0:
+                    stopped = True
+                    late.append(True)
                     return
-            search.step(n)
-            steps[i] = (search.expanded - before, time.perf_counter() - t0)
+                before = search.expanded
+                search.step(n)
+                k = search.expanded - before
+                measure(job, k, time.perf_counter() - t)
+                done[i] += k
+                cap -= k
+                if k == 0:
+                    return  # a search that cannot advance: never spin
 
-        return step
+        return run
 
-    if plan:
-        run_parallel(len(plan), workers, worker)
-    return steps
+    if jobs:
+        run_parallel(len(jobs), workers, make_worker)
+    return done, bool(late)
 
 
 def _check_count(value: int | None, name: str) -> None:
@@ -279,15 +303,19 @@ class PathQueue:
             in either mode (a new search would raise BlockedEndpointError).
         window: how many recent frames / answers :attr:`stats` summarises.
         workers: searches stepped at once on threads (>= 1; None: every core). With N > 1,
-            each update runs rounds of the N searches served next, each stepped on its own
-            thread by a chunk sized to the time left (so the budget holds as with one worker)
-            and, with ``max_expansions``, the expansions left shared among them. Starting,
-            finishing and answering stay in the calling thread. Worth it when searches are
-            long (big maps); answers are the same as with one worker.
+            each update hands the searches served next to the N threads once (the calling
+            thread is one): each thread steps them in turn, in chunks sized from its measured
+            speed, reads the clock itself and stops short of the budget; starting, finishing
+            and answering stay in the calling thread (after the join). With
+            ``max_expansions`` an update spends exactly what one worker's would. Worth it when
+            searches are long (big maps) and cores are free: an update waits for its threads,
+            so a thread the OS deschedules (cores busy with other processes) makes the update
+            late. Answers are the same as with one worker.
 
     Results are bit for bit those of :func:`gamenav.find_path` with the same options. Requests
-    with the same world (and navmesh version), start, goal and options made while one of them
-    is pending share a single search.
+    with the same world, start, goal and options made while one of them is pending share a
+    single search (a navmesh search that spanned a mesh edit is restarted, or answered STALE,
+    whatever the edit).
 
     The queue follows the edits of the grids it has pending searches on through weak
     subscriptions: a dropped queue is neither kept alive nor notified by a grid. :meth:`close`
@@ -339,6 +367,7 @@ class PathQueue:
         self._rate: dict[int, float] = {}     # expansions per second, per world
         self._start_s = 20e-6                  # measured cost of starting a search
         self._finish_s = 20e-6                 # measured cost of finishing one
+        self._per_search: dict[int, float] = {}  # expansions per finished search, per world
         self._frame_s: deque[float] = deque(maxlen=window)
         self._frame_exp: deque[int] = deque(maxlen=window)
         self._latency: deque[int] = deque(maxlen=window)
@@ -537,12 +566,7 @@ class PathQueue:
                 search.step(n)
                 t = time.perf_counter()
                 k = search.expanded - before
-                if k >= _MIN_CHUNK and not self._chunk:
-                    key = id(job.query.world)
-                    measured = k / max(t - now, 1e-9)
-                    old = self._rate.get(key)
-                    self._rate[key] = measured if old is None else old + _EMA * (measured - old)
-                    job.rate = measured if job.rate is None else 0.5 * (job.rate + measured)
+                self._measure(job, k, t - now)
                 now = t
                 spent += k
                 worked = True
@@ -564,71 +588,120 @@ class PathQueue:
     def _update_parallel(self, now: float, deadline: float) -> int:
         """The searches of :meth:`update` with several workers; returns the expansions spent.
 
-        Rounds: take the ``workers`` jobs served next, start those not started (here), size a
-        chunk for each from the time left (and a share of the expansions left), step them on
-        threads, then finish the done ones (here). Stops when the time or the expansions are
-        spent, nothing is pending, or no search advanced.
+        The calling thread takes the jobs served next (enough to keep every thread busy until
+        the deadline, estimated from the measured expansions per search and expansion rates),
+        starts them, and hands them to the threads once: each thread takes the next job no
+        thread took, steps it in chunks sized to the time left and reads the clock itself,
+        stopping short of the deadline by the measured time to join and to finish the jobs.
+        After the join the calling thread finishes the done jobs. Another round follows only
+        if time and expansions are left and the round advanced. With ``max_expansions`` the
+        expansions left are split equally among a round's jobs (a frame spends what one worker
+        would; with ``budget_ms=None`` the queue stays deterministic).
         """
         timed = deadline != math.inf
         limit = self._max_expansions
-        left = limit if limit is not None else _MAX_CHUNK
+        left = limit if limit is not None else _MAX_QUICK
         spent = 0
-        worked = False
+        first = True
         while left > 0:
-            ready: list[_Job] = []
-            for job in self._top(self._workers):
-                if job.search is None:
-                    if timed and worked and now + self._start_s > deadline:
-                        break
-                    worked = True
-                    try:
-                        self._begin(job)
-                    except InvalidInputError:  # an edit blocked the start or goal since the request
-                        self._drop_job(job)
-                        self._pending -= len(job.requests)
-                        self._store_and_answer(job.query, Path.none(PathStatus.STALE), job.requests)
-                        now = time.perf_counter()
-                        continue
-                    t = time.perf_counter()
-                    self._start_s = _track(self._start_s, t - now)
-                    now = t
-                ready.append(job)
-            if not ready:
+            jobs, now = self._hand_out(now, deadline, left, not first)
+            if not jobs:
                 break
-            running = [job for job in ready if not job.search.status.done]  # type: ignore[union-attr]
-            plan: list[tuple[_Job, int]] = []
-            for i, job in enumerate(running):
-                share = left if limit is None else left // len(running) + (i < left % len(running))
-                n = self._chunk_size(job, now, deadline, share, worked) if share else 0
-                if n > 0:
-                    plan.append((job, n))
-            steps = _step_all(plan, self._workers, now, deadline)
-            if plan:
-                worked = True
+            count = len(jobs)
+            caps = [left // count + (i < left % count) for i in range(count)]
+            end = deadline - self._finish_s * count
+
+            def size(job: _Job, t: float, cap: int, first_chunk: bool, end: float = end) -> int:
+                if not timed:
+                    return self._chunk_size(job, t, end, cap, True)
+                if t >= end and not first_chunk:
+                    return 0
+                n = self._chunk_size(job, t, end, cap, not first_chunk)
+                if self._chunk is None and n > _MIN_CHUNK:  # smaller steps, same stopping point
+                    n = max(int(n * _FILL_THREADS), _MIN_CHUNK)
+                return n
+
+            steps, late = _step_jobs(jobs, caps, self._workers, size, self._measure, first)
             now = time.perf_counter()
-            advanced = 0
-            for (job, _), (k, seconds) in zip(plan, steps, strict=True):
-                if k >= _MIN_CHUNK and not self._chunk:
-                    key = id(job.query.world)
-                    measured = k / max(seconds, 1e-9)
-                    old = self._rate.get(key)
-                    self._rate[key] = measured if old is None else old + _EMA * (measured - old)
-                    job.rate = measured if job.rate is None else 0.5 * (job.rate + measured)
-                advanced += k
+            first = False
+            advanced = sum(steps)
             spent += advanced
             if limit is not None:
                 left -= advanced
             finished = False
-            for job in ready:
-                if job.search is not None and job.search.status.done:
+            for job in jobs:
+                search = job.search
+                if search is not None and search.status.done:
+                    key = id(job.query.world)
+                    old = self._per_search.get(key)
+                    self._per_search[key] = float(search.expanded) if old is None \
+                        else old + _EMA * (search.expanded - old)
                     self._finish(job)
                     t = time.perf_counter()
                     self._finish_s = _track(self._finish_s, t - now)
                     now = t
                     finished = True
-            if now >= deadline or (not advanced and not finished):
+            if late or now >= deadline or (not advanced and not finished):
                 break  # out of time, or nothing could advance: never spin
         return spent
+
+    def _hand_out(self, now: float, deadline: float, left: int, worked: bool
+                  ) -> tuple[list[_Job], float]:
+        """The started jobs for a parallel round and the clock after starting them.
+
+        The ``workers`` jobs served next; in a timed update more while the estimated work of
+        those taken (expansions per search on the world, less those done, at the measured rate)
+        would leave a thread idle before the deadline and fall short of the expansions ``left``.
+        """
+        timed = deadline != math.inf
+        workers = self._workers
+        jobs: list[_Job] = []
+        seconds = 0.0  # estimated thread time of the jobs taken
+        work = 0  # ... in expansions
+        for job in self._top(_HAND_OUT * workers):
+            if len(jobs) >= workers and (not timed or work >= left
+                                         or seconds >= _SPARE * workers * (deadline - now)):
+                break
+            if timed and worked and not jobs and \
+                    self._chunk_size(job, now, deadline - self._finish_s, left, True) == 0:
+                break  # no time for another round
+            search = job.search
+            if search is None:
+                if timed and (worked or jobs) and now + self._start_s > deadline:
+                    break
+                try:
+                    search = self._begin(job)
+                except InvalidInputError:  # an edit blocked the start or goal since the request
+                    self._drop_job(job)
+                    self._pending -= len(job.requests)
+                    self._store_and_answer(job.query, Path.none(PathStatus.STALE), job.requests)
+                    now = time.perf_counter()
+                    continue
+                t = time.perf_counter()
+                self._start_s = _track(self._start_s, t - now)
+                now = t
+            if search.status.done:  # restarted on a world where it ends at once
+                self._finish(job)
+                now = time.perf_counter()
+                continue
+            jobs.append(job)
+            key = id(job.query.world)
+            per_search, rate = self._per_search.get(key), job.rate or self._rate.get(key)
+            if per_search is None or rate is None:  # not measured yet: one job fills a thread
+                seconds, work = seconds + deadline - now, left
+            else:
+                remaining = max(per_search - search.expanded, _MIN_CHUNK)
+                seconds, work = seconds + remaining / rate, work + int(remaining)
+        return jobs, now
+
+    def _measure(self, job: _Job, k: int, seconds: float) -> None:
+        """Record that ``job``'s search did ``k`` expansions in ``seconds`` (chunk sizing)."""
+        if k >= _MIN_CHUNK and not self._chunk:
+            key = id(job.query.world)
+            measured = k / max(seconds, 1e-9)
+            old = self._rate.get(key)
+            self._rate[key] = measured if old is None else old + _EMA * (measured - old)
+            job.rate = measured if job.rate is None else 0.5 * (job.rate + measured)
 
     def _top(self, count: int) -> list[_Job]:
         """The ``count`` jobs to serve next (highest score, then oldest), left in the queue;
