@@ -98,9 +98,10 @@ def run_parallel(count: int, workers: int, make_worker: Callable[[], Callable[[i
     if workers > 1:
         pool = _pool(workers - 1)
         futures = [pool.submit(loop) for _ in range(workers - 1)]
-    loop()
+    loop()  # returns once every job was taken
     for future in futures:
-        future.result()
+        if not future.cancel():  # a thread not started yet has nothing left to do: no wait
+            future.result()
     if failed:
         raise failed[0]
 
