@@ -500,6 +500,11 @@ class GridSearch:
         algorithm: ``"astar"`` (default), ``"jps"`` (Jump Point Search: uniform-cost grids,
             ``diagonal="no_corner_cutting"``, weight 1 and the octile heuristic only; otherwise
             :class:`~gamenav.UnsupportedOptionError`) or ``"dijkstra"`` (no heuristic).
+            ``"jps"`` runs JPS+ (:mod:`gamenav.grid.jump_plus`: a per-grid table of jump
+            distances, built on the first JPS query and repaired in place on edits) and counts
+            the jump points it expands in ``expanded``; on dense maps (random obstacles, 1-wide
+            mazes) it runs A*, which is faster there. Costs are optimal either way; among paths
+            of equal cost it may pick another one than A*.
         diagonal: a :class:`~gamenav.Diagonal` rule (name or member; True/False).
         heuristic: ``None`` (manhattan for 4-connected movement, octile otherwise), a
             :class:`~gamenav.Heuristic` name, or ``f(dx, dy) -> float`` of absolute cell offsets,
