@@ -22,9 +22,10 @@ from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.navmesh.mesh import world_point
 from gamenav.runtime._invalidation import MANHATTAN, OCTILE
-from gamenav.types import Cell, Point
+from gamenav.query import begin_search
+from gamenav.types import Cell, Point, Search
 
-__all__ = ["GridWatch", "Query", "make_query"]
+__all__ = ["GridWatch", "Query", "make_query", "start_search"]
 
 _GRID_DEFAULTS: dict[str, Any] | None = None
 
@@ -56,6 +57,8 @@ class Query:
             octile otherwise).
         fragile: grids only: any edit may change the result (``smooth=True``: the waypoints
             depend on line of sight and the cost on the unsmoothed cells, which are not kept).
+        checked: grids only: the validated search arguments, so that :func:`start_search` starts
+            the search without checking them again.
     """
 
     world: Any
@@ -65,6 +68,7 @@ class Query:
     key: Hashable | None
     metric: int | None
     fragile: bool
+    checked: Any = None
 
     @property
     def is_grid(self) -> bool:
@@ -85,15 +89,17 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
     fragile = False
     s: Cell | Point
     g: Cell | Point
+    checked = None
     if isinstance(world, TileGrid):
-        s = world.check_cell(start, "start")
-        g = world.check_cell(goal, "goal")
+        from gamenav.grid.search import GridSearch
+
+        checked = GridSearch._check(world, start, goal, **options)  # every argument, once
+        s, g = checked.start, checked.goal
         effective = dict(_grid_defaults())
         effective.update(options)
-        diagonal = Diagonal.parse(effective.get("diagonal", Diagonal.NO_CORNER_CUTTING))
-        effective["diagonal"] = diagonal
-        fragile = bool(effective.get("smooth", False))
-        metric = MANHATTAN if diagonal is Diagonal.NEVER else OCTILE
+        effective["diagonal"] = checked.diagonal
+        fragile = checked.smooth
+        metric = MANHATTAN if checked.diagonal is Diagonal.NEVER else OCTILE
     else:
         if getattr(world, "version", None) is None:
             raise InvalidInputError(
@@ -107,7 +113,21 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
         hash(key)
     except TypeError:
         key = None
-    return Query(world, s, g, dict(options), key, metric, fragile)
+    return Query(world, s, g, dict(options), key, metric, fragile, checked)
+
+
+def start_search(query: Query) -> Search:
+    """Start ``query``'s search on its world as it is now (grid arguments are not checked again).
+
+    Raises:
+        BlockedEndpointError, UnsupportedOptionError: what depends on the world's current cells
+            (an endpoint blocked since the query was made, JPS on a grid that became weighted).
+    """
+    if query.checked is not None:
+        from gamenav.grid.search import GridSearch
+
+        return GridSearch._from_checked(query.checked)
+    return begin_search(query.world, query.start, query.goal, **query.options)
 
 
 class GridWatch:

@@ -24,8 +24,7 @@ from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.runtime._invalidation import EntryTable
 from gamenav.runtime._mesh_invalidation import MeshEntries
-from gamenav.query import begin_search
-from gamenav.runtime._search import GridWatch, Query, make_query
+from gamenav.runtime._search import GridWatch, Query, make_query, start_search
 from gamenav.types import Path, PathStatus
 
 __all__ = ["CacheStats", "PathCache"]
@@ -133,7 +132,7 @@ class PathCache:
         hit = self._lookup(query)
         if hit is not None:
             return hit
-        search = begin_search(world, start, goal, **options)
+        search = start_search(query)
         search.step(None)
         path = search.result()
         self._store(query, path, search.world_version)

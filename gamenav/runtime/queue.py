@@ -32,9 +32,8 @@ import numpy as np
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.parallel import check_workers, run_parallel
-from gamenav.query import begin_search
 from gamenav.runtime._invalidation import EntryTable, footprint
-from gamenav.runtime._search import GridWatch, Query, make_query
+from gamenav.runtime._search import GridWatch, Query, make_query, start_search
 from gamenav.runtime.cache import PathCache
 from gamenav.types import Path, PathStatus, Search
 
@@ -447,7 +446,7 @@ class PathQueue:
         if job is not None and quick_expansions and not self._current(job):
             self._begin(job)  # quick paths come from the world as it is now (raises, if it does, before any change)
         if job is None:
-            search = begin_search(world, query.start, query.goal, **search_options)  # validates
+            search = start_search(query)
             if search.status.done:  # start == goal, or another island: answered at once
                 self._store_and_answer(query, search.result(), [req])
                 return req
@@ -769,7 +768,7 @@ class PathQueue:
         """(Re)start ``job``'s search on the world as it is now and return it (the old search,
         if any, is cancelled once the new one started: a failing start changes nothing)."""
         query = job.query
-        search = begin_search(query.world, query.start, query.goal, **query.options)
+        search = start_search(query)
         if job.search is not None:
             job.search.cancel()
         job.search = search

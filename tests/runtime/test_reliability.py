@@ -468,3 +468,22 @@ def test_navmesh_requests_check_the_coordinate_range_at_request_time() -> None:
     mesh = gamenav.NavMesh.from_polygons(box(0, 0, 10, 10))
     with pytest.raises(gamenav.InvalidInputError, match=r"start must lie in \[-1e\+15, 1e\+15\]"):
         PathQueue().request(mesh, (1e300, 0.0), (5.0, 5.0))
+
+
+def test_queued_and_cached_requests_are_validated_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    grid = open_grid()
+    checked: list[str] = []
+    real = gamenav.TileGrid.check_cell
+
+    def counting(self: gamenav.TileGrid, cell: Any, name: str = "cell") -> tuple[int, int]:
+        checked.append(name)
+        return real(self, cell, name)
+
+    monkeypatch.setattr(gamenav.TileGrid, "check_cell", counting)
+    queue = PathQueue(budget_ms=None, max_expansions=10_000)
+    req = queue.request(grid, (0, 0), (29, 19))
+    queue.update()
+    assert req.status is PathStatus.FOUND and checked == ["start", "goal"]
+    checked.clear()
+    cache = PathCache()
+    assert cache.find_path(grid, (0, 0), (28, 19)).found and checked == ["start", "goal"]
