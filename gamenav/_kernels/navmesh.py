@@ -265,44 +265,181 @@ def _portal_point(px, py, ax, ay, bx, by, gx, gy):
     return bx, by
 
 
-@njit(cache=True, nogil=True)
-def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, goal, best, parent, fun,
-               state, hf, hg, hn, pos, ctr, max_expansions, costs, weighted):
-    """Advance portal A* over triangles by at most ``max_expansions`` expansions.
+_SLACK = 0.0
+"""The default search stops once the best open lower bound times ``1 + _SLACK`` reaches the
+cost of the best path found."""
 
-    Each triangle carries an incremental funnel ``fun[t]`` = (apex x, apex y, left x, left y,
-    right x, right y, g of apex): one simple-stupid-funnel step per portal, restarting from the
-    new apex (without re-scanning earlier portals) when a side crosses over. The triangle's
-    estimate is ``g(apex) + |apex - x| + |x - goal|`` with ``x`` the point of the entry portal
-    that best lines up apex and goal; ``best[t]`` is the lowest estimate seen. Bridges leading
-    away from the goal are skipped (:func:`dual_graph`, ``goal_tin`` = ``tin`` of the goal's
-    triangle). ``state``: 0
-    unseen, 1 open, 2 closed. Heap: see :mod:`gamenav._kernels.grid_search` (``hn``/``pos``
-    int32). ``ctr`` = [heap size, expanded, goal triangle]. Returns RUNNING, DONE_FOUND
-    (``ctr[2]`` = goal triangle) or DONE_NONE.
+
+@njit(cache=True, nogil=True, inline="always")
+def _funnel_dist(ax, ay, lx, ly, rx, ry, ga, px, py):
+    """Lower bound of the corridor distance from the start to ``p`` (a point beyond the last
+    portal) through funnel (apex ``a``, left tip ``l``, right tip ``r``, ``ga`` = g of the apex):
+    straight from the apex inside the funnel's cone, else around the tip of the side it passes."""
+    if (lx != ax or ly != ay) and _orient(ax, ay, lx, ly, px, py) > 0.0:
+        return ga + _dist(ax, ay, lx, ly) + _dist(lx, ly, px, py)
+    if (rx != ax or ry != ay) and _orient(ax, ay, rx, ry, px, py) < 0.0:
+        return ga + _dist(ax, ay, rx, ry) + _dist(rx, ry, px, py)
+    return ga + _dist(ax, ay, px, py)
+
+
+@njit(cache=True, nogil=True)
+def _refunnel(verts, tris, nbrs, ni, k, stop, kk, ax, ay, ga, prx, pry, plx, ply):
+    """Re-scan a corridor after its funnel's apex moved to a side tip (simple stupid funnel).
+
+    The new apex ``a`` (``ga`` = its g) is the tip set by the portal into label ``stop``; the
+    portals after it are those into the labels after ``stop`` on the chain ending at label
+    ``k``, then the new portal (right ``pr``, left ``pl``) into label ``kk``. Returns the funnel
+    (apex, left tip, right tip, g of apex) and the labels whose portals set the two tips.
+    """
+    n = 0
+    node = k
+    while node != stop:
+        n += 1
+        node = ni[node, 1]
+    buf = np.empty((n + 1, 5))
+    node = k
+    for i in range(n - 1, -1, -1):
+        t = ni[ni[node, 1], 0]
+        j = 0
+        while nbrs[t, j] != ni[node, 0]:
+            j += 1
+        buf[i, 0] = verts[tris[t, j], 0]
+        buf[i, 1] = verts[tris[t, j], 1]
+        buf[i, 2] = verts[tris[t, (j + 1) % 3], 0]
+        buf[i, 3] = verts[tris[t, (j + 1) % 3], 1]
+        buf[i, 4] = node
+        node = ni[node, 1]
+    buf[n, 0], buf[n, 1], buf[n, 2], buf[n, 3], buf[n, 4] = prx, pry, plx, ply, kk
+    n += 1
+    lx, ly, rx, ry = ax, ay, ax, ay
+    li = ri = -1  # buffer index of the portal that set each tip (-1: the apex itself)
+    i = 0
+    while i < n:
+        qrx, qry, qlx, qly = buf[i, 0], buf[i, 1], buf[i, 2], buf[i, 3]
+        if _on_portal(ax, ay, qrx, qry, qlx, qly):
+            i += 1
+            continue
+        if (rx == ax and ry == ay) or _orient(ax, ay, rx, ry, qrx, qry) >= 0.0:
+            if (lx == ax and ly == ay) or _orient(ax, ay, lx, ly, qrx, qry) < 0.0:
+                rx, ry, ri = qrx, qry, i
+            else:
+                ga += _dist(ax, ay, lx, ly)
+                ax, ay = lx, ly
+                rx, ry, ri = ax, ay, li
+                i = li + 1
+                continue
+        if (lx == ax and ly == ay) or _orient(ax, ay, lx, ly, qlx, qly) <= 0.0:
+            if (rx == ax and ry == ay) or _orient(ax, ay, rx, ry, qlx, qly) > 0.0:
+                lx, ly, li = qlx, qly, i
+            else:
+                ga += _dist(ax, ay, rx, ry)
+                ax, ay = rx, ry
+                lx, ly, li = ax, ay, ri
+                i = ri + 1
+                continue
+        i += 1
+    lk = int(buf[li, 4]) if li >= 0 else stop
+    rk = int(buf[ri, 4]) if ri >= 0 else stop
+    return ax, ay, lx, ly, rx, ry, ga, lk, rk
+
+
+@njit(cache=True, nogil=True)
+def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, start, goal, nf, ni, rec,
+               tslot, hf, hg, hn, pos, ctr, ucost, max_expansions, costs, weighted):
+    """Advance portal A* over triangle labels by at most ``max_expansions`` expansions.
+
+    A label is a triangle reached through a corridor: ``nf[k]`` = (apex x, apex y, left x,
+    left y, right x, right y, g of apex, f), ``ni[k]`` = (triangle, parent label). The funnel is
+    incremental: one simple-stupid-funnel step per portal, restarting from the new apex (without
+    re-scanning earlier portals) when a side crosses over. A triangle may hold several labels
+    (reached through different corridors): a new label crossing a portal is kept unless earlier
+    labels crossing the same (undirected) portal already reach both its ends and its midpoint
+    at least as cheaply (``rec``: per triangle slot ``tslot[t]``, 3 edges x (right end, middle,
+    left end) best distances, the edge stored in its lower-numbered triangle). The estimate
+    ``f`` is ``g(apex) + |apex - x| + |x - goal|`` with ``x`` the point of the portal that best
+    lines up apex and goal (around the funnel's side tips in the goal's triangle). A label
+    popped in a goal triangle gives a complete path: its corridor pulled taut by
+    :func:`funnel`; the cheapest so far is ``ucost[0]`` (label ``ctr[2]``). The search goes on
+    (TA*, Demyen & Buro 2006) until no open label's ``f`` can beat it. Bridges leading away
+    from the goal are skipped (:func:`dual_graph`, ``goal_tin`` = ``tin`` of the goal's
+    triangle). Heap: see :mod:`gamenav._kernels.grid_search` (``hn``/``pos`` int32, by label).
+    ``ctr`` = [heap size, expanded, best goal label, label count, slot count]. Returns RUNNING,
+    DONE_FOUND (``ctr[2]`` = final label; ``hn[:ctr[0]]`` is then its corridor, start to goal
+    triangle), DONE_NONE, or NEED_SPACE (grow ``nf``/``ni``/
+    ``rec``/heap and call again; nothing was changed).
 
     With ``weighted`` (area costs: ``costs[t]`` >= 1 multiplies lengths inside triangle t), a
-    triangle is entered at the point of its portal that best lines up the previous entry point
-    (``fun[t, :2]``) with the goal and ``g`` (``fun[t, 6]``) sums cost-weighted legs between
-    entry points (Detour's scheme); the funnel later pulls the corridor taut.
+    label holds (entry x, entry y, ..., g, f): a triangle is entered at the point of its portal
+    that best lines up the previous entry point with the goal and ``g`` sums cost-weighted legs
+    between entry points (Detour's scheme); a complete path is costed by
+    :func:`weighted_length` of its funnel.
     """
+    cap = nf.shape[0]
     gx = goal[0]
     gy = goal[1]
     count = 0
-    while ctr[0] > 0:
+    li = ri = 0
+    while True:
+        if ctr[0] == 0 or hf[0] * (1.0 + _SLACK) >= ucost[0]:
+            if ctr[2] < 0:
+                return DONE_NONE
+            m = 0
+            node = ctr[2]
+            while node >= 0:
+                m += 1
+                node = ni[node, 1]
+            ctr[0] = m  # the heap is done with: it now holds the corridor
+            node = ctr[2]
+            for i in range(m - 1, -1, -1):
+                hn[i] = ni[node, 0]
+                node = ni[node, 1]
+            return DONE_FOUND
         if count >= max_expansions:
             return RUNNING
-        t = heap_pop(hf, hg, hn, pos, ctr[0])
+        if ctr[3] + 3 > cap or ctr[4] + 4 > cap:
+            return NEED_SPACE
+        k = heap_pop(hf, hg, hn, pos, ctr[0])
         ctr[0] -= 1
-        state[t] = 2
         ctr[1] += 1
         count += 1
+        t = ni[k, 0]
         if goal_mask[t]:
-            ctr[2] = t
-            return DONE_FOUND
+            # a complete path: the label's corridor pulled taut to the goal
+            if weighted:
+                m = 0
+                node = k
+                while node >= 0:
+                    m += 1
+                    node = ni[node, 1]
+                corridor = np.empty(m, dtype=np.int64)
+                node = k
+                for i in range(m - 1, -1, -1):
+                    corridor[i] = ni[node, 0]
+                    node = ni[node, 1]
+                pts = funnel(verts, tris, nbrs, corridor, start, goal)
+                c = weighted_length(verts, tris, nbrs, corridor, pts, costs)
+            else:
+                ax, ay, lx, ly, rx, ry, ga = (nf[k, 0], nf[k, 1], nf[k, 2], nf[k, 3], nf[k, 4],
+                                              nf[k, 5], nf[k, 6])
+                stop = -1
+                if (lx != ax or ly != ay) and _orient(ax, ay, lx, ly, gx, gy) > 0.0:
+                    ga += _dist(ax, ay, lx, ly)
+                    ax, ay, stop = lx, ly, ni[k, 2]
+                elif (rx != ax or ry != ay) and _orient(ax, ay, rx, ry, gx, gy) < 0.0:
+                    ga += _dist(ax, ay, rx, ry)
+                    ax, ay, stop = rx, ry, ni[k, 3]
+                if stop >= 0:  # the goal is outside the funnel: re-scan from the new apex
+                    ax, ay, lx, ly, rx, ry, ga, li, ri = _refunnel(
+                        verts, tris, nbrs, ni, k, stop, -1, ax, ay, ga, gx, gy, gx, gy)
+                c = ga + _dist(ax, ay, gx, gy)
+            if c < ucost[0]:
+                ucost[0] = c
+                ctr[2] = k
+            continue
+        back = ni[ni[k, 1], 0] if ni[k, 1] >= 0 else -1
         for j in range(3):
             u = nbrs[t, j]
-            if u < 0 or state[u] == 2:
+            if u < 0 or u == back:
                 continue
             if not goal_mask[u] and _useless(side[t, j], goal_tin, tin[t], tout[t], tin[u],
                                              tout[u]):
@@ -311,54 +448,89 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, goal, be
             pry = verts[tris[t, j], 1]
             plx = verts[tris[t, (j + 1) % 3], 0]
             ply = verts[tris[t, (j + 1) % 3], 1]
-            ax, ay, lx, ly, rx, ry, ga = (fun[t, 0], fun[t, 1], fun[t, 2], fun[t, 3], fun[t, 4],
-                                          fun[t, 5], fun[t, 6])
+            pmx = 0.5 * (prx + plx)
+            pmy = 0.5 * (pry + ply)
+            ax, ay, lx, ly, rx, ry, ga = (nf[k, 0], nf[k, 1], nf[k, 2], nf[k, 3], nf[k, 4],
+                                          nf[k, 5], nf[k, 6])
             if weighted:
                 qx, qy = _portal_point(ax, ay, prx, pry, plx, ply, gx, gy)
-                gq = ga + costs[t] * _dist(ax, ay, qx, qy)
+                c = costs[t]
+                gq = ga + c * _dist(ax, ay, qx, qy)
                 f = gq + (costs[u] if goal_mask[u] else 1.0) * _dist(qx, qy, gx, gy)
-                if f < best[u]:
-                    best[u] = f
-                    parent[u] = t
-                    fun[u, 0], fun[u, 1], fun[u, 6] = qx, qy, gq
-                    if state[u] == 1:
-                        heap_sift_up(hf, hg, hn, pos, pos[u], u, f, gq)
-                    else:
-                        state[u] = 1
-                        heap_sift_up(hf, hg, hn, pos, ctr[0], u, f, gq)
-                        ctr[0] += 1
+                d_r = ga + c * _dist(ax, ay, prx, pry)
+                d_m = ga + c * _dist(ax, ay, pmx, pmy)
+                d_l = ga + c * _dist(ax, ay, plx, ply)
+                ax, ay, ga = qx, qy, gq
+            else:
+                kk = ctr[3]
+                li = ni[k, 2]
+                ri = ni[k, 3]
+                if not _on_portal(ax, ay, prx, pry, plx, ply):
+                    stop = -1
+                    if (rx == ax and ry == ay) or _orient(ax, ay, rx, ry, prx, pry) >= 0.0:
+                        if (lx == ax and ly == ay) or _orient(ax, ay, lx, ly, prx, pry) < 0.0:
+                            rx, ry, ri = prx, pry, kk
+                        else:  # the right side crosses the left one: the apex moves to its tip
+                            ga += _dist(ax, ay, lx, ly)
+                            ax, ay, stop = lx, ly, li
+                    if stop < 0 and ((lx == ax and ly == ay)
+                                     or _orient(ax, ay, lx, ly, plx, ply) <= 0.0):
+                        if (rx == ax and ry == ay) or _orient(ax, ay, rx, ry, plx, ply) > 0.0:
+                            lx, ly, li = plx, ply, kk
+                        elif ri == kk:  # onto this portal's right end: nothing to re-scan
+                            ga += _dist(ax, ay, rx, ry)
+                            ax, ay = rx, ry
+                            lx, ly, li = plx, ply, kk
+                        else:
+                            ga += _dist(ax, ay, rx, ry)
+                            ax, ay, stop = rx, ry, ri
+                    if stop >= 0:
+                        ax, ay, lx, ly, rx, ry, ga, li, ri = _refunnel(
+                            verts, tris, nbrs, ni, k, stop, kk, ax, ay, ga, prx, pry, plx, ply)
+                if goal_mask[u]:
+                    f = _funnel_dist(ax, ay, lx, ly, rx, ry, ga, gx, gy)
+                else:
+                    qx, qy = _portal_point(ax, ay, prx, pry, plx, ply, gx, gy)
+                    f = ga + _dist(ax, ay, qx, qy) + _dist(qx, qy, gx, gy)
+                d_r = _funnel_dist(ax, ay, lx, ly, rx, ry, ga, prx, pry)
+                d_m = _funnel_dist(ax, ay, lx, ly, rx, ry, ga, pmx, pmy)
+                d_l = _funnel_dist(ax, ay, lx, ly, rx, ry, ga, plx, ply)
+            if f * (1.0 + _SLACK) >= ucost[0]:
                 continue
-            reset = _on_portal(ax, ay, prx, pry, plx, ply)
-            if not reset and ((rx == ax and ry == ay) or _orient(ax, ay, rx, ry, prx, pry) >= 0.0):
-                if (lx == ax and ly == ay) or _orient(ax, ay, lx, ly, prx, pry) < 0.0:
-                    rx, ry = prx, pry
-                else:
-                    ga += _dist(ax, ay, lx, ly)
-                    ax, ay = lx, ly
-                    lx, ly, rx, ry = plx, ply, prx, pry
-                    reset = True
-            if not reset and ((lx == ax and ly == ay) or _orient(ax, ay, lx, ly, plx, ply) <= 0.0):
-                if (rx == ax and ry == ay) or _orient(ax, ay, rx, ry, plx, ply) > 0.0:
-                    lx, ly = plx, ply
-                else:
-                    ga += _dist(ax, ay, rx, ry)
-                    ax, ay = rx, ry
-                    lx, ly, rx, ry = plx, ply, prx, pry
-            qx, qy = _portal_point(ax, ay, prx, pry, plx, ply, gx, gy)
-            gq = ga + _dist(ax, ay, qx, qy)
-            f = gq + _dist(qx, qy, gx, gy)
-            if f < best[u]:
-                best[u] = f
-                parent[u] = t
-                fun[u, 0], fun[u, 1], fun[u, 2], fun[u, 3] = ax, ay, lx, ly
-                fun[u, 4], fun[u, 5], fun[u, 6] = rx, ry, ga
-                if state[u] == 1:
-                    heap_sift_up(hf, hg, hn, pos, pos[u], u, f, gq)
-                else:
-                    state[u] = 1
-                    heap_sift_up(hf, hg, hn, pos, ctr[0], u, f, gq)
-                    ctr[0] += 1
-    return DONE_NONE
+            # dominance on the portal, stored once per undirected edge
+            if t < u:
+                owner = t
+                e = j
+            else:
+                owner = u
+                e = 0
+                while nbrs[u, e] != t:
+                    e += 1
+                d_r, d_l = d_l, d_r
+            s = tslot[owner]
+            if s < 0:
+                s = ctr[4]
+                ctr[4] += 1
+                tslot[owner] = s
+                for i in range(9):
+                    rec[s, i] = np.inf
+            tol = 1e-9 * (1.0 + d_m)
+            b = 3 * e
+            if d_r >= rec[s, b] - tol and d_m >= rec[s, b + 1] - tol and d_l >= rec[s, b + 2] - tol:
+                continue
+            rec[s, b] = min(rec[s, b], d_r)
+            rec[s, b + 1] = min(rec[s, b + 1], d_m)
+            rec[s, b + 2] = min(rec[s, b + 2], d_l)
+            kk = ctr[3]
+            ctr[3] += 1
+            nf[kk, 0], nf[kk, 1], nf[kk, 2], nf[kk, 3] = ax, ay, lx, ly
+            nf[kk, 4], nf[kk, 5], nf[kk, 6], nf[kk, 7] = rx, ry, ga, f
+            ni[kk, 0] = u
+            ni[kk, 1] = k
+            ni[kk, 2] = li
+            ni[kk, 3] = ri
+            heap_sift_up(hf, hg, hn, pos, ctr[0], kk, f, ga)
+            ctr[0] += 1
 
 
 @njit(cache=True, nogil=True)

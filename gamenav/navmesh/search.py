@@ -156,20 +156,19 @@ class NavMeshSearch:
         return mask
 
     def _begin_astar(self) -> None:
-        n = len(self._k["tris"])
-        self._best = np.full(n, np.inf)
-        self._parent = np.full(n, -1, dtype=np.int64)
-        self._fun = np.empty((n, 7))
-        self._state = np.zeros(n, dtype=np.uint8)
-        self._heap(n, n)
-        t = self._start_tri
-        self._fun[t] = (*self._start, *self._start, *self._start, 0.0)
-        self._best[t] = self._hf[0] = float(np.hypot(*(self._goal - self._start)))
-        self._hg[0] = 0.0
-        self._hn[0] = t
-        self._pos[t] = 0
-        self._state[t] = 1
-        self._ctr = np.array([1, 0, -1], dtype=np.int64)
+        cap = 4096
+        self._nf = np.empty((cap, 8))
+        self._ni = np.empty((cap, 4), dtype=np.int64)
+        self._rec = np.empty((cap, 9))
+        self._tslot = np.full(len(self._k["tris"]), -1, dtype=np.int32)
+        self._heap(cap, cap)
+        f = float(np.hypot(*(self._goal - self._start)))
+        self._nf[0] = (*self._start, *self._start, *self._start, 0.0, f)
+        self._ni[0] = (self._start_tri, -1, 0, 0)
+        self._hf[0], self._hg[0], self._hn[0], self._pos[0] = f, 0.0, 0, 0
+        self._ucost = np.array([np.inf])
+        # ctr: heap size, expanded, best goal label, label count, record slot count
+        self._ctr = np.array([1, 0, -1, 1, 0], dtype=np.int64)
 
     def _heap(self, slots: int, nodes: int) -> None:
         self._hf = np.empty(slots)
@@ -241,10 +240,15 @@ class NavMeshSearch:
                     break
                 self._grow()
         else:
-            code = astar_step(k["verts"], k["tris"], k["nbrs"], k["side"], k["tin"], k["tout"],
-                              self._goal_tin, self._goal_mask, self._goal, self._best,
-                              self._parent, self._fun, self._state, self._hf, self._hg,
-                              self._hn, self._pos, self._ctr, budget, self._costs, self._weighted)
+            while True:
+                code = astar_step(k["verts"], k["tris"], k["nbrs"], k["side"], k["tin"],
+                                  k["tout"], self._goal_tin, self._goal_mask, self._start,
+                                  self._goal, self._nf, self._ni, self._rec, self._tslot,
+                                  self._hf, self._hg, self._hn, self._pos, self._ctr,
+                                  self._ucost, budget, self._costs, self._weighted)
+                if code != NEED_SPACE:
+                    break
+                self._grow()
         self._expanded = int(self._ctr[1])
         if code == RUNNING:
             return self._status
@@ -281,13 +285,14 @@ class NavMeshSearch:
         self._release()
 
     def _release(self) -> None:
-        for name in ("_best", "_parent", "_fun", "_state", "_hf", "_hg", "_hn", "_pos", "_nf", "_ni",
-                     "_root_g"):
+        for name in ("_hf", "_hg", "_hn", "_pos", "_nf", "_ni", "_root_g", "_rec", "_tslot"):
             self.__dict__.pop(name, None)
 
     def _grow(self) -> None:
         cap = 2 * len(self._nf)
-        for name in ("_nf", "_ni", "_hf", "_hg", "_hn", "_pos"):
+        for name in ("_nf", "_ni", "_hf", "_hg", "_hn", "_pos", "_rec"):
+            if name not in self.__dict__:
+                continue
             old = getattr(self, name)
             new = np.empty((cap,) + old.shape[1:], dtype=old.dtype)
             new[: len(old)] = old
@@ -306,12 +311,7 @@ class NavMeshSearch:
                     corridor=np.asarray(corridor, dtype=np.int64))
 
     def _astar_path(self) -> Path:
-        t = int(self._ctr[2])
-        chain = [t]
-        while self._parent[t] >= 0:
-            t = int(self._parent[t])
-            chain.append(t)
-        corridor = np.array(chain[::-1], dtype=np.int64)
+        corridor = self._hn[: self._ctr[0]].astype(np.int64)  # see astar_step
         k = self._k
         pts = funnel(k["verts"], k["tris"], k["nbrs"], corridor, self._start, self._goal)
         return self._make_path(pts, corridor)
