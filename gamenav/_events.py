@@ -20,9 +20,12 @@ import logging
 import threading
 import weakref
 from collections.abc import Callable
+from types import TracebackType
 from typing import Generic, TypeVar
 
-__all__ = ["Listeners", "Unsubscribe"]
+from gamenav.errors import InvalidInputError
+
+__all__ = ["Closeable", "Listeners", "Unsubscribe"]
 
 C = TypeVar("C")
 Unsubscribe = Callable[[], None]
@@ -109,3 +112,42 @@ class Listeners(Generic[C]):
                     _log.error("gamenav: another change listener failed too", exc_info=exc)
         if first is not None:
             raise first
+
+
+_C = TypeVar("_C", bound="Closeable")
+
+
+class Closeable:
+    """``close()``, ``closed`` and ``with`` support for an object that follows a world's edits.
+
+    Subclasses implement :meth:`_close` (run once, by the first :meth:`close`) and call
+    :meth:`_check_open` before acting; state stays readable after closing.
+    """
+
+    _closed = False
+
+    def close(self) -> None:
+        """End the subscriptions and the pending work (idempotent; see the class docstring)."""
+        if not self._closed:
+            self._close()
+            self._closed = True
+
+    def _close(self) -> None:
+        raise NotImplementedError
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._closed
+
+    def __enter__(self: _C) -> _C:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def _check_open(self, action: str) -> None:
+        """Raise InvalidInputError ``cannot {action} a closed {class name}`` once closed."""
+        if self._closed:
+            raise InvalidInputError(f"cannot {action} a closed {type(self).__name__}")

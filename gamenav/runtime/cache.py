@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from types import TracebackType
 from collections.abc import Callable, Hashable
-from typing import Any, TypeVar
+from typing import Any
 
+from gamenav._events import Closeable
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.runtime._invalidation import EntryTable
@@ -29,7 +29,6 @@ from gamenav.types import Path, PathStatus
 
 __all__ = ["CacheStats", "PathCache"]
 
-_Self = TypeVar("_Self", bound="PathCache")
 
 _CACHEABLE = (PathStatus.FOUND, PathStatus.PARTIAL, PathStatus.NO_PATH)
 
@@ -69,7 +68,7 @@ class _GridEntries(GridWatch):
         self.table = EntryTable(grid.shape)
 
 
-class PathCache:
+class PathCache(Closeable):
     """A bounded, exactly invalidated cache of path results (grids and navmeshes).
 
     Args:
@@ -107,7 +106,6 @@ class PathCache:
         self._grids: dict[int, _GridEntries] = {}
         self._meshes: dict[int, MeshEntries] = {}
         self._hits = self._misses = self._invalidations = self._evictions = 0
-        self._closed = False
 
     @property
     def capacity(self) -> int:
@@ -144,8 +142,7 @@ class PathCache:
         Raises:
             InvalidInputError: the cache is closed.
         """
-        if self._closed:
-            raise InvalidInputError("cannot look up paths in a closed PathCache")
+        self._check_open("look up paths in")
         key = query.key
         if key is None:
             self._misses += 1
@@ -192,23 +189,10 @@ class PathCache:
         self._drop_entries()
         self._hits = self._misses = self._invalidations = self._evictions = 0
 
-    def close(self) -> None:
-        """Drop every entry and stop following grid edits (the counters stay readable).
-        Idempotent; afterwards :meth:`find_path` raises InvalidInputError."""
+    def _close(self) -> None:
+        """Drop every entry and stop following grid edits (the counters stay readable);
+        afterwards :meth:`find_path` raises InvalidInputError."""
         self._drop_entries()
-        self._closed = True
-
-    @property
-    def closed(self) -> bool:
-        """True once :meth:`close` was called."""
-        return self._closed
-
-    def __enter__(self: _Self) -> _Self:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
 
     # -- internals -------------------------------------------------------------------------
     def _drop_entries(self) -> None:

@@ -7,13 +7,13 @@ world ``(x, y)``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from gamenav._validate import finite_point, positive_number
+from gamenav._events import Closeable
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.runtime.crowd import Crowd
@@ -21,10 +21,9 @@ from gamenav.types import Path
 
 __all__ = ["Follower"]
 
-_Self = TypeVar("_Self", bound="Follower")
 
 
-class Follower:
+class Follower(Closeable):
     """One agent following paths on a grid: the steering of :class:`Crowd` for a single unit.
 
     Arrival, wall sliding, stuck detection and re-pathing after grid edits come from ``Crowd``.
@@ -101,21 +100,9 @@ class Follower:
         """``(k, 2)`` float64 world waypoints still ahead, the agent's position first."""
         return self._crowd.remaining_path(0)
 
-    def close(self) -> None:
-        """Stop following grid edits and cancel a pending path request (idempotent)."""
+    def _close(self) -> None:
+        """Stop following grid edits and cancel a pending path request."""
         self._crowd.close()
-
-    @property
-    def closed(self) -> bool:
-        """True once :meth:`close` was called."""
-        return self._crowd.closed
-
-    def __enter__(self: _Self) -> _Self:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
 
     def move_to(self, goal: Sequence[float]) -> None:
         """Walk to world point ``goal`` (a goal on a wall is moved to the nearest free cell)."""
@@ -131,8 +118,3 @@ class Follower:
         """Advance ``dt`` seconds."""
         self._check_open("update")
         self._crowd.update(dt)
-
-    def _check_open(self, action: str) -> None:
-        """Name this class (not the inner Crowd) when used after :meth:`close`."""
-        if self.closed:
-            raise InvalidInputError(f"cannot {action} a closed {type(self).__name__}")

@@ -23,12 +23,12 @@ import numbers
 import time
 from collections import deque
 from dataclasses import dataclass
-from types import TracebackType
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
+from gamenav._events import Closeable
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.parallel import check_workers, run_parallel
@@ -39,7 +39,6 @@ from gamenav.types import Path, PathStatus, Search
 
 __all__ = ["PathQueue", "PathRequest", "QueueStats"]
 
-_Self = TypeVar("_Self", bound="PathQueue")
 
 _MIN_CHUNK = 256
 """Smallest adaptive chunk: below this, one ``step`` call's overhead (3-9 us) starts to show."""
@@ -277,7 +276,7 @@ def _check_budget(budget_ms: float | None, max_expansions: int | None) -> None:
         raise InvalidInputError("give budget_ms or max_expansions (or both); got neither")
 
 
-class PathQueue:
+class PathQueue(Closeable):
     """Time-sliced path requests: call :meth:`request` any time, :meth:`update` once per frame.
 
     Args:
@@ -362,7 +361,6 @@ class PathQueue:
         self._searches = 0
         self._pending = 0
         self._answered: deque[PathRequest] = deque()  # answered, on_done not called yet
-        self._closed = False
         self._rate: dict[int, float] = {}     # expansions per second, per world
         self._start_s = 20e-6                  # measured cost of starting a search
         self._finish_s = 20e-6                 # measured cost of finishing one
@@ -423,7 +421,7 @@ class PathQueue:
             ``update``); InvalidInputError for a bad priority, on_done or quick_expansions,
             or when the queue (or its cache) is closed.
         """
-        self._check_open("request")
+        self._check_open("request paths from")
         if isinstance(priority, bool) or not isinstance(priority, numbers.Real) \
                 or not math.isfinite(priority):
             shown = priority.item() if isinstance(priority, np.generic) else priority  # no np.float64(...)
@@ -485,30 +483,11 @@ class PathQueue:
             for req in list(job.requests):
                 req.cancel()
 
-    def close(self) -> None:
+    def _close(self) -> None:
         """Cancel every pending request, forget the callbacks not yet called and stop following
-        grid edits. Idempotent; afterwards :meth:`request` and :meth:`update` raise."""
-        if self._closed:
-            return
+        grid edits; afterwards :meth:`request` and :meth:`update` raise."""
         self.cancel_all()
         self._answered.clear()
-        self._closed = True
-
-    @property
-    def closed(self) -> bool:
-        """True once :meth:`close` was called."""
-        return self._closed
-
-    def __enter__(self: _Self) -> _Self:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
-
-    def _check_open(self, action: str) -> None:
-        if self._closed:
-            raise InvalidInputError(f"cannot {action} on a closed PathQueue")
 
     def __len__(self) -> int:
         """Pending requests."""

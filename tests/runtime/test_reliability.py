@@ -245,9 +245,9 @@ def test_queue_close_cancels_requests_and_blocks_further_use() -> None:
     assert pending.status is PathStatus.CANCELLED and answered.status is PathStatus.FOUND
     assert len(queue) == 0 and queue.stats.searches == 0
     queue.close()  # idempotent
-    with pytest.raises(InvalidInputError, match="cannot update on a closed PathQueue"):
+    with pytest.raises(InvalidInputError, match="cannot update a closed PathQueue"):
         queue.update()
-    with pytest.raises(InvalidInputError, match="cannot request on a closed PathQueue"):
+    with pytest.raises(InvalidInputError, match="cannot request paths from a closed PathQueue"):
         queue.request(grid, (0, 0), (1, 1))
     assert calls == [] and queue.stats.cancelled == 1
 
