@@ -265,9 +265,13 @@ def _portal_point(px, py, ax, ay, bx, by, gx, gy):
     return bx, by
 
 
-_SLACK = 0.0
-"""The default search stops once the best open lower bound times ``1 + _SLACK`` reaches the
-cost of the best path found."""
+_W = 1.02
+"""Weight of the remaining distance in the default search's ordering (weighted A*): the search
+stops once no open label's ``g + _W * h`` beats the best complete path, so that path is within
+``_W`` of the best one the labels can give."""
+_DOMINANCE = 1e-3
+"""A new label must reach one end of its portal this much (relative) more cheaply than every
+earlier label crossing that portal, or it is dropped."""
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -283,39 +287,38 @@ def _funnel_dist(ax, ay, lx, ly, rx, ry, ga, px, py):
 
 
 @njit(cache=True, nogil=True)
-def _refunnel(verts, tris, nbrs, ni, k, stop, kk, ax, ay, ga, prx, pry, plx, ply):
+def _refunnel(verts, ni, k, stop, kk, ax, ay, ga, prx, pry, plx, ply):
     """Re-scan a corridor after its funnel's apex moved to a side tip (simple stupid funnel).
 
     The new apex ``a`` (``ga`` = its g) is the tip set by the portal into label ``stop``; the
     portals after it are those into the labels after ``stop`` on the chain ending at label
-    ``k``, then the new portal (right ``pr``, left ``pl``) into label ``kk``. Returns the funnel
-    (apex, left tip, right tip, g of apex) and the labels whose portals set the two tips.
+    ``k``, then the portal (right end ``pr``, left end ``pl``) into label ``kk`` (or the goal
+    as a one-point portal, ``kk`` = -1). Returns the funnel (apex, left tip, right tip, g of
+    apex) and the labels whose portals set the two tips.
     """
     n = 0
     node = k
     while node != stop:
         n += 1
         node = ni[node, 1]
-    buf = np.empty((n + 1, 5))
+    buf = np.empty((n + 1, 3), dtype=np.int64)  # right vertex, left vertex, label
     node = k
     for i in range(n - 1, -1, -1):
-        t = ni[ni[node, 1], 0]
-        j = 0
-        while nbrs[t, j] != ni[node, 0]:
-            j += 1
-        buf[i, 0] = verts[tris[t, j], 0]
-        buf[i, 1] = verts[tris[t, j], 1]
-        buf[i, 2] = verts[tris[t, (j + 1) % 3], 0]
-        buf[i, 3] = verts[tris[t, (j + 1) % 3], 1]
-        buf[i, 4] = node
+        buf[i, 0] = ni[node, 4]
+        buf[i, 1] = ni[node, 5]
+        buf[i, 2] = node
         node = ni[node, 1]
-    buf[n, 0], buf[n, 1], buf[n, 2], buf[n, 3], buf[n, 4] = prx, pry, plx, ply, kk
+    buf[n, 2] = kk  # its ends are pr and pl
     n += 1
     lx, ly, rx, ry = ax, ay, ax, ay
     li = ri = -1  # buffer index of the portal that set each tip (-1: the apex itself)
     i = 0
     while i < n:
-        qrx, qry, qlx, qly = buf[i, 0], buf[i, 1], buf[i, 2], buf[i, 3]
+        if i < n - 1:
+            qrx, qry = verts[buf[i, 0], 0], verts[buf[i, 0], 1]
+            qlx, qly = verts[buf[i, 1], 0], verts[buf[i, 1], 1]
+        else:
+            qrx, qry, qlx, qly = prx, pry, plx, ply
         if _on_portal(ax, ay, qrx, qry, qlx, qly):
             i += 1
             continue
@@ -338,8 +341,8 @@ def _refunnel(verts, tris, nbrs, ni, k, stop, kk, ax, ay, ga, prx, pry, plx, ply
                 i = ri + 1
                 continue
         i += 1
-    lk = int(buf[li, 4]) if li >= 0 else stop
-    rk = int(buf[ri, 4]) if ri >= 0 else stop
+    lk = buf[li, 2] if li >= 0 else stop
+    rk = buf[ri, 2] if ri >= 0 else stop
     return ax, ay, lx, ly, rx, ry, ga, lk, rk
 
 
@@ -349,30 +352,33 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, start, g
     """Advance portal A* over triangle labels by at most ``max_expansions`` expansions.
 
     A label is a triangle reached through a corridor: ``nf[k]`` = (apex x, apex y, left x,
-    left y, right x, right y, g of apex, f), ``ni[k]`` = (triangle, parent label). The funnel is
-    incremental: one simple-stupid-funnel step per portal, restarting from the new apex (without
-    re-scanning earlier portals) when a side crosses over. A triangle may hold several labels
-    (reached through different corridors): a new label crossing a portal is kept unless earlier
-    labels crossing the same (undirected) portal already reach both its ends and its midpoint
-    at least as cheaply (``rec``: per triangle slot ``tslot[t]``, 3 edges x (right end, middle,
-    left end) best distances, the edge stored in its lower-numbered triangle). The estimate
-    ``f`` is ``g(apex) + |apex - x| + |x - goal|`` with ``x`` the point of the portal that best
-    lines up apex and goal (around the funnel's side tips in the goal's triangle). A label
-    popped in a goal triangle gives a complete path: its corridor pulled taut by
-    :func:`funnel`; the cheapest so far is ``ucost[0]`` (label ``ctr[2]``). The search goes on
-    (TA*, Demyen & Buro 2006) until no open label's ``f`` can beat it. Bridges leading away
+    left y, right x, right y, g of apex, f), ``ni[k]`` = (triangle, parent label, labels whose
+    portals set the left and right tips, right and left vertex of the label's entry portal).
+    The funnel is the simple stupid funnel, kept incrementally: one step per portal; when a
+    side crosses over, the apex moves to the other side's tip and the portals after it are
+    re-scanned (:func:`_refunnel`), so ``g`` of the apex is the corridor's exact distance.
+
+    A triangle may hold several labels (TA*, Demyen & Buro 2006: reached through different
+    corridors): a new label crossing a portal is kept unless labels that crossed the same
+    (undirected) portal already reach both its ends within ``_DOMINANCE`` (relative) of as
+    cheaply (``rec``: per triangle slot ``tslot[t]``, 3 edges x (right end, left end) best
+    distances, the edge stored in its lower-numbered triangle). Labels are ordered by
+    ``f = g(apex) + |apex - x| + _W * |x - goal|`` with ``x`` the point of the portal that best
+    lines up apex and goal. A label entering a goal triangle is a complete path, costed at
+    once (its funnel closed on the goal; with ``weighted``, :func:`weighted_length` of the
+    corridor's :func:`funnel`) and never queued; the cheapest so far is ``ucost[0]`` (label
+    ``ctr[2]``). The search goes on until no open label's ``f`` beats it. Bridges leading away
     from the goal are skipped (:func:`dual_graph`, ``goal_tin`` = ``tin`` of the goal's
     triangle). Heap: see :mod:`gamenav._kernels.grid_search` (``hn``/``pos`` int32, by label).
     ``ctr`` = [heap size, expanded, best goal label, label count, slot count]. Returns RUNNING,
     DONE_FOUND (``ctr[2]`` = final label; ``hn[:ctr[0]]`` is then its corridor, start to goal
-    triangle), DONE_NONE, or NEED_SPACE (grow ``nf``/``ni``/
-    ``rec``/heap and call again; nothing was changed).
+    triangle), DONE_NONE, or NEED_SPACE (grow ``nf``/``ni``/``rec``/heap and call again;
+    nothing was changed).
 
     With ``weighted`` (area costs: ``costs[t]`` >= 1 multiplies lengths inside triangle t), a
     label holds (entry x, entry y, ..., g, f): a triangle is entered at the point of its portal
     that best lines up the previous entry point with the goal and ``g`` sums cost-weighted legs
-    between entry points (Detour's scheme); a complete path is costed by
-    :func:`weighted_length` of its funnel.
+    between entry points (Detour's scheme).
     """
     cap = nf.shape[0]
     gx = goal[0]
@@ -380,7 +386,7 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, start, g
     count = 0
     li = ri = 0
     while True:
-        if ctr[0] == 0 or hf[0] * (1.0 + _SLACK) >= ucost[0]:
+        if ctr[0] == 0 or hf[0] >= ucost[0]:
             if ctr[2] < 0:
                 return DONE_NONE
             m = 0
@@ -396,45 +402,16 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, start, g
             return DONE_FOUND
         if count >= max_expansions:
             return RUNNING
-        if ctr[3] + 3 > cap or ctr[4] + 4 > cap:
+        if ctr[3] + 4 > cap or ctr[4] + 4 > cap:
             return NEED_SPACE
         k = heap_pop(hf, hg, hn, pos, ctr[0])
         ctr[0] -= 1
         ctr[1] += 1
         count += 1
         t = ni[k, 0]
-        if goal_mask[t]:
-            # a complete path: the label's corridor pulled taut to the goal
-            if weighted:
-                m = 0
-                node = k
-                while node >= 0:
-                    m += 1
-                    node = ni[node, 1]
-                corridor = np.empty(m, dtype=np.int64)
-                node = k
-                for i in range(m - 1, -1, -1):
-                    corridor[i] = ni[node, 0]
-                    node = ni[node, 1]
-                pts = funnel(verts, tris, nbrs, corridor, start, goal)
-                c = weighted_length(verts, tris, nbrs, corridor, pts, costs)
-            else:
-                ax, ay, lx, ly, rx, ry, ga = (nf[k, 0], nf[k, 1], nf[k, 2], nf[k, 3], nf[k, 4],
-                                              nf[k, 5], nf[k, 6])
-                stop = -1
-                if (lx != ax or ly != ay) and _orient(ax, ay, lx, ly, gx, gy) > 0.0:
-                    ga += _dist(ax, ay, lx, ly)
-                    ax, ay, stop = lx, ly, ni[k, 2]
-                elif (rx != ax or ry != ay) and _orient(ax, ay, rx, ry, gx, gy) < 0.0:
-                    ga += _dist(ax, ay, rx, ry)
-                    ax, ay, stop = rx, ry, ni[k, 3]
-                if stop >= 0:  # the goal is outside the funnel: re-scan from the new apex
-                    ax, ay, lx, ly, rx, ry, ga, li, ri = _refunnel(
-                        verts, tris, nbrs, ni, k, stop, -1, ax, ay, ga, gx, gy, gx, gy)
-                c = ga + _dist(ax, ay, gx, gy)
-            if c < ucost[0]:
-                ucost[0] = c
-                ctr[2] = k
+        if goal_mask[t]:  # only the start label: start and goal share a triangle
+            ucost[0] = (costs[t] if weighted else 1.0) * _dist(start[0], start[1], gx, gy)
+            ctr[2] = k
             continue
         back = ni[ni[k, 1], 0] if ni[k, 1] >= 0 else -1
         for j in range(3):
@@ -444,25 +421,24 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, start, g
             if not goal_mask[u] and _useless(side[t, j], goal_tin, tin[t], tout[t], tin[u],
                                              tout[u]):
                 continue
-            prx = verts[tris[t, j], 0]
-            pry = verts[tris[t, j], 1]
-            plx = verts[tris[t, (j + 1) % 3], 0]
-            ply = verts[tris[t, (j + 1) % 3], 1]
-            pmx = 0.5 * (prx + plx)
-            pmy = 0.5 * (pry + ply)
+            vr = tris[t, j]
+            vl = tris[t, (j + 1) % 3]
+            prx = verts[vr, 0]
+            pry = verts[vr, 1]
+            plx = verts[vl, 0]
+            ply = verts[vl, 1]
             ax, ay, lx, ly, rx, ry, ga = (nf[k, 0], nf[k, 1], nf[k, 2], nf[k, 3], nf[k, 4],
                                           nf[k, 5], nf[k, 6])
+            kk = ctr[3]
             if weighted:
                 qx, qy = _portal_point(ax, ay, prx, pry, plx, ply, gx, gy)
                 c = costs[t]
                 gq = ga + c * _dist(ax, ay, qx, qy)
-                f = gq + (costs[u] if goal_mask[u] else 1.0) * _dist(qx, qy, gx, gy)
+                f = gq + _W * _dist(qx, qy, gx, gy)
                 d_r = ga + c * _dist(ax, ay, prx, pry)
-                d_m = ga + c * _dist(ax, ay, pmx, pmy)
                 d_l = ga + c * _dist(ax, ay, plx, ply)
                 ax, ay, ga = qx, qy, gq
             else:
-                kk = ctr[3]
                 li = ni[k, 2]
                 ri = ni[k, 3]
                 if not _on_portal(ax, ay, prx, pry, plx, ply):
@@ -471,8 +447,9 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, start, g
                         if (lx == ax and ly == ay) or _orient(ax, ay, lx, ly, prx, pry) < 0.0:
                             rx, ry, ri = prx, pry, kk
                         else:  # the right side crosses the left one: the apex moves to its tip
+                            stop = li
                             ga += _dist(ax, ay, lx, ly)
-                            ax, ay, stop = lx, ly, li
+                            ax, ay = lx, ly
                     if stop < 0 and ((lx == ax and ly == ay)
                                      or _orient(ax, ay, lx, ly, plx, ply) <= 0.0):
                         if (rx == ax and ry == ay) or _orient(ax, ay, rx, ry, plx, ply) > 0.0:
@@ -480,22 +457,55 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, start, g
                         elif ri == kk:  # onto this portal's right end: nothing to re-scan
                             ga += _dist(ax, ay, rx, ry)
                             ax, ay = rx, ry
-                            lx, ly, li = plx, ply, kk
+                            lx, ly, li = ax, ay, kk
                         else:
+                            stop = ri
                             ga += _dist(ax, ay, rx, ry)
-                            ax, ay, stop = rx, ry, ri
+                            ax, ay = rx, ry
                     if stop >= 0:
                         ax, ay, lx, ly, rx, ry, ga, li, ri = _refunnel(
-                            verts, tris, nbrs, ni, k, stop, kk, ax, ay, ga, prx, pry, plx, ply)
-                if goal_mask[u]:
-                    f = _funnel_dist(ax, ay, lx, ly, rx, ry, ga, gx, gy)
-                else:
-                    qx, qy = _portal_point(ax, ay, prx, pry, plx, ply, gx, gy)
-                    f = ga + _dist(ax, ay, qx, qy) + _dist(qx, qy, gx, gy)
+                            verts, ni, k, stop, kk, ax, ay, ga, prx, pry, plx, ply)
+                qx, qy = _portal_point(ax, ay, prx, pry, plx, ply, gx, gy)
+                f = ga + _dist(ax, ay, qx, qy) + _W * _dist(qx, qy, gx, gy)
                 d_r = _funnel_dist(ax, ay, lx, ly, rx, ry, ga, prx, pry)
-                d_m = _funnel_dist(ax, ay, lx, ly, rx, ry, ga, pmx, pmy)
                 d_l = _funnel_dist(ax, ay, lx, ly, rx, ry, ga, plx, ply)
-            if f * (1.0 + _SLACK) >= ucost[0]:
+            nf[kk, 0], nf[kk, 1], nf[kk, 2], nf[kk, 3] = ax, ay, lx, ly
+            nf[kk, 4], nf[kk, 5], nf[kk, 6], nf[kk, 7] = rx, ry, ga, f
+            ni[kk, 0], ni[kk, 1], ni[kk, 2], ni[kk, 3], ni[kk, 4], ni[kk, 5] = u, k, li, ri, vr, vl
+            if goal_mask[u]:  # a complete path: the corridor pulled taut to the goal
+                if weighted:
+                    m = 0
+                    node = kk
+                    while node >= 0:
+                        m += 1
+                        node = ni[node, 1]
+                    corridor = np.empty(m, dtype=np.int64)
+                    node = kk
+                    for i in range(m - 1, -1, -1):
+                        corridor[i] = ni[node, 0]
+                        node = ni[node, 1]
+                    pts = funnel(verts, tris, nbrs, corridor, start, goal)
+                    c = weighted_length(verts, tris, nbrs, corridor, pts, costs)
+                else:
+                    stop = -1
+                    if (lx != ax or ly != ay) and _orient(ax, ay, lx, ly, gx, gy) > 0.0:
+                        stop = li
+                        ga += _dist(ax, ay, lx, ly)
+                        ax, ay = lx, ly
+                    elif (rx != ax or ry != ay) and _orient(ax, ay, rx, ry, gx, gy) < 0.0:
+                        stop = ri
+                        ga += _dist(ax, ay, rx, ry)
+                        ax, ay = rx, ry
+                    if stop >= 0:  # the goal is outside the funnel: re-scan from the new apex
+                        ax, ay, lx, ly, rx, ry, ga, li, ri = _refunnel(
+                            verts, ni, kk, stop, -1, ax, ay, ga, gx, gy, gx, gy)
+                    c = ga + _dist(ax, ay, gx, gy)
+                if c < ucost[0]:
+                    ucost[0] = c
+                    ctr[2] = kk
+                    ctr[3] += 1
+                continue
+            if f >= ucost[0]:
                 continue
             # dominance on the portal, stored once per undirected edge
             if t < u:
@@ -512,23 +522,15 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, start, g
                 s = ctr[4]
                 ctr[4] += 1
                 tslot[owner] = s
-                for i in range(9):
+                for i in range(6):
                     rec[s, i] = np.inf
-            tol = 1e-9 * (1.0 + d_m)
-            b = 3 * e
-            if d_r >= rec[s, b] - tol and d_m >= rec[s, b + 1] - tol and d_l >= rec[s, b + 2] - tol:
+            b = 2 * e
+            if (d_r >= rec[s, b] - _DOMINANCE * (1.0 + d_r)
+                    and d_l >= rec[s, b + 1] - _DOMINANCE * (1.0 + d_l)):
                 continue
             rec[s, b] = min(rec[s, b], d_r)
-            rec[s, b + 1] = min(rec[s, b + 1], d_m)
-            rec[s, b + 2] = min(rec[s, b + 2], d_l)
-            kk = ctr[3]
+            rec[s, b + 1] = min(rec[s, b + 1], d_l)
             ctr[3] += 1
-            nf[kk, 0], nf[kk, 1], nf[kk, 2], nf[kk, 3] = ax, ay, lx, ly
-            nf[kk, 4], nf[kk, 5], nf[kk, 6], nf[kk, 7] = rx, ry, ga, f
-            ni[kk, 0] = u
-            ni[kk, 1] = k
-            ni[kk, 2] = li
-            ni[kk, 3] = ri
             heap_sift_up(hf, hg, hn, pos, ctr[0], kk, f, ga)
             ctr[0] += 1
 

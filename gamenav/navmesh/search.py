@@ -158,13 +158,13 @@ class NavMeshSearch:
     def _begin_astar(self) -> None:
         cap = 4096
         self._nf = np.empty((cap, 8))
-        self._ni = np.empty((cap, 4), dtype=np.int64)
-        self._rec = np.empty((cap, 9))
+        self._ni = np.empty((cap, 6), dtype=np.int64)
+        self._rec = np.empty((cap, 6))
         self._tslot = np.full(len(self._k["tris"]), -1, dtype=np.int32)
         self._heap(cap, cap)
         f = float(np.hypot(*(self._goal - self._start)))
         self._nf[0] = (*self._start, *self._start, *self._start, 0.0, f)
-        self._ni[0] = (self._start_tri, -1, 0, 0)
+        self._ni[0] = (self._start_tri, -1, 0, 0, -1, -1)
         self._hf[0], self._hg[0], self._hn[0], self._pos[0] = f, 0.0, 0, 0
         self._ucost = np.array([np.inf])
         # ctr: heap size, expanded, best goal label, label count, record slot count
