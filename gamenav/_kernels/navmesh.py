@@ -265,11 +265,11 @@ def _portal_point(px, py, ax, ay, bx, by, gx, gy):
     return bx, by
 
 
-_W = 1.02
+_W = 1.03
 """Weight of the remaining distance in the default search's ordering (weighted A*): the search
 stops once no open label's ``g + _W * h`` beats the best complete path, so that path is within
 ``_W`` of the best one the labels can give."""
-_DOMINANCE = 1e-3
+_DOMINANCE = 3e-3
 """A new label must reach one end of its portal this much (relative) more cheaply than every
 earlier label crossing that portal, or it is dropped."""
 
@@ -430,6 +430,34 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, start, g
             ax, ay, lx, ly, rx, ry, ga = (nf[k, 0], nf[k, 1], nf[k, 2], nf[k, 3], nf[k, 4],
                                           nf[k, 5], nf[k, 6])
             kk = ctr[3]
+            s = b_r = b_l = 0
+            if not goal_mask[u]:
+                # the portal's dominance record, stored once per undirected edge: slot s of
+                # its lower-numbered triangle, columns b_r / b_l for its ends as seen from t
+                if t < u:
+                    owner = t
+                    b_r = 2 * j
+                    b_l = b_r + 1
+                else:
+                    owner = u
+                    e = 0
+                    while nbrs[u, e] != t:
+                        e += 1
+                    b_l = 2 * e
+                    b_r = b_l + 1
+                s = tslot[owner]
+                if s < 0:
+                    s = ctr[4]
+                    ctr[4] += 1
+                    tslot[owner] = s
+                    for i in range(6):
+                        rec[s, i] = np.inf
+                if not weighted:  # straight from the apex: a lower bound, cheap to test first
+                    d_r = ga + _dist(ax, ay, prx, pry)
+                    d_l = ga + _dist(ax, ay, plx, ply)
+                    if (d_r >= rec[s, b_r] - _DOMINANCE * (1.0 + d_r)
+                            and d_l >= rec[s, b_l] - _DOMINANCE * (1.0 + d_l)):
+                        continue
             if weighted:
                 qx, qy = _portal_point(ax, ay, prx, pry, plx, ply, gx, gy)
                 c = costs[t]
@@ -465,12 +493,11 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, start, g
                     if stop >= 0:
                         ax, ay, lx, ly, rx, ry, ga, li, ri = _refunnel(
                             verts, ni, k, stop, kk, ax, ay, ga, prx, pry, plx, ply)
-                qx, qy = _portal_point(ax, ay, prx, pry, plx, ply, gx, gy)
-                f = ga + _dist(ax, ay, qx, qy) + _W * _dist(qx, qy, gx, gy)
                 d_r = _funnel_dist(ax, ay, lx, ly, rx, ry, ga, prx, pry)
                 d_l = _funnel_dist(ax, ay, lx, ly, rx, ry, ga, plx, ply)
+                f = 0.0  # after the dominance test
             nf[kk, 0], nf[kk, 1], nf[kk, 2], nf[kk, 3] = ax, ay, lx, ly
-            nf[kk, 4], nf[kk, 5], nf[kk, 6], nf[kk, 7] = rx, ry, ga, f
+            nf[kk, 4], nf[kk, 5], nf[kk, 6] = rx, ry, ga
             ni[kk, 0], ni[kk, 1], ni[kk, 2], ni[kk, 3], ni[kk, 4], ni[kk, 5] = u, k, li, ri, vr, vl
             if goal_mask[u]:  # a complete path: the corridor pulled taut to the goal
                 if weighted:
@@ -505,31 +532,17 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, start, g
                     ctr[2] = kk
                     ctr[3] += 1
                 continue
+            if (d_r >= rec[s, b_r] - _DOMINANCE * (1.0 + d_r)
+                    and d_l >= rec[s, b_l] - _DOMINANCE * (1.0 + d_l)):
+                continue
+            if not weighted:
+                qx, qy = _portal_point(ax, ay, prx, pry, plx, ply, gx, gy)
+                f = ga + _dist(ax, ay, qx, qy) + _W * _dist(qx, qy, gx, gy)
             if f >= ucost[0]:
                 continue
-            # dominance on the portal, stored once per undirected edge
-            if t < u:
-                owner = t
-                e = j
-            else:
-                owner = u
-                e = 0
-                while nbrs[u, e] != t:
-                    e += 1
-                d_r, d_l = d_l, d_r
-            s = tslot[owner]
-            if s < 0:
-                s = ctr[4]
-                ctr[4] += 1
-                tslot[owner] = s
-                for i in range(6):
-                    rec[s, i] = np.inf
-            b = 2 * e
-            if (d_r >= rec[s, b] - _DOMINANCE * (1.0 + d_r)
-                    and d_l >= rec[s, b + 1] - _DOMINANCE * (1.0 + d_l)):
-                continue
-            rec[s, b] = min(rec[s, b], d_r)
-            rec[s, b + 1] = min(rec[s, b + 1], d_l)
+            nf[kk, 7] = f
+            rec[s, b_r] = min(rec[s, b_r], d_r)
+            rec[s, b_l] = min(rec[s, b_l], d_l)
             ctr[3] += 1
             heap_sift_up(hf, hg, hn, pos, ctr[0], kk, f, ga)
             ctr[0] += 1

@@ -11,6 +11,7 @@ Two algorithms share one interface (world ``(x, y)`` points in, :class:`~gamenav
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,20 @@ from gamenav.types import Path, PathStatus
 __all__ = ["NavMeshSearch"]
 
 _UNLIMITED = np.iinfo(np.int64).max
+
+_WEIGHTED: weakref.WeakKeyDictionary[NavMesh, tuple[int, npt.NDArray[np.float64], bool]] = (
+    weakref.WeakKeyDictionary())
+"""Per mesh: (version, cost array, whether any cost differs from 1), so that queries on a big
+mesh do not scan its costs each time."""
+
+
+def _has_costs(mesh: NavMesh, costs: npt.NDArray[np.float64]) -> bool:
+    hit = _WEIGHTED.get(mesh)
+    if hit is not None and hit[0] == mesh.version and hit[1] is costs:
+        return hit[2]
+    weighted = bool((costs != 1.0).any())
+    _WEIGHTED[mesh] = (mesh.version, costs, weighted)
+    return weighted
 
 
 class NavMeshSearch:
@@ -78,7 +93,7 @@ class NavMeshSearch:
         self._mesh = mesh
         self._exact = flag(exact, "exact")
         self._costs = mesh._cost_array()
-        self._weighted = bool((self._costs != 1.0).any())
+        self._weighted = _has_costs(mesh, self._costs)
         if self._exact and self._weighted:
             raise UnsupportedOptionError(
                 "exact=True is not supported on a mesh with area costs (weighted-region shortest "
@@ -157,14 +172,18 @@ class NavMeshSearch:
 
     def _begin_astar(self) -> None:
         cap = 4096
-        self._nf = np.empty((cap, 8))
+        s, g = self._start, self._goal
+        f = math.hypot(float(g[0] - s[0]), float(g[1] - s[1]))
+        self._nf = nf = np.empty((cap, 8))
+        nf[0, 0:6:2] = s[0]  # apex and both tips at the start, g = 0
+        nf[0, 1:6:2] = s[1]
+        nf[0, 6] = 0.0
+        nf[0, 7] = f
         self._ni = np.empty((cap, 6), dtype=np.int64)
+        self._ni[0] = (self._start_tri, -1, 0, 0, -1, -1)
         self._rec = np.empty((cap, 6))
         self._tslot = np.full(len(self._k["tris"]), -1, dtype=np.int32)
         self._heap(cap, cap)
-        f = float(np.hypot(*(self._goal - self._start)))
-        self._nf[0] = (*self._start, *self._start, *self._start, 0.0, f)
-        self._ni[0] = (self._start_tri, -1, 0, 0, -1, -1)
         self._hf[0], self._hg[0], self._hn[0], self._pos[0] = f, 0.0, 0, 0
         self._ucost = np.array([np.inf])
         # ctr: heap size, expanded, best goal label, label count, record slot count
