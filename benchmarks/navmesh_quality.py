@@ -32,6 +32,8 @@ from _common import REPO_ROOT, data_dir, markdown_table  # first: see _common
 import numpy as np
 
 IRON = "meshes/iron-harvest-v3/scene_mp_2p_01.mesh"
+MAX_RATIO, MEAN_RATIO, TIME_RATIO = 1.05, 1.003, 1.3
+"""Targets of the default mode (issue 9): length / exact, and median time vs ``--before``."""
 
 
 def _queries(data: Path, name: str, limit: int) -> tuple[Any, np.ndarray, np.ndarray | None]:
@@ -110,7 +112,7 @@ def main() -> None:
     if args.maps:
         names = [n for n in names if n in args.maps]
     trees = [("after", REPO_ROOT)] + ([("before", Path(args.before).resolve())] if args.before else [])
-    rows, worst = [], {}
+    rows, worst, missed = [], {}, []
     for name in names:
         res = {label: _run(tree, args, name, exact=label == "after") for label, tree in trees}
         exact = np.array(res["after"]["exact"])
@@ -125,8 +127,15 @@ def main() -> None:
             worst[(name, label)] = float(ratio.max())
             cells += [f"{ratio.max():.4f}", f"{ratio.mean():.5f}",
                       f"{statistics.median(res[label]['times']) * 1e3:.3f}"]
+        after = np.array(res["after"]["lengths"]) / np.where(exact > 0, exact, 1.0)
+        after = np.where(exact > 0, after, 1.0)
+        if after.max() > MAX_RATIO or after.mean() > MEAN_RATIO:
+            missed.append(f"{name} (length)")
         if "before" in res:
-            cells.append(f"{statistics.median(res['after']['times']) / statistics.median(res['before']['times']):.2f}")
+            speed = statistics.median(res["after"]["times"]) / statistics.median(res["before"]["times"])
+            cells.append(f"{speed:.2f}")
+            if speed > TIME_RATIO:
+                missed.append(f"{name} (time)")
         else:
             cells.append("-")
         rows.append(cells)
@@ -135,6 +144,9 @@ def main() -> None:
           f"(best of {args.repeat} calls per query); before = {args.before or '-'}\n")
     print(markdown_table(["map", "queries", "triangles", "max before", "mean before", "ms before",
                           "max after", "mean after", "ms after", "time after/before"], rows))
+    print(f"\nTargets (after): max <= {MAX_RATIO}, mean <= {MEAN_RATIO}"
+          + (f", median time <= {TIME_RATIO}x before" if args.before else "")
+          + (f"; missed: {', '.join(missed)}" if missed else "; met on every map"))
 
 
 if __name__ == "__main__":

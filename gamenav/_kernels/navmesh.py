@@ -362,7 +362,8 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, start, g
     corridors): a new label crossing a portal is kept unless labels that crossed the same
     (undirected) portal already reach both its ends within ``_DOMINANCE`` (relative) of as
     cheaply (``rec``: per triangle slot ``tslot[t]``, 3 edges x (right end, left end) best
-    distances, the edge stored in its lower-numbered triangle). Labels are ordered by
+    distances, the edge stored in its lower-numbered triangle; tested first with the straight
+    lines from the apex, a lower bound, before the funnel step). Labels are ordered by
     ``f = g(apex) + |apex - x| + _W * |x - goal|`` with ``x`` the point of the portal that best
     lines up apex and goal. A label entering a goal triangle is a complete path, costed at
     once (its funnel closed on the goal; with ``weighted``, :func:`weighted_length` of the

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gamenav
+import gamenav.navmesh.search as nav_search
 
-BOUND = 1.15
-"""Default length / exact length allowed on random small maps. Not a proven bound (the worst
-of 2400 random queries was 1.096); small random maps with many pillars are the hardest case
-for a single-label portal search (benchmarks/navmesh_quality.py measures the benchmark maps)."""
+BOUND = 1.03
+"""Default length / exact length allowed on random small maps: the search's weight ``_W`` of
+:mod:`gamenav._kernels.navmesh`. Its stopping rule keeps the path within ``_W`` of the best
+path among the labels it keeps; dropping dominated labels (``_DOMINANCE``) is a heuristic, so
+this is a measured bound, not a proof: the worst of 16,000 random queries of this generator
+was 1.011, and benchmarks/navmesh_quality.py measures the benchmark maps."""
 
 
 @st.composite
@@ -48,3 +52,25 @@ def test_default_near_exact_and_inside_free_space(case: tuple[np.ndarray, np.nda
         while not sliced.step(3).done:
             pass
         np.testing.assert_array_equal(sliced.result().points, path.points)
+
+
+
+def test_label_arrays_grow_mid_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Label arrays that fill up many times (grown between kernel calls): same paths, sliced or not."""
+    rng = np.random.default_rng(7)
+    walk = rng.random((40, 40)) > 0.2
+    walk[:36, 20] = False
+    walk[1, 15] = walk[1, 25] = True
+    mesh = gamenav.NavMesh.from_grid(gamenav.TileGrid(walk))
+    s, g = (15.5, 1.5), (25.5, 1.5)
+    path = gamenav.find_path(mesh, s, g)
+    monkeypatch.setattr(nav_search, "_LABELS", 8)
+    for budget in (None, 1, 5):
+        small = gamenav.NavMeshSearch(mesh, s, g)
+        while not small.step(budget).done:
+            pass
+        np.testing.assert_array_equal(small.result().points, path.points)
+        np.testing.assert_array_equal(small.result().corridor, path.corridor)
+        assert small.expanded == path.expanded
+    exact = gamenav.find_path(mesh, s, g, exact=True)
+    assert exact.cost - 1e-9 <= path.cost <= BOUND * exact.cost
