@@ -1,8 +1,13 @@
-"""The one entry point for one-shot and sliced queries on any world (TileGrid or NavMesh)."""
+"""The one entry point for one-shot and sliced queries on any world (TileGrid or NavMesh).
+
+The options are those of :class:`~gamenav.GridSearch` (grids) and :class:`~gamenav.NavMeshSearch`
+(navmeshes), documented there; the overloads below give type checkers the same lists.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 from gamenav._validate import check_options, keyword_options
 from gamenav.errors import InvalidInputError
@@ -10,7 +15,25 @@ from gamenav.grid._fast import try_find_path
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.types import Path, Search
 
+if TYPE_CHECKING:
+    from gamenav.grid.movement import Diagonal, HeuristicLike
+    from gamenav.grid.search import SearchWorkspace
+    from gamenav.navmesh.mesh import NavMesh
+
 __all__ = ["begin_search", "find_path"]
+
+
+@overload
+def begin_search(world: TileGrid, start: Sequence[int], goal: Sequence[int], *, algorithm: str = ...,
+                 diagonal: Diagonal | str | bool = ..., heuristic: HeuristicLike = ...,
+                 weight: float = ..., partial: bool = ..., smooth: bool = ...,
+                 workspace: SearchWorkspace | None = ..., agent_radius: float = ...) -> Search: ...
+
+
+@overload
+def begin_search(world: NavMesh, start: Sequence[float], goal: Sequence[float], *, exact: bool = ...,
+                 clamp: bool = ..., partial: bool = ...) -> Search: ...
+
 
 
 def begin_search(world: Any, start: Any, goal: Any, **options: Any) -> Search:
@@ -38,6 +61,18 @@ def begin_search(world: Any, start: Any, goal: Any, **options: Any) -> Search:
         check_options(options, keyword_options(NavMeshSearch), "NavMeshSearch")
         return NavMeshSearch(world, start, goal, **options)
     raise InvalidInputError(f"world must be a TileGrid or a NavMesh, got {type(world).__name__}")
+
+
+@overload
+def find_path(world: TileGrid, start: Sequence[int], goal: Sequence[int], *, algorithm: str = ...,
+              diagonal: Diagonal | str | bool = ..., heuristic: HeuristicLike = ...,
+              weight: float = ..., partial: bool = ..., smooth: bool = ...,
+              workspace: SearchWorkspace | None = ..., agent_radius: float = ...) -> Path: ...
+
+
+@overload
+def find_path(world: NavMesh, start: Sequence[float], goal: Sequence[float], *, exact: bool = ...,
+              clamp: bool = ..., partial: bool = ...) -> Path: ...
 
 
 def find_path(world: Any, start: Any, goal: Any, **options: Any) -> Path:

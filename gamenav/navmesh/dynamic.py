@@ -70,7 +70,7 @@ class NavMeshChange:
 
 
 def _ro(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    v = a.view()
+    v: npt.NDArray[Any] = a.view()
     v.flags.writeable = False
     return v
 
@@ -123,7 +123,9 @@ def _inflate(geom: BaseGeometry, radius: float) -> BaseGeometry:
     segs = np.stack([coords[:-1][same], coords[1:][same]], axis=1)
     grow = radius / math.cos(math.pi / (4 * QUAD_SEGS))
     stadiums = shapely.buffer(shapely.linestrings(segs), grow, quad_segs=QUAD_SEGS)
-    return _polygonal(shapely.union_all([*stadiums, geom]))
+    pieces = list(np.asarray(stadiums, dtype=object).ravel())
+    pieces.append(geom)
+    return _polygonal(shapely.union_all(pieces))
 
 
 def _index_cells(grid: tuple[_F64, float, int, int], box: tuple[float, float, float, float]
