@@ -122,7 +122,7 @@ def heap_pop(hf, hg, hn, pos, size):
     top = hn[0]
     size -= 1
     if size > 0:
-        i = 0
+        i = np.int64(0)  # not a literal: one specialisation of heap_sift_up for every caller
         while True:
             c = 2 * i + 1
             if c >= size:
@@ -134,7 +134,7 @@ def heap_pop(hf, hg, hn, pos, size):
             hn[i] = hn[c]
             pos[hn[i]] = i
             i = c
-        heap_sift_up(hf, hg, hn, pos, i, hn[size], hf[size], hg[size])
+        heap_sift_up(hf, hg, hn, pos, i, np.int64(hn[size]), hf[size], hg[size])
     return top
 
 
