@@ -88,7 +88,8 @@ class Simulation:
         self.kind = rng.choice(len(UNIT_KINDS), len(positions), p=[k[3] for k in UNIT_KINDS])
         """Unit kind per crowd row (index into :data:`UNIT_KINDS`); rows follow ``crowd.ids``."""
         self.crowd = gamenav.Crowd(self.grid, positions, radius=self._radii(self.kind),
-                                   max_speed=self._speeds(self.kind), queue=self.queue, flow_threshold=FLOW_THRESHOLD)
+                                   max_speed=self._speeds(self.kind), queue=self.queue, flow_threshold=FLOW_THRESHOLD,
+                                   avoidance="separation")  # ORCA jams where the armies cross (issue 10)
         self.reinforce_seconds = reinforce_seconds
         self._rng = rng
         self._clock = 0.0

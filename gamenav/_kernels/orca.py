@@ -584,8 +584,8 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, keep_right, key
     ``pos``, ``vel``, ``pref`` (n, 2): positions, current and preferred velocities; ``radius``
     and ``max_speed`` (n,). ``priority`` (n,): of two agents, the one with the lower priority takes
     0.9 of their avoidance (equal: 0.5 each, as RVO2). ``keep_right``: an agent with an oncoming
-    neighbour (moving against its preferred direction, less than a diameter apart between the
-    discs) adds ``keep_right`` times its preferred speed to the right of its preferred velocity,
+    neighbour (one whose preferred velocity opposes its own, so also when both are held up in a
+    jam; less than a diameter apart between the discs) adds ``keep_right`` times its preferred speed to the right of its preferred velocity,
     so that counter-flows form lanes (0: RVO2). ``keys, head, nxt, cx, cy`` is the spatial hash of ``pos`` with cell
     size ``hcell`` (:func:`~gamenav._kernels.crowd.build_hash`). ``walls``: also avoid the grid's
     blocked cells (``passable`` [y, x], its summed-area table ``sat`` of blocked cells by world
@@ -636,8 +636,8 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, keep_right, key
             for q in range(k):
                 j = nb[q]
                 gap = math.sqrt(nbd[q]) - radius[i] - radius[j]
-                if gap < 2.0 * radius[i] and vel[j, 0] * prx + vel[j, 1] * pry < \
-                        -0.3 * math.sqrt((vel[j, 0] ** 2 + vel[j, 1] ** 2) * (prx * prx + pry * pry)):
+                if gap < 2.0 * radius[i] and pref[j, 0] * prx + pref[j, 1] * pry < \
+                        -0.3 * math.sqrt((pref[j, 0] ** 2 + pref[j, 1] ** 2) * (prx * prx + pry * pry)):
                     prx, pry = prx + keep_right * pry, pry - keep_right * prx
                     break
         fail = _lp2(lines, nl, max_speed[i], prx, pry, False, res)

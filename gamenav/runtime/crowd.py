@@ -76,6 +76,10 @@ IDLE, PATH, FIELD, DIRECT = 0, 1, 2, 3
 """Navigation modes of an agent (:attr:`Crowd.mode`)."""
 
 _STUCK_WINDOWS = 2  # consecutive stuck windows before acting
+_LOOK_AHEAD = 4
+"""Path following looks for the nearest of this many next waypoints."""
+_FIELD_LOOK_AHEAD = 3
+"""Flow-field agents aim at the cell this many steps down the field."""
 _MAX_REPATHS = 4  # stuck re-paths before an agent gives up (``failed``)
 _MIN_ARRIVAL_SPEED = 0.2
 """Slowing down for the goal never goes below this fraction of ``max_speed`` (so arrival
@@ -191,6 +195,16 @@ def _check_positions(grid: TileGrid, pos: _F64) -> None:
         raise InvalidInputError(
             f"every position must lie on a passable cell; agent {bad} at {tuple(pos[bad].tolist())} is in "
             f"cell {tuple(cells[bad].tolist())}, which is blocked or outside the grid")
+
+
+def _segment_ends(cells: npt.NDArray[np.integer[Any]]) -> _I64:
+    """For each row of ``_expand_cells(cells)``, the index in ``cells`` of the path cell that ends
+    its straight run (the first row: 0)."""
+    if len(cells) < 2:
+        return np.zeros(len(cells), np.int64)
+    steps = np.maximum(np.abs(np.diff(cells, axis=0)).max(axis=1), 1)
+    out: _I64 = np.concatenate([[0], np.repeat(np.arange(1, len(cells)), steps)]).astype(np.int64)
+    return out
 
 
 def _expand_cells(cells: npt.NDArray[np.integer[Any]]) -> _I64:
@@ -318,6 +332,7 @@ class Crowd:
         # paths: one flat buffer; agent i follows rows pcur[i] .. pend[i]-1
         self._pcell = np.zeros((0, 2), np.int64)  # rows 0 .. _plen-1 are used (capacity grows x2)
         self._ppt = np.zeros((0, 2), np.float64)
+        self._paim = np.zeros((0, 2), np.float64)  # per row: the end of its straight run (steering aim)
         self._plen = 0
         self._pstart = np.zeros(n, np.int64)
         self._pend = np.zeros(n, np.int64)
@@ -801,8 +816,9 @@ class Crowd:
         hcell = max(2.0 * r_max + 2.0 * step, neighbor_dist / 2.0)
         keys, head, nxt, cx, cy = build_hash(self._pos, hcell)
         new_vel = np.empty_like(self._vel)
-        # who gives way: idle agents to moving ones, later orders to earlier ones
-        priority = np.where(self._mode != IDLE, -self._order.astype(np.float64), -math.inf)
+        # who gives way: idle agents to moving ones (moving agents share equally, as RVO2: an
+        # uneven share between moving agents breaks the reciprocity that keeps ORCA from jamming)
+        priority = np.where(self._mode != IDLE, 0.0, -math.inf)
         self.counters["infeasible"] += orca_velocities(
             self._pos, self._vel, desired, radii, self._speeds, priority, self.keep_right, keys, head, nxt, cx, cy,
             hcell, neighbor_dist,
@@ -1030,24 +1046,30 @@ class Crowd:
             self._fail(np.array([i]))
             return
         if len(path.cells):
-            cells = _expand_cells(np.asarray(path.cells))
+            corners = np.asarray(path.cells)
+            cells = _expand_cells(corners)
             points = self._grid.cell_to_world(cells)
+            aims = self._grid.cell_to_world(corners)[_segment_ends(corners)]
         else:
             points = np.asarray(path.points, np.float64)
             cells = self._grid.world_to_cell(points)
+            aims = points
         if path.status is PathStatus.PARTIAL:
             self._goal[i] = points[-1]
-        cells, points = cells[1:], points[1:]  # the first waypoint is where the agent stands
+        # the first waypoint is where the agent stands
+        cells, points, aims = cells[1:], points[1:], aims[1:]
         self._compact_paths()
         start = self._plen
         end = start + len(points)
         if end > len(self._ppt):  # grow the buffer (amortised O(1) per row)
             size = max(end, 2 * len(self._ppt), 256)
             pcell, ppt = np.zeros((size, 2), np.int64), np.zeros((size, 2), np.float64)
-            pcell[:start], ppt[:start] = self._pcell[:start], self._ppt[:start]
-            self._pcell, self._ppt = pcell, ppt
+            paim = np.zeros((size, 2), np.float64)
+            pcell[:start], ppt[:start], paim[:start] = self._pcell[:start], self._ppt[:start], self._paim[:start]
+            self._pcell, self._ppt, self._paim = pcell, ppt, paim
         self._pcell[start:end] = cells
         self._ppt[start:end] = points
+        self._paim[start:end] = aims
         self._plen = end
         self._pstart[i] = self._pcur[i] = start
         self._pend[i] = start + len(points)
@@ -1063,7 +1085,7 @@ class Crowd:
         keep = np.flatnonzero(live)
         rows = np.concatenate([np.arange(self._pcur[i], self._pend[i]) for i in keep]) if len(keep) else \
             np.zeros(0, np.int64)
-        self._pcell, self._ppt = self._pcell[rows], self._ppt[rows]
+        self._pcell, self._ppt, self._paim = self._pcell[rows], self._ppt[rows], self._paim[rows]
         self._plen = len(rows)
         new_start = np.concatenate([[0], np.cumsum(live[keep])[:-1]]) if len(keep) else keep
         self._pstart[:] = self._pcur[:] = self._pend[:] = 0
@@ -1071,23 +1093,39 @@ class Crowd:
         self._pend[keep] = new_start + live[keep]
 
     def _follow_paths(self, target: _F64) -> None:
+        """Steer each path agent to its next waypoint. Avoidance pushes agents off their lines, so
+        a waypoint need not be reached: the agent skips to the nearest of the next few (it may have
+        been pushed ahead) and past every one it has passed (beyond the waypoint along the path)
+        or come near; going back to a cell centre it was pushed away from would jam crowds."""
         idx = np.flatnonzero(self._mode == PATH)
         if len(idx) == 0:
             return
+        pos = self._pos[idx]
+        last = self._pend[idx] - 1
+        best = self._pcur[idx].copy()
+        best_d = np.hypot(*(self._ppt[best] - pos).T)
+        for k in range(1, _LOOK_AHEAD):
+            row = np.minimum(self._pcur[idx] + k, last)
+            d = np.hypot(*(self._ppt[row] - pos).T)
+            closer = d < best_d
+            best[closer], best_d[closer] = row[closer], d[closer]
         reach = 0.6 * self._grid.cell_size
-        for _ in range(3):  # advance at most a few waypoints per frame
-            wp = self._ppt[self._pcur[idx]]
-            near = np.hypot(*(wp - self._pos[idx]).T) < reach
-            advance = idx[near]
-            if len(advance) == 0:
+        for _ in range(3):  # past the nearest: beyond it along the path, or close enough
+            wp = self._ppt[best]
+            ahead = self._ppt[np.minimum(best + 1, last)] - wp
+            passed = (np.einsum("ij,ij->i", pos - wp, ahead) > 0.0) | (np.hypot(*(wp - pos).T) < reach)
+            if not passed.any():
                 break
-            self._pcur[advance] += 1
-            finished = advance[self._pcur[advance] >= self._pend[advance]]
-            self._mode[finished] = DIRECT
-            idx = idx[self._mode[idx] == PATH]
-            if len(idx) == 0:
-                return
-        target[idx] = self._ppt[self._pcur[idx]]
+            best[passed] += 1
+            done = best > last
+            if done.any():
+                self._mode[idx[done]] = DIRECT
+                keep = ~done
+                idx, pos, last, best = idx[keep], pos[keep], last[keep], best[keep]
+                if len(idx) == 0:
+                    return
+        self._pcur[idx] = best
+        target[idx] = self._paim[best]  # straight to the end of the run, not back to the line
 
     def _descend_fields(self, target: _F64) -> None:
         for gid, (_, field) in self._fields.items():
@@ -1099,14 +1137,21 @@ class Crowd:
             close = here <= self._slot_cost[idx] + 1.5 * self._stride
             self._mode[idx[close]] = DIRECT
             idx, cells = idx[~close], cells[~close]
-            nxt = np.empty_like(cells)
             passable, _ = self._grid._kernel_arrays()
-            descend_field(field, passable, cells, nxt)
-            # follow the field's direction, only mildly pulled to the cell centre, so that
-            # agents keep their lanes (side by side) instead of all converging on centre lines
-            centre = self._grid.cell_to_world(cells)
-            step = self._grid.cell_to_world(nxt) - centre
-            target[idx] = self._pos[idx] + step + 0.35 * (centre - self._pos[idx])
+            if self.avoidance != "orca":  # the next cell, mildly pulled to the cell centre (lanes)
+                nxt = np.empty_like(cells)
+                descend_field(field, passable, cells, nxt)
+                centre = self._grid.cell_to_world(cells)
+                target[idx] = self._pos[idx] + self._grid.cell_to_world(nxt) - centre + 0.35 * (centre - self._pos[idx])
+                continue
+            # ORCA: aim a few cells down the field, not at the next cell centre: agents pushed
+            # aside keep their lanes and do not all converge on the cells' centre lines
+            ahead = cells
+            for _ in range(_FIELD_LOOK_AHEAD):
+                nxt = np.empty_like(ahead)
+                descend_field(field, passable, ahead, nxt)
+                ahead = nxt
+            target[idx] = self._grid.cell_to_world(ahead)
 
     def _arrive(self, idx: _Idx) -> None:
         if len(idx):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import gamenav
 from gamenav._kernels.crowd import descend_field, resolve_walls, separation
-from gamenav.runtime.crowd import DIRECT, FIELD, PATH, _expand_cells
+from gamenav.runtime.crowd import DIRECT, FIELD, PATH, _expand_cells, _segment_ends
 
 
 def open_grid(h: int = 20, w: int = 30, **kwargs) -> gamenav.TileGrid:
@@ -210,6 +210,26 @@ def test_expand_cells_fills_straight_runs() -> None:
     cells = np.array([[0, 0], [3, 3], [3, 5], [1, 5]])
     out = _expand_cells(cells).tolist()
     assert out == [[0, 0], [1, 1], [2, 2], [3, 3], [3, 4], [3, 5], [2, 5], [1, 5]]
+    assert _segment_ends(cells).tolist() == [0, 1, 1, 1, 2, 2, 3, 3]  # each row's run ends at that corner
+
+
+def test_orca_circle_swap_all_arrive() -> None:
+    """RVO2's circle example, small: agents pushed off their straight paths head on to the goal
+    (not back to the cells of the line), so the crossing at the centre does not jam."""
+    n = 32
+    angle = 2 * np.pi * np.arange(n) / n
+    start = 12.0 * np.stack([np.cos(angle), np.sin(angle)], axis=1)
+    grid = gamenav.TileGrid(np.ones((32, 32), bool), origin=(-16.0, -16.0))
+    crowd = gamenav.Crowd(grid, start, radius=0.5, max_speed=2.0, arrive_radius=0.5, flow_threshold=10**9,
+                          path_options={"smooth": True}, requests_per_update=10**9)
+    for i in range(n):
+        crowd.move([i], tuple(-start[i]), formation=False)
+    for _ in range(400):
+        crowd.update(0.1)
+        if crowd.arrived.all():
+            break
+    assert crowd.arrived.all() and not crowd.failed.any()
+    assert (np.hypot(*(crowd.positions + start).T) < 1.5).all()
 
 
 @settings(max_examples=40, deadline=None)
