@@ -585,9 +585,10 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, keep_right, key
     and ``max_speed`` (n,). ``priority`` (n,): of two agents, the one with the lower priority takes
     0.9 of their avoidance (equal: 0.5 each, as RVO2). ``keep_right``: an agent with an oncoming
     neighbour (one whose preferred velocity opposes its own, so also when both are held up in a
-    jam; less than a diameter apart between the discs) adds ``keep_right`` times its preferred speed to the right of its preferred velocity,
-    so that counter-flows form lanes (0: RVO2). ``keys, head, nxt, cx, cy`` is the spatial hash of ``pos`` with cell
-    size ``hcell`` (:func:`~gamenav._kernels.crowd.build_hash`). ``walls``: also avoid the grid's
+    jam; less than a diameter apart between the discs) adds ``keep_right`` times its preferred
+    speed to the right of its preferred velocity, so that counter-flows form lanes (0: RVO2).
+    ``keys, head, nxt, cx, cy`` is the spatial hash of ``pos`` with cell size ``hcell``
+    (:func:`~gamenav._kernels.crowd.build_hash`). ``walls``: also avoid the grid's
     blocked cells (``passable`` [y, x], its summed-area table ``sat`` of blocked cells by world
     row (:func:`blocked_table`), origin ``ox, oy``, cell size ``cs``, ``y_up``); agents
     take the walls as hard constraints (obstacle lines) and share the avoidance of each other.

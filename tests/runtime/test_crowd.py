@@ -224,7 +224,7 @@ def test_orca_circle_swap_all_arrive() -> None:
                           path_options={"smooth": True}, requests_per_update=10**9)
     for i in range(n):
         crowd.move([i], tuple(-start[i]), formation=False)
-    for _ in range(400):
+    for _ in range(1000):
         crowd.update(0.1)
         if crowd.arrived.all():
             break
