@@ -97,6 +97,17 @@ GridListener = Callable[[GridChange], None]
 _S = TypeVar("_S", bound=np.generic)
 
 
+def _float_array(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:
+    """``values`` as float64 numbers (not strings, bools or objects)."""
+    try:
+        raw = np.asarray(values)
+        if raw.dtype.kind not in "iuf":
+            raise TypeError
+        return raw.astype(np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidInputError(f"{name} must be numbers of shape (2,) or (n, 2), got {values!r:.200}") from None
+
+
 def _readonly(array: npt.NDArray[_S]) -> npt.NDArray[_S]:
     view: npt.NDArray[_S] = array.view()
     view.flags.writeable = False
@@ -384,7 +395,7 @@ class TileGrid:
         Returns:
             float64 array of the same shape: world ``(x, y)`` of each cell's centre.
         """
-        c = np.asarray(cells, dtype=np.float64)
+        c = _float_array(cells, "cells")
         if c.shape[-1:] != (2,) or c.ndim > 2:
             raise InvalidInputError(f"cells must have shape (2,) or (n, 2), got {c.shape}")
         out = np.empty_like(c)
@@ -402,7 +413,7 @@ class TileGrid:
         Returns:
             int64 array of the same shape: ``(x, y)`` cells.
         """
-        p = np.asarray(points, dtype=np.float64)
+        p = _float_array(points, "points")
         if p.shape[-1:] != (2,) or p.ndim > 2:
             raise InvalidInputError(f"points must have shape (2,) or (n, 2), got {p.shape}")
         if not np.isfinite(p).all():

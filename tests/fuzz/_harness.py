@@ -272,8 +272,9 @@ def check_grid_path(grid: gamenav.TileGrid, path: gamenav.Path, start: tuple[int
 
 
 def check_mesh_path(mesh: gamenav.NavMesh, path: gamenav.Path) -> None:
-    """A FOUND/PARTIAL navmesh path: finite cost equal to its polyline length, every waypoint and
-    points along every segment on the mesh."""
+    """A FOUND/PARTIAL navmesh path: finite cost equal to its polyline length (with area costs:
+    between the length and the largest cost times it), every waypoint and points along every
+    segment on the mesh."""
     if not path.status.has_path:
         if len(path.points) or math.isfinite(path.cost):
             raise FuzzFailure(f"{path.status.name} navmesh path with points / cost {path.cost}")
@@ -282,8 +283,12 @@ def check_mesh_path(mesh: gamenav.NavMesh, path: gamenav.Path) -> None:
     if pts.ndim != 2 or pts.shape[1] != 2 or len(pts) == 0 or not np.isfinite(pts).all():
         raise FuzzFailure(f"navmesh path points {short_repr(pts)}")
     length = float(np.hypot(*np.diff(pts, axis=0).T).sum())
-    if not math.isfinite(path.cost) or not math.isclose(length, path.cost, rel_tol=1e-9, abs_tol=1e-9):
-        raise FuzzFailure(f"navmesh path cost {path.cost!r} != its length {length!r}")
+    top = float(mesh.area_costs.max()) if len(mesh.area_costs) else 1.0
+    tol = 1e-9 * max(1.0, length)
+    if not math.isfinite(path.cost) or (top == 1.0 and abs(length - path.cost) > tol) \
+            or not length - tol <= path.cost <= top * length + tol:
+        raise FuzzFailure(f"navmesh path cost {path.cost!r} does not fit its length {length!r} "
+                          f"(area costs up to {top})")
     fractions = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
     if len(pts) > 1:
         a, b = pts[:-1], pts[1:]

@@ -282,3 +282,12 @@ def test_set_walkable_rejects_scalar_and_float_regions(region: object) -> None:
     with pytest.raises(gamenav.InvalidInputError, match="region must be a cell"):
         grid.set_walkable(region, False)  # type: ignore[arg-type]
     assert grid.version == 0
+
+
+@pytest.mark.parametrize("values", ["", "ab", [[1, 2], [3]], [True, False], None])
+def test_coordinate_conversions_reject_non_numbers(values: object) -> None:
+    grid = gamenav.TileGrid(np.ones((2, 2), dtype=bool))
+    with pytest.raises(gamenav.InvalidInputError, match="cells must be numbers"):
+        grid.cell_to_world(values)  # type: ignore[arg-type]
+    with pytest.raises(gamenav.InvalidInputError, match="points must be numbers"):
+        grid.world_to_cell(values)  # type: ignore[arg-type]
