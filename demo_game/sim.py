@@ -21,7 +21,7 @@ from demo_game.mapgen import BUILDING, GRASS, MARSH, Terrain
 __all__ = ["Simulation", "Timings"]
 
 FLOW_THRESHOLD = 16
-UNIT_KINDS = (("infantry", 0.3, 7.0, 0.6), ("cavalry", 0.45, 10.0, 0.28), ("tank", 0.8, 5.0, 0.12))
+UNIT_KINDS = (("infantry", 0.3, 7.0, 0.6), ("cavalry", 0.4, 10.0, 0.28), ("tank", 0.5, 5.0, 0.12))
 """(name, radius in cells, max speed in cells per second, share of an army)."""
 
 
