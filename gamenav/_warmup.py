@@ -155,6 +155,12 @@ def _warm_navmesh_search() -> None:
         search.result()
     costly = NavMesh(mesh.vertices, mesh.triangles, np.linspace(1.0, 3.0, len(mesh)))  # area costs
     find_path(costly, (1.0, 1.0), (9.0, 9.0))
+    # an edited mesh hands the kernels read-only snapshot arrays: another specialisation
+    mesh.add_obstacle([(4.0, 8.0), (6.0, 8.0), (6.0, 9.0), (4.0, 9.0)])
+    for exact in (False, True):
+        find_path(mesh, (1.0, 1.0), (9.0, 9.0), exact=exact)
+        find_path(mesh, (-5.0, 1.0), (9.0, 9.0), exact=exact, clamp=True)
+    mesh.nearest((50.0, 50.0))
 
 
 def _warm_crowd(navmesh: bool) -> None:
