@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 from numba import njit
 
 from gamenav._kernels.crowd import _find
@@ -42,7 +43,7 @@ def _blocked(passable, i, j, y_up):  # pragma: no cover - compiled
     return not passable[row, i]
 
 
-def blocked_table(passable: np.ndarray, y_up: bool) -> np.ndarray:  # type: ignore[type-arg]
+def blocked_table(passable: npt.NDArray[np.bool_], y_up: bool) -> npt.NDArray[np.int64]:
     """The summed-area table ``(h + 1, w + 1)`` int64 of ``~passable`` [y, x] with rows in world
     order (row 0 lowest world y): ``sat[j, i]`` counts the blocked cells below row j, left of
     column i. Plain numpy (built once per grid snapshot)."""

@@ -48,7 +48,6 @@ import itertools
 import math
 import numbers
 import time
-from types import TracebackType
 from typing import Any, TypeVar
 
 import numpy as np
@@ -58,6 +57,7 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels.crowd import build_hash, descend_field, resolve_walls, separation
 from gamenav._kernels.orca import blocked_table, discs_off_walls, orca_velocities, resolve_discs
 from gamenav._validate import finite_point, positive_number
+from gamenav._events import Closeable
 from gamenav.errors import BlockedEndpointError, GamenavError, InvalidInputError
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange, TileGrid
@@ -65,7 +65,6 @@ from gamenav.types import Path, PathStatus
 
 __all__ = ["Crowd"]
 
-_Self = TypeVar("_Self", bound="Crowd")
 _S = TypeVar("_S", bound=np.generic)
 _F64 = npt.NDArray[np.float64]
 _I64 = npt.NDArray[np.int64]
@@ -221,7 +220,7 @@ def _expand_cells(cells: npt.NDArray[np.integer[Any]]) -> _I64:
     return out
 
 
-class Crowd:
+class Crowd(Closeable):
     """Many agents on a tile grid, steered in numpy (see the module docstring).
 
     Args:
@@ -368,36 +367,14 @@ class Crowd:
         """Wall-clock milliseconds of the last update's avoidance (neighbours, ORCA, overlap
         and wall projection)."""
         self._unsubscribe = grid.subscribe(self._on_change, weak=True)
-        self._closed = False
 
     # -- lifetime -------------------------------------------------------------------------
-    def close(self) -> None:
-        """Stop following grid edits and cancel the pending path requests (idempotent).
-
-        The state stays readable; orders and :meth:`update` raise InvalidInputError afterwards.
-        """
-        if self._closed:
-            return
+    def _close(self) -> None:
+        """Stop following grid edits and cancel the pending path requests; the state stays
+        readable, orders and :meth:`update` raise InvalidInputError afterwards."""
         self._unsubscribe()
         self._cancel(np.array(sorted(self._requests), np.int64))
         self._backlog.clear()
-        self._closed = True
-
-    @property
-    def closed(self) -> bool:
-        """True once :meth:`close` was called."""
-        return self._closed
-
-    def __enter__(self: _Self) -> _Self:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
-
-    def _check_open(self, action: str) -> None:
-        if self._closed:
-            raise InvalidInputError(f"cannot {action} a closed {type(self).__name__}")
 
     # -- agents ---------------------------------------------------------------------------
     _ROW_STATE = ("_pos", "_radii", "_speeds", "_ids", "_vel", "_goal", "_mode", "_arrived", "_failed",
