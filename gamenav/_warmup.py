@@ -137,7 +137,7 @@ def _warm_navmesh() -> None:
     NavMesh.from_grid(_grid_map(cell_size=2.0), agent_radius=0.2)
     # splits (split_groups), merges back (relabel)
     oid = mesh.add_obstacle([(-1.0, 4.0), (11.0, 4.0), (11.0, 6.0), (-1.0, 6.0)])
-    mesh.locate([(1.0, 1.0)])  # an edited mesh's padded index (locate_padded)
+    mesh.locate([(1.0, 1.0)])  # an edited mesh's padded index (another locate_points layout)
     mesh.remove_obstacle(oid)
     # an edit of a mesh with area costs locates the new triangles in the build (locate_points)
     costly = NavMesh.from_polygons([[(0, 0), (10, 0), (10, 10), (0, 10)]],

@@ -1,5 +1,5 @@
-"""Kernels for navmesh edits (see :mod:`gamenav.navmesh.dynamic`): island relabelling, the
-padded bucket index, point location on it.
+"""Kernels for navmesh edits (see :mod:`gamenav.navmesh.dynamic`): island relabelling and the
+padded bucket index (located with :func:`gamenav._kernels.navmesh.locate_points`).
 
 Arrays and scalars only, no validation (the editor owns every array it passes in).
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["index_add", "index_remove", "locate_padded", "relabel", "split_groups"]
+__all__ = ["index_add", "index_remove", "relabel", "split_groups"]
 
 
 @njit(cache=True, nogil=True)
@@ -157,45 +157,3 @@ def index_add(items, bounds, cap, tail, cells, ids, changed):
         changed[n] = e
         n += 1
     return n
-
-
-@njit(cache=True, nogil=True)
-def locate_padded(points, verts, tris, grid_min, cell, nx, ny, cell_start, cell_items, tol):
-    """:func:`gamenav._kernels.navmesh.locate_points` on an edited mesh's bucket index:
-    ``cell_start`` is ``(cells, 2)``, each row ``[begin, end)`` in ``cell_items`` (see
-    :mod:`gamenav.navmesh.dynamic`)."""
-    n = points.shape[0]
-    out = np.full(n, -1, dtype=np.int64)
-    for i in range(n):
-        px = points[i, 0]
-        py = points[i, 1]
-        cx = int(np.floor((px - grid_min[0]) / cell))
-        cy = int(np.floor((py - grid_min[1]) / cell))
-        best = -np.inf
-        if 0 <= cx < nx and 0 <= cy < ny:
-            c = cy * nx + cx
-            for k in range(cell_start[c, 0], cell_start[c, 1]):
-                t = cell_items[k]
-                x0, x1, y0, y1 = np.inf, -np.inf, np.inf, -np.inf
-                for j in range(3):
-                    x0 = min(x0, verts[tris[t, j], 0])
-                    x1 = max(x1, verts[tris[t, j], 0])
-                    y0 = min(y0, verts[tris[t, j], 1])
-                    y1 = max(y1, verts[tris[t, j], 1])
-                if px < x0 - tol or px > x1 + tol or py < y0 - tol or py > y1 + tol:
-                    continue
-                depth = np.inf
-                for j in range(3):
-                    a = tris[t, j]
-                    b = tris[t, (j + 1) % 3]
-                    ex = verts[b, 0] - verts[a, 0]
-                    ey = verts[b, 1] - verts[a, 1]
-                    d = (ex * (py - verts[a, 1]) - ey * (px - verts[a, 0])) / np.sqrt(ex * ex + ey * ey)
-                    if d < depth:
-                        depth = d
-                if depth > best:
-                    best = depth
-                    out[i] = t
-        if best < -tol:
-            out[i] = -1
-    return out

@@ -37,11 +37,12 @@ def _dist(ax: float, ay: float, bx: float, by: float) -> float:
 
 
 @njit(cache=True, nogil=True)
-def locate_points(points, verts, tris, grid_min, cell, nx, ny, cell_start, cell_items, tol):
+def locate_points(points, verts, tris, grid_min, cell, nx, ny, cell_begin, cell_end, cell_items, tol):
     """Index of the triangle containing each point (``-1`` outside): ``(n,)`` int64.
 
-    Candidates come from the point's cell of a uniform bucket grid (``cell_start`` CSR offsets
-    into ``cell_items``; triangles are listed in every cell their ``tol``-grown box touches).
+    Candidates come from the point's cell ``c`` of a uniform bucket grid: ``cell_items[
+    cell_begin[c]:cell_end[c]]`` (a built mesh's CSR offsets ``start[:-1]``, ``start[1:]``; an
+    edited mesh's padded rows; triangles are listed in every cell their ``tol``-grown box touches).
     A point within ``tol`` world units of a triangle (and of its bounding box, which keeps
     slivers from claiming far points on their edge lines) counts as inside; among candidates the
     triangle the point is deepest inside wins, so points on shared edges resolve deterministically.
@@ -56,7 +57,7 @@ def locate_points(points, verts, tris, grid_min, cell, nx, ny, cell_start, cell_
         best = -np.inf
         if 0 <= cx < nx and 0 <= cy < ny:
             c = cy * nx + cx
-            for k in range(cell_start[c], cell_start[c + 1]):
+            for k in range(cell_begin[c], cell_end[c]):
                 t = cell_items[k]
                 x0, x1, y0, y1 = np.inf, -np.inf, np.inf, -np.inf
                 for j in range(3):

@@ -532,7 +532,7 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
 
             gmin, cell, nx, ny = es.base_grid
             base = locate_points(all_verts[t].mean(axis=1), es.base_verts, es.base_tris, gmin, cell,
-                                 nx, ny, es.base_start, es.base_items, mesh._tol)
+                                 nx, ny, es.base_start[:-1], es.base_start[1:], es.base_items, mesh._tol)
             new_costs[base >= 0] = es.base_costs[base[base >= 0]]
         state["_area_costs"] = es.costs.extend(new_costs)
     with mesh._lock:

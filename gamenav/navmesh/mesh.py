@@ -601,12 +601,9 @@ class NavMesh:
             verts, tris, start, items = (self._vertices, self._triangles, self._cell_start,
                                          self._cell_items)
             edited = self._edits is not None
-        if edited:  # the index of an edited mesh has spare (-1) entries in every cell
-            from gamenav._kernels.dynamic import locate_padded
-
-            out[near] = locate_padded(p[near], verts, tris, gmin, cell, nx, ny, start, items, self._tol)
-        else:
-            out[near] = locate_points(p[near], verts, tris, gmin, cell, nx, ny, start, items, self._tol)
+        # an edited mesh's index has a [begin, end) row per cell (with spare room), a built one CSR offsets
+        begin, end = (start[:, 0], start[:, 1]) if edited else (start[:-1], start[1:])
+        out[near] = locate_points(p[near], verts, tris, gmin, cell, nx, ny, begin, end, items, self._tol)
         return out
 
     def nearest(self, points: npt.ArrayLike) -> npt.NDArray[np.float64]:
