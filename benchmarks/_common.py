@@ -82,3 +82,36 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str
 
     rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
     return "\n".join([line(cells[0]), rule, *(line(r) for r in cells[1:])])
+
+
+TCOD_CARDINAL, TCOD_DIAGONAL = 2378, 3363  # Pell pair: 3363**2 - 2 * 2378**2 == 1 (about 1 : sqrt 2)
+
+
+def tcod_pathfinder(walkable: Any) -> Callable[[tuple[int, int], tuple[int, int]], Any]:
+    """tcod's ``Pathfinder`` set up with gamenav's default rules (8-connected, no corner cutting,
+    integer costs 2378 / 3363), as ``solve((x, y), (x, y))`` -> ``(n, 2)`` int64 ``(x, y)`` cells
+    from start to goal (``(0, 2)`` when there is no path)."""
+    import numpy as np
+    import tcod.path
+
+    h, w = walkable.shape
+    cost = walkable.astype(np.int8)
+    padded = np.pad(walkable, 1)
+    graph = tcod.path.CustomGraph(walkable.shape)  # [i, j] = [y, x]
+    c = TCOD_CARDINAL
+    graph.add_edges(edge_map=[[0, c, 0], [c, 0, c], [0, c, 0]], cost=cost)
+    for dy in (-1, 1):
+        for dx in (-1, 1):  # diagonal from [y, x] only if [y, x + dx] and [y + dy, x] are walkable
+            both = padded[1:h + 1, 1 + dx:w + 1 + dx] & padded[1 + dy:h + 1 + dy, 1:w + 1]
+            graph.add_edge((dy, dx), TCOD_DIAGONAL, cost=cost, condition=both)
+    graph.set_heuristic(cardinal=TCOD_CARDINAL, diagonal=TCOD_DIAGONAL)
+    finder = tcod.path.Pathfinder(graph)
+
+    def solve(s: tuple[int, int], g: tuple[int, int]) -> Any:
+        finder.clear()
+        finder.add_root((s[1], s[0]))
+        path = np.asarray(finder.path_to((g[1], g[0])), dtype=np.int64).reshape(-1, 2)  # root first
+        if not len(path) or tuple(path[0]) != (s[1], s[0]):
+            return np.zeros((0, 2), dtype=np.int64)
+        return path[:, ::-1]
+    return solve

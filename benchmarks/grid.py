@@ -59,7 +59,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 
-from _common import REPO_ROOT, data_dir, markdown_table, time_call  # first: see _common
+from _common import REPO_ROOT, data_dir, markdown_table, tcod_pathfinder, time_call  # first: see _common
 
 import numpy as np
 import numpy.typing as npt
@@ -70,7 +70,6 @@ from gamenav.io import Scenario, read_map, read_scenarios
 MAPS = ("brc202d", "BigGameHunters", "maze512-1-0")
 SQRT2 = math.sqrt(2.0)
 TOLERANCE = 0.01
-TCOD_CARDINAL, TCOD_DIAGONAL = 2378, 3363  # Pell pair: 3363**2 - 2 * 2378**2 == 1
 
 Cell = tuple[int, int]
 Solver = Callable[[Cell, Cell], npt.NDArray[np.int64]]
@@ -127,29 +126,6 @@ def _tcod_astar(walkable: npt.NDArray[np.bool_]) -> Solver:
     return solve
 
 
-def _tcod_pathfinder(walkable: npt.NDArray[np.bool_]) -> Solver:
-    import tcod.path
-
-    h, w = walkable.shape
-    cost = walkable.astype(np.int8)
-    padded = np.pad(walkable, 1)
-    graph = tcod.path.CustomGraph(walkable.shape)  # [i, j] = [y, x]
-    c = TCOD_CARDINAL
-    graph.add_edges(edge_map=[[0, c, 0], [c, 0, c], [0, c, 0]], cost=cost)
-    for dy in (-1, 1):
-        for dx in (-1, 1):  # diagonal from [y, x] only if [y, x + dx] and [y + dy, x] are walkable
-            both = padded[1:h + 1, 1 + dx:w + 1 + dx] & padded[1 + dy:h + 1 + dy, 1:w + 1]
-            graph.add_edge((dy, dx), TCOD_DIAGONAL, cost=cost, condition=both)
-    graph.set_heuristic(cardinal=TCOD_CARDINAL, diagonal=TCOD_DIAGONAL)
-    finder = tcod.path.Pathfinder(graph)
-
-    def solve(s: Cell, g: Cell) -> npt.NDArray[np.int64]:
-        finder.clear()
-        finder.add_root((s[1], s[0]))
-        path = finder.path_to((g[1], g[0]))  # [i, j] from the root to the goal, root included
-        return _as_cells(path, swap=True) if len(path) and tuple(path[0]) == (s[1], s[0]) \
-            else _as_cells([])
-    return solve
 
 
 def _pyastar2d(walkable: npt.NDArray[np.bool_]) -> Solver:
@@ -216,7 +192,7 @@ LIBRARIES = (
     Library("gamenav A*", _gamenav("astar"), "8-conn, no corner cutting"),
     Library("gamenav JPS", _gamenav("jps"), "8-conn, no corner cutting"),
     Library("tcod AStar", _tcod_astar, "libtcod C A*, diagonal x sqrt(2); cuts corners"),
-    Library("tcod Pathfinder", _tcod_pathfinder, "CustomGraph, no corner cutting, 2378/3363"),
+    Library("tcod Pathfinder", tcod_pathfinder, "CustomGraph, no corner cutting, 2378/3363"),
     Library("pyastar2d", _pyastar2d, "allow_diagonal=True: diagonal step costs 1, cuts corners"),
     Library("python-pathfinding", _python_pathfinding, "only_when_no_obstacle; sample", slow=True),
     Library("networkx", _networkx, "astar_path, octile h; sample", slow=True),

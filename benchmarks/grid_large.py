@@ -46,7 +46,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path as FilePath
 
-from _common import data_dir, markdown_table  # first: see _common
+from _common import data_dir, markdown_table, tcod_pathfinder  # first: see _common
 
 import numpy as np
 import numpy.typing as npt
@@ -58,34 +58,11 @@ from gamenav.io import Scenario, read_map, read_scenarios
 
 MAPS = ("maze-1550-15", "room-1550-155", "orz700d", "Cauldron")
 SQRT2 = math.sqrt(2.0)
-TCOD_CARDINAL, TCOD_DIAGONAL = 2378, 3363
 
 Cell = tuple[int, int]
 Solver = Callable[[Cell, Cell], npt.NDArray[np.int64]]
 
 
-def tcod_pathfinder(walkable: npt.NDArray[np.bool_]) -> Solver:
-    import tcod.path
-
-    h, w = walkable.shape
-    cost = walkable.astype(np.int8)
-    padded = np.pad(walkable, 1)
-    graph = tcod.path.CustomGraph(walkable.shape)
-    c = TCOD_CARDINAL
-    graph.add_edges(edge_map=[[0, c, 0], [c, 0, c], [0, c, 0]], cost=cost)
-    for dy in (-1, 1):
-        for dx in (-1, 1):
-            both = padded[1:h + 1, 1 + dx:w + 1 + dx] & padded[1 + dy:h + 1 + dy, 1:w + 1]
-            graph.add_edge((dy, dx), TCOD_DIAGONAL, cost=cost, condition=both)
-    graph.set_heuristic(cardinal=TCOD_CARDINAL, diagonal=TCOD_DIAGONAL)
-    finder = tcod.path.Pathfinder(graph)
-
-    def solve(s: Cell, g: Cell) -> npt.NDArray[np.int64]:
-        finder.clear()
-        finder.add_root((s[1], s[0]))
-        path = np.asarray(finder.path_to((g[1], g[0])), dtype=np.int64).reshape(-1, 2)
-        return path[:, ::-1]
-    return solve
 
 
 def gamenav_solver(grid: gamenav.TileGrid, algorithm: str, plus: bool = True) -> Solver:

@@ -45,7 +45,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path as FilePath
 
-from _common import data_dir, markdown_table  # first: see _common
+from _common import data_dir, markdown_table, tcod_pathfinder  # first: see _common
 
 import numpy as np
 import numpy.typing as npt
@@ -54,7 +54,6 @@ import gamenav
 from gamenav.io import read_map, read_scenarios
 
 SQRT2 = math.sqrt(2.0)
-TCOD_CARDINAL, TCOD_DIAGONAL = 2378, 3363
 
 Cell = tuple[int, int]
 Query = Callable[[Cell, Cell], object]
@@ -92,27 +91,6 @@ def _tcod_astar(walkable: npt.NDArray[np.bool_]) -> Query:
     return lambda s, g: astar.get_path(s[0], s[1], g[0], g[1])
 
 
-def _tcod_pathfinder(walkable: npt.NDArray[np.bool_]) -> Query:
-    import tcod.path
-
-    h, w = walkable.shape
-    cost = walkable.astype(np.int8)
-    padded = np.pad(walkable, 1)
-    graph = tcod.path.CustomGraph(walkable.shape)
-    c = TCOD_CARDINAL
-    graph.add_edges(edge_map=[[0, c, 0], [c, 0, c], [0, c, 0]], cost=cost)
-    for dy in (-1, 1):
-        for dx in (-1, 1):
-            both = padded[1:h + 1, 1 + dx:w + 1 + dx] & padded[1 + dy:h + 1 + dy, 1:w + 1]
-            graph.add_edge((dy, dx), TCOD_DIAGONAL, cost=cost, condition=both)
-    graph.set_heuristic(cardinal=TCOD_CARDINAL, diagonal=TCOD_DIAGONAL)
-    finder = tcod.path.Pathfinder(graph)
-
-    def solve(s: Cell, g: Cell) -> object:
-        finder.clear()
-        finder.add_root((s[1], s[0]))
-        return finder.path_to((g[1], g[0]))
-    return solve
 
 
 def _arcade(walkable: npt.NDArray[np.bool_]) -> Query | None:
@@ -181,7 +159,7 @@ def _libraries(walkable: npt.NDArray[np.bool_], arcade: bool) -> dict[str, Query
     libs: dict[str, Query] = {"gamenav": lambda s, g: gamenav.find_path(grid, s, g),
                               "general": lambda s, g: gamenav.find_path(grid, s, g, algorithm="astar"),
                               "tcod AStar": _tcod_astar(walkable),
-                              "tcod Pathfinder": _tcod_pathfinder(walkable)}
+                              "tcod Pathfinder": tcod_pathfinder(walkable)}
     if arcade:
         solve = _arcade(walkable)
         if solve is not None:
