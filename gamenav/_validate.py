@@ -18,8 +18,8 @@ import numpy.typing as npt
 
 from gamenav.errors import InvalidInputError, InvalidOptionError
 
-__all__ = ["MAX_GRID_CELLS", "check_options", "finite_point", "flag", "grid_dimensions", "is_real",
-           "keyword_options", "positive_number", "real_number"]
+__all__ = ["MAX_GRID_CELLS", "check_options", "expansion_budget", "finite_point", "flag", "grid_dimensions",
+           "is_real", "keyword_options", "positive_number", "real_number"]
 
 MAX_GRID_CELLS = 1 << 27
 """The most cells a grid built from a world size may have (134M: a TileGrid needs ~10 bytes a cell)."""
@@ -71,6 +71,22 @@ def grid_dimensions(size: Any, cell_size: float) -> tuple[int, int]:
             f"size {size!r} with cell_size {cell_size} gives a {cols} x {rows} grid: more than "
             f"{MAX_GRID_CELLS} cells")
     return cols, rows
+
+
+def expansion_budget(value: Any) -> int:
+    """A search step's ``max_expansions``: ``None`` is no limit (2**63 - 1), else an int from 1 to
+    2**63 - 1 (the kernels count in int64).
+
+    Raises:
+        InvalidInputError: anything else (0, negatives, bools, floats, strings, 2**63 and above).
+    """
+    limit = (1 << 63) - 1
+    if value is None:
+        return limit
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or not 1 <= value <= limit:
+        raise InvalidInputError(f"max_expansions must be an int from 1 to 2**63 - 1 or None, got {value!r}")
+    return int(value)
 
 
 def finite_point(value: Any, name: str) -> npt.NDArray[np.float64]:

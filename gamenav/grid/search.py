@@ -22,7 +22,7 @@ import numpy.typing as npt
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k
 from gamenav._kernels import jps as _jps
-from gamenav._validate import check_options, flag, is_real, keyword_options
+from gamenav._validate import check_options, expansion_budget, flag, is_real, keyword_options
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.grid import jump_plus as _jump_plus
 from gamenav.grid.movement import (Diagonal, Heuristic, HeuristicLike, default_heuristic,
@@ -38,8 +38,6 @@ __all__ = ["ALGORITHMS", "POOL_MAX_BYTES", "GridSearch", "SearchWorkspace"]
 
 ALGORITHMS = ("astar", "jps", "dijkstra")
 """Accepted values of ``algorithm=``."""
-
-_NO_LIMIT = np.iinfo(np.int64).max
 
 _Heap = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.int32]]
 """Binary-heap arrays ``(hf, hg, hn, pos)`` of the kernels."""
@@ -712,14 +710,7 @@ class GridSearch:
         """
         if self._status.done:
             return self._status
-        if max_expansions is None:
-            budget = _NO_LIMIT
-        else:
-            if isinstance(max_expansions, (bool, np.bool_)) or not isinstance(
-                    max_expansions, (int, np.integer)) or max_expansions < 1:
-                raise InvalidInputError(
-                    f"max_expansions must be a positive int or None, got {max_expansions!r}")
-            budget = min(int(max_expansions), _NO_LIMIT)  # more than int64 counts: no limit
+        budget = expansion_budget(max_expansions)
         ws = self._ws
         if ws is None or ws._owner is not self._token:
             raise InvalidInputError(

@@ -23,14 +23,13 @@ import numpy.typing as npt
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import (DONE_FOUND, NEED_SPACE, RUNNING, astar_step, funnel,
                                       polyanya_step, weighted_length)
-from gamenav._validate import flag
+from gamenav._validate import expansion_budget, flag
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.navmesh.mesh import NavMesh, world_point
 from gamenav.types import Path, PathStatus
 
 __all__ = ["NavMeshSearch"]
 
-_UNLIMITED = np.iinfo(np.int64).max
 _LABELS = 4096
 """Initial capacity of the default search's label arrays (doubled when full)."""
 
@@ -245,14 +244,7 @@ class NavMeshSearch:
         """Expand at most ``max_expansions`` nodes (``None``: run to the end); return the status."""
         if self._status.done:
             return self._status
-        if max_expansions is None:
-            budget = _UNLIMITED
-        else:
-            if (isinstance(max_expansions, bool)
-                    or not isinstance(max_expansions, (int, np.integer)) or max_expansions < 1):
-                raise InvalidInputError(
-                    f"max_expansions must be an int >= 1 or None, got {max_expansions!r}")
-            budget = int(max_expansions)
+        budget = expansion_budget(max_expansions)
         k = self._k
         announce_compile("navmesh-search", astar_step, funnel, polyanya_step, weighted_length)
         if self._exact:

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from gamenav._events import Closeable
+from gamenav._validate import expansion_budget
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.parallel import check_workers, run_parallel
@@ -271,7 +272,8 @@ def _check_budget(budget_ms: float | None, max_expansions: int | None) -> None:
     if budget_ms is not None and (isinstance(budget_ms, bool) or not isinstance(budget_ms, (int, float))
                                   or not math.isfinite(budget_ms) or budget_ms <= 0):
         raise InvalidInputError(f"budget_ms must be a finite number > 0 or None, got {budget_ms!r}")
-    _check_count(max_expansions, "max_expansions")
+    if max_expansions is not None:
+        expansion_budget(max_expansions)  # what a search's step takes: checked here, not in update()
     if budget_ms is None and max_expansions is None:
         raise InvalidInputError("give budget_ms or max_expansions (or both); got neither")
 

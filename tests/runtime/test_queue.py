@@ -309,8 +309,10 @@ def test_errors_name_what_was_expected() -> None:
         PathQueue(budget_ms=None)
     with pytest.raises(gamenav.InvalidInputError, match=r"budget_ms must be .* got -1"):
         PathQueue(budget_ms=-1)
-    with pytest.raises(gamenav.InvalidInputError, match=r"max_expansions must be an int >= 1 or None, got 0"):
+    with pytest.raises(gamenav.InvalidInputError, match=r"max_expansions must be an int from 1 to .* got 0"):
         PathQueue(max_expansions=0)
+    with pytest.raises(gamenav.InvalidInputError, match=r"max_expansions must be an int from 1 to 2\*\*63 - 1"):
+        PathQueue(max_expansions=2**63)  # rejected here, never inside update()
     with pytest.raises(gamenav.InvalidInputError, match="on_change must be 'restart' or 'stale'"):
         PathQueue(on_change="ignore")
     with pytest.raises(gamenav.InvalidInputError, match="cache must be a PathCache"):
