@@ -97,7 +97,7 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
                              path=path, line=line_no)
     version = int(version_tok[0])
     line_no, counts = lines[2]
-    sizes = to_ints(counts, "the vertex and polygon counts", path, line_no)
+    sizes = to_ints(counts, "vertex and polygon counts", path, line_no)
     if len(sizes) != 2 or min(sizes) < 0:
         raise MapFormatError(f"expected two counts 'V P' >= 0, got {' '.join(counts)!r}", path=path,
                              line=line_no)
@@ -112,7 +112,7 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
             raise MapFormatError(f"expected 'x y', got {' '.join(tok)!r}", path=path, line=line_no)
         vertices[i] = to_floats(tok[:2], "vertex coordinates", path, line_no)
         if version == 2:
-            rest = to_ints(tok[2:], "the vertex's polygon count and ids", path, line_no)
+            rest = to_ints(tok[2:], "vertex polygon count and ids", path, line_no)
             if not rest or rest[0] < 0 or len(rest) != 1 + rest[0]:
                 raise MapFormatError(f"expected 'x y n p_1..p_n', got {' '.join(tok)!r}", path=path,
                                      line=line_no)
@@ -167,7 +167,7 @@ def read_mesh_scenarios(path: str | os.PathLike[str]) -> list[MeshScenario]:
         if len(tok) != 9:
             raise MapFormatError(f"expected 9 columns 'bucket mesh W H sx sy gx gy cost', got "
                                  f"{len(tok)}", path=path, line=line_no)
-        (bucket,) = to_ints(tok[:1], "the bucket", path, line_no)
+        (bucket,) = to_ints(tok[:1], "bucket", path, line_no)
         sx, sy, gx, gy, cost = to_floats(tok[4:], "coordinates and cost", path, line_no)
         if cost < 0 and cost != -1:
             raise MapFormatError(f"cost must be >= 0 or -1 (no path), got {cost}", path=path,

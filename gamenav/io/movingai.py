@@ -138,7 +138,7 @@ def read_scenarios(path: str | os.PathLike[str]) -> list[Scenario]:
             raise MapFormatError(f"expected 9 fields, got {len(fields)}", path=path, line=n)
         bucket, width, height, sx, sy, gx, gy = to_ints(
             [fields[i] for i in (0, 2, 3, 4, 5, 6, 7)], "bucket, map size and cells", path, n)
-        (length,) = to_floats(fields[8:], "the optimal length", path, n)
+        (length,) = to_floats(fields[8:], "optimal length", path, n)
         if width <= 0 or height <= 0:
             raise MapFormatError(f"map size must be positive, got {width} x {height}", path=path,
                                  line=n)

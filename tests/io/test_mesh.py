@@ -44,7 +44,7 @@ def test_scenarios_real_coordinates_and_no_path_marker(data_dir: Path) -> None:
     ("mash\n2\n0 0\n", 1, "expected the header line 'mesh'"),
     ("mesh\n2\n", 1, "expected the header line 'mesh' followed by a version and counts"),
     ("mesh\n4\n0 0\n", 2, "expected format version 2 or 3, got '4'"),
-    ("mesh\n2\n3 x\n", 3, "bad the vertex and polygon counts: expected integers, got 'x'"),
+    ("mesh\n2\n3 x\n", 3, "bad vertex and polygon counts: expected integers, got 'x'"),
     ("mesh\n2\nnan 1\n", 3, "expected integers, got 'nan'"),
     ("mesh\n3\ninf inf\n", 3, "expected integers, got 'inf'"),
     ("mesh\n2\n3.0 1\n", 3, "expected integers, got '3.0'"),

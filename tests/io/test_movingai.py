@@ -125,7 +125,7 @@ def test_crlf_cr_and_byte_order_mark_simply_work(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("row", "message"), [
     ("0\tarena.map\t49\t49\t1\t2\t3\t4", "expected 9 fields, got 8"),
     ("0\tarena.map\t49\t49\t1\t2\tthree\t4\t5.0", "expected integers, got 'three'"),
-    ("0\tarena.map\t49\t49\t1\t2\t3\t4\tfar", "bad the optimal length: expected finite decimal numbers, got 'far'"),
+    ("0\tarena.map\t49\t49\t1\t2\t3\t4\tfar", "bad optimal length: expected finite decimal numbers, got 'far'"),
     ("0\tarena.map\t49\t49\t1\t2\t3\t4\tnan", "expected finite decimal numbers, got 'nan'"),
     ("0\tarena.map\t49\t49\t1\t2\t3\t4\tinf", "expected finite decimal numbers, got 'inf'"),
     ("0\tarena.map\t49\t49\t1\t2\t3\t4\t1e999", "beyond the float range"),
