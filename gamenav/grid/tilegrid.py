@@ -135,8 +135,12 @@ def _check_cost(cost: npt.NDArray[np.float64], name: str = "cost") -> None:
 
 
 def _numeric(value: Any, name: str) -> npt.NDArray[Any]:
-    """``value`` as an array of real numbers (no bools, strings or objects)."""
-    arr = np.asarray(value)
+    """``value`` as an array of real numbers (no bools, strings, objects or ragged rows)."""
+    try:
+        arr = np.asarray(value)
+    except ValueError:  # ragged rows
+        raise InvalidInputError(f"{name} must be an array of numbers with rows of equal length, "
+                                f"got {value!r:.80}") from None
     if arr.dtype.kind not in "iuf":
         raise InvalidInputError(f"{name} must be numeric, got dtype {arr.dtype} ({value!r:.80})")
     return arr
@@ -229,7 +233,10 @@ class TileGrid:
     def __init__(self, walkable: npt.ArrayLike, *, cost: npt.ArrayLike | None = None,
                  cell_size: float = 1.0, origin: Sequence[float] = (0.0, 0.0),
                  y_up: bool = False) -> None:
-        walk = np.asarray(walkable)
+        try:
+            walk = np.asarray(walkable)
+        except ValueError:  # ragged rows (numpy >= 2 refuses them)
+            raise InvalidInputError("walkable must be a 2-D array [y, x] with rows of equal length") from None
         if walk.ndim != 2:
             raise InvalidInputError(f"walkable must be 2-D [y, x], got shape {walk.shape}")
         if walk.size == 0:

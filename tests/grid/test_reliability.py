@@ -291,3 +291,13 @@ def test_coordinate_conversions_reject_non_numbers(values: object) -> None:
         grid.cell_to_world(values)  # type: ignore[arg-type]
     with pytest.raises(gamenav.InvalidInputError, match="points must be numbers"):
         grid.world_to_cell(values)  # type: ignore[arg-type]
+
+
+def test_ragged_arrays_are_clear_errors() -> None:
+    with pytest.raises(gamenav.InvalidInputError, match="rows of equal length"):
+        gamenav.TileGrid([[True, False], [True]])
+    with pytest.raises(gamenav.InvalidInputError, match="cost must be an array of numbers with rows of equal length"):
+        gamenav.TileGrid([[True, True]], cost=[[1, [2]]])
+    grid = gamenav.TileGrid(np.ones((3, 3), dtype=bool))
+    with pytest.raises(gamenav.InvalidInputError, match="radius must be a number > 0 or one per agent"):
+        gamenav.Crowd(grid, [(0.5, 0.5)], radius=[[1, 2], [3]], max_speed=1)
