@@ -153,11 +153,12 @@ def _count(value: Any, name: str) -> int:
 def _per_agent(value: Any, n: int, name: str) -> _F64 | float:
     """A number > 0 (returned as float) or ``n`` finite numbers > 0 (an (n,) float64 array)."""
     try:
-        if np.ndim(value) == 0:
-            return positive_number(value, name)
-        arr = np.array(value, dtype=np.float64).reshape(-1)
+        scalar = np.ndim(value) == 0
+        arr = None if scalar else np.array(value, dtype=np.float64).reshape(-1)
     except (TypeError, ValueError):  # ragged, or not numbers
         raise InvalidInputError(f"{name} must be a number > 0 or one per agent, got {value!r}") from None
+    if arr is None:
+        return positive_number(value, name)
     if arr.shape != (n,):
         raise InvalidInputError(f"{name} must be a number or one per agent ({n}), got {arr.size} values")
     bad = ~(np.isfinite(arr) & (arr > 0))
