@@ -527,17 +527,9 @@ class PathQueue(Closeable):
                 if timed and worked and now + self._start_s > deadline:
                     break
                 worked = True
-                try:
-                    search = self._begin(job)
-                except InvalidInputError:  # an edit blocked the start or goal since the request
-                    self._drop_job(job)
-                    self._pending -= len(job.requests)
-                    self._store_and_answer(job.query, Path.none(PathStatus.STALE), job.requests)
-                    now = time.perf_counter()
+                search, now = self._start(job, now)
+                if search is None:
                     continue
-                t = time.perf_counter()
-                self._start_s = _track(self._start_s, t - now)
-                now = t
             if not search.status.done:
                 n = self._chunk_size(job, now, deadline, left, worked)
                 if n == 0:
@@ -649,17 +641,9 @@ class PathQueue(Closeable):
             if search is None:
                 if timed and (worked or jobs) and now + self._start_s > deadline:
                     break
-                try:
-                    search = self._begin(job)
-                except InvalidInputError:  # an edit blocked the start or goal since the request
-                    self._drop_job(job)
-                    self._pending -= len(job.requests)
-                    self._store_and_answer(job.query, Path.none(PathStatus.STALE), job.requests)
-                    now = time.perf_counter()
+                search, now = self._start(job, now)
+                if search is None:
                     continue
-                t = time.perf_counter()
-                self._start_s = _track(self._start_s, t - now)
-                now = t
             if search.status.done:  # restarted on a world where it ends at once
                 self._finish(job)
                 now = time.perf_counter()
@@ -744,6 +728,20 @@ class PathQueue(Closeable):
             if entry is None:
                 entry = self._grids[id(world)] = _GridJobs(world, self._on_change)
             entry.jobs.add(job)
+
+    def _start(self, job: _Job, now: float) -> tuple[Search | None, float]:
+        """Start ``job``'s search (timed from ``now``) and return it with the time after; when an
+        edit blocked its start or goal since the request, answer STALE and return None."""
+        try:
+            search = self._begin(job)
+        except InvalidInputError:
+            self._drop_job(job)
+            self._pending -= len(job.requests)
+            self._store_and_answer(job.query, Path.none(PathStatus.STALE), job.requests)
+            return None, time.perf_counter()
+        t = time.perf_counter()
+        self._start_s = _track(self._start_s, t - now)
+        return search, t
 
     def _begin(self, job: _Job) -> Search:
         """(Re)start ``job``'s search on the world as it is now and return it (the old search,
