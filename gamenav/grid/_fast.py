@@ -159,12 +159,4 @@ def try_find_path(grid: TileGrid, start: Any, goal: Any) -> Path | None:
         t.bits, t.cost, t.labels, t.geo, ws.ints, ws.longs, sx, sy, gx, gy)
     if code == _BLOCKED:
         return None
-    path: Path = _new(Path)  # make_path, inlined (the kernel returns read-only arrays)
-    fields = path.__dict__
-    fields["status"] = _FOUND if code == _FOUND_CODE else _NO_PATH
-    fields["cost"] = cost
-    fields["cells"] = cells
-    fields["points"] = points
-    fields["expanded"] = expanded
-    fields["corridor"] = _EMPTY_CORRIDOR
-    return path
+    return make_path(_FOUND if code == _FOUND_CODE else _NO_PATH, cost, cells, points, expanded)
