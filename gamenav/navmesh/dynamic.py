@@ -421,7 +421,7 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     Work is proportional to the edit (removed, new and ring triangles), not to the mesh:
     masters change in place, readers get a generation with those rows copied.
     """
-    from gamenav.navmesh.mesh import MIN_EDGE, _versions
+    from gamenav.navmesh.mesh import MIN_EDGE, _versions  # mesh imports this module lazily
 
     verts = mesh._vertices
     tris = mesh._triangles
@@ -673,14 +673,10 @@ def _tri_cells(es: EditState, verts: _F64, tris: _I64, ids: _I64) -> tuple[_I64,
     np.clip(hi[:, 0], 0, nx - 1, out=hi[:, 0])
     np.clip(lo[:, 1], 0, ny - 1, out=lo[:, 1])
     np.clip(hi[:, 1], 0, ny - 1, out=hi[:, 1])
-    wx = hi[:, 0] - lo[:, 0] + 1
-    wy = hi[:, 1] - lo[:, 1] + 1
-    counts = wx * wy
-    tid = np.repeat(np.arange(len(ids)), counts)
-    kk = np.arange(len(tid)) - np.repeat(np.cumsum(counts) - counts, counts)
-    w = wx[tid]
-    cells = (lo[tid, 1] + kk // w) * nx + lo[tid, 0] + kk % w
-    return cells, ids[tid]
+    from gamenav.navmesh.mesh import box_cells
+
+    cells, owner = box_cells(lo, hi, nx)
+    return cells, ids[owner]
 
 
 def _build_padded_index(es: EditState, verts: _F64, tris: _I64) -> None:

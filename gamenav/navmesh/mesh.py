@@ -172,6 +172,19 @@ def _area_costs(values: Any, n: int) -> npt.NDArray[np.float64]:
     return costs
 
 
+
+def box_cells(lo: npt.NDArray[np.int64], hi: npt.NDArray[np.int64],
+              nx: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The bucket cells of ``(n, 2)`` inclusive cell boxes ``lo..hi`` on a grid ``nx`` cells wide:
+    flat cell indices ``y * nx + x`` and, for each, the index of its box (vectorised, no loop)."""
+    wx = hi[:, 0] - lo[:, 0] + 1
+    counts = wx * (hi[:, 1] - lo[:, 1] + 1)
+    owner = np.repeat(np.arange(len(lo)), counts)
+    k = np.arange(len(owner)) - np.repeat(np.cumsum(counts) - counts, counts)
+    w = wx[owner]
+    cells: npt.NDArray[np.int64] = (lo[owner, 1] + k // w) * nx + lo[owner, 0] + k % w
+    return cells, owner
+
 class NavMesh:
     """A triangulated walkable area (immutable numpy arrays).
 
@@ -419,15 +432,8 @@ class NavMesh:
         cell = float(max(2.0 * math.sqrt(extent[0] * extent[1] / len(p)), extent.max() / 4096))
         nx = int(extent[0] // cell) + 1
         ny = int(extent[1] // cell) + 1
-        i0 = ((lo - gmin) // cell).astype(np.int64)
-        i1 = ((hi - gmin) // cell).astype(np.int64)
-        wx = i1[:, 0] - i0[:, 0] + 1
-        wy = i1[:, 1] - i0[:, 1] + 1
-        counts = wx * wy
-        tri_id = np.repeat(np.arange(len(p)), counts)
-        k = np.arange(len(tri_id)) - np.repeat(np.cumsum(counts) - counts, counts)
-        w = wx[tri_id]
-        cells = (i0[tri_id, 1] + k // w) * nx + i0[tri_id, 0] + k % w
+        cells, tri_id = box_cells(((lo - gmin) // cell).astype(np.int64),
+                                  ((hi - gmin) // cell).astype(np.int64), nx)
         order = np.argsort(cells)
         self._cell_items = tri_id[order]
         self._cell_start = np.searchsorted(cells[order], np.arange(nx * ny + 1))
