@@ -61,6 +61,15 @@ def _det(ax, ay, bx, by):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _tangents(relx, rely, dist_sq, r):  # pragma: no cover - compiled
+    """Left and right leg directions ``(llx, lly, rlx, rly)`` of the tangents from the agent to a
+    disc of radius ``r`` around an obstacle vertex at ``rel`` (``dist_sq = |rel|^2 > r^2``)."""
+    leg = math.sqrt(max(dist_sq - r * r, 0.0))
+    return ((relx * leg - rely * r) / dist_sq, (relx * r + rely * leg) / dist_sq,
+            (relx * leg + rely * r) / dist_sq, (-relx * r + rely * leg) / dist_sq)
+
+
+@njit(cache=True, nogil=True)
 def _lp1(lines, line_no, radius, optx, opty, direction_opt, res):  # pragma: no cover - compiled
     """RVO2 linearProgram1: optimum on line ``line_no`` subject to lines ``0..line_no-1`` and the disc."""
     px = lines[line_no, 0]
@@ -427,11 +436,7 @@ def _obstacle_lines(px, py, vx, vy, r, inv_t, segs, nseg, lines):  # pragma: no 
             c2 = convex1
             o2dx = d1x
             o2dy = d1y
-            leg1 = math.sqrt(max(dist_sq1 - r_sq, 0.0))
-            llx = (rel1x * leg1 - rel1y * r) / dist_sq1
-            lly = (rel1x * r + rel1y * leg1) / dist_sq1
-            rlx = (rel1x * leg1 + rel1y * r) / dist_sq1
-            rly = (-rel1x * r + rel1y * leg1) / dist_sq1
+            llx, lly, rlx, rly = _tangents(rel1x, rel1y, dist_sq1, r)
         elif sfrac > 1.0 and dist_sq_line <= r_sq:  # the right vertex defines it
             if not convex2:
                 continue
@@ -441,23 +446,15 @@ def _obstacle_lines(px, py, vx, vy, r, inv_t, segs, nseg, lines):  # pragma: no 
             c1 = convex2
             left_nb_x = d1x
             left_nb_y = d1y
-            leg2 = math.sqrt(max(dist_sq2 - r_sq, 0.0))
-            llx = (rel2x * leg2 - rel2y * r) / dist_sq2
-            lly = (rel2x * r + rel2y * leg2) / dist_sq2
-            rlx = (rel2x * leg2 + rel2y * r) / dist_sq2
-            rly = (-rel2x * r + rel2y * leg2) / dist_sq2
+            llx, lly, rlx, rly = _tangents(rel2x, rel2y, dist_sq2, r)
         else:
             if convex1:
-                leg1 = math.sqrt(max(dist_sq1 - r_sq, 0.0))
-                llx = (rel1x * leg1 - rel1y * r) / dist_sq1
-                lly = (rel1x * r + rel1y * leg1) / dist_sq1
+                llx, lly, _, _ = _tangents(rel1x, rel1y, dist_sq1, r)
             else:  # non-convex left vertex: the left leg extends the cut-off line
                 llx = -d1x
                 lly = -d1y
             if convex2:
-                leg2 = math.sqrt(max(dist_sq2 - r_sq, 0.0))
-                rlx = (rel2x * leg2 + rel2y * r) / dist_sq2
-                rly = (-rel2x * r + rel2y * leg2) / dist_sq2
+                _, _, rlx, rly = _tangents(rel2x, rel2y, dist_sq2, r)
             else:
                 rlx = d1x
                 rly = d1y
