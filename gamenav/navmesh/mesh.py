@@ -248,13 +248,15 @@ class NavMesh:
         self._build_index()
 
     def __reduce__(self) -> tuple[type[NavMesh], tuple[npt.NDArray[np.float64], npt.NDArray[np.int64],
-                                                         npt.NDArray[np.float64]]]:
-        """Pickle (and copy) as ``(vertices, live triangles)``: unpickling runs :meth:`__init__`,
-        which validates the arrays, rebuilds everything derived from them read-only, and gives the
-        copy a new :attr:`version` (obstacles, subscriptions and dead triangle ids are not kept)."""
+                                                         npt.NDArray[np.float64]], dict[str, float]]:
+        """Pickle (and copy) as ``(vertices, live triangles, area costs)`` plus the agent radius:
+        unpickling runs :meth:`__init__`, which validates the arrays, rebuilds everything derived
+        from them read-only, and gives the copy a new :attr:`version` (obstacle ids, subscriptions,
+        grid following and dead triangle ids are not kept; carved obstacles stay carved, and
+        obstacles added to the copy are inflated by the same :attr:`agent_radius`)."""
         with self._lock:
             return (type(self), (self._vertices, self._triangles[self._alive],
-                                 self._cost_array()[self._alive]))
+                                 self._cost_array()[self._alive]), {"_agent_radius": self._agent_radius})
 
     # -- construction ---------------------------------------------------------------------
     @classmethod

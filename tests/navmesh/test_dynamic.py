@@ -176,6 +176,20 @@ def test_pickle_keeps_live_triangles() -> None:
         float(shapely.area(live_polygons(mesh)).sum()))
 
 
+def test_copies_inflate_new_obstacles_by_the_same_agent_radius() -> None:
+    import copy
+    import pickle
+
+    mesh = NavMesh.from_polygons(WALKABLE, agent_radius=0.5)
+    hut = shapely.box(9, 2, 11, 6)
+    mesh.add_obstacle(hut)
+    for other in (copy.copy(mesh), copy.deepcopy(mesh), pickle.loads(pickle.dumps(mesh))):
+        assert other.agent_radius == 0.5
+        other.add_obstacle(shapely.box(2, 2, 4, 4))
+        near = [(1.7, 3.0), (10.0, 1.7)]  # 0.3 from each obstacle: inside its inflated footprint
+        assert (other.locate(near) == -1).all()
+
+
 @pytest.mark.parametrize("radius", [0.0, 0.4])
 def test_from_grid_follow(radius: float) -> None:
     walk = np.ones((12, 16), dtype=bool)
