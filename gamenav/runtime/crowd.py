@@ -724,6 +724,7 @@ class Crowd(Closeable):
         self._check_open("update")
         if isinstance(dt, bool) or not isinstance(dt, numbers.Real) or not (math.isfinite(dt) and dt >= 0):
             raise InvalidInputError(f"dt must be a finite number >= 0, got {dt!r}")
+        dt = float(dt)  # kernels take float64 (a Python int beyond int64 would not convert)
         if dt == 0 or len(self) == 0:
             return
         self._collect_paths()

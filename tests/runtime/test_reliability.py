@@ -487,3 +487,11 @@ def test_queued_and_cached_requests_are_validated_once(monkeypatch: pytest.Monke
     checked.clear()
     cache = PathCache()
     assert cache.find_path(grid, (0, 0), (28, 19)).found and checked == ["start", "goal"]
+
+
+def test_integer_dt_of_any_size_is_a_plain_time_step() -> None:
+    grid = gamenav.TileGrid(np.ones((1, 1), dtype=bool))
+    for dt in (2**62, 2**63):  # ints: the kernels must not specialise on the first and overflow on the next
+        crowd = gamenav.Crowd(grid, [(0.0, 0.0)], radius=0.3, max_speed=2.0)
+        crowd.update(dt)
+        assert np.isfinite(crowd.positions).all()
