@@ -110,7 +110,7 @@ class DemoWindow(arcade.Window):
         if self.show["grid"]:
             draw_grid(sim.grid, line_color=(255, 255, 255, 28), blocked_color=(220, 40, 40, 60))
         if self.show["navmesh"] and sim.navmesh is not None:
-            draw_navmesh(sim.navmesh)
+            draw_navmesh(sim.navmesh, highlight=sim.recent_patches())  # re-triangulated patches lit
         if self.show["paths"]:
             self._draw_paths()
         colors = TEAM_COLORS[sim.team]

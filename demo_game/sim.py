@@ -21,6 +21,8 @@ from demo_game.mapgen import BUILDING, GRASS, MARSH, Terrain
 __all__ = ["Simulation", "Timings"]
 
 FLOW_THRESHOLD = 16
+PATCH_FRAMES = 90
+"""The navmesh overlay highlights the triangles of edits this many frames old or younger (3 s)."""
 UNIT_KINDS = (("infantry", 0.3, 7.0, 0.6), ("cavalry", 0.4, 10.0, 0.28), ("tank", 0.5, 5.0, 0.12))
 """(name, radius in cells, max speed in cells per second, share of an army)."""
 
@@ -105,6 +107,8 @@ class Simulation:
         """Navmesh obstacle id -> the flat ``[y, x]`` indices of its building cells."""
         self.mesh_edit_ms = Timings()
         """Local navmesh edits (one per building placed or removed in navmesh mode)."""
+        self.mesh_patches: list[tuple[int, npt.NDArray[np.int64]]] = []
+        """``(frame, triangle ids)`` re-triangulated by recent navmesh edits (the overlay shows them)."""
         self._mesh_stale = False  # the grid changed while the running build read it
         self._builder: ThreadPoolExecutor | None = None
         self.frame = 0
@@ -400,7 +404,19 @@ class Simulation:
             self.crowd.world = self.grid
             return
         self.navmesh = mesh
+        self.mesh_patches.clear()
+        mesh.subscribe(self._on_mesh_change, weak=True)
         self.crowd.world = mesh
+
+    def _on_mesh_change(self, change: gamenav.NavMeshChange) -> None:
+        self.mesh_patches.append((self.frame, change.added))
+
+    def recent_patches(self, frames: int = PATCH_FRAMES) -> npt.NDArray[np.int64]:
+        """Ids of the triangles added by the navmesh edits of the last ``frames`` frames."""
+        self.mesh_patches[:] = [(f, ids) for f, ids in self.mesh_patches if self.frame - f < frames]
+        if not self.mesh_patches:
+            return np.zeros(0, np.int64)
+        return np.concatenate([ids for _, ids in self.mesh_patches])
 
     def finish_navmesh_build(self) -> None:
         """Wait for the background navmesh build(s) and switch to the result (tests, tools)."""

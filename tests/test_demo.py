@@ -13,6 +13,7 @@ import numpy as np
 import gamenav
 from demo_game.app import run_headless
 from demo_game.mapgen import BLOCKING, generate
+from demo_game import sim as demo_sim
 from demo_game.sim import Simulation
 
 ROOT = FilePath(__file__).resolve().parents[1]
@@ -107,6 +108,18 @@ def test_every_key_and_overlay_draws(tmp_path: FilePath) -> None:
         sim.finish_navmesh_build()
         assert window.show == {"grid": True, "paths": False, "navmesh": True, "expansions": True, "help": False}
         assert sim.navmesh is not None and sim.crowd.world is sim.navmesh and sim.budget_ms == 0.5
+        assert len(sim.recent_patches()) == 0
+        mesh, alive, version = sim.navmesh, sim.navmesh.alive.copy(), sim.navmesh.version
+        w, h = window.width, window.height
+        placed = next(p for p in ((x * w / 10, y * h / 10) for x in range(1, 10) for y in range(1, 10))
+                      if sim.place_building(p))
+        assert sim.navmesh is mesh and mesh.version == version + 1
+        patch = sim.recent_patches()  # the triangles the edit added: new ids, alive, shown lit
+        assert len(patch) and (patch >= len(alive)).all() and mesh.alive[patch].all()
+        window.on_draw()
+        sim.frame += demo_sim.PATCH_FRAMES
+        assert len(sim.recent_patches()) == 0  # the highlight fades after PATCH_FRAMES frames
+        assert sim.remove_building(placed) and mesh.version == version + 2
         window.on_key_press(key.TAB, 0)
         assert window.team == 1 and not window.selected.any()
         window.on_mouse_press(0, 0, arcade.MOUSE_BUTTON_LEFT, 0)

@@ -264,21 +264,29 @@ def draw_path(path: Path | npt.ArrayLike, *, color: Color = (255, 255, 255, 200)
 
 
 def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path | None = None,
-                 portal_color: Color = (255, 200, 40, 220), width: float = 1.0) -> None:
-    """Draw a navmesh's triangle edges; with ``path``, also the portals (shared edges) of its corridor."""
+                 portal_color: Color = (255, 200, 40, 220), width: float = 1.0,
+                 highlight: npt.ArrayLike | None = None, highlight_color: Color = (255, 240, 120, 90)) -> None:
+    """Draw a navmesh's triangle edges; with ``path``, also the portals (shared edges) of its
+    corridor; with ``highlight`` (triangle ids, e.g. :attr:`gamenav.NavMeshChange.added`), also
+    fill those triangles. Dead triangles of an edited mesh are never drawn."""
     verts = np.asarray(mesh.vertices, dtype=np.float64)
-    tris = np.asarray(mesh.triangles, dtype=np.int64)
+    tris = np.asarray(mesh.triangles, dtype=np.int64)  # rows are triangle ids, dead ones too
     alive = getattr(mesh, "alive", None)
-    if alive is not None:  # an edited mesh keeps dead rows (ids are never reused): skip them
-        tris = tris[np.asarray(alive, dtype=bool)]
-    if len(tris):
-        edges = np.concatenate([tris[:, [0, 1]], tris[:, [1, 2]], tris[:, [2, 0]]])
+    live = np.ones(len(tris), bool) if alive is None else np.asarray(alive, dtype=bool)
+    if highlight is not None:
+        ids = np.asarray(highlight, dtype=np.int64).ravel()
+        ids = ids[(ids >= 0) & (ids < len(tris))]
+        for corners in verts[tris[ids[live[ids]]]].reshape(-1, 6).tolist():
+            arcade.draw_triangle_filled(*corners, highlight_color)
+    shown = tris[live]
+    if len(shown):
+        edges = np.concatenate([shown[:, [0, 1]], shown[:, [1, 2]], shown[:, [2, 0]]])
         edges = np.unique(np.sort(edges, axis=1), axis=0)
         arcade.draw_lines(verts[edges].reshape(-1, 2).tolist(), color, width)
     if path is not None and len(path.corridor) >= 2:
         segs = []
         for a, b in zip(path.corridor[:-1], path.corridor[1:], strict=True):
-            shared = np.intersect1d(tris[a], tris[b])
+            shared = np.intersect1d(tris[a], tris[b])  # ids index the unfiltered rows
             if len(shared) == 2:
                 segs += [tuple(verts[shared[0]]), tuple(verts[shared[1]])]
         if segs:

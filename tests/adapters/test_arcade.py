@@ -205,3 +205,33 @@ def test_drawing_checks_shapes(window) -> None:
         draw_path(np.zeros(3))
 
 
+
+
+def test_navmesh_drawing_of_an_edited_mesh_uses_triangle_ids(window, monkeypatch) -> None:
+    """Corridor ids and highlighted ids name rows of ``mesh.triangles`` (dead rows included):
+    the portals drawn are the shared edges of consecutive corridor triangles."""
+    from shapely.geometry import box
+
+    mesh = gamenav.NavMesh.from_polygons(box(0, 0, 40, 30))
+    changes: list = []
+    mesh.subscribe(changes.append)
+    mesh.add_obstacle(box(18, 5, 22, 25))
+    mesh.add_obstacle(box(5, 12, 8, 18))  # kills triangles, adds new ids past the live count
+    path = gamenav.find_path(mesh, (2.0, 15.0), (38.0, 15.0))
+    assert path.corridor.max() >= int(np.count_nonzero(mesh.alive))  # an id beyond the live rows
+    lines: list = []
+    fills: list = []
+    monkeypatch.setattr(arcade, "draw_lines", lambda pts, color, width=1: lines.append((list(pts), color)))
+    monkeypatch.setattr(arcade, "draw_triangle_filled", lambda *args: fills.append(args))
+    added = changes[-1].added
+    draw_navmesh(mesh, path=path, highlight=np.concatenate([added, changes[-1].removed]))
+    tris, verts = np.asarray(mesh.triangles), np.asarray(mesh.vertices)
+    expected = []
+    for a, b in zip(path.corridor[:-1], path.corridor[1:], strict=True):
+        shared = np.intersect1d(tris[a], tris[b])
+        expected += [tuple(verts[shared[0]]), tuple(verts[shared[1]])]
+    portals = [pts for pts, color in lines if color == (255, 200, 40, 220)]
+    assert portals == [expected]
+    assert len(fills) == len(added)  # removed (dead) triangles are not filled
+    corners = {tuple(np.round(verts[tris[t]].ravel(), 9)) for t in added}
+    assert {tuple(np.round(f[:6], 9)) for f in fills} == corners
