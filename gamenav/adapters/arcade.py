@@ -276,8 +276,8 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
     if highlight is not None:
         ids = np.asarray(highlight, dtype=np.int64).ravel()
         ids = ids[(ids >= 0) & (ids < len(tris))]
-        for corners in verts[tris[ids[live[ids]]]].reshape(-1, 6).tolist():
-            arcade.draw_triangle_filled(*corners, highlight_color)
+        for x1, y1, x2, y2, x3, y3 in verts[tris[ids[live[ids]]]].reshape(-1, 6).tolist():
+            arcade.draw_triangle_filled(x1, y1, x2, y2, x3, y3, highlight_color)
     shown = tris[live]
     if len(shown):
         edges = np.concatenate([shown[:, [0, 1]], shown[:, [1, 2]], shown[:, [2, 0]]])
