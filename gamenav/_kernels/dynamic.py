@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["index_add", "index_remove", "relabel", "split_groups"]
+__all__ = ["cavity", "index_add", "index_remove", "relabel", "split_groups", "stitch", "tri_cells"]
 
 
 @njit(cache=True, nogil=True)
@@ -157,3 +157,343 @@ def index_add(items, bounds, cap, tail, cells, ids, changed):
         changed[n] = e
         n += 1
     return n
+
+
+@njit(cache=True, nogil=True)
+def cavity(verts, tris, alive, begin, end, items, gx, gy, cell, nx, ny, x0, y0, x1, y1, tag, stamp):
+    """Ids of the alive triangles listed in the bucket cells overlapping the closed box
+    ``(x0, y0, x1, y1)`` that intersect it (touching counts), in first-seen order.
+
+    Bucket ``c`` lists ``items[begin[c]:end[c]]`` (entries < 0 are padding). ``tag`` (``(T,)``
+    int64, < ``stamp`` everywhere) records the triangles seen as ``stamp``.
+    """
+    i0 = min(max(int((x0 - gx) // cell), 0), nx - 1)
+    j0 = min(max(int((y0 - gy) // cell), 0), ny - 1)
+    i1 = min(max(int((x1 - gx) // cell), 0), nx - 1)
+    j1 = min(max(int((y1 - gy) // cell), 0), ny - 1)
+    total = 0
+    for j in range(j0, j1 + 1):
+        for i in range(i0, i1 + 1):
+            c = j * nx + i
+            total += end[c] - begin[c]
+    out = np.empty(total, dtype=np.int64)
+    n = 0
+    cx = np.array([x0, x1, x1, x0])
+    cy = np.array([y0, y0, y1, y1])
+    for j in range(j0, j1 + 1):
+        for i in range(i0, i1 + 1):
+            c = j * nx + i
+            for p in range(begin[c], end[c]):
+                t = items[p]
+                if t < 0 or tag[t] == stamp:
+                    continue
+                tag[t] = stamp
+                if not alive[t]:
+                    continue
+                ax = verts[tris[t, 0], 0]
+                ay = verts[tris[t, 0], 1]
+                bx = verts[tris[t, 1], 0]
+                by = verts[tris[t, 1], 1]
+                qx = verts[tris[t, 2], 0]
+                qy = verts[tris[t, 2], 1]
+                if (min(ax, min(bx, qx)) > x1 or max(ax, max(bx, qx)) < x0
+                        or min(ay, min(by, qy)) > y1 or max(ay, max(by, qy)) < y0):
+                    continue
+                ok = True
+                for e in range(3):
+                    if e == 0:
+                        px, py, ex, ey = ax, ay, bx - ax, by - ay
+                    elif e == 1:
+                        px, py, ex, ey = bx, by, qx - bx, qy - by
+                    else:
+                        px, py, ex, ey = qx, qy, ax - qx, ay - qy
+                    some = False
+                    for q in range(4):
+                        if ex * (cy[q] - py) - ey * (cx[q] - px) >= 0:
+                            some = True
+                            break
+                    if not some:
+                        ok = False
+                        break
+                if ok:
+                    out[n] = t
+                    n += 1
+    return out[:n]
+
+
+@njit(cache=True, nogil=True)
+def _slot(table, keys, a, b, mask):
+    """Open-addressing slot of the directed key ``(a, b)`` (``table`` -1 = empty)."""
+    h = (a * 0x9E3779B97F4A7C1 + b * 0x2545F4914F6CDD1D) & 0x7FFFFFFFFFFFFFFF
+    h = (h ^ (h >> 29)) & mask
+    while table[h] >= 0 and (keys[table[h], 0] != a or keys[table[h], 1] != b):
+        h = (h + 1) & mask
+    return h
+
+
+@njit(cache=True, nogil=True)
+def _vslot(table, vbuf, ids, x, y, mask):
+    """Open-addressing slot of the point ``(x, y)`` among ``vbuf[ids[table[...]]]``."""
+    h = (hash(x) * 0x9E3779B97F4A7C1 + hash(y) * 0x2545F4914F6CDD1D) & 0x7FFFFFFFFFFFFFFF
+    h = (h ^ (h >> 29)) & mask
+    while table[h] >= 0 and (vbuf[ids[table[h]], 0] != x or vbuf[ids[table[h]], 1] != y):
+        h = (h + 1) & mask
+    return h
+
+
+@njit(cache=True, nogil=True)
+def stitch(new_v, new_t, cand_v, vbuf, nv_old, tbuf, n_old, min_edge2,
+           nbrs, alive, degree, border_count, corner, pinch, rem, tag, stamp):
+    """Append a re-triangulated cavity to the mesh and connect it, in place.
+
+    ``new_v`` / ``new_t``: the cavity's triangulation; a new vertex at exactly the coordinates
+    of a vertex in ``cand_v`` (the removed
+    triangles' vertices) reuses its id, others are appended to ``vbuf`` from ``nv_old``.
+    Triangles are oriented counter-clockwise, degenerate ones (zero area, an edge with squared
+    length below ``min_edge2``) dropped, and appended to ``tbuf`` from ``n_old``. The removed
+    triangles ``rem`` die (no neighbours, degree 0); half-edges of new triangles and of the
+    surviving *ring* triangles across removed ones are matched by vertex pair (exactly one in
+    each direction: a portal; anything else: a border edge); degrees, per-vertex border counts
+    and the corner / pinch flags follow. ``tag`` (``(T,)`` int64, < ``stamp`` everywhere) is
+    scratch: stamps ``stamp .. stamp + 3 * len(rem)`` are used.
+
+    Returns ``(nv, k, ring_t, pairs, b_edges, b_owner, vtouch, local_root, ring_u)``: vertex
+    count, new triangle count, ring triangle per ring half-edge, matched owner pairs ``(m, 2)``,
+    new border edges ``(b, 2)`` and their triangles, touched vertices (with repeats), and the
+    components (union-find roots over local indices: new triangles ``0..k-1``, then the distinct
+    ring triangles ``ring_u``) of the new triangles and the ring linked by matched edges.
+    """
+    # -- vertices: reuse candidates at identical coordinates
+    r = cand_v.shape[0]
+    size = 16
+    while size < 2 * r:
+        size *= 2
+    mask = size - 1
+    table = np.full(size, -1, dtype=np.int64)
+    for i in range(r):
+        h = _vslot(table, vbuf, cand_v, vbuf[cand_v[i], 0], vbuf[cand_v[i], 1], mask)
+        if table[h] < 0:
+            table[h] = i
+    m = new_v.shape[0]
+    vmap = np.empty(m, dtype=np.int64)
+    nv = nv_old
+    for i in range(m):
+        h = _vslot(table, vbuf, cand_v, new_v[i, 0], new_v[i, 1], mask)
+        if table[h] >= 0:
+            vmap[i] = cand_v[table[h]]
+        else:
+            vbuf[nv, 0] = new_v[i, 0]
+            vbuf[nv, 1] = new_v[i, 1]
+            vmap[i] = nv
+            nv += 1
+    # -- triangles: counter-clockwise, no degenerate ones
+    k = 0
+    for i in range(new_t.shape[0]):
+        a = vmap[new_t[i, 0]]
+        b = vmap[new_t[i, 1]]
+        c = vmap[new_t[i, 2]]
+        ax, ay = vbuf[a, 0], vbuf[a, 1]
+        bx, by = vbuf[b, 0], vbuf[b, 1]
+        cx, cy = vbuf[c, 0], vbuf[c, 1]
+        area2 = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+        e0 = (ax - bx) ** 2 + (ay - by) ** 2
+        e1 = (bx - cx) ** 2 + (by - cy) ** 2
+        e2 = (cx - ax) ** 2 + (cy - ay) ** 2
+        if area2 == 0 or e0 < min_edge2 or e1 < min_edge2 or e2 < min_edge2:
+            continue
+        t = n_old + k
+        tbuf[t, 0] = a
+        if area2 > 0:
+            tbuf[t, 1] = b
+            tbuf[t, 2] = c
+        else:
+            tbuf[t, 1] = c
+            tbuf[t, 2] = b
+        k += 1
+    # -- ring: surviving triangles across an edge of a removed one; border edges that go
+    nr = rem.shape[0]
+    for i in range(nr):
+        tag[rem[i]] = stamp
+    ring_t = np.empty(3 * nr, dtype=np.int64)
+    ring_j = np.empty(3 * nr, dtype=np.int64)
+    ring_u = np.empty(3 * nr, dtype=np.int64)
+    gone = np.empty(6 * nr, dtype=np.int64)
+    n_ring = 0
+    n_u = 0
+    n_gone = 0
+    for i in range(nr):
+        t = rem[i]
+        for j in range(3):
+            u = nbrs[t, j]
+            if u < 0:
+                gone[n_gone] = tbuf[t, j]
+                gone[n_gone + 1] = tbuf[t, (j + 1) % 3]
+                n_gone += 2
+            elif tag[u] < stamp:
+                for ju in range(3):
+                    if nbrs[u, ju] == t:
+                        ring_t[n_ring] = u
+                        ring_j[n_ring] = ju
+                        n_ring += 1
+                        break
+                tag[u] = stamp + 1 + n_u
+                ring_u[n_u] = u
+                n_u += 1
+            elif tag[u] > stamp:  # a ring triangle met again
+                for ju in range(3):
+                    if nbrs[u, ju] == t:
+                        ring_t[n_ring] = u
+                        ring_j[n_ring] = ju
+                        n_ring += 1
+                        break
+    # -- half-edges: 3 per new triangle, then the ring's; directed keys with counts
+    nh = 3 * k + n_ring
+    owner = np.empty(nh, dtype=np.int64)
+    slot = np.empty(nh, dtype=np.int64)
+    keys = np.empty((nh, 2), dtype=np.int64)
+    loc = np.empty(nh, dtype=np.int64)
+    for i in range(k):
+        t = n_old + i
+        for j in range(3):
+            h = 3 * i + j
+            owner[h] = t
+            slot[h] = j
+            keys[h, 0] = tbuf[t, j]
+            keys[h, 1] = tbuf[t, (j + 1) % 3]
+            loc[h] = i
+    for i in range(n_ring):
+        h = 3 * k + i
+        t = ring_t[i]
+        owner[h] = t
+        slot[h] = ring_j[i]
+        keys[h, 0] = tbuf[t, ring_j[i]]
+        keys[h, 1] = tbuf[t, (ring_j[i] + 1) % 3]
+        loc[h] = k + tag[t] - stamp - 1
+    size = 16
+    while size < 2 * nh:
+        size *= 2
+    mask = size - 1
+    table = np.full(size, -1, dtype=np.int64)
+    count = np.zeros(nh, dtype=np.int64)
+    first = np.empty(nh, dtype=np.int64)
+    for h in range(nh):
+        s = _slot(table, keys, keys[h, 0], keys[h, 1], mask)
+        if table[s] < 0:
+            table[s] = h
+        first[h] = table[s]
+        count[table[s]] += 1
+    # -- masters: the removed die, the ring forgets them, the new start empty
+    for i in range(nr):
+        t = rem[i]
+        nbrs[t, 0] = -1
+        nbrs[t, 1] = -1
+        nbrs[t, 2] = -1
+        alive[t] = False
+        degree[t] = 0
+    for i in range(n_ring):
+        nbrs[ring_t[i], ring_j[i]] = -1
+    for i in range(k):
+        t = n_old + i
+        nbrs[t, 0] = -1
+        nbrs[t, 1] = -1
+        nbrs[t, 2] = -1
+        alive[t] = True
+    parent = np.arange(k + n_u)
+    pairs = np.empty((nh // 2 + 1, 2), dtype=np.int64)
+    n_pairs = 0
+    b_edges = np.empty((nh, 2), dtype=np.int64)
+    b_owner = np.empty(nh, dtype=np.int64)
+    n_b = 0
+    for h in range(nh):
+        a = keys[h, 0]
+        b = keys[h, 1]
+        g = -1
+        if count[first[h]] == 1:
+            s = _slot(table, keys, b, a, mask)
+            if table[s] >= 0 and count[table[s]] == 1:
+                g = table[s]
+        if g >= 0:
+            nbrs[owner[h], slot[h]] = owner[g]
+            if h < g:
+                pairs[n_pairs, 0] = owner[h]
+                pairs[n_pairs, 1] = owner[g]
+                n_pairs += 1
+                x = loc[h]
+                while parent[x] != x:
+                    parent[x] = parent[parent[x]]
+                    x = parent[x]
+                y = loc[g]
+                while parent[y] != y:
+                    parent[y] = parent[parent[y]]
+                    y = parent[y]
+                if x != y:
+                    parent[x] = y
+        else:
+            b_edges[n_b, 0] = a
+            b_edges[n_b, 1] = b
+            b_owner[n_b] = owner[h]
+            n_b += 1
+            border_count[a] += 1
+            border_count[b] += 1
+    for i in range(n_gone):
+        border_count[gone[i]] -= 1
+    for i in range(n_u):
+        t = ring_u[i]
+        degree[t] = (nbrs[t, 0] >= 0) + (nbrs[t, 1] >= 0) + (nbrs[t, 2] >= 0)
+    for i in range(k):
+        t = n_old + i
+        degree[t] = (nbrs[t, 0] >= 0) + (nbrs[t, 1] >= 0) + (nbrs[t, 2] >= 0)
+    # -- corner / pinch flags of every vertex whose border count may have changed
+    vtouch = np.empty(n_gone + 2 * n_b + nv - nv_old, dtype=np.int64)
+    for i in range(n_gone):
+        vtouch[i] = gone[i]
+    for i in range(n_b):
+        vtouch[n_gone + 2 * i] = b_edges[i, 0]
+        vtouch[n_gone + 2 * i + 1] = b_edges[i, 1]
+    for i in range(nv - nv_old):
+        vtouch[n_gone + 2 * n_b + i] = nv_old + i
+    for i in range(vtouch.shape[0]):
+        v = vtouch[i]
+        corner[v] = border_count[v] > 0
+        pinch[v] = border_count[v] > 2
+    local_root = np.empty(k + n_u, dtype=np.int64)
+    for i in range(k + n_u):
+        x = i
+        while parent[x] != x:
+            x = parent[x]
+        local_root[i] = x
+    return (nv, k, ring_t[:n_ring].copy(), pairs[:n_pairs].copy(), b_edges[:n_b].copy(),
+            b_owner[:n_b].copy(), vtouch, local_root, ring_u[:n_u].copy())
+
+
+@njit(cache=True, nogil=True)
+def tri_cells(verts, tris, ids, gx, gy, cell, nx, ny, tol):
+    """The bucket cells of triangles ``ids`` (their boxes grown by ``tol``, clipped to the
+    ``nx`` x ``ny`` grid): ``(cells, owner ids)``."""
+    n = ids.shape[0]
+    lo = np.empty((n, 2), dtype=np.int64)
+    hi = np.empty((n, 2), dtype=np.int64)
+    total = 0
+    for i in range(n):
+        t = ids[i]
+        for d in range(2):
+            g = gx if d == 0 else gy
+            top = nx - 1 if d == 0 else ny - 1
+            a = verts[tris[t, 0], d]
+            b = verts[tris[t, 1], d]
+            c = verts[tris[t, 2], d]
+            low = int((min(a, min(b, c)) - tol - g) // cell)
+            high = int((max(a, max(b, c)) + tol - g) // cell)
+            lo[i, d] = min(max(low, 0), top)
+            hi[i, d] = min(max(high, 0), top)
+        total += (hi[i, 0] - lo[i, 0] + 1) * (hi[i, 1] - lo[i, 1] + 1)
+    cells = np.empty(total, dtype=np.int64)
+    owner = np.empty(total, dtype=np.int64)
+    n_c = 0
+    for i in range(n):
+        for y in range(lo[i, 1], hi[i, 1] + 1):
+            for x in range(lo[i, 0], hi[i, 0] + 1):
+                cells[n_c] = y * nx + x
+                owner[n_c] = ids[i]
+                n_c += 1
+    return cells, owner

@@ -31,7 +31,8 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from gamenav._kernels import announce_compile
-from gamenav._kernels.dynamic import index_add, index_remove, relabel, split_groups
+from gamenav._kernels.dynamic import (cavity, index_add, index_remove, relabel, split_groups, stitch,
+                                      tri_cells)
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
                                    triangulate_free_space)
@@ -83,6 +84,21 @@ class _Buffer:
         self.buf[:len(data)] = data
         self.n = len(data)
 
+    def reserve(self, extra: int) -> npt.NDArray[Any]:
+        """Room for ``extra`` more rows (a bigger copy when needed: earlier views keep the old
+        buffer); returns the buffer, whose rows from ``n`` on the caller may fill."""
+        need = self.n + extra
+        if need > len(self.buf):
+            new = np.empty((2 * need,) + self.buf.shape[1:], dtype=self.buf.dtype)
+            new[:self.n] = self.buf[:self.n]
+            self.buf = new
+        return self.buf
+
+    def view(self, n: int) -> npt.NDArray[Any]:
+        """Mark the first ``n`` rows as used (filled by the caller); a read-only view of them."""
+        self.n = n
+        return _ro(self.buf[:n])
+
     def extend(self, rows: npt.NDArray[Any]) -> npt.NDArray[Any]:
         """Append ``rows``; returns a read-only view of all rows."""
         need = self.n + len(rows)
@@ -126,53 +142,6 @@ def _inflate(geom: BaseGeometry, radius: float) -> BaseGeometry:
     pieces = list(np.asarray(stadiums, dtype=object).ravel())
     pieces.append(geom)
     return _polygonal(shapely.union_all(pieces))
-
-
-def _index_cells(grid: tuple[_F64, float, int, int], box: tuple[float, float, float, float]
-                 ) -> tuple[int, int, int, int]:
-    """Inclusive cell ranges ``(i0, j0, i1, j1)`` of a bucket grid overlapping ``box`` (clipped)."""
-    gmin, cell, nx, ny = grid
-    i0 = min(max(int((box[0] - gmin[0]) // cell), 0), nx - 1)
-    j0 = min(max(int((box[1] - gmin[1]) // cell), 0), ny - 1)
-    i1 = min(max(int((box[2] - gmin[0]) // cell), 0), nx - 1)
-    j1 = min(max(int((box[3] - gmin[1]) // cell), 0), ny - 1)
-    return i0, j0, i1, j1
-
-
-def _candidates(grid: tuple[_F64, float, int, int], start: _I64, items: _I64,
-                box: tuple[float, float, float, float]) -> _I64:
-    """Unique triangle ids listed in the bucket cells overlapping ``box``."""
-    i0, j0, i1, j1 = _index_cells(grid, box)
-    nx = grid[2]
-    rows = np.arange(j0, j1 + 1) * nx
-    if start.ndim == 2:  # an edited mesh's index: [begin, end) per cell
-        cells = (rows[:, None] + np.arange(i0, i1 + 1)[None, :]).ravel()
-        lo, hi = start[cells, 0], start[cells, 1]
-    else:
-        lo = start[rows + i0]
-        hi = start[rows + i1 + 1]
-    if len(lo) == 1:
-        found = items[lo[0]:hi[0]]
-    else:
-        found = np.concatenate([items[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=False)])
-    out: _I64 = np.unique(found[found >= 0])  # an edited mesh's index is padded with -1
-    return out
-
-
-def _touch_box(p: _F64, box: tuple[float, float, float, float]) -> npt.NDArray[np.bool_]:
-    """Which CCW triangles ``p`` (``(k, 3, 2)``) intersect the closed ``box`` (touching counts)."""
-    x0, y0, x1, y1 = box
-    ok = ((p[:, :, 0].min(axis=1) <= x1) & (p[:, :, 0].max(axis=1) >= x0)
-          & (p[:, :, 1].min(axis=1) <= y1) & (p[:, :, 1].max(axis=1) >= y0))
-    corners = np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
-    for j in range(3):
-        a = p[:, j, None, :]
-        e = p[:, (j + 1) % 3, None, :] - a
-        d = corners[None] - a
-        side = e[..., 0] * d[..., 1] - e[..., 1] * d[..., 0]  # (k, 4): < 0 right of the edge
-        ok &= (side >= 0).any(axis=1)
-    result: npt.NDArray[np.bool_] = ok
-    return result
 
 
 class _Obstacle:
@@ -241,6 +210,10 @@ class EditState:
         self.sizes[:self.n_labels] = np.bincount(isl, minlength=self.n_labels)
         self.mark = np.full(self.cap_t, -1, dtype=np.int64)
         self.stamp = 0
+        self.tag = np.full(self.cap_t, -1, dtype=np.int64)  # cavity / stitch scratch (stamped)
+        self.base_tag = np.full(len(self.base_tris), -1, dtype=np.int64)
+        self.base_alive = np.ones(len(self.base_tris), dtype=bool)
+        self.tag_stamp = 0
         self.queue = np.empty(self.cap_t, dtype=np.int64)
         self.group = np.empty(self.cap_t, dtype=np.int64)
         self.grid_box = mesh._grid
@@ -270,7 +243,8 @@ class EditState:
             buf = np.full((cap,) + old.shape[1:], fill, dtype=old.dtype)
             buf[:len(old)] = old
             self.master[name] = buf
-        for name, cap, fill in (("border_count", cap_v, 0), ("sizes", cap_t, 0), ("mark", cap_t, -1)):
+        for name, cap, fill in (("border_count", cap_v, 0), ("sizes", cap_t, 0), ("mark", cap_t, -1),
+                                ("tag", cap_t, -1)):
             old = getattr(self, name)
             buf = np.full(cap, fill, dtype=old.dtype)
             buf[:len(old)] = old
@@ -373,6 +347,25 @@ def edit_state(mesh: NavMesh) -> EditState:
 
 # -- the edit ---------------------------------------------------------------------------------
 
+def _cavity(es: EditState, verts: _F64, tris: _I64, box: tuple[float, float, float, float],
+            base: bool = False) -> _I64:
+    """The alive triangles meeting the closed ``box`` (of the mesh, or with ``base`` of the
+    mesh as built)."""
+    gmin, cell, nx, ny = es.grid_box
+    es.tag_stamp += 1
+    if base:
+        start = es.base_start
+        begin, end, items, alive, tag = start[:-1], start[1:], es.base_items, es.base_alive, es.base_tag
+    else:
+        bounds = es.master["bounds"]
+        begin, end, items, alive, tag = (bounds[:, 0], bounds[:, 1], es.master["items"],
+                                         es.master["alive"], es.tag)
+    announce_compile("navmesh", cavity)
+    out: _I64 = cavity(verts, tris, alive, begin, end, items, float(gmin[0]), float(gmin[1]), cell,
+                       nx, ny, box[0], box[1], box[2], box[3], tag, es.tag_stamp)
+    return out
+
+
 def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], *, opened: bool,
            blocked: bool, skip: int = 0) -> NavMeshChange | None:
     """Re-triangulate the free space inside ``box`` and install the result (caller holds es.lock).
@@ -383,19 +376,13 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
     """
     verts = mesh._vertices
     tris = mesh._triangles
-    alive = mesh._alive
-    cand = _candidates(mesh._grid, mesh._cell_start, mesh._cell_items, box)
-    cand = cand[alive[cand]]
-    rem = cand[_touch_box(verts[tris[cand]], box)] if len(cand) else cand
+    rem = _cavity(es, verts, tris, box)
     with _geometry_errors("re-triangulating an edited region"):
         parts = []
         if len(rem):
             parts.append(shapely.coverage_union_all(shapely.polygons(verts[tris[rem]])))
         if opened:
-            bc = _candidates(es.base_grid, es.base_start, es.base_items, box)
-            if len(bc):
-                bp = es.base_verts[es.base_tris[bc]]
-                bc = bc[_touch_box(bp, box)]
+            bc = _cavity(es, es.base_verts, es.base_tris, box, base=True)
             if len(bc):
                 base = shapely.coverage_union_all(shapely.polygons(es.base_verts[es.base_tris[bc]]))
                 parts.append(shapely.intersection(base, shapely.box(*box)))
@@ -427,92 +414,32 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     tris = mesh._triangles
     n_old = es.n_t
     nv_old = es.n_v
-    # -- vertices: reuse the removed triangles' vertices at exactly the same coordinates
-    rv = np.unique(tris[rem].ravel())
-    known = dict(zip(map(tuple, verts[rv].tolist()), rv.tolist(), strict=False))
-    vmap = np.empty(len(new_v), dtype=np.int64)
-    fresh: list[int] = []
-    for n, xy in enumerate(map(tuple, new_v.tolist())):
-        vid = known.get(xy)
-        if vid is None:
-            vid = nv_old + len(fresh)
-            fresh.append(n)
-        vmap[n] = vid
-    all_verts = es.verts.extend(new_v[fresh]) if fresh else verts
-    nv = len(all_verts)
-    # -- triangles: CCW, no degenerate ones
-    t = vmap[new_t]
-    p = all_verts[t]
-    area2 = ((p[:, 1, 0] - p[:, 0, 0]) * (p[:, 2, 1] - p[:, 0, 1])
-             - (p[:, 1, 1] - p[:, 0, 1]) * (p[:, 2, 0] - p[:, 0, 0]))
-    edge2 = ((p - p[:, [1, 2, 0]]) ** 2).sum(axis=2)
-    keep = (area2 != 0) & (edge2 >= MIN_EDGE * MIN_EDGE).all(axis=1)
-    t = t[keep]
-    flip = area2[keep] < 0
-    t[flip] = t[flip][:, ::-1]
-    k = len(t)
-    es.ensure(n_old + k, nv)
+    es.ensure(n_old + len(new_t), nv_old + len(new_v))
+    vbuf = es.verts.reserve(len(new_v))
+    tbuf = es.tris.reserve(len(new_t))
     m = es.master
-    nbrs, alive, degree = m["nbrs"], m["alive"], m["degree"]
+    es.tag_stamp += 1
+    stamp = es.tag_stamp
+    es.tag_stamp += 3 * len(rem) + 2
+    cand_v = np.unique(tris[rem].ravel())  # new vertices at their coordinates reuse these ids
+    announce_compile("navmesh", stitch)
+    nv, k, ring_t, pairs, b_edges, b_owner, vtouch, local_root, ring_u = stitch(
+        np.ascontiguousarray(new_v, dtype=np.float64), np.ascontiguousarray(new_t, dtype=np.int64),
+        cand_v, vbuf, nv_old, tbuf, n_old, MIN_EDGE * MIN_EDGE, m["nbrs"], m["alive"], m["degree"],
+        es.border_count, m["corner"], m["pinch"], rem, es.tag, stamp)
+    all_verts = es.verts.view(nv) if nv > nv_old else verts
+    all_tris = es.tris.view(n_old + k) if k else tris
     added = np.arange(n_old, n_old + k, dtype=np.int64)
-    all_tris = es.tris.extend(t) if k else tris
-    # -- ring: surviving triangles across an edge of a removed one
-    rn = nbrs[rem]
-    ring_mask = rn >= 0
-    ring_mask[ring_mask] = ~np.isin(rn[ring_mask], rem)
-    ring_t = rn[ring_mask]
-    ring_j = np.argmax(nbrs[ring_t] == np.repeat(rem, ring_mask.sum(axis=1))[:, None], axis=1)
-    gr, gj = np.nonzero(rn < 0)  # border edges of removed triangles: gone
-    gone = np.stack([tris[rem[gr], gj], tris[rem[gr], (gj + 1) % 3]], axis=1)
-    # -- match edges: new half-edges and ring half-edges, keyed by their vertex pair
-    owner = np.concatenate([np.repeat(added, 3), ring_t])
-    slot = np.concatenate([np.tile(np.arange(3), k), ring_j])
-    rows = np.concatenate([t, all_tris[ring_t]])
-    rows_idx = np.concatenate([np.repeat(np.arange(k), 3), k + np.arange(len(ring_t))])
-    a = rows[rows_idx, slot]
-    b = rows[rows_idx, (slot + 1) % 3]
-    key = np.minimum(a, b) * nv + np.maximum(a, b)
-    order = np.argsort(key, kind="stable")
-    ks = key[order]
-    starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
-    lens = np.diff(np.r_[starts, len(ks)])
-    pair = starts[lens == 2]
-    i, j = order[pair], order[pair + 1]
-    opposite = a[i] == b[j]
-    i, j = i[opposite], j[opposite]
-    matched = np.zeros(len(owner), dtype=bool)
-    matched[i] = matched[j] = True
-    # -- masters: neighbours, alive, degrees
-    nbrs[rem] = -1
-    nbrs[ring_t, ring_j] = -1
-    nbrs[added] = -1
-    nbrs[owner[i], slot[i]] = owner[j]
-    nbrs[owner[j], slot[j]] = owner[i]
-    alive[rem] = False
-    alive[added] = True
-    ring_u = np.unique(ring_t)
-    degree[rem] = 0
-    deg_rows = np.concatenate([ring_u, added])
-    degree[deg_rows] = (nbrs[deg_rows] >= 0).sum(axis=1)
-    # -- border edges (append-only lists; dead triangles' entries are skipped by their alive
-    #    flag) and per-vertex border counts (corners, pinch points)
-    new_border = np.flatnonzero(~matched)
-    b_edges = np.stack([a[new_border], b[new_border]], axis=1)
-    border_edges = es.border_edges.extend(b_edges)
-    border_tri = es.border_tri.extend(owner[new_border])
-    counts = es.border_count
-    np.subtract.at(counts, gone.ravel(), 1)
-    np.add.at(counts, b_edges.ravel(), 1)
-    vtouch = np.unique(np.concatenate([gone.ravel(), b_edges.ravel(), np.arange(nv_old, nv)]))
-    m["corner"][vtouch] = counts[vtouch] > 0
-    m["pinch"][vtouch] = counts[vtouch] > 2
+    border_edges = es.border_edges.extend(b_edges) if len(b_edges) else _ro(es.border_edges.buf[:es.border_edges.n])
+    border_tri = es.border_tri.extend(b_owner) if len(b_owner) else _ro(es.border_tri.buf[:es.border_tri.n])
     # -- islands, point location index
-    relabelled = _islands(es, rem, ring_t, added, owner[i], owner[j], k)
+    relabelled = _islands(es, rem, ring_t, added, pairs, local_root, ring_u, k)
     es.n_t, es.n_v = n_old + k, nv
     index_rows, index_cells = _reindex(es, all_verts, all_tris, rem, added)
-    touched = {"nbrs": np.concatenate([rem, ring_u, added]), "alive": np.concatenate([rem, added]),
-               "degree": np.concatenate([rem, deg_rows]), "islands": relabelled,
-               "corner": vtouch, "pinch": vtouch, "items": index_rows, "bounds": index_cells}
+    rows_t = np.concatenate([rem, ring_u, added])
+    touched = {"nbrs": rows_t, "alive": np.concatenate([rem, added]), "degree": rows_t,
+               "islands": relabelled, "corner": vtouch, "pinch": vtouch, "items": index_rows,
+               "bounds": index_cells}
     views = es.commit(touched)
     n_new = n_old + k
     side = es.zero_side.extend(np.zeros((k, 3), dtype=np.int8)) if k else _ro(es.zero_side.buf[:n_new])
@@ -531,7 +458,7 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
             from gamenav._kernels.navmesh import locate_points
 
             gmin, cell, nx, ny = es.base_grid
-            base = locate_points(all_verts[t].mean(axis=1), es.base_verts, es.base_tris, gmin, cell,
+            base = locate_points(all_verts[all_tris[added]].mean(axis=1), es.base_verts, es.base_tris, gmin, cell,
                                  nx, ny, es.base_start[:-1], es.base_start[1:], es.base_items, mesh._tol)
             new_costs[base >= 0] = es.base_costs[base[base >= 0]]
         state["_area_costs"] = es.costs.extend(new_costs)
@@ -541,9 +468,46 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     return NavMeshChange(version, bounds, _ro(rem.astype(np.int64)), _ro(added), opened, blocked)
 
 
-def _islands(es: EditState, rem: _I64, ring_t: _I64, added: _I64, pu: _I64, pv: _I64, k: int) -> _I64:
+def _islands(es: EditState, rem: _I64, ring_t: _I64, added: _I64, pairs: _I64, local_root: _I64,
+             ring_u: _I64, k: int) -> _I64:
     """Island labels after an edit, in the master (labels stay 0..n-1); returns the triangle
     ids whose label changed.
+
+    The common case needs no search: every local component (new triangles and the distinct
+    ring triangles ``ring_u``, linked by the matched ``pairs``; ``local_root`` their
+    union-find roots) meets exactly one island, no island meets two components, and every
+    island that lost triangles keeps a ring triangle. New triangles then take their
+    component's label. Otherwise see :func:`_islands_general`.
+    """
+    labels = es.master["islands"]
+    sizes = es.sizes
+    nu = len(ring_u)
+    if nu:
+        ring_lab = labels[ring_u]
+        ring_root = local_root[k:]
+        lab_of_root = np.full(k + nu, -1, dtype=np.int64)
+        lab_of_root[ring_root] = ring_lab
+        ul, inv = np.unique(ring_lab, return_inverse=True)
+        root_of_lab = np.empty(len(ul), dtype=np.int64)
+        root_of_lab[inv] = ring_root
+        new_lab = lab_of_root[local_root[:k]]
+        old = labels[rem]
+        if ((lab_of_root[ring_root] == ring_lab).all() and (root_of_lab[inv] == ring_root).all()
+                and (new_lab >= 0).all() and np.isin(old, ul).all()):
+            np.subtract.at(sizes, old, 1)
+            labels[rem] = -1
+            labels[added] = new_lab
+            np.add.at(sizes, new_lab, 1)
+            out: _I64 = np.concatenate([rem, added])
+            return out
+    elif not k and not len(rem):
+        return rem
+    return _islands_general(es, rem, ring_t, added, pairs[:, 0], pairs[:, 1], k)
+
+
+def _islands_general(es: EditState, rem: _I64, ring_t: _I64, added: _I64, pu: _I64, pv: _I64,
+                     k: int) -> _I64:
+    """Island labels after any edit (see :func:`_islands`).
 
     New triangles join their local component's island; a component touching several islands
     merges them (the smaller ones are relabelled); a component touching none is a new island.
@@ -665,18 +629,10 @@ def _islands(es: EditState, rem: _I64, ring_t: _I64, added: _I64, pu: _I64, pv: 
 def _tri_cells(es: EditState, verts: _F64, tris: _I64, ids: _I64) -> tuple[_I64, _I64]:
     """Bucket cells of triangles ``ids`` (their tolerance-grown boxes), and the id per cell."""
     gmin, cell, nx, ny = es.grid_box
-    tol = es.tol
-    p = verts[tris[ids]]
-    lo = ((p.min(axis=1) - tol - gmin) // cell).astype(np.int64)
-    hi = ((p.max(axis=1) + tol - gmin) // cell).astype(np.int64)
-    np.clip(lo[:, 0], 0, nx - 1, out=lo[:, 0])
-    np.clip(hi[:, 0], 0, nx - 1, out=hi[:, 0])
-    np.clip(lo[:, 1], 0, ny - 1, out=lo[:, 1])
-    np.clip(hi[:, 1], 0, ny - 1, out=hi[:, 1])
-    from gamenav.navmesh.mesh import box_cells
-
-    cells, owner = box_cells(lo, hi, nx)
-    return cells, ids[owner]
+    announce_compile("navmesh", tri_cells)
+    cells, owner = tri_cells(verts, tris, np.ascontiguousarray(ids, dtype=np.int64), float(gmin[0]),
+                             float(gmin[1]), cell, nx, ny, es.tol)
+    return cells, owner
 
 
 def _build_padded_index(es: EditState, verts: _F64, tris: _I64) -> None:
