@@ -24,6 +24,7 @@ from gamenav._kernels import grid_search as _k
 from gamenav._kernels import jps as _jps
 from gamenav._validate import check_options, expansion_budget, flag, is_real, keyword_options
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
+from gamenav.grid import hpa as _hpa
 from gamenav.grid import jump_plus as _jump_plus
 from gamenav.grid.movement import (Diagonal, Heuristic, HeuristicLike, default_heuristic,
                                    resolve_heuristic)
@@ -36,14 +37,14 @@ if TYPE_CHECKING:
 
 __all__ = ["ALGORITHMS", "POOL_MAX_BYTES", "GridSearch", "SearchWorkspace"]
 
-ALGORITHMS = ("astar", "jps", "dijkstra")
+ALGORITHMS = ("astar", "jps", "dijkstra", "hpa")
 """Accepted values of ``algorithm=``."""
 
 _Heap = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.int32]]
 """Binary-heap arrays ``(hf, hg, hn, pos)`` of the kernels."""
 
 KERNELS = (_k.best_first_step, _k.move_masks, _k.trace_path, _k.smooth_path, _jps.jump_tables,
-           *_jump_plus.KERNELS)
+           *_jump_plus.KERNELS, *_hpa.KERNELS)
 """The numba kernels of the "grid search" compile group (announced together)."""
 
 
@@ -468,6 +469,8 @@ def _check(grid: TileGrid, start: Sequence[int], goal: Sequence[int], algorithm:
             raise InvalidInputError(
                 f"workspace shape {workspace.shape} does not match the grid shape {grid.shape}")
     mask = threshold(grid, agent_radius)
+    if algorithm == "hpa":
+        _hpa.check_options(diag, heur, heuristic, weight, mask, agent_radius)
     return _Request(grid, s, g, algorithm, diag, heur, weight, flag(partial, "partial"),
                     flag(smooth, "smooth"), workspace, float(agent_radius), mask)
 
@@ -503,6 +506,11 @@ class GridSearch:
             the jump points it expands in ``expanded``; on dense maps (random obstacles, 1-wide
             mazes) it runs A*, which is faster there. Costs are optimal either way; among paths
             of equal cost it may pick another one than A*.
+            ``"hpa"``: near-optimal hierarchical search (:mod:`gamenav.grid.hpa`: clusters
+            built on the first query, repaired locally on edits; same options as ``"jps"``
+            except that ``agent_radius`` must stay within half a cell); the path is
+            string-pulled into valid cell steps and ``cost`` is its grid cost. Start and goal
+            in the same or neighbouring clusters run A*.
         diagonal: a :class:`~gamenav.Diagonal` rule (name or member; True/False).
         heuristic: ``None`` (manhattan for 4-connected movement, octile otherwise), a
             :class:`~gamenav.Heuristic` name, or ``f(dx, dy) -> float`` of absolute cell offsets,
@@ -599,6 +607,8 @@ class GridSearch:
                 f"goal {(gx, gy)} is {_blocked(req)}; it must be passable (or pass partial=True)")
         if req.algorithm == "jps" and not padded(state).uniform:
             raise _jps_error(["a grid with non-uniform cell costs (needs every cost == 1)"])
+        if req.algorithm == "hpa" and not padded(state).uniform:
+            raise _hpa.unsupported(["a grid with non-uniform cell costs (needs every cost == 1)"])
 
         self._grid = grid
         self._start = req.start
@@ -626,6 +636,12 @@ class GridSearch:
         self._pad: _Padded | None = pad
         stride = pad.stride
         self._stride = stride
+        hpa = _hpa.find(grid, state, req.start, req.goal) if req.algorithm == "hpa" and reachable \
+            else None  # None: A* answers (gamenav.grid.hpa)
+        if hpa is not None:
+            self._expanded = hpa.expanded
+            self._finish_with(PathStatus.FOUND, hpa.cells, hpa.cost)
+            return
         self._goal_node = (gy + 1) * stride + gx + 1 if reachable else -1
         heur = req.heuristic
         self._htable: npt.NDArray[np.float64] | None
@@ -697,7 +713,7 @@ class GridSearch:
 
     @property
     def algorithm(self) -> str:
-        """``"astar"``, ``"jps"`` or ``"dijkstra"``."""
+        """``"astar"``, ``"jps"``, ``"dijkstra"`` or ``"hpa"``."""
         return self._algorithm
 
     # -- driving --------------------------------------------------------------------------

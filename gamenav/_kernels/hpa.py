@@ -1,0 +1,535 @@
+"""HPA* kernels (Botea, Mueller & Schaeffer 2004): cluster entrances, exact intra-cluster edges
+with their shortest-path trees, and one query (abstract A*, refinement, smoothing).
+
+Layout: the padded flat grid of :mod:`gamenav._kernels.grid_search` (node
+``n = (y + 1) * stride + (x + 1)``, ``p`` ``(N,)`` uint8 passable with a blocked border). Cells
+are ``(x, y)`` with ``0 <= x < w``, ``0 <= y < h``; cluster ``c = cy * ncx + cx`` covers
+``x0 = cx * C <= x < min(x0 + C, w)`` and the same in y. Movement: 8-connected, diagonal steps
+cost sqrt(2) and need both orthogonally adjacent cells passable (no corner cutting); every cell
+costs 1.
+
+Abstract graph (arrays owned by ``gamenav.grid.hpa``):
+
+* ``node_of`` ``(N,)`` int32: the node id of a transition cell, -1 elsewhere.
+* per cluster ``cstart``, ``ccount``, ``ccap`` (int64): its nodes are ids
+  ``cstart[c] .. cstart[c] + ccount[c] - 1`` (room for ``ccap[c]``), in increasing cell order;
+  ``node_cell`` ``(M,)`` int64 gives their padded cell.
+* ``dist[doff[c] + i * ccap[c] + j]``: the shortest path from node i to node j of cluster c
+  that stays inside c (inf when none).
+* ``tree[toff[c] + i * C * C + l]``: the shortest-path tree of node i inside c: for local cell
+  ``l = (y - y0) * C + (x - x0)`` the direction (index into :data:`DX`, :data:`DY`) of its parent,
+  255 for the root and cells not reached.
+* Inter-cluster edges are not stored: two transition cells in different clusters that are
+  neighbours (a valid step: orthogonal, cost 1, or diagonal without cutting a corner, sqrt(2))
+  are joined (looked up in ``node_of``).
+
+Entrances: on each border between two clusters, a maximal run of rows (columns) where the cells
+on both sides are passable; its transition cells are both ends and every ``spacing`` cells
+between them, on both sides.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+SQRT2 = math.sqrt(2.0)
+DX = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
+DY = np.array([0, 0, 1, -1, -1, 1, -1, 1], dtype=np.int64)
+NO_PARENT = 255
+
+FOUND = 1
+NOT_CONNECTED = 2
+"""The abstract search did not reach the goal (the caller runs A* instead)."""
+
+
+@njit(cache=True, nogil=True)
+def _heap_push(hk, hn, size, key, node):
+    i = size
+    while i > 0:
+        up = (i - 1) >> 1
+        if hk[up] <= key:
+            break
+        hk[i] = hk[up]
+        hn[i] = hn[up]
+        i = up
+    hk[i] = key
+    hn[i] = node
+    return size + 1
+
+
+@njit(cache=True, nogil=True)
+def _heap_pop(hk, hn, size):
+    """Remove the minimum (the caller read ``hk[0]``, ``hn[0]``); returns the new size."""
+    size -= 1
+    key = hk[size]
+    node = hn[size]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and hk[child + 1] < hk[child]:
+            child += 1
+        if hk[child] >= key:
+            break
+        hk[i] = hk[child]
+        hn[i] = hn[child]
+        i = child
+    if size > 0:
+        hk[i] = key
+        hn[i] = node
+    return size
+
+
+@njit(cache=True, nogil=True)
+def _local_dijkstra(p, stride, size, x0, y0, x1, y1, src, dist, tree, hk, hn):
+    """Shortest paths from cell ``src`` (padded flat) to every cell of the box
+    ``[x0, x1) x [y0, y1)`` without leaving it: ``dist`` / ``tree`` indexed by local cell
+    ``(y - y0) * size + (x - x0)``. Returns the number of cells settled."""
+    dx = DX
+    dy = DY
+    for i in range(size * size):
+        dist[i] = np.inf
+        tree[i] = NO_PARENT
+    sx = src % stride - 1
+    sy = src // stride - 1
+    ls = (sy - y0) * size + (sx - x0)
+    dist[ls] = 0.0
+    n = _heap_push(hk, hn, 0, 0.0, ls)
+    settled = 0
+    while n > 0:
+        d = hk[0]
+        loc = hn[0]
+        n = _heap_pop(hk, hn, n)
+        if d > dist[loc]:
+            continue
+        settled += 1
+        ly = loc // size
+        lx = loc - ly * size
+        x = lx + x0
+        y = ly + y0
+        cell = (y + 1) * stride + x + 1
+        for k in range(8):
+            nx = x + dx[k]
+            ny = y + dy[k]
+            if nx < x0 or nx >= x1 or ny < y0 or ny >= y1:
+                continue
+            q = cell + dy[k] * stride + dx[k]
+            if p[q] == 0:
+                continue
+            step = 1.0
+            if k >= 4:
+                if p[cell + dx[k]] == 0 or p[cell + dy[k] * stride] == 0:
+                    continue
+                step = SQRT2
+            nd = d + step
+            lq = loc + dy[k] * size + dx[k]
+            if nd < dist[lq]:
+                dist[lq] = nd
+                tree[lq] = k ^ 1 if k < 4 else 11 - k  # the direction back to the parent
+                n = _heap_push(hk, hn, n, nd, lq)
+    return settled
+
+
+@njit(cache=True, nogil=True)
+def _border(p, stride, fixed, lo, hi, vertical, other, spacing, out, n):
+    """Append the transition cells of one border side to ``out`` (from ``n``): ``vertical``:
+    cells ``(fixed, y)`` for ``lo <= y < hi`` facing ``(other, y)``; else ``(x, fixed)`` facing
+    ``(x, other)``."""
+    run = -1
+    for t in range(lo, hi + 1):
+        open_ = False
+        if t < hi:
+            if vertical:
+                open_ = p[(t + 1) * stride + fixed + 1] != 0 and p[(t + 1) * stride + other + 1] != 0
+            else:
+                open_ = p[(fixed + 1) * stride + t + 1] != 0 and p[(other + 1) * stride + t + 1] != 0
+        if open_ and run < 0:
+            run = t
+        elif not open_ and run >= 0:
+            last = t - 1
+            s = run
+            while True:
+                cell = (s + 1) * stride + fixed + 1 if vertical else (fixed + 1) * stride + s + 1
+                out[n] = cell
+                n += 1
+                if s == last:
+                    break
+                s = min(s + spacing, last)
+            run = -1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def cluster_nodes(p, stride, h, w, size, clusters, spacing, out, counts):
+    """Transition cells of each listed cluster: ``out[i, :counts[i]]`` sorted padded cells
+    (``out`` has ``4 * size`` columns)."""
+    ncx = (w + size - 1) // size
+    for i in range(clusters.shape[0]):
+        c = clusters[i]
+        cy = c // ncx
+        cx = c - cy * ncx
+        x0 = cx * size
+        y0 = cy * size
+        x1 = min(x0 + size, w)
+        y1 = min(y0 + size, h)
+        row = out[i]
+        n = 0
+        if x1 < w:
+            n = _border(p, stride, x1 - 1, y0, y1, True, x1, spacing, row, n)
+        if x0 > 0:
+            n = _border(p, stride, x0, y0, y1, True, x0 - 1, spacing, row, n)
+        if y1 < h:
+            n = _border(p, stride, y1 - 1, x0, x1, False, y1, spacing, row, n)
+        if y0 > 0:
+            n = _border(p, stride, y0, x0, x1, False, y0 - 1, spacing, row, n)
+        row[:n].sort()
+        m = 0
+        for j in range(n):  # corner cells may come from two borders
+            if m == 0 or row[j] != row[m - 1]:
+                row[m] = row[j]
+                m += 1
+        counts[i] = m
+
+
+@njit(cache=True, nogil=True)
+def cluster_edges(p, stride, h, w, size, clusters, cstart, ccount, ccap, node_cell, doff, dist,
+                  toff, tree):
+    """Exact intra-cluster distances and shortest-path trees of every node of the listed
+    clusters (see the module docstring). Returns the number of cells settled."""
+    ncx = (w + size - 1) // size
+    area = size * size
+    ldist = np.empty(area, dtype=np.float64)
+    hk = np.empty(8 * area + 8, dtype=np.float64)
+    hn = np.empty(8 * area + 8, dtype=np.int64)
+    settled = 0
+    for i in range(clusters.shape[0]):
+        c = clusters[i]
+        cy = c // ncx
+        cx = c - cy * ncx
+        x0 = cx * size
+        y0 = cy * size
+        x1 = min(x0 + size, w)
+        y1 = min(y0 + size, h)
+        k = ccount[c]
+        cap = ccap[c]
+        base = cstart[c]
+        for a in range(k):
+            t = tree[toff[c] + a * area: toff[c] + (a + 1) * area]
+            settled += _local_dijkstra(p, stride, size, x0, y0, x1, y1, node_cell[base + a],
+                                       ldist, t, hk, hn)
+            for b in range(k):
+                q = node_cell[base + b]
+                lq = (q // stride - 1 - y0) * size + (q % stride - 1 - x0)
+                dist[doff[c] + a * cap + b] = ldist[lq]
+    return settled
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _octile(ax, ay, bx, by):
+    dx = abs(ax - bx)
+    dy = abs(ay - by)
+    return max(dx, dy) + (SQRT2 - 1.0) * min(dx, dy)
+
+
+@njit(cache=True, nogil=True)
+def _walk(tree, base, stride, size, x0, y0, cell, out, n):
+    """Append the cells after ``cell`` on the way to the root of the tree at ``tree[base:]``."""
+    dx = DX
+    dy = DY
+    while True:
+        x = cell % stride - 1
+        y = cell // stride - 1
+        k = tree[base + (y - y0) * size + (x - x0)]
+        if k == NO_PARENT:
+            return n
+        cell = cell + dy[k] * stride + dx[k]
+        if n == out.shape[0]:
+            return -1
+        out[n] = cell
+        n += 1
+
+
+@njit(cache=True, nogil=True)
+def _line(p, stride, a, b, out, n):
+    """An octile-optimal cell path from ``a`` to ``b``: the straight line (Bresenham: diagonal
+    steps spread evenly), else all diagonal steps first, else all straight steps first. Appends
+    its cells after ``a`` to ``out`` from ``n`` and returns the new length, or -1 if each of
+    them has a blocked step or cuts a corner (``out`` is then garbage past ``n``)."""
+    for mode in range(3):
+        m = _line_mode(p, stride, a, b, out, n, mode)
+        if m >= 0:
+            return m
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _line_mode(p, stride, a, b, out, n, mode):
+    """One octile-optimal cell path of :func:`_line` (``mode`` 0, 1, 2: spread, diagonal
+    steps first, straight steps first)."""
+    ax = a % stride
+    ay = a // stride
+    ddx = b % stride - ax
+    ddy = b // stride - ay
+    sx = 1 if ddx > 0 else -1
+    sy = 1 if ddy > 0 else -1
+    adx = abs(ddx)
+    ady = abs(ddy)
+    steps = max(adx, ady)
+    minor = min(adx, ady)
+    prev = 0
+    cell = a
+    for k in range(1, steps + 1):
+        if mode == 0:
+            m = (2 * k * minor + steps) // (2 * steps)
+        elif mode == 1:
+            m = min(k, minor)
+        else:
+            m = max(0, k - (steps - minor))
+        diag = m != prev
+        prev = m
+        if adx >= ady:
+            mx = sx
+            my = sy if diag else 0
+        else:
+            my = sy
+            mx = sx if diag else 0
+        nxt = cell + my * stride + mx
+        if p[nxt] == 0:
+            return -1
+        if mx != 0 and my != 0 and (p[cell + mx] == 0 or p[cell + my * stride] == 0):
+            return -1
+        cell = nxt
+        if n >= out.shape[0]:
+            return -1
+        out[n] = cell
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _smooth(p, stride, cells, n, out):
+    """String pulling: from each anchor, the farthest later cell (exponential probe, then
+    bisection) reachable by :func:`_line` replaces the cells between. Returns the new length."""
+    m = 0
+    out[m] = cells[0]
+    m += 1
+    i = 0
+    while i < n - 1:
+        best = i + 1
+        span = 2
+        bad = n
+        while i + span < n:
+            if _line(p, stride, cells[i], cells[i + span], out, m) >= 0:
+                best = i + span
+                span *= 2
+            else:
+                bad = i + span
+                break
+        if bad == n and best < n - 1 and _line(p, stride, cells[i], cells[n - 1], out, m) >= 0:
+            best = n - 1
+        hi = bad if bad < n else n - 1
+        while hi - best > 1:
+            mid = (best + hi) // 2
+            if _line(p, stride, cells[i], cells[mid], out, m) >= 0:
+                best = mid
+            else:
+                hi = mid
+        m = _line(p, stride, cells[i], cells[best], out, m)
+        i = best
+    return m
+
+
+@njit(cache=True, nogil=True)
+def query(p, stride, h, w, size, node_of, cstart, ccount, ccap, node_cell, doff, dist, toff,
+          tree, sx, sy, gx, gy, smooth):
+    """One HPA* query from ``(sx, sy)`` to ``(gx, gy)`` (both passable).
+
+    Inserts start and goal into their clusters (cluster-local Dijkstra), runs A* on the
+    abstract graph (octile heuristic), refines every abstract edge into cells through the stored
+    trees and, with ``smooth``, shortens the path by :func:`_smooth`.
+
+    Returns:
+        ``(status, cells, cost, expanded)``: FOUND with ``(n, 2)`` int64 ``(x, y)`` cells from
+        start to goal (consecutive cells adjacent, steps valid) and their cost, or
+        NOT_CONNECTED with an empty array.
+    """
+    ncx = (w + size - 1) // size
+    area = size * size
+    m = node_cell.shape[0]
+    s_node = m
+    g_node = m + 1
+    start = (sy + 1) * stride + sx + 1
+    goal = (gy + 1) * stride + gx + 1
+    cs = (sy // size) * ncx + sx // size
+    cg = (gy // size) * ncx + gx // size
+    hk = np.empty(8 * area + 8, dtype=np.float64)
+    hn = np.empty(8 * area + 8, dtype=np.int64)
+    sdist = np.empty(area, dtype=np.float64)
+    stree = np.empty(area, dtype=np.uint8)
+    gdist = np.empty(area, dtype=np.float64)
+    gtree = np.empty(area, dtype=np.uint8)
+    sx0 = (cs % ncx) * size
+    sy0 = (cs // ncx) * size
+    gx0 = (cg % ncx) * size
+    gy0 = (cg // ncx) * size
+    expanded = _local_dijkstra(p, stride, size, sx0, sy0, min(sx0 + size, w), min(sy0 + size, h),
+                               start, sdist, stree, hk, hn)
+    expanded += _local_dijkstra(p, stride, size, gx0, gy0, min(gx0 + size, w),
+                                min(gy0 + size, h), goal, gdist, gtree, hk, hn)
+
+    # abstract A*
+    g = np.full(m + 2, np.inf)
+    parent = np.full(m + 2, -1, dtype=np.int64)
+    closed = np.zeros(m + 2, dtype=np.uint8)
+    cap = 1024
+    ak = np.empty(cap, dtype=np.float64)
+    an = np.empty(cap, dtype=np.int64)
+    g[s_node] = 0.0
+    na = _heap_push(ak, an, 0, _octile(sx, sy, gx, gy), s_node)
+    found = False
+    while na > 0:
+        u = an[0]
+        na = _heap_pop(ak, an, na)
+        if closed[u]:
+            continue
+        closed[u] = 1
+        expanded += 1
+        if u == g_node:
+            found = True
+            break
+        gu = g[u]
+        # successors: (node, cost) gathered into a small buffer
+        if u == s_node:
+            c = cs
+            for j in range(ccount[c]):
+                v = cstart[c] + j
+                q = node_cell[v]
+                d = sdist[(q // stride - 1 - sy0) * size + (q % stride - 1 - sx0)]
+                if d < np.inf and gu + d < g[v]:
+                    g[v] = gu + d
+                    parent[v] = u
+                    if na + 1 >= ak.shape[0]:
+                        ak = np.concatenate((ak, np.empty(ak.shape[0], dtype=np.float64)))
+                        an = np.concatenate((an, np.empty(an.shape[0], dtype=np.int64)))
+                    na = _heap_push(ak, an, na, g[v] + _octile(q % stride - 1, q // stride - 1,
+                                                                gx, gy), v)
+            if cs == cg:
+                d = gdist[(sy - gy0) * size + (sx - gx0)]
+                if d < np.inf and gu + d < g[g_node]:
+                    g[g_node] = gu + d
+                    parent[g_node] = u
+                    if na + 1 >= ak.shape[0]:
+                        ak = np.concatenate((ak, np.empty(ak.shape[0], dtype=np.float64)))
+                        an = np.concatenate((an, np.empty(an.shape[0], dtype=np.int64)))
+                    na = _heap_push(ak, an, na, g[g_node], g_node)
+            continue
+        cell = node_cell[u]
+        ux = cell % stride - 1
+        uy = cell // stride - 1
+        c = (uy // size) * ncx + ux // size
+        a = u - cstart[c]
+        row = doff[c] + a * ccap[c]
+        for j in range(ccount[c] + 9):
+            if j < ccount[c]:
+                if j == a:
+                    continue
+                d = dist[row + j]
+                if d == np.inf:
+                    continue
+                v = cstart[c] + j
+            elif j < ccount[c] + 8:
+                k = j - ccount[c]
+                q = cell + DY[k] * stride + DX[k]
+                if p[q] == 0:
+                    continue
+                d = 1.0
+                if k >= 4:
+                    if p[cell + DX[k]] == 0 or p[cell + DY[k] * stride] == 0:
+                        continue
+                    d = SQRT2
+                qx = ux + DX[k]
+                qy = uy + DY[k]
+                if (qy // size) * ncx + qx // size == c:
+                    continue
+                v = node_of[q]
+                if v < 0:
+                    continue
+            else:
+                if c != cg:
+                    continue
+                d = gdist[(uy - gy0) * size + (ux - gx0)]
+                if d == np.inf:
+                    continue
+                v = g_node
+            if closed[v] or gu + d >= g[v]:
+                continue
+            g[v] = gu + d
+            parent[v] = u
+            q = node_cell[v] if v < m else goal
+            if na + 1 >= ak.shape[0]:
+                ak = np.concatenate((ak, np.empty(ak.shape[0], dtype=np.float64)))
+                an = np.concatenate((an, np.empty(an.shape[0], dtype=np.int64)))
+            na = _heap_push(ak, an, na, g[v] + _octile(q % stride - 1, q // stride - 1, gx, gy), v)
+    if not found:
+        return NOT_CONNECTED, np.zeros((0, 2), dtype=np.int64), np.inf, expanded
+
+    # abstract path, start first
+    count = 0
+    v = g_node
+    while v != -1:
+        count += 1
+        v = parent[v]
+    nodes = np.empty(count, dtype=np.int64)
+    v = g_node
+    for i in range(count - 1, -1, -1):
+        nodes[i] = v
+        v = parent[v]
+
+    # refinement: each edge through the tree of its target node (start and goal: their own)
+    cells = np.empty(max(4 * int(g[g_node]) + 16, 64), dtype=np.int64)
+    n = 1
+    cells[0] = start
+    for i in range(1, count):
+        v = nodes[i]
+        cur = cells[n - 1]
+        while True:
+            if v == g_node:
+                n2 = _walk(gtree, 0, stride, size, gx0, gy0, cur, cells, n)
+            else:
+                q = node_cell[v]
+                qx = q % stride - 1
+                qy = q // stride - 1
+                c = (qy // size) * ncx + qx // size
+                cx = cur % stride - 1
+                cy = cur // stride - 1
+                if (cy // size) * ncx + cx // size != c:  # an inter-cluster step
+                    if n == cells.shape[0]:
+                        n2 = -1
+                    else:
+                        cells[n] = q
+                        n2 = n + 1
+                else:
+                    base = toff[c] + (v - cstart[c]) * area
+                    n2 = _walk(tree, base, stride, size, (c % ncx) * size, (c // ncx) * size,
+                               cur, cells, n)
+            if n2 >= 0:
+                n = n2
+                break
+            cells = np.concatenate((cells, np.empty(cells.shape[0], dtype=np.int64)))
+    if smooth:
+        out = np.empty(n, dtype=np.int64)
+        n = _smooth(p, stride, cells, n, out)
+        cells = out
+    result = np.empty((n, 2), dtype=np.int64)
+    cost = 0.0
+    for i in range(n):
+        result[i, 0] = cells[i] % stride - 1
+        result[i, 1] = cells[i] // stride - 1
+        if i > 0:
+            cost += SQRT2 if (result[i, 0] != result[i - 1, 0] and
+                              result[i, 1] != result[i - 1, 1]) else 1.0
+    return FOUND, result, cost, expanded

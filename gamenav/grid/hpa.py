@@ -1,0 +1,340 @@
+"""HPA* for ``algorithm="hpa"``: a per-grid cluster graph, built once and repaired locally on edits.
+
+Cells are ``(x, y)``; arrays are indexed ``[y, x]`` (flat padded nodes, see
+:mod:`gamenav._kernels.hpa`).
+
+Design (Botea, Mueller & Schaeffer 2004, "Near optimal hierarchical path-finding"; sizes chosen
+from measurements on the GPPC 2014 maps, ``benchmarks/grid_large.py``):
+
+* Clusters of :data:`CLUSTER_SIZE` x :data:`CLUSTER_SIZE` cells. On every border between two
+  clusters, each entrance (a maximal run of rows / columns passable on both sides) gets
+  transition cells at both ends and every :data:`SPACING` cells between, on both sides; two
+  transition cells facing each other across a border are joined by a step of cost 1.
+* Inside a cluster, every pair of its transition cells is joined by the exact shortest path
+  that stays in the cluster (a Dijkstra per transition cell, numba); the Dijkstra's
+  shortest-path tree is kept (1 byte per cell of the cluster per transition cell), so refining
+  an abstract edge into cells is a walk up a tree.
+* The graph lives in flat numpy arrays: per cluster a block of node ids, a distance matrix and
+  the trees, in pools that grow when a repaired cluster needs more room.
+* Query: start and goal are joined to their clusters' transition cells by a cluster-local
+  Dijkstra; A* (octile heuristic) runs on the abstract graph; the edges are refined through the
+  trees, then string-pulled (the farthest later cell reachable by an octile-optimal straight
+  cell line, with the query's no-corner-cutting rule), so every step stays valid and the cost
+  is the grid cost of the returned cells. Start and goal in the same or neighbouring clusters
+  run plain A* (exact, and fast at that range); so does an abstract search that does not
+  connect (it cannot when the island labels say the cells are connected; kept as a safety net),
+  so "hpa" answers NO_PATH exactly when A* does.
+* Edits: the index listens to its grid (a weak subscription) and, in the editing thread,
+  rebuilds only the clusters within one cell of the changed box (their entrances and edges);
+  the other clusters keep their nodes, and the steps across borders are looked up, not stored.
+* Threads: a query takes the graph with :meth:`HpaIndex.acquire` (only when the index is at its
+  snapshot's version) and gives it back when done; an edit repairs in place only when no query
+  holds the graph, and otherwise repairs a copy. A query whose snapshot and the index disagree
+  runs A* (same answer status, optimal cost).
+
+Scope: uniform-cost grids, ``diagonal="no_corner_cutting"``, weight 1, the octile heuristic and no
+``agent_radius`` (the search raises :class:`~gamenav.UnsupportedOptionError` otherwise).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gamenav._kernels import announce_compile
+from gamenav._kernels import hpa as _kh
+from gamenav.errors import InvalidInputError, UnsupportedOptionError
+from gamenav.grid.movement import Diagonal, Heuristic
+from gamenav.grid.tilegrid import GridChange, TileGrid, _GridState
+
+__all__ = ["CLUSTER_SIZE", "SPACING", "HpaIndex", "HpaResult", "check_options", "find",
+           "hpa_index", "unsupported"]
+
+CLUSTER_SIZE = 16
+"""Cells per cluster side (see the module docstring for how it was chosen)."""
+
+SPACING = 8
+"""Most cells between two transition cells of one entrance."""
+
+KERNELS = (_kh.cluster_nodes, _kh.cluster_edges, _kh.query)
+
+I64 = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class HpaResult:
+    """One answered query: ``(n, 2)`` int64 cells, their grid cost, nodes expanded."""
+
+    cells: I64
+    cost: float
+    expanded: int
+
+
+class _Graph:
+    """The arrays of one version of the abstract graph (see :mod:`gamenav._kernels.hpa`)."""
+
+    __slots__ = ("p", "node_of", "cstart", "ccount", "ccap", "node_cell", "doff", "dist", "toff",
+                 "tree", "nodes_used", "dist_used", "tree_used")
+
+    def __init__(self, p: npt.NDArray[np.uint8], clusters: int) -> None:
+        self.p = p
+        self.node_of = np.full(p.shape[0], -1, dtype=np.int32)
+        self.cstart = np.zeros(clusters, dtype=np.int64)
+        self.ccount = np.zeros(clusters, dtype=np.int64)
+        self.ccap = np.zeros(clusters, dtype=np.int64)
+        self.doff = np.zeros(clusters, dtype=np.int64)
+        self.toff = np.zeros(clusters, dtype=np.int64)
+        self.node_cell = np.zeros(0, dtype=np.int64)
+        self.dist = np.zeros(0, dtype=np.float64)
+        self.tree = np.zeros(0, dtype=np.uint8)
+        self.nodes_used = self.dist_used = self.tree_used = 0
+
+    def copy(self) -> _Graph:
+        other = _Graph.__new__(_Graph)
+        for name in _Graph.__slots__:
+            value = getattr(self, name)
+            setattr(other, name, value.copy() if isinstance(value, np.ndarray) else value)
+        return other
+
+    @property
+    def nbytes(self) -> int:
+        return sum(int(getattr(self, name).nbytes) for name in _Graph.__slots__[:10])
+
+
+def _grown(array: npt.NDArray[Any], need: int, fill: Any) -> npt.NDArray[Any]:
+    """``array`` with room for at least ``need`` entries (doubling; new room holds ``fill``)."""
+    if need <= array.shape[0]:
+        return array
+    bigger = np.full(max(need, 2 * array.shape[0], 64), fill, dtype=array.dtype)
+    bigger[:array.shape[0]] = array
+    return bigger
+
+
+class HpaIndex:
+    """The HPA* graph of one grid, kept at the grid's latest version.
+
+    Args:
+        grid: the grid; the index subscribes to its edits (weakly) and repairs itself.
+        cluster_size: cells per cluster side (>= 4).
+        spacing: most cells between two transition cells of one entrance (>= 1).
+
+    Attributes:
+        version: the grid version the current graph describes.
+        repaired: clusters rebuilt by the last repair (a measure of its work).
+    """
+
+    def __init__(self, grid: TileGrid, *, cluster_size: int = CLUSTER_SIZE,
+                 spacing: int = SPACING) -> None:
+        self.size = int(cluster_size)
+        self.spacing = int(spacing)
+        self._lock = threading.Lock()
+        self._users = 0
+        self.repaired = 0
+        with grid._edit_lock:  # no edit between the snapshot and the subscription
+            state = grid._snapshot()
+            self._build(state.passable, state.version)
+            self._unsubscribe = grid.subscribe(self._on_change, weak=True)
+
+    def _build(self, passable: npt.NDArray[np.bool_], version: int) -> None:
+        h, w = passable.shape
+        self.shape = (h, w)
+        self.stride = w + 2
+        self.ncx = -(-w // self.size)
+        self.ncy = -(-h // self.size)
+        pad = np.zeros((h + 2, w + 2), dtype=np.uint8)
+        pad[1:-1, 1:-1] = passable
+        self._graph = _Graph(pad.ravel(), self.ncx * self.ncy)
+        announce_compile("grid search", *KERNELS)
+        self._rebuild(self._graph, np.arange(self.ncx * self.ncy, dtype=np.int64))
+        self.version = version
+
+    def _rebuild(self, gr: _Graph, clusters: I64) -> None:
+        """Recompute the nodes, distances and trees of ``clusters`` in ``gr`` (in place)."""
+        size, area = self.size, self.size * self.size
+        h, w = self.shape
+        cells = np.empty((clusters.shape[0], 4 * size), dtype=np.int64)
+        counts = np.empty(clusters.shape[0], dtype=np.int64)
+        _kh.cluster_nodes(gr.p, self.stride, h, w, size, clusters, self.spacing, cells, counts)
+        # forget the old nodes of these clusters
+        for c in clusters.tolist():
+            old = gr.node_cell[gr.cstart[c]:gr.cstart[c] + gr.ccount[c]]
+            gr.node_of[old] = -1
+        # clusters that outgrew their blocks get new ones at the end of the pools
+        need = counts > gr.ccap[clusters]
+        moving = clusters[need]
+        if moving.size:
+            caps = counts[need] + (counts[need] + 3) // 4  # some room for later edits
+            starts = gr.nodes_used + np.concatenate(([0], np.cumsum(caps)[:-1]))
+            doffs = gr.dist_used + np.concatenate(([0], np.cumsum(caps * caps)[:-1]))
+            toffs = gr.tree_used + np.concatenate(([0], np.cumsum(caps * area)[:-1]))
+            gr.nodes_used += int(caps.sum())
+            gr.dist_used += int((caps * caps).sum())
+            gr.tree_used += int((caps * area).sum())
+            gr.node_cell = _grown(gr.node_cell, gr.nodes_used, -1)
+            gr.dist = _grown(gr.dist, gr.dist_used, np.inf)
+            gr.tree = _grown(gr.tree, gr.tree_used, _kh.NO_PARENT)
+            gr.cstart[moving], gr.ccap[moving] = starts, caps
+            gr.doff[moving], gr.toff[moving] = doffs, toffs
+        gr.ccount[clusters] = counts
+        for i, c in enumerate(clusters.tolist()):
+            k, start = int(counts[i]), int(gr.cstart[c])
+            gr.node_cell[start:start + k] = cells[i, :k]
+            gr.node_of[cells[i, :k]] = np.arange(start, start + k, dtype=np.int32)
+        _kh.cluster_edges(gr.p, self.stride, h, w, size, clusters, gr.cstart, gr.ccount, gr.ccap,
+                          gr.node_cell, gr.doff, gr.dist, gr.toff, gr.tree)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the graph's arrays (the index's padded copy of the cells included)."""
+        return self._graph.nbytes
+
+    @property
+    def nodes(self) -> int:
+        """Transition cells (abstract nodes) in the graph."""
+        return int(self._graph.ccount.sum())
+
+    def acquire(self, state: _GridState) -> _Graph | None:
+        """The graph of snapshot ``state`` for one query, or None if the index is at another
+        version. Give it back with :meth:`release`."""
+        with self._lock:
+            if state.version != self.version or state.passable.shape != self.shape:
+                return None
+            self._users += 1
+            return self._graph
+
+    def release(self, graph: _Graph) -> None:
+        """Give back a graph from :meth:`acquire` (once per acquire)."""
+        with self._lock:
+            if graph is self._graph:
+                self._users -= 1
+
+    def _on_change(self, change: GridChange) -> None:
+        with self._lock:
+            if self._users:  # queries hold the graph: they keep it, we repair a copy
+                self._graph = self._graph.copy()
+                self._users = 0
+            passable = change.passable
+            if change.version != self.version + 1 or passable.shape != self.shape:
+                self._build(passable, change.version)  # missed an edit: start again
+                return
+            cells = np.concatenate([change.blocked, change.opened])
+            if len(cells):
+                x0, y0 = cells.min(axis=0)
+                x1, y1 = cells.max(axis=0) + 1
+                h, w = self.shape
+                gr = self._graph
+                gr.p.reshape(h + 2, w + 2)[y0 + 1:y1 + 1, x0 + 1:x1 + 1] = passable[y0:y1, x0:x1]
+                s = self.size
+                cx0, cx1 = max(x0 - 1, 0) // s, min(x1, w - 1) // s
+                cy0, cy1 = max(y0 - 1, 0) // s, min(y1, h - 1) // s
+                cys, cxs = np.mgrid[cy0:cy1 + 1, cx0:cx1 + 1]
+                dirty = (cys * self.ncx + cxs).ravel().astype(np.int64)
+                self._rebuild(gr, dirty)
+                self.repaired = int(dirty.size)
+            self.version = change.version
+
+    def query(self, graph: _Graph, start: tuple[int, int], goal: tuple[int, int], *,
+              smooth: bool = True) -> HpaResult | None:
+        """Run one HPA* query on ``graph`` (from :meth:`acquire`); None if the abstract search
+        did not connect start and goal."""
+        h, w = self.shape
+        announce_compile("grid search", *KERNELS)
+        status, cells, cost, expanded = _kh.query(
+            graph.p, self.stride, h, w, self.size, graph.node_of, graph.cstart, graph.ccount,
+            graph.ccap, graph.node_cell, graph.doff, graph.dist, graph.toff, graph.tree,
+            start[0], start[1], goal[0], goal[1], smooth)
+        if status != _kh.FOUND:
+            return None
+        return HpaResult(cells, float(cost), int(expanded))
+
+    def near(self, start: tuple[int, int], goal: tuple[int, int]) -> bool:
+        """Whether ``start`` and ``goal`` lie in the same or neighbouring clusters."""
+        s = self.size
+        return abs(start[0] // s - goal[0] // s) <= 1 and abs(start[1] // s - goal[1] // s) <= 1
+
+    def __repr__(self) -> str:
+        return (f"HpaIndex(version={self.version}, cluster_size={self.size}, nodes={self.nodes}, "
+                f"nbytes={self.nbytes})")
+
+
+_indexes: weakref.WeakKeyDictionary[TileGrid, HpaIndex] = weakref.WeakKeyDictionary()
+_indexes_lock = threading.RLock()  # re-entrant: a first build may run the warmup
+
+
+def hpa_index(grid: TileGrid, *, cluster_size: int | None = None, spacing: int | None = None
+              ) -> HpaIndex:
+    """The grid's :class:`HpaIndex`, built on first use (kept while the grid lives).
+
+    ``cluster_size`` / ``spacing`` (default :data:`CLUSTER_SIZE` / :data:`SPACING`): when given
+    and different from the current index's, the grid's index is rebuilt with them (later
+    ``algorithm="hpa"`` queries on the grid use it).
+    """
+    index = _indexes.get(grid)
+    size = CLUSTER_SIZE if cluster_size is None else cluster_size
+    gap = SPACING if spacing is None else spacing
+    if index is None or (cluster_size is not None and index.size != size) or (
+            spacing is not None and index.spacing != gap):
+        if isinstance(size, bool) or not isinstance(size, int) or size < 4:
+            raise InvalidInputError(f"cluster_size must be an int >= 4, got {size!r}")
+        if isinstance(gap, bool) or not isinstance(gap, int) or gap < 1:
+            raise InvalidInputError(f"spacing must be an int >= 1, got {gap!r}")
+        announce_compile("grid search", *KERNELS)  # before any lock (it may run the warmup)
+        with _indexes_lock:
+            index = _indexes.get(grid)
+            if index is None or index.size != size or index.spacing != gap:
+                if index is not None:
+                    index._unsubscribe()
+                index = HpaIndex(grid, cluster_size=size, spacing=gap)
+                _indexes[grid] = index
+    return index
+
+
+def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[int, int]
+         ) -> HpaResult | None:
+    """Answer a query for ``algorithm="hpa"`` on snapshot ``state`` (start and goal passable and
+    connected, start != goal), or None when plain A* should answer it instead: start and goal in
+    the same or neighbouring clusters, a snapshot that is not the grid's current one (an
+    agent-radius view, or an edit raced with the query), or an abstract search that did not
+    connect."""
+    if state is not grid._snapshot():
+        return None
+    index = hpa_index(grid)
+    if index.near(start, goal):
+        return None
+    graph = index.acquire(state)
+    if graph is None:
+        return None
+    try:
+        return index.query(graph, start, goal)
+    finally:
+        index.release(graph)
+
+
+def unsupported(problems: list[str]) -> UnsupportedOptionError:
+    """The error for options ``algorithm="hpa"`` cannot honour."""
+    return UnsupportedOptionError(
+        "algorithm='hpa' supports only uniform-cost grids with diagonal='no_corner_cutting', "
+        "weight 1, the octile heuristic and agent_radius up to half a cell; got "
+        + ", ".join(problems) + ". Use algorithm='astar' instead.")
+
+
+def check_options(diagonal: Diagonal, heuristic: Heuristic | object, given: object,
+                  weight: float, mask: int, agent_radius: float) -> None:
+    """Raise :func:`unsupported` for options HPA* does not support (``heuristic`` resolved,
+    ``given`` as passed; ``mask`` the clearance threshold of ``agent_radius``)."""
+    problems = []
+    if diagonal is not Diagonal.NO_CORNER_CUTTING:
+        problems.append(f"diagonal={diagonal.value!r} (needs 'no_corner_cutting')")
+    if heuristic is not Heuristic.OCTILE:
+        problems.append(f"heuristic={given!r} (needs None or 'octile')")
+    if weight != 1.0:
+        problems.append(f"weight={weight} (needs 1)")
+    if mask > 1:
+        problems.append(f"agent_radius={agent_radius:g} (needs at most half a cell)")
+    if problems:
+        raise unsupported(problems)

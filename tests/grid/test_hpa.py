@@ -1,0 +1,191 @@
+"""HPA* (gamenav.grid.hpa, ``algorithm="hpa"``): valid paths with their grid cost, within 5 % of
+A*, NO_PATH exactly when A* says so, repaired graphs equal rebuilt ones, unsupported options."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gamenav
+from gamenav.grid import hpa
+from gamenav.io import read_scenarios
+from tests.grid._reference import check_path
+
+FOUND = gamenav.PathStatus.FOUND
+NO_PATH = gamenav.PathStatus.NO_PATH
+DATA = Path(__file__).parent.parent / "data" / "movingai"
+
+
+def _free(grid: gamenav.TileGrid) -> list[tuple[int, int]]:
+    return [(int(x), int(y)) for y, x in np.argwhere(grid.passable)]
+
+
+def _compare(grid: gamenav.TileGrid, a: tuple[int, int], b: tuple[int, int],
+             tolerance: float = 1.05) -> gamenav.Path:
+    """HPA* against A* on one query: same status; a valid path costing at most ``tolerance``
+    times the optimum, whose ``cost`` is the sum of its steps' costs."""
+    path = gamenav.find_path(grid, a, b, algorithm="hpa")
+    best = gamenav.find_path(grid, a, b)
+    assert path.status is best.status, (a, b)
+    if path.status is FOUND:
+        assert check_path(grid, path, a, b) == pytest.approx(path.cost, abs=1e-9)
+        assert best.cost - 1e-9 <= path.cost <= tolerance * best.cost + 1e-9, (a, b)
+    else:
+        assert len(path.cells) == 0
+    return path
+
+
+def _graph(index: hpa.HpaIndex) -> dict[int, tuple[list[int], np.ndarray, np.ndarray]]:
+    """Per cluster with nodes: its transition cells, distance matrix and trees (id-free)."""
+    gr = index._graph
+    area = index.size * index.size
+    out = {}
+    for c in range(index.ncx * index.ncy):
+        k, start, cap = int(gr.ccount[c]), int(gr.cstart[c]), int(gr.ccap[c])
+        if k == 0:
+            continue
+        cells = gr.node_cell[start:start + k].tolist()
+        assert all(gr.node_of[q] == start + i for i, q in enumerate(cells))
+        dist = gr.dist[gr.doff[c]:gr.doff[c] + k * cap].reshape(k, cap)[:, :k].copy()
+        trees = gr.tree[gr.toff[c]:gr.toff[c] + k * area].copy()
+        out[c] = (cells, dist, trees)
+    assert int((gr.node_of >= 0).sum()) == sum(len(v[0]) for v in out.values())
+    return out
+
+
+# -- edge cases and options ------------------------------------------------------------------
+
+def test_unsupported_options_raise() -> None:
+    grid = gamenav.TileGrid(np.ones((40, 40), dtype=bool))
+    for options, what in [({"weight": 1.5}, "weight=1.5"), ({"diagonal": "never"}, "diagonal='never'"),
+                          ({"heuristic": "manhattan"}, "heuristic='manhattan'"),
+                          ({"agent_radius": 1.0}, "agent_radius=1")]:
+        with pytest.raises(gamenav.UnsupportedOptionError, match=what):
+            gamenav.find_path(grid, (0, 0), (39, 39), algorithm="hpa", **options)
+    weighted = gamenav.TileGrid(np.ones((40, 40), dtype=bool), cost=np.full((40, 40), 2.0))
+    with pytest.raises(gamenav.UnsupportedOptionError, match="non-uniform cell costs"):
+        gamenav.find_path(weighted, (0, 0), (39, 39), algorithm="hpa")
+    with pytest.raises(gamenav.InvalidInputError, match="cluster_size must be an int >= 4"):
+        hpa.hpa_index(grid, cluster_size=2)
+
+
+def test_trivial_and_near_queries() -> None:
+    grid = gamenav.TileGrid(np.ones((40, 40), dtype=bool))
+    same = gamenav.find_path(grid, (3, 3), (3, 3), algorithm="hpa")
+    assert same.status is FOUND and same.cost == 0.0 and same.cells.tolist() == [[3, 3]]
+    _compare(grid, (0, 0), (1, 1))
+    blocked = gamenav.TileGrid.from_strings(["..#..", "..#..", "..#.."])
+    assert gamenav.find_path(blocked, (0, 0), (4, 2), algorithm="hpa").status is NO_PATH
+    partial = gamenav.find_path(blocked, (0, 0), (4, 2), algorithm="hpa", partial=True)
+    assert partial.status is gamenav.PathStatus.PARTIAL
+
+
+def test_far_query_uses_the_graph_and_smooths() -> None:
+    walk = np.ones((64, 64), dtype=bool)
+    walk[10:60, 30] = False
+    grid = gamenav.TileGrid(walk)
+    hpa.hpa_index(grid, cluster_size=8, spacing=4)
+    search = gamenav.GridSearch(grid, (2, 40), (60, 40), algorithm="hpa")
+    assert search.status is FOUND  # answered from the graph at once (not an A* in steps)
+    path = _compare(grid, (2, 40), (60, 40), tolerance=1.001)
+    assert path.expanded < gamenav.find_path(grid, (2, 40), (60, 40)).expanded
+    smooth = gamenav.find_path(grid, (2, 40), (60, 40), algorithm="hpa", smooth=True)
+    assert smooth.cost == path.cost and len(smooth.cells) < len(path.cells)
+
+
+# -- against A* ------------------------------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(12, 64), st.integers(12, 64), st.sampled_from([0.0, 0.1, 0.25, 0.4]),
+       st.integers(4, 8), st.integers(1, 6), st.integers(0, 2**32 - 1))
+def test_random_maps_against_astar(h: int, w: int, density: float, size: int, spacing: int,
+                                   seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    grid = gamenav.TileGrid(rng.random((h, w)) >= density)
+    hpa.hpa_index(grid, cluster_size=size, spacing=spacing)
+    free = _free(grid)
+    if len(free) < 2:
+        return
+    for _ in range(6):
+        a, b = (free[i] for i in rng.integers(len(free), size=2))
+        # HPA* bounds no ratio: short paths across a few small clusters may lose more than 5 %
+        far = max(abs(a[0] - b[0]), abs(a[1] - b[1])) >= 4 * size
+        _compare(grid, a, b, tolerance=1.05 if far else 1.3)
+
+
+@pytest.mark.parametrize("name", ["arena", "den011d"])
+def test_benchmark_maps_within_five_percent(name: str) -> None:
+    grid = gamenav.TileGrid.from_movingai(DATA / f"{name}.map")
+    hpa.hpa_index(grid, cluster_size=8)
+    scenarios = sorted(read_scenarios(DATA / f"{name}.map.scen"), key=lambda s: -s.optimal_length)
+    ratios = []
+    for s in scenarios[:: max(1, len(scenarios) // 60)]:
+        path = gamenav.find_path(grid, s.start, s.goal, algorithm="hpa")
+        assert path.status is FOUND
+        assert check_path(grid, path, s.start, s.goal) == pytest.approx(path.cost, abs=1e-9)
+        assert s.optimal_length - 0.011 <= path.cost <= 1.05 * s.optimal_length + 0.011, s
+        ratios.append(path.cost / max(s.optimal_length, 1e-9))
+    assert np.mean(ratios) <= 1.02
+
+
+# -- edits -----------------------------------------------------------------------------------
+
+@st.composite
+def edited_grids(draw: st.DrawFn) -> tuple[gamenav.TileGrid, int, list[tuple[int, int, int, int, bool]]]:
+    h = draw(st.integers(4, 30))
+    w = draw(st.integers(4, 30))
+    density = draw(st.sampled_from([0.0, 0.1, 0.3]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    size = draw(st.integers(4, 7))
+    walk = np.random.default_rng(seed).random((h, w)) >= density
+    edits = draw(st.lists(st.tuples(st.integers(0, w - 1), st.integers(0, h - 1), st.integers(1, 4),
+                                    st.integers(1, 4), st.booleans()), min_size=1, max_size=8))
+    return gamenav.TileGrid(walk), size, edits
+
+
+@settings(max_examples=60, deadline=None)
+@given(edited_grids(), st.integers(0, 2**32 - 1))
+def test_repaired_graph_equals_rebuilt_graph(case, seed: int) -> None:
+    grid, size, edits = case
+    index = hpa.hpa_index(grid, cluster_size=size, spacing=3)
+    rng = np.random.default_rng(seed)
+    for x, y, w, h, value in edits:
+        grid.set_walkable((x, y, x + w, y + h), value)
+        assert index.version == grid.version
+        fresh_grid = grid.copy()
+        fresh = hpa.hpa_index(fresh_grid, cluster_size=size, spacing=3)
+        repaired, rebuilt = _graph(index), _graph(fresh)
+        assert repaired.keys() == rebuilt.keys()
+        for c, (cells, dist, trees) in rebuilt.items():
+            assert repaired[c][0] == cells
+            np.testing.assert_array_equal(repaired[c][1], dist)
+            np.testing.assert_array_equal(repaired[c][2], trees)
+        free = _free(grid)
+        for _ in range(3 if len(free) > 1 else 0):
+            a, b = (free[i] for i in rng.integers(len(free), size=2))
+            p1 = gamenav.find_path(grid, a, b, algorithm="hpa")
+            p2 = gamenav.find_path(fresh_grid, a, b, algorithm="hpa")
+            assert p1.status is p2.status
+            np.testing.assert_array_equal(p1.cells, p2.cells)
+            assert p1.cost == p2.cost
+            _compare(grid, a, b)
+
+
+def test_a_held_graph_is_copied_not_repaired() -> None:
+    grid = gamenav.TileGrid(np.ones((32, 32), dtype=bool))
+    index = hpa.hpa_index(grid, cluster_size=8)
+    state = grid._snapshot()
+    held = index.acquire(state)
+    assert held is not None
+    before = held.p.copy()
+    grid.set_walkable((10, 0, 11, 30), False)
+    assert index._graph is not held and index.acquire(state) is None  # old version refused
+    np.testing.assert_array_equal(held.p, before)
+    old = index.query(held, (0, 5), (31, 5))
+    assert old is not None and old.cost == pytest.approx(31.0)
+    index.release(held)
+    _compare(grid, (0, 5), (31, 5))
