@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["cavity", "index_add", "index_remove", "relabel", "split_groups", "stitch", "tri_cells"]
+__all__ = ["boundary_rings", "cavity", "index_add", "index_remove", "relabel", "split_groups", "stitch",
+           "tri_cells"]
 
 
 @njit(cache=True, nogil=True)
@@ -497,3 +498,86 @@ def tri_cells(verts, tris, ids, gx, gy, cell, nx, ny, tol):
                 owner[n_c] = ids[i]
                 n_c += 1
     return cells, owner
+
+
+@njit(cache=True, nogil=True)
+def boundary_rings(verts, tris, nbrs, ids, tag, stamp):
+    """The boundary of the union of triangles ``ids`` as closed rings of coordinates.
+
+    Boundary half-edges (no neighbour, or a neighbour outside ``ids``) are chained head to
+    tail; counter-clockwise triangles give counter-clockwise outer rings and clockwise holes.
+    ``tag`` (``(T,)`` int64, < ``stamp`` everywhere) marks ``ids`` as ``stamp``.
+
+    Returns ``(coords, starts, area2, ok)``: ``(n, 2)`` ring coordinates (each ring closed by
+    repeating its first point), the ``(r + 1,)`` offsets of the rings in ``coords``, twice
+    their signed areas, and False (nothing else valid) when a vertex starts two boundary
+    half-edges (a pinch point: chaining is ambiguous).
+    """
+    n = ids.shape[0]
+    for i in range(n):
+        tag[ids[i]] = stamp
+    ea = np.empty(3 * n, dtype=np.int64)
+    eb = np.empty(3 * n, dtype=np.int64)
+    ne = 0
+    for i in range(n):
+        t = ids[i]
+        for j in range(3):
+            u = nbrs[t, j]
+            if u < 0 or tag[u] != stamp:
+                ea[ne] = tris[t, j]
+                eb[ne] = tris[t, (j + 1) % 3]
+                ne += 1
+    size = 16
+    while size < 2 * ne:
+        size *= 2
+    mask = size - 1
+    table = np.full(size, -1, dtype=np.int64)
+    ok = True
+    for e in range(ne):
+        h = (ea[e] * 0x9E3779B97F4A7C1) & 0x7FFFFFFFFFFFFFFF
+        h = (h ^ (h >> 29)) & mask
+        while table[h] >= 0 and ea[table[h]] != ea[e]:
+            h = (h + 1) & mask
+        if table[h] >= 0:
+            ok = False
+            break
+        table[h] = e
+    coords = np.empty((ne + ne, 2), dtype=np.float64)
+    starts = np.zeros(ne + 1, dtype=np.int64)
+    area2 = np.zeros(ne, dtype=np.float64)
+    if not ok:
+        return coords[:0], starts[:1], area2[:0], False
+    used = np.zeros(ne, dtype=np.bool_)
+    nc = 0
+    nr = 0
+    for e0 in range(ne):
+        if used[e0]:
+            continue
+        e = e0
+        a2 = 0.0
+        while not used[e]:
+            used[e] = True
+            x0 = verts[ea[e], 0]
+            y0 = verts[ea[e], 1]
+            x1 = verts[eb[e], 0]
+            y1 = verts[eb[e], 1]
+            a2 += x0 * y1 - x1 * y0
+            coords[nc, 0] = x0
+            coords[nc, 1] = y0
+            nc += 1
+            h = (eb[e] * 0x9E3779B97F4A7C1) & 0x7FFFFFFFFFFFFFFF
+            h = (h ^ (h >> 29)) & mask
+            while table[h] >= 0 and ea[table[h]] != eb[e]:
+                h = (h + 1) & mask
+            if table[h] < 0:  # open chain: cannot happen for a union of triangles
+                return coords[:0], starts[:1], area2[:0], False
+            e = table[h]
+        if e != e0:
+            return coords[:0], starts[:1], area2[:0], False
+        coords[nc, 0] = verts[ea[e0], 0]
+        coords[nc, 1] = verts[ea[e0], 1]
+        nc += 1
+        area2[nr] = a2
+        nr += 1
+        starts[nr] = nc
+    return coords[:nc].copy(), starts[:nr + 1].copy(), area2[:nr].copy(), True

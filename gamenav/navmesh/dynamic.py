@@ -31,7 +31,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from gamenav._kernels import announce_compile
-from gamenav._kernels.dynamic import (cavity, index_add, index_remove, relabel, split_groups, stitch,
+from gamenav._kernels.dynamic import (boundary_rings, cavity, index_add, index_remove, relabel, split_groups, stitch,
                                       tri_cells)
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
@@ -213,6 +213,7 @@ class EditState:
         self.tag = np.full(self.cap_t, -1, dtype=np.int64)  # cavity / stitch scratch (stamped)
         self.base_tag = np.full(len(self.base_tris), -1, dtype=np.int64)
         self.base_alive = np.ones(len(self.base_tris), dtype=bool)
+        self.base_nbrs = mesh._neighbours
         self.tag_stamp = 0
         self.queue = np.empty(self.cap_t, dtype=np.int64)
         self.group = np.empty(self.cap_t, dtype=np.int64)
@@ -366,6 +367,25 @@ def _cavity(es: EditState, verts: _F64, tris: _I64, box: tuple[float, float, flo
     return out
 
 
+def _union(es: EditState, verts: _F64, tris: _I64, nbrs: _I64, ids: _I64, tag: _I64) -> BaseGeometry:
+    """The union of triangles ``ids`` (edge-adjacent through ``nbrs``) as a shapely geometry,
+    built from its boundary rings (GEOS's coverage union when a pinch point or several outer
+    rings with holes make the rings' nesting unclear)."""
+    es.tag_stamp += 1
+    announce_compile("navmesh", boundary_rings)
+    coords, starts, area2, ok = boundary_rings(verts, tris, nbrs, ids, tag, es.tag_stamp)
+    if ok:
+        rings = [coords[a:b] for a, b in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True)]
+        shells = [r for r, a in zip(rings, area2.tolist(), strict=True) if a > 0]
+        holes = [r for r, a in zip(rings, area2.tolist(), strict=True) if a < 0]
+        if len(shells) + len(holes) == len(rings):
+            if len(shells) == 1:
+                return shapely.Polygon(shells[0], holes)
+            if shells and not holes:
+                return shapely.MultiPolygon([shapely.Polygon(r) for r in shells])
+    return shapely.coverage_union_all(shapely.polygons(verts[tris[ids]]))
+
+
 def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], *, opened: bool,
            blocked: bool, skip: int = 0) -> NavMeshChange | None:
     """Re-triangulate the free space inside ``box`` and install the result (caller holds es.lock).
@@ -380,11 +400,11 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
     with _geometry_errors("re-triangulating an edited region"):
         parts = []
         if len(rem):
-            parts.append(shapely.coverage_union_all(shapely.polygons(verts[tris[rem]])))
+            parts.append(_union(es, verts, tris, es.master["nbrs"], rem, es.tag))
         if opened:
             bc = _cavity(es, es.base_verts, es.base_tris, box, base=True)
             if len(bc):
-                base = shapely.coverage_union_all(shapely.polygons(es.base_verts[es.base_tris[bc]]))
+                base = _union(es, es.base_verts, es.base_tris, es.base_nbrs, bc, es.base_tag)
                 parts.append(shapely.intersection(base, shapely.box(*box)))
         if not parts:
             return None
