@@ -54,6 +54,9 @@ _MAX_QUICK = 1 << 62
 """``quick_expansions`` above this (more than any world has nodes) run the search to its end."""
 _HAND_OUT = 8
 """Most jobs per worker thread handed out in one round (``workers > 1``)."""
+_PROBE_EVERY = 16
+"""With ``workers > 1``: every this many timed updates, the mode (threads or one thread) that
+is not the faster one lately runs once, to keep its measure current."""
 _SPARE = 1.5
 """... as many as the work estimated to fill the threads until the deadline, times this."""
 _FILL_THREADS = 0.6
@@ -210,6 +213,44 @@ def _track(estimate: float, sample: float) -> float:
     return estimate + 0.05 * (min(sample, 4.0 * estimate) - estimate)
 
 
+def _margin(margin: float, late: float, budget: float) -> float:
+    """The margin (seconds) by which threads stop before the deadline (``workers > 1``), after
+    an update that ended ``late`` seconds after the deadline (negative: before it).
+
+    A thread's last chunk can run long (a thread waiting for the GIL or descheduled), which no
+    rate estimate foresees. The margin tracks the 95th percentile of that delay: it grows by 5%
+    of the budget after a late update and shrinks by a nineteenth of that after one on time
+    (so about 1 update in 20 ends late), within 0 .. half the budget."""
+    step = 0.05 * budget
+    margin = margin + step if late > 0.0 else margin - step / 19.0
+    return min(max(margin, 0.0), 0.5 * budget)
+
+
+class _ThreadChoice:
+    """Whether a timed update with ``workers > 1`` runs on the threads or in the calling thread
+    alone. Threads lose to one thread when other work holds the cores (a descheduled thread
+    keeps its search, and the update waits for it), so both are measured, as expansions per
+    second of budget in updates the budget bound (a moving average), and the better one runs;
+    the other is tried again every :data:`_PROBE_EVERY` updates."""
+
+    __slots__ = ("count", "rate")
+
+    def __init__(self) -> None:
+        self.rate: list[float | None] = [None, None]  # one thread, threads
+        self.count = 0
+
+    def pick(self) -> bool:
+        """True: run this update on the threads."""
+        self.count += 1
+        one, many = self.rate
+        best = many is None or (one is not None and many >= one)
+        return best != (self.count % _PROBE_EVERY == 0)
+
+    def record(self, threads: bool, rate: float) -> None:
+        old = self.rate[threads]
+        self.rate[threads] = rate if old is None else old + _EMA * (rate - old)
+
+
 def _percentile(values: Sequence[float], q: float) -> float:
     return float(np.percentile(values, q)) if len(values) else 0.0
 
@@ -307,10 +348,12 @@ class PathQueue(Closeable):
             thread is one): each thread steps them in turn, in chunks sized from its measured
             speed, reads the clock itself and stops short of the budget; starting, finishing
             and answering stay in the calling thread (after the join). With
-            ``max_expansions`` an update spends exactly what one worker's would. Worth it when
-            searches are long (big maps) and cores are free: an update waits for its threads,
-            so a thread the OS deschedules (cores busy with other processes) makes the update
-            late. Answers are the same as with one worker.
+            ``max_expansions`` an update spends exactly what one worker's would. An update
+            waits for its threads, and a thread that waits for the GIL or is descheduled runs
+            its last chunk long: the threads stop early by a margin that adapts so that about
+            one update in 20 ends late. Worth it when searches are long (big maps) and cores
+            are free; on cores busy with other work the margin grows and one worker does more
+            per frame. Answers are the same as with one worker.
 
     Results are bit for bit those of :func:`gamenav.find_path` with the same options. Requests
     with the same world, start, goal and options made while one of them is pending share a
@@ -366,6 +409,8 @@ class PathQueue(Closeable):
         self._rate: dict[int, float] = {}     # expansions per second, per world
         self._start_s = 20e-6                  # measured cost of starting a search
         self._finish_s = 20e-6                 # measured cost of finishing one
+        self._margin_s = 0.0                   # workers > 1: threads stop this early (_margin)
+        self._choice = _ThreadChoice()
         self._per_search: dict[int, float] = {}  # expansions per finished search, per world
         self._frame_s: deque[float] = deque(maxlen=window)
         self._frame_exp: deque[int] = deque(maxlen=window)
@@ -515,9 +560,12 @@ class PathQueue(Closeable):
         left = self._max_expansions if self._max_expansions is not None else _MAX_CHUNK
         spent = 0
         worked = False
-        if self._workers > 1:
+        threads = self._workers > 1 and (budget_s is None or self._choice.pick())
+        if threads:
             spent = self._update_parallel(now, deadline)
             left = 0  # done: the one-worker loop below does nothing
+            if budget_s is not None:
+                self._margin_s = _margin(self._margin_s, time.perf_counter() - deadline, budget_s)
         while left > 0:
             job = self._peek()
             if job is None:
@@ -553,6 +601,8 @@ class PathQueue(Closeable):
                 now = t
             if now >= deadline:
                 break
+        if self._workers > 1 and budget_s is not None and self._peek() is not None:
+            self._choice.record(threads, spent / budget_s)  # a full update: the budget bound it
         self._frame_s.append(time.perf_counter() - t0)
         self._frame_exp.append(spent)
         self._fire_callbacks()
@@ -581,7 +631,7 @@ class PathQueue(Closeable):
                 break
             count = len(jobs)
             caps = [left // count + (i < left % count) for i in range(count)]
-            end = deadline - self._finish_s * count
+            end = deadline - self._finish_s * count - self._margin_s
 
             def size(job: _Job, t: float, cap: int, first_chunk: bool, end: float = end) -> int:
                 if not timed:
