@@ -46,7 +46,9 @@ def default_workers() -> int:
 
 
 def check_workers(workers: Any) -> int:
-    """``workers`` as a thread count: an int >= 1, or None for :func:`default_workers`.
+    """``workers`` as a thread count: an int >= 1, or None for :func:`default_workers`; never
+    more than :func:`default_workers` (the kernels keep a core busy each, so more threads only
+    add memory: every pool thread keeps its workspace).
 
     Raises:
         InvalidInputError: anything else.
@@ -56,7 +58,7 @@ def check_workers(workers: Any) -> int:
     if isinstance(workers, (bool, np.bool_)) or not isinstance(workers, (int, np.integer)) \
             or workers < 1:
         raise InvalidInputError(f"workers must be an int >= 1 or None, got {workers!r}")
-    return int(workers)
+    return min(int(workers), default_workers())
 
 
 def _pool(threads: int) -> ThreadPoolExecutor:
@@ -228,8 +230,8 @@ def find_paths(world: Any, starts: Any, goals: Any, *, workers: int | None = Non
         world: a :class:`~gamenav.TileGrid` or a :class:`~gamenav.NavMesh`.
         starts, goals: equally long sequences of ``(x, y)`` cells (grids) or points (navmeshes),
             or ``(n, 2)`` arrays.
-        workers: threads to use (the calling thread is one of them); None: every core this
-            process may use.
+        workers: threads to use (the calling thread is one of them), at most the cores this
+            process may use (:func:`default_workers`); None: all of those.
         **options: the search options of :func:`gamenav.find_path` (not ``workspace``: each
             thread has its own).
 

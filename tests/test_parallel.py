@@ -167,6 +167,24 @@ def test_default_workers_is_the_usable_cores() -> None:
     assert parallel.check_workers(None) == parallel.default_workers()
 
 
+def test_workers_beyond_the_cores_start_no_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``workers=10**6`` once started a thread per query (hundreds of threads, each keeping a
+    workspace): threads are capped at the usable cores."""
+    import threading
+
+    monkeypatch.setattr(parallel, "default_workers", lambda: 3)
+    assert parallel.check_workers(10**6) == 3 and parallel.check_workers(2) == 2
+    assert gamenav.PathQueue(workers=10**9)._workers == 3
+    grid = _grid(5)
+    starts, goals = _queries(grid, 400, seed=6)
+    before = {t.name for t in threading.enumerate()}
+    paths = gamenav.find_paths(grid, starts, goals, workers=10**6)
+    workers = {t.name for t in threading.enumerate()} - before
+    assert len(workers) <= 2 and all(name.startswith("gamenav-worker") for name in workers)
+    for p, s, g in zip(paths, starts, goals, strict=True):
+        _same(p, gamenav.find_path(grid, s, g))
+
+
 @pytest.mark.parametrize("workers", [2, 3])
 def test_queue_with_workers_gives_find_path_answers(workers: int) -> None:
     grid = _grid(8, h=60, w=70, walls=0.25)
@@ -287,6 +305,7 @@ class _ThreadClocks:
 
         monkeypatch.setattr(GridSearch, "step", step)
         monkeypatch.setattr(queue_module, "run_parallel", run_parallel)
+        monkeypatch.setattr(parallel, "default_workers", lambda: 8)  # simulated cores
         monkeypatch.setattr(queue_module, "time", types.SimpleNamespace(perf_counter=self.now))
 
     def now(self) -> float:

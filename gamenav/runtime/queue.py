@@ -343,7 +343,8 @@ class PathQueue(Closeable):
             A request whose start or goal cell was blocked since it was made is answered STALE
             in either mode (a new search would raise BlockedEndpointError).
         window: how many recent frames / answers :attr:`stats` summarises.
-        workers: searches stepped at once on threads (>= 1; None: every core). With N > 1,
+        workers: searches stepped at once on threads (>= 1, at most the usable cores; None:
+            every core). With N > 1,
             each update hands the searches served next to the N threads once (the calling
             thread is one): each thread steps them in turn, in chunks sized from its measured
             speed, reads the clock itself and stops short of the budget; starting, finishing
