@@ -258,10 +258,9 @@ def stitch(new_v, new_t, cand_v, vbuf, nv_old, tbuf, n_old, min_edge2,
     and the corner / pinch flags follow. ``tag`` (``(T,)`` int64, < ``stamp`` everywhere) is
     scratch: stamps ``stamp .. stamp + 3 * len(rem)`` are used.
 
-    Returns ``(nv, k, ring_t, pairs, b_edges, b_owner, vtouch, local_root, ring_u)``: vertex
-    count, new triangle count, ring triangle per ring half-edge, matched owner pairs ``(m, 2)``,
-    new border edges ``(b, 2)`` and their triangles, touched vertices (with repeats), and the
-    components (union-find roots over local indices: new triangles ``0..k-1``, then the distinct
+    Returns ``(nv, k, b_edges, b_owner, vtouch, local_root, ring_u)``: vertex count, new
+    triangle count, new border edges ``(b, 2)`` and their triangles, touched vertices (with
+    repeats), and the components (union-find roots over local indices: new triangles ``0..k-1``, then the distinct
     ring triangles ``ring_u``) of the new triangles and the ring linked by matched edges.
     """
     # -- vertices: reuse candidates at identical coordinates
@@ -400,8 +399,6 @@ def stitch(new_v, new_t, cand_v, vbuf, nv_old, tbuf, n_old, min_edge2,
         nbrs[t, 2] = -1
         alive[t] = True
     parent = np.arange(k + n_u)
-    pairs = np.empty((nh // 2 + 1, 2), dtype=np.int64)
-    n_pairs = 0
     b_edges = np.empty((nh, 2), dtype=np.int64)
     b_owner = np.empty(nh, dtype=np.int64)
     n_b = 0
@@ -416,9 +413,6 @@ def stitch(new_v, new_t, cand_v, vbuf, nv_old, tbuf, n_old, min_edge2,
         if g >= 0:
             nbrs[owner[h], slot[h]] = owner[g]
             if h < g:
-                pairs[n_pairs, 0] = owner[h]
-                pairs[n_pairs, 1] = owner[g]
-                n_pairs += 1
                 x = loc[h]
                 while parent[x] != x:
                     parent[x] = parent[parent[x]]
@@ -463,8 +457,7 @@ def stitch(new_v, new_t, cand_v, vbuf, nv_old, tbuf, n_old, min_edge2,
         while parent[x] != x:
             x = parent[x]
         local_root[i] = x
-    return (nv, k, ring_t[:n_ring].copy(), pairs[:n_pairs].copy(), b_edges[:n_b].copy(),
-            b_owner[:n_b].copy(), vtouch, local_root, ring_u[:n_u].copy())
+    return nv, k, b_edges[:n_b].copy(), b_owner[:n_b].copy(), vtouch, local_root, ring_u[:n_u].copy()
 
 
 @njit(cache=True, nogil=True)

@@ -242,8 +242,7 @@ def triangulate_free_space(free: BaseGeometry) -> tuple[npt.NDArray[np.float64],
     # drop each ring's closing point
     last = np.r_[ring_idx[1:] != ring_idx[:-1], True]
     coords, ring_idx = coords[~last], ring_idx[~last]
-    verts, inverse = np.unique(coords, axis=0, return_inverse=True)
-    inverse = inverse.ravel()
+    verts, inverse = _unique_points(coords)
     nxt = np.arange(len(coords)) + 1
     first = np.r_[True, ring_idx[1:] != ring_idx[:-1]]
     starts = np.flatnonzero(first)
@@ -255,10 +254,23 @@ def triangulate_free_space(free: BaseGeometry) -> tuple[npt.NDArray[np.float64],
         out = triangle.triangulate({"vertices": verts, "segments": segs}, "pQ")
     v = np.asarray(out["vertices"], dtype=np.float64)
     t = np.asarray(out["triangles"], dtype=np.int64).reshape(-1, 3)
-    centroids = v[t].mean(axis=1)
+    centroids = (v[t[:, 0]] + v[t[:, 1]] + v[t[:, 2]]) / 3  # = v[t].mean(axis=1), bit for bit
     shapely.prepare(free)
     inside = shapely.contains_xy(free, centroids[:, 0], centroids[:, 1])
     return v, t[inside]
+
+
+def _unique_points(coords: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+    """``np.unique(coords, axis=0, return_inverse=True)`` (rows sorted by x, then y), several
+    times faster: a lexsort instead of sorting rows as structured records."""
+    order = np.lexsort((coords[:, 1], coords[:, 0]))
+    s = coords[order]
+    new = np.empty(len(s), dtype=bool)
+    new[:1] = True
+    new[1:] = (s[1:, 0] != s[:-1, 0]) | (s[1:, 1] != s[:-1, 1])
+    inverse = np.empty(len(s), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return s[new], inverse
 
 
 def area_list(areas: Any) -> list[tuple[BaseGeometry, float]]:

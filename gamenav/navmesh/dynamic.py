@@ -128,6 +128,13 @@ def _unreferenced(bufs: dict[str, npt.NDArray[Any]]) -> bool:
     return _refs(bufs) <= _BASE_REFS
 
 
+def _area_part(geom: BaseGeometry) -> BaseGeometry:
+    """:func:`~gamenav.navmesh.build._polygonal` without its union for the usual single polygon."""
+    if geom.geom_type == "Polygon":
+        return geom if geom.area > 0 else shapely.Polygon()
+    return _polygonal(geom)
+
+
 def _inflate(geom: BaseGeometry, radius: float) -> BaseGeometry:
     """``geom`` grown by ``radius`` the way :func:`~gamenav.navmesh.build.free_space` shrinks
     free space: a stadium around each boundary segment (chords kept outside the true circle)."""
@@ -141,7 +148,7 @@ def _inflate(geom: BaseGeometry, radius: float) -> BaseGeometry:
     stadiums = shapely.buffer(shapely.linestrings(segs), grow, quad_segs=QUAD_SEGS)
     pieces = list(np.asarray(stadiums, dtype=object).ravel())
     pieces.append(geom)
-    return _polygonal(shapely.union_all(pieces))
+    return _area_part(shapely.union_all(pieces))
 
 
 class _Obstacle:
@@ -412,7 +419,7 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
         obstacles = es.blocked_near(region.bounds, skip)
         if obstacles is not None:
             region = shapely.difference(region, obstacles)
-        region = _polygonal(region)
+        region = _area_part(region)
     if region.is_empty:
         new_v = np.zeros((0, 2))
         new_t = np.zeros((0, 3), dtype=np.int64)
@@ -443,7 +450,7 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     es.tag_stamp += 3 * len(rem) + 2
     cand_v = np.unique(tris[rem].ravel())  # new vertices at their coordinates reuse these ids
     announce_compile("navmesh", stitch)
-    nv, k, ring_t, pairs, b_edges, b_owner, vtouch, local_root, ring_u = stitch(
+    nv, k, b_edges, b_owner, vtouch, local_root, ring_u = stitch(
         np.ascontiguousarray(new_v, dtype=np.float64), np.ascontiguousarray(new_t, dtype=np.int64),
         cand_v, vbuf, nv_old, tbuf, n_old, MIN_EDGE * MIN_EDGE, m["nbrs"], m["alive"], m["degree"],
         es.border_count, m["corner"], m["pinch"], rem, es.tag, stamp)
@@ -453,7 +460,7 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     border_edges = es.border_edges.extend(b_edges) if len(b_edges) else _ro(es.border_edges.buf[:es.border_edges.n])
     border_tri = es.border_tri.extend(b_owner) if len(b_owner) else _ro(es.border_tri.buf[:es.border_tri.n])
     # -- islands, point location index
-    relabelled = _islands(es, rem, ring_t, added, pairs, local_root, ring_u, k)
+    relabelled = _islands(es, rem, added, local_root, ring_u, k)
     es.n_t, es.n_v = n_old + k, nv
     index_rows, index_cells = _reindex(es, all_verts, all_tris, rem, added)
     rows_t = np.concatenate([rem, ring_u, added])
@@ -488,14 +495,13 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     return NavMeshChange(version, bounds, _ro(rem.astype(np.int64)), _ro(added), opened, blocked)
 
 
-def _islands(es: EditState, rem: _I64, ring_t: _I64, added: _I64, pairs: _I64, local_root: _I64,
-             ring_u: _I64, k: int) -> _I64:
+def _islands(es: EditState, rem: _I64, added: _I64, local_root: _I64, ring_u: _I64, k: int) -> _I64:
     """Island labels after an edit, in the master (labels stay 0..n-1); returns the triangle
     ids whose label changed.
 
     The common case needs no search: every local component (new triangles and the distinct
-    ring triangles ``ring_u``, linked by the matched ``pairs``; ``local_root`` their
-    union-find roots) meets exactly one island, no island meets two components, and every
+    ring triangles ``ring_u``, linked by matched edges; ``local_root`` their union-find
+    roots) meets exactly one island, no island meets two components, and every
     island that lost triangles keeps a ring triangle. New triangles then take their
     component's label. Otherwise see :func:`_islands_general`.
     """
@@ -522,10 +528,10 @@ def _islands(es: EditState, rem: _I64, ring_t: _I64, added: _I64, pairs: _I64, l
             return out
     elif not k and not len(rem):
         return rem
-    return _islands_general(es, rem, ring_t, added, pairs[:, 0], pairs[:, 1], k)
+    return _islands_general(es, rem, added, local_root, ring_u, k)
 
 
-def _islands_general(es: EditState, rem: _I64, ring_t: _I64, added: _I64, pu: _I64, pv: _I64,
+def _islands_general(es: EditState, rem: _I64, added: _I64, local_root: _I64, ring_u: _I64,
                      k: int) -> _I64:
     """Island labels after any edit (see :func:`_islands`).
 
@@ -544,32 +550,16 @@ def _islands_general(es: EditState, rem: _I64, ring_t: _I64, added: _I64, pu: _I
     labels[rem] = -1
     changed: list[_I64] = [rem, added]
     affected = set(old[old >= 0].tolist())
-    ring = np.unique(ring_t)
-    local = np.concatenate([added, ring])
-    sorter = np.argsort(local, kind="stable")
-    parent = list(range(len(local)))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    if len(pu):
-        lu = sorter[np.searchsorted(local, pu, sorter=sorter)].tolist()
-        lv = sorter[np.searchsorted(local, pv, sorter=sorter)].tolist()
-        for u, v in zip(lu, lv, strict=True):
-            ru, rv = find(u), find(v)
-            if ru != rv:
-                parent[ru] = rv
-    roots = [find(x) for x in range(len(local))]
-    ring_labels = labels[ring].tolist()
+    local = np.concatenate([added, ring_u])
+    ring_roots = local_root[k:]
+    key = ring_roots * (es.n_labels + 1) + labels[ring_u]
+    _, first = np.unique(key, return_index=True)  # one ring triangle per (component, island)
     comp_labels: dict[int, set[int]] = {}
     comp_seed: dict[int, dict[int, int]] = {}  # root -> {label: a ring triangle with it}
-    for n, lab in enumerate(ring_labels):
-        root = roots[k + n]
+    for root, lab, tri in zip(ring_roots[first].tolist(), labels[ring_u[first]].tolist(),
+                              ring_u[first].tolist(), strict=True):
         comp_labels.setdefault(root, set()).add(lab)
-        comp_seed.setdefault(root, {}).setdefault(lab, int(ring[n]))
+        comp_seed.setdefault(root, {})[lab] = tri
     alias: dict[int, int] = {}
 
     def resolve(lab: int) -> int:
@@ -578,7 +568,7 @@ def _islands_general(es: EditState, rem: _I64, ring_t: _I64, added: _I64, pu: _I
         return lab
 
     comp_final: dict[int, int] = {}
-    new_roots = sorted(set(roots[:k]) | set(comp_labels))
+    new_roots = sorted(set(np.unique(local_root[:k]).tolist()) | set(comp_labels))
     for root in new_roots:
         labs = {resolve(x) for x in comp_labels.get(root, ())}
         if not labs:  # a new island
@@ -598,7 +588,9 @@ def _islands_general(es: EditState, rem: _I64, ring_t: _I64, added: _I64, pu: _I
                 affected.add(other)
         comp_final[root] = lab
     # new triangles take their component's label
-    new_lab = np.array([comp_final[roots[n]] for n in range(k)], dtype=np.int64)
+    final = np.full(len(local_root), -1, dtype=np.int64)
+    final[list(comp_final)] = list(comp_final.values())
+    new_lab = final[local_root[:k]]
     labels[added] = new_lab
     if k:
         np.add.at(sizes, new_lab, 1)
