@@ -135,7 +135,7 @@ def _local_dijkstra(p, stride, size, x0, y0, x1, y1, src, dist, tree, hk, hn):
 
 
 @njit(cache=True, nogil=True)
-def _border(p, stride, fixed, lo, hi, vertical, other, spacing, out, n):
+def _border(p, stride, fixed, lo, hi, vertical, other, spacing, single, out, n):
     """Append the transition cells of one border side to ``out`` (from ``n``): ``vertical``:
     cells ``(fixed, y)`` for ``lo <= y < hi`` facing ``(other, y)``; else ``(x, fixed)`` facing
     ``(x, other)``."""
@@ -152,6 +152,9 @@ def _border(p, stride, fixed, lo, hi, vertical, other, spacing, out, n):
         elif not open_ and run >= 0:
             last = t - 1
             s = run
+            if last - run < single:  # a short entrance: its middle cell only
+                s = (run + last) // 2
+                last = s
             while True:
                 cell = (s + 1) * stride + fixed + 1 if vertical else (fixed + 1) * stride + s + 1
                 out[n] = cell
@@ -164,7 +167,7 @@ def _border(p, stride, fixed, lo, hi, vertical, other, spacing, out, n):
 
 
 @njit(cache=True, nogil=True)
-def cluster_nodes(p, stride, h, w, size, clusters, spacing, out, counts):
+def cluster_nodes(p, stride, h, w, size, clusters, spacing, single, out, counts):
     """Transition cells of each listed cluster: ``out[i, :counts[i]]`` sorted padded cells
     (``out`` has ``4 * size`` columns)."""
     ncx = (w + size - 1) // size
@@ -179,13 +182,13 @@ def cluster_nodes(p, stride, h, w, size, clusters, spacing, out, counts):
         row = out[i]
         n = 0
         if x1 < w:
-            n = _border(p, stride, x1 - 1, y0, y1, True, x1, spacing, row, n)
+            n = _border(p, stride, x1 - 1, y0, y1, True, x1, spacing, single, row, n)
         if x0 > 0:
-            n = _border(p, stride, x0, y0, y1, True, x0 - 1, spacing, row, n)
+            n = _border(p, stride, x0, y0, y1, True, x0 - 1, spacing, single, row, n)
         if y1 < h:
-            n = _border(p, stride, y1 - 1, x0, x1, False, y1, spacing, row, n)
+            n = _border(p, stride, y1 - 1, x0, x1, False, y1, spacing, single, row, n)
         if y0 > 0:
-            n = _border(p, stride, y0, x0, x1, False, y0 - 1, spacing, row, n)
+            n = _border(p, stride, y0, x0, x1, False, y0 - 1, spacing, single, row, n)
         row[:n].sort()
         m = 0
         for j in range(n):  # corner cells may come from two borders
@@ -251,6 +254,26 @@ def _walk(tree, base, stride, size, x0, y0, cell, out, n):
             return -1
         out[n] = cell
         n += 1
+
+
+@njit(cache=True, nogil=True)
+def _tree_dist(tree, base, stride, size, x0, y0, cell, root):
+    """The length of the way from ``cell`` to ``root`` in the tree at ``tree[base:]`` (inf
+    when the tree does not reach ``cell``)."""
+    straight = 0
+    diagonal = 0
+    while True:
+        k = tree[base + (cell // stride - 1 - y0) * size + (cell % stride - 1 - x0)]
+        if k == NO_PARENT:
+            break
+        if k < 4:
+            straight += 1
+        else:
+            diagonal += 1
+        cell = cell + DY[k] * stride + DX[k]
+    if cell != root:
+        return np.inf
+    return straight + SQRT2 * diagonal
 
 
 @njit(cache=True, nogil=True)
@@ -343,14 +366,74 @@ def _smooth(p, stride, cells, n, out):
     return m
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _open(v, nd, hv, u, g, parent, pos, seen, stamp, hk, hn, size):
+    """Reach node ``v`` with cost ``nd`` from ``u`` (heuristic ``hv``): indexed binary heap
+    ``hk`` / ``hn`` with positions ``pos`` (-1 once closed); ``seen[v] == stamp`` marks the
+    nodes of this query. Returns the new heap size."""
+    if seen[v] != stamp:
+        seen[v] = stamp
+        i = size
+        size += 1
+    else:
+        i = pos[v]
+        if i < 0 or nd >= g[v]:
+            return size
+    g[v] = nd
+    parent[v] = u
+    key = nd + hv
+    while i > 0:
+        up = (i - 1) >> 1
+        if hk[up] <= key:
+            break
+        hk[i] = hk[up]
+        hn[i] = hn[up]
+        pos[hn[i]] = i
+        i = up
+    hk[i] = key
+    hn[i] = v
+    pos[v] = i
+    return size
+
+
+@njit(cache=True, nogil=True)
+def _close_min(g, pos, hk, hn, size):
+    """Pop the heap's minimum node (marked closed: ``pos = -1``); returns it and the new size."""
+    u = hn[0]
+    pos[u] = -1
+    size -= 1
+    if size > 0:
+        key = hk[size]
+        node = hn[size]
+        i = 0
+        while True:
+            child = 2 * i + 1
+            if child >= size:
+                break
+            if child + 1 < size and hk[child + 1] < hk[child]:
+                child += 1
+            if hk[child] >= key:
+                break
+            hk[i] = hk[child]
+            hn[i] = hn[child]
+            pos[hn[i]] = i
+            i = child
+        hk[i] = key
+        hn[i] = node
+        pos[node] = i
+    return u, size
+
+
 @njit(cache=True, nogil=True)
 def query(p, stride, h, w, size, node_of, cstart, ccount, ccap, node_cell, doff, dist, toff,
-          tree, sx, sy, gx, gy, smooth):
+          tree, sx, sy, gx, gy, smooth, weight, g, parent, pos, seen, stamp, ak, an):
     """One HPA* query from ``(sx, sy)`` to ``(gx, gy)`` (both passable).
 
-    Inserts start and goal into their clusters (cluster-local Dijkstra), runs A* on the
-    abstract graph (octile heuristic), refines every abstract edge into cells through the stored
-    trees and, with ``smooth``, shortens the path by :func:`_smooth`.
+    Joins start and goal to their clusters' nodes (walking the nodes' trees), runs A* on the
+    abstract graph (``f = g + weight * octile``), refines every abstract edge into cells through
+    the stored trees and, with ``smooth``, shortens the path by :func:`_smooth`. The workspace
+    ``g``, ``parent``, ``pos``, ``seen`` (int32), ``ak``, ``an`` has room for
+    ``node_cell.shape[0] + 2`` nodes; ``stamp`` is new for each query (``seen`` never holds it).
 
     Returns:
         ``(status, cells, cost, expanded)``: FOUND with ``(n, 2)`` int64 ``(x, y)`` cells from
@@ -366,66 +449,54 @@ def query(p, stride, h, w, size, node_of, cstart, ccount, ccap, node_cell, doff,
     goal = (gy + 1) * stride + gx + 1
     cs = (sy // size) * ncx + sx // size
     cg = (gy // size) * ncx + gx // size
-    hk = np.empty(8 * area + 8, dtype=np.float64)
-    hn = np.empty(8 * area + 8, dtype=np.int64)
-    sdist = np.empty(area, dtype=np.float64)
-    stree = np.empty(area, dtype=np.uint8)
-    gdist = np.empty(area, dtype=np.float64)
-    gtree = np.empty(area, dtype=np.uint8)
     sx0 = (cs % ncx) * size
     sy0 = (cs // ncx) * size
     gx0 = (cg % ncx) * size
     gy0 = (cg // ncx) * size
-    expanded = _local_dijkstra(p, stride, size, sx0, sy0, min(sx0 + size, w), min(sy0 + size, h),
-                               start, sdist, stree, hk, hn)
-    expanded += _local_dijkstra(p, stride, size, gx0, gy0, min(gx0 + size, w),
-                                min(gy0 + size, h), goal, gdist, gtree, hk, hn)
+    # start and goal join their clusters' nodes along the nodes' trees
+    sdist = np.empty(ccount[cs], dtype=np.float64)
+    expanded = 0
+    for j in range(ccount[cs]):
+        sdist[j] = _tree_dist(tree, toff[cs] + j * area, stride, size, sx0, sy0, start,
+                              node_cell[cstart[cs] + j])
+    gdist = np.empty(ccount[cg], dtype=np.float64)
+    for j in range(ccount[cg]):
+        gdist[j] = _tree_dist(tree, toff[cg] + j * area, stride, size, gx0, gy0, goal,
+                              node_cell[cstart[cg] + j])
+    direct = np.inf  # start and goal in one cluster: the way inside it
+    gtree = np.empty(area if cs == cg else 0, dtype=np.uint8)
+    if cs == cg:
+        ldist = np.empty(area, dtype=np.float64)
+        hk = np.empty(8 * area + 8, dtype=np.float64)
+        hn = np.empty(8 * area + 8, dtype=np.int64)
+        expanded += _local_dijkstra(p, stride, size, gx0, gy0, min(gx0 + size, w),
+                                    min(gy0 + size, h), goal, ldist, gtree, hk, hn)
+        direct = ldist[(sy - gy0) * size + (sx - gx0)]
 
     # abstract A*
-    g = np.full(m + 2, np.inf)
-    parent = np.full(m + 2, -1, dtype=np.int64)
-    closed = np.zeros(m + 2, dtype=np.uint8)
-    cap = 1024
-    ak = np.empty(cap, dtype=np.float64)
-    an = np.empty(cap, dtype=np.int64)
-    g[s_node] = 0.0
-    na = _heap_push(ak, an, 0, _octile(sx, sy, gx, gy), s_node)
+    na = _open(s_node, 0.0, weight * _octile(sx, sy, gx, gy), -1, g, parent, pos, seen, stamp,
+               ak, an, 0)
     found = False
     while na > 0:
-        u = an[0]
-        na = _heap_pop(ak, an, na)
-        if closed[u]:
-            continue
-        closed[u] = 1
+        u, na = _close_min(g, pos, ak, an, na)
         expanded += 1
         if u == g_node:
             found = True
             break
         gu = g[u]
-        # successors: (node, cost) gathered into a small buffer
         if u == s_node:
             c = cs
             for j in range(ccount[c]):
                 v = cstart[c] + j
                 q = node_cell[v]
-                d = sdist[(q // stride - 1 - sy0) * size + (q % stride - 1 - sx0)]
-                if d < np.inf and gu + d < g[v]:
-                    g[v] = gu + d
-                    parent[v] = u
-                    if na + 1 >= ak.shape[0]:
-                        ak = np.concatenate((ak, np.empty(ak.shape[0], dtype=np.float64)))
-                        an = np.concatenate((an, np.empty(an.shape[0], dtype=np.int64)))
-                    na = _heap_push(ak, an, na, g[v] + _octile(q % stride - 1, q // stride - 1,
-                                                                gx, gy), v)
-            if cs == cg:
-                d = gdist[(sy - gy0) * size + (sx - gx0)]
-                if d < np.inf and gu + d < g[g_node]:
-                    g[g_node] = gu + d
-                    parent[g_node] = u
-                    if na + 1 >= ak.shape[0]:
-                        ak = np.concatenate((ak, np.empty(ak.shape[0], dtype=np.float64)))
-                        an = np.concatenate((an, np.empty(an.shape[0], dtype=np.int64)))
-                    na = _heap_push(ak, an, na, g[g_node], g_node)
+                qx = q % stride - 1
+                qy = q // stride - 1
+                d = sdist[j]
+                if d < np.inf:
+                    na = _open(v, gu + d, weight * _octile(qx, qy, gx, gy), u, g, parent, pos,
+                               seen, stamp, ak, an, na)
+            if direct < np.inf:
+                na = _open(g_node, gu + direct, 0.0, u, g, parent, pos, seen, stamp, ak, an, na)
             continue
         cell = node_cell[u]
         ux = cell % stride - 1
@@ -433,56 +504,45 @@ def query(p, stride, h, w, size, node_of, cstart, ccount, ccap, node_cell, doff,
         c = (uy // size) * ncx + ux // size
         a = u - cstart[c]
         row = doff[c] + a * ccap[c]
-        for j in range(ccount[c] + 9):
-            if j < ccount[c]:
-                if j == a:
-                    continue
-                d = dist[row + j]
-                if d == np.inf:
-                    continue
-                v = cstart[c] + j
-            elif j < ccount[c] + 8:
-                k = j - ccount[c]
-                q = cell + DY[k] * stride + DX[k]
-                if p[q] == 0:
-                    continue
-                d = 1.0
-                if k >= 4:
-                    if p[cell + DX[k]] == 0 or p[cell + DY[k] * stride] == 0:
-                        continue
-                    d = SQRT2
-                qx = ux + DX[k]
-                qy = uy + DY[k]
-                if (qy // size) * ncx + qx // size == c:
-                    continue
-                v = node_of[q]
-                if v < 0:
-                    continue
-            else:
-                if c != cg:
-                    continue
-                d = gdist[(uy - gy0) * size + (ux - gx0)]
-                if d == np.inf:
-                    continue
-                v = g_node
-            if closed[v] or gu + d >= g[v]:
+        base = cstart[c]
+        for j in range(ccount[c]):
+            d = dist[row + j]
+            if j == a or d == np.inf:
                 continue
-            g[v] = gu + d
-            parent[v] = u
-            q = node_cell[v] if v < m else goal
-            if na + 1 >= ak.shape[0]:
-                ak = np.concatenate((ak, np.empty(ak.shape[0], dtype=np.float64)))
-                an = np.concatenate((an, np.empty(an.shape[0], dtype=np.int64)))
-            na = _heap_push(ak, an, na, g[v] + _octile(q % stride - 1, q // stride - 1, gx, gy), v)
+            v = base + j
+            q = node_cell[v]
+            na = _open(v, gu + d, weight * _octile(q % stride - 1, q // stride - 1, gx, gy), u, g,
+                       parent, pos, seen, stamp, ak, an, na)
+        for k in range(8):
+            q = cell + DY[k] * stride + DX[k]
+            v = node_of[q]
+            if v < 0:
+                continue
+            qx = ux + DX[k]
+            qy = uy + DY[k]
+            if (qy // size) * ncx + qx // size == c:
+                continue
+            d = 1.0
+            if k >= 4:
+                if p[cell + DX[k]] == 0 or p[cell + DY[k] * stride] == 0:
+                    continue
+                d = SQRT2
+            na = _open(v, gu + d, weight * _octile(qx, qy, gx, gy), u, g, parent, pos, seen,
+                       stamp, ak, an, na)
+        if c == cg:
+            d = gdist[a]
+            if d < np.inf:
+                na = _open(g_node, gu + d, 0.0, u, g, parent, pos, seen, stamp, ak, an, na)
     if not found:
         return NOT_CONNECTED, np.zeros((0, 2), dtype=np.int64), np.inf, expanded
 
     # abstract path, start first
     count = 0
     v = g_node
-    while v != -1:
+    while v != s_node:
         count += 1
         v = parent[v]
+    count += 1
     nodes = np.empty(count, dtype=np.int64)
     v = g_node
     for i in range(count - 1, -1, -1):
@@ -497,8 +557,18 @@ def query(p, stride, h, w, size, node_of, cstart, ccount, ccap, node_cell, doff,
         v = nodes[i]
         cur = cells[n - 1]
         while True:
-            if v == g_node:
+            if v == g_node and nodes[i - 1] == s_node:  # the way inside one cluster
                 n2 = _walk(gtree, 0, stride, size, gx0, gy0, cur, cells, n)
+            elif v == g_node:  # up the tree of the last node from the goal, reversed
+                u = nodes[i - 1]
+                n2 = -1
+                if n < cells.shape[0]:
+                    cells[n] = goal
+                    n2 = _walk(tree, toff[cg] + (u - cstart[cg]) * area, stride, size, gx0, gy0,
+                               goal, cells, n + 1)
+                if n2 >= 0:
+                    n2 -= 1  # drop the node itself (already the last cell)
+                    cells[n:n2] = cells[n:n2][::-1].copy()
             else:
                 q = node_cell[v]
                 qx = q % stride - 1

@@ -55,11 +55,18 @@ from gamenav.grid.tilegrid import GridChange, TileGrid, _GridState
 __all__ = ["CLUSTER_SIZE", "SPACING", "HpaIndex", "HpaResult", "check_options", "find",
            "hpa_index", "unsupported"]
 
-CLUSTER_SIZE = 16
+CLUSTER_SIZE = 64
 """Cells per cluster side (see the module docstring for how it was chosen)."""
 
-SPACING = 8
-"""Most cells between two transition cells of one entrance."""
+SPACING = 64
+"""Most cells between two transition cells of one entrance (64: only the ends of entrances
+longer than :data:`SINGLE`)."""
+
+SINGLE = 8
+"""Entrances of at most this many cells get one transition cell (their middle)."""
+
+WEIGHT = 1.0
+"""Heuristic weight of the abstract A* (``f = g + WEIGHT * octile``)."""
 
 KERNELS = (_kh.cluster_nodes, _kh.cluster_edges, _kh.query)
 
@@ -106,6 +113,28 @@ class _Graph:
         return sum(int(getattr(self, name).nbytes) for name in _Graph.__slots__[:10])
 
 
+class _Workspace:
+    """One thread's abstract-search state (see :func:`gamenav._kernels.hpa.query`), stamped so
+    that queries need no clearing."""
+
+    def __init__(self, nodes: int) -> None:
+        n = nodes + 2
+        self.g = np.empty(n, dtype=np.float64)
+        self.parent = np.empty(n, dtype=np.int64)
+        self.pos = np.empty(n, dtype=np.int64)
+        self.seen = np.zeros(n, dtype=np.int32)
+        self.hk = np.empty(n, dtype=np.float64)
+        self.hn = np.empty(n, dtype=np.int64)
+        self.stamp = 0
+
+    def next_stamp(self) -> int:
+        self.stamp += 1
+        if self.stamp >= np.iinfo(np.int32).max:
+            self.seen.fill(0)
+            self.stamp = 1
+        return self.stamp
+
+
 def _grown(array: npt.NDArray[Any], need: int, fill: Any) -> npt.NDArray[Any]:
     """``array`` with room for at least ``need`` entries (doubling; new room holds ``fill``)."""
     if need <= array.shape[0]:
@@ -129,11 +158,13 @@ class HpaIndex:
     """
 
     def __init__(self, grid: TileGrid, *, cluster_size: int = CLUSTER_SIZE,
-                 spacing: int = SPACING) -> None:
+                 spacing: int = SPACING, single: int = SINGLE) -> None:
         self.size = int(cluster_size)
         self.spacing = int(spacing)
+        self.single = int(single)
         self._lock = threading.Lock()
         self._users = 0
+        self._local = threading.local()
         self.repaired = 0
         with grid._edit_lock:  # no edit between the snapshot and the subscription
             state = grid._snapshot()
@@ -159,7 +190,8 @@ class HpaIndex:
         h, w = self.shape
         cells = np.empty((clusters.shape[0], 4 * size), dtype=np.int64)
         counts = np.empty(clusters.shape[0], dtype=np.int64)
-        _kh.cluster_nodes(gr.p, self.stride, h, w, size, clusters, self.spacing, cells, counts)
+        _kh.cluster_nodes(gr.p, self.stride, h, w, size, clusters, self.spacing, self.single,
+                          cells, counts)
         # forget the old nodes of these clusters
         for c in clusters.tolist():
             old = gr.node_cell[gr.cstart[c]:gr.cstart[c] + gr.ccount[c]]
@@ -239,15 +271,19 @@ class HpaIndex:
             self.version = change.version
 
     def query(self, graph: _Graph, start: tuple[int, int], goal: tuple[int, int], *,
-              smooth: bool = True) -> HpaResult | None:
+              smooth: bool = True, weight: float = WEIGHT) -> HpaResult | None:
         """Run one HPA* query on ``graph`` (from :meth:`acquire`); None if the abstract search
         did not connect start and goal."""
         h, w = self.shape
         announce_compile("grid search", *KERNELS)
+        ws: _Workspace | None = getattr(self._local, "ws", None)
+        if ws is None or ws.g.shape[0] < graph.node_cell.shape[0] + 2:
+            ws = self._local.ws = _Workspace(graph.node_cell.shape[0])
         status, cells, cost, expanded = _kh.query(
             graph.p, self.stride, h, w, self.size, graph.node_of, graph.cstart, graph.ccount,
             graph.ccap, graph.node_cell, graph.doff, graph.dist, graph.toff, graph.tree,
-            start[0], start[1], goal[0], goal[1], smooth)
+            start[0], start[1], goal[0], goal[1], smooth, float(weight), ws.g, ws.parent, ws.pos,
+            ws.seen, ws.next_stamp(), ws.hk, ws.hn)
         if status != _kh.FOUND:
             return None
         return HpaResult(cells, float(cost), int(expanded))
@@ -266,30 +302,36 @@ _indexes: weakref.WeakKeyDictionary[TileGrid, HpaIndex] = weakref.WeakKeyDiction
 _indexes_lock = threading.RLock()  # re-entrant: a first build may run the warmup
 
 
-def hpa_index(grid: TileGrid, *, cluster_size: int | None = None, spacing: int | None = None
-              ) -> HpaIndex:
+def hpa_index(grid: TileGrid, *, cluster_size: int | None = None, spacing: int | None = None,
+              single: int | None = None) -> HpaIndex:
     """The grid's :class:`HpaIndex`, built on first use (kept while the grid lives).
 
-    ``cluster_size`` / ``spacing`` (default :data:`CLUSTER_SIZE` / :data:`SPACING`): when given
-    and different from the current index's, the grid's index is rebuilt with them (later
-    ``algorithm="hpa"`` queries on the grid use it).
+    ``cluster_size``, ``spacing``, ``single`` (default :data:`CLUSTER_SIZE`, :data:`SPACING`,
+    :data:`SINGLE`): when given and different from the current index's, the grid's index is
+    rebuilt with them (later ``algorithm="hpa"`` queries on the grid use it).
+
+    Raises:
+        InvalidInputError: ``cluster_size`` not an int >= 4, ``spacing`` not an int >= 1 or
+            ``single`` not an int >= 0.
     """
     index = _indexes.get(grid)
-    size = CLUSTER_SIZE if cluster_size is None else cluster_size
-    gap = SPACING if spacing is None else spacing
-    if index is None or (cluster_size is not None and index.size != size) or (
-            spacing is not None and index.spacing != gap):
-        if isinstance(size, bool) or not isinstance(size, int) or size < 4:
-            raise InvalidInputError(f"cluster_size must be an int >= 4, got {size!r}")
-        if isinstance(gap, bool) or not isinstance(gap, int) or gap < 1:
-            raise InvalidInputError(f"spacing must be an int >= 1, got {gap!r}")
+    params = (CLUSTER_SIZE if cluster_size is None else cluster_size,
+              SPACING if spacing is None else spacing, SINGLE if single is None else single)
+    given = (cluster_size, spacing, single)
+    if index is None or any(v is not None and v != have for v, have in
+                            zip(given, (index.size, index.spacing, index.single), strict=True)):
+        for name, value, low in zip(("cluster_size", "spacing", "single"), params, (4, 1, 0),
+                                    strict=True):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise InvalidInputError(f"{name} must be an int >= {low}, got {value!r}")
         announce_compile("grid search", *KERNELS)  # before any lock (it may run the warmup)
         with _indexes_lock:
             index = _indexes.get(grid)
-            if index is None or index.size != size or index.spacing != gap:
+            if index is None or (index.size, index.spacing, index.single) != params:
                 if index is not None:
                     index._unsubscribe()
-                index = HpaIndex(grid, cluster_size=size, spacing=gap)
+                index = HpaIndex(grid, cluster_size=params[0], spacing=params[1],
+                                 single=params[2])
                 _indexes[grid] = index
     return index
 

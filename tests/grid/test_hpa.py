@@ -69,8 +69,10 @@ def test_unsupported_options_raise() -> None:
     weighted = gamenav.TileGrid(np.ones((40, 40), dtype=bool), cost=np.full((40, 40), 2.0))
     with pytest.raises(gamenav.UnsupportedOptionError, match="non-uniform cell costs"):
         gamenav.find_path(weighted, (0, 0), (39, 39), algorithm="hpa")
-    with pytest.raises(gamenav.InvalidInputError, match="cluster_size must be an int >= 4"):
+    with pytest.raises(gamenav.InvalidInputError, match="cluster_size must be an int >= 4, got 2"):
         hpa.hpa_index(grid, cluster_size=2)
+    with pytest.raises(gamenav.InvalidInputError, match="single must be an int >= 0, got -1"):
+        hpa.hpa_index(grid, single=-1)
 
 
 def test_trivial_and_near_queries() -> None:
@@ -88,7 +90,7 @@ def test_far_query_uses_the_graph_and_smooths() -> None:
     walk = np.ones((64, 64), dtype=bool)
     walk[10:60, 30] = False
     grid = gamenav.TileGrid(walk)
-    hpa.hpa_index(grid, cluster_size=8, spacing=4)
+    hpa.hpa_index(grid, cluster_size=8, spacing=4, single=0)
     search = gamenav.GridSearch(grid, (2, 40), (60, 40), algorithm="hpa")
     assert search.status is FOUND  # answered from the graph at once (not an A* in steps)
     path = _compare(grid, (2, 40), (60, 40), tolerance=1.001)
@@ -100,27 +102,56 @@ def test_far_query_uses_the_graph_and_smooths() -> None:
 # -- against A* ------------------------------------------------------------------------------
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(12, 64), st.integers(12, 64), st.sampled_from([0.0, 0.1, 0.25, 0.4]),
-       st.integers(4, 8), st.integers(1, 6), st.integers(0, 2**32 - 1))
-def test_random_maps_against_astar(h: int, w: int, density: float, size: int, spacing: int,
-                                   seed: int) -> None:
+@given(st.integers(8, 40), st.integers(8, 40), st.sampled_from([0.0, 0.1, 0.25, 0.4]),
+       st.integers(4, 7), st.integers(0, 2**32 - 1))
+def test_every_border_cell_a_node_is_optimal(h: int, w: int, density: float, size: int,
+                                             seed: int) -> None:
+    """With a transition at every border cell the abstract graph keeps every shortest path."""
     rng = np.random.default_rng(seed)
     grid = gamenav.TileGrid(rng.random((h, w)) >= density)
-    hpa.hpa_index(grid, cluster_size=size, spacing=spacing)
+    hpa.hpa_index(grid, cluster_size=size, spacing=1, single=0)
     free = _free(grid)
-    if len(free) < 2:
-        return
-    for _ in range(6):
+    for _ in range(6 if len(free) > 1 else 0):
         a, b = (free[i] for i in rng.integers(len(free), size=2))
-        # HPA* bounds no ratio: short paths across a few small clusters may lose more than 5 %
-        far = max(abs(a[0] - b[0]), abs(a[1] - b[1])) >= 4 * size
-        _compare(grid, a, b, tolerance=1.05 if far else 1.3)
+        path = _compare(grid, a, b)
+        if path.status is FOUND:
+            assert path.cost == pytest.approx(gamenav.find_path(grid, a, b).cost, abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(12, 64), st.integers(12, 64), st.sampled_from([0.0, 0.1, 0.25, 0.4]),
+       st.integers(4, 8), st.integers(1, 6), st.integers(0, 2), st.integers(0, 2**32 - 1))
+def test_sparse_small_clusters_stay_close(h: int, w: int, density: float, size: int, spacing: int,
+                                          single: int, seed: int) -> None:
+    """Tiny clusters with few transitions: HPA* bounds no ratio; measured worst 1.20 on paths
+    across 1-2 clusters of 4 cells, means about 1.005 (the 5 % target is for the default
+    clusters, tested below)."""
+    rng = np.random.default_rng(seed)
+    grid = gamenav.TileGrid(rng.random((h, w)) >= density)
+    hpa.hpa_index(grid, cluster_size=size, spacing=spacing, single=single)
+    free = _free(grid)
+    for _ in range(6 if len(free) > 1 else 0):
+        a, b = (free[i] for i in rng.integers(len(free), size=2))
+        _compare(grid, a, b, tolerance=1.35)
+
+
+@pytest.mark.parametrize("density", [0.1, 0.2, 0.3])
+def test_random_maps_within_five_percent(density: float) -> None:
+    """Default clusters (64 cells) on a 256 x 256 random map, queries across the map."""
+    rng = np.random.default_rng(int(density * 10))
+    grid = gamenav.TileGrid(rng.random((256, 256)) >= density)
+    left = [c for c in _free(grid) if c[0] < 64]
+    right = [c for c in _free(grid) if c[0] >= 192]
+    for _ in range(10):
+        a, b = left[rng.integers(len(left))], right[rng.integers(len(right))]
+        assert not hpa.hpa_index(grid).near(a, b)  # the cluster graph answers, not A*
+        _compare(grid, a, b)
 
 
 @pytest.mark.parametrize("name", ["arena", "den011d"])
 def test_benchmark_maps_within_five_percent(name: str) -> None:
     grid = gamenav.TileGrid.from_movingai(DATA / f"{name}.map")
-    hpa.hpa_index(grid, cluster_size=8)
+    hpa.hpa_index(grid, cluster_size=8, spacing=8, single=0)
     scenarios = sorted(read_scenarios(DATA / f"{name}.map.scen"), key=lambda s: -s.optimal_length)
     ratios = []
     for s in scenarios[:: max(1, len(scenarios) // 60)]:
@@ -151,13 +182,13 @@ def edited_grids(draw: st.DrawFn) -> tuple[gamenav.TileGrid, int, list[tuple[int
 @given(edited_grids(), st.integers(0, 2**32 - 1))
 def test_repaired_graph_equals_rebuilt_graph(case, seed: int) -> None:
     grid, size, edits = case
-    index = hpa.hpa_index(grid, cluster_size=size, spacing=3)
+    index = hpa.hpa_index(grid, cluster_size=size, spacing=3, single=2)
     rng = np.random.default_rng(seed)
     for x, y, w, h, value in edits:
         grid.set_walkable((x, y, x + w, y + h), value)
         assert index.version == grid.version
         fresh_grid = grid.copy()
-        fresh = hpa.hpa_index(fresh_grid, cluster_size=size, spacing=3)
+        fresh = hpa.hpa_index(fresh_grid, cluster_size=size, spacing=3, single=2)
         repaired, rebuilt = _graph(index), _graph(fresh)
         assert repaired.keys() == rebuilt.keys()
         for c, (cells, dist, trees) in rebuilt.items():
@@ -172,7 +203,7 @@ def test_repaired_graph_equals_rebuilt_graph(case, seed: int) -> None:
             assert p1.status is p2.status
             np.testing.assert_array_equal(p1.cells, p2.cells)
             assert p1.cost == p2.cost
-            _compare(grid, a, b)
+            _compare(grid, a, b, tolerance=1.35)
 
 
 def test_a_held_graph_is_copied_not_repaired() -> None:
