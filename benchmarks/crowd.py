@@ -7,9 +7,10 @@
    straight lines), one ``crowd.update(0.25)`` per step (paths, arrival, ORCA, overlap and wall
    projection); its ``avoidance_ms`` (the ORCA part) is shown too. pyrvo: ``do_step()`` timed
    alone (the preferred velocities are set before, as in RVO2's example: towards the goal, at
-   most unit length... times max speed). Measured: median ms per step, steps until every agent
-   is within its radius of its goal (``--max-steps`` cap), the minimum centre distance of any
-   pair over all steps (2 = touching).
+   most unit length... times max speed). The two run in lockstep, one step each in turn, so
+   that load from elsewhere on the machine slows both alike. Measured: median ms per step,
+   steps until every agent is within its radius of its goal (``--max-steps`` cap), the minimum
+   centre distance of any pair over all steps (2 = touching).
 2. **Choke point**: a grid map, a river with one 3-cell-wide bridge, 500 agents of radius 0.3,
    0.45 and 0.8 cells (infantry, cavalry, tanks) in two groups crossing in opposite directions.
    Every frame: the deepest overlap of a disc with a blocked (or off-map) cell square, and the
@@ -26,8 +27,10 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import time
+from typing import Any
 
 from _common import markdown_table  # first: see _common
 
@@ -51,58 +54,87 @@ def min_pair(pos: np.ndarray) -> float:
     return float(cKDTree(pos).query(pos, k=2)[0][:, 1].min())
 
 
-def circle_pyrvo(n: int, max_steps: int) -> dict[str, float]:
-    import pyrvo
+class _Pyrvo:
+    """RVO2 through pyrvo: the preferred velocities set as in RVO2's example, ``do_step`` timed."""
 
-    start, goal = ring(n)
-    sim = pyrvo.RVOSimulator()
-    sim.set_time_step(DT)
-    sim.set_agent_defaults(NEIGHBOR_DIST, MAX_NEIGHBORS, TIME_HORIZON, TIME_HORIZON_OBST, RADIUS, SPEED)
-    for p in start.tolist():
-        sim.add_agent(tuple(p))
-    pos = start.copy()
-    times, closest, steps = [], math.inf, max_steps
-    for step in range(max_steps):
-        v = goal - pos
+    def __init__(self, n: int) -> None:
+        import pyrvo
+
+        self.start, self.goal = ring(n)
+        self.n = n
+        self.sim = pyrvo.RVOSimulator()
+        self.sim.set_time_step(DT)
+        self.sim.set_agent_defaults(NEIGHBOR_DIST, MAX_NEIGHBORS, TIME_HORIZON, TIME_HORIZON_OBST, RADIUS, SPEED)
+        for p in self.start.tolist():
+            self.sim.add_agent(tuple(p))
+        self.pos = self.start.copy()
+
+    def step(self) -> float:
+        v = self.goal - self.pos
         d = np.hypot(v[:, 0], v[:, 1])
         v = np.where(d[:, None] > 1.0, v / np.maximum(d, 1e-12)[:, None], v) * SPEED
         for i, (x, y) in enumerate(v.tolist()):
-            sim.set_agent_pref_velocity(i, (x, y))
+            self.sim.set_agent_pref_velocity(i, (x, y))
         t0 = time.perf_counter()
-        sim.do_step()
-        times.append((time.perf_counter() - t0) * 1e3)
-        pos = np.array([sim.get_agent_position(i).to_tuple() for i in range(n)])
-        closest = min(closest, min_pair(pos))
-        if (np.hypot(*(pos - goal).T) < RADIUS).all():
-            steps = step + 1
-            break
-    return {"ms": float(np.median(times)), "steps": steps, "min_pair": closest,
-            "left": int((np.hypot(*(pos - goal).T) >= RADIUS).sum())}
+        self.sim.do_step()
+        ms = (time.perf_counter() - t0) * 1e3
+        self.pos = np.array([self.sim.get_agent_position(i).to_tuple() for i in range(self.n)])
+        return ms
+
+    def left(self) -> int:
+        return int((np.hypot(*(self.pos - self.goal).T) >= RADIUS).sum())
 
 
-def circle_gamenav(n: int, max_steps: int) -> dict[str, float]:
-    start, goal = ring(n)
-    size = int(2 * np.abs(start).max() + 8)
-    origin = (-size / 2, -size / 2)
-    grid = gamenav.TileGrid(np.ones((size, size), bool), origin=origin)
-    crowd = gamenav.Crowd(grid, start, radius=RADIUS, max_speed=SPEED, neighbor_dist=NEIGHBOR_DIST,
-                          max_neighbors=MAX_NEIGHBORS, time_horizon=TIME_HORIZON, time_horizon_obst=TIME_HORIZON_OBST,
-                          arrive_radius=RADIUS, flow_threshold=10**9, path_options={"smooth": True},
-                          requests_per_update=10**9)
-    for i in range(n):
-        crowd.move([i], tuple(goal[i]), formation=False)
-    times, orca, closest, steps = [], [], math.inf, max_steps
+class _Gamenav:
+    """A Crowd on an open grid, one timed ``update(DT)`` per step."""
+
+    def __init__(self, n: int) -> None:
+        start, goal = ring(n)
+        size = int(2 * np.abs(start).max() + 8)
+        grid = gamenav.TileGrid(np.ones((size, size), bool), origin=(-size / 2, -size / 2))
+        self.crowd = gamenav.Crowd(grid, start, radius=RADIUS, max_speed=SPEED, neighbor_dist=NEIGHBOR_DIST,
+                                   max_neighbors=MAX_NEIGHBORS, time_horizon=TIME_HORIZON,
+                                   time_horizon_obst=TIME_HORIZON_OBST, arrive_radius=RADIUS, flow_threshold=10**9,
+                                   path_options={"smooth": True}, requests_per_update=10**9)
+        for i in range(n):
+            self.crowd.move([i], tuple(goal[i]), formation=False)
+        self.pos = self.crowd.positions
+
+    def step(self) -> float:
+        t0 = time.perf_counter()
+        self.crowd.update(DT)
+        ms = (time.perf_counter() - t0) * 1e3
+        self.pos = self.crowd.positions
+        return ms
+
+    def left(self) -> int:
+        return int((~self.crowd.arrived).sum())
+
+
+def circle(n: int, max_steps: int) -> tuple[dict[str, float], dict[str, float] | None]:
+    """Both simulations in lockstep (one step of each in turn, so that a busy machine slows both
+    alike): per simulation the median ms per step, steps until all arrived, min pair distance."""
+    sims: dict[str, Any] = {"gamenav": _Gamenav(n)}
+    with contextlib.suppress(ImportError):
+        sims["pyrvo"] = _Pyrvo(n)
+    stats = {name: {"times": [], "orca": [], "closest": math.inf, "steps": max_steps} for name in sims}
+    live = set(sims)
     for step in range(max_steps):
-        t0 = time.perf_counter()
-        crowd.update(DT)
-        times.append((time.perf_counter() - t0) * 1e3)
-        orca.append(crowd.avoidance_ms)
-        closest = min(closest, min_pair(crowd.positions))
-        if crowd.arrived.all():
-            steps = step + 1
+        for name in list(live):
+            sim, st = sims[name], stats[name]
+            st["times"].append(sim.step())
+            if name == "gamenav":
+                st["orca"].append(sim.crowd.avoidance_ms)
+            st["closest"] = min(st["closest"], min_pair(sim.pos))
+            if sim.left() == 0:
+                st["steps"] = step + 1
+                live.discard(name)
+        if not live:
             break
-    return {"ms": float(np.median(times)), "orca_ms": float(np.median(orca)), "steps": steps,
-            "min_pair": closest, "left": int((~crowd.arrived).sum())}
+    out = {name: {"ms": float(np.median(st["times"])), "orca_ms": float(np.median(st["orca"] or [math.nan])),
+                  "steps": st["steps"], "min_pair": st["closest"], "left": sims[name].left()}
+           for name, st in stats.items()}
+    return out["gamenav"], out.get("pyrvo")
 
 
 # -- choke point ---------------------------------------------------------------------------
@@ -221,11 +253,8 @@ def main() -> None:
     if not args.skip_circle:
         rows = []
         for n in args.sizes:
-            ours = circle_gamenav(n, args.max_steps)
-            try:
-                ref = circle_pyrvo(n, args.max_steps)
-            except ImportError:
-                ref = {"ms": math.nan, "steps": math.nan, "min_pair": math.nan, "left": -1}
+            ours, maybe_ref = circle(n, args.max_steps)
+            ref = maybe_ref or {"ms": math.nan, "steps": math.nan, "min_pair": math.nan, "left": -1}
 
             def steps(r: dict[str, float]) -> str:
                 return f"{r['steps']}" + (f" ({r['left']} not arrived)" if r["left"] > 0 else "")

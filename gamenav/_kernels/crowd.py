@@ -1,4 +1,4 @@
-"""Crowd kernels: the agents' spatial hash, separation, wall sliding and flow-field descent.
+"""Crowd kernels: the agents' spatial hash, separation, wall sliding, path following and flow-field descent.
 
 Positions are ``(n, 2)`` float64 world ``(x, y)``; grid arrays are ``[y, x]``. The public wrapper
 is :class:`gamenav.runtime.crowd.Crowd`; nothing here validates its inputs.
@@ -11,7 +11,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["build_hash", "descend_field", "resolve_walls", "separation"]
+__all__ = ["build_hash", "descend_field", "follow_paths", "resolve_walls", "separation"]
 
 
 _MAX_CELL = float(2**52)
@@ -228,3 +228,46 @@ def descend_field(field, passable, cells, out):  # pragma: no cover - compiled
                     by = ny
         out[k, 0] = bx
         out[k, 1] = by
+
+
+@njit(cache=True, nogil=True)
+def follow_paths(pos, mode, pcur, pend, ppt, paim, look_ahead, reach, path_mode, done_mode,
+                 target):  # pragma: no cover - compiled
+    """Advance each path follower (``mode == path_mode``) along its waypoints; write its aim.
+
+    Agent ``i`` follows rows ``pcur[i] .. pend[i] - 1`` of ``ppt`` (waypoints) and ``paim`` (the
+    end of each waypoint's straight run), both (m, 2) world. It takes the nearest of its next
+    ``look_ahead`` waypoints, then skips (up to 3) ones it has passed (beyond the waypoint along
+    the path) or come within ``reach`` of; past its last waypoint its mode becomes
+    ``done_mode``, else ``pcur[i]`` moves there and ``target[i]`` is that row's aim.
+    """
+    for i in range(pos.shape[0]):
+        if mode[i] != path_mode:
+            continue
+        px = pos[i, 0]
+        py = pos[i, 1]
+        last = pend[i] - 1
+        best = pcur[i]
+        best_d = math.hypot(ppt[best, 0] - px, ppt[best, 1] - py)
+        for k in range(1, look_ahead):
+            row = min(pcur[i] + k, last)
+            d = math.hypot(ppt[row, 0] - px, ppt[row, 1] - py)
+            if d < best_d:
+                best = row
+                best_d = d
+        for _ in range(3):  # past the nearest: beyond it along the path, or close enough
+            wx = ppt[best, 0]
+            wy = ppt[best, 1]
+            nxt = min(best + 1, last)
+            ax = ppt[nxt, 0] - wx
+            ay = ppt[nxt, 1] - wy
+            if not ((px - wx) * ax + (py - wy) * ay > 0.0 or math.hypot(wx - px, wy - py) < reach):
+                break
+            best += 1
+            if best > last:
+                mode[i] = done_mode
+                break
+        if mode[i] == path_mode:
+            pcur[i] = best
+            target[i, 0] = paim[best, 0]
+            target[i, 1] = paim[best, 1]

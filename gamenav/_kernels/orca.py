@@ -3,13 +3,15 @@
 Positions and velocities are ``(n, 2)`` float64 world ``(x, y)``; grid arrays are ``[y, x]``.
 The algorithm is RVO2's (agent ORCA lines, obstacle ORCA lines with convex/concave vertices,
 the 2-D linear program and its 3-D fallback when infeasible), written for arrays: neighbours
-come from the crowd's spatial hash (:func:`gamenav._kernels.crowd.build_hash`), the k nearest
-within ``neighbor_dist`` found in rings of hash cells that stop once nothing nearer can come;
+come from a cell grid of sorted arrays (:func:`cell_list`), the k nearest within
+``neighbor_dist`` found in rings of hash cells that stop once nothing nearer can come;
 static obstacles are the edges between passable and blocked cells (outside the grid counts as
 blocked), each a segment of a wall contour whose vertices know their convexity.
 
 Ties (equal distances) are broken by index (agents) and by scan order (walls: world cell row,
-column, side), so the result is deterministic. The public wrapper is
+column, side), so the result is deterministic. :func:`crowd_step` is a whole avoidance step
+in one call: ORCA, the move, then overlapping discs pushed apart (Gauss-Seidel over the touching
+pairs) and out of blocked cells. The public wrapper is
 :class:`gamenav.runtime.crowd.Crowd`; nothing here validates its inputs.
 """
 
@@ -21,9 +23,9 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from gamenav._kernels.crowd import _find
+from gamenav._kernels.crowd import resolve_walls
 
-__all__ = ["blocked_table", "discs_off_walls", "orca_velocities", "resolve_discs"]
+__all__ = ["blocked_table", "cell_list", "crowd_step", "discs_off_walls", "orca_velocities", "resolve_discs"]
 
 EPS = 1e-5
 """RVO_EPSILON: parallel-line and coverage tolerance of RVO2."""
@@ -181,50 +183,127 @@ def _lp3(lines, count, num_obst, begin, radius, res, proj):  # pragma: no cover 
 
 
 @njit(cache=True, nogil=True)
-def _agent_neighbours(i, pos, keys, head, nxt, cx, cy, mask, hcell, neighbor_dist, max_neighbors, nb,
+def cell_list(pos, hcell):  # pragma: no cover - compiled
+    """A grid of square cells over the agents ``pos`` (n, 2), as sorted arrays (a counting sort).
+
+    Cells are ``size >= hcell`` world units (larger when the agents' bounding box would need more
+    than ``64 n + 4096`` cells, so memory stays O(n) whatever the world's extent), counted from
+    the lowest agent coordinates ``(minx, miny)``: agent ``i`` is in cell ``(cx[i], cy[i])``,
+    numbered ``cy * ncx + cx``; ``order`` (n,) lists the agents cell by cell (ascending index
+    within a cell), cell ``c`` being ``order[start[c]:start[c + 1]]`` and a run of cells of one
+    row one slice. Returns ``(size, ncx, ncy, start, order, cx, cy, minx, miny)``.
+    """
+    n = pos.shape[0]
+    minx = pos[0, 0] if n else 0.0
+    miny = pos[0, 1] if n else 0.0
+    maxx = minx
+    maxy = miny
+    for i in range(n):
+        minx = min(minx, pos[i, 0])
+        miny = min(miny, pos[i, 1])
+        maxx = max(maxx, pos[i, 0])
+        maxy = max(maxy, pos[i, 1])
+    cap = 64.0 * n + 4096.0
+    size = hcell
+    while True:
+        fx = math.floor(min((maxx - minx) / size, cap)) + 1.0
+        fy = math.floor(min((maxy - miny) / size, cap)) + 1.0
+        if fx * fy <= cap:
+            break
+        size *= max(math.sqrt(fx * fy / cap), 1.01)
+    ncx = int(fx)
+    ncy = int(fy)
+    start = np.zeros(ncx * ncy + 1, np.int64)
+    order = np.empty(n, np.int64)
+    cell = np.empty(n, np.int64)
+    cx = np.empty(n, np.int64)
+    cy = np.empty(n, np.int64)
+    for i in range(n):
+        cx[i] = min(int((pos[i, 0] - minx) / size), ncx - 1)
+        cy[i] = min(int((pos[i, 1] - miny) / size), ncy - 1)
+        c = cy[i] * ncx + cx[i]
+        cell[i] = c
+        start[c + 1] += 1
+    for c in range(ncx * ncy):
+        start[c + 1] += start[c]
+    for i in range(n):
+        c = cell[i]
+        order[start[c]] = i
+        start[c] += 1
+    for c in range(ncx * ncy, 0, -1):  # (each start moved to its cell's end: shift back)
+        start[c] = start[c - 1]
+    start[0] = 0
+    return size, ncx, ncy, start, order, cx, cy, minx, miny
+
+
+@njit(cache=True, nogil=True)
+def _consider(i, j, pos, px, py, range_sq, max_neighbors, count, nb, nbd):  # pragma: no cover - compiled
+    """Insert agent ``j`` into ``i``'s nearest list ``nb``/``nbd`` (RVO2's insertAgentNeighbor;
+    ties by index); returns the new count."""
+    if j == i:
+        return count
+    dx = pos[j, 0] - px
+    dy = pos[j, 1] - py
+    d2 = dx * dx + dy * dy
+    if d2 >= range_sq:
+        return count
+    if count < max_neighbors:
+        k = count
+        count += 1
+    elif d2 < nbd[count - 1] or (d2 == nbd[count - 1] and j < nb[count - 1]):
+        k = count - 1
+    else:
+        return count
+    while k > 0 and (nbd[k - 1] > d2 or (nbd[k - 1] == d2 and nb[k - 1] > j)):
+        nbd[k] = nbd[k - 1]
+        nb[k] = nb[k - 1]
+        k -= 1
+    nbd[k] = d2
+    nb[k] = j
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _agent_neighbours(i, pos, size, ncx, ncy, start, order, cx, cy, minx, miny, neighbor_dist, max_neighbors, nb,
                       nbd):  # pragma: no cover - compiled
     """The ``max_neighbors`` agents nearest to ``i`` closer than ``neighbor_dist`` into ``nb``
     (sorted by squared distance ``nbd``, then index); returns their count.
 
-    Hash cells are visited in square rings around ``i``'s cell; a ring ``r`` holds no agent
-    nearer than ``(r - 1) * hcell``, so the search stops once the k-th neighbour is nearer.
+    Cells (:func:`cell_list`) are visited in square rings around ``i``'s cell; no agent of
+    ring ``r`` is nearer than ``(r - 1) * size`` plus ``i``'s distance to its own cell's
+    border, so the search stops once that is beyond ``neighbor_dist`` or, with ``max_neighbors``
+    found, beyond the farthest of them (RVO2 shrinks its k-d tree query range the same way).
     """
     count = 0
     range_sq = neighbor_dist * neighbor_dist
     px = pos[i, 0]
     py = pos[i, 1]
-    rings = int(math.ceil(neighbor_dist / hcell))
+    ci = cx[i]
+    cj = cy[i]
+    fx = (px - minx) / size - ci
+    fy = (py - miny) / size - cj
+    inner = max(min(min(fx, 1.0 - fx), min(fy, 1.0 - fy)), 0.0) * size * (1.0 - 1e-9)
+    rings = min(int(math.ceil(neighbor_dist / size)), max(max(ci, ncx - 1 - ci), max(cj, ncy - 1 - cj)))
     for ring in range(rings + 1):
-        if ring > 0 and count == max_neighbors and nbd[count - 1] < ((ring - 1) * hcell) ** 2:
-            break
-        for yy in range(cy[i] - ring, cy[i] + ring + 1):
-            if yy < 0:
-                continue
-            step = 1 if (yy == cy[i] - ring or yy == cy[i] + ring) else 2 * ring
-            for xx in range(cx[i] - ring, cx[i] + ring + 1, step):
-                if xx < 0:
-                    continue
-                j = head[_find(keys, xx, yy, mask)]
-                while j != -1:
-                    dx = pos[j, 0] - px
-                    dy = pos[j, 1] - py
-                    d2 = dx * dx + dy * dy
-                    if j != i and d2 < range_sq:
-                        if count < max_neighbors:
-                            k = count
-                            count += 1
-                        elif d2 < nbd[count - 1] or (d2 == nbd[count - 1] and j < nb[count - 1]):
-                            k = count - 1
-                        else:
-                            k = -1
-                        if k >= 0:
-                            while k > 0 and (nbd[k - 1] > d2 or (nbd[k - 1] == d2 and nb[k - 1] > j)):
-                                nbd[k] = nbd[k - 1]
-                                nb[k] = nb[k - 1]
-                                k -= 1
-                            nbd[k] = d2
-                            nb[k] = j
-                    j = nxt[j]
+        if ring > 0:
+            bound = (ring - 1) * size + inner
+            reach_sq = nbd[count - 1] if count == max_neighbors else range_sq
+            if bound * bound > reach_sq:
+                break
+        x0 = max(ci - ring, 0)
+        x1 = min(ci + ring, ncx - 1)
+        for yy in range(max(cj - ring, 0), min(cj + ring, ncy - 1) + 1):
+            row = yy * ncx
+            if yy == cj - ring or yy == cj + ring:  # the ring's top or bottom: one slice
+                for q in range(start[row + x0], start[row + x1 + 1]):
+                    count = _consider(i, order[q], pos, px, py, range_sq, max_neighbors, count, nb, nbd)
+            else:
+                if ci - ring >= 0:
+                    for q in range(start[row + ci - ring], start[row + ci - ring + 1]):
+                        count = _consider(i, order[q], pos, px, py, range_sq, max_neighbors, count, nb, nbd)
+                if ring > 0 and ci + ring < ncx:
+                    for q in range(start[row + ci + ring], start[row + ci + ring + 1]):
+                        count = _consider(i, order[q], pos, px, py, range_sq, max_neighbors, count, nb, nbd)
     return count
 
 
@@ -574,9 +653,9 @@ def _agent_line(i, j, pos, vel, radius, inv_t, dt, share, lines, n):  # pragma: 
 
 
 @njit(cache=True, nogil=True)
-def orca_velocities(pos, vel, pref, radius, max_speed, priority, keep_right, keys, head, nxt, cx, cy, hcell,
-                    neighbor_dist, max_neighbors, time_horizon, time_horizon_obst, dt, passable, sat, ox, oy, cs,
-                    y_up, walls, out):  # pragma: no cover - compiled
+def orca_velocities(pos, vel, pref, radius, max_speed, priority, keep_right, hcell, neighbor_dist, max_neighbors,
+                    time_horizon, time_horizon_obst, dt, passable, sat, ox, oy, cs, y_up, walls,
+                    out):  # pragma: no cover - compiled
     """New velocities ``out`` (n, 2) of every agent: RVO2's ``computeNewVelocity``.
 
     ``pos``, ``vel``, ``pref`` (n, 2): positions, current and preferred velocities; ``radius``
@@ -585,15 +664,16 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, keep_right, key
     neighbour (one whose preferred velocity opposes its own, so also when both are held up in a
     jam; less than a diameter apart between the discs) adds ``keep_right`` times its preferred
     speed to the right of its preferred velocity, so that counter-flows form lanes (0: RVO2).
-    ``keys, head, nxt, cx, cy`` is the spatial hash of ``pos`` with cell size ``hcell``
-    (:func:`~gamenav._kernels.crowd.build_hash`). ``walls``: also avoid the grid's
-    blocked cells (``passable`` [y, x], its summed-area table ``sat`` of blocked cells by world
-    row (:func:`blocked_table`), origin ``ox, oy``, cell size ``cs``, ``y_up``); agents
-    take the walls as hard constraints (obstacle lines) and share the avoidance of each other.
-    Returns the number of agents whose linear program was infeasible (3-D fallback).
+    Neighbours come from a :func:`cell_list` of ``pos`` with cells of ``hcell`` (any size > 0
+    gives the same neighbours; about the distance of the ``max_neighbors``-th is fastest).
+    ``walls``: also avoid the grid's blocked cells (``passable`` [y, x], its summed-area table
+    ``sat`` of blocked cells by world row (:func:`blocked_table`), origin ``ox, oy``, cell size
+    ``cs``, ``y_up``); agents take the walls as hard constraints (obstacle lines) and share the
+    avoidance of each other. Returns the number of agents whose linear program was infeasible
+    (3-D fallback).
     """
     n = pos.shape[0]
-    mask = keys.shape[0] - 1
+    size, ncx, ncy, start, order, cx, cy, minx, miny = cell_list(pos, hcell)
     nb = np.empty(max(max_neighbors, 1), np.int64)
     nbd = np.empty(max(max_neighbors, 1), np.float64)
     inv_t = 1.0 / time_horizon
@@ -621,8 +701,8 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, keep_right, key
             nl = _obstacle_lines(px, py, vel[i, 0], vel[i, 1], radius[i], inv_to, segs, nseg, lines)
         num_obst = nl
         if max_neighbors > 0:
-            k = _agent_neighbours(i, pos, keys, head, nxt, cx, cy, mask, hcell, neighbor_dist, max_neighbors,
-                                  nb, nbd)
+            k = _agent_neighbours(i, pos, size, ncx, ncy, start, order, cx, cy, minx, miny, neighbor_dist,
+                                  max_neighbors, nb, nbd)
             for q in range(k):
                 j = nb[q]
                 share = 0.5 if priority[i] == priority[j] else (0.9 if priority[i] < priority[j] else 0.1)
@@ -649,125 +729,201 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, keep_right, key
 
 
 @njit(cache=True, nogil=True)
-def resolve_discs(pos, radius, mass, keys, head, nxt, cx, cy, hcell, reach, passable, ox, oy, cs, y_up,
-                  iterations):  # pragma: no cover - compiled
-    """Push overlapping discs apart, then out of blocked cells; modifies ``pos`` (n, 2) in place.
+def _near_walls(x, y, r, sat, ox, oy, cs):  # pragma: no cover - compiled
+    """Whether a blocked (or off-grid) cell lies within one cell of the disc's bounding box
+    (``sat``: :func:`blocked_table`); False means the disc is certainly clear of every wall."""
+    h = sat.shape[0] - 1
+    w = sat.shape[1] - 1
+    size = max(h, w) + 2
+    if not r < size * cs:
+        return True
+    k = int(math.ceil(r / cs)) + 1
+    i0 = int(math.floor((x - ox) / cs)) - k
+    j0 = int(math.floor((y - oy) / cs)) - k
+    i1 = i0 + 2 * k + 1
+    j1 = j0 + 2 * k + 1
+    if i0 < 0 or j0 < 0 or i1 > w or j1 > h:
+        return True
+    return sat[j1, i1] - sat[j0, i1] - sat[j1, i0] + sat[j0, i0] != 0
 
-    Pairs closer than the sum of their radii move apart along their centre line, each by its
-    share of the overlap (``mass`` (n,): the heavier moves less), Jacobi style over the hash
-    (built on positions at most ``reach - 2 * max radius`` away from these). Then each disc is
-    moved out of every blocked (or off-grid) cell square it overlaps (the nearest point of the
-    square, corners included), a few passes, never onto a blocked cell: a disc that cannot fit
-    keeps its centre where it was. ``iterations`` rounds of both. Returns the number of discs
-    still overlapping a blocked cell.
-    """
-    n = pos.shape[0]
-    mask = keys.shape[0] - 1
-    push = np.zeros((n, 2), np.float64)
-    rings = int(math.ceil(reach / hcell))
-    stuck = 0
-    for _ in range(iterations):
-        push[:, :] = 0.0
-        for i in range(n):
-            for yy in range(max(cy[i] - rings, 0), cy[i] + rings + 1):
-                for xx in range(max(cx[i] - rings, 0), cx[i] + rings + 1):
-                    j = head[_find(keys, xx, yy, mask)]
-                    while j != -1:
-                        if j > i:
-                            dx = pos[i, 0] - pos[j, 0]
-                            dy = pos[i, 1] - pos[j, 1]
-                            comb = radius[i] + radius[j]
-                            d2 = dx * dx + dy * dy
-                            if d2 < comb * comb:
-                                if d2 < 1e-18:
-                                    angle = 2.399963 * (i + 1)
-                                    dx = math.cos(angle)
-                                    dy = math.sin(angle)
-                                    d = 1.0
-                                    over = comb
-                                else:
-                                    d = math.sqrt(d2)
-                                    over = comb - d
-                                wi = mass[j] / (mass[i] + mass[j]) if mass[i] + mass[j] > 0.0 else 0.5
-                                push[i, 0] += dx / d * over * wi
-                                push[i, 1] += dy / d * over * wi
-                                push[j, 0] -= dx / d * over * (1.0 - wi)
-                                push[j, 1] -= dy / d * over * (1.0 - wi)
-                        j = nxt[j]
-        for i in range(n):  # never onto a blocked cell: slide along one axis, or stay
-            x = pos[i, 0] + push[i, 0]
-            y = pos[i, 1] + push[i, 1]
-            if _blocked(passable, int(math.floor((x - ox) / cs)), int(math.floor((y - oy) / cs)), y_up):
-                if not _blocked(passable, int(math.floor((x - ox) / cs)), int(math.floor((pos[i, 1] - oy) / cs)),
-                                y_up):
-                    y = pos[i, 1]
-                elif not _blocked(passable, int(math.floor((pos[i, 0] - ox) / cs)),
-                                  int(math.floor((y - oy) / cs)), y_up):
-                    x = pos[i, 0]
-                else:
-                    x = pos[i, 0]
-                    y = pos[i, 1]
-            pos[i, 0] = x
-            pos[i, 1] = y
-        stuck = discs_off_walls(pos, radius, passable, ox, oy, cs, y_up)
+
+@njit(cache=True, nogil=True)
+def _disc_off_walls(pos, i, r, passable, ox, oy, cs, y_up):  # pragma: no cover - compiled
+    """Move disc ``i`` of ``pos`` out of the blocked and off-grid cell squares it overlaps (see
+    :func:`discs_off_walls`); returns whether it still overlaps one."""
+    size = max(passable.shape[0], passable.shape[1]) + 2
+    x = pos[i, 0]
+    y = pos[i, 1]
+    home_i = int(math.floor((x - ox) / cs))
+    home_j = int(math.floor((y - oy) / cs))
+    if not r < size * cs:  # bigger than the map: it fits nowhere
+        return True
+    k = int(math.ceil(r / cs))
+    clear = False
+    for _ in range(4):
+        ci = int(math.floor((x - ox) / cs))
+        cj = int(math.floor((y - oy) / cs))
+        clear = True
+        for j in range(cj - k, cj + k + 1):
+            for ii in range(ci - k, ci + k + 1):
+                if not _blocked(passable, ii, j, y_up):
+                    continue
+                x0 = ox + ii * cs
+                y0 = oy + j * cs
+                qx = min(max(x, x0), x0 + cs)
+                qy = min(max(y, y0), y0 + cs)
+                dx = x - qx
+                dy = y - qy
+                d2 = dx * dx + dy * dy
+                if d2 >= r * r:
+                    continue
+                clear = False
+                if d2 < 1e-18:  # centre on the square's boundary or inside: leave by the nearest side
+                    continue
+                d = math.sqrt(d2)
+                over = r - d + 1e-9 * cs
+                x += dx / d * over
+                y += dy / d * over
+        if clear:
+            break
+    stuck = not clear
+    if _blocked(passable, int(math.floor((x - ox) / cs)), int(math.floor((y - oy) / cs)), y_up):
+        x = pos[i, 0]
+        y = pos[i, 1]
+        if _blocked(passable, home_i, home_j, y_up):
+            stuck = True
+    pos[i, 0] = x
+    pos[i, 1] = y
     return stuck
 
 
 @njit(cache=True, nogil=True)
-def discs_off_walls(pos, radius, passable, ox, oy, cs, y_up):  # pragma: no cover - compiled
+def discs_off_walls(pos, radius, passable, sat, ox, oy, cs, y_up):  # pragma: no cover - compiled
     """Move each disc (centre ``pos`` (n, 2), ``radius`` (n,)) out of the blocked and off-grid cell
     squares it overlaps, in place: up to 4 passes of pushes from each square's nearest point
     (corners included). A centre never moves onto a blocked cell (such a move is undone: the
-    disc cannot fit there). Returns the number of discs still overlapping a blocked square.
+    disc cannot fit there). Discs whose surroundings hold no blocked cell (summed-area table
+    ``sat``, :func:`blocked_table`) are skipped at once. Returns the number of discs still
+    overlapping a blocked square.
     """
     stuck = 0
-    size = max(passable.shape[0], passable.shape[1]) + 2
     for i in range(pos.shape[0]):
-        r = radius[i]
-        x = pos[i, 0]
-        y = pos[i, 1]
-        home_i = int(math.floor((x - ox) / cs))
-        home_j = int(math.floor((y - oy) / cs))
-        if not r < size * cs:  # bigger than the map: it fits nowhere
+        if _near_walls(pos[i, 0], pos[i, 1], radius[i], sat, ox, oy, cs) and \
+                _disc_off_walls(pos, i, radius[i], passable, ox, oy, cs, y_up):
             stuck += 1
-            continue
-        k = int(math.ceil(r / cs))
-        clear = False
-        for _ in range(4):
-            ci = int(math.floor((x - ox) / cs))
-            cj = int(math.floor((y - oy) / cs))
-            clear = True
-            for j in range(cj - k, cj + k + 1):
-                for ii in range(ci - k, ci + k + 1):
-                    if not _blocked(passable, ii, j, y_up):
-                        continue
-                    x0 = ox + ii * cs
-                    y0 = oy + j * cs
-                    qx = min(max(x, x0), x0 + cs)
-                    qy = min(max(y, y0), y0 + cs)
-                    dx = x - qx
-                    dy = y - qy
-                    d2 = dx * dx + dy * dy
-                    if d2 >= r * r:
-                        continue
-                    clear = False
-                    if d2 < 1e-18:  # centre on the square's boundary or inside: leave by the nearest side
-                        continue
-                    d = math.sqrt(d2)
-                    over = r - d + 1e-9 * cs
-                    x += dx / d * over
-                    y += dy / d * over
-            if clear:
-                break
-        ni = int(math.floor((x - ox) / cs))
-        nj = int(math.floor((y - oy) / cs))
-        if _blocked(passable, ni, nj, y_up):
-            x = pos[i, 0]
-            y = pos[i, 1]
-            if _blocked(passable, home_i, home_j, y_up):
-                stuck += 1
-        if not clear:
-            stuck += 1
-        pos[i, 0] = x
-        pos[i, 1] = y
     return stuck
+
+
+@njit(cache=True, nogil=True)
+def resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations, tolerance):  # pragma: no cover
+    """Push overlapping discs apart, then out of blocked cells; modifies ``pos`` (n, 2) in place.
+
+    The pairs closer than the sum of their radii plus half the largest radius are collected once
+    (a :func:`cell_list` of cells at least ``2.5`` times the largest radius); then up to ``iterations``
+    Gauss-Seidel sweeps move each overlapping pair apart along its centre line, each disc by
+    its share of the overlap (``mass`` (n,): the heavier moves less; both 0: half each),
+    followed by wall sliding (no centre onto a blocked cell) and :func:`discs_off_walls`. The
+    sweeps stop early once no pair overlaps by more than ``tolerance`` times the sum of its
+    radii. Walls win: a disc is never left in a blocked cell square it could leave. Returns the
+    number of discs still overlapping a blocked cell.
+    """
+    n = pos.shape[0]
+    r_max = 0.0
+    for i in range(n):
+        r_max = max(r_max, radius[i])
+    stuck = discs_off_walls(pos, radius, passable, sat, ox, oy, cs, y_up)
+    if n < 2 or iterations <= 0 or r_max <= 0.0:
+        return stuck
+    margin = 0.5 * r_max
+    _, ncx, ncy, start, order, cx, cy, _, _ = cell_list(pos, 2.0 * r_max + margin)
+    cap = 4 * n + 16
+    pairs = np.empty((cap, 2), np.int64)
+    m = 0
+    for i in range(n):
+        x0 = max(cx[i] - 1, 0)
+        x1 = min(cx[i] + 1, ncx - 1)
+        for yy in range(max(cy[i] - 1, 0), min(cy[i] + 1, ncy - 1) + 1):
+            for q in range(start[yy * ncx + x0], start[yy * ncx + x1 + 1]):
+                j = order[q]
+                if j <= i:
+                    continue
+                reach = radius[i] + radius[j] + margin
+                dx = pos[i, 0] - pos[j, 0]
+                dy = pos[i, 1] - pos[j, 1]
+                if dx * dx + dy * dy < reach * reach:
+                    if m == cap:
+                        cap *= 2
+                        grown = np.empty((cap, 2), np.int64)
+                        grown[:m] = pairs[:m]
+                        pairs = grown
+                    pairs[m, 0] = i
+                    pairs[m, 1] = j
+                    m += 1
+    prev = np.empty_like(pos)
+    for _ in range(iterations):
+        prev[:, :] = pos
+        worst = 0.0
+        for p in range(m):
+            i = pairs[p, 0]
+            j = pairs[p, 1]
+            dx = pos[i, 0] - pos[j, 0]
+            dy = pos[i, 1] - pos[j, 1]
+            comb = radius[i] + radius[j]
+            d2 = dx * dx + dy * dy
+            if d2 >= comb * comb:
+                continue
+            if d2 < 1e-18:  # coincident: split deterministically (golden angle by index)
+                angle = 2.399963 * (i + 1)
+                ux = math.cos(angle)
+                uy = math.sin(angle)
+                over = comb
+            else:
+                d = math.sqrt(d2)
+                ux = dx / d
+                uy = dy / d
+                over = comb - d
+            worst = max(worst, over / comb)
+            total = mass[i] + mass[j]
+            wi = mass[j] / total if total > 0.0 else 0.5
+            pos[i, 0] += ux * over * wi
+            pos[i, 1] += uy * over * wi
+            pos[j, 0] -= ux * over * (1.0 - wi)
+            pos[j, 1] -= uy * over * (1.0 - wi)
+        if worst == 0.0:
+            break
+        resolve_walls(prev, pos, passable, ox, oy, cs, y_up, 0.0)
+        stuck = discs_off_walls(pos, radius, passable, sat, ox, oy, cs, y_up)
+        if worst <= tolerance:
+            break
+    return stuck
+
+
+@njit(cache=True, nogil=True)
+def crowd_step(pos, vel, pref, radius, max_speed, priority, mass, keep_right, hcell, neighbor_dist, max_neighbors,
+               time_horizon, time_horizon_obst, dt, passable, sat, ox, oy, cs, y_up, iterations, tolerance,
+               new_vel):  # pragma: no cover - compiled
+    """One avoidance step of a crowd, in place: ORCA velocities (:func:`orca_velocities`, into
+    ``new_vel``), the move by ``new_vel * dt`` with wall sliding (no centre onto a blocked cell),
+    then overlaps resolved (:func:`resolve_discs` with ``mass``, ``iterations``,
+    ``tolerance``). ``vel`` becomes the velocity actually moved, capped at ``max_speed``.
+    Returns ``(infeasible, stuck)``: agents whose linear program was infeasible, discs left
+    overlapping a blocked cell.
+    """
+    n = pos.shape[0]
+    infeasible = orca_velocities(pos, vel, pref, radius, max_speed, priority, keep_right, hcell, neighbor_dist,
+                                 max_neighbors, time_horizon, time_horizon_obst, dt, passable, sat, ox, oy, cs,
+                                 y_up, True, new_vel)
+    prev = pos.copy()
+    for i in range(n):
+        pos[i, 0] += new_vel[i, 0] * dt
+        pos[i, 1] += new_vel[i, 1] * dt
+    resolve_walls(prev, pos, passable, ox, oy, cs, y_up, 0.0)
+    stuck = resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations, tolerance)
+    for i in range(n):
+        mx = (pos[i, 0] - prev[i, 0]) / dt
+        my = (pos[i, 1] - prev[i, 1]) / dt
+        speed = math.sqrt(mx * mx + my * my)
+        scale = max_speed[i] / speed if speed > max_speed[i] else 1.0
+        vel[i, 0] = mx * scale
+        vel[i, 1] = my * scale
+    return infeasible, stuck

@@ -54,8 +54,8 @@ import numpy as np
 import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
-from gamenav._kernels.crowd import build_hash, descend_field, resolve_walls, separation
-from gamenav._kernels.orca import blocked_table, discs_off_walls, orca_velocities, resolve_discs
+from gamenav._kernels.crowd import descend_field, follow_paths, resolve_walls, separation
+from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
 from gamenav._validate import finite_point, positive_number
 from gamenav._events import Closeable
 from gamenav.errors import BlockedEndpointError, GamenavError, InvalidInputError
@@ -172,6 +172,10 @@ _AVOIDANCE = ("orca", "separation")
 _KEEP_RIGHT = 0.5
 """ORCA: an agent with oncoming neighbours bends its preferred velocity to the right by this
 fraction of its preferred speed (counter-flows form lanes instead of jamming)."""
+_OVERLAP_ITERATIONS = 20
+"""ORCA: at most this many Gauss-Seidel sweeps push overlapping discs apart after each move."""
+_OVERLAP_TOLERANCE = 0.01
+"""... and they stop once no pair overlaps by more than this fraction of its radii's sum."""
 
 
 def _check_queue(queue: Any) -> None:
@@ -727,6 +731,7 @@ class Crowd(Closeable):
         dt = float(dt)  # kernels take float64 (a Python int beyond int64 would not convert)
         if dt == 0 or len(self) == 0:
             return
+        announce_compile("crowd", crowd_step, follow_paths, separation, resolve_walls, descend_field)
         self._collect_paths()
         self._sent = 0
         self._flush()
@@ -755,7 +760,6 @@ class Crowd(Closeable):
             self._detect_stuck(dt)
             return
 
-        announce_compile("crowd", separation, resolve_walls, descend_field)
         t0 = time.perf_counter()
         separation(self._pos, heading * moving[:, None], float(self._radii.max()), self._sep, self._flow)
         push = self._sep
@@ -781,8 +785,8 @@ class Crowd(Closeable):
         self._detect_stuck(dt)
 
     def _avoid(self, desired: _F64, dt: float) -> None:
-        """ORCA velocities for the preferred ``desired`` (n, 2), the move, then overlaps resolved."""
-        announce_compile("crowd", orca_velocities, resolve_discs, build_hash, resolve_walls, descend_field)
+        """ORCA velocities for the preferred ``desired`` (n, 2), the move, then overlaps resolved:
+        one kernel call (:func:`crowd_step`)."""
         t0 = time.perf_counter()
         g = self._grid
         ox, oy = g.origin
@@ -791,30 +795,21 @@ class Crowd(Closeable):
         radii = np.minimum(self._radii, (g.width + g.height + 2) * g.cell_size)
         r_max = float(radii.max())
         neighbor_dist = min(self.neighbor_dist, (g.width + g.height + 2) * g.cell_size + 2 * r_max)
-        step = float(self._speeds.max()) * dt
-        hcell = max(2.0 * r_max + 2.0 * step, neighbor_dist / 2.0)
-        keys, head, nxt, cx, cy = build_hash(self._pos, hcell)
-        new_vel = np.empty_like(self._vel)
+        # hash cells about as wide as a disc and its move: the rings stop at the k-th neighbour
+        hcell = min(max(2.0 * r_max + float(self._speeds.max()) * dt, 1e-9), neighbor_dist)
         # who gives way: idle agents to moving ones (moving agents share equally, as RVO2: an
         # uneven share between moving agents breaks the reciprocity that keeps ORCA from jamming)
-        priority = np.where(self._mode != IDLE, 0.0, -math.inf)
-        self.counters["infeasible"] += orca_velocities(
-            self._pos, self._vel, desired, radii, self._speeds, priority, self.keep_right, keys, head, nxt, cx, cy,
-            hcell, neighbor_dist,
-            self.max_neighbors, self.time_horizon, min(max(self.time_horizon_obst, dt), 1e9), dt, passable,
-            self._blocked_table(passable), ox, oy,
-            g.cell_size, g.y_up, True, new_vel)
-        prev = self._pos.copy()
-        self._pos += new_vel * dt
-        resolve_walls(prev, self._pos, passable, ox, oy, g.cell_size, g.y_up, 0.0)  # centres on free cells
-        mass = radii * radii * np.where(priority > -math.inf, 1.0, 0.25)
-        self.counters["wall_overlaps"] += resolve_discs(
-            self._pos, radii, mass, keys, head, nxt, cx, cy, hcell, 2.0 * r_max + 2.0 * step, passable, ox, oy,
-            g.cell_size, g.y_up, 2)
-        moved = (self._pos - prev) / dt
-        speed = np.hypot(moved[:, 0], moved[:, 1])
-        cap = np.minimum(1.0, self._speeds / np.maximum(speed, self._speeds))
-        self._vel = moved * cap[:, None]
+        moving = self._mode != IDLE
+        priority = np.where(moving, 0.0, -math.inf)
+        mass = radii * radii * np.where(moving, 1.0, 0.25)
+        new_vel = np.empty_like(self._vel)
+        infeasible, stuck = crowd_step(
+            self._pos, self._vel, desired, radii, self._speeds, priority, mass, self.keep_right, hcell,
+            neighbor_dist, self.max_neighbors, self.time_horizon, min(max(self.time_horizon_obst, dt), 1e9), dt,
+            passable, self._blocked_table(passable), ox, oy, g.cell_size, g.y_up, _OVERLAP_ITERATIONS,
+            _OVERLAP_TOLERANCE, new_vel)
+        self.counters["infeasible"] += infeasible
+        self.counters["wall_overlaps"] += stuck
         # how much the others and the walls bent the preferred velocity (the stuck test reads it)
         self._sep = (desired - new_vel) / self._speeds[:, None]
         self.avoidance_ms = (time.perf_counter() - t0) * 1e3
@@ -834,8 +829,8 @@ class Crowd(Closeable):
         passable, _ = g._kernel_arrays()
         if self.avoidance == "orca" and radii is not None:
             resolve_walls(prev, pos, passable, ox, oy, g.cell_size, g.y_up, 0.0)
-            discs_off_walls(pos, np.minimum(radii, (g.width + g.height + 2) * g.cell_size), passable, ox, oy,
-                            g.cell_size, g.y_up)
+            discs_off_walls(pos, np.minimum(radii, (g.width + g.height + 2) * g.cell_size), passable,
+                            self._blocked_table(passable), ox, oy, g.cell_size, g.y_up)
             return
         r = float(self._radii.min()) if len(self._radii) else self.radius
         resolve_walls(prev, pos, passable, ox, oy, g.cell_size, g.y_up, min(r, 0.45 * g.cell_size))
@@ -1076,35 +1071,9 @@ class Crowd(Closeable):
         a waypoint need not be reached: the agent skips to the nearest of the next few (it may have
         been pushed ahead) and past every one it has passed (beyond the waypoint along the path)
         or come near; going back to a cell centre it was pushed away from would jam crowds."""
-        idx = np.flatnonzero(self._mode == PATH)
-        if len(idx) == 0:
-            return
-        pos = self._pos[idx]
-        last = self._pend[idx] - 1
-        best = self._pcur[idx].copy()
-        best_d = np.hypot(*(self._ppt[best] - pos).T)
-        for k in range(1, _LOOK_AHEAD):
-            row = np.minimum(self._pcur[idx] + k, last)
-            d = np.hypot(*(self._ppt[row] - pos).T)
-            closer = d < best_d
-            best[closer], best_d[closer] = row[closer], d[closer]
-        reach = 0.6 * self._grid.cell_size
-        for _ in range(3):  # past the nearest: beyond it along the path, or close enough
-            wp = self._ppt[best]
-            ahead = self._ppt[np.minimum(best + 1, last)] - wp
-            passed = (np.einsum("ij,ij->i", pos - wp, ahead) > 0.0) | (np.hypot(*(wp - pos).T) < reach)
-            if not passed.any():
-                break
-            best[passed] += 1
-            done = best > last
-            if done.any():
-                self._mode[idx[done]] = DIRECT
-                keep = ~done
-                idx, pos, last, best = idx[keep], pos[keep], last[keep], best[keep]
-                if len(idx) == 0:
-                    return
-        self._pcur[idx] = best
-        target[idx] = self._paim[best]  # straight to the end of the run, not back to the line
+        if self._plen:
+            follow_paths(self._pos, self._mode, self._pcur, self._pend, self._ppt, self._paim, _LOOK_AHEAD,
+                         0.6 * self._grid.cell_size, PATH, DIRECT, target)
 
     def _descend_fields(self, target: _F64) -> None:
         for gid, (_, field) in self._fields.items():

@@ -16,7 +16,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gamenav
-from gamenav._kernels.crowd import build_hash
 from gamenav._kernels.orca import blocked_table, orca_velocities
 
 EPS = 1e-5
@@ -303,12 +302,11 @@ def reference_velocities(pos, vel, pref, radius, max_speed, neighbor_dist, max_n
 
 def kernel_velocities(pos, vel, pref, radius, max_speed, neighbor_dist, max_neighbors, th, tho, dt,
                       walk, cs, origin, y_up, hcell) -> np.ndarray:
-    keys, head, nxt, cx, cy = build_hash(pos, hcell)
     out = np.empty_like(pos)
     passable = np.ones((1, 1), bool) if walk is None else walk
-    orca_velocities(pos, vel, pref, radius, max_speed, np.zeros(len(pos)), 0.0, keys, head, nxt, cx, cy, hcell,
-                    neighbor_dist, max_neighbors, th, tho, dt, passable, blocked_table(passable, y_up), origin[0],
-                    origin[1], cs, y_up, walk is not None, out)
+    orca_velocities(pos, vel, pref, radius, max_speed, np.zeros(len(pos)), 0.0, hcell, neighbor_dist, max_neighbors,
+                    th, tho, dt, passable, blocked_table(passable, y_up), origin[0], origin[1], cs, y_up,
+                    walk is not None, out)
     return out
 
 
