@@ -34,7 +34,7 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels.dynamic import (boundary_rings, cavity, index_add, index_remove, relabel, split_groups, stitch,
                                       tri_cells)
 from gamenav.errors import InvalidGeometryError, InvalidInputError
-from gamenav.navmesh.build import (QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
+from gamenav.navmesh.build import (MAX_COORDINATE, QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
                                    triangulate_free_space)
 
 if TYPE_CHECKING:
@@ -129,10 +129,25 @@ def _unreferenced(bufs: dict[str, npt.NDArray[Any]]) -> bool:
 
 
 def _area_part(geom: BaseGeometry) -> BaseGeometry:
-    """:func:`~gamenav.navmesh.build._polygonal` without its union for the usual single polygon."""
+    """:func:`~gamenav.navmesh.build._polygonal` without its union when nothing is dropped."""
     if geom.geom_type == "Polygon":
         return geom if geom.area > 0 else shapely.Polygon()
+    if geom.geom_type == "MultiPolygon" and (shapely.area(shapely.get_parts(geom)) > 0).all():
+        return geom
     return _polygonal(geom)
+
+
+def _rectangle(geom: BaseGeometry) -> bool:
+    """``geom`` is a rectangle (any rotation; corners square to 1e-9 relative)."""
+    if not isinstance(geom, shapely.Polygon) or len(geom.interiors):
+        return False
+    p = shapely.get_coordinates(geom.exterior)
+    if len(p) != 5:
+        return False
+    e = np.diff(p, axis=0)
+    f = np.roll(e, -1, axis=0)
+    dot = np.abs((e * f).sum(axis=1))
+    return bool((dot <= 1e-9 * np.hypot(e[:, 0], e[:, 1]) * np.hypot(f[:, 0], f[:, 1])).all())
 
 
 def _inflate(geom: BaseGeometry, radius: float) -> BaseGeometry:
@@ -140,11 +155,13 @@ def _inflate(geom: BaseGeometry, radius: float) -> BaseGeometry:
     free space: a stadium around each boundary segment (chords kept outside the true circle)."""
     if radius <= 0 or geom.is_empty:
         return geom
+    grow = radius / math.cos(math.pi / (4 * QUAD_SEGS))
+    if _rectangle(geom):  # the stadiums' union is the round-cornered buffer (1e-12 apart)
+        return shapely.buffer(geom, grow, quad_segs=QUAD_SEGS)
     rings = shapely.get_rings(shapely.get_parts(geom))
     coords, ring = shapely.get_coordinates(rings, return_index=True)
     same = ring[1:] == ring[:-1]
     segs = np.stack([coords[:-1][same], coords[1:][same]], axis=1)
-    grow = radius / math.cos(math.pi / (4 * QUAD_SEGS))
     stadiums = shapely.buffer(shapely.linestrings(segs), grow, quad_segs=QUAD_SEGS)
     pieces = list(np.asarray(stadiums, dtype=object).ravel())
     pieces.append(geom)
@@ -285,10 +302,10 @@ class EditState:
             gen = len(self.gens) - 1
         else:
             bufs = self.gens[gen]
-            for seq, rows in self.log:
-                if seq > self.gen_seq[gen]:
-                    for name, idx in rows.items():
-                        bufs[name][idx] = self.master[name][idx]
+            missed = [rows for seq, rows in self.log if seq > self.gen_seq[gen]]
+            for name in touched:
+                idx = missed[0][name] if len(missed) == 1 else np.concatenate([r[name] for r in missed])
+                bufs[name][idx] = self.master[name][idx]
             self.gen_seq[gen] = self.seq
         bufs = self.current = self.gens[gen]
         views = {name: _ro(bufs[name][:self.n_v if name in ("corner", "pinch") else self.n_t])
@@ -705,9 +722,30 @@ def _notify(mesh: NavMesh, change: NavMeshChange | None) -> None:
         mesh._listeners.notify(change)
 
 
+def _obstacle_geometry(shape: Any) -> BaseGeometry:
+    """``shape`` as :func:`~gamenav.navmesh.build._as_geometry` reads it; a valid polygon (or
+    one ring of points making one) with finite in-range coordinates is taken as it is."""
+    geom = None
+    if isinstance(shape, shapely.Polygon):
+        geom = shape
+    elif isinstance(shape, (list, tuple, np.ndarray)) and len(shape) >= 3:
+        try:
+            ring = np.asarray(shape, dtype=np.float64)
+        except (TypeError, ValueError):
+            ring = None
+        if ring is not None and ring.ndim == 2 and ring.shape[1] == 2 and np.isfinite(ring).all():
+            geom = shapely.Polygon(ring)
+    if geom is not None:
+        coords = shapely.get_coordinates(geom)
+        if (len(coords) and np.isfinite(coords).all() and np.abs(coords).max() <= MAX_COORDINATE
+                and shapely.is_valid(geom) and geom.area > 0):
+            return geom
+    return _as_geometry(shape, "shape")
+
+
 def add_obstacle(mesh: NavMesh, shape: Any) -> int:
     """See :meth:`gamenav.NavMesh.add_obstacle`."""
-    geom = _as_geometry(shape, "shape")
+    geom = _obstacle_geometry(shape)
     if geom.is_empty:
         raise InvalidGeometryError("shape must be a polygon with area, got an empty geometry")
     es = edit_state(mesh)

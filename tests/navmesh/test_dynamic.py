@@ -212,3 +212,25 @@ def test_from_grid_follow(radius: float) -> None:
     del mesh
     gc.collect()
     grid.set_walkable((0, 0, 3, 3), True)
+
+
+@pytest.mark.parametrize("angle", [0.0, 17.0, 45.0])
+def test_rectangle_inflation_matches_the_stadium_union(angle: float) -> None:
+    """Rectangles take a shortcut (one buffer); it must give the stadiums' union of the build."""
+    import math
+
+    import shapely.affinity
+
+    from gamenav.navmesh.build import QUAD_SEGS
+    from gamenav.navmesh.dynamic import _inflate, _rectangle
+
+    box = shapely.affinity.rotate(shapely.box(3.0, 2.0, 7.5, 4.0), angle)
+    assert _rectangle(box) and not _rectangle(shapely.Polygon([(0, 0), (4, 0), (5, 3), (0, 3)]))
+    radius = 0.4
+    coords = shapely.get_coordinates(box.exterior)
+    grow = radius / math.cos(math.pi / (4 * QUAD_SEGS))
+    stadiums = shapely.buffer(shapely.linestrings(np.stack([coords[:-1], coords[1:]], axis=1)), grow,
+                              quad_segs=QUAD_SEGS)
+    expected = shapely.union_all([*stadiums, box])
+    got = _inflate(box, radius)
+    assert shapely.hausdorff_distance(got, expected) < 1e-9
