@@ -1,4 +1,5 @@
-"""Big maps (GPPC 2014): gamenav JPS+ (``algorithm="jps"``), online JPS, A* and tcod's Pathfinder.
+"""Big maps (GPPC 2014): gamenav JPS+ (``algorithm="jps"``), online JPS, HPA* (``algorithm="hpa"``), A*
+and tcod's Pathfinder.
 
 Data: the four maps of ``gppc-2014/`` under ``--data`` (default ``../shared/benchmarks``):
 maze-1550-15, room-1550-155 (1550 x 1550), orz700d (Dragon Age, 1104 x 1260) and Cauldron
@@ -15,15 +16,20 @@ Solvers (same rules: 8-connected, octile costs, no corner cutting):
   (:mod:`gamenav.grid.jump_plus`), built by the first query (its time is "prep ms").
 * ``jps online``: the same search with the table switched off (what ``algorithm="jps"`` was
   before JPS+: precomputed straight jumps, diagonal scans cell by cell).
+* ``hpa``: ``find_path(grid, s, g, algorithm="hpa")``: near-optimal, on the per-grid cluster
+  graph (:mod:`gamenav.grid.hpa`), built before the queries (its time is in the notes).
 * ``astar``: ``find_path(grid, s, g)``.
 * ``tcod Pathfinder``: ``tcod.path.CustomGraph`` + ``Pathfinder``, cardinal 2378 / diagonal 3363,
   diagonals conditioned on both orthogonal neighbours (see benchmarks/grid.py).
 
 Times: wall (``perf_counter``) and thread CPU time (``thread_time``); on a busy machine the CPU
-figure is the steadier one. Optimality: each path's octile length from its cells, checked valid
-and within max(0.011, 1e-5 x length) of the scenario's optimum. Repair: 4 x 4 blocks at random
-free cells are blocked and reopened; "repair ms" is the median thread CPU time of the JPS+ table
-repair kernel alone, "edit ms" that of the whole ``set_walkable`` (grid copies included).
+figure is the steadier one. "vs astar" is the median CPU time of ``astar`` (on its sample) over the
+solver's median. Optimality: each path's octile length from its cells, checked valid and within
+max(0.011, 1e-5 x length) of the scenario's optimum ("suboptimal" counts the others; invalid
+paths count there too); "len mean" / "len max" are the mean and largest length / optimum.
+Repair: 4 x 4 blocks at random free cells are blocked and reopened; "repair ms" is the median
+thread CPU time of the JPS+ table repair kernel alone, "hpa repair" that of the HPA* cluster
+rebuild, "edit ms" that of the whole ``set_walkable`` (grid copies and every listener included).
 
 Usage (from the repository root)::
 
@@ -44,6 +50,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path as FilePath
 
 from _common import data_dir, markdown_table, tcod_pathfinder  # first: see _common
@@ -53,10 +60,12 @@ import numpy.typing as npt
 
 import gamenav
 from gamenav._kernels import jump_plus as _kp
-from gamenav.grid import jump_plus
+from gamenav.grid import hpa, jump_plus
 from gamenav.io import Scenario, read_map, read_scenarios
 
 MAPS = ("maze-1550-15", "room-1550-155", "orz700d", "Cauldron")
+HEADER = ["map", "solver", "queries", "median ms wall", "median ms CPU", "tcod CPU / solver CPU",
+          "vs jps online", "vs astar", "suboptimal", "len mean", "len max"]
 SQRT2 = math.sqrt(2.0)
 
 Cell = tuple[int, int]
@@ -111,12 +120,16 @@ def timed(fn: Callable[[], npt.NDArray[np.int64]], repeat: int
     return best_wall * 1e3, best_cpu * 1e3, out
 
 
-def repair_times(grid: gamenav.TileGrid, edits: int, seed: int = 0) -> tuple[float, float]:
-    """Median thread CPU ms of the JPS+ repair kernel and of the whole set_walkable (4 x 4 blocks)."""
+def repair_times(grid: gamenav.TileGrid, edits: int, seed: int = 0) -> tuple[float, float, float]:
+    """Median thread CPU ms of the JPS+ repair kernel, of the HPA* cluster rebuild and of the
+    whole set_walkable (4 x 4 blocks)."""
     index = jump_plus.jump_index(grid)
+    graph = hpa.hpa_index(grid)
     rng = np.random.default_rng(seed)
     kernel: list[float] = []
+    clusters: list[float] = []
     orig = _kp.repair_tables
+    rebuild = graph._rebuild
 
     def timed_repair(*args: object) -> object:
         c0 = time.thread_time()
@@ -124,8 +137,14 @@ def repair_times(grid: gamenav.TileGrid, edits: int, seed: int = 0) -> tuple[flo
         kernel.append(time.thread_time() - c0)
         return out
 
+    def timed_rebuild(*args: Any) -> None:
+        c0 = time.thread_time()
+        rebuild(*args)
+        clusters.append(time.thread_time() - c0)
+
     whole: list[float] = []
     _kp.repair_tables = timed_repair
+    graph._rebuild = timed_rebuild  # type: ignore[method-assign]
     try:
         free = np.argwhere(grid.passable)
         for _ in range(edits):
@@ -136,9 +155,11 @@ def repair_times(grid: gamenav.TileGrid, edits: int, seed: int = 0) -> tuple[flo
                 whole.append(time.thread_time() - c0)
     finally:
         _kp.repair_tables = orig
-    if index.version != grid.version:
-        raise SystemExit("JPS+ index out of step with its grid after the edits")
-    return statistics.median(kernel) * 1e3, statistics.median(whole) * 1e3
+        del graph._rebuild
+    if index.version != grid.version or graph.version != grid.version:
+        raise SystemExit("JPS+ / HPA* index out of step with its grid after the edits")
+    return (statistics.median(kernel) * 1e3, statistics.median(clusters) * 1e3,
+            statistics.median(whole) * 1e3)
 
 
 def run_map(name: str, folder: FilePath, args: argparse.Namespace) -> tuple[list[list[str]], list[str]]:
@@ -151,12 +172,16 @@ def run_map(name: str, folder: FilePath, args: argparse.Namespace) -> tuple[list
     c0, w0 = time.thread_time(), time.perf_counter()
     index = jump_plus.jump_index(grid)
     prep_wall, prep_cpu = (time.perf_counter() - w0) * 1e3, (time.thread_time() - c0) * 1e3
+    c0, w0 = time.thread_time(), time.perf_counter()
+    graph = hpa.hpa_index(grid)
+    hpa_wall, hpa_cpu = (time.perf_counter() - w0) * 1e3, (time.thread_time() - c0) * 1e3
     c0 = time.thread_time()
     solve_tcod = tcod_pathfinder(walkable)
     tcod_setup = (time.thread_time() - c0) * 1e3
     solvers: dict[str, Solver] = {
         "jps+": gamenav_solver(grid, "jps"),
         "jps online": gamenav_solver(grid, "jps", plus=False),
+        "hpa": gamenav_solver(grid, "hpa"),
         "astar": gamenav_solver(grid, "astar"),
         "tcod Pathfinder": solve_tcod,
     }
@@ -170,6 +195,7 @@ def run_map(name: str, folder: FilePath, args: argparse.Namespace) -> tuple[list
     cpu: dict[str, list[float]] = {k: [] for k in solvers}
     bad: dict[str, int] = dict.fromkeys(solvers, 0)
     ratio: dict[str, list[float]] = {k: [] for k in solvers}  # cpu(tcod) / cpu(k) on the sample
+    lengths: dict[str, list[float]] = {k: [] for k in solvers}  # length / optimum
     for i, sc in enumerate(scens):
         row: dict[str, float] = {}
         order = list(solvers.items())
@@ -182,6 +208,7 @@ def run_map(name: str, folder: FilePath, args: argparse.Namespace) -> tuple[list
             cpu[key].append(c)
             row[key] = c
             length = octile_length(cells, walkable, sc.start, sc.goal)
+            lengths[key].append(length / sc.optimal_length if sc.optimal_length else 1.0)
             if not abs(length - sc.optimal_length) <= max(0.011, 1e-5 * sc.optimal_length):
                 bad[key] += 1
         if "tcod Pathfinder" in row:
@@ -195,12 +222,17 @@ def run_map(name: str, folder: FilePath, args: argparse.Namespace) -> tuple[list
                      f"{statistics.median(cpu[key]):.3f}",
                      f"{statistics.median(ratio[key]):.1f}x" if ratio[key] else "",
                      f"{statistics.median(cpu['jps online']) / statistics.median(cpu[key]):.2f}x"
-                     if key not in slow else "", str(bad[key])])
-    repair_ms, edit_ms = repair_times(grid, args.edits)
+                     if key not in slow else "",
+                     f"{statistics.median(cpu['astar']) / statistics.median(cpu[key]):.1f}x",
+                     str(bad[key]), f"{np.mean(lengths[key]):.4f}", f"{max(lengths[key]):.4f}"])
+    repair_ms, hpa_ms, edit_ms = repair_times(grid, args.edits)
     notes = [f"- {name}: JPS+ table built in {prep_wall:.0f} ms wall / {prep_cpu:.0f} ms CPU, "
-             f"{index.nbytes / 2**20:.1f} MiB; 4x4 edit: repair {repair_ms:.2f} ms CPU, whole "
-             f"set_walkable {edit_ms:.2f} ms CPU; tcod graph setup {tcod_setup:.0f} ms CPU; "
-             f"jps+ median over {len(jps_sample)} queries"]
+             f"{index.nbytes / 2**20:.1f} MiB; HPA* graph ({graph.size}-cell clusters, "
+             f"{graph.nodes} nodes) built in {hpa_wall:.0f} ms wall / {hpa_cpu:.0f} ms CPU, "
+             f"{graph.nbytes / 2**20:.1f} MiB; 4x4 edit: JPS+ repair {repair_ms:.2f} ms CPU, "
+             f"HPA* repair {hpa_ms:.2f} ms CPU, whole set_walkable {edit_ms:.2f} ms CPU; tcod "
+             f"graph setup {tcod_setup:.0f} ms CPU; jps+ / hpa medians over {len(jps_sample)} "
+             "queries"]
     return rows, notes
 
 
@@ -221,11 +253,9 @@ def main(argv: list[str] | None = None) -> None:
         r, n = run_map(name, folder, args)
         rows += r
         notes += n
-        print(markdown_table(["map", "solver", "queries", "median ms wall", "median ms CPU",
-                              "tcod CPU / solver CPU", "vs jps online", "suboptimal"], r), flush=True)
+        print(markdown_table(HEADER, r), flush=True)
     print()
-    print(markdown_table(["map", "solver", "queries", "median ms wall", "median ms CPU",
-                          "tcod CPU / solver CPU", "vs jps online", "suboptimal"], rows))
+    print(markdown_table(HEADER, rows))
     print("\n".join(notes))
 
 

@@ -19,9 +19,9 @@ Abstract graph (arrays owned by ``gamenav.grid.hpa``):
 * ``tree[toff[c] + i * C * C + l]``: the shortest-path tree of node i inside c: for local cell
   ``l = (y - y0) * C + (x - x0)`` the direction (index into :data:`DX`, :data:`DY`) of its parent,
   255 for the root and cells not reached.
-* Inter-cluster edges are not stored: two transition cells in different clusters that are
-  neighbours (a valid step: orthogonal, cost 1, or diagonal without cutting a corner, sqrt(2))
-  are joined (looked up in ``node_of``).
+* ``inter[v, :]`` (int64, -1 after the last) and ``inter_cost[v, :]``: the border steps of
+  node v: every transition cell of another cluster that is a neighbour (a valid step:
+  orthogonal, cost 1, or diagonal without cutting a corner, sqrt(2)); at most 5 (a corner cell).
 
 Entrances: on each border between two clusters, a maximal run of rows (columns) where the cells
 on both sides are passable; its transition cells are both ends and every ``spacing`` cells
@@ -199,10 +199,11 @@ def cluster_nodes(p, stride, h, w, size, clusters, spacing, single, out, counts)
 
 
 @njit(cache=True, nogil=True)
-def cluster_edges(p, stride, h, w, size, clusters, cstart, ccount, ccap, node_cell, doff, dist,
-                  toff, tree):
+def cluster_edges(p, stride, h, w, size, clusters, relink, node_of, cstart, ccount, ccap,
+                  node_cell, doff, dist, toff, tree, inter, inter_cost):
     """Exact intra-cluster distances and shortest-path trees of every node of the listed
-    clusters (see the module docstring). Returns the number of cells settled."""
+    ``clusters``, then the border steps (``inter``, ``inter_cost``) of every node of the
+    ``relink`` clusters (see the module docstring). Returns the number of cells settled."""
     ncx = (w + size - 1) // size
     area = size * size
     ldist = np.empty(area, dtype=np.float64)
@@ -228,6 +229,28 @@ def cluster_edges(p, stride, h, w, size, clusters, cstart, ccount, ccap, node_ce
                 q = node_cell[base + b]
                 lq = (q // stride - 1 - y0) * size + (q % stride - 1 - x0)
                 dist[doff[c] + a * cap + b] = ldist[lq]
+    for i in range(relink.shape[0]):
+        c = relink[i]
+        for v in range(cstart[c], cstart[c] + ccount[c]):
+            cell = node_cell[v]
+            ux = cell % stride - 1
+            uy = cell // stride - 1
+            n = 0
+            for k in range(8):
+                q = cell + DY[k] * stride + DX[k]
+                u = node_of[q]
+                if u < 0 or ((uy + DY[k]) // size) * ncx + (ux + DX[k]) // size == c:
+                    continue
+                d = 1.0
+                if k >= 4:
+                    if p[cell + DX[k]] == 0 or p[cell + DY[k] * stride] == 0:
+                        continue
+                    d = SQRT2
+                inter[v, n] = u
+                inter_cost[v, n] = d
+                n += 1
+            for j in range(n, inter.shape[1]):
+                inter[v, j] = -1
     return settled
 
 
@@ -425,8 +448,8 @@ def _close_min(g, pos, hk, hn, size):
 
 
 @njit(cache=True, nogil=True)
-def query(p, stride, h, w, size, node_of, cstart, ccount, ccap, node_cell, doff, dist, toff,
-          tree, sx, sy, gx, gy, smooth, weight, g, parent, pos, seen, stamp, ak, an):
+def query(p, stride, h, w, size, cstart, ccount, ccap, node_cell, doff, dist, toff, tree, inter,
+          inter_cost, sx, sy, gx, gy, smooth, weight, g, parent, pos, seen, stamp, ak, an):
     """One HPA* query from ``(sx, sy)`` to ``(gx, gy)`` (both passable).
 
     Joins start and goal to their clusters' nodes (walking the nodes' trees), runs A* on the
@@ -513,22 +536,14 @@ def query(p, stride, h, w, size, node_of, cstart, ccount, ccap, node_cell, doff,
             q = node_cell[v]
             na = _open(v, gu + d, weight * _octile(q % stride - 1, q // stride - 1, gx, gy), u, g,
                        parent, pos, seen, stamp, ak, an, na)
-        for k in range(8):
-            q = cell + DY[k] * stride + DX[k]
-            v = node_of[q]
+        for k in range(inter.shape[1]):
+            v = inter[u, k]
             if v < 0:
-                continue
-            qx = ux + DX[k]
-            qy = uy + DY[k]
-            if (qy // size) * ncx + qx // size == c:
-                continue
-            d = 1.0
-            if k >= 4:
-                if p[cell + DX[k]] == 0 or p[cell + DY[k] * stride] == 0:
-                    continue
-                d = SQRT2
-            na = _open(v, gu + d, weight * _octile(qx, qy, gx, gy), u, g, parent, pos, seen,
-                       stamp, ak, an, na)
+                break
+            q = node_cell[v]
+            na = _open(v, gu + inter_cost[u, k], weight * _octile(q % stride - 1, q // stride - 1,
+                                                                  gx, gy),
+                       u, g, parent, pos, seen, stamp, ak, an, na)
         if c == cg:
             d = gdist[a]
             if d < np.inf:

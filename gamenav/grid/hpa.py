@@ -86,7 +86,7 @@ class _Graph:
     """The arrays of one version of the abstract graph (see :mod:`gamenav._kernels.hpa`)."""
 
     __slots__ = ("p", "node_of", "cstart", "ccount", "ccap", "node_cell", "doff", "dist", "toff",
-                 "tree", "nodes_used", "dist_used", "tree_used")
+                 "tree", "inter", "inter_cost", "nodes_used", "dist_used", "tree_used")
 
     def __init__(self, p: npt.NDArray[np.uint8], clusters: int) -> None:
         self.p = p
@@ -99,6 +99,8 @@ class _Graph:
         self.node_cell = np.zeros(0, dtype=np.int64)
         self.dist = np.zeros(0, dtype=np.float64)
         self.tree = np.zeros(0, dtype=np.uint8)
+        self.inter = np.zeros((0, 5), dtype=np.int64)
+        self.inter_cost = np.zeros((0, 5), dtype=np.float64)
         self.nodes_used = self.dist_used = self.tree_used = 0
 
     def copy(self) -> _Graph:
@@ -110,7 +112,7 @@ class _Graph:
 
     @property
     def nbytes(self) -> int:
-        return sum(int(getattr(self, name).nbytes) for name in _Graph.__slots__[:10])
+        return sum(int(getattr(self, name).nbytes) for name in _Graph.__slots__[:12])
 
 
 class _Workspace:
@@ -139,7 +141,7 @@ def _grown(array: npt.NDArray[Any], need: int, fill: Any) -> npt.NDArray[Any]:
     """``array`` with room for at least ``need`` entries (doubling; new room holds ``fill``)."""
     if need <= array.shape[0]:
         return array
-    bigger = np.full(max(need, 2 * array.shape[0], 64), fill, dtype=array.dtype)
+    bigger = np.full((max(need, 2 * array.shape[0], 64), *array.shape[1:]), fill, dtype=array.dtype)
     bigger[:array.shape[0]] = array
     return bigger
 
@@ -208,6 +210,8 @@ class HpaIndex:
             gr.dist_used += int((caps * caps).sum())
             gr.tree_used += int((caps * area).sum())
             gr.node_cell = _grown(gr.node_cell, gr.nodes_used, -1)
+            gr.inter = _grown(gr.inter, gr.node_cell.shape[0], -1)
+            gr.inter_cost = _grown(gr.inter_cost, gr.node_cell.shape[0], 0.0)
             gr.dist = _grown(gr.dist, gr.dist_used, np.inf)
             gr.tree = _grown(gr.tree, gr.tree_used, _kh.NO_PARENT)
             gr.cstart[moving], gr.ccap[moving] = starts, caps
@@ -217,8 +221,16 @@ class HpaIndex:
             k, start = int(counts[i]), int(gr.cstart[c])
             gr.node_cell[start:start + k] = cells[i, :k]
             gr.node_of[cells[i, :k]] = np.arange(start, start + k, dtype=np.int32)
-        _kh.cluster_edges(gr.p, self.stride, h, w, size, clusters, gr.cstart, gr.ccount, gr.ccap,
-                          gr.node_cell, gr.doff, gr.dist, gr.toff, gr.tree)
+        # the border steps of these clusters' nodes and of their neighbours' (new node ids)
+        cy, cx = np.divmod(clusters, self.ncx)
+        near = np.zeros((self.ncy + 2, self.ncx + 2), dtype=bool)
+        for dy in (0, 1, 2):
+            for dx in (0, 1, 2):
+                near[cy + dy, cx + dx] = True
+        relink = np.flatnonzero(near[1:-1, 1:-1].ravel()).astype(np.int64)
+        _kh.cluster_edges(gr.p, self.stride, h, w, size, clusters, relink, gr.node_of, gr.cstart,
+                          gr.ccount, gr.ccap, gr.node_cell, gr.doff, gr.dist, gr.toff, gr.tree,
+                          gr.inter, gr.inter_cost)
 
     @property
     def nbytes(self) -> int:
@@ -280,9 +292,9 @@ class HpaIndex:
         if ws is None or ws.g.shape[0] < graph.node_cell.shape[0] + 2:
             ws = self._local.ws = _Workspace(graph.node_cell.shape[0])
         status, cells, cost, expanded = _kh.query(
-            graph.p, self.stride, h, w, self.size, graph.node_of, graph.cstart, graph.ccount,
-            graph.ccap, graph.node_cell, graph.doff, graph.dist, graph.toff, graph.tree,
-            start[0], start[1], goal[0], goal[1], smooth, float(weight), ws.g, ws.parent, ws.pos,
+            graph.p, self.stride, h, w, self.size, graph.cstart, graph.ccount, graph.ccap,
+            graph.node_cell, graph.doff, graph.dist, graph.toff, graph.tree, graph.inter,
+            graph.inter_cost, start[0], start[1], goal[0], goal[1], smooth, float(weight), ws.g, ws.parent, ws.pos,
             ws.seen, ws.next_stamp(), ws.hk, ws.hn)
         if status != _kh.FOUND:
             return None
