@@ -326,17 +326,19 @@ def _line_mode(p, stride, a, b, out, n, mode):
     ady = abs(ddy)
     steps = max(adx, ady)
     minor = min(adx, ady)
-    prev = 0
+    num = steps  # mode 0: diagonal at step k when (2 k minor + steps) // (2 steps) grows
+    thr = 2 * steps
     cell = a
     for k in range(1, steps + 1):
         if mode == 0:
-            m = (2 * k * minor + steps) // (2 * steps)
+            num += 2 * minor
+            diag = num >= thr
+            if diag:
+                thr += 2 * steps
         elif mode == 1:
-            m = min(k, minor)
+            diag = k <= minor
         else:
-            m = max(0, k - (steps - minor))
-        diag = m != prev
-        prev = m
+            diag = k > steps - minor
         if adx >= ady:
             mx = sx
             my = sy if diag else 0
