@@ -11,7 +11,7 @@ group                     part    what runs
 ========================  ======  ============================================================
 ``grid``                  grid    island labels (4- and 8-connected), clearance (unit sizes)
 ``grid search``           grid    A* (every diagonal rule and heuristic, weighted, user
-                                  heuristic, partial, smooth), JPS, Dijkstra, distance fields,
+                                  heuristic, partial, smooth), JPS, HPA*, Dijkstra, distance fields,
                                   sliced searches, edits, PathQueue + PathCache
 ``navmesh``               navmesh mesh building, locate, nearest / clamp, raycast
 ``navmesh-search``        navmesh portal A* with the funnel (also with area costs), exact
@@ -105,6 +105,11 @@ def _warm_grid_search() -> None:
     rooms.set_walkable((5, 1, 6, 5), False)  # a wall: the JPS+ table repaired in place
     jps_plus.step()
     padded(rooms).jump_table()  # online JPS: searches that started just before an edit
+    # HPA* (algorithm="hpa"): the cluster graph, a query on it, a repair
+    wide = TileGrid(np.ones((200, 200), dtype=bool))
+    find_path(wide, (0, 0), (199, 150), algorithm="hpa")
+    wide.set_walkable((100, 0, 101, 190), False)
+    find_path(wide, (0, 0), (199, 150), algorithm="hpa")
     # the runtime layer: a budgeted queue with a cache
     cache = PathCache()
     queue = PathQueue(budget_ms=1.0, cache=cache)
