@@ -238,6 +238,7 @@ class EditState:
         self.base_tag = np.full(len(self.base_tris), -1, dtype=np.int64)
         self.base_alive = np.ones(len(self.base_tris), dtype=bool)
         self.base_nbrs = mesh._neighbours
+        self.cost_index = (self.base_verts, self.base_tris, self.base_start, self.base_items)
         self.tag_stamp = 0
         self.queue = np.empty(self.cap_t, dtype=np.int64)
         self.group = np.empty(self.cap_t, dtype=np.int64)
@@ -251,8 +252,9 @@ class EditState:
         self.current: dict[str, npt.NDArray[Any]] | None = None
         self.seq = 0
         self.log: list[tuple[int, dict[str, _I64]]] = []
-        self.grid_blocked: npt.NDArray[np.bool_] | None = None  # following a grid: cells blocked since the build
+        self.grid_blocked: npt.NDArray[np.bool_] | None = None  # following a grid: its blocked cells
         self.grid: Any = None
+        self.grid_free: BaseGeometry = shapely.Polygon()  # following a grid: its cells' rectangle, shrunk
         self.follower: Any = None
 
     def ensure(self, n_t: int, n_v: int) -> None:
@@ -316,8 +318,8 @@ class EditState:
 
     # -- obstacles near a region --------------------------------------------------------
     def blocked_near(self, bounds: tuple[float, float, float, float], skip: int = 0) -> BaseGeometry | None:
-        """Union of the inflated obstacles (and grid cells blocked since the build) whose
-        bounds meet ``bounds``, or None."""
+        """Union of the inflated obstacles (and a followed grid's blocked cells) whose bounds
+        meet ``bounds``, or None."""
         x0, y0, x1, y1 = bounds
         parts = [o.inflated for k, o in self.obstacles.items()
                  if k != skip and o.bounds[0] <= x1 and o.bounds[2] >= x0
@@ -331,7 +333,7 @@ class EditState:
         return parts[0] if len(parts) == 1 else shapely.union_all(parts)
 
     def grid_cells_near(self, bounds: tuple[float, float, float, float]) -> BaseGeometry | None:
-        """Inflated union of the cells blocked since the build within ``radius`` of ``bounds``."""
+        """Inflated union of the followed grid's blocked cells near ``bounds``."""
         grid = self.grid
         assert self.grid_blocked is not None and grid is not None
         h, w = self.grid_blocked.shape
@@ -422,27 +424,65 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
     tris = mesh._triangles
     rem = _cavity(es, verts, tris, box)
     with _geometry_errors("re-triangulating an edited region"):
-        parts = []
-        if len(rem):
-            parts.append(_union(es, verts, tris, es.master["nbrs"], rem, es.tag))
-        if opened:
-            bc = _cavity(es, es.base_verts, es.base_tris, box, base=True)
-            if len(bc):
-                base = _union(es, es.base_verts, es.base_tris, es.base_nbrs, bc, es.base_tag)
-                parts.append(shapely.intersection(base, shapely.box(*box)))
-        if not parts:
+        if es.grid is not None:
+            region = _grid_region(mesh, es, box, rem, skip)
+        else:
+            region = _region(mesh, es, box, rem, opened, skip)
+        if region is None:
             return None
-        region = parts[0] if len(parts) == 1 else shapely.union_all(parts)
-        obstacles = es.blocked_near(region.bounds, skip)
-        if obstacles is not None:
-            region = shapely.difference(region, obstacles)
-        region = _area_part(region)
     if region.is_empty:
         new_v = np.zeros((0, 2))
         new_t = np.zeros((0, 3), dtype=np.int64)
     else:
         new_v, new_t = triangulate_free_space(region)
     return _install(mesh, es, box, rem, new_v, new_t, opened, blocked)
+
+
+def _grid_region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], rem: _I64,
+                 skip: int) -> BaseGeometry | None:
+    """The new free space of the cavity of a mesh following a grid: inside ``box`` computed
+    afresh from the grid (its rectangle shrunk at the border, minus every blocked cell and
+    obstacle, inflated), outside it the removed triangles as they were.
+
+    Subtracting the inflated walls from the old triangles instead would cut them along lines
+    the build computed with other rounding (1e-16 apart): slivers and vertices off the edges of
+    the untouched triangles. Inside the box everything comes from one computation; the two
+    parts meet only on the box's edges, which no untouched triangle reaches. None when the box
+    meets neither triangles nor free space.
+    """
+    clip = shapely.box(*box)
+    inside = shapely.intersection(es.grid_free, clip)
+    blocked = es.blocked_near(box, skip)
+    if blocked is not None:
+        inside = shapely.difference(inside, blocked)
+    if len(rem):
+        outside = shapely.difference(_union(es, mesh._vertices, mesh._triangles, es.master["nbrs"], rem, es.tag),
+                                     clip)
+        inside = shapely.union_all([inside, outside])
+    region = _area_part(inside)
+    return None if region.is_empty and not len(rem) else region
+
+
+def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], rem: _I64, opened: bool,
+            skip: int) -> BaseGeometry | None:
+    """The new free space of the cavity: the removed triangles (and with ``opened`` the free
+    space of the build inside ``box``) minus the obstacles; None when there is none of either."""
+    verts, tris = mesh._vertices, mesh._triangles
+    parts = []
+    if len(rem):
+        parts.append(_union(es, verts, tris, es.master["nbrs"], rem, es.tag))
+    if opened:
+        bc = _cavity(es, es.base_verts, es.base_tris, box, base=True)
+        if len(bc):
+            base = _union(es, es.base_verts, es.base_tris, es.base_nbrs, bc, es.base_tag)
+            parts.append(shapely.intersection(base, shapely.box(*box)))
+    if not parts:
+        return None
+    region = parts[0] if len(parts) == 1 else shapely.union_all(parts)
+    obstacles = es.blocked_near(region.bounds, skip)
+    if obstacles is not None:
+        region = shapely.difference(region, obstacles)
+    return _area_part(region)
 
 
 def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], rem: _I64,
@@ -502,8 +542,9 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
             from gamenav._kernels.navmesh import locate_points
 
             gmin, cell, nx, ny = es.base_grid
-            base = locate_points(all_verts[all_tris[added]].mean(axis=1), es.base_verts, es.base_tris, gmin, cell,
-                                 nx, ny, es.base_start[:-1], es.base_start[1:], es.base_items, mesh._tol)
+            cv, ct, cs, ci = es.cost_index
+            base = locate_points(all_verts[all_tris[added]].mean(axis=1), cv, ct, gmin, cell, nx, ny,
+                                 cs[:-1], cs[1:], ci, mesh._tol)
             new_costs[base >= 0] = es.base_costs[base[base >= 0]]
         state["_area_costs"] = es.costs.extend(new_costs)
     with mesh._lock:
@@ -570,13 +611,10 @@ def _islands_general(es: EditState, rem: _I64, added: _I64, local_root: _I64, ri
     local = np.concatenate([added, ring_u])
     ring_roots = local_root[k:]
     key = ring_roots * (es.n_labels + 1) + labels[ring_u]
-    _, first = np.unique(key, return_index=True)  # one ring triangle per (component, island)
-    comp_labels: dict[int, set[int]] = {}
-    comp_seed: dict[int, dict[int, int]] = {}  # root -> {label: a ring triangle with it}
-    for root, lab, tri in zip(ring_roots[first].tolist(), labels[ring_u[first]].tolist(),
-                              ring_u[first].tolist(), strict=True):
+    _, first = np.unique(key, return_index=True)  # one entry per (component, island)
+    comp_labels: dict[int, set[int]] = {}  # local component root -> islands its ring meets
+    for root, lab in zip(ring_roots[first].tolist(), labels[ring_u[first]].tolist(), strict=True):
         comp_labels.setdefault(root, set()).add(lab)
-        comp_seed.setdefault(root, {})[lab] = tri
     alias: dict[int, int] = {}
 
     def resolve(lab: int) -> int:
@@ -595,10 +633,11 @@ def _islands_general(es: EditState, rem: _I64, added: _I64, local_root: _I64, ri
         else:
             lab = max(labs, key=lambda x: (int(sizes[x]), -x))
             for other in labs - {lab}:  # merge: relabel the smaller island
-                seed = next(s for r, d in comp_seed.items() for x, s in d.items()
-                            if resolve(x) == other and labels[s] == other)
-                cnt = relabel(nbrs, labels, seed, other, lab, es.queue)
-                changed.append(es.queue[:cnt].copy())
+                # from each of its ring triangles: the removed ones may have been all that held
+                # its pieces together (the new triangles, unlabelled yet, do not link them)
+                for seed in ring_u[labels[ring_u] == other].tolist():
+                    cnt = relabel(nbrs, labels, seed, other, lab, es.queue)
+                    changed.append(es.queue[:cnt].copy())
                 sizes[lab] += sizes[other]
                 sizes[other] = 0
                 alias[other] = lab
@@ -790,11 +829,17 @@ class GridFollower:
     def __init__(self, mesh: NavMesh, grid: TileGrid) -> None:
         import weakref
 
+        from gamenav.navmesh.build import free_space
+
         self._mesh = weakref.ref(mesh)
         es = edit_state(mesh)
-        es.grid = grid
-        es.grid_blocked = np.zeros(grid.shape, dtype=bool)
-        self._initial = grid.passable.copy()
+        with es.lock:
+            es.grid = grid
+            es.grid_blocked = ~grid.passable  # every blocked cell is an obstacle (inflated)
+            # space restored where cells open: the whole grid, shrunk at its outer border only
+            w, h = grid.shape[1] * float(grid.cell_size), grid.shape[0] * float(grid.cell_size)
+            ox, oy = float(grid.origin[0]), float(grid.origin[1])
+            es.grid_free = free_space(shapely.box(ox, oy, ox + w, oy + h), agent_radius=es.radius)
         self.unsubscribe: Callable[[], None] = grid.subscribe(self.on_change, weak=True)
 
     def on_change(self, change: GridChange) -> None:
@@ -807,18 +852,11 @@ class GridFollower:
             return
         es = edit_state(mesh)
         grid = es.grid
-        initial = self._initial
         ys, xs = cells[:, 1], cells[:, 0]
-        if (~initial[ys, xs]).any():
-            raise InvalidGeometryError(
-                "a mesh following a grid cannot yet open cells that were blocked when it was built; "
-                "build a new mesh with NavMesh.from_grid")
         assert es.grid_blocked is not None
         with es.lock:
-            blocked = es.grid_blocked.copy()
-            blocked[change.blocked[:, 1], change.blocked[:, 0]] = True
-            blocked[change.opened[:, 1], change.opened[:, 0]] = False
-            es.grid_blocked = blocked
+            es.grid_blocked[change.blocked[:, 1], change.blocked[:, 0]] = True
+            es.grid_blocked[change.opened[:, 1], change.opened[:, 0]] = False
             cs = float(grid.cell_size)
             ox, oy = float(grid.origin[0]), float(grid.origin[1])
             h = grid.shape[0]

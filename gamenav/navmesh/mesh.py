@@ -304,9 +304,9 @@ class NavMesh:
             agent_radius: world units kept between agents' centres and blocked cells.
             follow: keep the mesh in step with ``grid``: each ``set_walkable`` (or blocking
                 ``set_cost``) re-triangulates only the region around the cells whose
-                passability changed (see :meth:`add_obstacle`). The grid holds the mesh weakly.
-                Opening a cell that was blocked when the mesh was built raises
-                InvalidGeometryError from the grid edit (build a new mesh then).
+                passability changed (see :meth:`add_obstacle`), in both directions: cells
+                blocked when the mesh was built open the mesh there too. The grid holds the
+                mesh weakly.
 
         Raises:
             InvalidGeometryError: no passable cell (or none wide enough for ``agent_radius``).
@@ -608,9 +608,9 @@ class NavMesh:
         with self._lock:  # one consistent set of arrays (edits install new ones)
             verts, tris, start, items = (self._vertices, self._triangles, self._cell_start,
                                          self._cell_items)
-            edited = self._edits is not None
-        # an edited mesh's index has a [begin, end) row per cell (with spare room), a built one CSR offsets
-        begin, end = (start[:, 0], start[:, 1]) if edited else (start[:-1], start[1:])
+        # an edited mesh's index has a [begin, end) row per cell (with spare room), a built one
+        # CSR offsets (also while a mesh following a grid has seen no edit yet)
+        begin, end = (start[:, 0], start[:, 1]) if start.ndim == 2 else (start[:-1], start[1:])
         out[near] = locate_points(p[near], verts, tris, gmin, cell, nx, ny, begin, end, items, self._tol)
         return out
 
