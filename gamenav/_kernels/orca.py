@@ -29,6 +29,8 @@ __all__ = ["blocked_table", "cell_list", "crowd_step", "discs_off_walls", "orca_
 
 EPS = 1e-5
 """RVO_EPSILON: parallel-line and coverage tolerance of RVO2."""
+_WAIT_CHAIN = 6
+"""An agent waits behind one that gives way, and so on: chains end after this many agents."""
 
 # wall sides, scan order: a free cell's neighbour at +x, -x, +y, -y (world axes)
 _NX = np.array([1, -1, 0, 0], np.int64)
@@ -653,14 +655,18 @@ def _agent_line(i, j, pos, vel, radius, inv_t, dt, share, lines, n):  # pragma: 
 
 
 @njit(cache=True, nogil=True)
-def orca_velocities(pos, vel, pref, radius, max_speed, priority, keep_right, hcell, neighbor_dist, max_neighbors,
-                    time_horizon, time_horizon_obst, dt, passable, sat, ox, oy, cs, y_up, walls,
-                    out):  # pragma: no cover - compiled
+def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir, keep_right, hcell, neighbor_dist,
+                    max_neighbors, time_horizon, time_horizon_obst, dt, passable, sat, ox, oy, cs, y_up, walls, out,
+                    yielded_before, yielded):  # pragma: no cover - compiled
     """New velocities ``out`` (n, 2) of every agent: RVO2's ``computeNewVelocity``.
 
     ``pos``, ``vel``, ``pref`` (n, 2): positions, current and preferred velocities; ``radius``
     and ``max_speed`` (n,). ``priority`` (n,): of two agents, the one with the lower priority takes
-    0.9 of their avoidance (equal: 0.5 each, as RVO2). ``keep_right``: an agent with an oncoming
+    0.9 of their avoidance (equal: 0.5 each, as RVO2). ``rank`` (n,): right of way between
+    oncoming agents of equal priority (preferred velocities more than about 107 degrees apart):
+    the lower rank takes all of their avoidance and, less than two of its diameters from the
+    other's disc, gives way: its preferred velocity turns to its right and back (``yielded``
+    (n,) bool: it did). Equal ranks share equally. ``keep_right``: an agent with an oncoming
     neighbour (one whose preferred velocity opposes its own, so also when both are held up in a
     jam; less than a diameter apart between the discs) adds ``keep_right`` times its preferred
     speed to the right of its preferred velocity, so that counter-flows form lanes (0: RVO2).
@@ -700,25 +706,47 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, keep_right, hce
                                   cs, y_up, segs, segd)
             nl = _obstacle_lines(px, py, vel[i, 0], vel[i, 1], radius[i], inv_to, segs, nseg, lines)
         num_obst = nl
+        prx = pref[i, 0]
+        pry = pref[i, 1]
+        p_len = math.sqrt(prx * prx + pry * pry)
+        bend = False
+        give_way = 0
+        jammed = vel[i, 0] ** 2 + vel[i, 1] ** 2 < (0.25 * p_len) ** 2  # held up: under a quarter of its pace
         if max_neighbors > 0:
             k = _agent_neighbours(i, pos, size, ncx, ncy, start, order, cx, cy, minx, miny, neighbor_dist,
                                   max_neighbors, nb, nbd)
             for q in range(k):
                 j = nb[q]
-                share = 0.5 if priority[i] == priority[j] else (0.9 if priority[i] < priority[j] else 0.1)
-                nl = _agent_line(i, j, pos, vel, radius, inv_t, dt, share, lines, nl)
-        else:
-            k = 0
-        prx = pref[i, 0]
-        pry = pref[i, 1]
-        if keep_right > 0.0 and k > 0:
-            for q in range(k):
-                j = nb[q]
+                oncoming = pref[j, 0] * prx + pref[j, 1] * pry < \
+                    -0.3 * math.sqrt(pref[j, 0] ** 2 + pref[j, 1] ** 2) * p_len
                 gap = math.sqrt(nbd[q]) - radius[i] - radius[j]
-                if gap < 2.0 * radius[i] and pref[j, 0] * prx + pref[j, 1] * pry < \
-                        -0.3 * math.sqrt((pref[j, 0] ** 2 + pref[j, 1] ** 2) * (prx * prx + pry * pry)):
-                    prx, pry = prx + keep_right * pry, pry - keep_right * prx
-                    break
+                ahead = (pos[j, 0] - px) * prx + (pos[j, 1] - py) * pry > 0.0  # j before i
+                share = 0.5
+                if priority[i] != priority[j]:
+                    share = 0.9 if priority[i] < priority[j] else 0.1
+                elif oncoming:
+                    if gap < 2.0 * radius[i]:
+                        bend = True
+                    if jammed and rank[i] < rank[j] and gap < 4.0 * radius[i] and ahead and \
+                            (px - pos[j, 0]) * pref[j, 0] + (py - pos[j, 1]) * pref[j, 1] > 0.0 and \
+                            goal_dir[i, 0] * goal_dir[j, 0] + goal_dir[i, 1] * goal_dir[j, 1] < -0.3:
+                        give_way = 1  # head on in a jam, and j has the right of way: i avoids alone
+                        share = 1.0
+                    elif yielded_before[j] == 1 and rank[j] < rank[i]:
+                        share = 0.0  # j gives way to i
+                elif 0 < yielded_before[j] < _WAIT_CHAIN and gap < 2.0 * radius[i] and ahead and \
+                        give_way != 1 and (give_way == 0 or yielded_before[j] + 1 < give_way) and \
+                        pref[j, 0] * prx + pref[j, 1] * pry > \
+                        0.7 * math.sqrt(pref[j, 0] ** 2 + pref[j, 1] ** 2) * p_len:  # j leads the way i goes
+                    give_way = yielded_before[j] + 1  # the one ahead gives way: wait behind it
+                nl = _agent_line(i, j, pos, vel, radius, inv_t, dt, share, lines, nl)
+        yielded[i] = give_way
+        if give_way == 1:  # step aside to the right and back, out of the way of the oncoming
+            prx, pry = 0.6 * pry - 0.4 * prx, -0.6 * prx - 0.4 * pry
+        elif give_way > 1:  # back off a little behind it
+            prx, pry = -0.3 * prx, -0.3 * pry
+        elif bend and keep_right > 0.0:
+            prx, pry = prx + keep_right * pry, pry - keep_right * prx
         fail = _lp2(lines, nl, max_speed[i], prx, pry, False, res)
         if fail < nl:
             infeasible += 1
@@ -899,9 +927,9 @@ def resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations
 
 
 @njit(cache=True, nogil=True)
-def crowd_step(pos, vel, pref, radius, max_speed, priority, mass, keep_right, hcell, neighbor_dist, max_neighbors,
-               time_horizon, time_horizon_obst, dt, passable, sat, ox, oy, cs, y_up, iterations, tolerance,
-               new_vel):  # pragma: no cover - compiled
+def crowd_step(pos, vel, pref, radius, max_speed, priority, rank, goal_dir, mass, keep_right, hcell, neighbor_dist,
+               max_neighbors, time_horizon, time_horizon_obst, dt, passable, sat, ox, oy, cs, y_up, iterations,
+               tolerance, new_vel, yielded_before, yielded):  # pragma: no cover - compiled
     """One avoidance step of a crowd, in place: ORCA velocities (:func:`orca_velocities`, into
     ``new_vel``), the move by ``new_vel * dt`` with wall sliding (no centre onto a blocked cell),
     then overlaps resolved (:func:`resolve_discs` with ``mass``, ``iterations``,
@@ -910,9 +938,13 @@ def crowd_step(pos, vel, pref, radius, max_speed, priority, mass, keep_right, hc
     overlapping a blocked cell.
     """
     n = pos.shape[0]
-    infeasible = orca_velocities(pos, vel, pref, radius, max_speed, priority, keep_right, hcell, neighbor_dist,
-                                 max_neighbors, time_horizon, time_horizon_obst, dt, passable, sat, ox, oy, cs,
-                                 y_up, True, new_vel)
+    infeasible = orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir, keep_right,
+                                 hcell, neighbor_dist, max_neighbors, time_horizon, time_horizon_obst, dt, passable,
+                                 sat, ox, oy, cs, y_up, True, new_vel, yielded_before, yielded)
+    mass = mass.copy()
+    for i in range(n):
+        if yielded[i] > 0:  # who gives way is also pushed aside
+            mass[i] *= 0.1
     prev = pos.copy()
     for i in range(n):
         pos[i, 0] += new_vel[i, 0] * dt

@@ -359,6 +359,7 @@ class Crowd(Closeable):
         self._sep = np.zeros((n, 2))
         self._flow = np.zeros((n, 2))
         self._want = np.zeros(n)  # desired speed of each agent in the last update
+        self._yielded = np.zeros(n, np.int64)  # ORCA: gave way (1) or waited behind (2...) last update
         self._order = np.zeros(n, np.int64)  # number of the agent's last order (older goes first)
         self._orders = 0
         self.counters = {"path_requests": 0, "stuck_repaths": 0, "edit_repaths": 0, "pushed_out": 0,
@@ -384,7 +385,7 @@ class Crowd(Closeable):
     # -- agents ---------------------------------------------------------------------------
     _ROW_STATE = ("_pos", "_radii", "_speeds", "_ids", "_vel", "_goal", "_mode", "_arrived", "_failed",
                   "_pstart", "_pend", "_pcur", "_group", "_slot_cost", "_snapshot", "_stuck_count",
-                  "_repaths", "_jams", "_sep", "_flow", "_want", "_order")
+                  "_repaths", "_jams", "_sep", "_flow", "_want", "_order", "_yielded")
     """The per-agent arrays (one row per live agent), compacted together by :meth:`remove`."""
 
     def add(self, positions: npt.ArrayLike, *, radius: float | npt.ArrayLike | None = None,
@@ -421,7 +422,7 @@ class Crowd(Closeable):
             "_pcur": np.zeros(m, np.int64), "_group": np.full(m, -1, np.int64), "_slot_cost": np.zeros(m),
             "_snapshot": pos, "_stuck_count": np.zeros(m, np.int64), "_repaths": np.zeros(m, np.int64),
             "_jams": np.zeros(m, np.int64), "_sep": zeros2, "_flow": zeros2, "_want": np.zeros(m),
-            "_order": np.zeros(m, np.int64)}
+            "_order": np.zeros(m, np.int64), "_yielded": np.zeros(m, np.int64)}
         n = len(self)
         for name in self._ROW_STATE:
             setattr(self, name, np.concatenate([getattr(self, name), fresh[name]]))
@@ -803,11 +804,17 @@ class Crowd(Closeable):
         priority = np.where(moving, 0.0, -math.inf)
         mass = radii * radii * np.where(moving, 1.0, 0.25)
         new_vel = np.empty_like(self._vel)
+        # right of way between oncoming agents: the older order goes first
+        rank = -self._order.astype(np.float64)
+        to_goal = self._goal - self._pos
+        goal_dir = to_goal / np.maximum(np.hypot(to_goal[:, 0], to_goal[:, 1]), 1e-12)[:, None]
+        yielded = np.empty(len(self), np.int64)
         infeasible, stuck = crowd_step(
-            self._pos, self._vel, desired, radii, self._speeds, priority, mass, self.keep_right, hcell,
+            self._pos, self._vel, desired, radii, self._speeds, priority, rank, goal_dir, mass, self.keep_right, hcell,
             neighbor_dist, self.max_neighbors, self.time_horizon, min(max(self.time_horizon_obst, dt), 1e9), dt,
             passable, self._blocked_table(passable), ox, oy, g.cell_size, g.y_up, _OVERLAP_ITERATIONS,
-            _OVERLAP_TOLERANCE, new_vel)
+            _OVERLAP_TOLERANCE, new_vel, self._yielded, yielded)
+        self._yielded = yielded
         self.counters["infeasible"] += infeasible
         self.counters["wall_overlaps"] += stuck
         # how much the others and the walls bent the preferred velocity (the stuck test reads it)

@@ -304,9 +304,10 @@ def kernel_velocities(pos, vel, pref, radius, max_speed, neighbor_dist, max_neig
                       walk, cs, origin, y_up, hcell) -> np.ndarray:
     out = np.empty_like(pos)
     passable = np.ones((1, 1), bool) if walk is None else walk
-    orca_velocities(pos, vel, pref, radius, max_speed, np.zeros(len(pos)), 0.0, hcell, neighbor_dist, max_neighbors,
-                    th, tho, dt, passable, blocked_table(passable, y_up), origin[0], origin[1], cs, y_up,
-                    walk is not None, out)
+    none = np.zeros(len(pos), np.int64)
+    orca_velocities(pos, vel, pref, radius, max_speed, np.zeros(len(pos)), np.zeros(len(pos)), np.zeros_like(pos), 0.0,
+                    hcell, neighbor_dist, max_neighbors, th, tho, dt, passable, blocked_table(passable, y_up),
+                    origin[0], origin[1], cs, y_up, walk is not None, out, none, none.copy())
     return out
 
 
