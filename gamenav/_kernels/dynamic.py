@@ -243,13 +243,14 @@ def _vslot(table, vbuf, ids, x, y, mask):
 
 
 @njit(cache=True, nogil=True)
-def stitch(new_v, new_t, cand_v, vbuf, nv_old, tbuf, n_old, min_edge2,
+def stitch(new_v, new_t, cand_v, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
            nbrs, alive, degree, border_count, corner, pinch, rem, tag, stamp):
     """Append a re-triangulated cavity to the mesh and connect it, in place.
 
-    ``new_v`` / ``new_t``: the cavity's triangulation; a new vertex at exactly the coordinates
-    of a vertex in ``cand_v`` (the removed
-    triangles' vertices) reuses its id, others are appended to ``vbuf`` from ``nv_old``.
+    ``new_v`` / ``new_t``: the cavity's triangulation; a new vertex at the coordinates of a
+    vertex in ``cand_v`` (the removed triangles' vertices; exactly, else the nearest within
+    squared distance ``tol2``: the same point rounded another way) reuses its id, others are
+    appended to ``vbuf`` from ``nv_old``.
     Triangles are oriented counter-clockwise, degenerate ones (zero area, an edge with squared
     length below ``min_edge2``) dropped, and appended to ``tbuf`` from ``n_old``. The removed
     triangles ``rem`` die (no neighbours, degree 0); half-edges of new triangles and of the
@@ -279,8 +280,16 @@ def stitch(new_v, new_t, cand_v, vbuf, nv_old, tbuf, n_old, min_edge2,
     nv = nv_old
     for i in range(m):
         h = _vslot(table, vbuf, cand_v, new_v[i, 0], new_v[i, 1], mask)
-        if table[h] >= 0:
-            vmap[i] = cand_v[table[h]]
+        near = table[h]
+        if near < 0:  # a point a rounding error off a candidate (computed twice) snaps to it
+            best = tol2
+            for c in range(r):
+                d = (vbuf[cand_v[c], 0] - new_v[i, 0]) ** 2 + (vbuf[cand_v[c], 1] - new_v[i, 1]) ** 2
+                if d <= best:
+                    best = d
+                    near = c
+        if near >= 0:
+            vmap[i] = cand_v[near]
         else:
             vbuf[nv, 0] = new_v[i, 0]
             vbuf[nv, 1] = new_v[i, 1]

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from gamenav.grid.tilegrid import GridChange, TileGrid
     from gamenav.navmesh.mesh import NavMesh
 
-__all__ = ["NavMeshChange", "add_obstacle", "follow_grid", "remove_obstacle"]
+__all__ = ["NavMeshChange", "add_obstacle", "compact", "follow_grid", "remove_obstacle"]
 
 _I64 = npt.NDArray[np.int64]
 _F64 = npt.NDArray[np.float64]
@@ -60,6 +60,10 @@ class NavMeshChange:
         opened: True when free space may have grown inside ``bounds`` (an obstacle removed,
             cells opened): paths elsewhere may become shorter through the box.
         blocked: True when free space may have shrunk inside ``bounds``.
+        remap: None for an edit. For :meth:`~gamenav.NavMesh.compact` (the only change that
+            renames triangles): ``(T_old,)`` int64, read-only, the new id of each old triangle
+            id (-1 for dead ones); ``removed`` then lists every old live id and ``added`` the
+            new ids, so a cache dropping paths through removed triangles drops them all.
     """
 
     version: int
@@ -68,6 +72,7 @@ class NavMeshChange:
     added: _I64
     opened: bool
     blocked: bool
+    remap: _I64 | None = None
 
 
 def _ro(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -192,20 +197,34 @@ class EditState:
 
     def __init__(self, mesh: NavMesh) -> None:
         self.radius = float(getattr(mesh, "_agent_radius", 0.0))
-        self.base_verts = mesh._vertices
-        self.base_tris = mesh._triangles[mesh._alive]
-        self.base_grid = mesh._grid
-        if mesh._alive.all():
-            self.base_start, self.base_items = mesh._cell_start, mesh._cell_items
-        else:  # pragma: no cover - meshes start with every triangle alive
+        if not mesh._alive.all():  # pragma: no cover - meshes start with every triangle alive
             raise InvalidGeometryError("cannot start editing a mesh with dead triangles")
-        self.obstacles: dict[int, _Obstacle] = {}
+        # the free space as built (restored where space opens) and its bucket index (CSR)
+        self.base_verts = mesh._vertices
+        self.base_tris = mesh._triangles
+        self.base_nbrs = mesh._neighbours
+        self.base_grid = mesh._grid
+        self.base_start, self.base_items = mesh._cell_start, mesh._cell_items
+        self.base_tag = np.full(len(self.base_tris), -1, dtype=np.int64)
+        self.base_alive = np.ones(len(self.base_tris), dtype=bool)
         costs = getattr(mesh, "_area_costs", None)
-        self.costs = _Buffer(np.asarray(mesh._cost_array())) if costs is not None else None
-        self.base_costs = (np.asarray(costs)[mesh._alive]
-                           if costs is not None and (np.asarray(costs) != 1.0).any() else None)
+        self.has_costs = costs is not None
+        self.base_costs = (np.asarray(costs) if costs is not None and (np.asarray(costs) != 1.0).any()
+                           else None)
+        self.cost_index = (self.base_verts, self.base_tris, self.base_start, self.base_items)
+        self.obstacles: dict[int, _Obstacle] = {}
         self.next_id = 1
         self.lock = threading.RLock()
+        self.grid_blocked: npt.NDArray[np.bool_] | None = None  # following a grid: its blocked cells
+        self.grid: Any = None
+        self.grid_free: BaseGeometry = shapely.Polygon()  # following a grid: its cells' rectangle, shrunk
+        self.follower: Any = None
+        self.load(mesh)
+
+    def load(self, mesh: NavMesh) -> None:
+        """(Re)start the editable arrays from ``mesh``'s, every triangle alive (at the first
+        edit, and after :func:`compact`)."""
+        self.costs = _Buffer(np.asarray(mesh._cost_array())) if self.has_costs else None
         self.verts = _Buffer(mesh._vertices)
         self.tris = _Buffer(mesh._triangles)
         n = len(mesh._triangles)
@@ -235,10 +254,6 @@ class EditState:
         self.mark = np.full(self.cap_t, -1, dtype=np.int64)
         self.stamp = 0
         self.tag = np.full(self.cap_t, -1, dtype=np.int64)  # cavity / stitch scratch (stamped)
-        self.base_tag = np.full(len(self.base_tris), -1, dtype=np.int64)
-        self.base_alive = np.ones(len(self.base_tris), dtype=bool)
-        self.base_nbrs = mesh._neighbours
-        self.cost_index = (self.base_verts, self.base_tris, self.base_start, self.base_items)
         self.tag_stamp = 0
         self.queue = np.empty(self.cap_t, dtype=np.int64)
         self.group = np.empty(self.cap_t, dtype=np.int64)
@@ -252,10 +267,6 @@ class EditState:
         self.current: dict[str, npt.NDArray[Any]] | None = None
         self.seq = 0
         self.log: list[tuple[int, dict[str, _I64]]] = []
-        self.grid_blocked: npt.NDArray[np.bool_] | None = None  # following a grid: its blocked cells
-        self.grid: Any = None
-        self.grid_free: BaseGeometry = shapely.Polygon()  # following a grid: its cells' rectangle, shrunk
-        self.follower: Any = None
 
     def ensure(self, n_t: int, n_v: int) -> None:
         """Grow the masters (and scratch arrays) to hold ``n_t`` triangles and ``n_v`` vertices
@@ -509,7 +520,7 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     announce_compile("navmesh", stitch)
     nv, k, b_edges, b_owner, vtouch, local_root, ring_u = stitch(
         np.ascontiguousarray(new_v, dtype=np.float64), np.ascontiguousarray(new_t, dtype=np.int64),
-        cand_v, vbuf, nv_old, tbuf, n_old, MIN_EDGE * MIN_EDGE, m["nbrs"], m["alive"], m["degree"],
+        cand_v, es.tol * es.tol, vbuf, nv_old, tbuf, n_old, MIN_EDGE * MIN_EDGE, m["nbrs"], m["alive"], m["degree"],
         es.border_count, m["corner"], m["pinch"], rem, es.tag, stamp)
     all_verts = es.verts.view(nv) if nv > nv_old else verts
     all_tris = es.tris.view(n_old + k) if k else tris
@@ -815,6 +826,52 @@ def remove_obstacle(mesh: NavMesh, oid: Any) -> None:
         change = remesh(mesh, es, _grown(mesh, ob.bounds), opened=True, blocked=False, skip=int(oid))
         del es.obstacles[int(oid)]
         _notify(mesh, change)
+
+
+def compact(mesh: NavMesh) -> _I64:
+    """See :meth:`gamenav.NavMesh.compact`."""
+    from gamenav.navmesh.mesh import NavMesh, _versions
+
+    es = mesh._edits
+    n = len(mesh._triangles)
+    if es is None:
+        return _ro(np.arange(n, dtype=np.int64))
+    with es.lock:
+        with mesh._lock:
+            alive, verts, tris = mesh._alive, mesh._vertices, mesh._triangles
+            costs = mesh._cost_array() if es.has_costs else None
+        live = np.flatnonzero(alive)
+        if len(live) == n or not len(live):
+            return _ro(np.arange(n, dtype=np.int64))  # nothing dead (or nothing left)
+        remap = np.full(n, -1, dtype=np.int64)
+        remap[live] = np.arange(len(live))
+        used, inverse = np.unique(tris[live], return_inverse=True)
+        fresh = NavMesh(verts[used], inverse.reshape(-1, 3), None if costs is None else costs[live])
+        if len(fresh) != len(live):  # pragma: no cover - edits keep no degenerate triangle
+            raise InvalidGeometryError("compacting dropped a degenerate triangle")
+        # keep the bucket grid (the build's index shares it) and the tolerance
+        fresh._grid, fresh._tol, fresh._box = mesh._grid, mesh._tol, mesh._box
+        es.load(fresh)
+        views = es.commit({name: np.zeros(0, dtype=np.int64) for name in es.master})
+        version = next(_versions)
+        state = {
+            "_vertices": fresh._vertices, "_triangles": fresh._triangles, "_neighbours": views["nbrs"],
+            "_alive": views["alive"], "_islands": views["islands"], "_side": fresh._side,
+            "_tin": fresh._tin, "_tout": fresh._tout, "_degree": views["degree"],
+            "_border_edges": fresh._border_edges, "_border_tri": fresh._border_tri,
+            "_corner": views["corner"], "_pinch": views["pinch"], "_vtri_start": fresh._vtri_start,
+            "_vtri": fresh._vtri, "_cell_start": views["bounds"], "_cell_items": views["items"],
+            "_version": version}
+        if costs is not None:
+            state["_area_costs"] = fresh._area_costs
+        lo, hi = verts.min(axis=0), verts.max(axis=0)
+        with mesh._lock:
+            mesh.__dict__.update(state)
+        change = NavMeshChange(version, (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])),
+                               _ro(live), _ro(np.arange(len(live), dtype=np.int64)), False, False,
+                               _ro(remap))
+        _notify(mesh, change)
+    return change.remap if change.remap is not None else remap
 
 
 def _grown(mesh: NavMesh, bounds: tuple[float, float, float, float]) -> tuple[float, float, float, float]:

@@ -494,7 +494,8 @@ class NavMesh:
 
         Edits never reuse triangle ids (so a ``Path.corridor`` keeps naming the triangles it
         was made with): removed triangles stay as dead rows of :attr:`triangles` (their
-        geometry kept, no :attr:`neighbours`, island -1) and new ones are appended.
+        geometry kept, no :attr:`neighbours`, island -1) and new ones are appended, until
+        :meth:`compact` renumbers the live ones (a new version, announced with an id map).
         """
         return self._alive
 
@@ -545,6 +546,40 @@ class NavMesh:
         from gamenav.navmesh.dynamic import remove_obstacle
 
         remove_obstacle(self, oid)
+
+    def compact(self) -> npt.NDArray[np.int64]:
+        """Reclaim the dead triangles (and unused vertices) that edits leave behind.
+
+        Edits never reuse a triangle id, so :attr:`triangles` only grows; every search
+        allocates work arrays of ``len(mesh)``. ``compact`` renumbers the live triangles
+        ``0..n-1`` (in their order) at a new :attr:`version` and notifies :meth:`subscribe`
+        listeners with a :class:`~gamenav.NavMeshChange` whose ``remap`` maps old ids to new
+        ones and whose ``removed`` lists every old live id: a :class:`~gamenav.PathCache`
+        drops its paths on this mesh and a :class:`~gamenav.PathQueue` restarts its searches,
+        so no cached corridor names a renamed triangle. A corridor kept elsewhere should be
+        kept with the :attr:`version` it was found on (a search's ``world_version``) and
+        translated with the returned map. The free space, islands, obstacles and grid
+        following are unchanged. Costs O(live triangles), like a build of the same mesh: call
+        it when a pause is acceptable (e.g. when ``(~mesh.alive).sum()`` exceeds ``len`` of
+        the live part).
+
+        Returns:
+            ``(T_old,)`` int64, read-only: the new id of each old triangle id, -1 for dead ones
+            (the identity, with no new version, when nothing is dead).
+
+        Example:
+            >>> import gamenav
+            >>> mesh = gamenav.NavMesh.from_polygons([(0, 0), (10, 0), (10, 10), (0, 10)])
+            >>> mesh.remove_obstacle(mesh.add_obstacle([(4, 4), (6, 4), (6, 6), (4, 6)]))
+            >>> bool(mesh.alive.all())
+            False
+            >>> remap = mesh.compact()
+            >>> bool(mesh.alive.all()), len(remap) > len(mesh)
+            (True, True)
+        """
+        from gamenav.navmesh.dynamic import compact
+
+        return compact(self)
 
     @property
     def obstacles(self) -> dict[int, BaseGeometry]:

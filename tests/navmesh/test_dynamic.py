@@ -308,3 +308,74 @@ def test_merge_relabels_every_piece_of_the_smaller_island() -> None:
     mesh.remove_obstacle(ids[3])
     reference = rebuild(WALK_GEOM, [shapely.box(*b) for b in boxes[:3]], 0.3)
     check_mesh(mesh, reference)
+
+
+def test_compact_renumbers_live_triangles_and_keeps_editing() -> None:
+    mesh = NavMesh.from_polygons(WALKABLE, agent_radius=0.3)
+    a = mesh.add_obstacle(shapely.box(9, 2, 11, 6))
+    b = mesh.add_obstacle(shapely.box(2, 8, 4, 10))
+    mesh.remove_obstacle(a)
+    seen: list[NavMeshChange] = []
+    mesh.subscribe(seen.append)
+    cache = gamenav.PathCache()
+    cached = cache.find_path(mesh, (1, 1), (19, 11), exact=True)
+    running = gamenav.NavMeshSearch(mesh, (1, 11), (19, 1), exact=True)  # holds the old arrays
+    running.step(1)
+    old_alive, old_tris, old_verts, v0 = mesh.alive.copy(), mesh.triangles, mesh.vertices, mesh.version
+    remap = mesh.compact()
+    assert mesh.version > v0 and mesh.alive.all() and len(mesh) == int(old_alive.sum())
+    assert (remap[~old_alive] == -1).all() and np.array_equal(remap[old_alive], np.arange(len(mesh)))
+    live = np.flatnonzero(old_alive)
+    np.testing.assert_array_equal(mesh.vertices[mesh.triangles], old_verts[old_tris[live]])
+    (change,) = seen
+    assert change.remap is not None and np.array_equal(change.remap, remap)
+    assert np.array_equal(change.removed, live) and change.version == mesh.version
+    check_mesh(mesh, rebuild(WALK_GEOM, [shapely.box(2, 8, 4, 10)], 0.3))
+    # the cache dropped the renamed corridor; the running search finishes on its snapshot
+    again = cache.find_path(mesh, (1, 1), (19, 11), exact=True)
+    assert again.cost == pytest.approx(cached.cost) and mesh.alive[again.corridor].all()
+    assert cache.stats.hits == 0
+    while not running.step(None).done:
+        pass
+    assert running.result().cost == pytest.approx(gamenav.find_path(mesh, (1, 11), (19, 1), exact=True).cost)
+    # edits go on: the obstacle added before compacting comes out, another goes in
+    assert np.array_equal(mesh.compact(), np.arange(len(mesh)))  # nothing dead: identity
+    mesh.remove_obstacle(b)
+    c = mesh.add_obstacle(shapely.box(15, 1, 17, 3))
+    assert set(mesh.obstacles) == {c}
+    reference = rebuild(WALK_GEOM, [shapely.box(15, 1, 17, 3)], 0.3)
+    check_mesh(mesh, reference)
+    exact_costs_equal(mesh, reference, np.random.default_rng(5))
+
+
+def test_compact_a_mesh_following_a_grid() -> None:
+    walk = np.ones((8, 12), dtype=bool)
+    walk[:, 5] = False
+    grid = gamenav.TileGrid(walk)
+    mesh = NavMesh.from_grid(grid, agent_radius=0.3, follow=True)
+    grid.set_walkable((5, 2, 6, 4), True)
+    grid.set_walkable((8, 1, 10, 3), False)
+    mesh.compact()
+    grid.set_walkable((5, 5, 6, 7), True)
+    grid.set_walkable((8, 1, 9, 2), True)
+    reference = NavMesh.from_grid(grid, agent_radius=0.3)
+    check_mesh(mesh, reference)
+    exact_costs_equal(mesh, reference, np.random.default_rng(2))
+
+
+def test_points_computed_twice_snap_to_one_vertex() -> None:
+    """An edit recomputes a border point another edit made (rounded 7e-16 apart); it must
+    reuse that vertex, or the triangles on both sides share no edge and the mesh splits in two
+    islands where a fresh build has one (found by a random search)."""
+    steps = [(14.5, 3.5, 17.3, 4.2), (11.5, 2.5, 15.0, 5.3), (16.5, 2.5, 17.2, 4.6), -3, -1,
+             (11.5, 4.5, 12.9, 8.7), (17.5, -0.5, 20.3, 0.2), -6, -2, (18.5, 0.5, 22.0, 4.0),
+             (14.5, 3.5, 15.9, 4.9)]
+    mesh = NavMesh.from_polygons(WALKABLE, agent_radius=0.3)
+    live: dict[int, Any] = {}
+    for k, step in enumerate(steps, 1):
+        if isinstance(step, int):
+            mesh.remove_obstacle(next(oid for oid, (n, _) in live.items() if n == -step))
+            live = {oid: v for oid, v in live.items() if v[0] != -step}
+        else:
+            live[mesh.add_obstacle(shapely.box(*step))] = (k, shapely.box(*step))
+    check_mesh(mesh, rebuild(WALK_GEOM, [shape for _, shape in live.values()], 0.3))
