@@ -300,22 +300,12 @@ def _tree_dist(tree, base, stride, size, x0, y0, cell, root):
 
 
 @njit(cache=True, nogil=True)
-def _line(p, stride, a, b, out, n):
-    """An octile-optimal cell path from ``a`` to ``b``: the straight line (Bresenham: diagonal
-    steps spread evenly), else all diagonal steps first, else all straight steps first. Appends
-    its cells after ``a`` to ``out`` from ``n`` and returns the new length, or -1 if each of
-    them has a blocked step or cuts a corner (``out`` is then garbage past ``n``)."""
-    for mode in range(3):
-        m = _line_mode(p, stride, a, b, out, n, mode)
-        if m >= 0:
-            return m
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def _line_mode(p, stride, a, b, out, n, mode):
-    """One octile-optimal cell path of :func:`_line` (``mode`` 0, 1, 2: spread, diagonal
-    steps first, straight steps first)."""
+def _line(p, stride, a, b, out, n, write):
+    """An octile-optimal cell path from ``a`` to ``b`` that steps only into passable cells and
+    cuts no corner: the straight line (Bresenham: diagonal steps spread evenly), else all
+    diagonal steps first, else all straight steps first. Returns -1 if none is clear; else,
+    with ``write``, appends its cells after ``a`` to ``out`` from ``n`` and returns the new
+    length (without: returns ``n``)."""
     ax = a % stride
     ay = a // stride
     ddx = b % stride - ax
@@ -326,42 +316,48 @@ def _line_mode(p, stride, a, b, out, n, mode):
     ady = abs(ddy)
     steps = max(adx, ady)
     minor = min(adx, ady)
-    num = steps  # mode 0: diagonal at step k when (2 k minor + steps) // (2 steps) grows
-    thr = 2 * steps
-    cell = a
-    for k in range(1, steps + 1):
-        if mode == 0:
-            num += 2 * minor
-            diag = num >= thr
+    # one step along the major axis, and the diagonal step
+    major = sx if adx >= ady else sy * stride
+    both = sx + sy * stride
+    side = sy * stride if adx >= ady else sx  # the minor-axis part of a diagonal step
+    for mode in range(3):
+        num = steps  # mode 0: diagonal at step k when (2 k minor + steps) // (2 steps) grows
+        thr = 2 * steps
+        cell = a
+        clear = True
+        for k in range(1, steps + 1):
+            if mode == 0:
+                num += 2 * minor
+                diag = num >= thr
+                if diag:
+                    thr += 2 * steps
+            elif mode == 1:
+                diag = k <= minor
+            else:
+                diag = k > steps - minor
             if diag:
-                thr += 2 * steps
-        elif mode == 1:
-            diag = k <= minor
-        else:
-            diag = k > steps - minor
-        if adx >= ady:
-            mx = sx
-            my = sy if diag else 0
-        else:
-            my = sy
-            mx = sx if diag else 0
-        nxt = cell + my * stride + mx
-        if p[nxt] == 0:
-            return -1
-        if mx != 0 and my != 0 and (p[cell + mx] == 0 or p[cell + my * stride] == 0):
-            return -1
-        cell = nxt
-        if n >= out.shape[0]:
-            return -1
-        out[n] = cell
-        n += 1
-    return n
+                nxt = cell + both
+                if p[nxt] == 0 or p[cell + major] == 0 or p[cell + side] == 0:
+                    clear = False
+                    break
+            else:
+                nxt = cell + major
+                if p[nxt] == 0:
+                    clear = False
+                    break
+            if write:
+                out[n + k - 1] = nxt
+            cell = nxt
+        if clear:
+            return n + steps if write else n
+    return -1
 
 
 @njit(cache=True, nogil=True)
 def _smooth(p, stride, cells, n, out):
     """String pulling: from each anchor, the farthest later cell (exponential probe, then
-    bisection) reachable by :func:`_line` replaces the cells between. Returns the new length."""
+    bisection) reachable by :func:`_line` replaces the cells between. Returns the new length.
+    A line never has more steps than the cells it replaces, so ``out`` needs ``n`` cells."""
     m = 0
     out[m] = cells[0]
     m += 1
@@ -371,22 +367,23 @@ def _smooth(p, stride, cells, n, out):
         span = 2
         bad = n
         while i + span < n:
-            if _line(p, stride, cells[i], cells[i + span], out, m) >= 0:
+            if _line(p, stride, cells[i], cells[i + span], out, m, False) >= 0:
                 best = i + span
                 span *= 2
             else:
                 bad = i + span
                 break
-        if bad == n and best < n - 1 and _line(p, stride, cells[i], cells[n - 1], out, m) >= 0:
+        if bad == n and best < n - 1 and _line(p, stride, cells[i], cells[n - 1], out, m,
+                                               False) >= 0:
             best = n - 1
         hi = bad if bad < n else n - 1
         while hi - best > 1:
             mid = (best + hi) // 2
-            if _line(p, stride, cells[i], cells[mid], out, m) >= 0:
+            if _line(p, stride, cells[i], cells[mid], out, m, False) >= 0:
                 best = mid
             else:
                 hi = mid
-        m = _line(p, stride, cells[i], cells[best], out, m)
+        m = _line(p, stride, cells[i], cells[best], out, m, True)
         i = best
     return m
 

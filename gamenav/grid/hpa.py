@@ -55,12 +55,12 @@ from gamenav.grid.tilegrid import GridChange, TileGrid, _GridState
 __all__ = ["CLUSTER_SIZE", "SPACING", "HpaIndex", "HpaResult", "check_options", "find",
            "hpa_index", "unsupported"]
 
-CLUSTER_SIZE = 64
+CLUSTER_SIZE = 80
 """Cells per cluster side (see the module docstring for how it was chosen)."""
 
-SPACING = 64
-"""Most cells between two transition cells of one entrance (64: only the ends of entrances
-longer than :data:`SINGLE`)."""
+SPACING = 80
+"""Most cells between two transition cells of one entrance (80 = :data:`CLUSTER_SIZE`: only
+the two ends of entrances longer than :data:`SINGLE`)."""
 
 SINGLE = 8
 """Entrances of at most this many cells get one transition cell (their middle)."""
