@@ -262,7 +262,8 @@ def stitch(new_v, new_t, cand_v, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
     Returns ``(nv, k, b_edges, b_owner, vtouch, local_root, ring_u)``: vertex count, new
     triangle count, new border edges ``(b, 2)`` and their triangles, touched vertices (with
     repeats), and the components (union-find roots over local indices: new triangles ``0..k-1``, then the distinct
-    ring triangles ``ring_u``) of the new triangles and the ring linked by matched edges.
+    ring triangles ``ring_u``) of the new triangles and the ring linked by matched edges (and
+    ring triangles by their shared edges).
     """
     # -- vertices: reuse candidates at identical coordinates
     r = cand_v.shape[0]
@@ -460,6 +461,22 @@ def stitch(new_v, new_t, cand_v, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
         v = vtouch[i]
         corner[v] = border_count[v] > 0
         pinch[v] = border_count[v] > 2
+    # ring triangles that are neighbours of each other are connected too
+    for i in range(n_u):
+        t = ring_u[i]
+        for j in range(3):
+            u = nbrs[t, j]
+            if u >= 0 and u < n_old and tag[u] > stamp:
+                x = i + k
+                while parent[x] != x:
+                    parent[x] = parent[parent[x]]
+                    x = parent[x]
+                y = k + tag[u] - stamp - 1
+                while parent[y] != y:
+                    parent[y] = parent[parent[y]]
+                    y = parent[y]
+                if x != y:
+                    parent[x] = y
     local_root = np.empty(k + n_u, dtype=np.int64)
     for i in range(k + n_u):
         x = i
