@@ -19,6 +19,7 @@ Abstract graph (arrays owned by ``gamenav.grid.hpa``):
 * ``tree[toff[c] + i * C * C + l]``: the shortest-path tree of node i inside c: for local cell
   ``l = (y - y0) * C + (x - x0)`` the direction (index into :data:`DX`, :data:`DY`) of its parent,
   255 for the root and cells not reached.
+* ``node_xy[v]`` (int64): x, y and cluster of node v (read instead of dividing ``node_cell``).
 * ``inter[v, :]`` (int64, -1 after the last) and ``inter_cost[v, :]``: the border steps of
   node v: every transition cell of another cluster that is a neighbour (a valid step:
   orthogonal, cost 1, or diagonal without cutting a corner, sqrt(2)); at most 5 (a corner cell).
@@ -266,13 +267,13 @@ def _walk(tree, base, stride, size, x0, y0, cell, out, n):
     """Append the cells after ``cell`` on the way to the root of the tree at ``tree[base:]``."""
     dx = DX
     dy = DY
+    local = base + (cell // stride - 1 - y0) * size + (cell % stride - 1 - x0)
     while True:
-        x = cell % stride - 1
-        y = cell // stride - 1
-        k = tree[base + (y - y0) * size + (x - x0)]
+        k = tree[local]
         if k == NO_PARENT:
             return n
-        cell = cell + dy[k] * stride + dx[k]
+        cell += dy[k] * stride + dx[k]
+        local += dy[k] * size + dx[k]
         if n == out.shape[0]:
             return -1
         out[n] = cell
@@ -285,15 +286,17 @@ def _tree_dist(tree, base, stride, size, x0, y0, cell, root):
     when the tree does not reach ``cell``)."""
     straight = 0
     diagonal = 0
+    local = base + (cell // stride - 1 - y0) * size + (cell % stride - 1 - x0)
     while True:
-        k = tree[base + (cell // stride - 1 - y0) * size + (cell % stride - 1 - x0)]
+        k = tree[local]
         if k == NO_PARENT:
             break
         if k < 4:
             straight += 1
         else:
             diagonal += 1
-        cell = cell + DY[k] * stride + DX[k]
+        cell += DY[k] * stride + DX[k]
+        local += DY[k] * size + DX[k]
     if cell != root:
         return np.inf
     return straight + SQRT2 * diagonal
@@ -447,8 +450,8 @@ def _close_min(g, pos, hk, hn, size):
 
 
 @njit(cache=True, nogil=True)
-def query(p, stride, h, w, size, cstart, ccount, ccap, node_cell, doff, dist, toff, tree, inter,
-          inter_cost, sx, sy, gx, gy, smooth, weight, g, parent, pos, seen, stamp, ak, an):
+def query(p, stride, h, w, size, cstart, ccount, ccap, node_cell, node_xy, doff, dist, toff, tree,
+          inter, inter_cost, sx, sy, gx, gy, smooth, weight, g, parent, pos, seen, stamp, ak, an):
     """One HPA* query from ``(sx, sy)`` to ``(gx, gy)`` (both passable).
 
     Joins start and goal to their clusters' nodes (walking the nodes' trees), runs A* on the
@@ -510,20 +513,14 @@ def query(p, stride, h, w, size, cstart, ccount, ccap, node_cell, doff, dist, to
             c = cs
             for j in range(ccount[c]):
                 v = cstart[c] + j
-                q = node_cell[v]
-                qx = q % stride - 1
-                qy = q // stride - 1
                 d = sdist[j]
                 if d < np.inf:
-                    na = _open(v, gu + d, weight * _octile(qx, qy, gx, gy), u, g, parent, pos,
-                               seen, stamp, ak, an, na)
+                    na = _open(v, gu + d, weight * _octile(node_xy[v, 0], node_xy[v, 1], gx, gy),
+                               u, g, parent, pos, seen, stamp, ak, an, na)
             if direct < np.inf:
                 na = _open(g_node, gu + direct, 0.0, u, g, parent, pos, seen, stamp, ak, an, na)
             continue
-        cell = node_cell[u]
-        ux = cell % stride - 1
-        uy = cell // stride - 1
-        c = (uy // size) * ncx + ux // size
+        c = node_xy[u, 2]
         a = u - cstart[c]
         row = doff[c] + a * ccap[c]
         base = cstart[c]
@@ -532,15 +529,13 @@ def query(p, stride, h, w, size, cstart, ccount, ccap, node_cell, doff, dist, to
             if j == a or d == np.inf:
                 continue
             v = base + j
-            q = node_cell[v]
-            na = _open(v, gu + d, weight * _octile(q % stride - 1, q // stride - 1, gx, gy), u, g,
+            na = _open(v, gu + d, weight * _octile(node_xy[v, 0], node_xy[v, 1], gx, gy), u, g,
                        parent, pos, seen, stamp, ak, an, na)
         for k in range(inter.shape[1]):
             v = inter[u, k]
             if v < 0:
                 break
-            q = node_cell[v]
-            na = _open(v, gu + inter_cost[u, k], weight * _octile(q % stride - 1, q // stride - 1,
+            na = _open(v, gu + inter_cost[u, k], weight * _octile(node_xy[v, 0], node_xy[v, 1],
                                                                   gx, gy),
                        u, g, parent, pos, seen, stamp, ak, an, na)
         if c == cg:
@@ -609,11 +604,25 @@ def query(p, stride, h, w, size, cstart, ccount, ccap, node_cell, doff, dist, to
         n = _smooth(p, stride, cells, n, out)
         cells = out
     result = np.empty((n, 2), dtype=np.int64)
-    cost = 0.0
-    for i in range(n):
-        result[i, 0] = cells[i] % stride - 1
-        result[i, 1] = cells[i] // stride - 1
-        if i > 0:
-            cost += SQRT2 if (result[i, 0] != result[i - 1, 0] and
-                              result[i, 1] != result[i - 1, 1]) else 1.0
-    return FOUND, result, cost, expanded
+    result[0, 0] = sx
+    result[0, 1] = sy
+    straight = 0
+    diagonal = 0
+    for i in range(1, n):  # consecutive cells are neighbours: no division per cell
+        d = cells[i] - cells[i - 1]
+        if d > 1:
+            dy = 1
+            dx = d - stride
+        elif d < -1:
+            dy = -1
+            dx = d + stride
+        else:
+            dy = 0
+            dx = d
+        result[i, 0] = result[i - 1, 0] + dx
+        result[i, 1] = result[i - 1, 1] + dy
+        if dx != 0 and dy != 0:
+            diagonal += 1
+        else:
+            straight += 1
+    return FOUND, result, straight + SQRT2 * diagonal, expanded

@@ -86,7 +86,7 @@ class _Graph:
     """The arrays of one version of the abstract graph (see :mod:`gamenav._kernels.hpa`)."""
 
     __slots__ = ("p", "node_of", "cstart", "ccount", "ccap", "node_cell", "doff", "dist", "toff",
-                 "tree", "inter", "inter_cost", "nodes_used", "dist_used", "tree_used")
+                 "tree", "inter", "inter_cost", "node_xy", "nodes_used", "dist_used", "tree_used")
 
     def __init__(self, p: npt.NDArray[np.uint8], clusters: int) -> None:
         self.p = p
@@ -101,6 +101,7 @@ class _Graph:
         self.tree = np.zeros(0, dtype=np.uint8)
         self.inter = np.zeros((0, 5), dtype=np.int64)
         self.inter_cost = np.zeros((0, 5), dtype=np.float64)
+        self.node_xy = np.zeros((0, 3), dtype=np.int64)
         self.nodes_used = self.dist_used = self.tree_used = 0
 
     def copy(self) -> _Graph:
@@ -112,7 +113,7 @@ class _Graph:
 
     @property
     def nbytes(self) -> int:
-        return sum(int(getattr(self, name).nbytes) for name in _Graph.__slots__[:12])
+        return sum(int(getattr(self, name).nbytes) for name in _Graph.__slots__[:13])
 
 
 class _Workspace:
@@ -211,6 +212,7 @@ class HpaIndex:
             gr.tree_used += int((caps * area).sum())
             gr.node_cell = _grown(gr.node_cell, gr.nodes_used, -1)
             gr.inter = _grown(gr.inter, gr.node_cell.shape[0], -1)
+            gr.node_xy = _grown(gr.node_xy, gr.node_cell.shape[0], -1)
             gr.inter_cost = _grown(gr.inter_cost, gr.node_cell.shape[0], 0.0)
             gr.dist = _grown(gr.dist, gr.dist_used, np.inf)
             gr.tree = _grown(gr.tree, gr.tree_used, _kh.NO_PARENT)
@@ -220,6 +222,9 @@ class HpaIndex:
         for i, c in enumerate(clusters.tolist()):
             k, start = int(counts[i]), int(gr.cstart[c])
             gr.node_cell[start:start + k] = cells[i, :k]
+            gr.node_xy[start:start + k, 0] = cells[i, :k] % self.stride - 1
+            gr.node_xy[start:start + k, 1] = cells[i, :k] // self.stride - 1
+            gr.node_xy[start:start + k, 2] = c
             gr.node_of[cells[i, :k]] = np.arange(start, start + k, dtype=np.int32)
         # the border steps of these clusters' nodes and of their neighbours' (new node ids)
         cy, cx = np.divmod(clusters, self.ncx)
@@ -293,7 +298,7 @@ class HpaIndex:
             ws = self._local.ws = _Workspace(graph.node_cell.shape[0])
         status, cells, cost, expanded = _kh.query(
             graph.p, self.stride, h, w, self.size, graph.cstart, graph.ccount, graph.ccap,
-            graph.node_cell, graph.doff, graph.dist, graph.toff, graph.tree, graph.inter,
+            graph.node_cell, graph.node_xy, graph.doff, graph.dist, graph.toff, graph.tree, graph.inter,
             graph.inter_cost, start[0], start[1], goal[0], goal[1], smooth, float(weight), ws.g, ws.parent, ws.pos,
             ws.seen, ws.next_stamp(), ws.hk, ws.hn)
         if status != _kh.FOUND:
