@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gamenav
-from gamenav._kernels.orca import blocked_table, orca_velocities
+from gamenav._kernels.orca import _agent_neighbours, blocked_table, cell_list, orca_velocities, resolve_discs
 
 EPS = 1e-5
 
@@ -419,6 +419,71 @@ def test_crowd_discs_stay_apart_and_off_walls(seed: int, y_up: bool) -> None:
         crowd.update(1 / 20)
         assert wall_overlap(crowd) <= 1e-6
         assert min_pair_ratio(crowd.positions, crowd.radii) >= 0.9
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 60), spread=st.sampled_from([1.0, 30.0, 1e7]),
+       hcell=st.floats(0.05, 20.0), k=st.integers(1, 12))
+def test_cell_list_neighbours_are_the_k_nearest(seed: int, n: int, spread: float, hcell: float, k: int) -> None:
+    """Any cell size, any extent (a huge one makes the cells grow): the k nearest within range, by
+    distance then index, as brute force finds them."""
+    rng = np.random.default_rng(seed)
+    pos = rng.uniform(0, 10, (n, 2)) + rng.integers(0, 2, (n, 1)) * spread  # one or two clusters
+    pos[rng.random(n) < 0.2] = pos[0]  # coincident agents: ties by index
+    size, ncx, ncy, start, order, cx, cy, minx, miny = cell_list(pos, hcell)
+    assert size >= hcell and ncx * ncy <= 64 * n + 4096
+    assert sorted(order.tolist()) == list(range(n)) and start[-1] == n
+    reach = 6.0
+    nb = np.empty(k, np.int64)
+    nbd = np.empty(k)
+    for i in range(n):
+        count = _agent_neighbours(i, pos, size, ncx, ncy, start, order, cx, cy, minx, miny, reach, k, nb, nbd)
+        d2 = ((pos - pos[i]) ** 2).sum(axis=1)
+        want = sorted((float(d2[j]), j) for j in range(n) if j != i and d2[j] < reach * reach)[:k]
+        assert [(float(a), int(b)) for a, b in zip(nbd[:count], nb[:count], strict=True)] == want
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 40), y_up=st.booleans())
+def test_resolve_discs_separates_overlaps_and_keeps_off_walls(seed: int, n: int, y_up: bool) -> None:
+    """Sparse enough to fit: the Gauss-Seidel sweeps leave no pair overlapping and no disc on a wall."""
+    rng = np.random.default_rng(seed)
+    walk = np.ones((24, 24), bool)
+    walk[rng.integers(0, 24, 6), rng.integers(0, 24, 6)] = False
+    grid = gamenav.TileGrid(walk, y_up=y_up)
+    free = np.argwhere(walk)[:, ::-1]
+    pos = grid.cell_to_world(free[rng.choice(len(free), n, replace=False)]) + rng.uniform(-0.5, 0.5, (n, 2))
+    pos[1] = pos[0] + 0.01  # a deep overlap
+    radius = rng.uniform(0.2, 0.5, n)
+    mass = rng.choice([0.0, 0.5, 1.0], n)
+    ox, oy = grid.origin
+    stuck = resolve_discs(pos, radius, mass, walk, blocked_table(walk, y_up), ox, oy, 1.0, y_up, 200, 0.0)
+    assert stuck == 0
+    d = np.hypot(*(pos[:, None] - pos[None]).transpose(2, 0, 1))
+    np.fill_diagonal(d, np.inf)
+    assert (d >= (radius[:, None] + radius[None]) * 0.999).all()
+    crowd = gamenav.Crowd(grid, pos, radius=radius, max_speed=1.0)
+    assert wall_overlap(crowd) <= 1e-6
+
+
+def test_head_on_in_a_one_cell_corridor_the_older_order_goes_first() -> None:
+    """Two discs that cannot pass each other in a corridor: the younger order backs out of it,
+    then both arrive; never a wall overlap nor a pair overlap beyond 10% of a radius."""
+    walk = np.zeros((7, 22), bool)
+    walk[1:6, 1:6] = True  # rooms at both ends
+    walk[1:6, 16:21] = True
+    walk[3, 6:16] = True  # the corridor
+    grid = gamenav.TileGrid(walk)
+    crowd = gamenav.Crowd(grid, [(2.5, 3.5), (19.5, 3.5)], radius=0.4, max_speed=2.0)
+    crowd.move([0], (19.5, 3.5), formation=False)
+    crowd.move([1], (2.5, 3.5), formation=False)
+    for _ in range(1500):
+        crowd.update(1 / 30)
+        assert wall_overlap(crowd) <= 1e-6
+        assert min_pair_ratio(crowd.positions, crowd.radii) >= 0.95
+        if crowd.arrived.all():
+            break
+    assert crowd.arrived.all() and not crowd.failed.any()
 
 
 def test_add_and_remove_keep_ids_stable() -> None:
