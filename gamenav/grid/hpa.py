@@ -4,36 +4,52 @@ Cells are ``(x, y)``; arrays are indexed ``[y, x]`` (flat padded nodes, see
 :mod:`gamenav._kernels.hpa`).
 
 Design (Botea, Mueller & Schaeffer 2004, "Near optimal hierarchical path-finding"; sizes chosen
-from measurements on the GPPC 2014 maps, ``benchmarks/grid_large.py``):
+from measurements on the GPPC 2014 maps, ``benchmarks/grid_large.py``, 200 longest scenarios):
 
 * Clusters of :data:`CLUSTER_SIZE` x :data:`CLUSTER_SIZE` cells. On every border between two
   clusters, each entrance (a maximal run of rows / columns passable on both sides) gets
-  transition cells at both ends and every :data:`SPACING` cells between, on both sides; two
-  transition cells facing each other across a border are joined by a step of cost 1.
+  transition cells on both sides: its middle cell if it is at most :data:`SINGLE` cells long,
+  else both ends and every :data:`SPACING` cells between. Transition cells of different
+  clusters that are neighbours are joined by that step (orthogonal 1, diagonal sqrt(2) without
+  cutting a corner).
 * Inside a cluster, every pair of its transition cells is joined by the exact shortest path
   that stays in the cluster (a Dijkstra per transition cell, numba); the Dijkstra's
   shortest-path tree is kept (1 byte per cell of the cluster per transition cell), so refining
-  an abstract edge into cells is a walk up a tree.
+  an abstract edge into cells, and joining a query's start and goal to their cluster's nodes,
+  is a walk up a tree.
 * The graph lives in flat numpy arrays: per cluster a block of node ids, a distance matrix and
-  the trees, in pools that grow when a repaired cluster needs more room.
-* Query: start and goal are joined to their clusters' transition cells by a cluster-local
-  Dijkstra; A* (octile heuristic) runs on the abstract graph; the edges are refined through the
-  trees, then string-pulled (the farthest later cell reachable by an octile-optimal straight
-  cell line, with the query's no-corner-cutting rule), so every step stays valid and the cost
-  is the grid cost of the returned cells. Start and goal in the same or neighbouring clusters
-  run plain A* (exact, and fast at that range); so does an abstract search that does not
-  connect (it cannot when the island labels say the cells are connected; kept as a safety net),
-  so "hpa" answers NO_PATH exactly when A* does.
+  the trees, in pools that grow when a repaired cluster needs more room; per node its border
+  steps.
+* Query (one kernel): start and goal are joined to their clusters' transition cells along the
+  trees; A* (octile heuristic, indexed binary heap) runs on the abstract graph; the edges are
+  refined through the trees, then string-pulled: from each anchor, the farthest later cell
+  reachable by an octile-optimal cell line (straight Bresenham, else diagonal steps first, else
+  straight steps first) that enters only passable cells and cuts no corner. So every step is
+  valid for ``diagonal="no_corner_cutting"``, and ``cost`` is the grid cost of the returned
+  cells (a line never costs more than the cells it replaces). Start and goal in the same or
+  neighbouring clusters run plain A* (exact); so does an abstract search that does not connect
+  (it cannot when the island labels say the cells are connected; kept as a safety net), so
+  "hpa" answers NO_PATH exactly when A* does.
+* Sizes (medians, ms per query / mean and max length over optimal; one machine, one run):
+  16-cell clusters with transitions every 8 cells gave near-optimal paths (mean <= 1.0006 after
+  smoothing) but searched graphs of 25 000 - 80 000 nodes (room 9.5 ms, maze 21 ms); sparser
+  transitions (entrance ends only) and larger clusters shrink the graph: 32 -> 64 -> 80 cells
+  took Cauldron 1.6 -> 0.81 -> 0.60, room 1.7 -> 0.79 -> 0.57, maze 9.2 -> 5.5 -> 3.9,
+  orz700d 0.43 -> 0.25 -> 0.19, means 1.0000 - 1.0057, maxima <= 1.0185. One middle cell for
+  every entrance up to 16 cells was faster still but cost the 15-cell maze openings 4 % (mean
+  1.037), hence :data:`SINGLE` = 8. 96 and 128 cells were 5-10 % faster again but repairs and
+  memory grow with the cluster area (the trees: transition cells x cluster cells bytes).
 * Edits: the index listens to its grid (a weak subscription) and, in the editing thread,
-  rebuilds only the clusters within one cell of the changed box (their entrances and edges);
-  the other clusters keep their nodes, and the steps across borders are looked up, not stored.
+  rebuilds only the clusters within one cell of the changed box (their entrances, edges and
+  trees) and relinks the border steps of their neighbours; the other clusters keep their nodes.
 * Threads: a query takes the graph with :meth:`HpaIndex.acquire` (only when the index is at its
   snapshot's version) and gives it back when done; an edit repairs in place only when no query
   holds the graph, and otherwise repairs a copy. A query whose snapshot and the index disagree
-  runs A* (same answer status, optimal cost).
+  runs A* (same answer status, optimal cost). Each thread has its own search workspace.
 
-Scope: uniform-cost grids, ``diagonal="no_corner_cutting"``, weight 1, the octile heuristic and no
-``agent_radius`` (the search raises :class:`~gamenav.UnsupportedOptionError` otherwise).
+Scope: uniform-cost grids, ``diagonal="no_corner_cutting"``, weight 1, the octile heuristic and
+``agent_radius`` up to half a cell (the search raises :class:`~gamenav.UnsupportedOptionError`
+otherwise).
 """
 
 from __future__ import annotations
