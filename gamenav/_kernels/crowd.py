@@ -11,7 +11,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["build_hash", "descend_field", "follow_paths", "resolve_walls", "separation"]
+__all__ = ["build_hash", "descend_field", "field_targets", "follow_paths", "resolve_walls", "separation"]
 
 
 _MAX_CELL = float(2**52)
@@ -271,3 +271,61 @@ def follow_paths(pos, mode, pcur, pend, ppt, paim, look_ahead, reach, path_mode,
             pcur[i] = best
             target[i, 0] = paim[best, 0]
             target[i, 1] = paim[best, 1]
+
+
+@njit(cache=True, nogil=True)
+def _lowest_neighbour(field, passable, x, y):  # pragma: no cover - compiled
+    """The lowest of cell ``(x, y)``'s 8 neighbours (no corner cutting), or itself (as
+    :func:`descend_field`)."""
+    h = field.shape[0]
+    w = field.shape[1]
+    bx = x
+    by = y
+    best = field[y, x] if (0 <= y < h and 0 <= x < w) else np.inf
+    for dy in range(-1, 2):
+        for dx in range(-1, 2):
+            if dx == 0 and dy == 0:
+                continue
+            nx = x + dx
+            ny = y + dy
+            if not _free(passable, nx, ny):
+                continue
+            if dx != 0 and dy != 0 and not (_free(passable, x + dx, y) and _free(passable, x, y + dy)):
+                continue
+            v = field[ny, nx]
+            if v < best:
+                best = v
+                bx = nx
+                by = ny
+    return bx, by
+
+
+@njit(cache=True, nogil=True)
+def field_targets(field, passable, pos, idx, slot_cost, near, ox, oy, cs, y_up, look_ahead, mode, done_mode,
+                  target):  # pragma: no cover - compiled
+    """Flow-field descent of the agents ``idx`` of one group, in one pass.
+
+    Each agent's cell (``pos`` (n, 2) world, clamped onto the grid) is valued by the lowest of
+    ``field`` [y, x] in the 3 x 3 cells around it; within ``near`` of its slot's value
+    (``slot_cost`` (n,)) its mode becomes ``done_mode`` (direct approach). Otherwise
+    ``target[i]`` is the world centre of the cell ``look_ahead`` steps down the field.
+    """
+    h = field.shape[0]
+    w = field.shape[1]
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        x = min(max(int(math.floor((pos[i, 0] - ox) / cs)), 0), w - 1)
+        row = int(math.floor((pos[i, 1] - oy) / cs))
+        y = min(max(h - 1 - row if y_up else row, 0), h - 1)
+        here = np.inf
+        for dy in range(-1, 2):
+            for dx in range(-1, 2):
+                if 0 <= x + dx < w and 0 <= y + dy < h:
+                    here = min(here, field[y + dy, x + dx])
+        if here <= slot_cost[i] + near:
+            mode[i] = done_mode
+            continue
+        for _ in range(look_ahead):
+            x, y = _lowest_neighbour(field, passable, x, y)
+        target[i, 0] = ox + (x + 0.5) * cs
+        target[i, 1] = oy + ((h - 1 - y if y_up else y) + 0.5) * cs

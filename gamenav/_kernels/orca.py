@@ -843,6 +843,31 @@ def discs_off_walls(pos, radius, passable, sat, ox, oy, cs, y_up):  # pragma: no
 
 
 @njit(cache=True, nogil=True)
+def _close_pairs(pos, radius, margin, ncx, ncy, start, order, cx, cy, pairs):  # pragma: no cover - compiled
+    """The pairs ``i < j`` closer than their radii plus ``margin`` into ``pairs`` (a
+    :func:`cell_list` with cells at least that wide); returns their count, -1 if they do not fit."""
+    m = 0
+    for i in range(pos.shape[0]):
+        x0 = max(cx[i] - 1, 0)
+        x1 = min(cx[i] + 1, ncx - 1)
+        for yy in range(max(cy[i] - 1, 0), min(cy[i] + 1, ncy - 1) + 1):
+            for q in range(start[yy * ncx + x0], start[yy * ncx + x1 + 1]):
+                j = order[q]
+                if j <= i:
+                    continue
+                reach = radius[i] + radius[j] + margin
+                dx = pos[i, 0] - pos[j, 0]
+                dy = pos[i, 1] - pos[j, 1]
+                if dx * dx + dy * dy < reach * reach:
+                    if m == pairs.shape[0]:
+                        return -1
+                    pairs[m, 0] = i
+                    pairs[m, 1] = j
+                    m += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
 def resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations, tolerance):  # pragma: no cover
     """Push overlapping discs apart, then out of blocked cells; modifies ``pos`` (n, 2) in place.
 
@@ -859,37 +884,22 @@ def resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations
     r_max = 0.0
     for i in range(n):
         r_max = max(r_max, radius[i])
-    stuck = discs_off_walls(pos, radius, passable, sat, ox, oy, cs, y_up)
+    stuck_at = np.zeros(n, np.bool_)
+    for a in range(n):
+        stuck_at[a] = _near_walls(pos[a, 0], pos[a, 1], radius[a], sat, ox, oy, cs) and \
+            _disc_off_walls(pos, a, radius[a], passable, ox, oy, cs, y_up)
     if n < 2 or iterations <= 0 or r_max <= 0.0:
-        return stuck
+        return int(stuck_at.sum())
     margin = 0.5 * r_max
     _, ncx, ncy, start, order, cx, cy, _, _ = cell_list(pos, 2.0 * r_max + margin)
-    cap = 4 * n + 16
-    pairs = np.empty((cap, 2), np.int64)
-    m = 0
-    for i in range(n):
-        x0 = max(cx[i] - 1, 0)
-        x1 = min(cx[i] + 1, ncx - 1)
-        for yy in range(max(cy[i] - 1, 0), min(cy[i] + 1, ncy - 1) + 1):
-            for q in range(start[yy * ncx + x0], start[yy * ncx + x1 + 1]):
-                j = order[q]
-                if j <= i:
-                    continue
-                reach = radius[i] + radius[j] + margin
-                dx = pos[i, 0] - pos[j, 0]
-                dy = pos[i, 1] - pos[j, 1]
-                if dx * dx + dy * dy < reach * reach:
-                    if m == cap:
-                        cap *= 2
-                        grown = np.empty((cap, 2), np.int64)
-                        grown[:m] = pairs[:m]
-                        pairs = grown
-                    pairs[m, 0] = i
-                    pairs[m, 1] = j
-                    m += 1
+    pairs = np.empty((4 * n + 16, 2), np.int64)
+    m = _close_pairs(pos, radius, margin, ncx, ncy, start, order, cx, cy, pairs)
+    while m < 0:  # (the buffer grows outside the scan: a reassigned array slows the loop down)
+        pairs = np.empty((2 * pairs.shape[0], 2), np.int64)
+        m = _close_pairs(pos, radius, margin, ncx, ncy, start, order, cx, cy, pairs)
     prev = np.empty_like(pos)
+    moved = np.zeros(n, np.bool_)
     for _ in range(iterations):
-        prev[:, :] = pos
         worst = 0.0
         for p in range(m):
             i = pairs[p, 0]
@@ -913,17 +923,46 @@ def resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations
             worst = max(worst, over / comb)
             total = mass[i] + mass[j]
             wi = mass[j] / total if total > 0.0 else 0.5
+            for a in (i, j):
+                if not moved[a]:
+                    moved[a] = True
+                    prev[a, 0] = pos[a, 0]
+                    prev[a, 1] = pos[a, 1]
             pos[i, 0] += ux * over * wi
             pos[i, 1] += uy * over * wi
             pos[j, 0] -= ux * over * (1.0 - wi)
             pos[j, 1] -= uy * over * (1.0 - wi)
         if worst == 0.0:
             break
-        resolve_walls(prev, pos, passable, ox, oy, cs, y_up, 0.0)
-        stuck = discs_off_walls(pos, radius, passable, sat, ox, oy, cs, y_up)
+        for a in range(n):  # the discs pushed this sweep: centres off blocked cells, discs off walls
+            if not moved[a]:
+                continue
+            moved[a] = False
+            _slide(prev, pos, a, passable, ox, oy, cs, y_up)
+            stuck_at[a] = _near_walls(pos[a, 0], pos[a, 1], radius[a], sat, ox, oy, cs) and \
+                _disc_off_walls(pos, a, radius[a], passable, ox, oy, cs, y_up)
         if worst <= tolerance:
             break
-    return stuck
+    return int(stuck_at.sum())
+
+
+@njit(cache=True, nogil=True)
+def _slide(prev, pos, i, passable, ox, oy, cs, y_up):  # pragma: no cover - compiled
+    """Keep disc ``i``'s centre off blocked cells after a move from ``prev[i]`` (as
+    :func:`~gamenav._kernels.crowd.resolve_walls`): keep the x move or the y move alone, or stay."""
+    x = pos[i, 0]
+    y = pos[i, 1]
+    ci = int(math.floor((x - ox) / cs))
+    cj = int(math.floor((y - oy) / cs))
+    if not _blocked(passable, ci, cj, y_up):
+        return
+    if not _blocked(passable, ci, int(math.floor((prev[i, 1] - oy) / cs)), y_up):
+        pos[i, 1] = prev[i, 1]
+    elif not _blocked(passable, int(math.floor((prev[i, 0] - ox) / cs)), cj, y_up):
+        pos[i, 0] = prev[i, 0]
+    else:
+        pos[i, 0] = prev[i, 0]
+        pos[i, 1] = prev[i, 1]
 
 
 @njit(cache=True, nogil=True)

@@ -54,7 +54,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
-from gamenav._kernels.crowd import descend_field, follow_paths, resolve_walls, separation
+from gamenav._kernels.crowd import descend_field, field_targets, follow_paths, resolve_walls, separation
 from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
 from gamenav._validate import finite_point, positive_number
 from gamenav._events import Closeable
@@ -732,7 +732,7 @@ class Crowd(Closeable):
         dt = float(dt)  # kernels take float64 (a Python int beyond int64 would not convert)
         if dt == 0 or len(self) == 0:
             return
-        announce_compile("crowd", crowd_step, follow_paths, separation, resolve_walls, descend_field)
+        announce_compile("crowd", crowd_step, follow_paths, field_targets, separation, resolve_walls, descend_field)
         self._collect_paths()
         self._sent = 0
         self._flush()
@@ -796,8 +796,8 @@ class Crowd(Closeable):
         radii = np.minimum(self._radii, (g.width + g.height + 2) * g.cell_size)
         r_max = float(radii.max())
         neighbor_dist = min(self.neighbor_dist, (g.width + g.height + 2) * g.cell_size + 2 * r_max)
-        # hash cells about as wide as a disc and its move: the rings stop at the k-th neighbour
-        hcell = min(max(2.0 * r_max + float(self._speeds.max()) * dt, 1e-9), neighbor_dist)
+        # cells about as wide as a typical disc and its move: the rings stop at the k-th neighbour
+        hcell = min(max(2.0 * float(radii.mean()) + float(self._speeds.max()) * dt, 1e-9), neighbor_dist)
         # who gives way: idle agents to moving ones (moving agents share equally, as RVO2: an
         # uneven share between moving agents breaks the reciprocity that keeps ORCA from jamming)
         moving = self._mode != IDLE
@@ -1083,30 +1083,31 @@ class Crowd(Closeable):
                          0.6 * self._grid.cell_size, PATH, DIRECT, target)
 
     def _descend_fields(self, target: _F64) -> None:
-        for gid, (_, field) in self._fields.items():
-            idx = np.flatnonzero((self._group == gid) & (self._mode == FIELD))
-            if len(idx) == 0:
+        field_agents = np.flatnonzero(self._mode == FIELD)
+        if len(field_agents) == 0:
+            return
+        by_group = field_agents[np.argsort(self._group[field_agents], kind="stable")]
+        gids, first = np.unique(self._group[by_group], return_index=True)
+        passable, _ = self._grid._kernel_arrays()
+        g = self._grid
+        for gid, idx in zip(gids.tolist(), np.split(by_group, first[1:]), strict=True):
+            field = self._fields[gid][1]
+            if self.avoidance == "orca":
+                # aim a few cells down the field, not at the next cell centre: agents pushed
+                # aside keep their lanes and do not all converge on the cells' centre lines
+                field_targets(field, passable, self._pos, idx, self._slot_cost, 1.5 * self._stride, g.origin[0],
+                              g.origin[1], g.cell_size, g.y_up, _FIELD_LOOK_AHEAD, self._mode, DIRECT, target)
                 continue
             cells = self._cells(idx)
             here = _field_near(field, cells)
             close = here <= self._slot_cost[idx] + 1.5 * self._stride
             self._mode[idx[close]] = DIRECT
             idx, cells = idx[~close], cells[~close]
-            passable, _ = self._grid._kernel_arrays()
-            if self.avoidance != "orca":  # the next cell, mildly pulled to the cell centre (lanes)
-                nxt = np.empty_like(cells)
-                descend_field(field, passable, cells, nxt)
-                centre = self._grid.cell_to_world(cells)
-                target[idx] = self._pos[idx] + self._grid.cell_to_world(nxt) - centre + 0.35 * (centre - self._pos[idx])
-                continue
-            # ORCA: aim a few cells down the field, not at the next cell centre: agents pushed
-            # aside keep their lanes and do not all converge on the cells' centre lines
-            ahead = cells
-            for _ in range(_FIELD_LOOK_AHEAD):
-                nxt = np.empty_like(ahead)
-                descend_field(field, passable, ahead, nxt)
-                ahead = nxt
-            target[idx] = self._grid.cell_to_world(ahead)
+            # the next cell, mildly pulled to the cell centre (lanes)
+            nxt = np.empty_like(cells)
+            descend_field(field, passable, cells, nxt)
+            centre = self._grid.cell_to_world(cells)
+            target[idx] = self._pos[idx] + self._grid.cell_to_world(nxt) - centre + 0.35 * (centre - self._pos[idx])
 
     def _arrive(self, idx: _Idx) -> None:
         if len(idx):
