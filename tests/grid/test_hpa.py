@@ -3,6 +3,8 @@ A*, NO_PATH exactly when A* says so, repaired graphs equal rebuilt ones, unsuppo
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -220,3 +222,49 @@ def test_a_held_graph_is_copied_not_repaired() -> None:
     assert old is not None and old.cost == pytest.approx(31.0)
     index.release(held)
     _compare(grid, (0, 5), (31, 5))
+
+
+def test_queries_in_threads_while_the_grid_is_edited() -> None:
+    """Each answer is valid on the snapshot its search saw (copy-on-write graph, repairs)."""
+    walk = np.ones((160, 240), dtype=bool)
+    walk[:, 120] = False
+    walk[70:90, 120] = True  # a door in a wall across the map
+    grid = gamenav.TileGrid(walk)
+    hpa.hpa_index(grid, cluster_size=16, spacing=8, single=2)
+    versions = {0: grid.passable.copy()}
+    errors: list[BaseException] = []
+    answers: list[tuple[int, gamenav.Path]] = []
+    stop = threading.Event()
+
+    def worker(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        try:
+            while not stop.is_set():
+                a = (int(rng.integers(0, 100)), int(rng.integers(0, 160)))
+                b = (int(rng.integers(140, 240)), int(rng.integers(0, 160)))
+                search = gamenav.GridSearch(grid, a, b, algorithm="hpa")
+                search.step()
+                answers.append((search.world_version, search.result()))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(seed,)) for seed in range(2)]
+    for t in threads:
+        t.start()
+    try:
+        for i in range(30):
+            grid.set_walkable((120, 70, 121, 90), i % 2 == 1)  # close / reopen the door
+            versions[grid.version] = grid.passable.copy()
+            time.sleep(0.002)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert not errors, errors
+    assert len(answers) > 10
+    for version, path in answers:
+        if path.status is FOUND:
+            snapshot = gamenav.TileGrid(versions[version])
+            check_path(snapshot, path, tuple(path.cells[0]), tuple(path.cells[-1]))
+        else:
+            assert path.status is NO_PATH and not versions[version][70:90, 120].any()
