@@ -301,14 +301,15 @@ def _lowest_neighbour(field, passable, x, y):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def field_targets(field, passable, pos, idx, slot_cost, near, ox, oy, cs, y_up, look_ahead, mode, done_mode,
-                  target):  # pragma: no cover - compiled
+def field_targets(field, near_min, ahead, passable, pos, idx, slot_cost, near, ox, oy, cs, y_up, look_ahead, mode,
+                  done_mode, target):  # pragma: no cover - compiled
     """Flow-field descent of the agents ``idx`` of one group, in one pass.
 
-    Each agent's cell (``pos`` (n, 2) world, clamped onto the grid) is valued by the lowest of
-    ``field`` [y, x] in the 3 x 3 cells around it; within ``near`` of its slot's value
-    (``slot_cost`` (n,)) its mode becomes ``done_mode`` (direct approach). Otherwise
-    ``target[i]`` is the world centre of the cell ``look_ahead`` steps down the field.
+    Each agent's cell (``pos`` (n, 2) world, clamped onto the grid) is valued by ``near_min``
+    [y, x] (the lowest of ``field`` in the 3 x 3 cells around each cell); within ``near`` of its
+    slot's value (``slot_cost`` (n,)) its mode becomes ``done_mode`` (direct approach).
+    Otherwise ``target[i]`` is the world centre of the cell ``look_ahead`` steps down the field:
+    ``ahead`` [y, x] (int64, ``y * w + x``; -1 unknown) memoises it for the field's lifetime.
     """
     h = field.shape[0]
     w = field.shape[1]
@@ -317,15 +318,18 @@ def field_targets(field, passable, pos, idx, slot_cost, near, ox, oy, cs, y_up, 
         x = min(max(int(math.floor((pos[i, 0] - ox) / cs)), 0), w - 1)
         row = int(math.floor((pos[i, 1] - oy) / cs))
         y = min(max(h - 1 - row if y_up else row, 0), h - 1)
-        here = np.inf
-        for dy in range(-1, 2):
-            for dx in range(-1, 2):
-                if 0 <= x + dx < w and 0 <= y + dy < h:
-                    here = min(here, field[y + dy, x + dx])
-        if here <= slot_cost[i] + near:
+        if near_min[y, x] <= slot_cost[i] + near:
             mode[i] = done_mode
             continue
-        for _ in range(look_ahead):
-            x, y = _lowest_neighbour(field, passable, x, y)
-        target[i, 0] = ox + (x + 0.5) * cs
-        target[i, 1] = oy + ((h - 1 - y if y_up else y) + 0.5) * cs
+        a = ahead[y, x]
+        if a < 0:
+            ax = x
+            ay = y
+            for _ in range(look_ahead):
+                ax, ay = _lowest_neighbour(field, passable, ax, ay)
+            a = ay * w + ax
+            ahead[y, x] = a
+        ax = a % w
+        ay = a // w
+        target[i, 0] = ox + (ax + 0.5) * cs
+        target[i, 1] = oy + ((h - 1 - ay if y_up else ay) + 0.5) * cs

@@ -345,6 +345,9 @@ class Crowd(Closeable):
         self._group = np.full(n, -1, np.int64)
         self._fields: dict[int, tuple[_I64, _F64]] = {}
         self._field_radius: dict[int, float] = {}  # group id -> the agent_radius of its field
+        # ORCA field descent, per group id: (field, lowest value around each cell, memoised
+        # look-ahead cell of each cell (-1: unknown), the passable array they were made for)
+        self._field_memo: dict[int, tuple[_F64, _F64, _I64, npt.NDArray[np.bool_]]] = {}
         self._slot_cost = np.zeros(n)
         self._next_group = 0
         self._requests: dict[int, Any] = {}
@@ -1095,8 +1098,15 @@ class Crowd(Closeable):
             if self.avoidance == "orca":
                 # aim a few cells down the field, not at the next cell centre: agents pushed
                 # aside keep their lanes and do not all converge on the cells' centre lines
-                field_targets(field, passable, self._pos, idx, self._slot_cost, 1.5 * self._stride, g.origin[0],
-                              g.origin[1], g.cell_size, g.y_up, _FIELD_LOOK_AHEAD, self._mode, DIRECT, target)
+                memo = self._field_memo.get(gid)
+                if memo is None or memo[0] is not field or memo[3] is not passable:
+                    h, w = field.shape
+                    cells = np.stack(np.meshgrid(np.arange(w), np.arange(h)), axis=-1).reshape(-1, 2)
+                    memo = (field, _field_near(field, cells).reshape(h, w), np.full((h, w), -1, np.int64), passable)
+                    self._field_memo[gid] = memo
+                field_targets(field, memo[1], memo[2], passable, self._pos, idx, self._slot_cost, 1.5 * self._stride,
+                              g.origin[0], g.origin[1], g.cell_size, g.y_up, _FIELD_LOOK_AHEAD, self._mode, DIRECT,
+                              target)
                 continue
             cells = self._cells(idx)
             here = _field_near(field, cells)
@@ -1128,6 +1138,7 @@ class Crowd(Closeable):
         for gid in [g for g in self._fields if g not in used]:
             del self._fields[gid]
             self._field_radius.pop(gid, None)
+            self._field_memo.pop(gid, None)
 
     def _detect_stuck(self, dt: float) -> None:
         self._stuck_clock += dt
