@@ -1,5 +1,8 @@
-"""Kernels for navmesh edits (see :mod:`gamenav.navmesh.dynamic`): island relabelling and the
-padded bucket index (located with :func:`gamenav._kernels.navmesh.locate_points`).
+"""Kernels for navmesh edits (see :mod:`gamenav.navmesh.dynamic`): the cavity an edit removes
+(:func:`cavity`) and its boundary rings (:func:`boundary_rings`), stitching the new triangles in
+(:func:`stitch`), island relabelling (:func:`relabel`, :func:`split_groups`) and the padded
+bucket index (:func:`tri_cells`, :func:`index_add`, :func:`index_remove`; located with
+:func:`gamenav._kernels.navmesh.locate_points`).
 
 Arrays and scalars only, no validation (the editor owns every array it passes in).
 """

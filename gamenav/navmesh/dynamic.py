@@ -1,19 +1,33 @@
 """Local navmesh edits: carve and uncarve obstacles, follow a TileGrid, without a rebuild.
 
 Everything is world ``(x, y)``. An edit touches a box (the inflated obstacle's bounds, or the
-changed cells grown by the agent radius): the live triangles intersecting that box are removed,
-the free space they covered (plus, when space opens, the mesh's original free space inside the
-box) minus every obstacle is re-triangulated with ``triangle`` (constrained Delaunay, the same
+changed cells grown by the agent radius): the live triangles intersecting that box are removed
+(the *cavity*, found in the bucket index by a kernel), the free space they covered (plus, when
+space opens, the mesh's original free space inside the box) minus every obstacle is
+re-triangulated with ``triangle`` (constrained Delaunay, the same
 :func:`~gamenav.navmesh.build.triangulate_free_space` a full build uses) and stitched to the
-untouched triangles through their shared edges (exact vertex ids, so no T-junctions).
+untouched triangles through their shared edges (vertex ids; a new point within the mesh
+tolerance of a cavity vertex is that vertex, so no T-junctions). A mesh following a grid
+computes the free space inside the box afresh from the grid instead (rectangle minus every
+blocked cell, inflated), so cells blocked when it was built can open too.
 
-Triangle ids are never reused: new triangles are appended and removed ones stay as dead rows
-(``NavMesh.alive`` False, no neighbours, island -1), so a ``Path.corridor`` id always names the
-triangle it was made with. Every edit installs a new set of arrays at once (copy-on-write of
-the arrays whose existing rows change; vertices, triangles and degrees are append-only buffers
-whose old views never change), so a search holding the previous arrays reads a consistent mesh.
-After the first edit the bridge pruning tables (``side``, ``tin``, ``tout``) are zero: searches
-stay exact, they only lose that optional pruning.
+Per edit, Python only does the polygon work (GEOS: the cavity polygon comes from its boundary
+rings, then one difference with the nearby obstacles) and the triangulation; the kernels of
+:mod:`gamenav._kernels.dynamic` find the cavity, stitch (vertex reuse, edge matching,
+neighbours, degrees, border counts, corner / pinch flags, the local components for the
+islands) and patch the bucket index. Islands are repaired locally: no search when every local
+component meets one island; otherwise merges relabel the smaller island and possible splits
+run interleaved searches that stop when one part is left.
+
+Triangle ids are never reused by edits: new triangles are appended and removed ones stay as
+dead rows (``NavMesh.alive`` False, no neighbours, island -1), so a ``Path.corridor`` id always
+names the triangle it was made with. :func:`compact` (``NavMesh.compact``) reclaims them: it
+renumbers the live triangles at a new version and announces the id map with every old id
+removed. Every edit installs a new set of arrays at once (copy-on-write of the arrays whose
+existing rows change; vertices, triangles and degrees are append-only buffers whose old views
+never change), so a search holding the previous arrays reads a consistent mesh. After the first
+edit the bridge pruning tables (``side``, ``tin``, ``tout``) are zero: searches stay exact, they
+only lose that optional pruning (a compaction restores them until the next edit).
 """
 
 from __future__ import annotations
