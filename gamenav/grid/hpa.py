@@ -179,6 +179,7 @@ class HpaIndex:
     def __init__(self, grid: TileGrid, *, cluster_size: int = CLUSTER_SIZE,
                  spacing: int = SPACING, single: int = SINGLE) -> None:
         self.size = int(cluster_size)
+        self.tree_area = ((self.size + 7) // 8) ** 2 * 64  # one tree: whole 8 x 8 tiles
         self.spacing = int(spacing)
         self.single = int(single)
         self._lock = threading.Lock()
@@ -205,7 +206,7 @@ class HpaIndex:
 
     def _rebuild(self, gr: _Graph, clusters: I64) -> None:
         """Recompute the nodes, distances and trees of ``clusters`` in ``gr`` (in place)."""
-        size, area = self.size, self.size * self.size
+        size, area = self.size, self.tree_area
         h, w = self.shape
         cells = np.empty((clusters.shape[0], 4 * size), dtype=np.int64)
         counts = np.empty(clusters.shape[0], dtype=np.int64)

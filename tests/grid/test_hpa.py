@@ -44,7 +44,7 @@ def _compare(grid: gamenav.TileGrid, a: tuple[int, int], b: tuple[int, int],
 def _graph(index: hpa.HpaIndex) -> dict[int, tuple[list[int], np.ndarray, np.ndarray]]:
     """Per cluster with nodes: its transition cells, distance matrix and trees (id-free)."""
     gr = index._graph
-    area = index.size * index.size
+    area = index.tree_area
     out = {}
     for c in range(index.ncx * index.ncy):
         k, start, cap = int(gr.ccount[c]), int(gr.cstart[c]), int(gr.ccap[c])
