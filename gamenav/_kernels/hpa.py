@@ -15,7 +15,8 @@ Abstract graph (arrays owned by ``gamenav.grid.hpa``):
   ``cstart[c] .. cstart[c] + ccount[c] - 1`` (room for ``ccap[c]``), in increasing cell order;
   ``node_cell`` ``(M,)`` int64 gives their padded cell.
 * ``dist[doff[c] + i * ccap[c] + j]``: the shortest path from node i to node j of cluster c
-  that stays inside c (inf when none).
+  that stays inside c; inf when there is none, or when two such edges through a third node
+  of c are as short (the abstract distances stay exact with fewer edges).
 * ``tree[toff[c] + i * _tree_area(C) + _tiled(x - x0, y - y0, C)]``: the shortest-path tree of
   node i inside c: the direction (index into :data:`DX`, :data:`DY`) of each cell's parent, 255
   for the root and cells not reached; stored in 8 x 8 tiles (see :func:`_tiled`).
@@ -248,6 +249,22 @@ def cluster_edges(p, stride, h, w, size, clusters, relink, node_of, cstart, ccou
                 q = node_cell[base + b]
                 lq = (q // stride - 1 - y0) * size + (q % stride - 1 - x0)
                 dist[doff[c] + a * cap + b] = ldist[lq]
+        # drop every edge that two edges through a third node match: abstract distances stay
+        # exact (by induction on the distance), and the search relaxes fewer edges
+        full = np.empty((k, k), dtype=np.float64)
+        for a in range(k):
+            for b in range(k):
+                full[a, b] = dist[doff[c] + a * cap + b]
+        for a in range(k):
+            for b in range(a + 1, k):
+                dab = full[a, b]
+                if dab == np.inf:
+                    continue
+                for m in range(k):
+                    if m != a and m != b and full[a, m] + full[m, b] <= dab + 1e-9:
+                        dist[doff[c] + a * cap + b] = np.inf
+                        dist[doff[c] + b * cap + a] = np.inf
+                        break
     for i in range(relink.shape[0]):
         c = relink[i]
         for v in range(cstart[c], cstart[c] + ccount[c]):
