@@ -355,7 +355,9 @@ class EditState:
                 parts.append(cells)
         if not parts:
             return None
-        return parts[0] if len(parts) == 1 else shapely.union_all(parts)
+        if len(parts) == 1:
+            return parts[0]
+        return shapely.union(parts[0], parts[1]) if len(parts) == 2 else shapely.union_all(parts)
 
     def grid_cells_near(self, bounds: tuple[float, float, float, float]) -> BaseGeometry | None:
         """Inflated union of the followed grid's blocked cells near ``bounds``."""
@@ -483,9 +485,20 @@ def _grid_region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, f
     if len(rem):
         outside = shapely.difference(_union(es, mesh._vertices, mesh._triangles, es.master["nbrs"], rem, es.tag),
                                      clip)
-        inside = shapely.union_all([inside, outside])
+        inside = shapely.union(inside, outside)
     region = _area_part(inside)
     return None if region.is_empty and not len(rem) else region
+
+
+def _clip(geom: BaseGeometry, box: tuple[float, float, float, float]) -> BaseGeometry:
+    """``geom`` intersected with ``box``: GEOS's rectangle clipping (an order of magnitude
+    faster) when no vertex of ``geom`` lies on a line of the box, where its output may be
+    invalid (spikes along the box); the general intersection otherwise."""
+    p = shapely.get_coordinates(geom)
+    x, y = p[:, 0], p[:, 1]
+    if ((x == box[0]) | (x == box[2]) | (y == box[1]) | (y == box[3])).any():
+        return shapely.intersection(geom, shapely.box(*box))
+    return shapely.clip_by_rect(geom, *box)
 
 
 def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], rem: _I64, opened: bool,
@@ -500,10 +513,10 @@ def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float]
         bc = _cavity(es, es.base_verts, es.base_tris, box, base=True)
         if len(bc):
             base = _union(es, es.base_verts, es.base_tris, es.base_nbrs, bc, es.base_tag)
-            parts.append(shapely.intersection(base, shapely.box(*box)))
+            parts.append(_clip(base, box))
     if not parts:
         return None
-    region = parts[0] if len(parts) == 1 else shapely.union_all(parts)
+    region = parts[0] if len(parts) == 1 else shapely.union(parts[0], parts[1])
     obstacles = es.blocked_near(region.bounds, skip)
     if obstacles is not None:
         region = shapely.difference(region, obstacles)

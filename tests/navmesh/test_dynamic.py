@@ -379,3 +379,17 @@ def test_points_computed_twice_snap_to_one_vertex() -> None:
         else:
             live[mesh.add_obstacle(shapely.box(*step))] = (k, shapely.box(*step))
     check_mesh(mesh, rebuild(WALK_GEOM, [shape for _, shape in live.values()], 0.3))
+
+
+def test_clip_to_the_edit_box() -> None:
+    """Rectangle clipping is used only where it is exact; a vertex on a box line takes the
+    general intersection (GEOS's fast clip may leave spikes along the box there)."""
+    from gamenav.navmesh.dynamic import _clip
+
+    box = (1.0, 1.0, 4.0, 3.0)
+    crossing = shapely.Polygon([(0, 0), (5, 0.5), (4.5, 5), (0.5, 4)])
+    touching = shapely.Polygon([(0, 0), (4, 0), (4, 2), (6, 2), (6, 5), (0, 5)])  # edge on x = 4
+    for geom in (crossing, touching):
+        got = _clip(geom, box)
+        expected = shapely.intersection(geom, shapely.box(*box))
+        assert shapely.is_valid(got) and shapely.symmetric_difference(got, expected).area < 1e-12
