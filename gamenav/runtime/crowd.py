@@ -172,7 +172,7 @@ _AVOIDANCE = ("orca", "separation")
 _KEEP_RIGHT = 0.5
 """ORCA: an agent with oncoming neighbours bends its preferred velocity to the right by this
 fraction of its preferred speed (counter-flows form lanes instead of jamming)."""
-_OVERLAP_ITERATIONS = 20
+_OVERLAP_ITERATIONS = 100
 """ORCA: at most this many Gauss-Seidel sweeps push overlapping discs apart after each move."""
 _OVERLAP_TOLERANCE = 0.01
 """... and they stop once no pair overlaps by more than this fraction of its radii's sum."""
