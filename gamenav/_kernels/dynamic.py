@@ -1,7 +1,8 @@
 """Kernels for navmesh edits (see :mod:`gamenav.navmesh.dynamic`): the cavity an edit removes
 (:func:`cavity`) and its boundary rings (:func:`boundary_rings`), stitching the new triangles in
-(:func:`stitch`), island relabelling (:func:`relabel`, :func:`split_groups`) and the padded
-bucket index (:func:`tri_cells`, :func:`index_add`, :func:`index_remove`; located with
+(:func:`stitch`), island relabelling (:func:`relabel`, :func:`split_groups`), reader
+generations (:func:`copy_rows`) and the padded bucket index (:func:`tri_cells`,
+:func:`index_add`, :func:`index_remove`; located with
 :func:`gamenav._kernels.navmesh.locate_points`).
 
 Arrays and scalars only, no validation (the editor owns every array it passes in).
@@ -12,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["boundary_rings", "cavity", "index_add", "index_remove", "relabel", "split_groups", "stitch",
-           "tri_cells"]
+__all__ = ["boundary_rings", "cavity", "copy_rows", "index_add", "index_remove", "relabel", "split_groups",
+           "stitch", "tri_cells"]
 
 
 @njit(cache=True, nogil=True)
@@ -603,3 +604,30 @@ def boundary_rings(verts, tris, nbrs, ids, tag, stamp):
         nr += 1
         starts[nr] = nc
     return coords[:nc].copy(), starts[:nr + 1].copy(), area2[:nr].copy(), True
+
+
+@njit(cache=True, nogil=True)
+def copy_rows(nbrs, alive, islands, degree, corner, pinch, items, bounds,
+              m_nbrs, m_alive, m_islands, m_degree, m_corner, m_pinch, m_items, m_bounds,
+              r_tri, r_alive, r_islands, r_vert, r_items, r_bounds):
+    """Bring a generation's arrays up to date with the masters (``m_*``) at the rows one edit
+    touched: ``r_tri`` (neighbours and degrees), ``r_alive``, ``r_islands``, ``r_vert`` (corner
+    and pinch flags), ``r_items`` (bucket entries), ``r_bounds`` (bucket ranges)."""
+    for i in range(r_tri.shape[0]):
+        t = r_tri[i]
+        nbrs[t, 0] = m_nbrs[t, 0]
+        nbrs[t, 1] = m_nbrs[t, 1]
+        nbrs[t, 2] = m_nbrs[t, 2]
+        degree[t] = m_degree[t]
+    for i in range(r_alive.shape[0]):
+        alive[r_alive[i]] = m_alive[r_alive[i]]
+    for i in range(r_islands.shape[0]):
+        islands[r_islands[i]] = m_islands[r_islands[i]]
+    for i in range(r_vert.shape[0]):
+        corner[r_vert[i]] = m_corner[r_vert[i]]
+        pinch[r_vert[i]] = m_pinch[r_vert[i]]
+    for i in range(r_items.shape[0]):
+        items[r_items[i]] = m_items[r_items[i]]
+    for i in range(r_bounds.shape[0]):
+        bounds[r_bounds[i], 0] = m_bounds[r_bounds[i], 0]
+        bounds[r_bounds[i], 1] = m_bounds[r_bounds[i], 1]

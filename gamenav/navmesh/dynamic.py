@@ -45,8 +45,8 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from gamenav._kernels import announce_compile
-from gamenav._kernels.dynamic import (boundary_rings, cavity, index_add, index_remove, relabel, split_groups, stitch,
-                                      tri_cells)
+from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, index_add, index_remove, relabel,
+                                      split_groups, stitch, tri_cells)
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
                                    triangulate_free_space)
@@ -310,7 +310,11 @@ class EditState:
 
     def commit(self, touched: dict[str, _I64]) -> dict[str, npt.NDArray[Any]]:
         """Bring a free generation up to date (rows ``touched`` by this edit, and by the edits
-        it missed) and return read-only views of it sized to the mesh."""
+        it missed) and return read-only views of it sized to the mesh.
+
+        ``touched`` maps each master array to the rows (``items``: positions, ``bounds``:
+        cells) written; ``degree`` rows are the ``nbrs`` rows, ``pinch`` rows the ``corner`` ones.
+        """
         self.seq += 1
         self.log.append((self.seq, touched))
         del self.log[:-_LOG]
@@ -327,12 +331,13 @@ class EditState:
             self.gens.append({name: arr.copy() for name, arr in self.master.items()})
             self.gen_seq.append(self.seq)
             gen = len(self.gens) - 1
+            none = np.zeros(0, dtype=np.int64)  # loads the replay kernel with the first edits
+            self._replay(self.gens[gen], {name: none for name in self.master})
         else:
             bufs = self.gens[gen]
-            missed = [rows for seq, rows in self.log if seq > self.gen_seq[gen]]
-            for name in touched:
-                idx = missed[0][name] if len(missed) == 1 else np.concatenate([r[name] for r in missed])
-                bufs[name][idx] = self.master[name][idx]
+            for seq, rows in self.log:
+                if seq > self.gen_seq[gen]:
+                    self._replay(bufs, rows)
             self.gen_seq[gen] = self.seq
         bufs = self.current = self.gens[gen]
         views = {name: _ro(bufs[name][:self.n_v if name in ("corner", "pinch") else self.n_t])
@@ -340,6 +345,15 @@ class EditState:
         views["items"] = _ro(bufs["items"])
         views["bounds"] = _ro(bufs["bounds"])
         return views
+
+    def _replay(self, bufs: dict[str, npt.NDArray[Any]], rows: dict[str, _I64]) -> None:
+        """Copy the master rows one edit touched into generation ``bufs``."""
+        m = self.master
+        announce_compile("navmesh", copy_rows)
+        copy_rows(bufs["nbrs"], bufs["alive"], bufs["islands"], bufs["degree"], bufs["corner"], bufs["pinch"],
+                  bufs["items"], bufs["bounds"], m["nbrs"], m["alive"], m["islands"], m["degree"], m["corner"],
+                  m["pinch"], m["items"], m["bounds"], rows["nbrs"], rows["alive"], rows["islands"],
+                  rows["corner"], rows["items"], rows["bounds"])
 
     # -- obstacles near a region --------------------------------------------------------
     def blocked_near(self, bounds: tuple[float, float, float, float], skip: int = 0) -> BaseGeometry | None:
