@@ -16,7 +16,10 @@ from measurements on the GPPC 2014 maps, ``benchmarks/grid_large.py``, 200 longe
   that stays in the cluster (a Dijkstra per transition cell, numba); the Dijkstra's
   shortest-path tree is kept (1 byte per cell of the cluster per transition cell), so refining
   an abstract edge into cells, and joining a query's start and goal to their cluster's nodes,
-  is a walk up a tree.
+  is a walk up a tree (trees stored in 8 x 8 tiles: one cache line per ~8 steps). An edge that
+  two edges through a third node of the cluster match is dropped (distances stay exact; on the
+  GPPC maps 16 % (rooms) to 83 % (maze) of the node pairs of a cluster keep no edge, and the
+  queries took 0.19 -> 0.14 ms on orz700d, 3.9 -> 2.7 ms on the maze).
 * The graph lives in flat numpy arrays: per cluster a block of node ids, a distance matrix and
   the trees, in pools that grow when a repaired cluster needs more room; per node its border
   steps.
@@ -30,6 +33,10 @@ from measurements on the GPPC 2014 maps, ``benchmarks/grid_large.py``, 200 longe
   neighbouring clusters run plain A* (exact); so does an abstract search that does not connect
   (it cannot when the island labels say the cells are connected; kept as a safety net), so
   "hpa" answers NO_PATH exactly when A* does.
+* Result (``python benchmarks/grid_large.py``, one run, CPU medians): maze 3.6 ms (A* 162 ms,
+  44.7x), rooms 0.71 ms (64.7x), orz700d 0.22 ms (22.2x), Cauldron 0.68 ms (55.5x); mean length
+  1.0000-1.0051 x optimal, max 1.0188 x. Graph build 0.04-1.2 s, 10-71 MiB; a 4 x 4 edit
+  repairs in 0.9-3.8 ms (median CPU).
 * Sizes (medians, ms per query / mean and max length over optimal; one machine, one run):
   16-cell clusters with transitions every 8 cells gave near-optimal paths (mean <= 1.0006 after
   smoothing) but searched graphs of 25 000 - 80 000 nodes (room 9.5 ms, maze 21 ms); sparser
