@@ -3,8 +3,10 @@ A*, NO_PATH exactly when A* says so, repaired graphs equal rebuilt ones, unsuppo
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -268,3 +270,12 @@ def test_queries_in_threads_while_the_grid_is_edited() -> None:
             check_path(snapshot, path, tuple(path.cells[0]), tuple(path.cells[-1]))
         else:
             assert path.status is NO_PATH and not versions[version][70:90, 120].any()
+
+
+def test_the_index_does_not_keep_its_grid_alive() -> None:
+    grid = gamenav.TileGrid(np.ones((200, 200), dtype=bool))
+    assert gamenav.find_path(grid, (0, 0), (199, 199), algorithm="hpa").status is FOUND
+    alive = weakref.ref(grid), weakref.ref(hpa.hpa_index(grid))
+    del grid
+    gc.collect()
+    assert alive[0]() is None and alive[1]() is None
