@@ -265,6 +265,8 @@ class EditState:
         isl = np.asarray(mesh._islands)
         self.n_labels = int(isl.max()) + 1 if len(isl) else 0
         self.sizes[:self.n_labels] = np.bincount(isl, minlength=self.n_labels)
+        self.seed = np.full(self.cap_t, -1, dtype=np.int64)  # a triangle of each island, if still so
+        self.seed[isl] = np.arange(n)
         self.mark = np.full(self.cap_t, -1, dtype=np.int64)
         self.stamp = 0
         self.tag = np.full(self.cap_t, -1, dtype=np.int64)  # cavity / stitch scratch (stamped)
@@ -296,7 +298,7 @@ class EditState:
             buf[:len(old)] = old
             self.master[name] = buf
         for name, cap, fill in (("border_count", cap_v, 0), ("sizes", cap_t, 0), ("mark", cap_t, -1),
-                                ("tag", cap_t, -1)):
+                                ("tag", cap_t, -1), ("seed", cap_t, -1)):
             old = getattr(self, name)
             buf = np.full(cap, fill, dtype=old.dtype)
             buf[:len(old)] = old
@@ -633,6 +635,7 @@ def _islands(es: EditState, rem: _I64, added: _I64, local_root: _I64, ring_u: _I
             np.subtract.at(sizes, old, 1)
             labels[rem] = -1
             labels[added] = new_lab
+            es.seed[new_lab] = added
             np.add.at(sizes, new_lab, 1)
             out: _I64 = np.concatenate([rem, added])
             return out
@@ -700,6 +703,7 @@ def _islands_general(es: EditState, rem: _I64, added: _I64, local_root: _I64, ri
     final[list(comp_final)] = list(comp_final.values())
     new_lab = final[local_root[:k]]
     labels[added] = new_lab
+    es.seed[new_lab] = added
     if k:
         np.add.at(sizes, new_lab, 1)
     # possible splits: one island met by several local components
@@ -719,6 +723,7 @@ def _islands_general(es: EditState, rem: _I64, added: _I64, local_root: _I64, ri
             fresh = es.n_labels
             es.n_labels += 1
             labels[part] = fresh
+            es.seed[fresh] = part[0]
             sizes[fresh] = len(part)
             sizes[lab] -= len(part)
             changed.append(part)
@@ -735,8 +740,10 @@ def _islands_general(es: EditState, rem: _I64, added: _I64, local_root: _I64, ri
         h = holes.pop(0)
         if h > top:
             break
-        n_t = es.n_t + k
-        seed = int(np.argmax(labels[:n_t] == top))
+        seed = int(es.seed[top])
+        if seed < 0 or labels[seed] != top:  # the remembered triangle died or moved on
+            seed = int(np.argmax(labels[:es.n_t + k] == top))
+        es.seed[h] = seed
         cnt = relabel(nbrs, labels, seed, top, h, es.queue)
         changed.append(es.queue[:cnt].copy())
         sizes[h] = sizes[top]
