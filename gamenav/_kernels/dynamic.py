@@ -1,8 +1,8 @@
 """Kernels for navmesh edits (see :mod:`gamenav.navmesh.dynamic`): the cavity an edit removes
 (:func:`cavity`) and its boundary rings (:func:`boundary_rings`), stitching the new triangles in
 (:func:`stitch`), island relabelling (:func:`relabel`, :func:`split_groups`), reader
-generations (:func:`copy_rows`) and the padded bucket index (:func:`tri_cells`,
-:func:`index_add`, :func:`index_remove`; located with
+generations (:func:`copy_rows`) and the padded bucket index (:func:`reindex`, :func:`tri_cells`;
+located with
 :func:`gamenav._kernels.navmesh.locate_points`).
 
 Arrays and scalars only, no validation (the editor owns every array it passes in).
@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["boundary_rings", "cavity", "copy_rows", "index_add", "index_remove", "relabel", "split_groups",
-           "stitch", "tri_cells"]
+__all__ = ["boundary_rings", "cavity", "copy_rows", "reindex", "relabel", "split_groups", "stitch", "tri_cells"]
 
 
 @njit(cache=True, nogil=True)
@@ -116,7 +115,7 @@ def split_groups(nbrs, seeds, mark, stamp, queue, group):
 
 
 @njit(cache=True, nogil=True)
-def index_remove(items, bounds, cells, ids, changed):
+def _index_remove(items, bounds, cells, ids, changed):
     """Remove triangle ``ids[k]`` from bucket ``cells[k]`` (``bounds[c]`` = ``[begin, end)`` of
     its live entries in ``items``: swap with the last one, shrink). ``changed`` receives the
     positions written; returns how many."""
@@ -137,7 +136,7 @@ def index_remove(items, bounds, cells, ids, changed):
 
 
 @njit(cache=True, nogil=True)
-def index_add(items, bounds, cap, tail, cells, ids, changed):
+def _index_add(items, bounds, cap, tail, cells, ids, changed):
     """Append triangle ``ids[k]`` to bucket ``cells[k]``; a full bucket moves to ``items[tail[0]:]``
     with twice the room (the caller keeps enough room there). ``changed`` receives the positions
     written; returns how many."""
@@ -631,3 +630,42 @@ def copy_rows(nbrs, alive, islands, degree, corner, pinch, items, bounds,
     for i in range(r_bounds.shape[0]):
         bounds[r_bounds[i], 0] = m_bounds[r_bounds[i], 0]
         bounds[r_bounds[i], 1] = m_bounds[r_bounds[i], 1]
+
+
+@njit(cache=True, nogil=True)
+def reindex(items, bounds, cap, tail, verts, tris, rem, n_old, k, gx, gy, cell, nx, ny, tol):
+    """Patch the padded bucket index for an edit: triangles ``rem`` leave their cells, the new
+    ``n_old .. n_old + k - 1`` join theirs (see :func:`_index_remove`, :func:`_index_add`).
+
+    Nothing is written unless ``items`` has the room the additions may need at its end (full
+    buckets move there): returns ``(ok, need, positions, cells)``, with ``ok`` False and
+    ``need`` the room to provide when it lacks; else the item positions and bucket cells written.
+    """
+    rc, rid = tri_cells(verts, tris, rem, gx, gy, cell, nx, ny, tol)
+    added = np.arange(n_old, n_old + k)
+    ac, aid = tri_cells(verts, tris, added, gx, gy, cell, nx, ny, tol)
+    order = np.argsort(ac)
+    need = 0
+    i = 0
+    while i < order.shape[0]:  # every bucket's moves, counted before any removal (an upper bound)
+        c = ac[order[i]]
+        j = i
+        while j < order.shape[0] and ac[order[j]] == c:
+            j += 1
+        e = bounds[c, 1] - bounds[c, 0]
+        cp = cap[c]
+        for _ in range(j - i):
+            if e >= cp:
+                cp = 2 * cp + 8
+                need += cp
+            e += 1
+        i = j
+    if tail[0] + need > items.shape[0]:
+        return False, need, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    pos = np.empty(2 * rc.shape[0] + ac.shape[0] + need, dtype=np.int64)
+    n = _index_remove(items, bounds, rc, rid, pos)
+    n += _index_add(items, bounds, cap, tail, ac, aid, pos[n:])
+    cells = np.empty(rc.shape[0] + ac.shape[0], dtype=np.int64)
+    cells[:rc.shape[0]] = rc
+    cells[rc.shape[0]:] = ac
+    return True, need, pos[:n].copy(), cells

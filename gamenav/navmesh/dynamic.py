@@ -45,7 +45,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from gamenav._kernels import announce_compile
-from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, index_add, index_remove, relabel,
+from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, reindex, relabel,
                                       split_groups, stitch, tri_cells)
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
@@ -786,31 +786,20 @@ def _build_padded_index(es: EditState, verts: _F64, tris: _I64) -> None:
 
 def _reindex(es: EditState, verts: _F64, tris: _I64, rem: _I64, added: _I64) -> tuple[_I64, _I64]:
     """Patch the bucket index (master) for an edit; returns the item positions and the cells
-    written."""
-    items = es.master["items"]
-    bounds = es.master["bounds"]
-    pos: list[_I64] = []
-    touched: list[_I64] = []
-    if len(rem):
-        cells, ids = _tri_cells(es, verts, tris, rem)
-        buf = np.empty(2 * len(cells), dtype=np.int64)
-        n = index_remove(items, bounds, cells, ids, buf)
-        pos.append(buf[:n])
-        touched.append(cells)
-    if len(added):
-        cells, ids = _tri_cells(es, verts, tris, added)
-        ucells = np.unique(cells)
-        room = int((2 * es.cell_cap[ucells] + 8).sum()) + len(cells)
-        if es.tail[0] + room > len(items):  # grow the spare room at the end (generations reset)
-            grown = np.full(2 * (int(es.tail[0]) + room), -1, dtype=np.int64)
-            grown[:len(items)] = items
-            items = es.master["items"] = grown
-        buf = np.empty(len(cells) + room, dtype=np.int64)
-        n = index_add(items, bounds, es.cell_cap, es.tail, cells, ids, buf)
-        pos.append(buf[:n])
-        touched.append(ucells)
-    empty = np.zeros(0, dtype=np.int64)
-    return (np.concatenate(pos) if pos else empty), (np.concatenate(touched) if touched else empty)
+    written (``added``: consecutive ids)."""
+    gmin, cell, nx, ny = es.grid_box
+    n_old = int(added[0]) if len(added) else es.n_t
+    announce_compile("navmesh", reindex)
+    while True:
+        ok, need, pos, cells = reindex(es.master["items"], es.master["bounds"], es.cell_cap, es.tail, verts,
+                                       tris, np.ascontiguousarray(rem, dtype=np.int64), n_old, len(added),
+                                       float(gmin[0]), float(gmin[1]), cell, nx, ny, es.tol)
+        if ok:
+            return pos, cells
+        items = es.master["items"]  # grow the spare room at the end (generations reset)
+        grown = np.full(2 * (int(es.tail[0]) + int(need)), -1, dtype=np.int64)
+        grown[:len(items)] = items
+        es.master["items"] = grown
 
 
 # -- public operations (NavMesh methods delegate here) ---------------------------------------
