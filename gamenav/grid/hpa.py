@@ -30,9 +30,10 @@ from measurements on the GPPC 2014 maps, ``benchmarks/grid_large.py``, 200 longe
   straight steps first) that enters only passable cells and cuts no corner. So every step is
   valid for ``diagonal="no_corner_cutting"``, and ``cost`` is the grid cost of the returned
   cells (a line never costs more than the cells it replaces). Start and goal in the same or
-  neighbouring clusters run plain A* (exact); so does an abstract search that does not connect
-  (it cannot when the island labels say the cells are connected; kept as a safety net), so
-  "hpa" answers NO_PATH exactly when A* does.
+  neighbouring clusters run A* (exact) for up to :data:`NEAR_EXPANSIONS` x the cluster area
+  expansions, then (a long detour round a wall) the cluster graph. An abstract search that
+  does not connect runs A* (it cannot when the island labels say the cells are connected;
+  kept as a safety net), so "hpa" answers NO_PATH exactly when A* does.
 * Result (``python benchmarks/grid_large.py``, one run, CPU medians): maze 3.6 ms (A* 162 ms,
   44.7x), rooms 0.71 ms (64.7x), orz700d 0.22 ms (22.2x), Cauldron 0.68 ms (55.5x); mean length
   1.0000-1.0051 x optimal, max 1.0188 x. Graph build 0.04-1.2 s, 10-71 MiB; a 4 x 4 edit
@@ -74,6 +75,7 @@ from gamenav._kernels import hpa as _kh
 from gamenav.errors import InvalidInputError, UnsupportedOptionError
 from gamenav.grid.movement import Diagonal, Heuristic
 from gamenav.grid.tilegrid import GridChange, TileGrid, _GridState
+from gamenav.types import PathStatus
 
 __all__ = ["CLUSTER_SIZE", "SPACING", "HpaIndex", "HpaResult", "check_options", "find",
            "hpa_index", "unsupported"]
@@ -87,6 +89,10 @@ the two ends of entrances longer than :data:`SINGLE`)."""
 
 SINGLE = 8
 """Entrances of at most this many cells get one transition cell (their middle)."""
+
+NEAR_EXPANSIONS = 4
+"""Start and goal in the same or neighbouring clusters: A* answers if it needs at most this
+many times the cluster area in expansions (else the cluster graph does)."""
 
 WEIGHT = 1.0
 """Heuristic weight of the abstract A* (``f = g + WEIGHT * octile``)."""
@@ -380,22 +386,37 @@ def hpa_index(grid: TileGrid, *, cluster_size: int | None = None, spacing: int |
 def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[int, int]
          ) -> HpaResult | None:
     """Answer a query for ``algorithm="hpa"`` on snapshot ``state`` (start and goal passable and
-    connected, start != goal), or None when plain A* should answer it instead: start and goal in
-    the same or neighbouring clusters, a snapshot that is not the grid's current one (an
-    agent-radius view, or an edit raced with the query), or an abstract search that did not
-    connect."""
+    connected, start != goal), or None when plain A* should answer it instead: a snapshot that
+    is not the grid's current one (an agent-radius view, or an edit raced with the query), or
+    an abstract search that did not connect.
+
+    Start and goal in the same or neighbouring clusters: A* first, exact, unless it needs more
+    than :data:`NEAR_EXPANSIONS` x cluster area expansions (a long detour round a wall); then
+    the cluster graph answers.
+    """
     if state is not grid._snapshot():
         return None
     index = hpa_index(grid)
+    expanded = 0
     if index.near(start, goal):
-        return None
+        from gamenav.grid.search import GridSearch  # here: gamenav.grid.search imports hpa
+
+        exact = GridSearch(grid, start, goal)
+        if exact.step(NEAR_EXPANSIONS * index.size * index.size).done:
+            path = exact.result()
+            if exact.world_version != state.version or path.status is not PathStatus.FOUND:
+                return None  # an edit raced with the query: the caller's A* answers
+            return HpaResult(path.cells, path.cost, path.expanded)
+        expanded = exact.expanded
+        exact.cancel()
     graph = index.acquire(state)
     if graph is None:
         return None
     try:
-        return index.query(graph, start, goal)
+        found = index.query(graph, start, goal)
     finally:
         index.release(graph)
+    return None if found is None else HpaResult(found.cells, found.cost, found.expanded + expanded)
 
 
 def unsupported(problems: list[str]) -> UnsupportedOptionError:

@@ -510,7 +510,8 @@ class GridSearch:
             built on the first query, repaired locally on edits; same options as ``"jps"``
             except that ``agent_radius`` must stay within half a cell); the path is
             string-pulled into valid cell steps and ``cost`` is its grid cost. Start and goal
-            in the same or neighbouring clusters run A*.
+            in the same or neighbouring clusters run A* (exact unless it needs more than 4 x
+            the cluster area in expansions).
         diagonal: a :class:`~gamenav.Diagonal` rule (name or member; True/False).
         heuristic: ``None`` (manhattan for 4-connected movement, octile otherwise), a
             :class:`~gamenav.Heuristic` name, or ``f(dx, dy) -> float`` of absolute cell offsets,

@@ -279,3 +279,18 @@ def test_the_index_does_not_keep_its_grid_alive() -> None:
     del grid
     gc.collect()
     assert alive[0]() is None and alive[1]() is None
+
+
+def test_near_cells_behind_a_long_wall_use_the_graph() -> None:
+    """Neighbouring clusters: A* answers short queries exactly; a long detour (A* over its
+    budget) goes to the cluster graph."""
+    walk = np.ones((600, 200), dtype=bool)
+    walk[:590, 80] = False
+    grid = gamenav.TileGrid(walk)
+    index = hpa.hpa_index(grid)
+    a, b = (75, 10), (85, 10)
+    assert index.near(a, b)
+    path = _compare(grid, a, b)
+    assert path.expanded < gamenav.find_path(grid, a, b).expanded
+    short = _compare(grid, (60, 10), (70, 30), tolerance=1.0)  # no detour: exact A*
+    assert short.cost == pytest.approx(gamenav.find_path(grid, (60, 10), (70, 30)).cost)
