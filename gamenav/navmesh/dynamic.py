@@ -227,6 +227,9 @@ class EditState:
                            else None)
         self.cost_index = (self.base_verts, self.base_tris, self.base_start, self.base_items)
         self.obstacles: dict[int, _Obstacle] = {}
+        self.ob_box = np.empty((16, 4))  # inflated bounds of the obstacles, one row each
+        self.ob_key = np.empty(16, dtype=np.int64)  # their ids
+        self.ob_row: dict[int, int] = {}
         self.next_id = 1
         self.lock = threading.RLock()
         self.grid_blocked: npt.NDArray[np.bool_] | None = None  # following a grid: its blocked cells
@@ -358,13 +361,35 @@ class EditState:
                   rows["corner"], rows["items"], rows["bounds"])
 
     # -- obstacles near a region --------------------------------------------------------
+    def add_obstacle(self, oid: int, ob: _Obstacle) -> None:
+        """Record obstacle ``oid`` (its bounds in a table searched by :meth:`blocked_near`)."""
+        n = len(self.ob_row)
+        if n == len(self.ob_key):
+            self.ob_box = np.concatenate([self.ob_box, np.empty_like(self.ob_box)])
+            self.ob_key = np.concatenate([self.ob_key, np.empty_like(self.ob_key)])
+        self.obstacles[oid] = ob
+        self.ob_box[n] = ob.bounds
+        self.ob_key[n] = oid
+        self.ob_row[oid] = n
+
+    def remove_obstacle(self, oid: int) -> None:
+        """Forget obstacle ``oid`` (the last row of the table takes its place)."""
+        del self.obstacles[oid]
+        row = self.ob_row.pop(oid)
+        last = len(self.ob_row)
+        if row != last:
+            self.ob_box[row] = self.ob_box[last]
+            self.ob_key[row] = self.ob_key[last]
+            self.ob_row[int(self.ob_key[row])] = row
+
     def blocked_near(self, bounds: tuple[float, float, float, float], skip: int = 0) -> BaseGeometry | None:
         """Union of the inflated obstacles (and a followed grid's blocked cells) whose bounds
         meet ``bounds``, or None."""
         x0, y0, x1, y1 = bounds
-        parts = [o.inflated for k, o in self.obstacles.items()
-                 if k != skip and o.bounds[0] <= x1 and o.bounds[2] >= x0
-                 and o.bounds[1] <= y1 and o.bounds[3] >= y0]
+        n = len(self.ob_row)
+        b, key = self.ob_box[:n], self.ob_key[:n]
+        near = (b[:, 0] <= x1) & (b[:, 2] >= x0) & (b[:, 1] <= y1) & (b[:, 3] >= y0) & (key != skip)
+        parts = [self.obstacles[k].inflated for k in sorted(key[near].tolist())]
         if self.grid_blocked is not None:
             cells = self.grid_cells_near(bounds)
             if cells is not None:
@@ -842,11 +867,11 @@ def add_obstacle(mesh: NavMesh, shape: Any) -> int:
         oid = es.next_id
         es.next_id += 1
         ob = _Obstacle(geom, inflated)
-        es.obstacles[oid] = ob
+        es.add_obstacle(oid, ob)
         try:
             change = remesh(mesh, es, _grown(mesh, ob.bounds), opened=False, blocked=True)
         except BaseException:
-            del es.obstacles[oid]
+            es.remove_obstacle(oid)
             raise
         _notify(mesh, change)
     return oid
@@ -861,7 +886,7 @@ def remove_obstacle(mesh: NavMesh, oid: Any) -> None:
                                     f"{sorted(es.obstacles)[:10]}), got {oid!r}")
         ob = es.obstacles[int(oid)]
         change = remesh(mesh, es, _grown(mesh, ob.bounds), opened=True, blocked=False, skip=int(oid))
-        del es.obstacles[int(oid)]
+        es.remove_obstacle(int(oid))
         _notify(mesh, change)
 
 
