@@ -34,10 +34,10 @@ from measurements on the GPPC 2014 maps, ``benchmarks/grid_large.py``, 200 longe
   expansions, then (a long detour round a wall) the cluster graph. An abstract search that
   does not connect runs A* (it cannot when the island labels say the cells are connected;
   kept as a safety net), so "hpa" answers NO_PATH exactly when A* does.
-* Result (``python benchmarks/grid_large.py``, one run, CPU medians): maze 3.6 ms (A* 162 ms,
-  44.7x), rooms 0.71 ms (64.7x), orz700d 0.22 ms (22.2x), Cauldron 0.68 ms (55.5x); mean length
-  1.0000-1.0051 x optimal, max 1.0188 x. Graph build 0.04-1.2 s, 10-71 MiB; a 4 x 4 edit
-  repairs in 0.9-3.8 ms (median CPU).
+* Result (``python benchmarks/grid_large.py``, one run, CPU medians): maze 3.8 ms (A* 166 ms,
+  44.1x), rooms 0.71 ms (64.9x), orz700d 0.24 ms (21.3x), Cauldron 0.66 ms (55.6x); mean length
+  1.0000-1.0051 x optimal, max 1.0188 x. Graph build 0.05-1.3 s CPU, 10-71 MiB; a 4 x 4 edit
+  repairs in 0.9-4.0 ms (median CPU).
 * Sizes (medians, ms per query / mean and max length over optimal; one machine, one run):
   16-cell clusters with transitions every 8 cells gave near-optimal paths (mean <= 1.0006 after
   smoothing) but searched graphs of 25 000 - 80 000 nodes (room 9.5 ms, maze 21 ms); sparser
