@@ -725,7 +725,8 @@ def _islands_general(es: EditState, rem: _I64, added: _I64, local_root: _I64, ri
         comp_final[root] = lab
     # new triangles take their component's label
     final = np.full(len(local_root), -1, dtype=np.int64)
-    final[list(comp_final)] = list(comp_final.values())
+    # resolve: a component handled before a later merge may hold the merged-away label
+    final[list(comp_final)] = [resolve(lab) for lab in comp_final.values()]
     new_lab = final[local_root[:k]]
     labels[added] = new_lab
     es.seed[new_lab] = added

@@ -393,3 +393,21 @@ def test_clip_to_the_edit_box() -> None:
         got = _clip(geom, box)
         expected = shapely.intersection(geom, shapely.box(*box))
         assert shapely.is_valid(got) and shapely.symmetric_difference(got, expected).area < 1e-12
+
+
+def test_merge_after_an_earlier_component_took_the_merged_label() -> None:
+    """Removing an obstacle: one local component meets only island 1, a later one merges 1 into
+    island 0. The first component's new triangles must end up in island 0 too (they kept label
+    1 beside triangles relabelled 0: three labels, two islands; found by a random search)."""
+    steps = [(-0.5, 0.5, 3.7, 4.7), (5.5, 9.5, 7.6, 13.7), -1, (12.5, 1.5, 13.9, 2.9),
+             (8.5, 5.5, 9.9, 9.7), (2.5, -0.5, 4.6, 0.2), (5.5, 8.5, 9.7, 10.6), -4,
+             (6.5, 3.5, 10.7, 7.0), (18.5, 7.5, 22.7, 11.0), (3.5, 9.5, 7.7, 10.9), -2]
+    mesh = NavMesh.from_polygons(WALKABLE, agent_radius=0.3)
+    live: dict[int, Any] = {}
+    for k, step in enumerate(steps, 1):
+        if isinstance(step, int):
+            mesh.remove_obstacle(next(oid for oid, (n, _) in live.items() if n == -step))
+            live = {oid: v for oid, v in live.items() if v[0] != -step}
+        else:
+            live[mesh.add_obstacle(shapely.box(*step))] = (k, shapely.box(*step))
+    check_mesh(mesh, rebuild(WALK_GEOM, [shape for _, shape in live.values()], 0.3))
