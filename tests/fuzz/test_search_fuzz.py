@@ -31,7 +31,7 @@ from tests.fuzz.strategies import (
 )
 
 _VALID: dict[str, st.SearchStrategy[Any]] = {
-    "algorithm": st.sampled_from(["astar", "jps", "dijkstra"]),
+    "algorithm": st.sampled_from(["astar", "jps", "dijkstra", "hpa"]),
     "diagonal": st.sampled_from([*(d.value for d in gamenav.Diagonal), *gamenav.Diagonal,
                                  True, False, "NO-CORNER-CUTTING", " Always "]),
     "heuristic": st.sampled_from([None, *(h.value for h in gamenav.Heuristic), *gamenav.Heuristic,
