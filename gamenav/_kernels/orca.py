@@ -662,11 +662,16 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
 
     ``pos``, ``vel``, ``pref`` (n, 2): positions, current and preferred velocities; ``radius``
     and ``max_speed`` (n,). ``priority`` (n,): of two agents, the one with the lower priority takes
-    0.9 of their avoidance (equal: 0.5 each, as RVO2). ``rank`` (n,): right of way between
-    oncoming agents of equal priority (preferred velocities more than about 107 degrees apart):
-    the lower rank takes all of their avoidance and, less than two of its diameters from the
-    other's disc, gives way: its preferred velocity turns to its right and back (``yielded``
-    (n,) bool: it did). Equal ranks share equally. ``keep_right``: an agent with an oncoming
+    0.9 of their avoidance (equal: 0.5 each, as RVO2). ``rank`` (n,): right of way in head-on
+    jams. Agent ``i`` gives way to a neighbour ``j`` of equal priority and higher rank when they
+    face each other (preferred velocities more than about 107 degrees apart, each ahead of the
+    other), their goals lie in opposite directions (``goal_dir`` (n, 2) unit vectors to the
+    goals), one of them is held up (under a quarter of its preferred speed) and less than two of
+    ``i``'s diameters lie between the discs: ``i`` takes all of their avoidance and its preferred
+    velocity turns to its right and back (``yielded[i] = 1``). An agent right behind one that
+    gave way in the last step (``yielded_before`` (n,) int, the last step's ``yielded``; heading
+    the same way) backs off (``yielded[i]`` = its level + 1; chains end at ``_WAIT_CHAIN``).
+    Equal ranks share equally. ``keep_right``: an agent with an oncoming
     neighbour (one whose preferred velocity opposes its own, so also when both are held up in a
     jam; less than a diameter apart between the discs) adds ``keep_right`` times its preferred
     speed to the right of its preferred velocity, so that counter-flows form lanes (0: RVO2).
@@ -727,10 +732,11 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
                 elif oncoming:
                     if gap < 2.0 * radius[i]:
                         bend = True
-                    if jammed and rank[i] < rank[j] and gap < 4.0 * radius[i] and ahead and \
+                    if (jammed or vel[j, 0] ** 2 + vel[j, 1] ** 2 < 0.0625 * (pref[j, 0] ** 2 + pref[j, 1] ** 2)) and \
+                            rank[i] < rank[j] and gap < 4.0 * radius[i] and ahead and \
                             (px - pos[j, 0]) * pref[j, 0] + (py - pos[j, 1]) * pref[j, 1] > 0.0 and \
                             goal_dir[i, 0] * goal_dir[j, 0] + goal_dir[i, 1] * goal_dir[j, 1] < -0.3:
-                        give_way = 1  # head on in a jam, and j has the right of way: i avoids alone
+                        give_way = 1  # head on, one held up, and j has the right of way: i avoids alone
                         share = 1.0
                     elif yielded_before[j] == 1 and rank[j] < rank[i]:
                         share = 0.0  # j gives way to i
@@ -995,8 +1001,9 @@ def crowd_step(pos, vel, pref, radius, max_speed, priority, rank, goal_dir, mass
                tolerance, new_vel, yielded_before, yielded):  # pragma: no cover - compiled
     """One avoidance step of a crowd, in place: ORCA velocities (:func:`orca_velocities`, into
     ``new_vel``), the move by ``new_vel * dt`` with wall sliding (no centre onto a blocked cell),
-    then overlaps resolved (:func:`resolve_discs` with ``mass``, ``iterations``,
-    ``tolerance``). ``vel`` becomes the velocity actually moved, capped at ``max_speed``.
+    then overlaps resolved (:func:`resolve_discs` with ``mass``, a tenth of it for the agents
+    that gave way or backed off (``yielded``), ``iterations``, ``tolerance``). ``vel`` becomes
+    the velocity actually moved, capped at ``max_speed``.
     Returns ``(infeasible, stuck)``: agents whose linear program was infeasible, discs left
     overlapping a blocked cell.
     """

@@ -11,10 +11,14 @@ A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
   "Reciprocal n-body collision avoidance", 2009, as in RVO2): each agent picks the velocity
   nearest its preferred one that avoids its ``max_neighbors`` nearest neighbours for
   ``time_horizon`` seconds and the grid's walls (blocked cell edges) for ``time_horizon_obst``
-  seconds, a small linear program per agent in numba over a spatial hash of the agents; then
-  overlapping discs are pushed apart and out of blocked cells (corners included), so that an
-  agent's disc never overlaps a blocked cell when its path was planned for its radius. The
-  older ``avoidance="separation"`` (pushes and "keep right", discs may overlap) is kept;
+  seconds, a small linear program per agent in numba over a cell grid of the agents; counter-
+  flows keep right, and in a head-on jam the agent with the younger order gives way (steps
+  right and back; the ones right behind it back off), so that a corridor only one fits through
+  does not deadlock; then overlapping discs are pushed apart (Gauss-Seidel sweeps over the
+  touching pairs) and out of blocked cells (corners included), so that an agent's disc never
+  overlaps a blocked cell when its path was planned for its radius. The whole step is one
+  kernel call. The older ``avoidance="separation"`` (pushes and "keep right", discs may
+  overlap) is kept;
 - wall sliding: no agent's centre ever stands on a blocked cell, even right after a grid edit
   (agents on newly blocked cells are moved to the nearest passable cell and re-path);
 - stuck detection (too little progress for ``stuck_seconds``) and re-pathing;
