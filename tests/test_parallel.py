@@ -410,3 +410,38 @@ def test_queue_with_workers_falls_back_to_one_thread_on_busy_cores(monkeypatch: 
     assert work[2, 8.0] >= 0.9 * work[1, 1.0]
     assert late[2, 8.0] <= 0.12  # (7 updates in 10 ended late before)
     assert work[2, 1.0] >= 1.6 * work[1, 1.0] and late[2, 1.0] == 0
+
+
+def test_queue_keeps_whole_hpa_queries_out_of_a_short_rest_of_frame(monkeypatch: pytest.MonkeyPatch
+                                                                   ) -> None:
+    """An ``algorithm="hpa"`` search runs its whole query in its first step (here 1.2 ms of a
+    2 ms budget) whatever the step's budget: once that is measured, the queue does not start
+    one the rest of the frame cannot hold (15 updates ran late here before), and
+    ``request()`` no longer runs the query outside the budget."""
+    from gamenav.grid.search import GridSearch
+    from tests.runtime.helpers import connected_pairs, rooms_grid
+
+    clocks = _ThreadClocks(monkeypatch)
+    timed_step = GridSearch.step
+
+    def step(search: GridSearch, max_expansions: int | None = None) -> gamenav.PathStatus:
+        if search.algorithm == "hpa" and search.expanded == 0:
+            clocks.time += 1.2e-3
+        return timed_step(search, max_expansions)
+
+    monkeypatch.setattr(GridSearch, "step", step)
+    grid = rooms_grid(200, 160, seed=21)
+    pairs = connected_pairs(grid, 120, seed=22)
+    queue = gamenav.PathQueue(budget_ms=2.0)
+    kinds = ["hpa" if i % 3 == 0 else "astar" for i in range(len(pairs))]
+    t0 = clocks.now()
+    requests = [queue.request(grid, s, g, algorithm=kind) for (s, g), kind in zip(pairs, kinds, strict=True)]
+    assert clocks.now() - t0 < 0.5e-3 and not any(r.done for r in requests)
+    late = 0
+    while len(queue):
+        t0 = clocks.now()
+        queue.update()
+        late += clocks.now() - t0 > 2e-3 + 1e-9
+    assert late <= 1  # the first hpa query, before its cost was measured
+    for req, (s, g), kind in zip(requests, pairs, kinds, strict=True):
+        _same(req.path, gamenav.find_path(grid, s, g, algorithm=kind))

@@ -96,7 +96,8 @@ def test_far_query_uses_the_graph_and_smooths() -> None:
     grid = gamenav.TileGrid(walk)
     hpa.hpa_index(grid, cluster_size=8, spacing=4, single=0)
     search = gamenav.GridSearch(grid, (2, 40), (60, 40), algorithm="hpa")
-    assert search.status is FOUND  # answered from the graph at once (not an A* in steps)
+    assert search.status is gamenav.PathStatus.IN_PROGRESS  # nothing searched at the start
+    assert search.step(1) is FOUND  # the first step answers from the graph whole (not A* steps)
     path = _compare(grid, (2, 40), (60, 40), tolerance=1.001)
     assert path.expanded < gamenav.find_path(grid, (2, 40), (60, 40)).expanded
     smooth = gamenav.find_path(grid, (2, 40), (60, 40), algorithm="hpa", smooth=True)
