@@ -20,7 +20,7 @@ from gamenav.errors import (BlockedEndpointError, GamenavError, InvalidGeometryE
                             InvalidInputError, InvalidOptionError, MapFormatError,
                             OutOfBoundsError, UnsupportedOptionError)
 from gamenav.grid import (Diagonal, GridChange, GridSearch, Heuristic, SearchWorkspace, TileGrid,
-                          clearance_field, clearance_mask, distance_field)
+                          clearance_field, clearance_mask, distance_field, prepare)
 from gamenav.navmesh import NavMesh, NavMeshSearch, RaycastHit
 from gamenav.parallel import find_paths
 from gamenav.query import begin_search, find_path
@@ -67,6 +67,7 @@ __all__ = [
     "distance_field",
     "find_path",
     "find_paths",
+    "prepare",
     "warmup",
 ]
 

@@ -35,7 +35,7 @@ from gamenav.types import Path, PathStatus
 if TYPE_CHECKING:
     from typing_extensions import Never  # no keyword outside the signature type-checks
 
-__all__ = ["ALGORITHMS", "POOL_MAX_BYTES", "GridSearch", "SearchWorkspace"]
+__all__ = ["ALGORITHMS", "POOL_MAX_BYTES", "GridSearch", "SearchWorkspace", "prepare"]
 
 ALGORITHMS = ("astar", "jps", "dijkstra", "hpa")
 """Accepted values of ``algorithm=``."""
@@ -484,6 +484,30 @@ def _defaults() -> dict[str, Any]:
         _DEFAULTS.update({name: p.default for name, p in inspect.signature(GridSearch).parameters.items()
                           if p.kind is inspect.Parameter.KEYWORD_ONLY})
     return _DEFAULTS
+
+
+def prepare(grid: TileGrid, *algorithms: str) -> None:
+    """Build now the per-grid data that ``algorithm="jps"`` (the JPS+ jump table) and
+    ``algorithm="hpa"`` (the cluster graph) otherwise build on their first query: 0.05-1.3 s on
+    1000-cell maps, for a loading screen rather than a frame. Both are then kept in step with
+    ``set_walkable`` while the grid lives. ``"astar"`` and ``"dijkstra"`` need nothing.
+
+    Raises:
+        InvalidInputError: ``grid`` is not a TileGrid, no algorithm is given, or one is not a
+            name of :data:`ALGORITHMS`.
+    """
+    if not isinstance(grid, TileGrid):
+        raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
+    if not algorithms:
+        raise InvalidInputError(f"name the algorithms to prepare, e.g. prepare(grid, 'jps'); "
+                                f"one of {list(ALGORITHMS)}")
+    for name in algorithms:
+        if not isinstance(name, str) or name not in ALGORITHMS:
+            raise InvalidInputError(f"algorithm must be one of {list(ALGORITHMS)}, got {name!r}")
+    if "jps" in algorithms:
+        _jump_plus.jump_index(grid)
+    if "hpa" in algorithms:
+        _hpa.hpa_index(grid)
 
 
 class GridSearch:

@@ -269,3 +269,34 @@ def test_jps_follows_grid_edits() -> None:
     check_path(grid, after, (0, 5), (15, 5))
     grid.set_walkable((8, 11), False)  # close the gap
     assert gamenav.find_path(grid, (0, 5), (15, 5), algorithm="jps").status is PathStatus.NO_PATH
+
+
+def test_prepare_builds_the_jps_and_hpa_data_before_the_first_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gamenav.grid import hpa, jump_plus
+
+    walk = np.ones((120, 130), dtype=bool)
+    walk[10:110, 60] = False
+    grid = gamenav.TileGrid(walk)
+    gamenav.prepare(grid, "jps", "hpa", "astar")
+    table, graph = jump_plus.jump_index(grid), hpa.hpa_index(grid)
+
+    def no_build(*args: object, **kwargs: object) -> None:
+        raise AssertionError("built on a query after prepare()")
+
+    monkeypatch.setattr(jump_plus.JumpIndex, "__init__", no_build)
+    monkeypatch.setattr(hpa.HpaIndex, "__init__", no_build)
+    for algorithm in ("jps", "hpa"):
+        path = gamenav.find_path(grid, (2, 60), (120, 60), algorithm=algorithm)
+        assert path.found and path.cost >= gamenav.find_path(grid, (2, 60), (120, 60)).cost - 1e-9
+    grid.set_walkable((60, 50), True)  # kept in step with edits, not rebuilt
+    assert jump_plus.jump_index(grid) is table and hpa.hpa_index(grid) is graph
+    assert gamenav.find_path(grid, (2, 60), (120, 60), algorithm="jps").cost == \
+        pytest.approx(gamenav.find_path(grid, (2, 60), (120, 60)).cost, rel=1e-12)
+
+
+@pytest.mark.parametrize("args", [(), ("bfs",), (None,), (["jps"],)])
+def test_prepare_rejects_bad_algorithms(args: tuple[object, ...]) -> None:
+    with pytest.raises(InvalidInputError, match="algorithm"):
+        gamenav.prepare(gamenav.TileGrid(np.ones((3, 3), bool)), *args)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="must be a TileGrid"):
+        gamenav.prepare(np.ones((3, 3), bool), "jps")  # type: ignore[arg-type]
