@@ -662,7 +662,7 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
 
     ``pos``, ``vel``, ``pref`` (n, 2): positions, current and preferred velocities; ``radius``
     and ``max_speed`` (n,). ``priority`` (n,): of two agents, the one with the lower priority takes
-    0.9 of their avoidance (equal: 0.5 each, as RVO2). ``rank`` (n,): right of way in head-on
+    all of their avoidance and the other ignores it (equal: 0.5 each, as RVO2). ``rank`` (n,): right of way in head-on
     jams. Agent ``i`` gives way to a neighbour ``j`` of equal priority and higher rank when they
     face each other (preferred velocities more than about 107 degrees apart, each ahead of the
     other), their goals lie in opposite directions (``goal_dir`` (n, 2) unit vectors to the
@@ -728,7 +728,9 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
                 ahead = (pos[j, 0] - px) * prx + (pos[j, 1] - py) * pry > 0.0  # j before i
                 share = 0.5
                 if priority[i] != priority[j]:
-                    share = 0.9 if priority[i] < priority[j] else 0.1
+                    if priority[i] > priority[j]:
+                        continue  # the other gives way alone (and is pushed aside)
+                    share = 1.0
                 elif oncoming:
                     if gap < 2.0 * radius[i]:
                         bend = True

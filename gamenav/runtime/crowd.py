@@ -805,8 +805,8 @@ class Crowd(Closeable):
         neighbor_dist = min(self.neighbor_dist, (g.width + g.height + 2) * g.cell_size + 2 * r_max)
         # cells about as wide as a typical disc and its move: the rings stop at the k-th neighbour
         hcell = min(max(2.0 * float(radii.mean()) + float(self._speeds.max()) * dt, 1e-9), neighbor_dist)
-        # who gives way: idle agents to moving ones (moving agents share equally, as RVO2: an
-        # uneven share between moving agents breaks the reciprocity that keeps ORCA from jamming)
+        # who gives way: idle agents to moving ones, which do not avoid them (they shove them
+        # aside); moving agents share equally, as RVO2, but in head-on jams (rank below)
         moving = self._mode != IDLE
         priority = np.where(moving, 0.0, -math.inf)
         mass = radii * radii * np.where(moving, 1.0, 0.25)
