@@ -74,7 +74,8 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels import hpa as _kh
 from gamenav.errors import InvalidInputError, UnsupportedOptionError
 from gamenav.grid.movement import Diagonal, Heuristic
-from gamenav.grid.tilegrid import GridChange, TileGrid, _GridState
+from gamenav.grid._index import GridIndex, padded_cells
+from gamenav.grid.tilegrid import TileGrid, _GridState
 from gamenav.types import PathStatus
 
 __all__ = ["CLUSTER_SIZE", "SPACING", "HpaIndex", "HpaResult", "check_options", "find",
@@ -176,8 +177,8 @@ def _grown(array: npt.NDArray[Any], need: int, fill: Any) -> npt.NDArray[Any]:
     return bigger
 
 
-class HpaIndex:
-    """The HPA* graph of one grid, kept at the grid's latest version.
+class HpaIndex(GridIndex[_Graph]):
+    """The HPA* graph of one grid, kept at the grid's latest version (:class:`GridIndex`).
 
     Args:
         grid: the grid; the index subscribes to its edits (weakly) and repairs itself.
@@ -195,27 +196,33 @@ class HpaIndex:
         self.tree_area = ((self.size + 7) // 8) ** 2 * 64  # one tree: whole 8 x 8 tiles
         self.spacing = int(spacing)
         self.single = int(single)
-        self._lock = threading.Lock()
-        self._users = 0
         self._local = threading.local()
-        self.repaired = 0
-        with grid._edit_lock:  # no edit between the snapshot and the subscription
-            state = grid._snapshot()
-            self._build(state.passable, state.version)
-            self._unsubscribe = grid.subscribe(self._on_change, weak=True)
+        super().__init__(grid)
 
-    def _build(self, passable: npt.NDArray[np.bool_], version: int) -> None:
+    def _build(self, passable: npt.NDArray[np.bool_]) -> None:
         h, w = passable.shape
-        self.shape = (h, w)
         self.stride = w + 2
         self.ncx = -(-w // self.size)
         self.ncy = -(-h // self.size)
-        pad = np.zeros((h + 2, w + 2), dtype=np.uint8)
-        pad[1:-1, 1:-1] = passable
-        self._graph = _Graph(pad.ravel(), self.ncx * self.ncy)
+        self._data = _Graph(padded_cells(passable), self.ncx * self.ncy)
         announce_compile("grid search", *KERNELS)
-        self._rebuild(self._graph, np.arange(self.ncx * self.ncy, dtype=np.int64))
-        self.version = version
+        self._rebuild(self._data, np.arange(self.ncx * self.ncy, dtype=np.int64))
+
+    def _copy(self, data: _Graph) -> _Graph:
+        return data.copy()
+
+    def _repair(self, passable: npt.NDArray[np.bool_], x0: int, y0: int, x1: int, y1: int) -> int:
+        """Rebuild the clusters within one cell of the changed box."""
+        h, w = self.shape
+        gr = self._data
+        gr.p.reshape(h + 2, w + 2)[y0 + 1:y1 + 1, x0 + 1:x1 + 1] = passable[y0:y1, x0:x1]
+        s = self.size
+        cx0, cx1 = max(x0 - 1, 0) // s, min(x1, w - 1) // s
+        cy0, cy1 = max(y0 - 1, 0) // s, min(y1, h - 1) // s
+        cys, cxs = np.mgrid[cy0:cy1 + 1, cx0:cx1 + 1]
+        dirty = (cys * self.ncx + cxs).ravel().astype(np.int64)
+        self._rebuild(gr, dirty)
+        return int(dirty.size)
 
     def _rebuild(self, gr: _Graph, clusters: I64) -> None:
         """Recompute the nodes, distances and trees of ``clusters`` in ``gr`` (in place)."""
@@ -270,52 +277,12 @@ class HpaIndex:
     @property
     def nbytes(self) -> int:
         """Bytes held by the graph's arrays (the index's padded copy of the cells included)."""
-        return self._graph.nbytes
+        return self._data.nbytes
 
     @property
     def nodes(self) -> int:
         """Transition cells (abstract nodes) in the graph."""
-        return int(self._graph.ccount.sum())
-
-    def acquire(self, state: _GridState) -> _Graph | None:
-        """The graph of snapshot ``state`` for one query, or None if the index is at another
-        version. Give it back with :meth:`release`."""
-        with self._lock:
-            if state.version != self.version or state.passable.shape != self.shape:
-                return None
-            self._users += 1
-            return self._graph
-
-    def release(self, graph: _Graph) -> None:
-        """Give back a graph from :meth:`acquire` (once per acquire)."""
-        with self._lock:
-            if graph is self._graph:
-                self._users -= 1
-
-    def _on_change(self, change: GridChange) -> None:
-        with self._lock:
-            if self._users:  # queries hold the graph: they keep it, we repair a copy
-                self._graph = self._graph.copy()
-                self._users = 0
-            passable = change.passable
-            if change.version != self.version + 1 or passable.shape != self.shape:
-                self._build(passable, change.version)  # missed an edit: start again
-                return
-            cells = np.concatenate([change.blocked, change.opened])
-            if len(cells):
-                x0, y0 = cells.min(axis=0)
-                x1, y1 = cells.max(axis=0) + 1
-                h, w = self.shape
-                gr = self._graph
-                gr.p.reshape(h + 2, w + 2)[y0 + 1:y1 + 1, x0 + 1:x1 + 1] = passable[y0:y1, x0:x1]
-                s = self.size
-                cx0, cx1 = max(x0 - 1, 0) // s, min(x1, w - 1) // s
-                cy0, cy1 = max(y0 - 1, 0) // s, min(y1, h - 1) // s
-                cys, cxs = np.mgrid[cy0:cy1 + 1, cx0:cx1 + 1]
-                dirty = (cys * self.ncx + cxs).ravel().astype(np.int64)
-                self._rebuild(gr, dirty)
-                self.repaired = int(dirty.size)
-            self.version = change.version
+        return int(self._data.ccount.sum())
 
     def query(self, graph: _Graph, start: tuple[int, int], goal: tuple[int, int], *,
               smooth: bool = True, weight: float = WEIGHT) -> HpaResult | None:

@@ -41,7 +41,8 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels import jump_plus as _kp
-from gamenav.grid.tilegrid import GridChange, TileGrid, _GridState
+from gamenav.grid._index import GridIndex, padded_cells
+from gamenav.grid.tilegrid import TileGrid, _GridState
 
 __all__ = ["JumpIndex", "jump_index"]
 
@@ -57,15 +58,8 @@ KERNELS = (_kp.build_tables, _kp.repair_tables, _kp.search_step)
 _INT16_LIMIT = 32000
 
 
-def _padded_passable(passable: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint8]:
-    h, w = passable.shape
-    pad = np.zeros((h + 2, w + 2), dtype=np.uint8)
-    pad[1:-1, 1:-1] = passable
-    return pad.ravel()
-
-
-class JumpIndex:
-    """The JPS+ table of one grid, kept at the grid's latest version.
+class JumpIndex(GridIndex[Table]):
+    """The JPS+ table of one grid, kept at the grid's latest version (:class:`GridIndex`).
 
     Args:
         grid: the grid; the index subscribes to its edits (weakly) and repairs itself.
@@ -73,74 +67,40 @@ class JumpIndex:
     Attributes:
         version: the grid version the current table describes.
         repaired: diagonal entries rewritten by the last repair (a measure of its work).
+        jump_share: share of the passable cells next to a jump point (at the last build).
+        dense: ``jump_share > DENSE_SHARE`` (searches run A* there).
     """
 
-    def __init__(self, grid: TileGrid) -> None:
-        self._lock = threading.Lock()
-        self._users = 0
-        self.repaired = 0
-        with grid._edit_lock:  # no edit between the snapshot and the subscription
-            state = grid._snapshot()
-            self._build(state.passable, state.version)
-            self._unsubscribe = grid.subscribe(self._on_change, weak=True)
-
-    def _build(self, passable: npt.NDArray[np.bool_], version: int) -> None:
+    def _build(self, passable: npt.NDArray[np.bool_]) -> None:
         h, w = passable.shape
         self._stride = w + 2
-        self._p = _padded_passable(passable)
+        self._p = padded_cells(passable)
         dtype = np.int16 if max(h, w) < _INT16_LIMIT else np.int32
         announce_compile("grid search", *KERNELS)
-        self._table: Table = np.zeros(
-            (self._p.shape[0], 8), dtype=dtype)
-        _kp.build_tables(self._p, self._stride, self._table)
-        self.version = version
+        table: Table = np.zeros((self._p.shape[0], 8), dtype=dtype)
+        _kp.build_tables(self._p, self._stride, table)
+        self._data = table
         cells = max(int(passable.sum()), 1)
-        self.jump_share = float((self._table[:, :4] == 1).any(axis=1).sum()) / cells
+        self.jump_share = float((table[:, :4] == 1).any(axis=1).sum()) / cells
         self.dense = self.jump_share > DENSE_SHARE
+
+    def _copy(self, data: Table) -> Table:
+        copied: Table = data.copy()
+        return copied
+
+    def _repair(self, passable: npt.NDArray[np.bool_], x0: int, y0: int, x1: int, y1: int) -> int:
+        h, w = passable.shape
+        self._p.reshape(h + 2, w + 2)[y0 + 1:y1 + 1, x0 + 1:x1 + 1] = passable[y0:y1, x0:x1]
+        return int(_kp.repair_tables(self._p, self._stride, self._data, y0 + 1, y1 + 1, x0 + 1, x1 + 1))
 
     @property
     def nbytes(self) -> int:
         """Bytes held: the table plus the index's padded copy of the passable cells."""
-        return int(self._table.nbytes + self._p.nbytes)
+        return int(self._data.nbytes + self._p.nbytes)
 
     def table(self) -> Table:
-        """The current ``(8, N)`` table (read-only use; for tests and diagnostics)."""
-        return self._table
-
-    def acquire(self, state: _GridState) -> Table | None:
-        """The table of snapshot ``state`` for one search, or None if the index is at another
-        version. Give it back with :meth:`release`."""
-        with self._lock:
-            if state.version != self.version:
-                return None
-            self._users += 1
-            return self._table
-
-    def release(self, table: npt.NDArray[np.generic]) -> None:
-        """Give back a table from :meth:`acquire` (once per acquire)."""
-        with self._lock:
-            if table is self._table:
-                self._users -= 1
-
-    def _on_change(self, change: GridChange) -> None:
-        with self._lock:
-            if self._users:  # searches hold the table: they keep it, we repair a copy
-                self._table = self._table.copy()
-                self._users = 0
-            passable = change.passable
-            if change.version != self.version + 1 or passable.shape[1] + 2 != self._stride:
-                self._build(passable, change.version)  # missed an edit: start again
-                return
-            cells = np.concatenate([change.blocked, change.opened])
-            if len(cells):
-                x0, y0 = cells.min(axis=0)
-                x1, y1 = cells.max(axis=0) + 1
-                h, w = passable.shape
-                pad = self._p.reshape(h + 2, w + 2)
-                pad[y0 + 1:y1 + 1, x0 + 1:x1 + 1] = passable[y0:y1, x0:x1]
-                self.repaired = int(_kp.repair_tables(self._p, self._stride, self._table,
-                                                      int(y0) + 1, int(y1) + 1, int(x0) + 1, int(x1) + 1))
-            self.version = change.version
+        """The current ``(N, 8)`` table (read-only use; for tests and diagnostics)."""
+        return self._data
 
     def __repr__(self) -> str:
         return f"JumpIndex(version={self.version}, nbytes={self.nbytes})"

@@ -45,7 +45,7 @@ def _compare(grid: gamenav.TileGrid, a: tuple[int, int], b: tuple[int, int],
 
 def _graph(index: hpa.HpaIndex) -> dict[int, tuple[list[int], np.ndarray, np.ndarray]]:
     """Per cluster with nodes: its transition cells, distance matrix and trees (id-free)."""
-    gr = index._graph
+    gr = index._data
     area = index.tree_area
     out = {}
     for c in range(index.ncx * index.ncy):
@@ -219,7 +219,7 @@ def test_a_held_graph_is_copied_not_repaired() -> None:
     assert held is not None
     before = held.p.copy()
     grid.set_walkable((10, 0, 11, 30), False)
-    assert index._graph is not held and index.acquire(state) is None  # old version refused
+    assert index._data is not held and index.acquire(state) is None  # old version refused
     np.testing.assert_array_equal(held.p, before)
     old = index.query(held, (0, 5), (31, 5))
     assert old is not None and old.cost == pytest.approx(31.0)
