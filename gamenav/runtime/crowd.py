@@ -809,7 +809,7 @@ class Crowd(Closeable):
         # aside); moving agents share equally, as RVO2, but in head-on jams (rank below)
         moving = self._mode != IDLE
         priority = np.where(moving, 0.0, -math.inf)
-        mass = radii * radii * np.where(moving, 1.0, 0.25)
+        mass = radii * radii * np.where(moving, 1.0, 0.05)
         new_vel = np.empty_like(self._vel)
         # right of way between oncoming agents: the older order goes first
         rank = -self._order.astype(np.float64)
