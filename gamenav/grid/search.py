@@ -644,7 +644,7 @@ class GridSearch:
         self._smooth = req.smooth
         self._world_version = state.version
         self._expanded = 0
-        self._hpa_state: _GridState | None = None
+        self._hpa_start: tuple[_Request, _GridState] | None = None
         self._result: Path | None = None
         self._status = PathStatus.IN_PROGRESS
         self._borrowed = req.workspace is None
@@ -663,10 +663,20 @@ class GridSearch:
         self._pad: _Padded | None = pad
         stride = pad.stride
         self._stride = stride
-        # "hpa": the query runs whole in the first step(), not here (queues start searches in
-        # request()); A* is set up below and answers when the cluster graph cannot
         if req.algorithm == "hpa" and reachable:
-            self._hpa_state = state
+            # the hpa query runs whole in the first step(), not here (queues start searches
+            # in request()); A* is set up only if the cluster graph cannot answer
+            self._hpa_start = (req, state)
+            return
+        self._open(req, state, reachable)
+
+    def _open(self, req: _Request, state: _GridState, reachable: bool) -> None:
+        """Set up the A* / JPS / Dijkstra kernel state on ``state`` and open the start node."""
+        grid = req.grid
+        (sx, sy), (gx, gy) = req.start, req.goal
+        diag = req.diagonal
+        pad = padded(state)
+        stride = pad.stride
         self._goal_node = (gy + 1) * stride + gx + 1 if reachable else -1
         heur = req.heuristic
         self._htable: npt.NDArray[np.float64] | None
@@ -752,13 +762,15 @@ class GridSearch:
         if self._status.done:
             return self._status
         budget = expansion_budget(max_expansions)
-        if self._hpa_state is not None:  # the whole hpa query, whatever the budget
-            state, self._hpa_state = self._hpa_state, None
+        if self._hpa_start is not None:  # the whole hpa query, whatever the budget
+            req, state = self._hpa_start
+            self._hpa_start = None
             found = _hpa.find(self._grid, state, self._start, self._goal)
             if found is not None:
                 self._expanded = found.expanded
                 self._finish_with(PathStatus.FOUND, found.cells, found.cost)
                 return self._status
+            self._open(req, state, True)  # the cluster graph could not answer: A*
         ws = self._ws
         if ws is None or ws._owner is not self._token:
             raise InvalidInputError(
@@ -822,10 +834,10 @@ class GridSearch:
         Once done (or if the workspace was taken over): :meth:`result`.
         """
         ws = self._ws
-        if self._status.done or ws is None or ws._owner is not self._token:
+        if self._status.done or (ws is not None and ws._owner is not self._token):
             return self.result()
-        closed = np.flatnonzero(ws.mark == self._istate[0] + 1)
-        if len(closed) == 0:
+        closed = np.flatnonzero(ws.mark == self._istate[0] + 1) if ws is not None else ()
+        if ws is None or len(closed) == 0:  # (an hpa search before its step)
             cells = np.array([self._start], dtype=np.int64)
             return Path(status=PathStatus.PARTIAL, cost=0.0, cells=cells,
                         points=self._grid.cell_to_world(cells), expanded=self._expanded)
@@ -862,7 +874,7 @@ class GridSearch:
         _jump_plus.release(getattr(self, "_plus", None))
         self._plus = None
         # a finished search keeps only its result, not the grid snapshot or the workspace
-        self._ws = self._pad = self._moves = self._htable = self._hpa_state = None
+        self._ws = self._pad = self._moves = self._htable = self._hpa_start = None
 
     def __repr__(self) -> str:
         return (f"GridSearch({self._algorithm}, start={self._start}, goal={self._goal}, "
