@@ -29,7 +29,7 @@ __all__ = ["blocked_table", "cell_list", "crowd_step", "discs_off_walls", "orca_
 
 EPS = 1e-5
 """RVO_EPSILON: parallel-line and coverage tolerance of RVO2."""
-_WAIT_CHAIN = 6
+_WAIT_CHAIN = 10
 """An agent waits behind one that gives way, and so on: chains end after this many agents."""
 
 # wall sides, scan order: a free cell's neighbour at +x, -x, +y, -y (world axes)
