@@ -238,15 +238,17 @@ def triangulate_free_space(free: BaseGeometry) -> tuple[npt.NDArray[np.float64],
         vertex; the regions meeting there share no edge, so they stay disconnected.
     """
     rings = shapely.get_rings(shapely.get_parts(free))
-    coords, ring_idx = shapely.get_coordinates(rings, return_index=True)
-    # drop each ring's closing point
-    last = np.r_[ring_idx[1:] != ring_idx[:-1], True]
-    coords, ring_idx = coords[~last], ring_idx[~last]
+    size = shapely.get_num_coordinates(rings).astype(np.int64)  # each with its closing point
+    if len(size) and size.min() == 0:
+        rings, size = rings[size > 0], size[size > 0]
+    coords = shapely.get_coordinates(rings)
+    keep = np.ones(len(coords), dtype=bool)
+    keep[np.cumsum(size) - 1] = False  # drop each ring's closing point
+    coords = coords[keep]
     verts, inverse = _unique_points(coords)
-    nxt = np.arange(len(coords)) + 1
-    first = np.r_[True, ring_idx[1:] != ring_idx[:-1]]
-    starts = np.flatnonzero(first)
-    ends = np.r_[starts[1:], len(coords)]
+    ends = np.cumsum(size - 1)
+    starts = ends - (size - 1)
+    nxt = np.arange(1, len(coords) + 1)
     nxt[ends - 1] = starts
     segs = np.stack([inverse, inverse[nxt]], axis=1)
     segs = segs[segs[:, 0] != segs[:, 1]]

@@ -158,14 +158,14 @@ def _area_part(geom: BaseGeometry) -> BaseGeometry:
 
 def _rectangle(geom: BaseGeometry) -> bool:
     """``geom`` is a rectangle (any rotation; corners square to 1e-9 relative)."""
-    if not isinstance(geom, shapely.Polygon) or len(geom.interiors):
+    if not isinstance(geom, shapely.Polygon) or shapely.get_num_interior_rings(geom):
         return False
-    p = shapely.get_coordinates(geom.exterior)
+    p = shapely.get_coordinates(geom)
     if len(p) != 5:
         return False
-    e = np.diff(p, axis=0)
-    f = np.roll(e, -1, axis=0)
-    dot = np.abs((e * f).sum(axis=1))
+    e = p[1:] - p[:-1]
+    f = e[[1, 2, 3, 0]]
+    dot = np.abs(e[:, 0] * f[:, 0] + e[:, 1] * f[:, 1])
     return bool((dot <= 1e-9 * np.hypot(e[:, 0], e[:, 1]) * np.hypot(f[:, 0], f[:, 1])).all())
 
 
@@ -185,6 +185,19 @@ def _inflate(geom: BaseGeometry, radius: float) -> BaseGeometry:
     pieces = list(np.asarray(stadiums, dtype=object).ravel())
     pieces.append(geom)
     return _area_part(shapely.union_all(pieces))
+
+
+class _Undo:
+    """How to undo the edit that carved an obstacle (see :func:`_restore`): the triangles it
+    removed (``pre``, dead rows whose vertex ids stay valid) and added (``added``), the sorted
+    keys of the edges ``pre`` shared with live triangles around them (``ring``), the bounds of
+    the region it re-triangulated and the other obstacles whose bounds met those then."""
+
+    __slots__ = ("pre", "added", "ring", "bounds", "near")
+
+    def __init__(self, pre: _I64, added: _I64, ring: _I64, bounds: tuple[float, float, float, float],
+                 near: list[int]) -> None:
+        self.pre, self.added, self.ring, self.bounds, self.near = pre, added, ring, bounds, near
 
 
 class _Obstacle:
@@ -236,6 +249,7 @@ class EditState:
         self.grid: Any = None
         self.grid_free: BaseGeometry = shapely.Polygon()  # following a grid: its cells' rectangle, shrunk
         self.follower: Any = None
+        self.last_near: tuple[tuple[float, float, float, float], list[int]] | None = None
         self.load(mesh)
 
     def load(self, mesh: NavMesh) -> None:
@@ -286,6 +300,7 @@ class EditState:
         self.current: dict[str, npt.NDArray[Any]] | None = None
         self.seq = 0
         self.log: list[tuple[int, dict[str, _I64]]] = []
+        self.undo: dict[int, _Undo] = {}  # triangle ids: forgotten when they are renumbered
 
     def ensure(self, n_t: int, n_v: int) -> None:
         """Grow the masters (and scratch arrays) to hold ``n_t`` triangles and ``n_v`` vertices
@@ -382,14 +397,20 @@ class EditState:
             self.ob_key[row] = self.ob_key[last]
             self.ob_row[int(self.ob_key[row])] = row
 
-    def blocked_near(self, bounds: tuple[float, float, float, float], skip: int = 0) -> BaseGeometry | None:
-        """Union of the inflated obstacles (and a followed grid's blocked cells) whose bounds
-        meet ``bounds``, or None."""
+    def near_ids(self, bounds: tuple[float, float, float, float], skip: int = 0) -> list[int]:
+        """Sorted ids of the obstacles (but ``skip``) whose inflated bounds meet ``bounds``."""
         x0, y0, x1, y1 = bounds
         n = len(self.ob_row)
         b, key = self.ob_box[:n], self.ob_key[:n]
         near = (b[:, 0] <= x1) & (b[:, 2] >= x0) & (b[:, 1] <= y1) & (b[:, 3] >= y0) & (key != skip)
-        parts = [self.obstacles[k].inflated for k in sorted(key[near].tolist())]
+        return sorted(key[near].tolist())
+
+    def blocked_near(self, bounds: tuple[float, float, float, float], skip: int = 0) -> BaseGeometry | None:
+        """Union of the inflated obstacles (and a followed grid's blocked cells) whose bounds
+        meet ``bounds``, or None."""
+        ids = self.near_ids(bounds, skip)
+        self.last_near = (bounds, ids)
+        parts = [self.obstacles[k].inflated for k in ids]
         if self.grid_blocked is not None:
             cells = self.grid_cells_near(bounds)
             if cells is not None:
@@ -469,33 +490,39 @@ def _union(es: EditState, verts: _F64, tris: _I64, nbrs: _I64, ids: _I64, tag: _
     announce_compile("navmesh", boundary_rings)
     coords, starts, area2, ok = boundary_rings(verts, tris, nbrs, ids, tag, es.tag_stamp)
     if ok:
-        rings = [coords[a:b] for a, b in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True)]
-        shells = [r for r, a in zip(rings, area2.tolist(), strict=True) if a > 0]
-        holes = [r for r, a in zip(rings, area2.tolist(), strict=True) if a < 0]
-        if len(shells) + len(holes) == len(rings):
-            if len(shells) == 1:
-                return shapely.Polygon(shells[0], holes)
-            if shells and not holes:
-                return shapely.MultiPolygon([shapely.Polygon(r) for r in shells])
+        shell = area2 > 0
+        n_shells = int(shell.sum())
+        if n_shells and not (area2 == 0).any() and (n_shells == 1 or n_shells == len(area2)):
+            rings = shapely.linearrings(coords, indices=np.repeat(np.arange(len(area2)), np.diff(starts)))
+            if n_shells == len(area2):
+                if n_shells == 1:
+                    out: BaseGeometry = shapely.polygons(rings[0])
+                    return out
+                out = shapely.multipolygons(shapely.polygons(rings))
+                return out
+            out = shapely.polygons(rings[shell][0], holes=rings[~shell])
+            return out
     return shapely.coverage_union_all(shapely.polygons(verts[tris[ids]]))
 
 
 def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], *, opened: bool,
-           blocked: bool, skip: int = 0) -> NavMeshChange | None:
+           blocked: bool, skip: int = 0, undo_key: int = 0) -> NavMeshChange | None:
     """Re-triangulate the free space inside ``box`` and install the result (caller holds es.lock).
 
     ``opened``: space may have been freed inside the box (restore the original free space there).
-    ``skip``: an obstacle id to ignore (being removed). Returns the change, or None when the
-    box meets no triangle and frees nothing.
+    ``skip``: an obstacle id to ignore (being removed). ``undo_key``: the id of the obstacle
+    being carved, under which to remember how to undo the edit (see :func:`_restore`).
+    Returns the change, or None when the box meets no triangle and frees nothing.
     """
     verts = mesh._vertices
     tris = mesh._triangles
     rem = _cavity(es, verts, tris, box)
+    es.last_near = None
     with _geometry_errors("re-triangulating an edited region"):
         if es.grid is not None:
             region = _grid_region(mesh, es, box, rem, skip)
         else:
-            region = _region(mesh, es, box, rem, opened, skip)
+            region = _region(mesh, es, box, rem, opened, skip, undo_key)
         if region is None:
             return None
     if region.is_empty:
@@ -503,7 +530,53 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
         new_t = np.zeros((0, 3), dtype=np.int64)
     else:
         new_v, new_t = triangulate_free_space(region)
-    return _install(mesh, es, box, rem, new_v, new_t, opened, blocked)
+    ring = _ring_keys(es, tris, rem) if undo_key and es.grid is None and len(rem) else None
+    near = es.last_near
+    change = _install(mesh, es, box, rem, new_v, new_t, opened, blocked)
+    if ring is not None and near is not None and len(change.added):
+        es.undo[undo_key] = _Undo(rem, np.asarray(change.added), ring, near[0],
+                                  [x for x in near[1] if x != undo_key])
+    return change
+
+
+def _ring_keys(es: EditState, tris: _I64, ids: _I64) -> _I64:
+    """Sorted keys ``min * 2**32 + max`` of the edges (vertex id pairs) that triangles ``ids``
+    share with live triangles not in ``ids``."""
+    es.tag_stamp += 1
+    es.tag[ids] = es.tag_stamp
+    nb = es.master["nbrs"][ids]
+    t = tris[ids]
+    out = nb >= 0
+    out[out] = es.tag[nb[out]] != es.tag_stamp
+    a, b = t[out], t[:, [1, 2, 0]][out]
+    keys: _I64 = np.sort(np.minimum(a, b) * (1 << 32) + np.maximum(a, b))
+    return keys
+
+
+def _restore(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], oid: int,
+             undo: _Undo) -> NavMeshChange | None:
+    """Remove obstacle ``oid`` by putting back the triangles its carving removed, when that
+    is exactly the free space a re-triangulation would give; else None (nothing changed).
+
+    The conditions: the mesh follows no grid; every triangle the carving added is still alive
+    (no edit since touched the region it re-triangulated, so that region still holds just
+    them); the edges they share with the live triangles around are the edges the removed
+    triangles shared with them then (the same vertex ids, so they stitch back); and the other
+    obstacles whose bounds meet the region are the ones that did then (obstacles never change,
+    ids are never reused). The removed triangles covered the region's free space with exactly
+    those obstacles carved; so do the copies (new ids, the same vertices and geometry).
+    """
+    if es.grid is not None or not es.master["alive"][undo.added].all():
+        return None
+    if es.near_ids(undo.bounds, skip=oid) != undo.near:
+        return None
+    tris = mesh._triangles
+    if not np.array_equal(_ring_keys(es, tris, undo.added), undo.ring):
+        return None
+    used, inverse = np.unique(tris[undo.pre], return_inverse=True)
+    bounds = (min(box[0], undo.bounds[0]), min(box[1], undo.bounds[1]), max(box[2], undo.bounds[2]),
+              max(box[3], undo.bounds[3]))
+    return _install(mesh, es, bounds, undo.added, mesh._vertices[used], inverse.reshape(-1, 3), True, False)
 
 
 def _grid_region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], rem: _I64,
@@ -543,9 +616,15 @@ def _clip(geom: BaseGeometry, box: tuple[float, float, float, float]) -> BaseGeo
 
 
 def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], rem: _I64, opened: bool,
-            skip: int) -> BaseGeometry | None:
+            skip: int, new: int = 0) -> BaseGeometry | None:
     """The new free space of the cavity: the removed triangles (and with ``opened`` the free
-    space of the build inside ``box``) minus the obstacles; None when there is none of either."""
+    space of the build inside ``box``) minus the obstacles; None when there is none of either.
+
+    ``new``: the id of the obstacle being carved. Without ``opened`` the removed triangles
+    already lie outside every other obstacle (they cover the mesh's free space), so only that
+    one is subtracted (no union of the obstacles around; the other ones' edges are already
+    the triangles' edges).
+    """
     verts, tris = mesh._vertices, mesh._triangles
     parts = []
     if len(rem):
@@ -558,7 +637,11 @@ def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float]
     if not parts:
         return None
     region = parts[0] if len(parts) == 1 else shapely.union(parts[0], parts[1])
-    obstacles = es.blocked_near(region.bounds, skip)
+    if new and not opened:
+        es.last_near = (region.bounds, es.near_ids(region.bounds))
+        obstacles = es.obstacles[new].inflated if new in es.last_near[1] else None
+    else:
+        obstacles = es.blocked_near(region.bounds, skip)
     if obstacles is not None:
         region = shapely.difference(region, obstacles)
     return _area_part(region)
@@ -596,7 +679,7 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     border_edges = es.border_edges.extend(b_edges) if len(b_edges) else _ro(es.border_edges.buf[:es.border_edges.n])
     border_tri = es.border_tri.extend(b_owner) if len(b_owner) else _ro(es.border_tri.buf[:es.border_tri.n])
     # -- islands, point location index
-    relabelled = _islands(es, rem, added, local_root, ring_u, k)
+    relabelled = _islands(es, rem, added, local_root, ring_u, k, blocked)
     es.n_t, es.n_v = n_old + k, nv
     index_rows, index_cells = _reindex(es, all_verts, all_tris, rem, added)
     rows_t = np.concatenate([rem, ring_u, added])
@@ -632,7 +715,8 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     return NavMeshChange(version, bounds, _ro(rem.astype(np.int64)), _ro(added), opened, blocked)
 
 
-def _islands(es: EditState, rem: _I64, added: _I64, local_root: _I64, ring_u: _I64, k: int) -> _I64:
+def _islands(es: EditState, rem: _I64, added: _I64, local_root: _I64, ring_u: _I64, k: int,
+             blocked: bool = True) -> _I64:
     """Island labels after an edit, in the master (labels stay 0..n-1); returns the triangle
     ids whose label changed.
 
@@ -666,11 +750,11 @@ def _islands(es: EditState, rem: _I64, added: _I64, local_root: _I64, ring_u: _I
             return out
     elif not k and not len(rem):
         return rem
-    return _islands_general(es, rem, added, local_root, ring_u, k)
+    return _islands_general(es, rem, added, local_root, ring_u, k, blocked)
 
 
 def _islands_general(es: EditState, rem: _I64, added: _I64, local_root: _I64, ring_u: _I64,
-                     k: int) -> _I64:
+                     k: int, blocked: bool = True) -> _I64:
     """Island labels after any edit (see :func:`_islands`).
 
     New triangles join their local component's island; a component touching several islands
@@ -679,6 +763,12 @@ def _islands_general(es: EditState, rem: _I64, added: _I64, local_root: _I64, ri
     from each component that stop once at most one can still grow find the separated parts,
     which get new labels (work bounded by the separated parts). Labels left unused are filled
     from the top label.
+
+    An edit that only frees space (``blocked`` False: an obstacle removed, cells opened)
+    splits no island, so it runs no split search: the new free space contains the old one, and
+    two triangles joined by a chain of shared edges (a path through the interior of the free
+    space) stay joined by one through the interior of the larger space, which the stitched
+    triangulation (no cracks, pinch points not connecting) covers edge to edge.
     """
     labels = es.master["islands"]
     nbrs = es.master["nbrs"]
@@ -738,7 +828,7 @@ def _islands_general(es: EditState, rem: _I64, added: _I64, local_root: _I64, ri
         if root in comp_labels:
             by_label.setdefault(resolve(comp_final[root]), []).append(root)
     for lab, comps in by_label.items():
-        if len(comps) < 2:
+        if len(comps) < 2 or not blocked:
             continue
         seeds = np.array([int(local[c]) for c in comps], dtype=np.int64)
         announce_compile("navmesh", split_groups)
@@ -870,9 +960,10 @@ def add_obstacle(mesh: NavMesh, shape: Any) -> int:
         ob = _Obstacle(geom, inflated)
         es.add_obstacle(oid, ob)
         try:
-            change = remesh(mesh, es, _grown(mesh, ob.bounds), opened=False, blocked=True)
+            change = remesh(mesh, es, _grown(mesh, ob.bounds), opened=False, blocked=True, undo_key=oid)
         except BaseException:
             es.remove_obstacle(oid)
+            es.undo.pop(oid, None)
             raise
         _notify(mesh, change)
     return oid
@@ -886,7 +977,11 @@ def remove_obstacle(mesh: NavMesh, oid: Any) -> None:
             raise InvalidInputError(f"oid must be the id of an obstacle of this mesh (one of "
                                     f"{sorted(es.obstacles)[:10]}), got {oid!r}")
         ob = es.obstacles[int(oid)]
-        change = remesh(mesh, es, _grown(mesh, ob.bounds), opened=True, blocked=False, skip=int(oid))
+        box = _grown(mesh, ob.bounds)
+        undo = es.undo.pop(int(oid), None)
+        change = _restore(mesh, es, box, int(oid), undo) if undo is not None else None
+        if change is None:
+            change = remesh(mesh, es, box, opened=True, blocked=False, skip=int(oid))
         es.remove_obstacle(int(oid))
         _notify(mesh, change)
 

@@ -411,3 +411,82 @@ def test_merge_after_an_earlier_component_took_the_merged_label() -> None:
         else:
             live[mesh.add_obstacle(shapely.box(*step))] = (k, shapely.box(*step))
     check_mesh(mesh, rebuild(WALK_GEOM, [shape for _, shape in live.values()], 0.3))
+
+
+def _live_triangles(mesh: NavMesh) -> set[frozenset[tuple[float, float]]]:
+    p = mesh.vertices[mesh.triangles[mesh.alive]]
+    return {frozenset(map(tuple, t.tolist())) for t in p}
+
+
+def _count_triangulations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    import gamenav.navmesh.dynamic as dyn
+
+    calls = [0]
+    real = dyn.triangulate_free_space
+
+    def counted(free: Any) -> Any:
+        calls[0] += 1
+        return real(free)
+
+    monkeypatch.setattr(dyn, "triangulate_free_space", counted)
+    return calls
+
+
+def test_removing_an_untouched_obstacle_restores_its_triangles(monkeypatch: pytest.MonkeyPatch) -> None:
+    mesh = NavMesh.from_polygons(WALKABLE, agent_radius=0.3)
+    mesh.add_obstacle(shapely.box(16, 8, 17, 9))  # an edit elsewhere first: ids already grown
+    before = _live_triangles(mesh)
+    seen: list[NavMeshChange] = []
+    mesh.subscribe(seen.append)
+    oid = mesh.add_obstacle(shapely.box(9, 2, 11, 5))
+    n = len(mesh)
+    calls = _count_triangulations(monkeypatch)
+    mesh.remove_obstacle(oid)
+    assert calls[0] == 0  # the triangles the carving removed came back, nothing re-triangulated
+    carve, restore = seen
+    assert restore.opened and not restore.blocked
+    np.testing.assert_array_equal(np.sort(restore.removed), np.sort(carve.added))
+    assert restore.added.min() >= n  # copies under new ids: ids are never reused
+    x0, y0, x1, y1 = restore.bounds
+    p = mesh.vertices[mesh.triangles[np.concatenate([carve.removed, carve.added])]].reshape(-1, 2)
+    assert x0 <= p[:, 0].min() and y0 <= p[:, 1].min() and x1 >= p[:, 0].max() and y1 >= p[:, 1].max()
+    assert _live_triangles(mesh) == before
+    reference = rebuild(WALK_GEOM, [shapely.box(16, 8, 17, 9)], 0.3)
+    check_mesh(mesh, reference)
+    exact_costs_equal(mesh, reference, np.random.default_rng(5))
+
+
+def test_removal_re_triangulates_when_another_obstacle_is_in_the_hole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An obstacle added inside the hole of another carves nothing; removing the outer one must
+    keep it carved (putting the old triangles back would free its area)."""
+    mesh = NavMesh.from_polygons(WALKABLE, agent_radius=0.3)
+    outer = mesh.add_obstacle(shapely.box(9, 2, 11, 5))
+    inner = shapely.box(9.6, 3, 10.4, 4)
+    mesh.add_obstacle(inner)
+    calls = _count_triangulations(monkeypatch)
+    mesh.remove_obstacle(outer)
+    assert calls[0] == 1
+    assert mesh.locate(np.array([[10.0, 3.5]]))[0] == -1
+    reference = rebuild(WALK_GEOM, [inner], 0.3)
+    check_mesh(mesh, reference)
+    exact_costs_equal(mesh, reference, np.random.default_rng(6))
+
+
+def test_removal_re_triangulates_after_a_later_edit_took_some_of_its_triangles(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    mesh = NavMesh.from_polygons(WALKABLE, agent_radius=0.3)
+    first = mesh.add_obstacle(shapely.box(9, 2, 11, 5))
+    later = shapely.box(10.5, 6, 12, 7.5)
+    mesh.add_obstacle(later)
+    calls = _count_triangulations(monkeypatch)
+    mesh.remove_obstacle(first)
+    assert calls[0] == 1
+    reference = rebuild(WALK_GEOM, [later], 0.3)
+    check_mesh(mesh, reference)
+    exact_costs_equal(mesh, reference, np.random.default_rng(7))
+    # after a compaction the ids the undo records name are gone: removals re-triangulate
+    again = mesh.add_obstacle(shapely.box(2, 2, 3, 3))
+    mesh.compact()
+    mesh.remove_obstacle(again)
+    assert calls[0] == 3
+    check_mesh(mesh, reference)
