@@ -262,11 +262,12 @@ def stitch(new_v, new_t, cand_v, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
     and the corner / pinch flags follow. ``tag`` (``(T,)`` int64, < ``stamp`` everywhere) is
     scratch: stamps ``stamp .. stamp + 3 * len(rem)`` are used.
 
-    Returns ``(nv, k, b_edges, b_owner, vtouch, local_root, ring_u)``: vertex count, new
+    Returns ``(nv, k, b_edges, b_owner, vtouch, local_root, ring_u, ring_keys)``: vertex count, new
     triangle count, new border edges ``(b, 2)`` and their triangles, touched vertices (with
     repeats), and the components (union-find roots over local indices: new triangles ``0..k-1``, then the distinct
     ring triangles ``ring_u``) of the new triangles and the ring linked by matched edges (and
-    ring triangles by their shared edges).
+    ring triangles by their shared edges); ``ring_keys``: the edges the removed triangles shared
+    with the ring, as sorted keys ``min * 2**32 + max`` of their vertex ids.
     """
     # -- vertices: reuse candidates at identical coordinates
     r = cand_v.shape[0]
@@ -486,7 +487,13 @@ def stitch(new_v, new_t, cand_v, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
         while parent[x] != x:
             x = parent[x]
         local_root[i] = x
-    return nv, k, b_edges[:n_b].copy(), b_owner[:n_b].copy(), vtouch, local_root, ring_u[:n_u].copy()
+    ring_keys = np.empty(n_ring, dtype=np.int64)
+    for i in range(n_ring):
+        a = keys[3 * k + i, 0]
+        b = keys[3 * k + i, 1]
+        ring_keys[i] = min(a, b) * 4294967296 + max(a, b)
+    ring_keys.sort()
+    return nv, k, b_edges[:n_b].copy(), b_owner[:n_b].copy(), vtouch, local_root, ring_u[:n_u].copy(), ring_keys
 
 
 @njit(cache=True, nogil=True)

@@ -250,6 +250,7 @@ class EditState:
         self.grid_free: BaseGeometry = shapely.Polygon()  # following a grid: its cells' rectangle, shrunk
         self.follower: Any = None
         self.last_near: tuple[tuple[float, float, float, float], list[int]] | None = None
+        self.last_ring: _I64 = np.zeros(0, dtype=np.int64)  # the last edit's ring edges (stitch)
         self.load(mesh)
 
     def load(self, mesh: NavMesh) -> None:
@@ -530,11 +531,10 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
         new_t = np.zeros((0, 3), dtype=np.int64)
     else:
         new_v, new_t = triangulate_free_space(region)
-    ring = _ring_keys(es, tris, rem) if undo_key and es.grid is None and len(rem) else None
     near = es.last_near
     change = _install(mesh, es, box, rem, new_v, new_t, opened, blocked)
-    if ring is not None and near is not None and len(change.added):
-        es.undo[undo_key] = _Undo(rem, np.asarray(change.added), ring, near[0],
+    if undo_key and es.grid is None and near is not None and len(rem) and len(change.added):
+        es.undo[undo_key] = _Undo(rem, np.asarray(change.added), es.last_ring, near[0],
                                   [x for x in near[1] if x != undo_key])
     return change
 
@@ -669,7 +669,7 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     es.tag_stamp += 3 * len(rem) + 2
     cand_v = np.unique(tris[rem].ravel())  # new vertices at their coordinates reuse these ids
     announce_compile("navmesh", stitch)
-    nv, k, b_edges, b_owner, vtouch, local_root, ring_u = stitch(
+    nv, k, b_edges, b_owner, vtouch, local_root, ring_u, es.last_ring = stitch(
         np.ascontiguousarray(new_v, dtype=np.float64), np.ascontiguousarray(new_t, dtype=np.int64),
         cand_v, es.tol * es.tol, vbuf, nv_old, tbuf, n_old, MIN_EDGE * MIN_EDGE, m["nbrs"], m["alive"], m["degree"],
         es.border_count, m["corner"], m["pinch"], rem, es.tag, stamp)
