@@ -178,6 +178,8 @@ _KEEP_RIGHT = 0.5
 fraction of its preferred speed (counter-flows form lanes instead of jamming)."""
 _OVERLAP_ITERATIONS = 100
 """ORCA: at most this many Gauss-Seidel sweeps push overlapping discs apart after each move."""
+_IDLE_MASS = 0.25
+"""ORCA: an idle agent weighs this much of a moving one of its size when overlaps are resolved."""
 _OVERLAP_TOLERANCE = 0.01
 """... and they stop once no pair overlaps by more than this fraction of its radii's sum."""
 
@@ -809,7 +811,7 @@ class Crowd(Closeable):
         # aside); moving agents share equally, as RVO2, but in head-on jams (rank below)
         moving = self._mode != IDLE
         priority = np.where(moving, 0.0, -math.inf)
-        mass = radii * radii * np.where(moving, 1.0, 0.05)
+        mass = radii * radii * np.where(moving, 1.0, _IDLE_MASS)
         new_vel = np.empty_like(self._vel)
         # right of way between oncoming agents: the older order goes first
         rank = -self._order.astype(np.float64)
