@@ -143,6 +143,9 @@ def _warm_navmesh() -> None:
     # splits (split_groups), merges back (relabel)
     oid = mesh.add_obstacle([(-1.0, 4.0), (11.0, 4.0), (11.0, 6.0), (-1.0, 6.0)])
     mesh.locate([(1.0, 1.0)])  # an edited mesh's padded index (another locate_points layout)
+    # an obstacle inside the carved one: its removal re-triangulates with the build's triangles
+    # (cavity, boundary_rings on the build's arrays) instead of putting the old triangles back
+    mesh.add_obstacle([(4.5, 4.5), (5.5, 4.5), (5.5, 5.5), (4.5, 5.5)])
     mesh.remove_obstacle(oid)
     # an edit of a mesh with area costs locates the new triangles in the build (locate_points)
     costly = NavMesh.from_polygons([[(0, 0), (10, 0), (10, 10), (0, 10)]],

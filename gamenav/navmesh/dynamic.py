@@ -534,7 +534,7 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
     near = es.last_near
     change = _install(mesh, es, box, rem, new_v, new_t, opened, blocked)
     if undo_key and es.grid is None and near is not None and len(rem) and len(change.added):
-        es.undo[undo_key] = _Undo(rem, np.asarray(change.added), es.last_ring, near[0],
+        es.undo[undo_key] = _Undo(rem, np.array(change.added), es.last_ring, near[0],
                                   [x for x in near[1] if x != undo_key])
     return change
 
