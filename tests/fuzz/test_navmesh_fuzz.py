@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import gamenav
 from tests.fuzz._harness import (
+    short_repr,
     FuzzFailure,
     Reporter,
     attempt,
@@ -343,5 +344,73 @@ def test_navmesh_copies(run_fuzz: Runner) -> None:
                     continue
                 if p1.status is not p2.status or not np.array_equal(p1.points, p2.points):
                     raise FuzzFailure(f"{how}: original {p1}, copy {p2}")
+        prop()
+    run_fuzz(body)
+
+
+def test_navmesh_edit_programs(run_fuzz: Runner) -> None:
+    """add_obstacle / remove_obstacle / compact programs with random and hostile shapes and ids,
+    on meshes from polygons (with a radius) and following grids; after every step the mesh's
+    paths lie on it, ``alive`` and ``islands`` cover every triangle, and a path never crosses a
+    current obstacle."""
+    def body(rep: Reporter) -> None:
+        obstacle = st.one_of(
+            rings(6).map(lambda r: [(2.0 + 0.6 * x, 2.0 + 0.6 * y) for x, y in r]),
+            st.tuples(st.floats(-2, 11), st.floats(-2, 11), st.floats(0.1, 6), st.floats(0.1, 6)).map(
+                lambda b: shapely.box(b[0], b[1], b[0] + b[2], b[1] + b[3])),
+            hostile(), hostile_point())
+        step = st.one_of(
+            st.tuples(st.just("add"), obstacle),
+            st.tuples(st.just("remove"), st.one_of(st.integers(-2, 12), hostile())),
+            st.tuples(st.just("compact"), st.none()),
+            st.tuples(st.just("grid"), st.tuples(st.integers(0, 9), st.integers(0, 9), st.booleans())))
+
+        @fuzz_settings(500)
+        @given(kind=st.sampled_from(["polygons", "radius", "follow"]),
+               program=st.lists(step, min_size=1, max_size=8),
+               fa=st.tuples(st.floats(0.02, 0.98), st.floats(0.02, 0.98)),
+               fb=st.tuples(st.floats(0.02, 0.98), st.floats(0.02, 0.98)))
+        def prop(kind: str, program: list[tuple[str, Any]], fa: tuple[float, float],
+                 fb: tuple[float, float]) -> None:
+            rep.input("edit program", kind=kind, program=program, fa=fa, fb=fb)
+            grid = gamenav.TileGrid.from_strings(["....#.....", "..........", "..##......",
+                                                  "..........", "......#...", "..........",
+                                                  ".....#....", "..........", "...#......",
+                                                  ".........."])
+            if kind == "follow":
+                mesh = gamenav.NavMesh.from_grid(grid, agent_radius=0.2, follow=True)
+            else:
+                mesh = gamenav.NavMesh.from_polygons(
+                    [_SQUARE, [(4.0, 4.0), (5.0, 4.0), (5.0, 5.0), (4.0, 5.0)]],
+                    agent_radius=0.3 if kind == "radius" else 0.0)
+            for op, arg in program:
+                with contract(f"{op}({short_repr(arg)})"):
+                    if op == "add":
+                        mesh.add_obstacle(arg)
+                    elif op == "remove":
+                        mesh.remove_obstacle(arg)
+                    elif op == "compact":
+                        mesh.compact()
+                    else:
+                        x, y, walkable = arg
+                        grid.set_walkable((x, y), walkable)
+                n = len(mesh.triangles)
+                if len(mesh.alive) != n or len(mesh.islands) != n:
+                    raise FuzzFailure(f"after {op}: {n} triangles, alive {len(mesh.alive)}, "
+                                      f"islands {len(mesh.islands)}")
+                x0, y0, x1, y1 = mesh.bounds
+                a = (x0 + fa[0] * (x1 - x0), y0 + fa[1] * (y1 - y0))
+                b = (x0 + fb[0] * (x1 - x0), y0 + fb[1] * (y1 - y0))
+                for exact in (False, True):
+                    path = attempt(gamenav.find_path, mesh, a, b, exact=exact, clamp=True)
+                    if raised(path):
+                        continue
+                    check_mesh_path(mesh, path)
+                    if path.found and len(path.points) >= 2:
+                        line = shapely.LineString(path.points)
+                        for oid, shape in mesh.obstacles.items():  # as given (carved inflated)
+                            inner = shapely.make_valid(shape).buffer(-1e-6)
+                            if line.intersects(inner):
+                                raise FuzzFailure(f"path {path.points.tolist()} crosses obstacle {oid}")
         prop()
     run_fuzz(body)
