@@ -383,35 +383,6 @@ def test_margin_tracks_lateness() -> None:
     assert min(seen[-100:]) > 0.45 * budget  # more lateness than its 1 in 20: near the top
 
 
-def test_queue_with_workers_falls_back_to_one_thread_on_busy_cores(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The second thread runs 8x slow (its core is busy with other work): the update would wait
-    for it, so the queue measures both modes and runs most updates in the calling thread alone,
-    doing at least 90% of what one worker does, and few updates end late; on free cores it
-    keeps the threads."""
-    from tests.runtime.helpers import connected_pairs, rooms_grid
-
-    grid = rooms_grid(200, 160, seed=21)
-    pairs = connected_pairs(grid, 120, seed=22)
-    work, late = {}, {}
-    for workers, busy in ((1, 1.0), (2, 8.0), (2, 1.0)):
-        clocks = _ThreadClocks(monkeypatch, busy_core=busy)
-        queue = gamenav.PathQueue(budget_ms=0.2, workers=workers)
-        requests = [queue.request(grid, s, g) for s, g in pairs]
-        spent, used = [], []
-        while len(queue):
-            t0 = clocks.now()
-            queue.update()
-            used.append(clocks.now() - t0)
-            spent.append(queue.stats.last_frame_expansions)
-        work[workers, busy] = np.mean(spent[:-1])
-        late[workers, busy] = np.mean(np.array(used) > 0.2e-3 + 1e-9)
-        for req, (s, g) in zip(requests, pairs, strict=True):
-            _same(req.path, gamenav.find_path(grid, s, g))
-    assert work[2, 8.0] >= 0.9 * work[1, 1.0]
-    assert late[2, 8.0] <= 0.12  # (7 updates in 10 ended late before)
-    assert work[2, 1.0] >= 1.6 * work[1, 1.0] and late[2, 1.0] == 0
-
-
 def test_queue_keeps_whole_hpa_queries_out_of_a_short_rest_of_frame(monkeypatch: pytest.MonkeyPatch
                                                                    ) -> None:
     """An ``algorithm="hpa"`` search runs its whole query in its first step (here 1.2 ms of a

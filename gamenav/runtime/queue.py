@@ -54,9 +54,6 @@ _MAX_QUICK = 1 << 62
 """``quick_expansions`` above this (more than any world has nodes) run the search to its end."""
 _HAND_OUT = 8
 """Most jobs per worker thread handed out in one round (``workers > 1``)."""
-_PROBE_EVERY = 16
-"""With ``workers > 1``: every this many timed updates, the mode (threads or one thread) that
-is not the faster one lately runs once, to keep its measure current."""
 _SPARE = 1.5
 """... as many as the work estimated to fill the threads until the deadline, times this."""
 _FILL_THREADS = 0.6
@@ -226,31 +223,6 @@ def _margin(margin: float, late: float, budget: float) -> float:
     return min(max(margin, 0.0), 0.5 * budget)
 
 
-class _ThreadChoice:
-    """Whether a timed update with ``workers > 1`` runs on the threads or in the calling thread
-    alone. Threads lose to one thread when other work holds the cores (a descheduled thread
-    keeps its search, and the update waits for it), so both are measured, as expansions per
-    second of budget in updates the budget bound (a moving average), and the better one runs;
-    the other is tried again every :data:`_PROBE_EVERY` updates."""
-
-    __slots__ = ("count", "rate")
-
-    def __init__(self) -> None:
-        self.rate: list[float | None] = [None, None]  # one thread, threads
-        self.count = 0
-
-    def pick(self) -> bool:
-        """True: run this update on the threads."""
-        self.count += 1
-        one, many = self.rate
-        best = many is None or (one is not None and many >= one)
-        return best != (self.count % _PROBE_EVERY == 0)
-
-    def record(self, threads: bool, rate: float) -> None:
-        old = self.rate[threads]
-        self.rate[threads] = rate if old is None else old + _EMA * (rate - old)
-
-
 def _whole(job: _Job, search: Search) -> bool:
     """Whether ``search``'s next step runs whole whatever its budget: the first step of an
     ``algorithm="hpa"`` search (the whole query, 0.1-4 ms on big maps)."""
@@ -359,7 +331,7 @@ class PathQueue(Closeable):
             waits for its threads, and a thread that waits for the GIL or is descheduled runs
             its last chunk long: the threads stop early by a margin that adapts so that about
             one update in 20 ends late. Worth it when searches are long (big maps) and cores
-            are free; on cores busy with other work the margin grows and one worker does more
+            are free; on cores busy with other work the margin grows and one worker can do more
             per frame. Answers are the same as with one worker.
 
     Results are bit for bit those of :func:`gamenav.find_path` with the same options. Requests
@@ -417,7 +389,6 @@ class PathQueue(Closeable):
         self._start_s = 20e-6                  # measured cost of starting a search
         self._finish_s = 20e-6                 # measured cost of finishing one
         self._margin_s = 0.0                   # workers > 1: threads stop this early (_margin)
-        self._choice = _ThreadChoice()
         self._per_search: dict[int, float] = {}  # expansions per finished search, per world
         self._whole_s: dict[int, float] = {}  # per world: measured whole first steps (_whole)
         self._frame_s: deque[float] = deque(maxlen=window)
@@ -568,8 +539,7 @@ class PathQueue(Closeable):
         left = self._max_expansions if self._max_expansions is not None else _MAX_CHUNK
         spent = 0
         worked = False
-        threads = self._workers > 1 and (budget_s is None or self._choice.pick())
-        if threads:
+        if self._workers > 1:
             spent = self._update_parallel(now, deadline)
             left = 0  # done: the one-worker loop below does nothing
             if budget_s is not None:
@@ -618,8 +588,6 @@ class PathQueue(Closeable):
                 now = t
             if now >= deadline:
                 break
-        if self._workers > 1 and budget_s is not None and self._peek() is not None:
-            self._choice.record(threads, spent / budget_s)  # a full update: the budget bound it
         self._frame_s.append(time.perf_counter() - t0)
         self._frame_exp.append(spent)
         self._fire_callbacks()
