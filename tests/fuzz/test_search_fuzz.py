@@ -108,8 +108,8 @@ def test_find_path_misspelled_options(run_fuzz: Runner) -> None:
         @given(name=st.one_of(st.sampled_from(_MISSPELLED), st.text(min_size=1, max_size=8)),
                value=st.one_of(st.booleans(), hostile()), sliced=st.booleans())
         def prop(name: str, value: Any, sliced: bool) -> None:
-            if name in _VALID or name == "workspace":
-                return
+            if name in _VALID or name in ("workspace", "world", "start", "goal"):
+                return  # (the positional parameters given twice: Python's own TypeError)
             rep.input("find_path", option=name, value=value, sliced=sliced)
             fn = gamenav.begin_search if sliced else gamenav.find_path
             out = attempt(fn, grid, (0, 0), (3, 2), **{name: value})
