@@ -47,42 +47,54 @@ NOT_CONNECTED = 2
 """The abstract search did not reach the goal (the caller runs A* instead)."""
 
 
-@njit(cache=True, nogil=True)
-def _heap_push(hk, hn, size, key, node):
-    i = size
+@njit(cache=True, nogil=True, inline="always")
+def _sift_up(hk, hn, i, key, node, pos):
+    """Place ``node`` with ``key`` at slot ``i`` of the binary min-heap ``hk`` / ``hn`` and move
+    it up; with a position index (``pos`` non-empty; empty: none) every moved node's slot is
+    kept there."""
+    track = pos.shape[0] > 0
     while i > 0:
         up = (i - 1) >> 1
         if hk[up] <= key:
             break
         hk[i] = hk[up]
         hn[i] = hn[up]
+        if track:
+            pos[hn[i]] = i
         i = up
     hk[i] = key
     hn[i] = node
-    return size + 1
+    if track:
+        pos[node] = i
 
 
-@njit(cache=True, nogil=True)
-def _heap_pop(hk, hn, size):
-    """Remove the minimum (the caller read ``hk[0]``, ``hn[0]``); returns the new size."""
+@njit(cache=True, nogil=True, inline="always")
+def _sift_down(hk, hn, size, pos):
+    """Remove the heap's top (the caller read it) from a heap of ``size`` entries, keeping
+    ``pos`` as :func:`_sift_up` does; returns the new size."""
+    track = pos.shape[0] > 0
     size -= 1
-    key = hk[size]
-    node = hn[size]
-    i = 0
-    while True:
-        child = 2 * i + 1
-        if child >= size:
-            break
-        if child + 1 < size and hk[child + 1] < hk[child]:
-            child += 1
-        if hk[child] >= key:
-            break
-        hk[i] = hk[child]
-        hn[i] = hn[child]
-        i = child
     if size > 0:
+        key = hk[size]
+        node = hn[size]
+        i = 0
+        while True:
+            child = 2 * i + 1
+            if child >= size:
+                break
+            if child + 1 < size and hk[child + 1] < hk[child]:
+                child += 1
+            if hk[child] >= key:
+                break
+            hk[i] = hk[child]
+            hn[i] = hn[child]
+            if track:
+                pos[hn[i]] = i
+            i = child
         hk[i] = key
         hn[i] = node
+        if track:
+            pos[node] = i
     return size
 
 
@@ -116,12 +128,14 @@ def _local_dijkstra(p, stride, size, x0, y0, x1, y1, src, dist, tree, hk, hn):
     sy = src // stride - 1
     ls = (sy - y0) * size + (sx - x0)
     dist[ls] = 0.0
-    n = _heap_push(hk, hn, 0, 0.0, ls)
+    no_pos = np.empty(0, dtype=np.int32)  # a heap with duplicates: no position index
+    _sift_up(hk, hn, 0, 0.0, ls, no_pos)
+    n = 1
     settled = 0
     while n > 0:
         d = hk[0]
         loc = hn[0]
-        n = _heap_pop(hk, hn, n)
+        n = _sift_down(hk, hn, n, no_pos)
         if d > dist[loc]:
             continue
         settled += 1
@@ -149,7 +163,8 @@ def _local_dijkstra(p, stride, size, x0, y0, x1, y1, src, dist, tree, hk, hn):
                 dist[lq] = nd
                 # the direction back to the parent
                 tree[_tiled(nx - x0, ny - y0, size)] = k ^ 1 if k < 4 else 11 - k
-                n = _heap_push(hk, hn, n, nd, lq)
+                _sift_up(hk, hn, n, nd, lq, no_pos)
+                n += 1
     return settled
 
 
@@ -445,18 +460,7 @@ def _open(v, nd, hv, u, g, parent, pos, seen, stamp, hk, hn, size):
             return size
     g[v] = nd
     parent[v] = u
-    key = nd + hv
-    while i > 0:
-        up = (i - 1) >> 1
-        if hk[up] <= key:
-            break
-        hk[i] = hk[up]
-        hn[i] = hn[up]
-        pos[hn[i]] = i
-        i = up
-    hk[i] = key
-    hn[i] = v
-    pos[v] = i
+    _sift_up(hk, hn, i, nd + hv, v, pos)
     return size
 
 
@@ -465,27 +469,7 @@ def _close_min(g, pos, hk, hn, size):
     """Pop the heap's minimum node (marked closed: ``pos = -1``); returns it and the new size."""
     u = hn[0]
     pos[u] = -1
-    size -= 1
-    if size > 0:
-        key = hk[size]
-        node = hn[size]
-        i = 0
-        while True:
-            child = 2 * i + 1
-            if child >= size:
-                break
-            if child + 1 < size and hk[child + 1] < hk[child]:
-                child += 1
-            if hk[child] >= key:
-                break
-            hk[i] = hk[child]
-            hn[i] = hn[child]
-            pos[hn[i]] = i
-            i = child
-        hk[i] = key
-        hn[i] = node
-        pos[node] = i
-    return u, size
+    return u, _sift_down(hk, hn, size, pos)
 
 
 @njit(cache=True, nogil=True)
