@@ -203,31 +203,8 @@ def descend_field(field, passable, cells, out):  # pragma: no cover - compiled
     Neighbours are the 8 surrounding cells; a diagonal one only when both orthogonal cells
     between are passable (no corner cutting). A cell with no lower neighbour maps to itself.
     """
-    h = field.shape[0]
-    w = field.shape[1]
     for k in range(cells.shape[0]):
-        x = cells[k, 0]
-        y = cells[k, 1]
-        bx = x
-        by = y
-        best = field[y, x] if (0 <= y < h and 0 <= x < w) else np.inf
-        for dy in range(-1, 2):
-            for dx in range(-1, 2):
-                if dx == 0 and dy == 0:
-                    continue
-                nx = x + dx
-                ny = y + dy
-                if not _free(passable, nx, ny):
-                    continue
-                if dx != 0 and dy != 0 and not (_free(passable, x + dx, y) and _free(passable, x, y + dy)):
-                    continue
-                v = field[ny, nx]
-                if v < best:
-                    best = v
-                    bx = nx
-                    by = ny
-        out[k, 0] = bx
-        out[k, 1] = by
+        out[k, 0], out[k, 1] = _lowest_neighbour(field, passable, cells[k, 0], cells[k, 1])
 
 
 @njit(cache=True, nogil=True)
@@ -275,8 +252,7 @@ def follow_paths(pos, mode, pcur, pend, ppt, paim, look_ahead, reach, path_mode,
 
 @njit(cache=True, nogil=True)
 def _lowest_neighbour(field, passable, x, y):  # pragma: no cover - compiled
-    """The lowest of cell ``(x, y)``'s 8 neighbours (no corner cutting), or itself (as
-    :func:`descend_field`)."""
+    """The lowest of cell ``(x, y)``'s 8 neighbours (no corner cutting), or itself."""
     h = field.shape[0]
     w = field.shape[1]
     bx = x
