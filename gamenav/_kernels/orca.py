@@ -434,6 +434,18 @@ def _add_line(lines, n, px, py, dx, dy):  # pragma: no cover - compiled
     return n + 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _cutoff_line(lines, n, vx, vy, cx, cy, radius):  # pragma: no cover - compiled
+    """Add the line of velocity ``(vx, vy)`` projected on the cut-off circle at ``(cx, cy)`` of
+    ``radius`` (RVO2's obstacle legs); returns the new line count."""
+    wx = vx - cx
+    wy = vy - cy
+    norm = max(math.sqrt(wx * wx + wy * wy), 1e-300)
+    ux = wx / norm
+    uy = wy / norm
+    return _add_line(lines, n, cx + radius * ux, cy + radius * uy, uy, -ux)
+
+
 @njit(cache=True, nogil=True)
 def _obstacle_lines(px, py, vx, vy, r, inv_t, segs, nseg, lines):  # pragma: no cover - compiled
     """RVO2's obstacle ORCA lines of the wall edges ``segs[:nseg]`` for an agent at ``p`` with
@@ -561,20 +573,10 @@ def _obstacle_lines(px, py, vx, vy, r, inv_t, segs, nseg, lines):  # pragma: no 
         t_left = (vx - lcx) * llx + (vy - lcy) * lly
         t_right = (vx - rcx) * rlx + (vy - rcy) * rly
         if (t < 0.0 and t_left < 0.0) or (same and t_left < 0.0 and t_right < 0.0):
-            wx = vx - lcx
-            wy = vy - lcy
-            norm = max(math.sqrt(wx * wx + wy * wy), 1e-300)
-            ux = wx / norm
-            uy = wy / norm
-            n = _add_line(lines, n, lcx + r * inv_t * ux, lcy + r * inv_t * uy, uy, -ux)
+            n = _cutoff_line(lines, n, vx, vy, lcx, lcy, r * inv_t)
             continue
         if t > 1.0 and t_right < 0.0:
-            wx = vx - rcx
-            wy = vy - rcy
-            norm = max(math.sqrt(wx * wx + wy * wy), 1e-300)
-            ux = wx / norm
-            uy = wy / norm
-            n = _add_line(lines, n, rcx + r * inv_t * ux, rcy + r * inv_t * uy, uy, -ux)
+            n = _cutoff_line(lines, n, vx, vy, rcx, rcy, r * inv_t)
             continue
         d_cut = math.inf if t < 0.0 or t > 1.0 or same else (vx - (lcx + t * cvx)) ** 2 + (vy - (lcy + t * cvy)) ** 2
         d_left = math.inf if t_left < 0.0 else (vx - (lcx + t_left * llx)) ** 2 + (vy - (lcy + t_left * lly)) ** 2
