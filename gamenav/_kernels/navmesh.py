@@ -11,6 +11,8 @@ Conventions shared by every kernel (the public wrappers in ``gamenav.navmesh`` v
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -37,12 +39,13 @@ def _dist(ax: float, ay: float, bx: float, by: float) -> float:
 
 
 @njit(cache=True, nogil=True)
-def locate_points(points, verts, tris, grid_min, cell, nx, ny, cell_begin, cell_end, cell_items, tol):
-    """Index of the triangle containing each point (``-1`` outside): ``(n,)`` int64.
+def locate_points(points, verts, tris, alive, grid_min, cell, nx, ny, cell_begin, cell_end, cell_items, tol):
+    """Index of the alive triangle containing each point (``-1`` outside): ``(n,)`` int64.
 
     Candidates come from the point's cell ``c`` of a uniform bucket grid: ``cell_items[
     cell_begin[c]:cell_end[c]]`` (a built mesh's CSR offsets ``start[:-1]``, ``start[1:]``; an
-    edited mesh's padded rows; triangles are listed in every cell their ``tol``-grown box touches).
+    edited mesh's padded rows, which may still list removed triangles; triangles are listed in
+    every cell their ``tol``-grown box touches).
     A point within ``tol`` world units of a triangle (and of its bounding box, which keeps
     slivers from claiming far points on their edge lines) counts as inside; among candidates the
     triangle the point is deepest inside wins, so points on shared edges resolve deterministically.
@@ -59,6 +62,8 @@ def locate_points(points, verts, tris, grid_min, cell, nx, ny, cell_begin, cell_
             c = cy * nx + cx
             for k in range(cell_begin[c], cell_end[c]):
                 t = cell_items[k]
+                if not alive[t]:
+                    continue
                 x0, x1, y0, y1 = np.inf, -np.inf, np.inf, -np.inf
                 for j in range(3):
                     x0 = min(x0, verts[tris[t, j], 0])
@@ -157,6 +162,90 @@ def raycast_walk(verts, tris, nbrs, t, sx, sy, ex, ey):
         prev = t
         t = nbrs[t, exit_j]
     return 1.0
+
+
+@njit(cache=True, nogil=True)
+def inside_triangles(verts, tris, opposite, segs):
+    """Which triangles of a constrained triangulation lie inside the region its segments bound.
+
+    ``verts`` ``(V, 2)``; ``tris`` ``(T, 3)``; ``opposite[t, i]`` the triangle across the edge
+    facing vertex ``i`` (-1 on the hull; Triangle's ``neighbors``); ``segs`` ``(S, 2)`` the
+    boundary segments. Every segment separates inside from outside, so crossing one flips the
+    side and crossing any other edge keeps it; a hull edge is inside exactly when it is a
+    segment. Returns ``(inside, thin, ok)``: ``(T,)`` bool; ``(T,)`` bool, the inside triangles
+    too thin for float arithmetic to place their centroid (height below 1e-9 of the largest
+    coordinate: the caller decides those by their centroid, as a point query would); and False
+    when the sides contradict (segments that are not the boundary of a region: the caller
+    tests every centroid instead).
+    """
+    ns = segs.shape[0]
+    size = 16
+    while size < 2 * ns:
+        size *= 2
+    mask = size - 1
+    table = np.full(size, -1, dtype=np.int64)
+    for s in range(ns):
+        key = (min(segs[s, 0], segs[s, 1]) << 32) | max(segs[s, 0], segs[s, 1])
+        h = ((key * 0x9E3779B97F4A7C1) & 0x7FFFFFFFFFFFFFFF) >> 17 & mask
+        while table[h] >= 0 and table[h] != key:
+            h = (h + 1) & mask
+        table[h] = key
+    n = tris.shape[0]
+    is_seg = np.zeros((n, 3), dtype=np.bool_)
+    for t in range(n):
+        for i in range(3):
+            a = tris[t, (i + 1) % 3]
+            b = tris[t, (i + 2) % 3]
+            key = (min(a, b) << 32) | max(a, b)
+            h = ((key * 0x9E3779B97F4A7C1) & 0x7FFFFFFFFFFFFFFF) >> 17 & mask
+            while table[h] >= 0 and table[h] != key:
+                h = (h + 1) & mask
+            is_seg[t, i] = table[h] == key
+    side = np.full(n, -1, dtype=np.int8)
+    stack = np.empty(n, dtype=np.int64)
+    for root in range(n):
+        if side[root] >= 0:
+            continue
+        seed = -1
+        for i in range(3):
+            if opposite[root, i] < 0:
+                seed = 1 if is_seg[root, i] else 0
+        if seed < 0:  # reached from a hull triangle later (every component has one)
+            continue
+        side[root] = seed
+        stack[0] = root
+        top = 1
+        while top > 0:
+            top -= 1
+            t = stack[top]
+            for i in range(3):
+                u = opposite[t, i]
+                if u < 0:
+                    if (side[t] == 1) != is_seg[t, i]:
+                        return side == 1, side == 2, False
+                    continue
+                want = side[t] ^ 1 if is_seg[t, i] else side[t]
+                if side[u] < 0:
+                    side[u] = want
+                    stack[top] = u
+                    top += 1
+                elif side[u] != want:
+                    return side == 1, side == 2, False
+    scale = 1.0
+    for v in range(verts.shape[0]):
+        scale = max(scale, abs(verts[v, 0]), abs(verts[v, 1]))
+    thin = np.zeros(n, dtype=np.bool_)
+    for t in range(n):
+        if side[t] < 0:
+            return side == 1, thin, False
+        if side[t] == 1:
+            ax, ay = verts[tris[t, 0], 0], verts[tris[t, 0], 1]
+            bx, by = verts[tris[t, 1], 0], verts[tris[t, 1], 1]
+            cx, cy = verts[tris[t, 2], 0], verts[tris[t, 2], 1]
+            area2 = abs((bx - ax) * (cy - ay) - (by - ay) * (cx - ax))
+            longest = max(math.hypot(bx - ax, by - ay), math.hypot(cx - bx, cy - by), math.hypot(ax - cx, ay - cy))
+            thin[t] = area2 <= 1e-9 * scale * longest
+    return side == 1, thin, True
 
 
 @njit(cache=True, nogil=True)

@@ -25,6 +25,8 @@ import shapely.errors
 import triangle
 from shapely.geometry.base import BaseGeometry
 
+from gamenav._kernels import announce_compile
+from gamenav._kernels.navmesh import inside_triangles
 from gamenav._validate import real_number
 from gamenav.errors import GamenavError, InvalidGeometryError, InvalidInputError
 
@@ -253,12 +255,16 @@ def triangulate_free_space(free: BaseGeometry) -> tuple[npt.NDArray[np.float64],
     segs = np.stack([inverse, inverse[nxt]], axis=1)
     segs = segs[segs[:, 0] != segs[:, 1]]
     with _geometry_errors("triangulating the free space"):
-        out = triangle.triangulate({"vertices": verts, "segments": segs}, "pQ")
+        out = triangle.triangulate({"vertices": verts, "segments": segs}, "pQn")
     v = np.asarray(out["vertices"], dtype=np.float64)
     t = np.asarray(out["triangles"], dtype=np.int64).reshape(-1, 3)
-    centroids = (v[t[:, 0]] + v[t[:, 1]] + v[t[:, 2]]) / 3  # = v[t].mean(axis=1), bit for bit
-    shapely.prepare(free)
-    inside = shapely.contains_xy(free, centroids[:, 0], centroids[:, 1])
+    announce_compile("navmesh", inside_triangles)
+    inside, thin, ok = inside_triangles(v, t, np.asarray(out["neighbors"], dtype=np.int64).reshape(-1, 3),
+                                        np.asarray(out["segments"], dtype=np.int64).reshape(-1, 2))
+    check = thin if ok else np.ones(len(t), dtype=bool)  # not ok: cannot happen for valid geometry
+    if check.any():
+        centroids = v[t[check]].mean(axis=1)
+        inside[check] = shapely.contains_xy(free, centroids[:, 0], centroids[:, 1])
     return v, t[inside]
 
 

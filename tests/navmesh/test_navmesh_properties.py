@@ -216,3 +216,32 @@ def test_grid_mesh_never_longer_than_the_octile_grid_path(cells, ends, y_up) -> 
     if on_mesh.found:
         assert on_mesh.cost <= 0.5 * on_grid.cost * (1 + 1e-9) + 1e-9
         assert on_mesh.cost >= math.dist(a, b) * (1 - 1e-12)
+
+
+@SETTINGS
+@given(obs=obstacles, radius=st.sampled_from([0.0, 0.4]))
+def test_triangles_kept_are_those_whose_centroid_is_in_the_free_space(obs, radius) -> None:
+    """The side of the segments each triangle is on (inside_triangles) is the side GEOS sees."""
+    import triangle
+
+    from gamenav._kernels.navmesh import inside_triangles
+    from gamenav.navmesh.build import triangulate_free_space
+
+    free, _ = _build(obs, radius)
+    rings = shapely.get_rings(shapely.get_parts(free))
+    coords, ring = shapely.get_coordinates(rings, return_index=True)
+    verts, inverse = np.unique(coords, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    same = ring[1:] == ring[:-1]
+    segs = np.stack([inverse[:-1][same], inverse[1:][same]], axis=1)
+    out = triangle.triangulate({"vertices": verts, "segments": segs[segs[:, 0] != segs[:, 1]]}, "pQn")
+    tris = out["triangles"].astype(np.int64)
+    inside, thin, ok = inside_triangles(out["vertices"], tris, out["neighbors"].astype(np.int64),
+                                        out["segments"].astype(np.int64))
+    assert ok
+    centroids = out["vertices"][tris].mean(axis=1)
+    shapely.prepare(free)
+    geos = shapely.contains_xy(free, centroids[:, 0], centroids[:, 1])
+    assert (inside[~thin] == geos[~thin]).all()  # thin ones: the caller asks GEOS
+    v, t = triangulate_free_space(free)
+    assert float(shapely.area(shapely.polygons(v[t])).sum()) == pytest.approx(free.area, rel=1e-9)
