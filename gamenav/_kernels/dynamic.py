@@ -115,36 +115,28 @@ def split_groups(nbrs, seeds, mark, stamp, queue, group):
 
 
 @njit(cache=True, nogil=True)
-def _index_remove(items, bounds, cells, ids, changed):
-    """Remove triangle ``ids[k]`` from bucket ``cells[k]`` (``bounds[c]`` = ``[begin, end)`` of
-    its live entries in ``items``: swap with the last one, shrink). ``changed`` receives the
-    positions written; returns how many."""
-    n = 0
-    for k in range(cells.shape[0]):
-        c = cells[k]
-        last = bounds[c, 1] - 1
-        for p in range(bounds[c, 0], last + 1):
-            if items[p] == ids[k]:
-                items[p] = items[last]
-                items[last] = -1
-                bounds[c, 1] = last
-                changed[n] = p
-                changed[n + 1] = last
-                n += 2
-                break
-    return n
-
-
-@njit(cache=True, nogil=True)
-def _index_add(items, bounds, cap, tail, cells, ids, changed):
-    """Append triangle ``ids[k]`` to bucket ``cells[k]``; a full bucket moves to ``items[tail[0]:]``
-    with twice the room (the caller keeps enough room there). ``changed`` receives the positions
-    written; returns how many."""
+def _index_add(items, bounds, cap, tail, alive, cells, ids, changed):
+    """Append triangle ``ids[k]`` to bucket ``cells[k]``. A full bucket first drops its dead
+    triangles (removals leave them listed: readers skip them), then, still full, moves to
+    ``items[tail[0]:]`` with twice the room (the caller keeps enough room there). ``changed``
+    receives the positions written; returns how many."""
     n = 0
     for k in range(cells.shape[0]):
         c = cells[k]
         b = bounds[c, 0]
         e = bounds[c, 1]
+        if e - b >= cap[c]:
+            kept = b
+            for p in range(b, e):
+                t = items[p]
+                if alive[t]:
+                    if kept != p:
+                        items[kept] = t
+                        changed[n] = kept
+                        n += 1
+                    kept += 1
+            e = kept
+            bounds[c, 1] = e
         if e - b >= cap[c]:
             nb = tail[0]
             for p in range(b, e):
@@ -640,39 +632,36 @@ def copy_rows(nbrs, alive, islands, degree, corner, pinch, items, bounds,
 
 
 @njit(cache=True, nogil=True)
-def reindex(items, bounds, cap, tail, verts, tris, rem, n_old, k, gx, gy, cell, nx, ny, tol):
-    """Patch the padded bucket index for an edit: triangles ``rem`` leave their cells, the new
-    ``n_old .. n_old + k - 1`` join theirs (see :func:`_index_remove`, :func:`_index_add`).
+def reindex(items, bounds, cap, tail, count, alive, verts, tris, n_old, k, gx, gy, cell, nx, ny, tol):
+    """Patch the padded bucket index for an edit: the new triangles ``n_old .. n_old + k - 1``
+    join their cells (see :func:`_index_add`); removed ones stay listed until their bucket
+    fills (``alive`` tells them apart). ``count`` ``(nx * ny,)`` int64 is zero scratch (left zero).
 
     Nothing is written unless ``items`` has the room the additions may need at its end (full
     buckets move there): returns ``(ok, need, positions, cells)``, with ``ok`` False and
     ``need`` the room to provide when it lacks; else the item positions and bucket cells written.
     """
-    rc, rid = tri_cells(verts, tris, rem, gx, gy, cell, nx, ny, tol)
     added = np.arange(n_old, n_old + k)
     ac, aid = tri_cells(verts, tris, added, gx, gy, cell, nx, ny, tol)
-    order = np.argsort(ac)
+    for c in ac:
+        count[c] += 1
     need = 0
-    i = 0
-    while i < order.shape[0]:  # every bucket's moves, counted before any removal (an upper bound)
-        c = ac[order[i]]
-        j = i
-        while j < order.shape[0] and ac[order[j]] == c:
-            j += 1
+    purge = 0
+    for c in ac:  # every bucket's moves, counted as if none had dead entries (a bound)
+        m = count[c]
+        if m == 0:  # bucket counted already
+            continue
+        count[c] = 0
         e = bounds[c, 1] - bounds[c, 0]
+        purge += e  # a bucket drops its dead entries at most once
         cp = cap[c]
-        for _ in range(j - i):
+        for _ in range(m):
             if e >= cp:
                 cp = 2 * cp + 8
                 need += cp
             e += 1
-        i = j
     if tail[0] + need > items.shape[0]:
         return False, need, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    pos = np.empty(2 * rc.shape[0] + ac.shape[0] + need, dtype=np.int64)
-    n = _index_remove(items, bounds, rc, rid, pos)
-    n += _index_add(items, bounds, cap, tail, ac, aid, pos[n:])
-    cells = np.empty(rc.shape[0] + ac.shape[0], dtype=np.int64)
-    cells[:rc.shape[0]] = rc
-    cells[rc.shape[0]:] = ac
-    return True, need, pos[:n].copy(), cells
+    pos = np.empty(purge + ac.shape[0] + need, dtype=np.int64)
+    n = _index_add(items, bounds, cap, tail, alive, ac, aid, pos)
+    return True, need, pos[:n].copy(), ac

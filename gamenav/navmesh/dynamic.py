@@ -169,6 +169,17 @@ def _rectangle(geom: BaseGeometry) -> bool:
     return bool((dot <= 1e-9 * np.hypot(e[:, 0], e[:, 1]) * np.hypot(f[:, 0], f[:, 1])).all())
 
 
+def _axis_box(geom: BaseGeometry) -> bool:
+    """``geom`` is an axis-aligned rectangle (every edge horizontal or vertical)."""
+    if not isinstance(geom, shapely.Polygon) or shapely.get_num_interior_rings(geom):
+        return False
+    p = shapely.get_coordinates(geom)
+    if len(p) != 5:
+        return False
+    e = p[1:] - p[:-1]
+    return bool(((e[:, 0] == 0) != (e[:, 1] == 0)).all())
+
+
 def _inflate(geom: BaseGeometry, radius: float) -> BaseGeometry:
     """``geom`` grown by ``radius`` the way :func:`~gamenav.navmesh.build.free_space` shrinks
     free space: a stadium around each boundary segment (chords kept outside the true circle)."""
@@ -201,12 +212,14 @@ class _Undo:
 
 
 class _Obstacle:
-    __slots__ = ("shape", "inflated", "bounds")
+    __slots__ = ("shape", "inflated", "bounds", "inner")
 
     def __init__(self, shape: BaseGeometry, inflated: BaseGeometry) -> None:
         self.shape = shape
         self.inflated = inflated
         self.bounds = inflated.bounds
+        # an axis-aligned box inside the inflated shape (the shape, when it is one), or None
+        self.inner: tuple[float, float, float, float] | None = shape.bounds if _axis_box(shape) else None
 
 
 class EditState:
@@ -294,6 +307,7 @@ class EditState:
         self.grid_box = mesh._grid
         self.tol = mesh._tol
         self.cell_cap = np.zeros(0, dtype=np.int64)
+        self.cell_count = np.zeros(0, dtype=np.int64)
         self.tail = np.zeros(1, dtype=np.int64)
         _build_padded_index(self, mesh._vertices, mesh._triangles)
         self.gens: list[dict[str, npt.NDArray[Any]]] = []
@@ -483,25 +497,44 @@ def _cavity(es: EditState, verts: _F64, tris: _I64, box: tuple[float, float, flo
     return out
 
 
-def _union(es: EditState, verts: _F64, tris: _I64, nbrs: _I64, ids: _I64, tag: _I64) -> BaseGeometry:
+def _union(es: EditState, verts: _F64, tris: _I64, nbrs: _I64, ids: _I64, tag: _I64,
+           inner: tuple[float, float, float, float] | None = None) -> BaseGeometry:
     """The union of triangles ``ids`` (edge-adjacent through ``nbrs``) as a shapely geometry,
     built from its boundary rings (GEOS's coverage union when a pinch point or several outer
-    rings with holes make the rings' nesting unclear)."""
+    rings with holes make the rings' nesting unclear).
+
+    ``inner``: a box to be subtracted from the union afterwards; holes strictly inside it are
+    left out (the caller's difference removes them anyway, with less work).
+    """
     es.tag_stamp += 1
     announce_compile("navmesh", boundary_rings)
     coords, starts, area2, ok = boundary_rings(verts, tris, nbrs, ids, tag, es.tag_stamp)
+    if ok and inner is not None and (area2 < 0).any():
+        x, y = coords[:, 0], coords[:, 1]
+        inside = (x > inner[0]) & (x < inner[2]) & (y > inner[1]) & (y < inner[3])
+        drop = np.logical_and.reduceat(inside, starts[:-1]) & (area2 < 0)
+        if drop.any():
+            keep = ~drop
+            coords = coords[np.repeat(keep, np.diff(starts))]
+            area2 = area2[keep]
+            starts = np.concatenate([[0], np.cumsum(np.diff(starts)[keep])])
     if ok:
         shell = area2 > 0
         n_shells = int(shell.sum())
-        if n_shells and not (area2 == 0).any() and (n_shells == 1 or n_shells == len(area2)):
-            rings = shapely.linearrings(coords, indices=np.repeat(np.arange(len(area2)), np.diff(starts)))
-            if n_shells == len(area2):
-                if n_shells == 1:
-                    out: BaseGeometry = shapely.polygons(rings[0])
-                    return out
-                out = shapely.multipolygons(shapely.polygons(rings))
-                return out
-            out = shapely.polygons(rings[shell][0], holes=rings[~shell])
+        n = len(area2)
+        if n_shells and not (area2 == 0).any() and (n_shells == 1 or n_shells == n):
+            offsets: tuple[_I64, ...]
+            if n_shells == n > 1:  # one polygon per ring
+                kind, offsets = shapely.GeometryType.MULTIPOLYGON, (starts, np.arange(n + 1), np.array([0, n]))
+            else:  # one polygon: the shell first, then the holes
+                first = int(np.argmax(shell))
+                if first:
+                    size = np.diff(starts)
+                    order = np.r_[first, np.arange(first), np.arange(first + 1, n)]
+                    coords = np.concatenate([coords[starts[r]:starts[r + 1]] for r in order])
+                    starts = np.r_[0, np.cumsum(size[order])]
+                kind, offsets = shapely.GeometryType.POLYGON, (starts, np.array([0, n]))
+            out: BaseGeometry = shapely.from_ragged_array(kind, coords, offsets)[0]
             return out
     return shapely.coverage_union_all(shapely.polygons(verts[tris[ids]]))
 
@@ -627,8 +660,21 @@ def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float]
     """
     verts, tris = mesh._vertices, mesh._triangles
     parts = []
-    if len(rem):
+    inner = es.obstacles[new].inner if new and not opened else None
+    if inner is not None and len(rem):
+        # triangles inside the obstacle's box contribute nothing: only those crossing its
+        # edges go into the union (with a hole where the others were, left out too)
+        p = verts[tris[rem]]
+        x, y = p[:, :, 0], p[:, :, 1]
+        covered = ((x > inner[0]) & (x < inner[2]) & (y > inner[1]) & (y < inner[3])).all(axis=1)
+        lo, hi = p.reshape(-1, 2).min(axis=0), p.reshape(-1, 2).max(axis=0)
+        bounds = (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))  # of all removed triangles
+        keep = rem[~covered]
+        parts.append(_union(es, verts, tris, es.master["nbrs"], keep, es.tag, inner) if len(keep)
+                     else shapely.Polygon())
+    elif len(rem):
         parts.append(_union(es, verts, tris, es.master["nbrs"], rem, es.tag))
+        bounds = parts[0].bounds
     if opened:
         bc = _cavity(es, es.base_verts, es.base_tris, box, base=True)
         if len(bc):
@@ -638,7 +684,7 @@ def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float]
         return None
     region = parts[0] if len(parts) == 1 else shapely.union(parts[0], parts[1])
     if new and not opened:
-        es.last_near = (region.bounds, es.near_ids(region.bounds))
+        es.last_near = (bounds, es.near_ids(bounds))
         obstacles = es.obstacles[new].inflated if new in es.last_near[1] else None
     else:
         obstacles = es.blocked_near(region.bounds, skip)
@@ -681,7 +727,7 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     # -- islands, point location index
     relabelled = _islands(es, rem, added, local_root, ring_u, k, blocked)
     es.n_t, es.n_v = n_old + k, nv
-    index_rows, index_cells = _reindex(es, all_verts, all_tris, rem, added)
+    index_rows, index_cells = _reindex(es, all_verts, all_tris, added)
     rows_t = np.concatenate([rem, ring_u, added])
     touched = {"nbrs": rows_t, "alive": np.concatenate([rem, added]), "degree": rows_t,
                "islands": relabelled, "corner": vtouch, "pinch": vtouch, "items": index_rows,
@@ -705,7 +751,7 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
 
             gmin, cell, nx, ny = es.base_grid
             cv, ct, cs, ci = es.cost_index
-            base = locate_points(all_verts[all_tris[added]].mean(axis=1), cv, ct, gmin, cell, nx, ny,
+            base = locate_points(all_verts[all_tris[added]].mean(axis=1), cv, ct, es.base_alive, gmin, cell, nx, ny,
                                  cs[:-1], cs[1:], ci, mesh._tol)
             new_costs[base >= 0] = es.base_costs[base[base >= 0]]
         state["_area_costs"] = es.costs.extend(new_costs)
@@ -720,11 +766,12 @@ def _islands(es: EditState, rem: _I64, added: _I64, local_root: _I64, ring_u: _I
     """Island labels after an edit, in the master (labels stay 0..n-1); returns the triangle
     ids whose label changed.
 
-    The common case needs no search: every local component (new triangles and the distinct
+    The common case needs no merge: every local component (new triangles and the distinct
     ring triangles ``ring_u``, linked by matched edges; ``local_root`` their union-find
-    roots) meets exactly one island, no island meets two components, and every
-    island that lost triangles keeps a ring triangle. New triangles then take their
-    component's label. Otherwise see :func:`_islands_general`.
+    roots) meets exactly one island, and every island that lost triangles keeps a ring
+    triangle. New triangles then take their component's label; an island met by several
+    components may have split (only when space was ``blocked``: see :func:`_split`).
+    Otherwise see :func:`_islands_general`.
     """
     labels = es.master["islands"]
     sizes = es.sizes
@@ -734,23 +781,52 @@ def _islands(es: EditState, rem: _I64, added: _I64, local_root: _I64, ring_u: _I
         ring_root = local_root[k:]
         lab_of_root = np.full(k + nu, -1, dtype=np.int64)
         lab_of_root[ring_root] = ring_lab
-        ul, inv = np.unique(ring_lab, return_inverse=True)
-        root_of_lab = np.empty(len(ul), dtype=np.int64)
-        root_of_lab[inv] = ring_root
+        ul = np.unique(ring_lab)
         new_lab = lab_of_root[local_root[:k]]
         old = labels[rem]
-        if ((lab_of_root[ring_root] == ring_lab).all() and (root_of_lab[inv] == ring_root).all()
-                and (new_lab >= 0).all() and (ul[np.searchsorted(ul, old) % len(ul)] == old).all()):
+        if ((lab_of_root[ring_root] == ring_lab).all() and (new_lab >= 0).all()
+                and (ul[np.searchsorted(ul, old) % len(ul)] == old).all()):
             np.subtract.at(sizes, old, 1)
             labels[rem] = -1
             labels[added] = new_lab
             es.seed[new_lab] = added
             np.add.at(sizes, new_lab, 1)
-            out: _I64 = np.concatenate([rem, added])
+            changed = [rem, added]
+            if blocked:
+                roots = np.unique(ring_root)
+                comp_lab = lab_of_root[roots]
+                if len(ul) < len(roots):
+                    local = np.concatenate([added, ring_u])
+                    for lab in ul.tolist():
+                        comps = roots[comp_lab == lab]
+                        if len(comps) > 1:
+                            changed += _split(es, lab, local[comps])
+            out: _I64 = np.concatenate(changed)
             return out
     elif not k and not len(rem):
         return rem
     return _islands_general(es, rem, added, local_root, ring_u, k, blocked)
+
+
+def _split(es: EditState, lab: int, seeds: _I64) -> list[_I64]:
+    """Give new labels to the parts of island ``lab`` the edit separated, searching from
+    ``seeds`` (a triangle of each local component meeting it) until at most one search can
+    still grow (work bounded by the separated parts); returns the relabelled triangle ids."""
+    labels = es.master["islands"]
+    announce_compile("navmesh", split_groups)
+    _, done, tail = split_groups(es.master["nbrs"], seeds, es.mark, es.stamp, es.queue, es.group)
+    es.stamp += len(seeds)
+    changed = []
+    for g in np.flatnonzero(done).tolist():
+        part = es.queue[:tail][es.group[:tail] == g].copy()
+        fresh = es.n_labels
+        es.n_labels += 1
+        labels[part] = fresh
+        es.seed[fresh] = part[0]
+        es.sizes[fresh] = len(part)
+        es.sizes[lab] -= len(part)
+        changed.append(part)
+    return changed
 
 
 def _islands_general(es: EditState, rem: _I64, added: _I64, local_root: _I64, ring_u: _I64,
@@ -830,20 +906,7 @@ def _islands_general(es: EditState, rem: _I64, added: _I64, local_root: _I64, ri
     for lab, comps in by_label.items():
         if len(comps) < 2 or not blocked:
             continue
-        seeds = np.array([int(local[c]) for c in comps], dtype=np.int64)
-        announce_compile("navmesh", split_groups)
-        root, done, tail = split_groups(nbrs, seeds, es.mark, es.stamp, es.queue, es.group)
-        es.stamp += len(seeds)
-        for g in np.flatnonzero(done).tolist():
-            part = es.queue[:tail][es.group[:tail] == g].copy()
-            fresh = es.n_labels
-            es.n_labels += 1
-            labels[part] = fresh
-            es.seed[fresh] = part[0]
-            sizes[fresh] = len(part)
-            sizes[lab] -= len(part)
-            changed.append(part)
-        del root
+        changed += _split(es, lab, local[np.array(comps, dtype=np.int64)])
     # fill unused labels from the top
     holes = sorted(x for x in affected if x < es.n_labels and sizes[x] == 0)
     while holes:
@@ -897,18 +960,20 @@ def _build_padded_index(es: EditState, verts: _F64, tris: _I64) -> None:
     es.master["items"] = items
     es.master["bounds"] = np.stack([begin, begin + count], axis=1)
     es.cell_cap = cap
+    es.cell_count = np.zeros(nx * ny, dtype=np.int64)  # reindex's scratch
     es.tail = np.array([used], dtype=np.int64)
 
 
-def _reindex(es: EditState, verts: _F64, tris: _I64, rem: _I64, added: _I64) -> tuple[_I64, _I64]:
-    """Patch the bucket index (master) for an edit; returns the item positions and the cells
-    written (``added``: consecutive ids)."""
+def _reindex(es: EditState, verts: _F64, tris: _I64, added: _I64) -> tuple[_I64, _I64]:
+    """Patch the bucket index (master) for an edit's new triangles ``added`` (consecutive ids;
+    removed ones stay listed, dead, until their bucket fills); returns the item positions and
+    the cells written."""
     gmin, cell, nx, ny = es.grid_box
     n_old = int(added[0]) if len(added) else es.n_t
     announce_compile("navmesh", reindex)
     while True:
-        ok, need, pos, cells = reindex(es.master["items"], es.master["bounds"], es.cell_cap, es.tail, verts,
-                                       tris, np.ascontiguousarray(rem, dtype=np.int64), n_old, len(added),
+        ok, need, pos, cells = reindex(es.master["items"], es.master["bounds"], es.cell_cap, es.tail,
+                                       es.cell_count, es.master["alive"], verts, tris, n_old, len(added),
                                        float(gmin[0]), float(gmin[1]), cell, nx, ny, es.tol)
         if ok:
             return pos, cells

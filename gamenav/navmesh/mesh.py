@@ -641,12 +641,12 @@ class NavMesh:
         out = np.full(len(p), -1, dtype=np.int64)
         gmin, cell, nx, ny = self._grid
         with self._lock:  # one consistent set of arrays (edits install new ones)
-            verts, tris, start, items = (self._vertices, self._triangles, self._cell_start,
-                                         self._cell_items)
+            verts, tris, alive, start, items = (self._vertices, self._triangles, self._alive,
+                                                self._cell_start, self._cell_items)
         # an edited mesh's index has a [begin, end) row per cell (with spare room), a built one
         # CSR offsets (also while a mesh following a grid has seen no edit yet)
         begin, end = (start[:, 0], start[:, 1]) if start.ndim == 2 else (start[:-1], start[1:])
-        out[near] = locate_points(p[near], verts, tris, gmin, cell, nx, ny, begin, end, items, self._tol)
+        out[near] = locate_points(p[near], verts, tris, alive, gmin, cell, nx, ny, begin, end, items, self._tol)
         return out
 
     def nearest(self, points: npt.ArrayLike) -> npt.NDArray[np.float64]:

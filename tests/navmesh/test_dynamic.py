@@ -57,6 +57,12 @@ def check_mesh(mesh: NavMesh, reference: NavMesh) -> None:
     labels = mesh.islands[alive]
     assert int(labels.max()) + 1 == int(reference.islands.max()) + 1 == len(np.unique(labels))
     assert (mesh.islands[t] == mesh.islands[u]).all()
+    # point location finds live triangles only (removed ones may stay in the index's buckets)
+    x0, y0, x1, y1 = reference.bounds
+    pts = np.random.default_rng(0).uniform((x0, y0), (x1, y1), size=(400, 2))
+    found = mesh.locate(pts)
+    assert alive[found[found >= 0]].all()
+    assert ((found >= 0) == (reference.locate(pts) >= 0)).mean() > 0.99
 
 
 def exact_costs_equal(mesh: NavMesh, reference: NavMesh, rng: np.random.Generator, n: int = 12) -> None:
@@ -490,3 +496,22 @@ def test_removal_re_triangulates_after_a_later_edit_took_some_of_its_triangles(
     mesh.remove_obstacle(again)
     assert calls[0] == 3
     check_mesh(mesh, reference)
+
+
+def test_index_of_a_mesh_edited_in_one_place_stays_bounded() -> None:
+    """Removed triangles stay listed in their buckets until a bucket fills: then they go, so
+    editing one place over and over neither grows the index nor finds dead triangles."""
+    mesh = NavMesh.from_polygons(WALKABLE, agent_radius=0.3)
+    hut = shapely.box(9, 2, 11, 6)
+    sizes = []
+    for k in range(60):
+        oid = mesh.add_obstacle(shapely.box(9 + 0.01 * k, 2, 11, 6))
+        mesh.remove_obstacle(oid)
+        sizes.append(len(mesh._edits.master["items"]))
+    assert sizes[-1] == sizes[10]
+    pts = np.random.default_rng(1).uniform((0, 0), (20, 12), size=(500, 2))
+    found = mesh.locate(pts)
+    assert mesh.alive[found[found >= 0]].all()
+    check_mesh(mesh, rebuild(WALK_GEOM, [], 0.3))
+    mesh.add_obstacle(hut)
+    check_mesh(mesh, rebuild(WALK_GEOM, [hut], 0.3))
