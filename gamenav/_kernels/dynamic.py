@@ -10,6 +10,8 @@ Arrays and scalars only, no validation (the editor owns every array it passes in
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -156,12 +158,17 @@ def _index_add(items, bounds, cap, tail, alive, cells, ids, changed):
 
 
 @njit(cache=True, nogil=True)
-def cavity(verts, tris, alive, begin, end, items, gx, gy, cell, nx, ny, x0, y0, x1, y1, tag, stamp):
+def cavity(verts, tris, alive, begin, end, items, gx, gy, cell, nx, ny, x0, y0, x1, y1, tag, stamp,
+           inner, clear):
     """Ids of the alive triangles listed in the bucket cells overlapping the closed box
     ``(x0, y0, x1, y1)`` that intersect it (touching counts), in first-seen order.
 
     Bucket ``c`` lists ``items[begin[c]:end[c]]`` (entries < 0 are padding). ``tag`` (``(T,)``
     int64, < ``stamp`` everywhere) records the triangles seen as ``stamp``.
+
+    Returns ``(ids, covered, bounds)``: ``covered[i]`` when triangle ``ids[i]`` lies strictly
+    inside the box ``inner`` (4 floats; an empty box covers none) and its bounding box meets
+    none of the boxes ``clear`` ``(k, 4)``; ``bounds`` the box of all of them (4 floats).
     """
     i0 = min(max(int((x0 - gx) // cell), 0), nx - 1)
     j0 = min(max(int((y0 - gy) // cell), 0), ny - 1)
@@ -173,6 +180,8 @@ def cavity(verts, tris, alive, begin, end, items, gx, gy, cell, nx, ny, x0, y0, 
             c = j * nx + i
             total += end[c] - begin[c]
     out = np.empty(total, dtype=np.int64)
+    covered = np.zeros(total, dtype=np.bool_)
+    bounds = np.array([np.inf, np.inf, -np.inf, -np.inf])
     n = 0
     cx = np.array([x0, x1, x1, x0])
     cy = np.array([y0, y0, y1, y1])
@@ -213,8 +222,20 @@ def cavity(verts, tris, alive, begin, end, items, gx, gy, cell, nx, ny, x0, y0, 
                         break
                 if ok:
                     out[n] = t
+                    inside = (inner[0] < min(ax, min(bx, qx)) and max(ax, max(bx, qx)) < inner[2]
+                              and inner[1] < min(ay, min(by, qy)) and max(ay, max(by, qy)) < inner[3])
+                    for k in range(clear.shape[0]):
+                        if not inside:
+                            break
+                        inside = (min(ax, min(bx, qx)) > clear[k, 2] or max(ax, max(bx, qx)) < clear[k, 0]
+                                  or min(ay, min(by, qy)) > clear[k, 3] or max(ay, max(by, qy)) < clear[k, 1])
+                    covered[n] = inside
+                    bounds[0] = min(bounds[0], min(ax, min(bx, qx)))
+                    bounds[1] = min(bounds[1], min(ay, min(by, qy)))
+                    bounds[2] = max(bounds[2], max(ax, max(bx, qx)))
+                    bounds[3] = max(bounds[3], max(ay, max(by, qy)))
                     n += 1
-    return out[:n]
+    return out[:n], covered[:n], bounds
 
 
 @njit(cache=True, nogil=True)
@@ -225,6 +246,35 @@ def _slot(table, keys, a, b, mask):
     while table[h] >= 0 and (keys[table[h], 0] != a or keys[table[h], 1] != b):
         h = (h + 1) & mask
     return h
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cell_slot(x, y, mask):
+    """Hash slot of the integer cell ``(x, y)``."""
+    h = (x * 0x9E3779B97F4A7C1 + y * 0x2545F4914F6CDD1D) & 0x7FFFFFFFFFFFFFFF
+    return (h ^ (h >> 29)) & mask
+
+
+@njit(cache=True, nogil=True)
+def _add_candidate(vbuf, vid, c, table, cells, cell_x, cell_y, q, by_cell, mask):
+    """Enter candidate ``c`` (vertex ``vid[c]``) in the exact-coordinate table (the first one
+    at a point stays) and, while ``by_cell``, in the cell table; returns ``by_cell`` (False once
+    coordinates are too large for int64 cells: snapping then scans every candidate)."""
+    x = vbuf[vid[c], 0]
+    y = vbuf[vid[c], 1]
+    h = _vslot(table, vbuf, vid, x, y, mask)
+    if table[h] < 0:
+        table[h] = c
+    if by_cell:
+        if not (abs(x / q) < 4e18 and abs(y / q) < 4e18):
+            return False
+        cell_x[c] = int(math.floor(x / q))
+        cell_y[c] = int(math.floor(y / q))
+        h = _cell_slot(cell_x[c], cell_y[c], mask)
+        while cells[h] >= 0:
+            h = (h + 1) & mask
+        cells[h] = c
+    return by_cell
 
 
 @njit(cache=True, nogil=True)
@@ -238,14 +288,15 @@ def _vslot(table, vbuf, ids, x, y, mask):
 
 
 @njit(cache=True, nogil=True)
-def stitch(new_v, new_t, cand_v, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
+def stitch(new_v, new_t, n_fixed, cand_v, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
            nbrs, alive, degree, border_count, corner, pinch, rem, tag, stamp):
     """Append a re-triangulated cavity to the mesh and connect it, in place.
 
-    ``new_v`` / ``new_t``: the cavity's triangulation; a new vertex at the coordinates of a
+    ``new_v`` / ``new_t``: the cavity's triangles; a new vertex at the coordinates of a
     vertex in ``cand_v`` (the removed triangles' vertices; exactly, else the nearest within
     squared distance ``tol2``: the same point rounded another way) reuses its id, others are
-    appended to ``vbuf`` from ``nv_old``.
+    appended to ``vbuf`` from ``nv_old``. The first ``n_fixed`` new vertices (those of
+    triangles copied as they are) are candidates too, for the later ones.
     Triangles are oriented counter-clockwise, degenerate ones (zero area, an edge with squared
     length below ``min_edge2``) dropped, and appended to ``tbuf`` from ``n_old``. The removed
     triangles ``rem`` die (no neighbours, degree 0); half-edges of new triangles and of the
@@ -261,36 +312,66 @@ def stitch(new_v, new_t, cand_v, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
     ring triangles by their shared edges); ``ring_keys``: the edges the removed triangles shared
     with the ring, as sorted keys ``min * 2**32 + max`` of their vertex ids.
     """
-    # -- vertices: reuse candidates at identical coordinates
+    # -- vertices: reuse candidates at identical coordinates (then the first n_fixed new ones)
     r = cand_v.shape[0]
+    n_fixed = min(n_fixed, new_v.shape[0])
+    vid = np.empty(r + n_fixed, dtype=np.int64)  # candidate ids
+    vid[:r] = cand_v
     size = 16
-    while size < 2 * r:
+    while size < 2 * (r + n_fixed):
         size *= 2
     mask = size - 1
     table = np.full(size, -1, dtype=np.int64)
+    # candidates by cell of side 4 * tol: a point within tol of one lies in its 3 x 3 cells
+    q = 4.0 * math.sqrt(tol2)
+    cell_x = np.empty(r + n_fixed, dtype=np.int64)
+    cell_y = np.empty(r + n_fixed, dtype=np.int64)
+    cells = np.full(size, -1, dtype=np.int64)
+    by_cell = q > 0
+    n_cand = 0
     for i in range(r):
-        h = _vslot(table, vbuf, cand_v, vbuf[cand_v[i], 0], vbuf[cand_v[i], 1], mask)
-        if table[h] < 0:
-            table[h] = i
+        by_cell = _add_candidate(vbuf, vid, n_cand, table, cells, cell_x, cell_y, q, by_cell, mask)
+        n_cand += 1
     m = new_v.shape[0]
     vmap = np.empty(m, dtype=np.int64)
     nv = nv_old
     for i in range(m):
-        h = _vslot(table, vbuf, cand_v, new_v[i, 0], new_v[i, 1], mask)
+        px = new_v[i, 0]
+        py = new_v[i, 1]
+        h = _vslot(table, vbuf, vid, px, py, mask)
         near = table[h]
-        if near < 0:  # a point a rounding error off a candidate (computed twice) snaps to it
-            best = tol2
-            for c in range(r):
-                d = (vbuf[cand_v[c], 0] - new_v[i, 0]) ** 2 + (vbuf[cand_v[c], 1] - new_v[i, 1]) ** 2
-                if d <= best:
-                    best = d
-                    near = c
+        if near < 0 and tol2 > 0:  # a point a rounding error off a candidate (computed twice) snaps to it
+            best = tol2  # the nearest within tol; of equally near ones the last
+            if by_cell and abs(px / q) < 4e18 and abs(py / q) < 4e18:
+                ix = int(math.floor(px / q))
+                iy = int(math.floor(py / q))
+                for ax in range(ix - 1, ix + 2):
+                    for ay in range(iy - 1, iy + 2):
+                        h = _cell_slot(ax, ay, mask)
+                        while cells[h] >= 0:
+                            c = cells[h]
+                            if cell_x[c] == ax and cell_y[c] == ay:
+                                d = (vbuf[vid[c], 0] - px) ** 2 + (vbuf[vid[c], 1] - py) ** 2
+                                if d < best or (d == best and c > near):
+                                    best = d
+                                    near = c
+                            h = (h + 1) & mask
+            else:
+                for c in range(n_cand):
+                    d = (vbuf[vid[c], 0] - px) ** 2 + (vbuf[vid[c], 1] - py) ** 2
+                    if d <= best:
+                        best = d
+                        near = c
         if near >= 0:
-            vmap[i] = cand_v[near]
+            vmap[i] = vid[near]
         else:
-            vbuf[nv, 0] = new_v[i, 0]
-            vbuf[nv, 1] = new_v[i, 1]
+            vbuf[nv, 0] = px
+            vbuf[nv, 1] = py
             vmap[i] = nv
+            if i < n_fixed:  # later new vertices at (or a rounding error off) it reuse it
+                vid[n_cand] = nv
+                by_cell = _add_candidate(vbuf, vid, n_cand, table, cells, cell_x, cell_y, q, by_cell, mask)
+                n_cand += 1
             nv += 1
     # -- triangles: counter-clockwise, no degenerate ones
     k = 0
@@ -522,31 +603,54 @@ def tri_cells(verts, tris, ids, gx, gy, cell, nx, ny, tol):
 
 
 @njit(cache=True, nogil=True)
-def boundary_rings(verts, tris, nbrs, ids, tag, stamp):
-    """The boundary of the union of triangles ``ids`` as closed rings of coordinates.
+def boundary_rings(verts, tris, nbrs, ids, tag, stamp, x0, y0, x1, y1):
+    """The union of triangles ``ids`` as polygons: one per edge-connected component, its
+    outline (counter-clockwise) and its holes (clockwise), in shapely's ragged layout.
 
     Boundary half-edges (no neighbour, or a neighbour outside ``ids``) are chained head to
-    tail; counter-clockwise triangles give counter-clockwise outer rings and clockwise holes.
-    ``tag`` (``(T,)`` int64, < ``stamp`` everywhere) marks ``ids`` as ``stamp``.
+    tail. Holes with every point strictly inside the box ``(x0, y0, x1, y1)`` are left out
+    (an empty box leaves none out). ``tag`` (``(T,)`` int64, < ``stamp`` everywhere) is
+    scratch: stamps ``stamp .. stamp + len(ids)`` are used.
 
-    Returns ``(coords, starts, area2, ok)``: ``(n, 2)`` ring coordinates (each ring closed by
-    repeating its first point), the ``(r + 1,)`` offsets of the rings in ``coords``, twice
-    their signed areas, and False (nothing else valid) when a vertex starts two boundary
-    half-edges (a pinch point: chaining is ambiguous).
+    Returns ``(coords, ring_offsets, polygon_offsets, ok)``: ``(n, 2)`` ring coordinates
+    (each ring closed by repeating its first point), the offsets of the rings in ``coords``
+    and of the polygons in the rings; ``ok`` False (nothing else valid) when a vertex starts
+    two boundary half-edges (a pinch point: chaining is ambiguous) or a ring has no area.
     """
     n = ids.shape[0]
     for i in range(n):
         tag[ids[i]] = stamp
+    # components: members are tagged stamp, visited ones stamp + 1 + their component
+    stack = np.empty(n, dtype=np.int64)
+    n_comp = 0
+    for i in range(n):
+        if tag[ids[i]] != stamp:
+            continue
+        tag[ids[i]] = stamp + 1 + n_comp
+        stack[0] = ids[i]
+        top = 1
+        while top > 0:
+            top -= 1
+            t = stack[top]
+            for j in range(3):
+                u = nbrs[t, j]
+                if u >= 0 and tag[u] == stamp:
+                    tag[u] = stamp + 1 + n_comp
+                    stack[top] = u
+                    top += 1
+        n_comp += 1
     ea = np.empty(3 * n, dtype=np.int64)
     eb = np.empty(3 * n, dtype=np.int64)
+    ec = np.empty(3 * n, dtype=np.int64)
     ne = 0
     for i in range(n):
         t = ids[i]
         for j in range(3):
             u = nbrs[t, j]
-            if u < 0 or tag[u] != stamp:
+            if u < 0 or tag[u] <= stamp or tag[u] > stamp + n_comp:
                 ea[ne] = tris[t, j]
                 eb[ne] = tris[t, (j + 1) % 3]
+                ec[ne] = tag[t] - stamp - 1
                 ne += 1
     size = 16
     while size < 2 * ne:
@@ -566,8 +670,10 @@ def boundary_rings(verts, tris, nbrs, ids, tag, stamp):
     coords = np.empty((ne + ne, 2), dtype=np.float64)
     starts = np.zeros(ne + 1, dtype=np.int64)
     area2 = np.zeros(ne, dtype=np.float64)
+    comp = np.zeros(ne, dtype=np.int64)
+    none = np.zeros(1, dtype=np.int64)
     if not ok:
-        return coords[:0], starts[:1], area2[:0], False
+        return coords[:0], none, none, False
     used = np.zeros(ne, dtype=np.bool_)
     nc = 0
     nr = 0
@@ -578,30 +684,71 @@ def boundary_rings(verts, tris, nbrs, ids, tag, stamp):
         a2 = 0.0
         while not used[e]:
             used[e] = True
-            x0 = verts[ea[e], 0]
-            y0 = verts[ea[e], 1]
-            x1 = verts[eb[e], 0]
-            y1 = verts[eb[e], 1]
-            a2 += x0 * y1 - x1 * y0
-            coords[nc, 0] = x0
-            coords[nc, 1] = y0
+            xa = verts[ea[e], 0]
+            ya = verts[ea[e], 1]
+            xb = verts[eb[e], 0]
+            yb = verts[eb[e], 1]
+            a2 += xa * yb - xb * ya
+            coords[nc, 0] = xa
+            coords[nc, 1] = ya
             nc += 1
             h = (eb[e] * 0x9E3779B97F4A7C1) & 0x7FFFFFFFFFFFFFFF
             h = (h ^ (h >> 29)) & mask
             while table[h] >= 0 and ea[table[h]] != eb[e]:
                 h = (h + 1) & mask
             if table[h] < 0:  # open chain: cannot happen for a union of triangles
-                return coords[:0], starts[:1], area2[:0], False
+                return coords[:0], none, none, False
             e = table[h]
-        if e != e0:
-            return coords[:0], starts[:1], area2[:0], False
+        if e != e0 or a2 == 0:
+            return coords[:0], none, none, False
         coords[nc, 0] = verts[ea[e0], 0]
         coords[nc, 1] = verts[ea[e0], 1]
         nc += 1
         area2[nr] = a2
+        comp[nr] = ec[e0]
         nr += 1
         starts[nr] = nc
-    return coords[:nc].copy(), starts[:nr + 1].copy(), area2[:nr].copy(), True
+    # rings by component, the outline first; holes inside the box left out
+    first = np.full(n_comp, -1, dtype=np.int64)
+    count = np.zeros(n_comp, dtype=np.int64)
+    keep = np.ones(nr, dtype=np.bool_)
+    for r in range(nr):
+        if area2[r] > 0:
+            if first[comp[r]] >= 0:  # two outlines: pinch points made one component two
+                return coords[:0], none, none, False
+            first[comp[r]] = r
+        else:
+            inside = True
+            for k in range(starts[r], starts[r + 1]):
+                if not (x0 < coords[k, 0] < x1 and y0 < coords[k, 1] < y1):
+                    inside = False
+                    break
+            keep[r] = not inside
+        if keep[r]:
+            count[comp[r]] += 1
+    polygon_offsets = np.zeros(n_comp + 1, dtype=np.int64)
+    for c in range(n_comp):
+        polygon_offsets[c + 1] = polygon_offsets[c] + count[c]
+    slot = polygon_offsets[:-1].copy()
+    order = np.empty(polygon_offsets[n_comp], dtype=np.int64)
+    for c in range(n_comp):
+        order[slot[c]] = first[c]
+        slot[c] += 1
+    for r in range(nr):
+        if area2[r] < 0 and keep[r]:
+            order[slot[comp[r]]] = r
+            slot[comp[r]] += 1
+    ring_offsets = np.zeros(order.shape[0] + 1, dtype=np.int64)
+    out = np.empty((nc, 2), dtype=np.float64)
+    m = 0
+    for i in range(order.shape[0]):
+        r = order[i]
+        for k in range(starts[r], starts[r + 1]):
+            out[m, 0] = coords[k, 0]
+            out[m, 1] = coords[k, 1]
+            m += 1
+        ring_offsets[i + 1] = m
+    return out[:m], ring_offsets, polygon_offsets, True
 
 
 @njit(cache=True, nogil=True)

@@ -36,7 +36,7 @@ import math
 import sys
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from collections.abc import Callable
 
 import numpy as np
@@ -478,10 +478,24 @@ def edit_state(mesh: NavMesh) -> EditState:
 
 # -- the edit ---------------------------------------------------------------------------------
 
+_NO_BOX = np.array([0.0, 0.0, 0.0, 0.0])
+_NO_BOXES = np.zeros((0, 4))
+
+
+class _Cavity(NamedTuple):
+    """Triangles meeting an edit's box (see :func:`cavity`)."""
+
+    ids: _I64
+    covered: npt.NDArray[np.bool_]  # strictly inside the inner box and clear of the given boxes
+    bounds: tuple[float, float, float, float]  # of all of them
+
+
 def _cavity(es: EditState, verts: _F64, tris: _I64, box: tuple[float, float, float, float],
-            base: bool = False) -> _I64:
+            base: bool = False, inner: tuple[float, float, float, float] | None = None,
+            clear: npt.NDArray[np.float64] = _NO_BOXES) -> _Cavity:
     """The alive triangles meeting the closed ``box`` (of the mesh, or with ``base`` of the
-    mesh as built)."""
+    mesh as built); which of them lie strictly inside ``inner`` with bounds clear of the boxes
+    ``clear`` ``(k, 4)``; and their bounds."""
     gmin, cell, nx, ny = es.grid_box
     es.tag_stamp += 1
     if base:
@@ -492,50 +506,35 @@ def _cavity(es: EditState, verts: _F64, tris: _I64, box: tuple[float, float, flo
         begin, end, items, alive, tag = (bounds[:, 0], bounds[:, 1], es.master["items"],
                                          es.master["alive"], es.tag)
     announce_compile("navmesh", cavity)
-    out: _I64 = cavity(verts, tris, alive, begin, end, items, float(gmin[0]), float(gmin[1]), cell,
-                       nx, ny, box[0], box[1], box[2], box[3], tag, es.tag_stamp)
-    return out
+    ids, covered, lo_hi = cavity(verts, tris, alive, begin, end, items, float(gmin[0]), float(gmin[1]), cell,
+                                 nx, ny, box[0], box[1], box[2], box[3], tag, es.tag_stamp,
+                                 _NO_BOX if inner is None else np.array(inner, dtype=np.float64), clear)
+    return _Cavity(ids, covered, (float(lo_hi[0]), float(lo_hi[1]), float(lo_hi[2]), float(lo_hi[3])))
 
 
 def _union(es: EditState, verts: _F64, tris: _I64, nbrs: _I64, ids: _I64, tag: _I64,
            inner: tuple[float, float, float, float] | None = None) -> BaseGeometry:
     """The union of triangles ``ids`` (edge-adjacent through ``nbrs``) as a shapely geometry,
-    built from its boundary rings (GEOS's coverage union when a pinch point or several outer
-    rings with holes make the rings' nesting unclear).
+    built from its boundary rings: each edge-connected component of ``ids`` is one polygon,
+    its outline and its holes (GEOS's coverage union when a pinch point leaves that unclear).
 
     ``inner``: a box to be subtracted from the union afterwards; holes strictly inside it are
     left out (the caller's difference removes them anyway, with less work).
     """
     es.tag_stamp += 1
     announce_compile("navmesh", boundary_rings)
-    coords, starts, area2, ok = boundary_rings(verts, tris, nbrs, ids, tag, es.tag_stamp)
-    if ok and inner is not None and (area2 < 0).any():
-        x, y = coords[:, 0], coords[:, 1]
-        inside = (x > inner[0]) & (x < inner[2]) & (y > inner[1]) & (y < inner[3])
-        drop = np.logical_and.reduceat(inside, starts[:-1]) & (area2 < 0)
-        if drop.any():
-            keep = ~drop
-            coords = coords[np.repeat(keep, np.diff(starts))]
-            area2 = area2[keep]
-            starts = np.concatenate([[0], np.cumsum(np.diff(starts)[keep])])
+    box = inner if inner is not None else (0.0, 0.0, 0.0, 0.0)
+    coords, ring_offsets, poly_offsets, ok = boundary_rings(verts, tris, nbrs, ids, tag, es.tag_stamp, *box)
+    es.tag_stamp += len(ids) + 1
     if ok:
-        shell = area2 > 0
-        n_shells = int(shell.sum())
-        n = len(area2)
-        if n_shells and not (area2 == 0).any() and (n_shells == 1 or n_shells == n):
-            offsets: tuple[_I64, ...]
-            if n_shells == n > 1:  # one polygon per ring
-                kind, offsets = shapely.GeometryType.MULTIPOLYGON, (starts, np.arange(n + 1), np.array([0, n]))
-            else:  # one polygon: the shell first, then the holes
-                first = int(np.argmax(shell))
-                if first:
-                    size = np.diff(starts)
-                    order = np.r_[first, np.arange(first), np.arange(first + 1, n)]
-                    coords = np.concatenate([coords[starts[r]:starts[r + 1]] for r in order])
-                    starts = np.r_[0, np.cumsum(size[order])]
-                kind, offsets = shapely.GeometryType.POLYGON, (starts, np.array([0, n]))
-            out: BaseGeometry = shapely.from_ragged_array(kind, coords, offsets)[0]
-            return out
+        n = len(poly_offsets) - 1
+        if n == 1:
+            out: BaseGeometry = shapely.from_ragged_array(shapely.GeometryType.POLYGON, coords,
+                                                          (ring_offsets, poly_offsets))[0]
+        else:
+            out = shapely.from_ragged_array(shapely.GeometryType.MULTIPOLYGON, coords,
+                                            (ring_offsets, poly_offsets, np.array([0, n])))[0]
+        return out
     return shapely.coverage_union_all(shapely.polygons(verts[tris[ids]]))
 
 
@@ -550,13 +549,17 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
     """
     verts = mesh._vertices
     tris = mesh._triangles
-    rem = _cavity(es, verts, tris, box)
+    # carving: the triangles inside the obstacle's box only need to go (see _region)
+    inner = es.obstacles[undo_key].inner if undo_key and es.grid is None else None
+    cav = _cavity(es, verts, tris, box, inner=inner)
+    rem = cav.ids
     es.last_near = None
+    reuse = np.zeros(0, dtype=np.int64)
     with _geometry_errors("re-triangulating an edited region"):
         if es.grid is not None:
             region = _grid_region(mesh, es, box, rem, skip)
         else:
-            region = _region(mesh, es, box, rem, opened, skip, undo_key)
+            region, reuse = _region(mesh, es, box, cav, opened, skip, undo_key)
         if region is None:
             return None
     if region.is_empty:
@@ -564,8 +567,13 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
         new_t = np.zeros((0, 3), dtype=np.int64)
     else:
         new_v, new_t = triangulate_free_space(region)
+    n_fixed = 0
+    if len(reuse):  # the build's triangles copied as they are, first (stitch merges their corners)
+        n_fixed = 3 * len(reuse)
+        new_t = np.concatenate([np.arange(n_fixed).reshape(-1, 3), new_t + n_fixed])
+        new_v = np.concatenate([es.base_verts[es.base_tris[reuse]].reshape(-1, 2), new_v])
     near = es.last_near
-    change = _install(mesh, es, box, rem, new_v, new_t, opened, blocked)
+    change = _install(mesh, es, box, rem, new_v, new_t, opened, blocked, n_fixed)
     if undo_key and es.grid is None and near is not None and len(rem) and len(change.added):
         es.undo[undo_key] = _Undo(rem, np.array(change.added), es.last_ring, near[0],
                                   [x for x in near[1] if x != undo_key])
@@ -648,54 +656,60 @@ def _clip(geom: BaseGeometry, box: tuple[float, float, float, float]) -> BaseGeo
     return shapely.clip_by_rect(geom, *box)
 
 
-def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], rem: _I64, opened: bool,
-            skip: int, new: int = 0) -> BaseGeometry | None:
-    """The new free space of the cavity: the removed triangles (and with ``opened`` the free
-    space of the build inside ``box``) minus the obstacles; None when there is none of either.
+def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], cav: _Cavity, opened: bool,
+            skip: int, new: int = 0) -> tuple[BaseGeometry | None, _I64]:
+    """The new free space of the cavity ``cav``: the removed triangles (and with ``opened`` the
+    free space of the build inside ``box``) minus the obstacles; None when there is none of
+    either. Also returns the build's triangles to put back as they are, left out of the region.
 
     ``new``: the id of the obstacle being carved. Without ``opened`` the removed triangles
     already lie outside every other obstacle (they cover the mesh's free space), so only that
     one is subtracted (no union of the obstacles around; the other ones' edges are already
-    the triangles' edges).
+    the triangles' edges). The triangles inside its box add nothing: only the others go into
+    the union (holes inside the box left out too).
+
+    ``skip``: the obstacle being removed. The build's triangles strictly inside its box and
+    clear of every other obstacle's bounds are put back as they are: the live triangles lie
+    outside the obstacle, so nothing overlaps them, and the freed space around them is
+    re-triangulated (their edges are the region's boundary with the same coordinates, which
+    the stitching matches).
     """
+    reuse = np.zeros(0, dtype=np.int64)
     verts, tris = mesh._vertices, mesh._triangles
+    rem = cav.ids
     parts = []
-    inner = es.obstacles[new].inner if new and not opened else None
-    if inner is not None and len(rem):
-        # triangles inside the obstacle's box contribute nothing: only those crossing its
-        # edges go into the union (with a hole where the others were, left out too)
-        p = verts[tris[rem]]
-        x, y = p[:, :, 0], p[:, :, 1]
-        covered = ((x > inner[0]) & (x < inner[2]) & (y > inner[1]) & (y < inner[3])).all(axis=1)
-        lo, hi = p.reshape(-1, 2).min(axis=0), p.reshape(-1, 2).max(axis=0)
-        bounds = (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))  # of all removed triangles
-        keep = rem[~covered]
+    if len(rem):
+        keep = rem[~cav.covered]
+        inner = es.obstacles[new].inner if new else None
         parts.append(_union(es, verts, tris, es.master["nbrs"], keep, es.tag, inner) if len(keep)
                      else shapely.Polygon())
-    elif len(rem):
-        parts.append(_union(es, verts, tris, es.master["nbrs"], rem, es.tag))
-        bounds = parts[0].bounds
     if opened:
-        bc = _cavity(es, es.base_verts, es.base_tris, box, base=True)
+        inner = es.obstacles[skip].inner if skip else None
+        near = es.near_ids(inner, skip) if inner is not None else []
+        clear = np.array([es.obstacles[k].bounds for k in near]).reshape(-1, 4)
+        base = _cavity(es, es.base_verts, es.base_tris, box, base=True, inner=inner, clear=clear)
+        reuse = base.ids[base.covered]
+        bc = base.ids[~base.covered]
         if len(bc):
-            base = _union(es, es.base_verts, es.base_tris, es.base_nbrs, bc, es.base_tag)
-            parts.append(_clip(base, box))
+            union = _union(es, es.base_verts, es.base_tris, es.base_nbrs, bc, es.base_tag)
+            parts.append(_clip(union, box))
     if not parts:
-        return None
+        return (shapely.Polygon() if len(reuse) else None), reuse
     region = parts[0] if len(parts) == 1 else shapely.union(parts[0], parts[1])
     if new and not opened:
-        es.last_near = (bounds, es.near_ids(bounds))
+        es.last_near = (cav.bounds, es.near_ids(cav.bounds))
         obstacles = es.obstacles[new].inflated if new in es.last_near[1] else None
     else:
         obstacles = es.blocked_near(region.bounds, skip)
     if obstacles is not None:
         region = shapely.difference(region, obstacles)
-    return _area_part(region)
+    return _area_part(region), reuse
 
 
 def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], rem: _I64,
-             new_v: _F64, new_t: _I64, opened: bool, blocked: bool) -> NavMeshChange:
-    """Stitch the new triangles to the mesh and install the new arrays at once.
+             new_v: _F64, new_t: _I64, opened: bool, blocked: bool, n_fixed: int = 0) -> NavMeshChange:
+    """Stitch the new triangles to the mesh and install the new arrays at once (``n_fixed``:
+    the first new vertices, those of triangles copied as they are, see :func:`stitch`).
 
     Work is proportional to the edit (removed, new and ring triangles), not to the mesh:
     masters change in place, readers get a generation with those rows copied.
@@ -716,7 +730,7 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     cand_v = np.unique(tris[rem].ravel())  # new vertices at their coordinates reuse these ids
     announce_compile("navmesh", stitch)
     nv, k, b_edges, b_owner, vtouch, local_root, ring_u, es.last_ring = stitch(
-        np.ascontiguousarray(new_v, dtype=np.float64), np.ascontiguousarray(new_t, dtype=np.int64),
+        np.ascontiguousarray(new_v, dtype=np.float64), np.ascontiguousarray(new_t, dtype=np.int64), n_fixed,
         cand_v, es.tol * es.tol, vbuf, nv_old, tbuf, n_old, MIN_EDGE * MIN_EDGE, m["nbrs"], m["alive"], m["degree"],
         es.border_count, m["corner"], m["pinch"], rem, es.tag, stamp)
     all_verts = es.verts.view(nv) if nv > nv_old else verts
