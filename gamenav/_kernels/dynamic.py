@@ -328,10 +328,9 @@ def stitch(new_v, new_t, n_fixed, cand_v, tol2, vbuf, nv_old, tbuf, n_old, min_e
     cell_y = np.empty(r + n_fixed, dtype=np.int64)
     cells = np.full(size, -1, dtype=np.int64)
     by_cell = q > 0
-    n_cand = 0
-    for i in range(r):
-        by_cell = _add_candidate(vbuf, vid, n_cand, table, cells, cell_x, cell_y, q, by_cell, mask)
-        n_cand += 1
+    for c in range(r):
+        by_cell = _add_candidate(vbuf, vid, c, table, cells, cell_x, cell_y, q, by_cell, mask)
+    n_cand = r
     m = new_v.shape[0]
     vmap = np.empty(m, dtype=np.int64)
     nv = nv_old
