@@ -257,24 +257,31 @@ def _cell_slot(x, y, mask):
 
 @njit(cache=True, nogil=True)
 def _add_candidate(vbuf, vid, c, table, cells, cell_x, cell_y, q, by_cell, mask):
-    """Enter candidate ``c`` (vertex ``vid[c]``) in the exact-coordinate table (the first one
-    at a point stays) and, while ``by_cell``, in the cell table; returns ``by_cell`` (False once
-    coordinates are too large for int64 cells: snapping then scans every candidate)."""
-    x = vbuf[vid[c], 0]
-    y = vbuf[vid[c], 1]
+    """Enter candidate ``c`` (vertex ``vid[c]``) in the exact-coordinate table (of vertices at
+    one point the lowest id stays) and, while ``by_cell``, in the cell table. Returns
+    ``(by_cell, fresh)``: ``by_cell`` False once coordinates are too large for int64 cells
+    (snapping then scans every candidate); ``fresh`` 0 when the vertex is a candidate already."""
+    v = vid[c]
+    x = vbuf[v, 0]
+    y = vbuf[v, 1]
     h = _vslot(table, vbuf, vid, x, y, mask)
-    if table[h] < 0:
+    if table[h] >= 0:
+        if vid[table[h]] == v:
+            return by_cell, 0
+        if v < vid[table[h]]:
+            table[h] = c
+    else:
         table[h] = c
     if by_cell:
         if not (abs(x / q) < 4e18 and abs(y / q) < 4e18):
-            return False
+            return False, 1
         cell_x[c] = int(math.floor(x / q))
         cell_y[c] = int(math.floor(y / q))
         h = _cell_slot(cell_x[c], cell_y[c], mask)
         while cells[h] >= 0:
             h = (h + 1) & mask
         cells[h] = c
-    return by_cell
+    return by_cell, 1
 
 
 @njit(cache=True, nogil=True)
@@ -288,12 +295,12 @@ def _vslot(table, vbuf, ids, x, y, mask):
 
 
 @njit(cache=True, nogil=True)
-def stitch(new_v, new_t, n_fixed, cand_v, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
+def stitch(new_v, new_t, n_fixed, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
            nbrs, alive, degree, border_count, corner, pinch, rem, tag, stamp):
     """Append a re-triangulated cavity to the mesh and connect it, in place.
 
     ``new_v`` / ``new_t``: the cavity's triangles; a new vertex at the coordinates of a
-    vertex in ``cand_v`` (the removed triangles' vertices; exactly, else the nearest within
+    vertex on the outline of the removed triangles ``rem`` (exactly, else the nearest within
     squared distance ``tol2``: the same point rounded another way) reuses its id, others are
     appended to ``vbuf`` from ``nv_old``. The first ``n_fixed`` new vertices (those of
     triangles copied as they are) are candidates too, for the later ones.
@@ -312,25 +319,35 @@ def stitch(new_v, new_t, n_fixed, cand_v, tol2, vbuf, nv_old, tbuf, n_old, min_e
     ring triangles by their shared edges); ``ring_keys``: the edges the removed triangles shared
     with the ring, as sorted keys ``min * 2**32 + max`` of their vertex ids.
     """
-    # -- vertices: reuse candidates at identical coordinates (then the first n_fixed new ones)
-    r = cand_v.shape[0]
+    # -- vertices: reuse the removed triangles' at identical coordinates (then the first
+    # n_fixed new ones); interior ones die with the cavity
+    nr = rem.shape[0]
     n_fixed = min(n_fixed, new_v.shape[0])
-    vid = np.empty(r + n_fixed, dtype=np.int64)  # candidate ids
-    vid[:r] = cand_v
+    vid = np.empty(3 * nr + n_fixed, dtype=np.int64)  # candidate ids
     size = 16
-    while size < 2 * (r + n_fixed):
+    while size < 2 * (3 * nr + n_fixed):
         size *= 2
     mask = size - 1
     table = np.full(size, -1, dtype=np.int64)
     # candidates by cell of side 4 * tol: a point within tol of one lies in its 3 x 3 cells
     q = 4.0 * math.sqrt(tol2)
-    cell_x = np.empty(r + n_fixed, dtype=np.int64)
-    cell_y = np.empty(r + n_fixed, dtype=np.int64)
+    cell_x = np.empty(3 * nr + n_fixed, dtype=np.int64)
+    cell_y = np.empty(3 * nr + n_fixed, dtype=np.int64)
     cells = np.full(size, -1, dtype=np.int64)
     by_cell = q > 0
-    for c in range(r):
-        by_cell = _add_candidate(vbuf, vid, c, table, cells, cell_x, cell_y, q, by_cell, mask)
-    n_cand = r
+    for i in range(nr):
+        tag[rem[i]] = stamp
+    n_cand = 0
+    for i in range(nr):  # the vertices on the cavity's outline (all a live triangle can share)
+        t = rem[i]
+        for j in range(3):
+            u = nbrs[t, j]
+            if u >= 0 and tag[u] == stamp:
+                continue
+            for v in (tbuf[t, j], tbuf[t, (j + 1) % 3]):
+                vid[n_cand] = v
+                by_cell, fresh = _add_candidate(vbuf, vid, n_cand, table, cells, cell_x, cell_y, q, by_cell, mask)
+                n_cand += fresh
     m = new_v.shape[0]
     vmap = np.empty(m, dtype=np.int64)
     nv = nv_old
@@ -351,14 +368,14 @@ def stitch(new_v, new_t, n_fixed, cand_v, tol2, vbuf, nv_old, tbuf, n_old, min_e
                             c = cells[h]
                             if cell_x[c] == ax and cell_y[c] == ay:
                                 d = (vbuf[vid[c], 0] - px) ** 2 + (vbuf[vid[c], 1] - py) ** 2
-                                if d < best or (d == best and c > near):
+                                if d < best or (d == best and (near < 0 or vid[c] > vid[near])):
                                     best = d
                                     near = c
                             h = (h + 1) & mask
             else:
                 for c in range(n_cand):
                     d = (vbuf[vid[c], 0] - px) ** 2 + (vbuf[vid[c], 1] - py) ** 2
-                    if d <= best:
+                    if d < best or (d == best and (near < 0 or vid[c] > vid[near])):
                         best = d
                         near = c
         if near >= 0:
@@ -369,8 +386,8 @@ def stitch(new_v, new_t, n_fixed, cand_v, tol2, vbuf, nv_old, tbuf, n_old, min_e
             vmap[i] = nv
             if i < n_fixed:  # later new vertices at (or a rounding error off) it reuse it
                 vid[n_cand] = nv
-                by_cell = _add_candidate(vbuf, vid, n_cand, table, cells, cell_x, cell_y, q, by_cell, mask)
-                n_cand += 1
+                by_cell, fresh = _add_candidate(vbuf, vid, n_cand, table, cells, cell_x, cell_y, q, by_cell, mask)
+                n_cand += fresh
             nv += 1
     # -- triangles: counter-clockwise, no degenerate ones
     k = 0
@@ -397,9 +414,6 @@ def stitch(new_v, new_t, n_fixed, cand_v, tol2, vbuf, nv_old, tbuf, n_old, min_e
             tbuf[t, 2] = b
         k += 1
     # -- ring: surviving triangles across an edge of a removed one; border edges that go
-    nr = rem.shape[0]
-    for i in range(nr):
-        tag[rem[i]] = stamp
     ring_t = np.empty(3 * nr, dtype=np.int64)
     ring_j = np.empty(3 * nr, dtype=np.int64)
     ring_u = np.empty(3 * nr, dtype=np.int64)

@@ -11,8 +11,6 @@ Conventions shared by every kernel (the public wrappers in ``gamenav.navmesh`` v
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
@@ -165,6 +163,60 @@ def raycast_walk(verts, tris, nbrs, t, sx, sy, ex, ey):
 
 
 @njit(cache=True, nogil=True)
+def ring_graph(coords, sizes):
+    """The planar straight-line graph of closed rings: ``coords`` ``(n, 2)`` holds rings of
+    ``sizes`` points each, every ring ending with its first point again.
+
+    Returns ``(verts, segs)``: the distinct points (in first-seen order; a point shared by
+    several rings, a pinch point, is one vertex) and the ``(s, 2)`` segments between
+    consecutive points of each ring (none of zero length).
+    """
+    total = 0
+    for r in range(sizes.shape[0]):
+        total += max(sizes[r] - 1, 0)
+    size = 16
+    while size < 2 * total:
+        size *= 2
+    mask = size - 1
+    table = np.full(size, -1, dtype=np.int64)
+    verts = np.empty((total, 2), dtype=np.float64)
+    index = np.empty(total, dtype=np.int64)
+    nv = 0
+    k = 0
+    pos = 0
+    for r in range(sizes.shape[0]):
+        for i in range(sizes[r] - 1):
+            x = coords[pos + i, 0]
+            y = coords[pos + i, 1]
+            h = (hash(x) * 0x9E3779B97F4A7C1 + hash(y) * 0x2545F4914F6CDD1D) & 0x7FFFFFFFFFFFFFFF
+            h = (h ^ (h >> 29)) & mask
+            while table[h] >= 0 and (verts[table[h], 0] != x or verts[table[h], 1] != y):
+                h = (h + 1) & mask
+            if table[h] < 0:
+                table[h] = nv
+                verts[nv, 0] = x
+                verts[nv, 1] = y
+                nv += 1
+            index[k] = table[h]
+            k += 1
+        pos += sizes[r]
+    segs = np.empty((total, 2), dtype=np.int64)
+    ns = 0
+    first = 0
+    for r in range(sizes.shape[0]):
+        m = sizes[r] - 1
+        for i in range(m):
+            a = index[first + i]
+            b = index[first + (i + 1) % m]
+            if a != b:
+                segs[ns, 0] = a
+                segs[ns, 1] = b
+                ns += 1
+        first += max(m, 0)
+    return verts[:nv].copy(), segs[:ns].copy()
+
+
+@njit(cache=True, nogil=True)
 def inside_triangles(verts, tris, opposite, segs):
     """Which triangles of a constrained triangulation lie inside the region its segments bound.
 
@@ -234,6 +286,7 @@ def inside_triangles(verts, tris, opposite, segs):
     scale = 1.0
     for v in range(verts.shape[0]):
         scale = max(scale, abs(verts[v, 0]), abs(verts[v, 1]))
+    limit2 = (1e-9 * scale) ** 2
     thin = np.zeros(n, dtype=np.bool_)
     for t in range(n):
         if side[t] < 0:
@@ -242,9 +295,10 @@ def inside_triangles(verts, tris, opposite, segs):
             ax, ay = verts[tris[t, 0], 0], verts[tris[t, 0], 1]
             bx, by = verts[tris[t, 1], 0], verts[tris[t, 1], 1]
             cx, cy = verts[tris[t, 2], 0], verts[tris[t, 2], 1]
-            area2 = abs((bx - ax) * (cy - ay) - (by - ay) * (cx - ax))
-            longest = max(math.hypot(bx - ax, by - ay), math.hypot(cx - bx, cy - by), math.hypot(ax - cx, ay - cy))
-            thin[t] = area2 <= 1e-9 * scale * longest
+            area2 = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+            longest2 = max((bx - ax) ** 2 + (by - ay) ** 2, (cx - bx) ** 2 + (cy - by) ** 2,
+                           (ax - cx) ** 2 + (ay - cy) ** 2)
+            thin[t] = area2 * area2 <= limit2 * longest2  # height <= 1e-9 * scale
     return side == 1, thin, True
 
 

@@ -26,7 +26,7 @@ import triangle
 from shapely.geometry.base import BaseGeometry
 
 from gamenav._kernels import announce_compile
-from gamenav._kernels.navmesh import inside_triangles
+from gamenav._kernels.navmesh import inside_triangles, ring_graph
 from gamenav._validate import real_number
 from gamenav.errors import GamenavError, InvalidGeometryError, InvalidInputError
 
@@ -241,24 +241,12 @@ def triangulate_free_space(free: BaseGeometry) -> tuple[npt.NDArray[np.float64],
     """
     rings = shapely.get_rings(shapely.get_parts(free))
     size = shapely.get_num_coordinates(rings).astype(np.int64)  # each with its closing point
-    if len(size) and size.min() == 0:
-        rings, size = rings[size > 0], size[size > 0]
-    coords = shapely.get_coordinates(rings)
-    keep = np.ones(len(coords), dtype=bool)
-    keep[np.cumsum(size) - 1] = False  # drop each ring's closing point
-    coords = coords[keep]
-    verts, inverse = _unique_points(coords)
-    ends = np.cumsum(size - 1)
-    starts = ends - (size - 1)
-    nxt = np.arange(1, len(coords) + 1)
-    nxt[ends - 1] = starts
-    segs = np.stack([inverse, inverse[nxt]], axis=1)
-    segs = segs[segs[:, 0] != segs[:, 1]]
+    announce_compile("navmesh", ring_graph, inside_triangles)
+    verts, segs = ring_graph(shapely.get_coordinates(rings), size)
     with _geometry_errors("triangulating the free space"):
         out = triangle.triangulate({"vertices": verts, "segments": segs}, "pQn")
     v = np.asarray(out["vertices"], dtype=np.float64)
     t = np.asarray(out["triangles"], dtype=np.int64).reshape(-1, 3)
-    announce_compile("navmesh", inside_triangles)
     inside, thin, ok = inside_triangles(v, t, np.asarray(out["neighbors"], dtype=np.int64).reshape(-1, 3),
                                         np.asarray(out["segments"], dtype=np.int64).reshape(-1, 2))
     check = thin if ok else np.ones(len(t), dtype=bool)  # not ok: cannot happen for valid geometry
@@ -266,19 +254,6 @@ def triangulate_free_space(free: BaseGeometry) -> tuple[npt.NDArray[np.float64],
         centroids = v[t[check]].mean(axis=1)
         inside[check] = shapely.contains_xy(free, centroids[:, 0], centroids[:, 1])
     return v, t[inside]
-
-
-def _unique_points(coords: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-    """``np.unique(coords, axis=0, return_inverse=True)`` (rows sorted by x, then y), several
-    times faster: a lexsort instead of sorting rows as structured records."""
-    order = np.lexsort((coords[:, 1], coords[:, 0]))
-    s = coords[order]
-    new = np.empty(len(s), dtype=bool)
-    new[:1] = True
-    new[1:] = (s[1:, 0] != s[:-1, 0]) | (s[1:, 1] != s[:-1, 1])
-    inverse = np.empty(len(s), dtype=np.int64)
-    inverse[order] = np.cumsum(new) - 1
-    return s[new], inverse
 
 
 def area_list(areas: Any) -> list[tuple[BaseGeometry, float]]:

@@ -169,24 +169,29 @@ def _rectangle(geom: BaseGeometry) -> bool:
     return bool((dot <= 1e-9 * np.hypot(e[:, 0], e[:, 1]) * np.hypot(f[:, 0], f[:, 1])).all())
 
 
-def _axis_box(geom: BaseGeometry) -> bool:
-    """``geom`` is an axis-aligned rectangle (every edge horizontal or vertical)."""
+def _axis_box(geom: BaseGeometry) -> tuple[float, float, float, float] | None:
+    """The bounds of ``geom`` when it is an axis-aligned rectangle (every edge horizontal or
+    vertical), else None."""
     if not isinstance(geom, shapely.Polygon) or shapely.get_num_interior_rings(geom):
-        return False
+        return None
     p = shapely.get_coordinates(geom)
     if len(p) != 5:
-        return False
+        return None
     e = p[1:] - p[:-1]
-    return bool(((e[:, 0] == 0) != (e[:, 1] == 0)).all())
+    if not ((e[:, 0] == 0) != (e[:, 1] == 0)).all():
+        return None
+    lo, hi = p.min(axis=0), p.max(axis=0)
+    return float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
 
 
-def _inflate(geom: BaseGeometry, radius: float) -> BaseGeometry:
+def _inflate(geom: BaseGeometry, radius: float, rectangle: bool = False) -> BaseGeometry:
     """``geom`` grown by ``radius`` the way :func:`~gamenav.navmesh.build.free_space` shrinks
-    free space: a stadium around each boundary segment (chords kept outside the true circle)."""
+    free space: a stadium around each boundary segment (chords kept outside the true circle).
+    ``rectangle``: ``geom`` is known to be one."""
     if radius <= 0 or geom.is_empty:
         return geom
     grow = radius / math.cos(math.pi / (4 * QUAD_SEGS))
-    if _rectangle(geom):  # the stadiums' union is the round-cornered buffer (1e-12 apart)
+    if rectangle or _rectangle(geom):  # the stadiums' union is the round-cornered buffer (1e-12 apart)
         return shapely.buffer(geom, grow, quad_segs=QUAD_SEGS)
     rings = shapely.get_rings(shapely.get_parts(geom))
     coords, ring = shapely.get_coordinates(rings, return_index=True)
@@ -214,12 +219,12 @@ class _Undo:
 class _Obstacle:
     __slots__ = ("shape", "inflated", "bounds", "inner")
 
-    def __init__(self, shape: BaseGeometry, inflated: BaseGeometry) -> None:
+    def __init__(self, shape: BaseGeometry, inflated: BaseGeometry,
+                 inner: tuple[float, float, float, float] | None) -> None:
         self.shape = shape
         self.inflated = inflated
         self.bounds = inflated.bounds
-        # an axis-aligned box inside the inflated shape (the shape, when it is one), or None
-        self.inner: tuple[float, float, float, float] | None = shape.bounds if _axis_box(shape) else None
+        self.inner = inner  # an axis-aligned box inside the inflated shape (the shape's), or None
 
 
 class EditState:
@@ -727,11 +732,10 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     es.tag_stamp += 1
     stamp = es.tag_stamp
     es.tag_stamp += 3 * len(rem) + 2
-    cand_v = np.unique(tris[rem].ravel())  # new vertices at their coordinates reuse these ids
     announce_compile("navmesh", stitch)
     nv, k, b_edges, b_owner, vtouch, local_root, ring_u, es.last_ring = stitch(
         np.ascontiguousarray(new_v, dtype=np.float64), np.ascontiguousarray(new_t, dtype=np.int64), n_fixed,
-        cand_v, es.tol * es.tol, vbuf, nv_old, tbuf, n_old, MIN_EDGE * MIN_EDGE, m["nbrs"], m["alive"], m["degree"],
+        es.tol * es.tol, vbuf, nv_old, tbuf, n_old, MIN_EDGE * MIN_EDGE, m["nbrs"], m["alive"], m["degree"],
         es.border_count, m["corner"], m["pinch"], rem, es.tag, stamp)
     all_verts = es.verts.view(nv) if nv > nv_old else verts
     all_tris = es.tris.view(n_old + k) if k else tris
@@ -1032,11 +1036,12 @@ def add_obstacle(mesh: NavMesh, shape: Any) -> int:
         raise InvalidGeometryError("shape must be a polygon with area, got an empty geometry")
     es = edit_state(mesh)
     with _geometry_errors("inflating the obstacle"):
-        inflated = _inflate(geom, es.radius)
+        inner = _axis_box(geom)
+        inflated = _inflate(geom, es.radius, rectangle=inner is not None)
     with es.lock:
         oid = es.next_id
         es.next_id += 1
-        ob = _Obstacle(geom, inflated)
+        ob = _Obstacle(geom, inflated, inner)
         es.add_obstacle(oid, ob)
         try:
             change = remesh(mesh, es, _grown(mesh, ob.bounds), opened=False, blocked=True, undo_key=oid)
