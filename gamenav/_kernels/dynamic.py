@@ -15,6 +15,8 @@ import math
 import numpy as np
 from numba import njit
 
+from gamenav._kernels.navmesh import point_slot
+
 __all__ = ["boundary_rings", "cavity", "copy_rows", "reindex", "relabel", "split_groups", "stitch", "tri_cells"]
 
 
@@ -256,7 +258,7 @@ def _cell_slot(x, y, mask):
 
 
 @njit(cache=True, nogil=True)
-def _add_candidate(vbuf, vid, c, table, cells, cell_x, cell_y, q, by_cell, mask):
+def _add_candidate(vbuf, vbits, vid, c, table, cells, cell_x, cell_y, q, by_cell, mask):
     """Enter candidate ``c`` (vertex ``vid[c]``) in the exact-coordinate table (of vertices at
     one point the lowest id stays) and, while ``by_cell``, in the cell table. Returns
     ``(by_cell, fresh)``: ``by_cell`` False once coordinates are too large for int64 cells
@@ -264,7 +266,7 @@ def _add_candidate(vbuf, vid, c, table, cells, cell_x, cell_y, q, by_cell, mask)
     v = vid[c]
     x = vbuf[v, 0]
     y = vbuf[v, 1]
-    h = _vslot(table, vbuf, vid, x, y, mask)
+    h = _vslot(table, vbuf, vid, x, y, vbits[v, 0], vbits[v, 1], mask)
     if table[h] >= 0:
         if vid[table[h]] == v:
             return by_cell, 0
@@ -285,10 +287,10 @@ def _add_candidate(vbuf, vid, c, table, cells, cell_x, cell_y, q, by_cell, mask)
 
 
 @njit(cache=True, nogil=True)
-def _vslot(table, vbuf, ids, x, y, mask):
-    """Open-addressing slot of the point ``(x, y)`` among ``vbuf[ids[table[...]]]``."""
-    h = (hash(x) * 0x9E3779B97F4A7C1 + hash(y) * 0x2545F4914F6CDD1D) & 0x7FFFFFFFFFFFFFFF
-    h = (h ^ (h >> 29)) & mask
+def _vslot(table, vbuf, ids, x, y, bx, by, mask):
+    """Open-addressing slot of the point ``(x, y)`` (``bx``, ``by``: the bits of its
+    coordinates) among ``vbuf[ids[table[...]]]``."""
+    h = point_slot(bx, by, mask)
     while table[h] >= 0 and (vbuf[ids[table[h]], 0] != x or vbuf[ids[table[h]], 1] != y):
         h = (h + 1) & mask
     return h
@@ -323,6 +325,8 @@ def stitch(new_v, new_t, n_fixed, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
     # n_fixed new ones); interior ones die with the cavity
     nr = rem.shape[0]
     n_fixed = min(n_fixed, new_v.shape[0])
+    vbits = vbuf.view(np.int64)  # coordinate bits, for hashing
+    new_bits = new_v.view(np.int64)
     vid = np.empty(3 * nr + n_fixed, dtype=np.int64)  # candidate ids
     size = 16
     while size < 2 * (3 * nr + n_fixed):
@@ -346,7 +350,8 @@ def stitch(new_v, new_t, n_fixed, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
                 continue
             for v in (tbuf[t, j], tbuf[t, (j + 1) % 3]):
                 vid[n_cand] = v
-                by_cell, fresh = _add_candidate(vbuf, vid, n_cand, table, cells, cell_x, cell_y, q, by_cell, mask)
+                by_cell, fresh = _add_candidate(vbuf, vbits, vid, n_cand, table, cells, cell_x, cell_y, q,
+                                                by_cell, mask)
                 n_cand += fresh
     m = new_v.shape[0]
     vmap = np.empty(m, dtype=np.int64)
@@ -354,7 +359,7 @@ def stitch(new_v, new_t, n_fixed, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
     for i in range(m):
         px = new_v[i, 0]
         py = new_v[i, 1]
-        h = _vslot(table, vbuf, vid, px, py, mask)
+        h = _vslot(table, vbuf, vid, px, py, new_bits[i, 0], new_bits[i, 1], mask)
         near = table[h]
         if near < 0 and tol2 > 0:  # a point a rounding error off a candidate (computed twice) snaps to it
             best = tol2  # the nearest within tol; of equally near ones the last
@@ -386,7 +391,8 @@ def stitch(new_v, new_t, n_fixed, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
             vmap[i] = nv
             if i < n_fixed:  # later new vertices at (or a rounding error off) it reuse it
                 vid[n_cand] = nv
-                by_cell, fresh = _add_candidate(vbuf, vid, n_cand, table, cells, cell_x, cell_y, q, by_cell, mask)
+                by_cell, fresh = _add_candidate(vbuf, vbits, vid, n_cand, table, cells, cell_x, cell_y, q,
+                                                by_cell, mask)
                 n_cand += fresh
             nv += 1
     # -- triangles: counter-clockwise, no degenerate ones

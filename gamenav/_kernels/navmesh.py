@@ -162,9 +162,24 @@ def raycast_walk(verts, tris, nbrs, t, sx, sy, ex, ey):
     return 1.0
 
 
+_NEG_ZERO = -(2 ** 63)
+"""The bits of -0.0 as an int64 (equal to 0.0, so hashed as 0.0)."""
+
+
+@njit(cache=True, nogil=True, inline="always")
+def point_slot(bx, by, mask):
+    """Hash slot (``& mask``) of a point given by the int64 bits of its float coordinates."""
+    if bx == _NEG_ZERO:
+        bx = 0
+    if by == _NEG_ZERO:
+        by = 0
+    h = (bx * 0x9E3779B97F4A7C1 + by * 0x2545F4914F6CDD1D) & 0x7FFFFFFFFFFFFFFF
+    return (h ^ (h >> 29)) & mask
+
+
 @njit(cache=True, nogil=True)
 def ring_graph(coords, sizes):
-    """The planar straight-line graph of closed rings: ``coords`` ``(n, 2)`` holds rings of
+    """The planar straight-line graph of closed rings: ``coords`` ``(n, 2)`` (C-contiguous) holds rings of
     ``sizes`` points each, every ring ending with its first point again.
 
     Returns ``(verts, segs)``: the distinct points (in first-seen order; a point shared by
@@ -181,6 +196,7 @@ def ring_graph(coords, sizes):
     table = np.full(size, -1, dtype=np.int64)
     verts = np.empty((total, 2), dtype=np.float64)
     index = np.empty(total, dtype=np.int64)
+    bits = coords.view(np.int64)
     nv = 0
     k = 0
     pos = 0
@@ -188,8 +204,7 @@ def ring_graph(coords, sizes):
         for i in range(sizes[r] - 1):
             x = coords[pos + i, 0]
             y = coords[pos + i, 1]
-            h = (hash(x) * 0x9E3779B97F4A7C1 + hash(y) * 0x2545F4914F6CDD1D) & 0x7FFFFFFFFFFFFFFF
-            h = (h ^ (h >> 29)) & mask
+            h = point_slot(bits[pos + i, 0], bits[pos + i, 1], mask)
             while table[h] >= 0 and (verts[table[h], 0] != x or verts[table[h], 1] != y):
                 h = (h + 1) & mask
             if table[h] < 0:
