@@ -169,29 +169,45 @@ def _rectangle(geom: BaseGeometry) -> bool:
     return bool((dot <= 1e-9 * np.hypot(e[:, 0], e[:, 1]) * np.hypot(f[:, 0], f[:, 1])).all())
 
 
-def _axis_box(geom: BaseGeometry) -> tuple[float, float, float, float] | None:
-    """The bounds of ``geom`` when it is an axis-aligned rectangle (every edge horizontal or
-    vertical), else None."""
-    if not isinstance(geom, shapely.Polygon) or shapely.get_num_interior_rings(geom):
+def _axis_box(coords: _F64) -> tuple[float, float, float, float] | None:
+    """The bounds of the ring ``coords`` ``(n, 2)`` (closed) when it is an axis-aligned
+    rectangle with area (every edge horizontal or vertical), else None."""
+    if len(coords) != 5:
         return None
-    p = shapely.get_coordinates(geom)
-    if len(p) != 5:
-        return None
-    e = p[1:] - p[:-1]
+    e = coords[1:] - coords[:-1]
     if not ((e[:, 0] == 0) != (e[:, 1] == 0)).all():
         return None
-    lo, hi = p.min(axis=0), p.max(axis=0)
+    lo, hi = coords.min(axis=0), coords.max(axis=0)
+    if not (lo < hi).all():
+        return None
     return float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
 
 
-def _inflate(geom: BaseGeometry, radius: float, rectangle: bool = False) -> BaseGeometry:
+# the corner arcs of a rectangle grown by 1, counter-clockwise from its lower right corner
+_ANGLES = np.linspace(0.0, math.pi / 2, QUAD_SEGS + 1)[None, :] + np.array([-1, 0, 1, 2])[:, None] * math.pi / 2
+_ARCS = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=2)  # (4 corners, QUAD_SEGS + 1, 2)
+
+
+def _rounded_box(box: tuple[float, float, float, float], grow: float) -> BaseGeometry:
+    """The axis-aligned ``box`` buffered by ``grow`` with round corners of :data:`QUAD_SEGS`
+    chords per quarter (what ``shapely.buffer(box, grow, quad_segs=QUAD_SEGS)`` gives)."""
+    x0, y0, x1, y1 = box
+    corners = np.array([[x1, y0], [x1, y1], [x0, y1], [x0, y0]])
+    out: BaseGeometry = shapely.polygons((corners[:, None, :] + grow * _ARCS).reshape(-1, 2))
+    return out
+
+
+def _inflate(geom: BaseGeometry, radius: float, box: tuple[float, float, float, float] | None = None
+             ) -> BaseGeometry:
     """``geom`` grown by ``radius`` the way :func:`~gamenav.navmesh.build.free_space` shrinks
     free space: a stadium around each boundary segment (chords kept outside the true circle).
-    ``rectangle``: ``geom`` is known to be one."""
+    ``box``: ``geom`` is this axis-aligned rectangle."""
     if radius <= 0 or geom.is_empty:
         return geom
     grow = radius / math.cos(math.pi / (4 * QUAD_SEGS))
-    if rectangle or _rectangle(geom):  # the stadiums' union is the round-cornered buffer (1e-12 apart)
+    if box is not None:
+        return _rounded_box(box, grow)
+    if _rectangle(geom):  # the stadiums' union is the round-cornered buffer (1e-12 apart)
         return shapely.buffer(geom, grow, quad_segs=QUAD_SEGS)
     rings = shapely.get_rings(shapely.get_parts(geom))
     coords, ring = shapely.get_coordinates(rings, return_index=True)
@@ -439,6 +455,13 @@ class EditState:
             return None
         if len(parts) == 1:
             return parts[0]
+        polygons = [p for p in parts if isinstance(p, shapely.Polygon)]
+        if len(polygons) == len(parts) == len(ids):
+            b = np.array([self.obstacles[k].bounds for k in ids])
+            apart = ((b[:, None, 0] > b[None, :, 2]) | (b[:, None, 2] < b[None, :, 0])
+                     | (b[:, None, 1] > b[None, :, 3]) | (b[:, None, 3] < b[None, :, 1]))
+            if apart.sum() == len(ids) * (len(ids) - 1):  # boxes far apart: a valid multipolygon
+                return shapely.MultiPolygon(polygons)
         return shapely.union(parts[0], parts[1]) if len(parts) == 2 else shapely.union_all(parts)
 
     def grid_cells_near(self, bounds: tuple[float, float, float, float]) -> BaseGeometry | None:
@@ -1008,10 +1031,11 @@ def _notify(mesh: NavMesh, change: NavMeshChange | None) -> None:
         mesh._listeners.notify(change)
 
 
-def _obstacle_geometry(shape: Any) -> BaseGeometry:
-    """``shape`` as :func:`~gamenav.navmesh.build._as_geometry` reads it; a valid polygon (or
-    one ring of points making one) with finite in-range coordinates is taken as it is."""
-    geom = None
+def _obstacle_geometry(shape: Any) -> tuple[BaseGeometry, tuple[float, float, float, float] | None]:
+    """``shape`` as :func:`~gamenav.navmesh.build._as_geometry` reads it (a valid polygon, or
+    one ring of points making one, with finite in-range coordinates is taken as it is), and
+    its bounds when it is an axis-aligned rectangle (see :func:`_axis_box`)."""
+    geom: BaseGeometry | None = None
     if isinstance(shape, shapely.Polygon):
         geom = shape
     elif isinstance(shape, (list, tuple, np.ndarray)) and len(shape) >= 3:
@@ -1023,25 +1047,29 @@ def _obstacle_geometry(shape: Any) -> BaseGeometry:
             geom = shapely.Polygon(ring)
     if geom is not None:
         coords = shapely.get_coordinates(geom)
-        if (len(coords) and np.isfinite(coords).all() and np.abs(coords).max() <= MAX_COORDINATE
-                and shapely.is_valid(geom) and geom.area > 0):
-            return geom
-    return _as_geometry(shape, "shape")
+        if len(coords) and np.isfinite(coords).all() and np.abs(coords).max() <= MAX_COORDINATE:
+            box = _axis_box(coords) if not shapely.get_num_interior_rings(geom) else None
+            if box is not None or (shapely.is_valid(geom) and geom.area > 0):
+                return geom, box
+    read = _as_geometry(shape, "shape")
+    box = None
+    if isinstance(read, shapely.Polygon) and not shapely.get_num_interior_rings(read):
+        box = _axis_box(shapely.get_coordinates(read))
+    return read, box
 
 
 def add_obstacle(mesh: NavMesh, shape: Any) -> int:
     """See :meth:`gamenav.NavMesh.add_obstacle`."""
-    geom = _obstacle_geometry(shape)
+    geom, box = _obstacle_geometry(shape)
     if geom.is_empty:
         raise InvalidGeometryError("shape must be a polygon with area, got an empty geometry")
     es = edit_state(mesh)
     with _geometry_errors("inflating the obstacle"):
-        inner = _axis_box(geom)
-        inflated = _inflate(geom, es.radius, rectangle=inner is not None)
+        inflated = _inflate(geom, es.radius, box)
     with es.lock:
         oid = es.next_id
         es.next_id += 1
-        ob = _Obstacle(geom, inflated, inner)
+        ob = _Obstacle(geom, inflated, box)
         es.add_obstacle(oid, ob)
         try:
             change = remesh(mesh, es, _grown(mesh, ob.bounds), opened=False, blocked=True, undo_key=oid)

@@ -240,6 +240,27 @@ def test_rectangle_inflation_matches_the_stadium_union(angle: float) -> None:
     expected = shapely.union_all([*stadiums, box])
     got = _inflate(box, radius)
     assert shapely.hausdorff_distance(got, expected) < 1e-9
+    if angle == 0.0:  # axis-aligned boxes are built directly, not by GEOS
+        built = _inflate(box, radius, box.bounds)
+        assert built.is_valid and shapely.hausdorff_distance(built, expected) < 1e-9
+        assert shapely.symmetric_difference(built, shapely.buffer(box, grow, quad_segs=QUAD_SEGS)).area < 1e-12
+
+
+@pytest.mark.parametrize("ring", [[(2, 2), (4, 2), (4, 5), (2, 5)], [(2, 2), (2, 5), (4, 5), (4, 2)],
+                                  np.array([(4.0, 5.0), (2.0, 5.0), (2.0, 2.0), (4.0, 2.0), (4.0, 5.0)])])
+def test_axis_aligned_obstacles_in_any_orientation(ring: Any) -> None:
+    """Axis-aligned rectangles skip the validity test: any corner order is the same box."""
+    mesh = NavMesh.from_polygons(WALKABLE, agent_radius=0.3)
+    oid = mesh.add_obstacle(ring)
+    check_mesh(mesh, rebuild(WALK_GEOM, [shapely.box(2, 2, 4, 5)], 0.3))
+    assert mesh.obstacles[oid].equals(shapely.box(2, 2, 4, 5))
+
+
+@pytest.mark.parametrize("ring", [[(2, 2), (4, 2), (4, 2), (2, 2)], [(2, 2), (2, 2), (2, 5), (2, 5)]])
+def test_flat_axis_aligned_obstacles_are_rejected(ring: Any) -> None:
+    mesh = NavMesh.from_polygons(WALKABLE)
+    with pytest.raises(InvalidGeometryError):
+        mesh.add_obstacle(ring)
 
 
 @pytest.mark.parametrize(("radius", "y_up"), [(0.0, False), (0.4, True)])
