@@ -11,7 +11,8 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["build_hash", "descend_field", "field_targets", "follow_paths", "resolve_walls", "separation"]
+__all__ = ["build_hash", "descend_field", "field_targets", "follow_paths", "narrow_passages", "passage_waits",
+           "resolve_walls", "separation"]
 
 
 _MAX_CELL = float(2**52)
@@ -309,3 +310,137 @@ def field_targets(field, near_min, ahead, passable, pos, idx, slot_cost, near, o
         ay = a // w
         target[i, 0] = ox + (ax + 0.5) * cs
         target[i, 1] = oy + ((h - 1 - ay if y_up else ay) + 0.5) * cs
+
+
+@njit(cache=True, nogil=True)
+def narrow_passages(passable, width):  # pragma: no cover - compiled
+    """Label the one-way passages of ``passable`` [y, x]: the free cells whose run of free cells
+    across them (the shorter of the row run and the column run; off-grid counts as blocked) is
+    at most ``width`` cells, grouped into 4-connected passages numbered from 0.
+
+    Returns ``(labels, count)``: ``labels`` [y, x] int64, -1 outside every passage.
+    """
+    h = passable.shape[0]
+    w = passable.shape[1]
+    run = np.zeros((h, w), np.int64)
+    for y in range(h):  # row runs
+        x = 0
+        while x < w:
+            if not passable[y, x]:
+                x += 1
+                continue
+            x1 = x
+            while x1 < w and passable[y, x1]:
+                x1 += 1
+            for k in range(x, x1):
+                run[y, k] = x1 - x
+            x = x1
+    labels = np.full((h, w), -1, np.int64)
+    for x in range(w):  # column runs
+        y = 0
+        while y < h:
+            if not passable[y, x]:
+                y += 1
+                continue
+            y1 = y
+            while y1 < h and passable[y1, x]:
+                y1 += 1
+            for k in range(y, y1):
+                if min(run[k, x], y1 - y) <= width:
+                    labels[k, x] = -2  # narrow, not yet labelled
+            y = y1
+    count = 0
+    stack = np.empty(h * w, np.int64)
+    for y in range(h):
+        for x in range(w):
+            if labels[y, x] != -2:
+                continue
+            labels[y, x] = count
+            stack[0] = y * w + x
+            top = 1
+            while top > 0:
+                top -= 1
+                c = stack[top]
+                cy = c // w
+                cx = c % w
+                for d in range(4):
+                    nx = cx + (1 if d == 0 else -1 if d == 1 else 0)
+                    ny = cy + (1 if d == 2 else -1 if d == 3 else 0)
+                    if 0 <= nx < w and 0 <= ny < h and labels[ny, nx] == -2:
+                        labels[ny, nx] = count
+                        stack[top] = ny * w + nx
+                        top += 1
+            count += 1
+    return labels, count
+
+
+@njit(cache=True, nogil=True)
+def passage_waits(pos, pref, order, labels, count, look, ox, oy, cs, y_up, claims, hold, dt,
+                  wait):  # pragma: no cover - compiled
+    """Which agents wait at the mouth of a one-way passage (``labels``, ``count``:
+    :func:`narrow_passages`), written into ``wait`` (n,) bool: opposing crossings take turns.
+
+    An agent outside every passage whose preferred heading (``pref`` (n, 2); zero rows are
+    idle agents, which never wait) meets a passage within ``look`` world units (probed every
+    half cell) is at its mouth. It waits when the agents inside mostly come towards it (the sum
+    of their unit headings against its own below -0.5), or while the passage is claimed by an
+    older order (``order`` (n,), lower is older) heading the other way (more than 120 degrees
+    apart): the older order crosses first. ``claims`` (count, 4) float64, kept between calls
+    (initially all 0): per passage the claiming order, its heading (x, y) and the seconds the
+    claim still holds; the oldest agent in a passage or at its mouth claims it (or renews its
+    order's claim) for ``hold`` seconds, so that one pushed back from the mouth for a moment
+    keeps its turn; ``dt`` seconds pass per call.
+    """
+    h = labels.shape[0]
+    w = labels.shape[1]
+    n = pos.shape[0]
+    flow = np.zeros((max(count, 1), 2), np.float64)
+    oldest = np.full(max(count, 1), -1, np.int64)  # the agent with the oldest order at each passage
+    at = np.full(n, -1, np.int64)  # the passage each agent is in or at the mouth of
+    inside = np.zeros(n, np.bool_)
+    steps = int(look / (0.5 * cs))
+    for i in range(n):
+        wait[i] = False
+        p = math.hypot(pref[i, 0], pref[i, 1])
+        if p == 0.0:
+            continue
+        ux = pref[i, 0] / p
+        uy = pref[i, 1] / p
+        for s in range(steps + 1):
+            x = int(math.floor((pos[i, 0] + ux * 0.5 * cs * s - ox) / cs))
+            row = int(math.floor((pos[i, 1] + uy * 0.5 * cs * s - oy) / cs))
+            y = h - 1 - row if y_up else row
+            if not (0 <= x < w and 0 <= y < h):
+                break
+            c = labels[y, x]
+            if c >= 0:
+                at[i] = c
+                inside[i] = s == 0
+                break
+        c = at[i]
+        if c < 0:
+            continue
+        if inside[i]:
+            flow[c, 0] += ux
+            flow[c, 1] += uy
+        k = oldest[c]
+        if k < 0 or order[i] < order[k] or (order[i] == order[k] and i < k):
+            oldest[c] = i
+    for c in range(count):
+        claims[c, 3] = max(claims[c, 3] - dt, 0.0)
+        k = oldest[c]
+        if k >= 0 and (claims[c, 3] == 0.0 or order[k] <= claims[c, 0]):
+            p = math.hypot(pref[k, 0], pref[k, 1])
+            claims[c, 0] = order[k]
+            claims[c, 1] = pref[k, 0] / p
+            claims[c, 2] = pref[k, 1] / p
+            claims[c, 3] = hold
+    for i in range(n):
+        c = at[i]
+        if c < 0 or inside[i]:
+            continue  # inside, it goes on (head-on meetings inside are ORCA's right of way)
+        p = math.hypot(pref[i, 0], pref[i, 1])
+        ux = pref[i, 0] / p
+        uy = pref[i, 1] / p
+        older = claims[c, 3] > 0.0 and claims[c, 0] < order[i] and claims[c, 1] * ux + claims[c, 2] * uy < -0.5
+        wait[i] = older or flow[c, 0] * ux + flow[c, 1] * uy < -0.5

@@ -31,6 +31,9 @@ EPS = 1e-5
 """RVO_EPSILON: parallel-line and coverage tolerance of RVO2."""
 _WAIT_CHAIN = 10
 """An agent waits behind one that gives way, and so on: chains end after this many agents."""
+_ASIDE = 0.3
+"""An agent waiting at the mouth of a one-way passage steps to its right at this fraction of its
+preferred speed, out of the way of those coming out."""
 
 # wall sides, scan order: a free cell's neighbour at +x, -x, +y, -y (world axes)
 _NX = np.array([1, -1, 0, 0], np.int64)
@@ -659,7 +662,7 @@ def _agent_line(i, j, pos, vel, radius, inv_t, dt, share, lines, n):  # pragma: 
 @njit(cache=True, nogil=True)
 def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir, keep_right, hcell, neighbor_dist,
                     max_neighbors, time_horizon, time_horizon_obst, dt, passable, sat, ox, oy, cs, y_up, walls, out,
-                    yielded_before, yielded):  # pragma: no cover - compiled
+                    yielded_before, yielded, wait):  # pragma: no cover - compiled
     """New velocities ``out`` (n, 2) of every agent: RVO2's ``computeNewVelocity``.
 
     ``pos``, ``vel``, ``pref`` (n, 2): positions, current and preferred velocities; ``radius``
@@ -673,12 +676,23 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
     velocity turns to its right and back (``yielded[i] = 1``). An agent right behind one that
     gave way in the last step (``yielded_before`` (n,) int, the last step's ``yielded``; heading
     the same way) backs off (``yielded[i]`` = its level + 1; chains end at ``_WAIT_CHAIN``).
+    Two agents held up side by side (neither ahead by more than half their radii's sum) heading
+    the same way (preferred velocities less than about 73 degrees apart), less than half a
+    radius apart, as at a door only one fits through: the one with the lower rank (equal ranks:
+    the higher index) takes all of their avoidance and backs off a little (``yielded[i] =
+    _WAIT_CHAIN - 1``), so that the other goes first.
     Equal ranks share equally. ``keep_right``: an agent with an oncoming
     neighbour (one whose preferred velocity opposes its own, so also when both are held up in a
     jam; less than a diameter apart between the discs) adds ``keep_right`` times its preferred
     speed to the right of its preferred velocity, so that counter-flows form lanes (0: RVO2).
     Neighbours come from a :func:`cell_list` of ``pos`` with cells of ``hcell`` (any size > 0
     gives the same neighbours; about the distance of the ``max_neighbors``-th is fastest).
+    ``wait`` (n,) bool: agents waiting at the mouth of a one-way passage (see
+    :func:`gamenav._kernels.crowd.passage_waits`): such an agent steps to its right at
+    ``_ASIDE`` of its preferred speed, and takes all of the avoidance with an agent that does not
+    wait and comes towards it (out of the passage) or is giving way or backing off, which
+    ignores it (the overlap resolution pushes the waiting one aside). An agent that gave way in
+    the last step is ignored likewise by the one it gave way to.
     ``walls``: also avoid the grid's blocked cells (``passable`` [y, x], its summed-area table
     ``sat`` of blocked cells by world row (:func:`blocked_table`), origin ``ox, oy``, cell size
     ``cs``, ``y_up``); agents take the walls as hard constraints (obstacle lines) and share the
@@ -729,7 +743,12 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
                 gap = math.sqrt(nbd[q]) - radius[i] - radius[j]
                 ahead = (pos[j, 0] - px) * prx + (pos[j, 1] - py) * pry > 0.0  # j before i
                 share = 0.5
-                if priority[i] != priority[j]:
+                if wait[i] != wait[j] and (oncoming or yielded_before[i] > 0 or yielded_before[j] > 0):
+                    # out of a passage (or backing out of it) past the ones waiting at its mouth
+                    if wait[j]:
+                        continue  # j gives way alone (and is pushed aside)
+                    share = 1.0
+                elif priority[i] != priority[j]:
                     if priority[i] > priority[j]:
                         continue  # the other gives way alone (and is pushed aside)
                     share = 1.0
@@ -743,7 +762,16 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
                         give_way = 1  # head on, one held up, and j has the right of way: i avoids alone
                         share = 1.0
                     elif yielded_before[j] == 1 and rank[j] < rank[i]:
-                        share = 0.0  # j gives way to i
+                        continue  # j gives way to i alone (and is pushed aside)
+                elif jammed and give_way == 0 and gap < 0.5 * radius[i] and \
+                        (rank[i] < rank[j] or (rank[i] == rank[j] and i > j)) and \
+                        abs((pos[j, 0] - px) * prx + (pos[j, 1] - py) * pry) < \
+                        0.5 * p_len * (radius[i] + radius[j]) and \
+                        vel[j, 0] ** 2 + vel[j, 1] ** 2 < 0.0625 * (pref[j, 0] ** 2 + pref[j, 1] ** 2) and \
+                        pref[j, 0] * prx + pref[j, 1] * pry > \
+                        0.3 * math.sqrt(pref[j, 0] ** 2 + pref[j, 1] ** 2) * p_len:
+                    give_way = _WAIT_CHAIN - 1  # abreast, the same way, both held up (a door): the other first
+                    share = 1.0
                 elif 0 < yielded_before[j] < _WAIT_CHAIN and gap < 2.0 * radius[i] and ahead and \
                         give_way != 1 and (give_way == 0 or yielded_before[j] + 1 < give_way) and \
                         pref[j, 0] * prx + pref[j, 1] * pry > \
@@ -751,7 +779,9 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
                     give_way = yielded_before[j] + 1  # the one ahead gives way: wait behind it
                 nl = _agent_line(i, j, pos, vel, radius, inv_t, dt, share, lines, nl)
         yielded[i] = give_way
-        if give_way == 1:  # step aside to the right and back, out of the way of the oncoming
+        if wait[i]:  # at the mouth of a passage the others come out of: stand aside, to the right
+            prx, pry = _ASIDE * pry, -_ASIDE * prx
+        elif give_way == 1:  # step aside to the right and back, out of the way of the oncoming
             prx, pry = 0.6 * pry - 0.4 * prx, -0.6 * prx - 0.4 * pry
         elif give_way > 1:  # back off a little behind it
             prx, pry = -0.3 * prx, -0.3 * pry
@@ -1002,11 +1032,12 @@ def _slide(prev, pos, i, passable, ox, oy, cs, y_up):  # pragma: no cover - comp
 @njit(cache=True, nogil=True)
 def crowd_step(pos, vel, pref, radius, max_speed, priority, rank, goal_dir, mass, keep_right, hcell, neighbor_dist,
                max_neighbors, time_horizon, time_horizon_obst, dt, passable, sat, ox, oy, cs, y_up, iterations,
-               tolerance, new_vel, yielded_before, yielded):  # pragma: no cover - compiled
+               tolerance, new_vel, yielded_before, yielded, wait):  # pragma: no cover - compiled
     """One avoidance step of a crowd, in place: ORCA velocities (:func:`orca_velocities`, into
     ``new_vel``), the move by ``new_vel * dt`` with wall sliding (no centre onto a blocked cell),
     then overlaps resolved (:func:`resolve_discs` with ``mass``, a tenth of it for the agents
-    that gave way or backed off (``yielded``), ``iterations``, ``tolerance``). ``vel`` becomes
+    that gave way or backed off (``yielded``) or wait at a passage (``wait``), ``iterations``,
+    ``tolerance``). ``vel`` becomes
     the velocity actually moved, capped at ``max_speed``.
     Returns ``(infeasible, stuck)``: agents whose linear program was infeasible, discs left
     overlapping a blocked cell.
@@ -1014,10 +1045,10 @@ def crowd_step(pos, vel, pref, radius, max_speed, priority, rank, goal_dir, mass
     n = pos.shape[0]
     infeasible = orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir, keep_right,
                                  hcell, neighbor_dist, max_neighbors, time_horizon, time_horizon_obst, dt, passable,
-                                 sat, ox, oy, cs, y_up, True, new_vel, yielded_before, yielded)
+                                 sat, ox, oy, cs, y_up, True, new_vel, yielded_before, yielded, wait)
     mass = mass.copy()
     for i in range(n):
-        if yielded[i] > 0:  # who gives way is also pushed aside
+        if yielded[i] > 0 or wait[i]:  # who gives way is also pushed aside
             mass[i] *= 0.1
     prev = pos.copy()
     for i in range(n):

@@ -13,8 +13,13 @@ A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
   ``time_horizon`` seconds and the grid's walls (blocked cell edges) for ``time_horizon_obst``
   seconds, a small linear program per agent in numba over a cell grid of the agents; counter-
   flows keep right, and in a head-on jam the agent with the younger order gives way (steps
-  right and back; the ones right behind it back off), so that a corridor only one fits through
-  does not deadlock; then overlapping discs are pushed apart (Gauss-Seidel sweeps over the
+  right and back; the ones right behind it back off; the older one goes on and shoves it
+  aside), so that a corridor only one fits through does not deadlock. One-way passages (grid
+  cells whose free run across is too narrow for two of the largest agents side by side, e.g.
+  a bridge) take turns: an agent about to enter one waits at the mouth, standing aside and
+  giving way to those coming out, while the agents inside come towards it or while an older
+  order at the other mouth claims the passage (a claim holds a few seconds); then overlapping
+  discs are pushed apart (Gauss-Seidel sweeps over the
   touching pairs) and out of blocked cells (corners included), so that an agent's disc never
   overlaps a blocked cell when its path was planned for its radius. The whole step is one
   kernel call. The older ``avoidance="separation"`` (pushes and "keep right", discs may
@@ -29,9 +34,11 @@ It uses no game engine: any game loop calls ``queue.update()`` then ``crowd.upda
 draws ``crowd.positions``.
 
 Unit sizes: ``radius`` and ``max_speed`` are one number or one per agent. On a grid world each
-agent's paths (and a group's flow field, planned for the group's largest radius) use only the
-cells whose centre disc of its radius is clear of blocked cells (``find_path(...,
-agent_radius=)``), so a tank never plans through a gap only infantry fits.
+agent's paths (and its group's flow field: one per size class of the group, i.e. per radius
+paths are planned for) use only the cells whose centre disc of its radius is clear of blocked
+cells (``find_path(..., agent_radius=)``), so a tank never plans through a gap only infantry
+fits, and infantry is not held to the middle of a bridge the group's tanks need. Formation
+slots are on the cells the group's largest unit fits.
 
 Agents and ids: every agent has a stable id (``int``; the first ``n`` are ``0..n-1``, then
 :meth:`Crowd.add` hands out new ones, never reused). Orders take ids; the state arrays
@@ -58,7 +65,8 @@ import numpy as np
 import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
-from gamenav._kernels.crowd import descend_field, field_targets, follow_paths, resolve_walls, separation
+from gamenav._kernels.crowd import (descend_field, field_targets, follow_paths, narrow_passages, passage_waits,
+                                    resolve_walls, separation)
 from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
 from gamenav._validate import finite_point, positive_number
 from gamenav._events import Closeable
@@ -176,6 +184,12 @@ _AVOIDANCE = ("orca", "separation")
 _KEEP_RIGHT = 0.5
 """ORCA: an agent with oncoming neighbours bends its preferred velocity to the right by this
 fraction of its preferred speed (counter-flows form lanes instead of jamming)."""
+_MOUTH = 2.0
+"""ORCA: an agent waits at a one-way passage when its heading meets the passage within this
+many cells plus the largest diameter (:meth:`Crowd._wait_at_passages`)."""
+_HOLD = 3.0
+"""ORCA: seconds an order's claim on a one-way passage holds after its last agent at the mouth
+(one pushed back from the mouth for a moment keeps its order's turn)."""
 _OVERLAP_ITERATIONS = 100
 """ORCA: at most this many Gauss-Seidel sweeps push overlapping discs apart after each move."""
 _IDLE_MASS = 0.25
@@ -378,6 +392,7 @@ class Crowd(Closeable):
         could not all be met (RVO2's 3-D fallback), discs left overlapping a wall (their path was
         not planned for their radius)."""
         self._sat: tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]] | None = None
+        self._passages: tuple[npt.NDArray[np.bool_], int, _I64, int, _F64] | None = None
         self.avoidance_ms = 0.0
         """Wall-clock milliseconds of the last update's avoidance (neighbours, ORCA, overlap
         and wall projection)."""
@@ -659,8 +674,9 @@ class Crowd(Closeable):
 
         With ``formation`` the agents spread over the nearest free cells around the target
         (``spacing`` apart, on the target's island) instead of piling onto one point. Groups of
-        ``flow_threshold`` or more agents on a grid world descend one shared distance field;
-        smaller groups (and navmesh worlds) send one path request per agent.
+        ``flow_threshold`` or more agents on a grid world descend shared distance fields (one per
+        size class, see the module docstring); smaller groups (and navmesh worlds) send one path
+        request per agent.
         """
         self._check_open("order")
         point = finite_point(target, "target")
@@ -706,14 +722,28 @@ class Crowd(Closeable):
         self._snapshot[idx] = self._pos[idx]
         self._group[idx] = -1
         if use_field:
-            gid = self._next_group
-            self._next_group += 1
-            self._fields[gid] = (tcell, field)
-            self._field_radius[gid] = radius
-            self._group[idx] = gid
-            self._mode[idx] = FIELD
-            unreachable = ~np.isfinite(_field_near(field, self._cells(idx)))
-            self._fail(idx[unreachable])
+            # one field per size class: small units are not held to the lanes the largest fits
+            plan = np.array([self._plan_radius(float(r)) for r in self._radii[idx]]) if radius > 0.0 else \
+                np.zeros(len(idx))
+            for r in np.unique(plan).tolist():
+                sub = idx[plan == r]
+                sub_cell, sub_field = tcell, field
+                if r != radius:
+                    sub_cell = tcell
+                    if r > 0.0:
+                        mask = _clearance_mask(self._grid, r)
+                        sub_cell = self._nearest_passable(tcell[None, :], point[None, :], mask)[0]
+                    sub_field = _distance_field(self._grid, sub_cell[None, :], math.inf, r)
+                    self.counters["flow_fields"] += 1
+                    self._slot_cost[sub] = sub_field[slots[plan == r][:, 1], slots[plan == r][:, 0]]
+                gid = self._next_group
+                self._next_group += 1
+                self._fields[gid] = (sub_cell, sub_field)
+                self._field_radius[gid] = r
+                self._group[sub] = gid
+                self._mode[sub] = FIELD
+                unreachable = ~np.isfinite(_field_near(sub_field, self._cells(sub)))
+                self._fail(sub[unreachable])
         else:
             self._mode[idx] = IDLE
             self._request(idx)
@@ -741,7 +771,8 @@ class Crowd(Closeable):
         dt = float(dt)  # kernels take float64 (a Python int beyond int64 would not convert)
         if dt == 0 or len(self) == 0:
             return
-        announce_compile("crowd", crowd_step, follow_paths, field_targets, separation, resolve_walls, descend_field)
+        announce_compile("crowd", crowd_step, follow_paths, field_targets, separation, resolve_walls, descend_field,
+                         narrow_passages, passage_waits)
         self._collect_paths()
         self._sent = 0
         self._flush()
@@ -765,8 +796,9 @@ class Crowd(Closeable):
             heading = np.where(dist[:, None] > 1e-9, to_target / dist[:, None], 0.0)
         self._want = speed * moving
         desired = heading * self._want[:, None]
+        wait = self._wait_at_passages(desired, dt) if self.avoidance == "orca" else None
         if self.avoidance == "orca":
-            self._avoid(desired, dt)
+            self._avoid(desired, dt, wait)
             self._detect_stuck(dt)
             return
 
@@ -794,7 +826,7 @@ class Crowd(Closeable):
         self.avoidance_ms = (time.perf_counter() - t0) * 1e3
         self._detect_stuck(dt)
 
-    def _avoid(self, desired: _F64, dt: float) -> None:
+    def _avoid(self, desired: _F64, dt: float, wait: npt.NDArray[np.bool_] | None) -> None:
         """ORCA velocities for the preferred ``desired`` (n, 2), the move, then overlaps resolved:
         one kernel call (:func:`crowd_step`)."""
         t0 = time.perf_counter()
@@ -822,13 +854,34 @@ class Crowd(Closeable):
             self._pos, self._vel, desired, radii, self._speeds, priority, rank, goal_dir, mass, self.keep_right, hcell,
             neighbor_dist, self.max_neighbors, self.time_horizon, min(max(self.time_horizon_obst, dt), 1e9), dt,
             passable, self._blocked_table(passable), ox, oy, g.cell_size, g.y_up, _OVERLAP_ITERATIONS,
-            _OVERLAP_TOLERANCE, new_vel, self._yielded, yielded)
+            _OVERLAP_TOLERANCE, new_vel, self._yielded, yielded, np.zeros(len(self), bool) if wait is None else wait)
         self._yielded = yielded
         self.counters["infeasible"] += infeasible
         self.counters["wall_overlaps"] += stuck
         # how much the others and the walls bent the preferred velocity (the stuck test reads it)
         self._sep = (desired - new_vel) / self._speeds[:, None]
         self.avoidance_ms = (time.perf_counter() - t0) * 1e3
+
+    def _wait_at_passages(self, desired: _F64, dt: float) -> npt.NDArray[np.bool_]:
+        """One-way passages (too narrow for two of the crowd's largest agents side by side): which
+        agents (n,) are at a mouth while the agents inside, or an older order at the other mouth,
+        come the other way; they wait (standing aside, giving way to those coming out), so that
+        opposing crossings take turns."""
+        g = self._grid
+        passable, _ = g._kernel_arrays()
+        r_max = min(float(self._radii.max()), (g.width + g.height + 2) * g.cell_size)  # (finite numbers)
+        width = max(math.ceil(4.0 * r_max / g.cell_size - 1e-9) - 1, 0)
+        if self._passages is None or self._passages[0] is not passable or self._passages[1] != width:
+            labels, count = narrow_passages(passable, width)
+            self._passages = (passable, width, labels, int(count), np.zeros((max(int(count), 1), 4)))
+        _, _, labels, count, claims = self._passages
+        wait = np.empty(len(self), bool)
+        ox, oy = g.origin
+        look = _MOUTH * g.cell_size + 2.0 * r_max
+        passage_waits(self._pos, desired, self._order, labels, count, look, ox, oy, g.cell_size, g.y_up, claims, _HOLD,
+                      dt, wait)
+        self._want[wait] = 0.0  # (waiting is not being stuck)
+        return wait
 
     def _blocked_table(self, passable: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
         """The summed-area table of blocked cells (:func:`blocked_table`), kept per grid snapshot."""

@@ -104,6 +104,26 @@ def test_big_group_uses_one_flow_field_around_a_wall() -> None:
     assert crowd.flow_fields == []  # dropped once nobody uses it
 
 
+def test_a_mixed_group_descends_one_field_per_size_class() -> None:
+    """Infantry is not held to the lanes of the group's tanks: across a three-cell bridge the
+    tanks' field keeps to the middle row, the infantry's uses all three; everyone arrives."""
+    walk = np.ones((15, 30), bool)
+    walk[:, 12:18] = False
+    walk[6:9, 12:18] = True  # the bridge, rows 6 .. 8
+    grid = gamenav.TileGrid(walk)
+    cells = [(x, y) for x in (2, 4, 6, 8) for y in range(2, 13, 2)]
+    radius = np.where(np.arange(len(cells)) % 6 == 0, 0.8, 0.3)
+    crowd = gamenav.Crowd(grid, grid.cell_to_world(cells), radius=radius, max_speed=4.0, flow_threshold=16)
+    crowd.move(np.arange(len(cells)), (25.5, 7.5))
+    assert (crowd.mode == FIELD).all() and len(crowd.flow_fields) == 2
+    small, big = sorted(crowd.flow_fields, key=lambda f: int(np.isfinite(f).sum()), reverse=True)
+    assert np.isfinite(small[6:9, 12:18]).all(), "infantry may use the whole bridge"
+    assert np.isfinite(big[7, 12:18]).all() and not np.isfinite(big[[6, 8], 12:18]).any(), "tanks: its middle"
+    run(crowd, 900)
+    assert crowd.arrived.all()
+    assert crowd.flow_fields == []
+
+
 def test_unreachable_target_fails_the_agents() -> None:
     walk = np.ones((10, 10), bool)
     walk[:, 5] = False

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gamenav
+from gamenav._kernels.crowd import narrow_passages, passage_waits
 from gamenav._kernels.orca import _agent_neighbours, blocked_table, cell_list, orca_velocities, resolve_discs
 
 EPS = 1e-5
@@ -307,7 +308,7 @@ def kernel_velocities(pos, vel, pref, radius, max_speed, neighbor_dist, max_neig
     none = np.zeros(len(pos), np.int64)
     orca_velocities(pos, vel, pref, radius, max_speed, np.zeros(len(pos)), np.zeros(len(pos)), np.zeros_like(pos), 0.0,
                     hcell, neighbor_dist, max_neighbors, th, tho, dt, passable, blocked_table(passable, y_up),
-                    origin[0], origin[1], cs, y_up, walk is not None, out, none, none.copy())
+                    origin[0], origin[1], cs, y_up, walk is not None, out, none, none.copy(), np.zeros(len(pos), bool))
     return out
 
 
@@ -529,3 +530,90 @@ def test_big_units_plan_for_their_size_and_never_touch_walls() -> None:
         crowd.update(1 / 20)
         assert wall_overlap(crowd) <= 1e-6
     assert crowd.arrived.all()
+
+
+# -- one-way passages ----------------------------------------------------------------------------
+def corridor_world(length: int = 10) -> tuple[gamenav.TileGrid, np.ndarray]:
+    """Rooms at both ends of a one-cell corridor (row 3, columns 6 .. 5 + length)."""
+    walk = np.zeros((7, 12 + length), bool)
+    walk[1:6, 1:6] = True
+    walk[1:6, 6 + length:11 + length] = True
+    walk[3, 6:6 + length] = True
+    return gamenav.TileGrid(walk), walk
+
+
+def test_narrow_passages_label_the_corridor_only() -> None:
+    grid, walk = corridor_world()
+    labels, count = narrow_passages(walk, 1)
+    assert count == 1
+    assert (labels[3, 6:16] == 0).all() and (labels[walk] >= 0).sum() == 10, "the rooms are not narrow"
+    labels, count = narrow_passages(walk, 5)
+    assert count == 1 and (labels[walk] == 0).all(), "five-wide rooms are narrow for width 5"
+    bridge = np.ones((9, 12), bool)
+    bridge[:, 4:8] = False
+    bridge[3:6, 4:8] = True  # three rows wide
+    labels, count = narrow_passages(bridge, 3)
+    assert count == 1 and (labels[3:6, 4:8] == 0).all() and (labels[bridge] >= 0).sum() == 12
+    assert narrow_passages(bridge, 2)[1] == 0
+
+
+def mouth_waits(pos, pref, order, claims=None, dt: float = 0.1) -> np.ndarray:
+    """passage_waits on the corridor world (look 2 cells, claims held 1 s)."""
+    _, walk = corridor_world()
+    labels, count = narrow_passages(walk, 1)
+    wait = np.empty(len(pos), bool)
+    claims = np.zeros((1, 4)) if claims is None else claims
+    passage_waits(np.asarray(pos, float), np.asarray(pref, float), np.asarray(order, np.int64), labels, count, 2.0,
+                  0.0, 0.0, 1.0, False, claims, 1.0, dt, wait)
+    return wait
+
+
+def test_an_agent_at_the_mouth_waits_for_the_ones_coming_out() -> None:
+    inside_east = ((10.5, 3.5), (-2.0, 0.0))  # in the corridor, heading west
+    at_west_mouth = ((4.9, 3.5), (2.0, 0.0))  # a cell before the corridor, heading in
+    assert mouth_waits([inside_east[0], at_west_mouth[0]], [inside_east[1], at_west_mouth[1]], [2, 1]).tolist() == \
+        [False, True], "the one inside goes on, whatever the orders"
+    assert not mouth_waits([(10.5, 3.5), at_west_mouth[0]], [(2.0, 0.0), at_west_mouth[1]], [2, 1]).any(), \
+        "following one the same way: no wait"
+    assert not mouth_waits([(2.5, 3.5), at_west_mouth[0]], [(0.0, 0.0), at_west_mouth[1]], [2, 1]).any(), \
+        "idle agents neither wait nor hold anyone up"
+    assert not mouth_waits([at_west_mouth[0]], [(0.0, 2.0)], [1]).any(), "heading past the mouth: no wait"
+
+
+def test_the_older_order_at_the_other_mouth_goes_first_and_keeps_its_turn() -> None:
+    west, east = (4.9, 3.5), (16.1, 3.5)  # both a cell before the corridor, heading in
+    claims = np.zeros((1, 4))
+    assert mouth_waits([west, east], [(2.0, 0.0), (-2.0, 0.0)], [1, 2], claims).tolist() == [False, True]
+    assert claims[0, 0] == 1 and claims[0, 3] == 1.0
+    # the older one is pushed back out of sight for a moment: its claim holds (1 s), then lapses
+    for _ in range(3):
+        assert mouth_waits([east], [(-2.0, 0.0)], [2], claims, dt=0.25).tolist() == [True]
+    assert mouth_waits([east], [(-2.0, 0.0)], [2], claims, dt=0.25).tolist() == [False]
+    assert claims[0, 0] == 2, "the younger claims it now"
+
+
+def test_one_way_corridor_takes_turns_never_two_ways_at_once() -> None:
+    """Four agents (the older order) and two (the younger) at both ends of a one-cell corridor:
+    never agents of both directions inside at the same time; all arrive, never touching a wall
+    nor overlapping another by more than 10% of a radius."""
+    grid, walk = corridor_world()
+    west = [(4.5, 2.5), (4.5, 3.5), (4.5, 4.5), (3.5, 3.5)]
+    east = [(16.5, 3.5), (17.5, 2.5)]
+    crowd = gamenav.Crowd(grid, west + east, radius=0.3, max_speed=3.0)
+    for k, goal in enumerate([(19.5, 1.5), (19.5, 2.5), (19.5, 3.5), (19.5, 4.5)]):
+        crowd.move([k], goal, formation=False)
+    crowd.move([4], (1.5, 1.5), formation=False)
+    crowd.move([5], (1.5, 2.5), formation=False)
+    heading_east = np.arange(6) < 4
+    entered = np.zeros(6, bool)
+    for _ in range(1200):
+        crowd.update(1 / 30)
+        cells = grid.world_to_cell(crowd.positions)
+        inside = (cells[:, 1] == 3) & (cells[:, 0] >= 6) & (cells[:, 0] < 16)
+        entered |= inside
+        assert not ((inside & heading_east).any() and (inside & ~heading_east).any())
+        assert wall_overlap(crowd) <= 1e-6
+        assert min_pair_ratio(crowd.positions, crowd.radii) >= 0.95
+        if crowd.arrived.all():
+            break
+    assert crowd.arrived.all() and not crowd.failed.any() and entered.all()
