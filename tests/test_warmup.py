@@ -143,7 +143,7 @@ def test_warmup_loads_every_kernel_a_program_uses() -> None:
     # only kernels called from inside other kernels stay without a Python-level signature
     assert set(out) <= {"grid_search.heap_sift_up", "grid_search.heap_pop", "grid_search.heuristic",
                         "jps.jump", "jps.jump_directions", "crowd.build_hash", "orca.cell_list",
-                        "orca.orca_velocities", "orca.resolve_discs"}, out
+                        "orca.orca_velocities", "orca.resolve_discs", "navmesh.point_slot"}, out
 
 
 def test_warmup_reports_groups_and_progress() -> None:
