@@ -22,7 +22,7 @@ _MIX_Y = np.uint64(0xC2B2AE3D27D4EB4F)
 _SHIFT = np.uint64(29)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _slot(cx, cy, mask):  # pragma: no cover - compiled
     """First probe slot of hash cell ``(cx, cy)`` (both >= 0) in a table of ``mask + 1`` slots."""
     h = np.uint64(cx) * _MIX_X + np.uint64(cy) * _MIX_Y
@@ -30,7 +30,7 @@ def _slot(cx, cy, mask):  # pragma: no cover - compiled
     return np.int64(h & np.uint64(mask))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _find(keys, cx, cy, mask):  # pragma: no cover - compiled
     """Slot of hash cell ``(cx, cy)`` in ``keys`` ((m, 2), -1 = empty): its own or the empty
     slot where it would go (linear probing; the table is never full)."""
@@ -138,7 +138,7 @@ def separation(pos, vel, radius, out, flow):  # pragma: no cover - compiled
             flow[i, 1] = fy / count
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _cell_of(x, y, ox, oy, cs, y_up, height):
     cxf = math.floor((x - ox) / cs)
     row = math.floor((y - oy) / cs)
@@ -146,7 +146,7 @@ def _cell_of(x, y, ox, oy, cs, y_up, height):
     return int(cxf), int(cy)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _free(passable, x, y):
     return 0 <= y < passable.shape[0] and 0 <= x < passable.shape[1] and passable[y, x]
 
@@ -278,34 +278,38 @@ def _lowest_neighbour(field, passable, x, y):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def field_targets(field, near_min, ahead, passable, pos, idx, slot_cost, near, ox, oy, cs, y_up, look_ahead, mode,
-                  done_mode, target):  # pragma: no cover - compiled
-    """Flow-field descent of the agents ``idx`` of one group, in one pass.
+def field_targets(fields, near_min, ahead, slot, group, passable, pos, slot_cost, near, ox, oy, cs, y_up, look_ahead,
+                  mode, field_mode, done_mode, target):  # pragma: no cover - compiled
+    """Flow-field descent of every agent in ``field_mode``, in one pass.
 
-    Each agent's cell (``pos`` (n, 2) world, clamped onto the grid) is valued by ``near_min``
-    [y, x] (the lowest of ``field`` in the 3 x 3 cells around each cell); within ``near`` of its
-    slot's value (``slot_cost`` (n,)) its mode becomes ``done_mode`` (direct approach).
-    Otherwise ``target[i]`` is the world centre of the cell ``look_ahead`` steps down the field:
-    ``ahead`` [y, x] (int64, ``y * w + x``; -1 unknown) memoises it for the field's lifetime.
+    Agent ``i`` descends ``fields[slot[group[i]]]`` (fields stacked ``(k, h, w)`` [y, x]; ``slot``
+    maps group ids to their layer). Its cell (``pos`` (n, 2) world, clamped onto the grid) is
+    valued by ``near_min`` (per layer, the lowest of the field in the 3 x 3 cells around each
+    cell); within ``near`` of its slot's value (``slot_cost`` (n,)) its mode becomes
+    ``done_mode`` (direct approach). Otherwise ``target[i]`` is the world centre of the cell
+    ``look_ahead`` steps down the field: ``ahead`` (per layer, int64 ``y * w + x``; -1 unknown)
+    memoises it.
     """
-    h = field.shape[0]
-    w = field.shape[1]
-    for k in range(idx.shape[0]):
-        i = idx[k]
+    h = fields.shape[1]
+    w = fields.shape[2]
+    for i in range(pos.shape[0]):
+        if mode[i] != field_mode:
+            continue
+        k = slot[group[i]]
         x = min(max(int(math.floor((pos[i, 0] - ox) / cs)), 0), w - 1)
         row = int(math.floor((pos[i, 1] - oy) / cs))
         y = min(max(h - 1 - row if y_up else row, 0), h - 1)
-        if near_min[y, x] <= slot_cost[i] + near:
+        if near_min[k, y, x] <= slot_cost[i] + near:
             mode[i] = done_mode
             continue
-        a = ahead[y, x]
+        a = ahead[k, y, x]
         if a < 0:
             ax = x
             ay = y
             for _ in range(look_ahead):
-                ax, ay = _lowest_neighbour(field, passable, ax, ay)
+                ax, ay = _lowest_neighbour(fields[k], passable, ax, ay)
             a = ay * w + ax
-            ahead[y, x] = a
+            ahead[k, y, x] = a
         ax = a % w
         ay = a // w
         target[i, 0] = ox + (ax + 0.5) * cs

@@ -40,7 +40,7 @@ _NX = np.array([1, -1, 0, 0], np.int64)
 _NY = np.array([0, 0, 1, -1], np.int64)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _blocked(passable, i, j, y_up):  # pragma: no cover - compiled
     """Whether world cell ``(i, j)`` (x to the right, y up the world axis) is blocked or outside."""
     h = passable.shape[0]
@@ -62,12 +62,12 @@ def blocked_table(passable: npt.NDArray[np.bool_], y_up: bool) -> npt.NDArray[np
     return sat
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _det(ax, ay, bx, by):  # pragma: no cover - compiled
     return ax * by - ay * bx
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _tangents(relx, rely, dist_sq, r):  # pragma: no cover - compiled
     """Left and right leg directions ``(llx, lly, rlx, rly)`` of the tangents from the agent to a
     disc of radius ``r`` around an obstacle vertex at ``rel`` (``dist_sq = |rel|^2 > r^2``)."""
@@ -76,7 +76,7 @@ def _tangents(relx, rely, dist_sq, r):  # pragma: no cover - compiled
             (relx * leg + rely * r) / dist_sq, (-relx * r + rely * leg) / dist_sq)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _lp1(lines, line_no, radius, optx, opty, direction_opt, res):  # pragma: no cover - compiled
     """RVO2 linearProgram1: optimum on line ``line_no`` subject to lines ``0..line_no-1`` and the disc."""
     px = lines[line_no, 0]
@@ -241,7 +241,7 @@ def cell_list(pos, hcell):  # pragma: no cover - compiled
     return size, ncx, ncy, start, order, cx, cy, minx, miny
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _consider(i, j, pos, px, py, range_sq, max_neighbors, count, nb, nbd):  # pragma: no cover - compiled
     """Insert agent ``j`` into ``i``'s nearest list ``nb``/``nbd`` (RVO2's insertAgentNeighbor;
     ties by index); returns the new count."""
@@ -312,7 +312,7 @@ def _agent_neighbours(i, pos, size, ncx, ncy, start, order, cx, cy, minx, miny, 
     return count
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _seg_dist_sq(ax, ay, bx, by, px, py):  # pragma: no cover - compiled
     """Squared distance from ``p`` to segment ``a``-``b`` (RVO2 distSqPointLineSegment)."""
     vx = bx - ax
@@ -428,7 +428,7 @@ def _wall_segments(px, py, reach, passable, sat, ox, oy, cs, y_up, segs, segd): 
     return count
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _add_line(lines, n, px, py, dx, dy):  # pragma: no cover - compiled
     lines[n, 0] = px
     lines[n, 1] = py
@@ -603,7 +603,7 @@ def _obstacle_lines(px, py, vx, vy, r, inv_t, segs, nseg, lines):  # pragma: no 
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _agent_line(i, j, pos, vel, radius, inv_t, dt, share, lines, n):  # pragma: no cover - compiled
     """RVO2's ORCA line of agent ``i`` with neighbour ``j``; ``i`` takes ``share`` of the
     avoidance (RVO2: 0.5, each half)."""
@@ -796,7 +796,7 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
     return infeasible
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _near_walls(x, y, r, sat, ox, oy, cs):  # pragma: no cover - compiled
     """Whether a blocked (or off-grid) cell lies within one cell of the disc's bounding box
     (``sat``: :func:`blocked_table`); False means the disc is certainly clear of every wall."""

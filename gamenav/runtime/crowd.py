@@ -365,9 +365,9 @@ class Crowd(Closeable):
         self._group = np.full(n, -1, np.int64)
         self._fields: dict[int, tuple[_I64, _F64]] = {}
         self._field_radius: dict[int, float] = {}  # group id -> the agent_radius of its field
-        # ORCA field descent, per group id: (field, lowest value around each cell, memoised
-        # look-ahead cell of each cell (-1: unknown), the passable array they were made for)
-        self._field_memo: dict[int, tuple[_F64, _F64, _I64, npt.NDArray[np.bool_]]] = {}
+        # ORCA field descent: the group fields stacked for one kernel call (:meth:`_stacked_fields`;
+        # None: to rebuild)
+        self._fstack: tuple[list[_F64], _F64, _F64, _I64, npt.NDArray[np.bool_], _I64] | None = None
         self._slot_cost = np.zeros(n)
         self._next_group = 0
         self._requests: dict[int, Any] = {}
@@ -739,6 +739,7 @@ class Crowd(Closeable):
                 gid = self._next_group
                 self._next_group += 1
                 self._fields[gid] = (sub_cell, sub_field)
+                self._fstack = None
                 self._field_radius[gid] = r
                 self._group[sub] = gid
                 self._mode[sub] = FIELD
@@ -1145,28 +1146,26 @@ class Crowd(Closeable):
                          0.6 * self._grid.cell_size, PATH, DIRECT, target)
 
     def _descend_fields(self, target: _F64) -> None:
+        if self.avoidance == "orca":
+            # aim a few cells down the field, not at the next cell centre: agents pushed aside
+            # keep their lanes and do not all converge on the cells' centre lines
+            if not (self._mode == FIELD).any():
+                return
+            passable, _ = self._grid._kernel_arrays()
+            _, fields, near_min, ahead, _, slot = self._stacked_fields(passable)
+            g = self._grid
+            field_targets(fields, near_min, ahead, slot, self._group, passable, self._pos, self._slot_cost,
+                          1.5 * self._stride, g.origin[0], g.origin[1], g.cell_size, g.y_up, _FIELD_LOOK_AHEAD,
+                          self._mode, FIELD, DIRECT, target)
+            return
         field_agents = np.flatnonzero(self._mode == FIELD)
         if len(field_agents) == 0:
             return
         by_group = field_agents[np.argsort(self._group[field_agents], kind="stable")]
         gids, first = np.unique(self._group[by_group], return_index=True)
         passable, _ = self._grid._kernel_arrays()
-        g = self._grid
         for gid, idx in zip(gids.tolist(), np.split(by_group, first[1:]), strict=True):
             field = self._fields[gid][1]
-            if self.avoidance == "orca":
-                # aim a few cells down the field, not at the next cell centre: agents pushed
-                # aside keep their lanes and do not all converge on the cells' centre lines
-                memo = self._field_memo.get(gid)
-                if memo is None or memo[0] is not field or memo[3] is not passable:
-                    h, w = field.shape
-                    cells = np.stack(np.meshgrid(np.arange(w), np.arange(h)), axis=-1).reshape(-1, 2)
-                    memo = (field, _field_near(field, cells).reshape(h, w), np.full((h, w), -1, np.int64), passable)
-                    self._field_memo[gid] = memo
-                field_targets(field, memo[1], memo[2], passable, self._pos, idx, self._slot_cost, 1.5 * self._stride,
-                              g.origin[0], g.origin[1], g.cell_size, g.y_up, _FIELD_LOOK_AHEAD, self._mode, DIRECT,
-                              target)
-                continue
             cells = self._cells(idx)
             here = _field_near(field, cells)
             close = here <= self._slot_cost[idx] + 1.5 * self._stride
@@ -1177,6 +1176,40 @@ class Crowd(Closeable):
             descend_field(field, passable, cells, nxt)
             centre = self._grid.cell_to_world(cells)
             target[idx] = self._pos[idx] + self._grid.cell_to_world(nxt) - centre + 0.35 * (centre - self._pos[idx])
+
+    def _stacked_fields(self, passable: npt.NDArray[np.bool_]) -> tuple[
+            list[_F64], _F64, _F64, _I64, npt.NDArray[np.bool_], _I64]:
+        """The group fields stacked for :func:`field_targets`: ``(the layers' fields, fields
+        (k, h, w), the lowest value around each cell (k, h, w), memoised look-ahead cells
+        (k, h, w), the passable array they were made for, group id -> layer (-1: none))``.
+        Rebuilt when a group's field is new or recomputed or the grid changed (a group's field
+        then becomes a view of its layer, so it is not held twice); fields of finished groups
+        stay in it until then (their layers are unused)."""
+        stack = self._fstack
+        if stack is not None and stack[4] is passable:
+            return stack
+        gids = list(self._fields)
+        h, w = self._grid.shape
+        fields = np.empty((max(len(gids), 1), h, w))
+        near_min = np.empty_like(fields)
+        old = {id(f): k for k, f in enumerate(stack[0])} if stack is not None else {}
+        cells: _I64 | None = None
+        layers = []
+        for k, gid in enumerate(gids):
+            field = self._fields[gid][1]
+            fields[k] = field
+            if id(field) in old and stack is not None and stack[0][old[id(field)]] is field:
+                near_min[k] = stack[2][old[id(field)]]
+            else:
+                if cells is None:
+                    cells = np.stack(np.meshgrid(np.arange(w), np.arange(h)), axis=-1).reshape(-1, 2)
+                near_min[k] = _field_near(field, cells).reshape(h, w)
+            layers.append(fields[k])
+            self._fields[gid] = (self._fields[gid][0], fields[k])
+        slot = np.full(max(self._next_group, 1), -1, np.int64)
+        slot[gids] = np.arange(len(gids))
+        self._fstack = (layers, fields, near_min, np.full(fields.shape, -1, np.int64), passable, slot)
+        return self._fstack
 
     def _arrive(self, idx: _Idx) -> None:
         if len(idx):
@@ -1197,7 +1230,6 @@ class Crowd(Closeable):
         for gid in [g for g in self._fields if g not in used]:
             del self._fields[gid]
             self._field_radius.pop(gid, None)
-            self._field_memo.pop(gid, None)
 
     def _detect_stuck(self, dt: float) -> None:
         self._stuck_clock += dt
@@ -1277,6 +1309,7 @@ class Crowd(Closeable):
             field = _distance_field(g, source[None, :], math.inf, radius)
             self.counters["flow_fields"] += 1
             self._fields[gid] = (tcell, field)
+            self._fstack = None
             slots = g.world_to_cell(self._goal[members])
             self._slot_cost[members] = field[slots[:, 1], slots[:, 0]]
         repath = np.flatnonzero(affected)
