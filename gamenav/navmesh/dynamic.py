@@ -193,8 +193,7 @@ def _rounded_box(box: tuple[float, float, float, float], grow: float) -> BaseGeo
     chords per quarter (what ``shapely.buffer(box, grow, quad_segs=QUAD_SEGS)`` gives)."""
     x0, y0, x1, y1 = box
     corners = np.array([[x1, y0], [x1, y1], [x0, y1], [x0, y0]])
-    out: BaseGeometry = shapely.polygons((corners[:, None, :] + grow * _ARCS).reshape(-1, 2))
-    return out
+    return shapely.Polygon((corners[:, None, :] + grow * _ARCS).reshape(-1, 2))
 
 
 def _inflate(geom: BaseGeometry, radius: float, box: tuple[float, float, float, float] | None = None
