@@ -678,9 +678,9 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
     the same way) backs off (``yielded[i]`` = its level + 1; chains end at ``_WAIT_CHAIN``).
     Two agents held up side by side (neither ahead by more than half their radii's sum) heading
     the same way (preferred velocities less than about 73 degrees apart), less than half a
-    radius apart, ``i`` near a wall (it has obstacle lines), as at a door only one fits through:
-    the one with the lower rank (equal ranks: the higher index) takes all of their avoidance
-    and backs off a little (``yielded[i] = _WAIT_CHAIN - 1``), so that the other goes first.
+    radius apart, as at a door only one fits through: the one with the lower rank (equal ranks:
+    the higher index) takes all of their avoidance and backs off a little (``yielded[i] =
+    _WAIT_CHAIN - 1``), so that the other goes first.
     Equal ranks share equally. ``keep_right``: an agent with an oncoming
     neighbour (one whose preferred velocity opposes its own, so also when both are held up in a
     jam; less than a diameter apart between the discs) adds ``keep_right`` times its preferred
@@ -763,7 +763,7 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
                         share = 1.0
                     elif yielded_before[j] == 1 and rank[j] < rank[i]:
                         continue  # j gives way to i alone (and is pushed aside)
-                elif jammed and num_obst > 0 and give_way == 0 and gap < 0.5 * radius[i] and \
+                elif jammed and give_way == 0 and gap < 0.5 * radius[i] and \
                         (rank[i] < rank[j] or (rank[i] == rank[j] and i > j)) and \
                         abs((pos[j, 0] - px) * prx + (pos[j, 1] - py) * pry) < \
                         0.5 * p_len * (radius[i] + radius[j]) and \

@@ -190,7 +190,7 @@ many cells plus the largest diameter (:meth:`Crowd._wait_at_passages`)."""
 _HOLD = 3.0
 """ORCA: seconds an order's claim on a one-way passage holds after its last agent at the mouth
 (one pushed back from the mouth for a moment keeps its order's turn)."""
-_OVERLAP_ITERATIONS = 100
+_OVERLAP_ITERATIONS = 300
 """ORCA: at most this many Gauss-Seidel sweeps push overlapping discs apart after each move."""
 _IDLE_MASS = 0.25
 """ORCA: an idle agent weighs this much of a moving one of its size when overlaps are resolved."""
