@@ -11,11 +11,18 @@ tolerance of a cavity vertex is that vertex, so no T-junctions). A mesh followin
 computes the free space inside the box afresh from the grid instead (rectangle minus every
 blocked cell, inflated), so cells blocked when it was built can open too.
 
+Two shortcuts keep the re-triangulated region small: carving, the triangles inside the
+obstacle's box only go (the union to subtract from holds just those crossing its edges);
+uncarving, the build's triangles strictly inside the obstacle's box and clear of every other
+obstacle come back as they are (only the space around them is re-triangulated), and when no
+later edit touched the carving its removed triangles come back whole (:func:`_restore`).
+
 Per edit, Python only does the polygon work (GEOS: the cavity polygon comes from its boundary
 rings, then one difference with the nearby obstacles) and the triangulation; the kernels of
 :mod:`gamenav._kernels.dynamic` find the cavity, stitch (vertex reuse, edge matching,
 neighbours, degrees, border counts, corner / pinch flags, the local components for the
-islands) and patch the bucket index. Islands are repaired locally: no search when every local
+islands) and patch the bucket index (removed triangles stay listed, dead, until their bucket
+fills; readers skip them). Islands are repaired locally: no search when every local
 component meets one island; otherwise merges relabel the smaller island and possible splits
 run interleaved searches that stop when one part is left.
 
