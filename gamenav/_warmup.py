@@ -187,7 +187,9 @@ def _warm_crowd(navmesh: bool) -> None:
         grid.set_walkable((6, 0), False)  # re-paths and field updates after an edit
         queue.update()
         crowd.update(1 / 30)
-        crowd.remove(crowd.add(grid.cell_to_world([(7, 0)]), radius=2.5))  # spawning; a bigger unit
+        big = crowd.add(grid.cell_to_world([(7, 0)]), radius=2.5)  # spawning; a unit too big to pass
+        crowd.update(1 / 30)  # another one in the map's gaps (passages taking turns)
+        crowd.remove(big)
         crowd.avoidance = "separation"  # the older steering
         crowd.update(1 / 30)
         crowd.avoidance = "orca"

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["build_hash", "descend_field", "field_targets", "follow_paths", "narrow_passages", "passage_waits",
-           "resolve_walls", "separation"]
+           "preferred_velocities", "resolve_walls", "separation"]
 
 
 _MAX_CELL = float(2**52)
@@ -209,6 +209,45 @@ def descend_field(field, passable, cells, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def preferred_velocities(pos, goal, target, mode, speeds, idle, direct, arrive_radius, ease_dist, min_ease, dt,
+                         heading, want):
+    """Heading and preferred speed of every agent towards its steering target, in place.
+
+    ``target`` ``(n, 2)``: the point each agent steers at (agents in ``direct`` mode steer at
+    their ``goal`` instead, slowing down within ``ease_dist`` of it, to no less than
+    ``min_ease`` of their speed, and never overshooting it in ``dt``). ``heading`` ``(n, 2)``
+    receives the unit direction (0 at the target); ``want`` ``(n,)`` the speed, 0 for agents in
+    ``idle`` mode and for those arriving. Returns the ``(n,)`` bool mask of agents arriving: in
+    ``direct`` mode and closer than ``arrive_radius`` to their goal.
+    """
+    n = pos.shape[0]
+    arrive = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        px = pos[i, 0]
+        py = pos[i, 1]
+        goal_dist = math.hypot(goal[i, 0] - px, goal[i, 1] - py)
+        if mode[i] == direct:
+            dx = goal[i, 0] - px
+            dy = goal[i, 1] - py
+            ease = min(max(goal_dist / ease_dist, min_ease), 1.0)
+            speed = min(speeds[i] * ease, goal_dist / dt)
+            arrive[i] = goal_dist < arrive_radius
+        else:
+            dx = target[i, 0] - px
+            dy = target[i, 1] - py
+            speed = speeds[i]
+        dist = math.hypot(dx, dy)
+        if dist > 1e-9:
+            heading[i, 0] = dx / dist
+            heading[i, 1] = dy / dist
+        else:
+            heading[i, 0] = 0.0
+            heading[i, 1] = 0.0
+        want[i] = 0.0 if mode[i] == idle or arrive[i] else speed
+    return arrive
+
+
+@njit(cache=True, nogil=True)
 def follow_paths(pos, mode, pcur, pend, ppt, paim, look_ahead, reach, path_mode, done_mode,
                  target):  # pragma: no cover - compiled
     """Advance each path follower (``mode == path_mode``) along its waypoints; write its aim.
@@ -226,20 +265,20 @@ def follow_paths(pos, mode, pcur, pend, ppt, paim, look_ahead, reach, path_mode,
         py = pos[i, 1]
         last = pend[i] - 1
         best = pcur[i]
-        best_d = math.hypot(ppt[best, 0] - px, ppt[best, 1] - py)
+        best_d2 = (ppt[best, 0] - px) ** 2 + (ppt[best, 1] - py) ** 2
         for k in range(1, look_ahead):
             row = min(pcur[i] + k, last)
-            d = math.hypot(ppt[row, 0] - px, ppt[row, 1] - py)
-            if d < best_d:
+            d2 = (ppt[row, 0] - px) ** 2 + (ppt[row, 1] - py) ** 2
+            if d2 < best_d2:
                 best = row
-                best_d = d
+                best_d2 = d2
         for _ in range(3):  # past the nearest: beyond it along the path, or close enough
             wx = ppt[best, 0]
             wy = ppt[best, 1]
             nxt = min(best + 1, last)
             ax = ppt[nxt, 0] - wx
             ay = ppt[nxt, 1] - wy
-            if not ((px - wx) * ax + (py - wy) * ay > 0.0 or math.hypot(wx - px, wy - py) < reach):
+            if not ((px - wx) * ax + (py - wy) * ay > 0.0 or (wx - px) ** 2 + (wy - py) ** 2 < reach * reach):
                 break
             best += 1
             if best > last:

@@ -66,7 +66,7 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels.crowd import (descend_field, field_targets, follow_paths, narrow_passages, passage_waits,
-                                    resolve_walls, separation)
+                                    preferred_velocities, resolve_walls, separation)
 from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
 from gamenav._validate import finite_point, positive_number
 from gamenav._events import Closeable
@@ -773,37 +773,27 @@ class Crowd(Closeable):
         if dt == 0 or len(self) == 0:
             return
         announce_compile("crowd", crowd_step, follow_paths, field_targets, separation, resolve_walls, descend_field,
-                         narrow_passages, passage_waits)
+                         narrow_passages, passage_waits, preferred_velocities)
         self._collect_paths()
         self._sent = 0
         self._flush()
         target = self._pos.copy()
-        full_speed = np.ones(len(self), bool)
         self._follow_paths(target)
         self._descend_fields(target)
-        direct = self._mode == DIRECT
-        target[direct] = self._goal[direct]
-        full_speed[direct] = False
-        to_target = target - self._pos
-        dist = np.hypot(to_target[:, 0], to_target[:, 1])
-        goal_dist = np.hypot(*(self._goal - self._pos).T)
-        arrive = direct & (goal_dist < self.arrive_radius)
+        heading = np.empty_like(self._pos)
+        self._want = np.empty(len(self))
+        arrive = preferred_velocities(self._pos, self._goal, target, self._mode, self._speeds, IDLE, DIRECT,
+                                      self.arrive_radius, 1.5 * self._grid.cell_size, _MIN_ARRIVAL_SPEED, dt,
+                                      heading, self._want)
         self._arrive(np.flatnonzero(arrive))
-        moving = self._mode != IDLE
-        ease = np.clip(goal_dist / (1.5 * self._grid.cell_size), _MIN_ARRIVAL_SPEED, 1.0)
-        slow = np.minimum(self._speeds * ease, goal_dist / dt)
-        speed = np.where(full_speed, self._speeds, slow)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            heading = np.where(dist[:, None] > 1e-9, to_target / dist[:, None], 0.0)
-        self._want = speed * moving
         desired = heading * self._want[:, None]
-        wait = self._wait_at_passages(desired, dt) if self.avoidance == "orca" else None
         if self.avoidance == "orca":
-            self._avoid(desired, dt, wait)
+            self._avoid(desired, dt, self._wait_at_passages(desired, dt))
             self._detect_stuck(dt)
             return
 
         t0 = time.perf_counter()
+        moving = self._mode != IDLE
         separation(self._pos, heading * moving[:, None], float(self._radii.max()), self._sep, self._flow)
         push = self._sep
         # counter-flow: keep to the right of the heading when the neighbours come the other way
@@ -827,7 +817,7 @@ class Crowd(Closeable):
         self.avoidance_ms = (time.perf_counter() - t0) * 1e3
         self._detect_stuck(dt)
 
-    def _avoid(self, desired: _F64, dt: float, wait: npt.NDArray[np.bool_] | None) -> None:
+    def _avoid(self, desired: _F64, dt: float, wait: npt.NDArray[np.bool_]) -> None:
         """ORCA velocities for the preferred ``desired`` (n, 2), the move, then overlaps resolved:
         one kernel call (:func:`crowd_step`)."""
         t0 = time.perf_counter()
@@ -855,7 +845,7 @@ class Crowd(Closeable):
             self._pos, self._vel, desired, radii, self._speeds, priority, rank, goal_dir, mass, self.keep_right, hcell,
             neighbor_dist, self.max_neighbors, self.time_horizon, min(max(self.time_horizon_obst, dt), 1e9), dt,
             passable, self._blocked_table(passable), ox, oy, g.cell_size, g.y_up, _OVERLAP_ITERATIONS,
-            _OVERLAP_TOLERANCE, new_vel, self._yielded, yielded, np.zeros(len(self), bool) if wait is None else wait)
+            _OVERLAP_TOLERANCE, new_vel, self._yielded, yielded, wait)
         self._yielded = yielded
         self.counters["infeasible"] += infeasible
         self.counters["wall_overlaps"] += stuck
@@ -876,6 +866,8 @@ class Crowd(Closeable):
             labels, count = narrow_passages(passable, width)
             self._passages = (passable, width, labels, int(count), np.zeros((max(int(count), 1), 4)))
         _, _, labels, count, claims = self._passages
+        if count == 0:  # no narrow passage on the map
+            return np.zeros(len(self), bool)
         wait = np.empty(len(self), bool)
         ox, oy = g.origin
         look = _MOUTH * g.cell_size + 2.0 * r_max
