@@ -390,13 +390,9 @@ def test_compact_a_mesh_following_a_grid() -> None:
     exact_costs_equal(mesh, reference, np.random.default_rng(2))
 
 
-def test_points_computed_twice_snap_to_one_vertex() -> None:
-    """An edit recomputes a border point another edit made (rounded 7e-16 apart); it must
-    reuse that vertex, or the triangles on both sides share no edge and the mesh splits in two
-    islands where a fresh build has one (found by a random search)."""
-    steps = [(14.5, 3.5, 17.3, 4.2), (11.5, 2.5, 15.0, 5.3), (16.5, 2.5, 17.2, 4.6), -3, -1,
-             (11.5, 4.5, 12.9, 8.7), (17.5, -0.5, 20.3, 0.2), -6, -2, (18.5, 0.5, 22.0, 4.0),
-             (14.5, 3.5, 15.9, 4.9)]
+def _replay_and_check(steps: list[Any]) -> None:
+    """Replay an edit script on the room (radius 0.3) and compare with a fresh build: a box
+    ``(x0, y0, x1, y1)`` is added; ``-k`` removes the obstacle the ``k``-th step added."""
     mesh = NavMesh.from_polygons(WALKABLE, agent_radius=0.3)
     live: dict[int, Any] = {}
     for k, step in enumerate(steps, 1):
@@ -406,6 +402,16 @@ def test_points_computed_twice_snap_to_one_vertex() -> None:
         else:
             live[mesh.add_obstacle(shapely.box(*step))] = (k, shapely.box(*step))
     check_mesh(mesh, rebuild(WALK_GEOM, [shape for _, shape in live.values()], 0.3))
+
+
+def test_points_computed_twice_snap_to_one_vertex() -> None:
+    """An edit recomputes a border point another edit made (rounded 7e-16 apart); it must
+    reuse that vertex, or the triangles on both sides share no edge and the mesh splits in two
+    islands where a fresh build has one (found by a random search)."""
+    steps = [(14.5, 3.5, 17.3, 4.2), (11.5, 2.5, 15.0, 5.3), (16.5, 2.5, 17.2, 4.6), -3, -1,
+             (11.5, 4.5, 12.9, 8.7), (17.5, -0.5, 20.3, 0.2), -6, -2, (18.5, 0.5, 22.0, 4.0),
+             (14.5, 3.5, 15.9, 4.9)]
+    _replay_and_check(steps)
 
 
 def test_clip_to_the_edit_box() -> None:
@@ -429,15 +435,7 @@ def test_merge_after_an_earlier_component_took_the_merged_label() -> None:
     steps = [(-0.5, 0.5, 3.7, 4.7), (5.5, 9.5, 7.6, 13.7), -1, (12.5, 1.5, 13.9, 2.9),
              (8.5, 5.5, 9.9, 9.7), (2.5, -0.5, 4.6, 0.2), (5.5, 8.5, 9.7, 10.6), -4,
              (6.5, 3.5, 10.7, 7.0), (18.5, 7.5, 22.7, 11.0), (3.5, 9.5, 7.7, 10.9), -2]
-    mesh = NavMesh.from_polygons(WALKABLE, agent_radius=0.3)
-    live: dict[int, Any] = {}
-    for k, step in enumerate(steps, 1):
-        if isinstance(step, int):
-            mesh.remove_obstacle(next(oid for oid, (n, _) in live.items() if n == -step))
-            live = {oid: v for oid, v in live.items() if v[0] != -step}
-        else:
-            live[mesh.add_obstacle(shapely.box(*step))] = (k, shapely.box(*step))
-    check_mesh(mesh, rebuild(WALK_GEOM, [shape for _, shape in live.values()], 0.3))
+    _replay_and_check(steps)
 
 
 def _live_triangles(mesh: NavMesh) -> set[frozenset[tuple[float, float]]]:
