@@ -11,8 +11,9 @@ group                     part    what runs
 ========================  ======  ============================================================
 ``grid``                  grid    island labels (4- and 8-connected), clearance (unit sizes)
 ``grid search``           grid    A* (every diagonal rule and heuristic, weighted, user
-                                  heuristic, partial, smooth), JPS, HPA*, Dijkstra, distance fields,
-                                  sliced searches, edits, PathQueue + PathCache
+                                  heuristic, partial, smooth), JPS, HPA*, subgoal graphs,
+                                  Dijkstra, distance fields, sliced searches, edits,
+                                  PathQueue + PathCache
 ``navmesh``               navmesh mesh building, locate, nearest / clamp, raycast
 ``navmesh-search``        navmesh portal A* with the funnel (also with area costs), exact
                                   (Polyanya) search
@@ -110,6 +111,10 @@ def _warm_grid_search() -> None:
     find_path(wide, (0, 0), (199, 150), algorithm="hpa")
     wide.set_walkable((100, 0, 101, 190), False)
     find_path(wide, (0, 0), (199, 150), algorithm="hpa")
+    # subgoal graphs (algorithm="subgoal"): the graph, a query on it, a repair
+    find_path(wide, (0, 0), (199, 150), algorithm="subgoal")
+    wide.set_walkable((50, 50, 54, 54), False)
+    find_path(wide, (0, 0), (199, 150), algorithm="subgoal")
     # the runtime layer: a budgeted queue with a cache
     cache = PathCache()
     queue = PathQueue(budget_ms=1.0, cache=cache)

@@ -26,6 +26,7 @@ from gamenav._validate import check_options, expansion_budget, flag, is_real, ke
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.grid import hpa as _hpa
 from gamenav.grid import jump_plus as _jump_plus
+from gamenav.grid import subgoal as _subgoal
 from gamenav.grid.movement import (Diagonal, Heuristic, HeuristicLike, default_heuristic,
                                    resolve_heuristic)
 from gamenav.grid.clearance import radius_state, threshold
@@ -37,14 +38,14 @@ if TYPE_CHECKING:
 
 __all__ = ["ALGORITHMS", "POOL_MAX_BYTES", "GridSearch", "SearchWorkspace", "prepare"]
 
-ALGORITHMS = ("astar", "jps", "dijkstra", "hpa")
+ALGORITHMS = ("astar", "jps", "dijkstra", "hpa", "subgoal")
 """Accepted values of ``algorithm=``."""
 
 _Heap = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.int32]]
 """Binary-heap arrays ``(hf, hg, hn, pos)`` of the kernels."""
 
 KERNELS = (_k.best_first_step, _k.move_masks, _k.trace_path, _k.smooth_path, _jps.jump_tables,
-           *_jump_plus.KERNELS, *_hpa.KERNELS)
+           *_jump_plus.KERNELS, *_hpa.KERNELS, *_subgoal.KERNELS)
 """The numba kernels of the "grid search" compile group (announced together)."""
 
 
@@ -471,6 +472,8 @@ def _check(grid: TileGrid, start: Sequence[int], goal: Sequence[int], algorithm:
     mask = threshold(grid, agent_radius)
     if algorithm == "hpa":
         _hpa.check_options(diag, heur, heuristic, weight, mask, agent_radius)
+    if algorithm == "subgoal":
+        _subgoal.check_options(diag, heur, heuristic, weight, mask, agent_radius)
     return _Request(grid, s, g, algorithm, diag, heur, weight, flag(partial, "partial"),
                     flag(smooth, "smooth"), workspace, float(agent_radius), mask)
 
@@ -508,6 +511,8 @@ def prepare(grid: TileGrid, *algorithms: str) -> None:
         _jump_plus.jump_index(grid)
     if "hpa" in algorithms:
         _hpa.hpa_index(grid)
+    if "subgoal" in algorithms:
+        _subgoal.subgoal_index(grid)
 
 
 class GridSearch:
@@ -635,6 +640,9 @@ class GridSearch:
             raise _jps_error(["a grid with non-uniform cell costs (needs every cost == 1)"])
         if req.algorithm == "hpa" and not padded(state).uniform:
             raise _hpa.unsupported(["a grid with non-uniform cell costs (needs every cost == 1)"])
+        if req.algorithm == "subgoal" and not padded(state).uniform:
+            raise _subgoal.unsupported(
+                ["a grid with non-uniform cell costs (needs every cost == 1)"])
 
         self._grid = grid
         self._start = req.start
@@ -663,9 +671,9 @@ class GridSearch:
         self._pad: _Padded | None = pad
         stride = pad.stride
         self._stride = stride
-        if req.algorithm == "hpa" and reachable:
-            # the hpa query runs whole in the first step(), not here (queues start searches
-            # in request()); A* is set up only if the cluster graph cannot answer
+        if req.algorithm in ("hpa", "subgoal") and reachable:
+            # the hpa / subgoal query runs whole in the first step(), not here (queues start
+            # searches in request()); A* is set up only if the graph cannot answer
             self._hpa_start = (req, state)
             return
         self._open(req, state, reachable)
@@ -748,7 +756,7 @@ class GridSearch:
 
     @property
     def algorithm(self) -> str:
-        """``"astar"``, ``"jps"``, ``"dijkstra"`` or ``"hpa"``."""
+        """``"astar"``, ``"jps"``, ``"dijkstra"``, ``"hpa"`` or ``"subgoal"``."""
         return self._algorithm
 
     # -- driving --------------------------------------------------------------------------
@@ -762,15 +770,19 @@ class GridSearch:
         if self._status.done:
             return self._status
         budget = expansion_budget(max_expansions)
-        if self._hpa_start is not None:  # the whole hpa query, whatever the budget
+        if self._hpa_start is not None:  # the whole hpa / subgoal query, whatever the budget
             req, state = self._hpa_start
             self._hpa_start = None
-            found = _hpa.find(self._grid, state, self._start, self._goal)
+            found: _hpa.HpaResult | _subgoal.SubgoalResult | None
+            if self._algorithm == "subgoal":
+                found = _subgoal.find(self._grid, state, self._start, self._goal)
+            else:
+                found = _hpa.find(self._grid, state, self._start, self._goal)
             if found is not None:
                 self._expanded = found.expanded
                 self._finish_with(PathStatus.FOUND, found.cells, found.cost)
                 return self._status
-            self._open(req, state, True)  # the cluster graph could not answer: A*
+            self._open(req, state, True)  # the graph could not answer: A*
         ws = self._ws
         if ws is None or ws._owner is not self._token:
             raise InvalidInputError(

@@ -225,8 +225,8 @@ def _margin(margin: float, late: float, budget: float) -> float:
 
 def _whole(job: _Job, search: Search) -> bool:
     """Whether ``search``'s next step runs whole whatever its budget: the first step of an
-    ``algorithm="hpa"`` search (the whole query, 0.1-4 ms on big maps)."""
-    return search.expanded == 0 and job.query.options.get("algorithm") == "hpa"
+    ``algorithm="hpa"`` or ``"subgoal"`` search (the whole query, 0.1-4 ms on big maps)."""
+    return search.expanded == 0 and job.query.options.get("algorithm") in ("hpa", "subgoal")
 
 
 def _percentile(values: Sequence[float], q: float) -> float:

@@ -1,0 +1,552 @@
+"""Simple Subgoal Graphs (Uras, Koenig & Hernandez, ICAPS 2013): subgoals at convex obstacle
+corners, edges between direct-h-reachable subgoals found by a clearance-bounded scan, repaired
+inside an edit box, and one query (connect, A* on the graph, refine into cells).
+
+Layout: the padded flat grid of :mod:`gamenav._kernels.grid_search` (node
+``n = (y + 1) * stride + (x + 1)``, ``p`` ``(N,)`` uint8 passable with a blocked border).
+Movement: 8-connected, diagonal steps cost sqrt(2) and need both orthogonally adjacent cells
+passable (no corner cutting); every cell costs 1.
+
+* A subgoal is a passable cell with a blocked diagonal neighbour whose two cells between are
+  passable (a convex corner of an obstacle). ``sg`` ``(N,)`` int32: the subgoal's node id, -1
+  elsewhere.
+* ``clear`` ``(N, 4)`` (int16, int32 for big maps): per cell and direction E, W, S, N the number
+  of passable non-subgoal cells before the next blocked cell or subgoal.
+* Scan (:func:`_scan`, the paper's GetDirectHReachable): from a cell, the cardinal rays, then
+  for each diagonal its cells (steps without corner cutting) and from each the rays along the
+  diagonal's two cardinals, each ray bounded by the previous rays of that cardinal; the first
+  subgoal met on a ray or the diagonal is direct-h-reachable, reached by the diagonal steps then
+  the straight ones. The scan's result depends only on the cells it read: their bounding box is
+  kept per subgoal (``box``), so an edit rescans exactly the subgoals whose box meets the cells
+  that changed (passability, or subgoal status: the edit box grown by one cell).
+* Edges: per node a block ``adj[off[u]:off[u] + cnt[u]]`` (room for ``cap[u]``) of entries
+  ``v << 2 | bits``: bit 0 when u's scan found v, bit 1 when v's scan found u; an entry with no
+  bit left is dropped. The weight is the octile distance of the two cells. ``node_x``,
+  ``node_y`` (int32) give a node's cell; ``ncell`` its padded cell (-1: a free id, listed in
+  ``free``). ``meta``: ``[ids used (high water), free ids, adj used]``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from gamenav._kernels.hpa import _sift_down, _sift_up
+
+SQRT2 = math.sqrt(2.0)
+FOUND = 1
+FAILED = 2
+"""The graph did not answer (a refinement step was not valid: cannot happen on a consistent
+graph; the caller runs A* instead)."""
+
+TARGET = -2
+TIE = 1e-9
+"""Ties of f go to the larger g (f - TIE * g): far below the smallest cost difference."""
+"""What :func:`_scan` reports for the extra target cell."""
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _is_subgoal(p, stride, n):
+    if p[n] == 0:
+        return False
+    for dy in (-stride, stride):
+        for dx in (-1, 1):
+            if p[n + dx + dy] == 0 and p[n + dx] != 0 and p[n + dy] != 0:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _delta(k, stride):
+    if k == 0:
+        return 1
+    if k == 1:
+        return -1
+    if k == 2:
+        return stride
+    return -stride
+
+
+@njit(cache=True, nogil=True)
+def _clearances(p, stride, sg, clear, r0, r1, c0, c1):
+    """E, W of the whole rows ``r0 <= r < r1``; S, N of the whole columns ``c0 <= c < c1``."""
+    rows = p.shape[0] // stride
+    for r in range(r0, r1):
+        base = r * stride
+        for c in range(stride - 2, 0, -1):
+            n = base + c
+            m = n + 1
+            clear[n, 0] = 0 if (p[m] == 0 or sg[m] >= 0) else clear[m, 0] + 1
+        for c in range(1, stride - 1):
+            n = base + c
+            m = n - 1
+            clear[n, 1] = 0 if (p[m] == 0 or sg[m] >= 0) else clear[m, 1] + 1
+    if c1 <= c0:
+        return
+    for i in range(1, rows - 1):
+        base = (rows - 1 - i) * stride
+        for c in range(c0, c1):
+            n = base + c
+            m = n + stride
+            clear[n, 2] = 0 if (p[m] == 0 or sg[m] >= 0) else clear[m, 2] + 1
+    for r in range(1, rows - 1):
+        base = r * stride
+        for c in range(c0, c1):
+            n = base + c
+            m = n - stride
+            clear[n, 3] = 0 if (p[m] == 0 or sg[m] >= 0) else clear[m, 3] + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _on_ray(x, y, dx, dy, tx, ty):
+    """Distance along the ray from ``(x, y)`` in ``(dx, dy)`` (one of them 0) to ``(tx, ty)``,
+    or -1 if the target is not ahead on the ray."""
+    if dy == 0:
+        if ty != y:
+            return -1
+        t = (tx - x) * dx
+    else:
+        if tx != x:
+            return -1
+        t = (ty - y) * dy
+    return t if t > 0 else -1
+
+
+@njit(cache=True, nogil=True)
+def _scan(p, stride, sg, clear, s, target, out, box):
+    """The subgoals direct-h-reachable from cell ``s`` (and ``target``, a cell or -1, reported
+    as :data:`TARGET` if met first on a ray or diagonal) into ``out``; ``box`` gets the padded
+    ``x0, y0, x1, y1`` (inclusive) of the cells read. Returns how many were found."""
+    sy = s // stride
+    sx = s - sy * stride
+    ty = target // stride if target >= 0 else -10
+    tx = target - ty * stride if target >= 0 else -10
+    bx0 = sx
+    bx1 = sx
+    by0 = sy
+    by1 = sy
+    n = 0
+    eff = np.empty(4, dtype=np.int64)
+    for k in range(4):
+        d = _delta(k, stride)
+        dx = 1 if k == 0 else (-1 if k == 1 else 0)
+        dy = 1 if k == 2 else (-1 if k == 3 else 0)
+        j = np.int64(clear[s, k])
+        t = _on_ray(sx, sy, dx, dy, tx, ty)
+        e = j + 1
+        if t > 0 and t <= j + 1:
+            out[n] = TARGET
+            n += 1
+            j = t - 1
+            e = t
+        else:
+            m = s + (j + 1) * d
+            if sg[m] >= 0:
+                out[n] = sg[m]
+                n += 1
+        eff[k] = j
+        ex = sx + dx * e
+        ey = sy + dy * e
+        bx0 = min(bx0, ex)
+        bx1 = max(bx1, ex)
+        by0 = min(by0, ey)
+        by1 = max(by1, ey)
+    for q in range(4):
+        dx = 1 if (q & 1) == 0 else -1
+        dy = 1 if q < 2 else -1
+        k1 = 0 if dx > 0 else 1
+        k2 = 2 if dy > 0 else 3
+        d2 = dy * stride
+        dd = dx + d2
+        m1 = eff[k1]
+        m2 = eff[k2]
+        cur = s
+        cx = sx
+        cy = sy
+        while True:
+            # the cells a step reads (both sides and the target)
+            bx0 = min(bx0, cx + dx)
+            bx1 = max(bx1, cx + dx)
+            by0 = min(by0, cy + dy)
+            by1 = max(by1, cy + dy)
+            if p[cur + dx] == 0 or p[cur + d2] == 0 or p[cur + dd] == 0:
+                break
+            cur += dd
+            cx += dx
+            cy += dy
+            if cx == tx and cy == ty:
+                out[n] = TARGET
+                n += 1
+                break
+            if sg[cur] >= 0:
+                out[n] = sg[cur]
+                n += 1
+                break
+            for side in range(2):
+                k = k1 if side == 0 else k2
+                mx = m1 if side == 0 else m2
+                rdx = dx if side == 0 else 0
+                rdy = 0 if side == 0 else dy
+                j = np.int64(clear[cur, k])
+                t = _on_ray(cx, cy, rdx, rdy, tx, ty)
+                hit = -1  # what ends the ray: -1 a blocked cell, TARGET, or a node id
+                if t > 0 and t <= j + 1:
+                    j = t - 1
+                    hit = TARGET
+                else:
+                    m = cur + (j + 1) * (rdx + rdy * stride)
+                    hit = sg[m]
+                e = min(j + 1, mx + 1)
+                if e > 0:
+                    ex = cx + rdx * e
+                    ey = cy + rdy * e
+                    bx0 = min(bx0, ex)
+                    bx1 = max(bx1, ex)
+                    by0 = min(by0, ey)
+                    by1 = max(by1, ey)
+                if j <= mx and hit != -1:
+                    out[n] = hit
+                    n += 1
+                    j -= 1
+                if j < mx:
+                    mx = j
+                if side == 0:
+                    m1 = mx
+                else:
+                    m2 = mx
+    box[0] = bx0
+    box[1] = by0
+    box[2] = bx1
+    box[3] = by1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _grow_adj(adj, need):
+    if need <= adj.shape[0]:
+        return adj
+    bigger = np.empty(max(need, 2 * adj.shape[0]), dtype=adj.dtype)
+    bigger[:adj.shape[0]] = adj
+    return bigger
+
+
+@njit(cache=True, nogil=True)
+def _link(u, v, bit, off, cnt, cap, adj, meta):
+    """Set ``bit`` on u's entry for v (adding it); returns the (maybe reallocated) pool."""
+    base = off[u]
+    for i in range(cnt[u]):
+        if adj[base + i] >> 2 == v:
+            adj[base + i] |= bit
+            return adj
+    if cnt[u] == cap[u]:  # move the block to the end of the pool, twice as large
+        newcap = max(4, 2 * cap[u])
+        start = meta[2]
+        adj = _grow_adj(adj, start + newcap)
+        for i in range(cnt[u]):
+            adj[start + i] = adj[base + i]
+        off[u] = start
+        cap[u] = newcap
+        meta[2] = start + newcap
+        base = start
+    adj[base + cnt[u]] = (v << 2) | bit
+    cnt[u] += 1
+    return adj
+
+
+@njit(cache=True, nogil=True)
+def _unlink(u, v, bit, off, cnt, adj):
+    """Clear ``bit`` on u's entry for v (``bit`` 3: drop it); drop entries left with no bit."""
+    base = off[u]
+    for i in range(cnt[u]):
+        e = adj[base + i]
+        if e >> 2 == v:
+            e &= ~bit
+            if e & 3 == 0:
+                cnt[u] -= 1
+                adj[base + i] = adj[base + cnt[u]]
+            else:
+                adj[base + i] = e
+            return
+
+
+@njit(cache=True, nogil=True)
+def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, box, off, cnt, cap, free,
+           adj, meta):
+    """Bring the graph to ``p`` after the cells ``x0 <= x < x1``, ``y0 <= y < y1`` (unpadded)
+    changed (the whole grid on an empty graph builds it). Node arrays must have room for
+    ``meta[0]`` plus the cells of the box grown by one; returns ``(adj, rescanned)`` (the edge
+    pool may be reallocated)."""
+    rows = p.shape[0] // stride
+    # the box grown by one cell, in padded coordinates, inside the grid
+    gx0 = max(x0, 1)
+    gy0 = max(y0, 1)
+    gx1 = min(x1 + 1, stride - 2)
+    gy1 = min(y1 + 1, rows - 2)
+    # subgoals that went away: drop their edges and free their ids
+    for y in range(gy0, gy1 + 1):
+        for x in range(gx0, gx1 + 1):
+            n = y * stride + x
+            u = sg[n]
+            if u >= 0 and not _is_subgoal(p, stride, n):
+                for i in range(cnt[u]):
+                    _unlink(adj[off[u] + i] >> 2, u, 3, off, cnt, adj)
+                cnt[u] = 0
+                ncell[u] = -1
+                free[meta[1]] = u
+                meta[1] += 1
+                sg[n] = -1
+    # new subgoals
+    for y in range(gy0, gy1 + 1):
+        for x in range(gx0, gx1 + 1):
+            n = y * stride + x
+            if sg[n] < 0 and _is_subgoal(p, stride, n):
+                if meta[1] > 0:
+                    meta[1] -= 1
+                    u = free[meta[1]]
+                else:
+                    u = meta[0]
+                    meta[0] += 1
+                sg[n] = u
+                ncell[u] = n
+                node_x[u] = x - 1
+                node_y[u] = y - 1
+                cnt[u] = 0
+                box[u, 0] = 0  # a box over everything: scanned below
+                box[u, 1] = 0
+                box[u, 2] = stride
+                box[u, 3] = rows
+    if gx1 - gx0 >= stride - 3 and gy1 - gy0 >= rows - 3:
+        _clearances(p, stride, sg, clear, 1, rows - 1, 1, stride - 1)
+    else:
+        _clearances(p, stride, sg, clear, gy0, gy1 + 1, gx0, gx1 + 1)
+    # the subgoals whose scans read a changed cell, and the new ones
+    dirty = np.empty(meta[0], dtype=np.int64)
+    nd = 0
+    for u in range(meta[0]):
+        if ncell[u] < 0:
+            continue
+        if (box[u, 0] <= gx1 and box[u, 2] >= gx0 and box[u, 1] <= gy1
+                and box[u, 3] >= gy0):
+            dirty[nd] = u
+            nd += 1
+    for i in range(nd):  # forget what their old scans found
+        u = dirty[i]
+        j = 0
+        while j < cnt[u]:
+            e = adj[off[u] + j]
+            if e & 1:
+                v = e >> 2
+                _unlink(v, u, 2, off, cnt, adj)
+                if e & 2:
+                    adj[off[u] + j] = e & ~1
+                    j += 1
+                else:
+                    cnt[u] -= 1
+                    adj[off[u] + j] = adj[off[u] + cnt[u]]
+            else:
+                j += 1
+    out = np.empty(8 + 8 * (rows + stride), dtype=np.int64)
+    b = np.empty(4, dtype=np.int64)
+    for i in range(nd):
+        u = dirty[i]
+        k = _scan(p, stride, sg, clear, ncell[u], -1, out, b)
+        for c in range(4):
+            box[u, c] = b[c]
+        for j in range(k):
+            v = out[j]
+            adj = _link(u, v, 1, off, cnt, cap, adj, meta)
+            adj = _link(v, u, 2, off, cnt, cap, adj, meta)
+    return adj, nd
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _octile(ax, ay, bx, by):
+    dx = abs(ax - bx)
+    dy = abs(ay - by)
+    return max(dx, dy) + (SQRT2 - 1.0) * min(dx, dy)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _open(v, nd, hv, u, g, parent, pos, seen, stamp, hk, hn, size):
+    if seen[v] != stamp:
+        seen[v] = stamp
+        i = size
+        size += 1
+    else:
+        i = pos[v]
+        if i < 0 or nd >= g[v]:
+            return size
+    g[v] = nd
+    parent[v] = u
+    _sift_up(hk, hn, i, nd + hv - TIE * nd, v, pos)
+    return size
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _node_xy(v, node_x, node_y, m, x, y):
+    """The cell of node ``v``; ``(x, y)`` for the virtual nodes (``v >= m``)."""
+    if v < m:
+        return np.int64(node_x[v]), np.int64(node_y[v])
+    return np.int64(x), np.int64(y)
+
+
+@njit(cache=True, nogil=True)
+def _walk(p, stride, ax, ay, bx, by, diagonal_first, cells, n):
+    """Append the cells after ``(ax, ay)`` up to ``(bx, by)`` of an octile walk (diagonal steps
+    first, or straight ones first) to ``cells`` (padded); -1 if a step is not valid."""
+    dx = bx - ax
+    dy = by - ay
+    sx = 1 if dx > 0 else (-1 if dx < 0 else 0)
+    sy = 1 if dy > 0 else (-1 if dy < 0 else 0)
+    ndiag = min(abs(dx), abs(dy))
+    nstr = max(abs(dx), abs(dy)) - ndiag
+    tx = sx if abs(dx) > abs(dy) else 0
+    ty = sy if abs(dy) > abs(dx) else 0
+    cur = (ay + 1) * stride + ax + 1
+    for phase in range(2):
+        diag = (phase == 0) == diagonal_first
+        steps = ndiag if diag else nstr
+        for _ in range(steps):
+            if diag:
+                if p[cur + sx] == 0 or p[cur + sy * stride] == 0:
+                    return -1
+                cur += sx + sy * stride
+            else:
+                cur += tx + ty * stride
+            if p[cur] == 0:
+                return -1
+            cells[n] = cur
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def query(p, stride, sg, clear, node_x, node_y, off, cnt, adj, sx, sy, gx, gy, g, parent, pos,
+          seen, gmark, stamp, hk, hn):
+    """One query from ``(sx, sy)`` to ``(gx, gy)`` (both passable, connected, different).
+
+    Start and goal are joined to their direct-h-reachable subgoals (each scan also looks for the
+    other end), A* (octile heuristic, indexed binary heap) runs on the graph, and every edge is
+    refined by an octile walk (diagonal steps first, else straight steps first). The workspace
+    ``g``, ``parent``, ``pos``, ``seen``, ``gmark`` (int32), ``hk``, ``hn`` has room for
+    ``node_x.shape[0] + 2`` nodes; ``stamp`` is new for each query.
+
+    Returns:
+        ``(status, cells, cost, expanded)``: FOUND with ``(n, 2)`` int64 cells and their cost,
+        or FAILED with an empty array.
+    """
+    rows = p.shape[0] // stride
+    m = node_x.shape[0]
+    s_virtual = m
+    g_virtual = m + 1
+    start = (sy + 1) * stride + sx + 1
+    goal = (gy + 1) * stride + gx + 1
+    s_node = sg[start] if sg[start] >= 0 else s_virtual
+    t_node = sg[goal] if sg[goal] >= 0 else g_virtual
+    out = np.empty(8 + 8 * (rows + stride), dtype=np.int64)
+    b = np.empty(4, dtype=np.int64)
+    ns = _scan(p, stride, sg, clear, start, goal, out, b)
+    from_start = out[:ns].copy()
+    ng = _scan(p, stride, sg, clear, goal, start, out, b)
+    direct = False
+    for i in range(ns):
+        if from_start[i] == TARGET:
+            direct = True
+    for i in range(ng):
+        v = out[i]
+        if v == TARGET:
+            direct = True
+        else:
+            gmark[v] = stamp
+    expanded = 0
+    found = direct
+    if not direct:
+        na = _open(s_node, 0.0, _octile(sx, sy, gx, gy), -1, g, parent, pos, seen, stamp, hk, hn,
+                   0)
+        while na > 0:
+            u = hn[0]
+            pos[u] = -1
+            na = _sift_down(hk, hn, na, pos)
+            expanded += 1
+            if u == t_node:
+                found = True
+                break
+            gu = g[u]
+            if u < m:
+                ux = node_x[u]
+                uy = node_y[u]
+                base = off[u]
+                for i in range(cnt[u]):
+                    v = adj[base + i] >> 2
+                    vx = node_x[v]
+                    vy = node_y[v]
+                    na = _open(v, gu + _octile(ux, uy, vx, vy), _octile(vx, vy, gx, gy), u, g,
+                               parent, pos, seen, stamp, hk, hn, na)
+                if gmark[u] == stamp:
+                    na = _open(t_node, gu + _octile(ux, uy, gx, gy), 0.0, u, g, parent, pos,
+                               seen, stamp, hk, hn, na)
+            else:
+                ux = sx
+                uy = sy
+            if u == s_node:
+                for i in range(ns):
+                    v = from_start[i]
+                    if v < 0:
+                        continue
+                    vx = node_x[v]
+                    vy = node_y[v]
+                    na = _open(v, gu + _octile(ux, uy, vx, vy), _octile(vx, vy, gx, gy), u, g,
+                               parent, pos, seen, stamp, hk, hn, na)
+    if not found:
+        return FAILED, np.zeros((0, 2), dtype=np.int64), np.inf, expanded
+    # the node path, start first
+    count = 2 if direct else 1
+    if not direct:
+        v = t_node
+        while v != s_node:
+            count += 1
+            v = parent[v]
+    nodes = np.empty(count, dtype=np.int64)
+    nodes[0] = s_node
+    v = t_node
+    for i in range(count - 1, 0, -1):
+        nodes[i] = v
+        v = parent[v]
+    length = 1
+    for i in range(1, count):
+        ax, ay = _node_xy(nodes[i - 1], node_x, node_y, m, sx, sy)
+        bx, by = _node_xy(nodes[i], node_x, node_y, m, gx, gy)
+        if i == count - 1:
+            bx, by = gx, gy
+        length += max(abs(ax - bx), abs(ay - by))
+    cells = np.empty(length, dtype=np.int64)
+    cells[0] = start
+    n = 1
+    ax, ay = sx, sy
+    for i in range(1, count):
+        bx, by = _node_xy(nodes[i], node_x, node_y, m, gx, gy)
+        if i == count - 1:
+            bx, by = gx, gy
+        n2 = _walk(p, stride, ax, ay, bx, by, True, cells, n)
+        if n2 < 0:
+            n2 = _walk(p, stride, ax, ay, bx, by, False, cells, n)
+        if n2 < 0:
+            return FAILED, np.zeros((0, 2), dtype=np.int64), np.inf, expanded
+        n = n2
+        ax, ay = bx, by
+    result = np.empty((n, 2), dtype=np.int64)
+    straight = 0
+    diagonal = 0
+    for i in range(n):
+        q = cells[i]
+        y = q // stride
+        result[i, 0] = q - y * stride - 1
+        result[i, 1] = y - 1
+        if i > 0:
+            if result[i, 0] != result[i - 1, 0] and result[i, 1] != result[i - 1, 1]:
+                diagonal += 1
+            else:
+                straight += 1
+    return FOUND, result, straight + SQRT2 * diagonal, expanded

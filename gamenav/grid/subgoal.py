@@ -1,0 +1,295 @@
+"""Subgoal graphs for ``algorithm="subgoal"``: optimal paths on a per-grid graph of obstacle
+corners, built once and repaired locally on edits.
+
+Cells are ``(x, y)``; arrays are indexed ``[y, x]`` (flat padded nodes, see
+:mod:`gamenav._kernels.subgoal`).
+
+Design (Simple Subgoal Graphs, Uras, Koenig & Hernandez, ICAPS 2013):
+
+* Subgoals are the passable cells diagonal to a convex obstacle corner. Two cells are
+  h-reachable when a path as long as their octile distance joins them; every shortest path
+  turns only at subgoals, so the graph whose edges join the subgoals that are directly
+  h-reachable (no other subgoal on the way) keeps every shortest distance.
+* Edges are found per subgoal by the paper's clearance-bounded scan (per-cell clearances in the
+  4 cardinal directions to the next blocked cell or subgoal, so a scan costs a few table reads
+  per cell of its diagonals) and kept in per-node blocks with room to grow (the edge weight is
+  the octile distance of the two cells, computed when searching).
+* Query (one kernel): start and goal are joined to their direct-h-reachable subgoals by the same
+  scan (a start that sees the goal is answered directly), A* with the octile heuristic runs on
+  the graph and each edge is refined into cells by an octile walk (diagonal steps first, or
+  straight steps first: the way the scan found it; each step is checked). Costs equal A*'s.
+* Edits: the subgoals within one cell of the changed box are recomputed, the clearances of its
+  rows and columns re-swept, and exactly the subgoals whose last scan read a changed cell (a
+  bounding box kept per subgoal) are scanned again; edges no scan finds any more are dropped.
+  The repaired graph equals one built from scratch (the tests compare them).
+* Threads: as :mod:`gamenav.grid.hpa` (:class:`~gamenav.grid._index.GridIndex`): a query
+  borrows the graph of its snapshot's version; an edit while queries hold it repairs a copy. A
+  query whose snapshot and the index disagree runs A* (same cost).
+
+Scope: uniform-cost grids, ``diagonal="no_corner_cutting"``, weight 1, the octile heuristic and
+``agent_radius`` up to half a cell (the search raises :class:`~gamenav.UnsupportedOptionError`
+otherwise).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gamenav._kernels import announce_compile
+from gamenav._kernels import subgoal as _ks
+from gamenav.errors import UnsupportedOptionError
+from gamenav.grid._index import GridIndex, padded_cells
+from gamenav.grid.movement import Diagonal, Heuristic
+from gamenav.grid.tilegrid import TileGrid, _GridState
+
+__all__ = ["SubgoalIndex", "SubgoalResult", "check_options", "find", "subgoal_index",
+           "unsupported"]
+
+KERNELS = (_ks.repair, _ks.query)
+_INT16_LIMIT = 32000
+
+
+@dataclass(frozen=True)
+class SubgoalResult:
+    """One answered query: ``(n, 2)`` int64 cells, their grid cost, graph nodes expanded."""
+
+    cells: npt.NDArray[np.int64]
+    cost: float
+    expanded: int
+
+
+class _Graph:
+    """The arrays of one version of the subgoal graph (see :mod:`gamenav._kernels.subgoal`)."""
+
+    __slots__ = ("p", "sg", "clear", "ncell", "node_x", "node_y", "box", "off", "cnt", "cap",
+                 "free", "adj", "meta")
+
+    def __init__(self, p: npt.NDArray[np.uint8], clear_dtype: type[np.signedinteger[Any]]) -> None:
+        self.p = p
+        self.sg = np.full(p.shape[0], -1, dtype=np.int32)
+        self.clear = np.zeros((p.shape[0], 4), dtype=clear_dtype)
+        self.meta = np.zeros(3, dtype=np.int64)
+        self.adj = np.zeros(64, dtype=np.int32)
+        self._nodes(0)
+
+    def _nodes(self, cap: int) -> None:
+        self.ncell = np.full(cap, -1, dtype=np.int64)
+        self.node_x = np.zeros(cap, dtype=np.int32)
+        self.node_y = np.zeros(cap, dtype=np.int32)
+        self.box = np.zeros((cap, 4), dtype=np.int32)
+        self.off = np.zeros(cap, dtype=np.int64)
+        self.cnt = np.zeros(cap, dtype=np.int32)
+        self.cap = np.zeros(cap, dtype=np.int32)
+        self.free = np.zeros(cap, dtype=np.int32)
+
+    def reserve(self, more: int) -> None:
+        """Room for ``more`` new node ids."""
+        need = int(self.meta[0]) + more
+        have = self.ncell.shape[0]
+        if need <= have:
+            return
+        old = [getattr(self, name) for name in _Graph.__slots__[3:11]]
+        self._nodes(max(need, 2 * have, 64))
+        for name, array in zip(_Graph.__slots__[3:11], old, strict=True):
+            getattr(self, name)[:have] = array
+
+    def copy(self) -> _Graph:
+        other = _Graph.__new__(_Graph)
+        for name in _Graph.__slots__:
+            setattr(other, name, getattr(self, name).copy())
+        return other
+
+    @property
+    def nbytes(self) -> int:
+        return sum(int(getattr(self, name).nbytes) for name in _Graph.__slots__)
+
+
+class _Workspace:
+    """One thread's graph-search state (see :func:`gamenav._kernels.subgoal.query`)."""
+
+    def __init__(self, nodes: int) -> None:
+        n = nodes + 2
+        self.g = np.empty(n, dtype=np.float64)
+        self.parent = np.empty(n, dtype=np.int64)
+        self.pos = np.empty(n, dtype=np.int64)
+        self.seen = np.zeros(n, dtype=np.int32)
+        self.gmark = np.zeros(n, dtype=np.int32)
+        self.hk = np.empty(n, dtype=np.float64)
+        self.hn = np.empty(n, dtype=np.int64)
+        self.stamp = 0
+
+    def next_stamp(self) -> int:
+        self.stamp += 1
+        if self.stamp >= np.iinfo(np.int32).max:
+            self.seen.fill(0)
+            self.gmark.fill(0)
+            self.stamp = 1
+        return self.stamp
+
+
+def _count_subgoals(pad: npt.NDArray[np.uint8]) -> int:
+    """Subgoals of a padded ``(h + 2, w + 2)`` grid (cells with a blocked diagonal neighbour
+    whose two cells between are passable)."""
+    free = pad != 0
+    mid = free[1:-1, 1:-1]
+    corner = np.zeros_like(mid)
+    for dy in (-1, 1):
+        for dx in (-1, 1):
+            diag = free[1 + dy:pad.shape[0] - 1 + dy, 1 + dx:pad.shape[1] - 1 + dx]
+            side_x = free[1:-1, 1 + dx:pad.shape[1] - 1 + dx]
+            side_y = free[1 + dy:pad.shape[0] - 1 + dy, 1:-1]
+            corner |= ~diag & side_x & side_y
+    return int((mid & corner).sum())
+
+
+class SubgoalIndex(GridIndex[_Graph]):
+    """The subgoal graph of one grid, kept at the grid's latest version (:class:`GridIndex`).
+
+    Args:
+        grid: the grid; the index subscribes to its edits (weakly) and repairs itself.
+
+    Attributes:
+        version: the grid version the current graph describes.
+        repaired: subgoals rescanned by the last repair (a measure of its work).
+    """
+
+    def __init__(self, grid: TileGrid) -> None:
+        self._local = threading.local()
+        super().__init__(grid)
+
+    def _build(self, passable: npt.NDArray[np.bool_]) -> None:
+        h, w = passable.shape
+        self.stride = w + 2
+        dtype = np.int16 if max(h, w) < _INT16_LIMIT else np.int32
+        gr = _Graph(padded_cells(passable), dtype)
+        announce_compile("grid search", *KERNELS)
+        self._run(gr, 0, 0, w, h, _count_subgoals(gr.p.reshape(h + 2, w + 2)))
+        self._data = gr
+
+    def _run(self, gr: _Graph, x0: int, y0: int, x1: int, y1: int, more: int) -> int:
+        gr.reserve(more)
+        gr.adj, rescanned = _ks.repair(gr.p, self.stride, x0, y0, x1, y1, gr.sg, gr.clear,
+                                       gr.ncell, gr.node_x, gr.node_y, gr.box, gr.off, gr.cnt,
+                                       gr.cap, gr.free, gr.adj, gr.meta)
+        return int(rescanned)
+
+    def _copy(self, data: _Graph) -> _Graph:
+        return data.copy()
+
+    def _repair(self, passable: npt.NDArray[np.bool_], x0: int, y0: int, x1: int, y1: int) -> int:
+        h, w = self.shape
+        gr = self._data
+        gr.p.reshape(h + 2, w + 2)[y0 + 1:y1 + 1, x0 + 1:x1 + 1] = passable[y0:y1, x0:x1]
+        return self._run(gr, x0, y0, x1, y1, (x1 - x0 + 2) * (y1 - y0 + 2))
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the graph's arrays (the index's padded copy of the cells included)."""
+        return self._data.nbytes
+
+    @property
+    def nodes(self) -> int:
+        """Subgoals in the graph."""
+        return int((self._data.ncell >= 0).sum())
+
+    @property
+    def edges(self) -> int:
+        """Edges in the graph (each counted once)."""
+        gr = self._data
+        return int(gr.cnt[gr.ncell >= 0].sum()) // 2
+
+    def edge_set(self) -> set[tuple[int, int, int, int]]:
+        """Every edge as ``(x, y, x2, y2)`` (both directions; for tests and diagnostics)."""
+        gr = self._data
+        out = set()
+        for u in np.flatnonzero(gr.ncell >= 0).tolist():
+            for e in gr.adj[gr.off[u]:gr.off[u] + gr.cnt[u]].tolist():
+                v = e >> 2
+                out.add((int(gr.node_x[u]), int(gr.node_y[u]), int(gr.node_x[v]),
+                         int(gr.node_y[v])))
+        return out
+
+    def query(self, graph: _Graph, start: tuple[int, int], goal: tuple[int, int]
+              ) -> SubgoalResult | None:
+        """Run one query on ``graph`` (from :meth:`acquire`; start and goal passable, connected
+        and different); None if the graph did not answer (the caller runs A*)."""
+        announce_compile("grid search", *KERNELS)
+        ws: _Workspace | None = getattr(self._local, "ws", None)
+        if ws is None or ws.g.shape[0] < graph.ncell.shape[0] + 2:
+            ws = self._local.ws = _Workspace(graph.ncell.shape[0])
+        status, cells, cost, expanded = _ks.query(
+            graph.p, self.stride, graph.sg, graph.clear, graph.node_x, graph.node_y, graph.off,
+            graph.cnt, graph.adj, start[0], start[1], goal[0], goal[1], ws.g, ws.parent,
+            ws.pos, ws.seen, ws.gmark, ws.next_stamp(), ws.hk, ws.hn)
+        if status != _ks.FOUND:
+            return None
+        return SubgoalResult(cells, float(cost), int(expanded))
+
+    def __repr__(self) -> str:
+        return f"SubgoalIndex(version={self.version}, nodes={self.nodes}, nbytes={self.nbytes})"
+
+
+_indexes: weakref.WeakKeyDictionary[TileGrid, SubgoalIndex] = weakref.WeakKeyDictionary()
+_indexes_lock = threading.RLock()  # re-entrant: a first build may run the warmup
+
+
+def subgoal_index(grid: TileGrid) -> SubgoalIndex:
+    """The grid's :class:`SubgoalIndex`, built on first use (kept while the grid lives)."""
+    index = _indexes.get(grid)
+    if index is None:
+        announce_compile("grid search", *KERNELS)  # before any lock (it may run the warmup)
+        with _indexes_lock:
+            index = _indexes.get(grid)
+            if index is None:
+                index = SubgoalIndex(grid)
+                _indexes[grid] = index
+    return index
+
+
+def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[int, int]
+         ) -> SubgoalResult | None:
+    """Answer a query for ``algorithm="subgoal"`` on snapshot ``state`` (start and goal passable
+    and connected, start != goal), or None when plain A* should answer it instead: a snapshot
+    that is not the grid's current one (an agent-radius view, or an edit raced with the query).
+    """
+    if state is not grid._snapshot():
+        return None
+    index = subgoal_index(grid)
+    graph = index.acquire(state)
+    if graph is None:
+        return None
+    try:
+        return index.query(graph, start, goal)
+    finally:
+        index.release(graph)
+
+
+def unsupported(problems: list[str]) -> UnsupportedOptionError:
+    """The error for options ``algorithm="subgoal"`` cannot honour."""
+    return UnsupportedOptionError(
+        "algorithm='subgoal' supports only uniform-cost grids with "
+        "diagonal='no_corner_cutting', weight 1, the octile heuristic and agent_radius up to "
+        "half a cell; got " + ", ".join(problems) + ". Use algorithm='astar' instead.")
+
+
+def check_options(diagonal: Diagonal, heuristic: Heuristic | object, given: object,
+                  weight: float, mask: int, agent_radius: float) -> None:
+    """Raise :func:`unsupported` for options subgoal graphs do not support (``heuristic``
+    resolved, ``given`` as passed; ``mask`` the clearance threshold of ``agent_radius``)."""
+    problems = []
+    if diagonal is not Diagonal.NO_CORNER_CUTTING:
+        problems.append(f"diagonal={diagonal.value!r} (needs 'no_corner_cutting')")
+    if heuristic is not Heuristic.OCTILE:
+        problems.append(f"heuristic={given!r} (needs None or 'octile')")
+    if weight != 1.0:
+        problems.append(f"weight={weight} (needs 1)")
+    if mask > 1:
+        problems.append(f"agent_radius={agent_radius:g} (needs at most half a cell)")
+    if problems:
+        raise unsupported(problems)

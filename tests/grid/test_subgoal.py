@@ -1,0 +1,326 @@
+"""Subgoal graphs (gamenav.grid.subgoal, ``algorithm="subgoal"``): optimal costs against the Moving
+AI oracles and A*, valid paths, NO_PATH exactly when A* says so, repaired graphs equal rebuilt
+ones, unsupported options."""
+
+from __future__ import annotations
+
+import gc
+import os
+import threading
+import time
+import weakref
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gamenav
+from gamenav.grid import subgoal
+from gamenav.io import read_scenarios
+from tests.grid._reference import check_path
+
+FOUND = gamenav.PathStatus.FOUND
+NO_PATH = gamenav.PathStatus.NO_PATH
+
+
+def _free(grid: gamenav.TileGrid) -> list[tuple[int, int]]:
+    return [(int(x), int(y)) for y, x in np.argwhere(grid.passable)]
+
+
+def _compare(grid: gamenav.TileGrid, a: tuple[int, int], b: tuple[int, int]) -> gamenav.Path:
+    """Subgoal search against A* on one query: same status, same cost, a valid path whose
+    ``cost`` is the sum of its steps' costs."""
+    path = gamenav.find_path(grid, a, b, algorithm="subgoal")
+    best = gamenav.find_path(grid, a, b)
+    assert path.status is best.status, (a, b)
+    if path.status is FOUND:
+        assert check_path(grid, path, a, b) == pytest.approx(path.cost, abs=1e-9)
+        assert path.cost == pytest.approx(best.cost, abs=1e-9), (a, b)
+    else:
+        assert len(path.cells) == 0
+    return path
+
+
+# -- edge cases and options ------------------------------------------------------------------
+
+def test_unsupported_options_raise() -> None:
+    grid = gamenav.TileGrid(np.ones((20, 20), dtype=bool))
+    for options, what in [({"weight": 1.5}, "weight=1.5"),
+                          ({"diagonal": "never"}, "diagonal='never'"),
+                          ({"diagonal": "always"}, "diagonal='always'"),
+                          ({"heuristic": "manhattan"}, "heuristic='manhattan'"),
+                          ({"agent_radius": 1.0}, "agent_radius=1")]:
+        with pytest.raises(gamenav.UnsupportedOptionError,
+                           match=f"algorithm='subgoal' supports only .*{what}"):
+            gamenav.find_path(grid, (0, 0), (19, 19), algorithm="subgoal", **options)
+    weighted = gamenav.TileGrid(np.ones((20, 20), dtype=bool), cost=np.full((20, 20), 2.0))
+    with pytest.raises(gamenav.UnsupportedOptionError, match="non-uniform cell costs"):
+        gamenav.find_path(weighted, (0, 0), (19, 19), algorithm="subgoal")
+    with pytest.raises(gamenav.InvalidInputError, match="algorithm must be one of"):
+        gamenav.prepare(grid, "subgoals")
+
+
+def test_trivial_direct_and_unreachable_queries() -> None:
+    grid = gamenav.TileGrid(np.ones((20, 20), dtype=bool))
+    same = gamenav.find_path(grid, (3, 3), (3, 3), algorithm="subgoal")
+    assert same.status is FOUND and same.cost == 0.0 and same.cells.tolist() == [[3, 3]]
+    open_ = _compare(grid, (0, 0), (19, 5))  # no subgoal at all: answered by the scan
+    assert open_.expanded == 0 and subgoal.subgoal_index(grid).nodes == 0
+    blocked = gamenav.TileGrid.from_strings(["..#..", "..#..", "..#.."])
+    path = gamenav.find_path(blocked, (0, 0), (4, 2), algorithm="subgoal")
+    assert path.status is NO_PATH and len(path.cells) == 0
+    partial = gamenav.find_path(blocked, (0, 0), (4, 2), algorithm="subgoal", partial=True)
+    assert partial.status is gamenav.PathStatus.PARTIAL
+
+
+def test_subgoals_are_the_convex_corners() -> None:
+    grid = gamenav.TileGrid.from_strings([".....",
+                                          ".##..",
+                                          ".##..",
+                                          "....."])
+    index = subgoal.subgoal_index(grid)
+    gr = index._data
+    cells = {(int(gr.node_x[u]), int(gr.node_y[u])) for u in np.flatnonzero(gr.ncell >= 0)}
+    assert cells == {(0, 0), (3, 0), (0, 3), (3, 3)}
+    # the four corners see each other around the block; opposite corners do not
+    assert (0, 0, 3, 0) in index.edge_set() and (0, 0, 3, 3) not in index.edge_set()
+    _compare(grid, (0, 1), (4, 2))
+
+
+def test_a_detour_runs_the_graph_in_one_step() -> None:
+    walk = np.ones((64, 64), dtype=bool)
+    walk[10:60, 30] = False
+    grid = gamenav.TileGrid(walk)
+    gamenav.prepare(grid, "subgoal")
+    search = gamenav.GridSearch(grid, (2, 40), (60, 40), algorithm="subgoal")
+    assert search.status is gamenav.PathStatus.IN_PROGRESS
+    assert search.step(1) is FOUND  # the whole query in the first step
+    path = _compare(grid, (2, 40), (60, 40))
+    assert 0 < path.expanded < 10
+    smooth = gamenav.find_path(grid, (2, 40), (60, 40), algorithm="subgoal", smooth=True)
+    assert smooth.cost == path.cost and len(smooth.cells) < len(path.cells)
+
+
+# -- oracles ---------------------------------------------------------------------------------
+
+def _oracle(grid: gamenav.TileGrid, scenarios: list) -> None:
+    for s in scenarios:
+        path = gamenav.find_path(grid, s.start, s.goal, algorithm="subgoal")
+        assert path.status is FOUND, s
+        assert abs(path.cost - s.optimal_length) <= max(0.01, 1e-5 * s.optimal_length), (
+            s, path.cost)
+        assert check_path(grid, path, s.start, s.goal) == pytest.approx(path.cost, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ["arena", "den011d"])
+def test_every_vendored_scenario_is_optimal(data_dir: Path, name: str) -> None:
+    grid = gamenav.TileGrid.from_movingai(data_dir / "movingai" / f"{name}.map")
+    _oracle(grid, read_scenarios(data_dir / "movingai" / f"{name}.map.scen"))
+
+
+def test_sample_of_the_shared_maps(shared_benchmarks: Path | None) -> None:
+    """Moving AI maps of every kind (mazes, rooms, random, game maps) and the GPPC 2014 maps:
+    an evenly spaced sample plus the longest scenario of each."""
+    if shared_benchmarks is None:
+        if os.environ.get("CI"):
+            pytest.fail("no shared benchmark maps (set GAMENAV_BENCHMARKS)")
+        pytest.skip("../shared/benchmarks is not present")
+    maps = sorted((shared_benchmarks / "movingai").glob("*.map"))
+    maps += sorted((shared_benchmarks / "gppc-2014").glob("*.map"))
+    assert maps
+    for map_path in maps:
+        scen = map_path.with_name(map_path.name + ".scen")
+        if not scen.exists():
+            continue
+        grid = gamenav.TileGrid.from_movingai(map_path)
+        scenarios = read_scenarios(scen)
+        picks = np.linspace(0, len(scenarios) - 1, 12).round().astype(int)
+        sample = [scenarios[i] for i in picks]
+        sample.append(max(scenarios, key=lambda s: s.optimal_length))
+        _oracle(grid, sample)
+
+
+# -- against A* ------------------------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 32), st.integers(1, 32), st.sampled_from([0.0, 0.05, 0.15, 0.3, 0.45]),
+       st.integers(0, 2**32 - 1))
+def test_costs_equal_astar_on_random_grids(h: int, w: int, density: float, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    grid = gamenav.TileGrid(rng.random((h, w)) >= density)
+    free = _free(grid)
+    for _ in range(12 if len(free) > 1 else 0):
+        a, b = (free[i] for i in rng.integers(len(free), size=2))
+        _compare(grid, a, b)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_costs_equal_astar_on_rooms_and_corridors(seed: int) -> None:
+    """Rectangular rooms and one-cell pillars: many collinear corners and long rays."""
+    rng = np.random.default_rng(seed)
+    walk = np.ones((40, 40), dtype=bool)
+    for _ in range(int(rng.integers(2, 8))):
+        x, y = (int(v) for v in rng.integers(0, 36, size=2))
+        w, h = (int(v) for v in rng.integers(1, 12, size=2))
+        walk[y:y + h, x:x + w] = False
+    for _ in range(int(rng.integers(0, 10))):
+        walk[int(rng.integers(40)), int(rng.integers(40))] = False
+    grid = gamenav.TileGrid(walk)
+    free = _free(grid)
+    for _ in range(15 if len(free) > 1 else 0):
+        a, b = (free[i] for i in rng.integers(len(free), size=2))
+        _compare(grid, a, b)
+
+
+# -- edits -----------------------------------------------------------------------------------
+
+@st.composite
+def edited_grids(draw: st.DrawFn) -> tuple[gamenav.TileGrid, list[tuple[int, int, int, int, bool]]]:
+    h = draw(st.integers(2, 28))
+    w = draw(st.integers(2, 28))
+    density = draw(st.sampled_from([0.0, 0.1, 0.25, 0.4]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    walk = np.random.default_rng(seed).random((h, w)) >= density
+    edits = draw(st.lists(st.tuples(st.integers(0, w - 1), st.integers(0, h - 1),
+                                    st.integers(1, 4), st.integers(1, 4), st.booleans()),
+                          min_size=1, max_size=8))
+    return gamenav.TileGrid(walk), edits
+
+
+@settings(max_examples=80, deadline=None)
+@given(edited_grids(), st.integers(0, 2**32 - 1))
+def test_repaired_graph_equals_rebuilt_graph(case, seed: int) -> None:
+    grid, edits = case
+    index = subgoal.subgoal_index(grid)
+    rng = np.random.default_rng(seed)
+    for x, y, w, h, value in edits:
+        grid.set_walkable((x, y, x + w, y + h), value)
+        assert index.version == grid.version
+        fresh = subgoal.SubgoalIndex(grid.copy())
+        assert index.nodes == fresh.nodes
+        assert index.edge_set() == fresh.edge_set()
+        gr, fr = index._data, fresh._data
+        np.testing.assert_array_equal(gr.sg >= 0, fr.sg >= 0)
+        np.testing.assert_array_equal(gr.clear[gr.p != 0], fr.clear[fr.p != 0])
+        free = _free(grid)
+        for _ in range(4 if len(free) > 1 else 0):
+            a, b = (free[i] for i in rng.integers(len(free), size=2))
+            _compare(grid, a, b)
+
+
+def test_edits_on_a_big_map_repair_locally() -> None:
+    walk = np.ones((300, 300), dtype=bool)
+    for y in range(20, 300, 40):
+        walk[y, 10:290] = False
+        walk[y, 150:153] = True
+    grid = gamenav.TileGrid(walk)
+    index = subgoal.subgoal_index(grid)
+    before = index.nodes
+    edges = index.edge_set()
+    grid.set_walkable((100, 110, 104, 114), False)
+    assert index.nodes == before + 4
+    assert 0 < index.repaired < before  # only the subgoals that read the box were rescanned
+    assert index.edge_set() == subgoal.SubgoalIndex(grid.copy()).edge_set()
+    _compare(grid, (5, 5), (295, 295))
+    grid.set_walkable((100, 110, 104, 114), True)
+    assert index.nodes == before and index.edge_set() == edges
+    _compare(grid, (100, 109), (102, 115))
+
+
+def test_a_held_graph_is_copied_not_repaired() -> None:
+    walk = np.ones((32, 32), dtype=bool)
+    walk[5, 5:20] = False
+    grid = gamenav.TileGrid(walk)
+    index = subgoal.subgoal_index(grid)
+    state = grid._snapshot()
+    held = index.acquire(state)
+    assert held is not None
+    before = held.p.copy(), held.adj.copy()
+    grid.set_walkable((10, 0, 11, 30), False)
+    assert index._data is not held and index.acquire(state) is None  # old version refused
+    np.testing.assert_array_equal(held.p, before[0])
+    np.testing.assert_array_equal(held.adj, before[1])
+    old = index.query(held, (0, 10), (31, 10))
+    assert old is not None and old.cost == pytest.approx(31.0)
+    index.release(held)
+    _compare(grid, (0, 10), (31, 10))
+
+
+def test_queries_in_threads_while_the_grid_is_edited() -> None:
+    """Each answer is valid on the snapshot its search saw (copy-on-write graph, repairs)."""
+    walk = np.ones((120, 160), dtype=bool)
+    walk[:, 80] = False
+    walk[50:60, 80] = True  # a door in a wall across the map
+    walk[20:30, 20:30] = False
+    grid = gamenav.TileGrid(walk)
+    gamenav.prepare(grid, "subgoal")
+    versions = {grid.version: grid.passable.copy()}
+    errors: list[BaseException] = []
+    answers: list[tuple[int, gamenav.Path]] = []
+    stop = threading.Event()
+
+    def worker(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        try:
+            while not stop.is_set():
+                a = (int(rng.integers(0, 60)), int(rng.integers(0, 120)))
+                b = (int(rng.integers(100, 160)), int(rng.integers(0, 120)))
+                if not walk[a[1], a[0]] or not walk[b[1], b[0]]:
+                    continue
+                search = gamenav.GridSearch(grid, a, b, algorithm="subgoal")
+                search.step()
+                answers.append((search.world_version, search.result()))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(seed,)) for seed in range(2)]
+    for t in threads:
+        t.start()
+    try:
+        for i in range(30):
+            grid.set_walkable((80, 50, 81, 60), i % 2 == 1)  # close / reopen the door
+            versions[grid.version] = grid.passable.copy()
+            time.sleep(0.002)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert not errors, errors
+    assert len(answers) > 10
+    for version, path in answers:
+        if path.status is FOUND:
+            snapshot = gamenav.TileGrid(versions[version])
+            a, b = tuple(path.cells[0]), tuple(path.cells[-1])
+            assert check_path(snapshot, path, a, b) == pytest.approx(path.cost, abs=1e-9)
+            assert path.cost == pytest.approx(gamenav.find_path(snapshot, a, b).cost, abs=1e-9)
+        else:
+            assert path.status is NO_PATH and not versions[version][50:60, 80].any()
+
+
+def test_the_index_does_not_keep_its_grid_alive() -> None:
+    grid = gamenav.TileGrid(np.ones((50, 50), dtype=bool))
+    assert gamenav.find_path(grid, (0, 0), (49, 49), algorithm="subgoal").status is FOUND
+    alive = weakref.ref(grid), weakref.ref(subgoal.subgoal_index(grid))
+    del grid
+    gc.collect()
+    assert alive[0]() is None and alive[1]() is None
+
+
+def test_a_path_queue_runs_a_subgoal_request_whole() -> None:
+    walk = np.ones((64, 64), dtype=bool)
+    walk[10:60, 30] = False
+    grid = gamenav.TileGrid(walk)
+    queue = gamenav.PathQueue(budget_ms=50.0, max_expansions=1)
+    try:
+        request = queue.request(grid, (2, 40), (60, 40), algorithm="subgoal")
+        for _ in range(5):
+            queue.update()
+            if request.done:
+                break
+        assert request.done and request.path.status is FOUND
+        assert request.path.cost == pytest.approx(gamenav.find_path(grid, (2, 40), (60, 40)).cost)
+    finally:
+        queue.close()
