@@ -1,5 +1,5 @@
-"""Big maps (GPPC 2014): gamenav JPS+ (``algorithm="jps"``), online JPS, HPA* (``algorithm="hpa"``), A*
-and tcod's Pathfinder.
+"""Big maps (GPPC 2014): gamenav JPS+ (``algorithm="jps"``), online JPS, subgoal graphs
+(``algorithm="subgoal"``), HPA* (``algorithm="hpa"``), A* and tcod's Pathfinder.
 
 Data: the four maps of ``gppc-2014/`` under ``--data`` (default ``../shared/benchmarks``):
 maze-1550-15, room-1550-155 (1550 x 1550), orz700d (Dragon Age, 1104 x 1260) and Cauldron
@@ -16,6 +16,8 @@ Solvers (same rules: 8-connected, octile costs, no corner cutting):
   (:mod:`gamenav.grid.jump_plus`), built by the first query (its time is "prep ms").
 * ``jps online``: the same search with the table switched off (what ``algorithm="jps"`` was
   before JPS+: precomputed straight jumps, diagonal scans cell by cell).
+* ``subgoal``: ``find_path(grid, s, g, algorithm="subgoal")``: optimal, on the per-grid subgoal
+  graph (:mod:`gamenav.grid.subgoal`), built before the queries (its time is in the notes).
 * ``hpa``: ``find_path(grid, s, g, algorithm="hpa")``: near-optimal, on the per-grid cluster
   graph (:mod:`gamenav.grid.hpa`), built before the queries (its time is in the notes).
 * ``astar``: ``find_path(grid, s, g)``.
@@ -29,7 +31,8 @@ max(0.011, 1e-5 x length) of the scenario's optimum ("suboptimal" counts the oth
 paths count there too); "len mean" / "len max" are the mean and largest length / optimum.
 Repair: 4 x 4 blocks at random free cells are blocked and reopened; "repair ms" is the median
 thread CPU time of the JPS+ table repair kernel alone, "hpa repair" that of the HPA* cluster
-rebuild, "edit ms" that of the whole ``set_walkable`` (grid copies and every listener included).
+rebuild, "subgoal repair" that of the subgoal graph's repair kernel, "edit ms" that of the whole
+``set_walkable`` (grid copies and every listener included).
 
 Usage (from the repository root)::
 
@@ -60,7 +63,8 @@ import numpy.typing as npt
 
 import gamenav
 from gamenav._kernels import jump_plus as _kp
-from gamenav.grid import hpa, jump_plus
+from gamenav._kernels import subgoal as _ks
+from gamenav.grid import hpa, jump_plus, subgoal
 from gamenav.io import Scenario, read_map, read_scenarios
 
 MAPS = ("maze-1550-15", "room-1550-155", "orz700d", "Cauldron")
@@ -120,16 +124,26 @@ def timed(fn: Callable[[], npt.NDArray[np.int64]], repeat: int
     return best_wall * 1e3, best_cpu * 1e3, out
 
 
-def repair_times(grid: gamenav.TileGrid, edits: int, seed: int = 0) -> tuple[float, float, float]:
-    """Median thread CPU ms of the JPS+ repair kernel, of the HPA* cluster rebuild and of the
-    whole set_walkable (4 x 4 blocks)."""
+def repair_times(grid: gamenav.TileGrid, edits: int, seed: int = 0
+                 ) -> tuple[float, float, float, float]:
+    """Median thread CPU ms of the JPS+ repair kernel, of the HPA* cluster rebuild, of the
+    subgoal graph repair and of the whole set_walkable (4 x 4 blocks)."""
     index = jump_plus.jump_index(grid)
     graph = hpa.hpa_index(grid)
+    sub = subgoal.subgoal_index(grid)
     rng = np.random.default_rng(seed)
     kernel: list[float] = []
     clusters: list[float] = []
+    subgoals: list[float] = []
     orig = _kp.repair_tables
     rebuild = graph._rebuild
+    sub_repair = _ks.repair
+
+    def timed_sub(*args: Any) -> Any:
+        c0 = time.thread_time()
+        out = sub_repair(*args)
+        subgoals.append(time.thread_time() - c0)
+        return out
 
     def timed_repair(*args: object) -> object:
         c0 = time.thread_time()
@@ -145,6 +159,7 @@ def repair_times(grid: gamenav.TileGrid, edits: int, seed: int = 0) -> tuple[flo
     whole: list[float] = []
     _kp.repair_tables = timed_repair
     graph._rebuild = timed_rebuild  # type: ignore[method-assign]
+    _ks.repair = timed_sub
     try:
         free = np.argwhere(grid.passable)
         for _ in range(edits):
@@ -155,11 +170,12 @@ def repair_times(grid: gamenav.TileGrid, edits: int, seed: int = 0) -> tuple[flo
                 whole.append(time.thread_time() - c0)
     finally:
         _kp.repair_tables = orig
+        _ks.repair = sub_repair
         del graph._rebuild
-    if index.version != grid.version or graph.version != grid.version:
-        raise SystemExit("JPS+ / HPA* index out of step with its grid after the edits")
+    if {index.version, graph.version, sub.version} != {grid.version}:
+        raise SystemExit("JPS+ / HPA* / subgoal index out of step with its grid after the edits")
     return (statistics.median(kernel) * 1e3, statistics.median(clusters) * 1e3,
-            statistics.median(whole) * 1e3)
+            statistics.median(subgoals) * 1e3, statistics.median(whole) * 1e3)
 
 
 def run_map(name: str, folder: FilePath, args: argparse.Namespace) -> tuple[list[list[str]], list[str]]:
@@ -175,12 +191,16 @@ def run_map(name: str, folder: FilePath, args: argparse.Namespace) -> tuple[list
     c0, w0 = time.thread_time(), time.perf_counter()
     graph = hpa.hpa_index(grid)
     hpa_wall, hpa_cpu = (time.perf_counter() - w0) * 1e3, (time.thread_time() - c0) * 1e3
+    c0, w0 = time.thread_time(), time.perf_counter()
+    sub = subgoal.subgoal_index(grid)
+    sub_wall, sub_cpu = (time.perf_counter() - w0) * 1e3, (time.thread_time() - c0) * 1e3
     c0 = time.thread_time()
     solve_tcod = tcod_pathfinder(walkable)
     tcod_setup = (time.thread_time() - c0) * 1e3
     solvers: dict[str, Solver] = {
         "jps+": gamenav_solver(grid, "jps"),
         "jps online": gamenav_solver(grid, "jps", plus=False),
+        "subgoal": gamenav_solver(grid, "subgoal"),
         "hpa": gamenav_solver(grid, "hpa"),
         "astar": gamenav_solver(grid, "astar"),
         "tcod Pathfinder": solve_tcod,
@@ -225,12 +245,15 @@ def run_map(name: str, folder: FilePath, args: argparse.Namespace) -> tuple[list
                      if key not in slow else "",
                      f"{statistics.median(cpu['astar']) / statistics.median(cpu[key]):.1f}x",
                      str(bad[key]), f"{np.mean(lengths[key]):.4f}", f"{max(lengths[key]):.4f}"])
-    repair_ms, hpa_ms, edit_ms = repair_times(grid, args.edits)
+    repair_ms, hpa_ms, sub_ms, edit_ms = repair_times(grid, args.edits)
     notes = [f"- {name}: JPS+ table built in {prep_wall:.0f} ms wall / {prep_cpu:.0f} ms CPU, "
              f"{index.nbytes / 2**20:.1f} MiB; HPA* graph ({graph.size}-cell clusters, "
              f"{graph.nodes} nodes) built in {hpa_wall:.0f} ms wall / {hpa_cpu:.0f} ms CPU, "
-             f"{graph.nbytes / 2**20:.1f} MiB; 4x4 edit: JPS+ repair {repair_ms:.2f} ms CPU, "
-             f"HPA* repair {hpa_ms:.2f} ms CPU, whole set_walkable {edit_ms:.2f} ms CPU; tcod "
+             f"{graph.nbytes / 2**20:.1f} MiB; subgoal graph ({sub.nodes} subgoals, {sub.edges} "
+             f"edges) built in {sub_wall:.0f} ms wall / {sub_cpu:.0f} ms CPU, "
+             f"{sub.nbytes / 2**20:.1f} MiB; 4x4 edit: JPS+ repair {repair_ms:.2f} ms CPU, "
+             f"HPA* repair {hpa_ms:.2f} ms CPU, subgoal repair {sub_ms:.2f} ms CPU, whole "
+             f"set_walkable {edit_ms:.2f} ms CPU; tcod "
              f"graph setup {tcod_setup:.0f} ms CPU; jps+ / hpa medians over {len(jps_sample)} "
              "queries"]
     return rows, notes

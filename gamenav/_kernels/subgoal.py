@@ -19,8 +19,8 @@ passable (no corner cutting); every cell costs 1.
   the straight ones. The scan's result depends only on the cells it read: their bounding box is
   kept per subgoal (``box``), so an edit rescans exactly the subgoals whose box meets the cells
   that changed (passability, or subgoal status: the edit box grown by one cell).
-* Edges: per node a block ``adj[off[u]:off[u] + cnt[u]]`` (room for ``cap[u]``) of entries
-  ``v << 2 | bits``: bit 0 when u's scan found v, bit 1 when v's scan found u; an entry with no
+* Edges: per node a block ``adj[off[u]:off[u] + cnt[u]]`` (room for ``cap[u]``) of int64
+  entries ``v << 36 | x << 19 | y << 2 | bits`` (v's cell inline): bit 0 when u's scan found v, bit 1 when v's scan found u; an entry with no
   bit left is dropped. The weight is the octile distance of the two cells. ``node_x``,
   ``node_y`` (int32) give a node's cell; ``ncell`` its padded cell (-1: a free id, listed in
   ``free``). ``meta``: ``[ids used (high water), free ids, adj used]``.
@@ -33,8 +33,6 @@ import math
 import numpy as np
 from numba import njit
 
-from gamenav._kernels.hpa import _sift_down, _sift_up
-
 SQRT2 = math.sqrt(2.0)
 FOUND = 1
 FAILED = 2
@@ -42,7 +40,14 @@ FAILED = 2
 graph; the caller runs A* instead)."""
 
 TARGET = -2
+ID_SHIFT = 36
+X_SHIFT = 19
+COORD_MASK = (1 << 17) - 1
+"""An edge entry: ``v << ID_SHIFT | x << X_SHIFT | y << 2 | bits`` (v's cell inline, so a
+search reads no node array of a successor but its own state)."""
 TIE = 1e-9
+TAG_MASK = ~np.int64(0xFFFFFFFF)
+SLOT_MASK = np.int64(0xFFFFFFFF)
 """Ties of f go to the larger g (f - TIE * g): far below the smallest cost difference."""
 """What :func:`_scan` reports for the extra target cell."""
 
@@ -233,11 +238,11 @@ def _grow_adj(adj, need):
 
 
 @njit(cache=True, nogil=True)
-def _link(u, v, bit, off, cnt, cap, adj, meta):
+def _link(u, v, bit, off, cnt, cap, adj, meta, node_x, node_y):
     """Set ``bit`` on u's entry for v (adding it); returns the (maybe reallocated) pool."""
     base = off[u]
     for i in range(cnt[u]):
-        if adj[base + i] >> 2 == v:
+        if adj[base + i] >> ID_SHIFT == v:
             adj[base + i] |= bit
             return adj
     if cnt[u] == cap[u]:  # move the block to the end of the pool, twice as large
@@ -250,7 +255,8 @@ def _link(u, v, bit, off, cnt, cap, adj, meta):
         cap[u] = newcap
         meta[2] = start + newcap
         base = start
-    adj[base + cnt[u]] = (v << 2) | bit
+    adj[base + cnt[u]] = (v << ID_SHIFT) | (np.int64(node_x[v]) << X_SHIFT) | (
+        np.int64(node_y[v]) << 2) | bit
     cnt[u] += 1
     return adj
 
@@ -261,7 +267,7 @@ def _unlink(u, v, bit, off, cnt, adj):
     base = off[u]
     for i in range(cnt[u]):
         e = adj[base + i]
-        if e >> 2 == v:
+        if e >> ID_SHIFT == v:
             e &= ~bit
             if e & 3 == 0:
                 cnt[u] -= 1
@@ -291,7 +297,7 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, box, off
             u = sg[n]
             if u >= 0 and not _is_subgoal(p, stride, n):
                 for i in range(cnt[u]):
-                    _unlink(adj[off[u] + i] >> 2, u, 3, off, cnt, adj)
+                    _unlink(adj[off[u] + i] >> ID_SHIFT, u, 3, off, cnt, adj)
                 cnt[u] = 0
                 ncell[u] = -1
                 free[meta[1]] = u
@@ -337,7 +343,7 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, box, off
         while j < cnt[u]:
             e = adj[off[u] + j]
             if e & 1:
-                v = e >> 2
+                v = e >> ID_SHIFT
                 _unlink(v, u, 2, off, cnt, adj)
                 if e & 2:
                     adj[off[u] + j] = e & ~1
@@ -356,8 +362,8 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, box, off
             box[u, c] = b[c]
         for j in range(k):
             v = out[j]
-            adj = _link(u, v, 1, off, cnt, cap, adj, meta)
-            adj = _link(v, u, 2, off, cnt, cap, adj, meta)
+            adj = _link(u, v, 1, off, cnt, cap, adj, meta, node_x, node_y)
+            adj = _link(v, u, 2, off, cnt, cap, adj, meta, node_x, node_y)
     return adj, nd
 
 
@@ -369,18 +375,68 @@ def _octile(ax, ay, bx, by):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _open(v, nd, hv, u, g, parent, pos, seen, stamp, hk, hn, size):
-    if seen[v] != stamp:
-        seen[v] = stamp
+def _up(hk, hn, i, f, v, key, tag):
+    """Place node ``v`` with key ``f`` at heap slot ``i`` and move it up; every moved node's
+    slot is kept in ``key`` (``tag | slot + 1``)."""
+    while i > 0:
+        up = (i - 1) >> 1
+        if hk[up] <= f:
+            break
+        hk[i] = hk[up]
+        w = hn[up]
+        hn[i] = w
+        key[w] = tag | (i + 1)
+        i = up
+    hk[i] = f
+    hn[i] = v
+    key[v] = tag | (i + 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pop(hk, hn, size, key, tag):
+    """Remove the heap's top (marked closed: ``key = tag``); returns it and the new size."""
+    top = hn[0]
+    key[top] = tag
+    size -= 1
+    if size > 0:
+        f = hk[size]
+        v = hn[size]
+        i = 0
+        while True:
+            child = 2 * i + 1
+            if child >= size:
+                break
+            if child + 1 < size and hk[child + 1] < hk[child]:
+                child += 1
+            if hk[child] >= f:
+                break
+            hk[i] = hk[child]
+            w = hn[child]
+            hn[i] = w
+            key[w] = tag | (i + 1)
+            i = child
+        hk[i] = f
+        hn[i] = v
+        key[v] = tag | (i + 1)
+    return top, size
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _open(v, nd, hv, u, g, parent, key, tag, hk, hn, size):
+    """Reach node ``v`` with cost ``nd`` from ``u`` (heuristic ``hv``); ``key[v]``: this
+    query's ``tag`` (the stamp's high bits) with v's heap slot + 1 (0: closed). Returns the new
+    heap size."""
+    k = key[v]
+    if k & TAG_MASK != tag:
         i = size
         size += 1
     else:
-        i = pos[v]
+        i = (k & SLOT_MASK) - 1
         if i < 0 or nd >= g[v]:
             return size
     g[v] = nd
     parent[v] = u
-    _sift_up(hk, hn, i, nd + hv - TIE * nd, v, pos)
+    _up(hk, hn, i, nd + hv - TIE * nd, v, key, tag)
     return size
 
 
@@ -423,15 +479,16 @@ def _walk(p, stride, ax, ay, bx, by, diagonal_first, cells, n):
 
 
 @njit(cache=True, nogil=True)
-def query(p, stride, sg, clear, node_x, node_y, off, cnt, adj, sx, sy, gx, gy, g, parent, pos,
-          seen, gmark, stamp, hk, hn):
+def query(p, stride, sg, clear, node_x, node_y, off, cnt, adj, sx, sy, gx, gy, g, parent, key,
+          gmark, stamp, hk, hn):
     """One query from ``(sx, sy)`` to ``(gx, gy)`` (both passable, connected, different).
 
     Start and goal are joined to their direct-h-reachable subgoals (each scan also looks for the
     other end), A* (octile heuristic, indexed binary heap) runs on the graph, and every edge is
     refined by an octile walk (diagonal steps first, else straight steps first). The workspace
-    ``g``, ``parent``, ``pos``, ``seen``, ``gmark`` (int32), ``hk``, ``hn`` has room for
-    ``node_x.shape[0] + 2`` nodes; ``stamp`` is new for each query.
+    ``g``, ``parent``, ``key`` (int64), ``gmark`` (int32), ``hk``, ``hn`` has room for
+    ``node_x.shape[0] + 2`` nodes; ``stamp`` (>= 1) is new for each query (``key`` and
+    ``gmark`` never hold it).
 
     Returns:
         ``(status, cells, cost, expanded)``: FOUND with ``(n, 2)`` int64 cells and their cost,
@@ -439,6 +496,7 @@ def query(p, stride, sg, clear, node_x, node_y, off, cnt, adj, sx, sy, gx, gy, g
     """
     rows = p.shape[0] // stride
     m = node_x.shape[0]
+    tag = np.int64(stamp) << 32
     s_virtual = m
     g_virtual = m + 1
     start = (sy + 1) * stride + sx + 1
@@ -463,42 +521,40 @@ def query(p, stride, sg, clear, node_x, node_y, off, cnt, adj, sx, sy, gx, gy, g
     expanded = 0
     found = direct
     if not direct:
-        na = _open(s_node, 0.0, _octile(sx, sy, gx, gy), -1, g, parent, pos, seen, stamp, hk, hn,
-                   0)
+        na = _open(s_node, 0.0, _octile(sx, sy, gx, gy), -1, g, parent, key, tag, hk, hn, 0)
         while na > 0:
-            u = hn[0]
-            pos[u] = -1
-            na = _sift_down(hk, hn, na, pos)
+            u, na = _pop(hk, hn, na, key, tag)
             expanded += 1
             if u == t_node:
                 found = True
                 break
             gu = g[u]
             if u < m:
-                ux = node_x[u]
-                uy = node_y[u]
+                ux = np.int64(node_x[u])
+                uy = np.int64(node_y[u])
                 base = off[u]
                 for i in range(cnt[u]):
-                    v = adj[base + i] >> 2
-                    vx = node_x[v]
-                    vy = node_y[v]
+                    e = adj[base + i]
+                    v = e >> ID_SHIFT
+                    vx = (e >> X_SHIFT) & COORD_MASK
+                    vy = (e >> 2) & COORD_MASK
                     na = _open(v, gu + _octile(ux, uy, vx, vy), _octile(vx, vy, gx, gy), u, g,
-                               parent, pos, seen, stamp, hk, hn, na)
+                               parent, key, tag, hk, hn, na)
                 if gmark[u] == stamp:
-                    na = _open(t_node, gu + _octile(ux, uy, gx, gy), 0.0, u, g, parent, pos,
-                               seen, stamp, hk, hn, na)
+                    na = _open(t_node, gu + _octile(ux, uy, gx, gy), 0.0, u, g, parent, key, tag,
+                               hk, hn, na)
             else:
-                ux = sx
-                uy = sy
+                ux = np.int64(sx)
+                uy = np.int64(sy)
             if u == s_node:
                 for i in range(ns):
                     v = from_start[i]
                     if v < 0:
                         continue
-                    vx = node_x[v]
-                    vy = node_y[v]
+                    vx = np.int64(node_x[v])
+                    vy = np.int64(node_y[v])
                     na = _open(v, gu + _octile(ux, uy, vx, vy), _octile(vx, vy, gx, gy), u, g,
-                               parent, pos, seen, stamp, hk, hn, na)
+                               parent, key, tag, hk, hn, na)
     if not found:
         return FAILED, np.zeros((0, 2), dtype=np.int64), np.inf, expanded
     # the node path, start first

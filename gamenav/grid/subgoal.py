@@ -75,7 +75,7 @@ class _Graph:
         self.sg = np.full(p.shape[0], -1, dtype=np.int32)
         self.clear = np.zeros((p.shape[0], 4), dtype=clear_dtype)
         self.meta = np.zeros(3, dtype=np.int64)
-        self.adj = np.zeros(64, dtype=np.int32)
+        self.adj = np.zeros(64, dtype=np.int64)
         self._nodes(0)
 
     def _nodes(self, cap: int) -> None:
@@ -117,8 +117,7 @@ class _Workspace:
         n = nodes + 2
         self.g = np.empty(n, dtype=np.float64)
         self.parent = np.empty(n, dtype=np.int64)
-        self.pos = np.empty(n, dtype=np.int64)
-        self.seen = np.zeros(n, dtype=np.int32)
+        self.key = np.zeros(n, dtype=np.int64)
         self.gmark = np.zeros(n, dtype=np.int32)
         self.hk = np.empty(n, dtype=np.float64)
         self.hn = np.empty(n, dtype=np.int64)
@@ -127,7 +126,7 @@ class _Workspace:
     def next_stamp(self) -> int:
         self.stamp += 1
         if self.stamp >= np.iinfo(np.int32).max:
-            self.seen.fill(0)
+            self.key.fill(0)
             self.gmark.fill(0)
             self.stamp = 1
         return self.stamp
@@ -210,7 +209,7 @@ class SubgoalIndex(GridIndex[_Graph]):
         out = set()
         for u in np.flatnonzero(gr.ncell >= 0).tolist():
             for e in gr.adj[gr.off[u]:gr.off[u] + gr.cnt[u]].tolist():
-                v = e >> 2
+                v = e >> _ks.ID_SHIFT
                 out.add((int(gr.node_x[u]), int(gr.node_y[u]), int(gr.node_x[v]),
                          int(gr.node_y[v])))
         return out
@@ -226,7 +225,7 @@ class SubgoalIndex(GridIndex[_Graph]):
         status, cells, cost, expanded = _ks.query(
             graph.p, self.stride, graph.sg, graph.clear, graph.node_x, graph.node_y, graph.off,
             graph.cnt, graph.adj, start[0], start[1], goal[0], goal[1], ws.g, ws.parent,
-            ws.pos, ws.seen, ws.gmark, ws.next_stamp(), ws.hk, ws.hn)
+            ws.key, ws.gmark, ws.next_stamp(), ws.hk, ws.hn)
         if status != _ks.FOUND:
             return None
         return SubgoalResult(cells, float(cost), int(expanded))
