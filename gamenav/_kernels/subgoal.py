@@ -20,10 +20,16 @@ passable (no corner cutting); every cell costs 1.
   kept per subgoal (``box``), so an edit rescans exactly the subgoals whose box meets the cells
   that changed (passability, or subgoal status: the edit box grown by one cell).
 * Edges: per node a block ``adj[off[u]:off[u] + cnt[u]]`` (room for ``cap[u]``) of int64
-  entries ``v << 36 | x << 19 | y << 2 | bits`` (v's cell inline): bit 0 when u's scan found v, bit 1 when v's scan found u; an entry with no
-  bit left is dropped. The weight is the octile distance of the two cells. ``node_x``,
-  ``node_y`` (int32) give a node's cell; ``ncell`` its padded cell (-1: a free id, listed in
-  ``free``). ``meta``: ``[ids used (high water), free ids, adj used]``.
+  entries ``v << 36 | x << 19 | y << 2 | bits`` (v's cell inline): bit 0 when u's scan found
+  v, bit 1 when v's scan found u; an entry with no bit left is dropped. The weight is the
+  octile distance of the two cells. ``node_x``, ``node_y`` (int32) give a node's cell;
+  ``ncell`` its padded cell (-1: a free id, listed in ``free``). ``meta``: ``[ids used (high
+  water), free ids, adj used]``.
+* Landmarks (:func:`landmark`, used by :func:`query`): ``lm[v, j]`` (float32) the graph
+  distance from landmark j to node v (differential heuristics: ``|d(L, goal) - d(L, v)|`` is a
+  lower bound of ``d(v, goal)`` and consistent). The goal, rarely a subgoal, gets bounds
+  ``lo <= d(L, goal) <= hi`` from the subgoals its scan finds (``d(L, u) -+ octile(u, goal)``),
+  which keep the heuristic admissible and consistent.
 """
 
 from __future__ import annotations
@@ -441,6 +447,87 @@ def _open(v, nd, hv, u, g, parent, key, tag, hk, hn, size):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi):
+    """The heuristic of node ``v`` at ``(vx, vy)``: the octile distance to the goal, raised by
+    each landmark's bounds (``lo <= d(L, goal) <= hi``: ``d(v, goal) >= lo - d(L, v)`` and
+    ``>= d(L, v) - hi``; infinite distances, other islands, compare false)."""
+    h = _octile(vx, vy, gx, gy)
+    for j in range(lmuse.shape[0]):
+        d = np.float64(lm[v, lmuse[j]])
+        a = lo[j] - d
+        if a > h:
+            h = a
+        b = d - hi[j]
+        if b > h:
+            h = b
+    return h
+
+
+@njit(cache=True, nogil=True)
+def landmark(off, cnt, adj, node_x, node_y, src, dist, g, parent, key, stamp, hk, hn):
+    """Dijkstra over the whole graph from node ``src``: ``dist`` (float32, one per node id)
+    gets every node's distance (inf: not reached). Workspace as :func:`query`'s."""
+    tag = np.int64(stamp) << 32
+    for i in range(dist.shape[0]):
+        dist[i] = np.inf
+    na = _open(src, 0.0, 0.0, -1, g, parent, key, tag, hk, hn, 0)
+    while na > 0:
+        u, na = _pop(hk, hn, na, key, tag)
+        gu = g[u]
+        dist[u] = gu
+        ux = np.int64(node_x[u])
+        uy = np.int64(node_y[u])
+        base = off[u]
+        for i in range(cnt[u]):
+            e = adj[base + i]
+            v = e >> ID_SHIFT
+            kv = key[v]
+            if kv & TAG_MASK == tag and (kv & SLOT_MASK) == 0:
+                continue
+            vx = (e >> X_SHIFT) & COORD_MASK
+            vy = (e >> 2) & COORD_MASK
+            na = _open(v, gu + _octile(ux, uy, vx, vy), 0.0, u, g, parent, key, tag, hk, hn, na)
+    return 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _corners(p, stride, n):
+    """Bit k set (k = 2 * (dy > 0) + (dx > 0)) when cell ``n`` has a convex corner of an
+    obstacle towards ``(dx, dy)``: that diagonal neighbour blocked, the two cells between free."""
+    out = 0
+    for k in range(4):
+        dx = 1 if (k & 1) else -1
+        dy = stride if (k & 2) else -stride
+        if p[n + dx + dy] == 0 and p[n + dx] != 0 and p[n + dy] != 0:
+            out |= 1 << k
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _taut(ax, ay, bx, by, corners):
+    """Whether a shortest path may come in along ``(ax, ay)`` and leave along ``(bx, by)`` at a
+    subgoal with ``corners``: the two legs make one octile-straight line (the same diagonal and
+    straight steps), or the path turns round one of the corners (the blocked cell on the
+    turning side of both legs)."""
+    if (min(abs(ax), abs(ay)) + min(abs(bx), abs(by)) == min(abs(ax + bx), abs(ay + by))
+            and max(abs(ax), abs(ay)) + max(abs(bx), abs(by))
+            == max(abs(ax + bx), abs(ay + by))):
+        return True
+    turn = ax * by - ay * bx
+    if turn == 0:
+        return False
+    for k in range(4):
+        if corners & (1 << k):
+            ox = 1 if (k & 1) else -1
+            oy = 1 if (k & 2) else -1
+            ca = ax * oy - ay * ox
+            cb = bx * oy - by * ox
+            if ca * turn >= 0 and cb * turn >= 0:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _node_xy(v, node_x, node_y, m, x, y):
     """The cell of node ``v``; ``(x, y)`` for the virtual nodes (``v >= m``)."""
     if v < m:
@@ -479,13 +566,15 @@ def _walk(p, stride, ax, ay, bx, by, diagonal_first, cells, n):
 
 
 @njit(cache=True, nogil=True)
-def query(p, stride, sg, clear, node_x, node_y, off, cnt, adj, sx, sy, gx, gy, g, parent, key,
-          gmark, stamp, hk, hn):
+def query(p, stride, sg, clear, node_x, node_y, off, cnt, adj, lm, lmuse, taut, sx, sy, gx, gy,
+          g, parent, key, gmark, stamp, hk, hn):
     """One query from ``(sx, sy)`` to ``(gx, gy)`` (both passable, connected, different).
 
     Start and goal are joined to their direct-h-reachable subgoals (each scan also looks for the
     other end), A* (octile heuristic, indexed binary heap) runs on the graph, and every edge is
-    refined by an octile walk (diagonal steps first, else straight steps first). The workspace
+    refined by an octile walk (diagonal steps first, else straight steps first). The heuristic
+    is the largest of the octile distance and the landmark bounds of the columns ``lmuse`` of
+    ``lm`` (see :func:`_landmark_bounds`; none: octile only). The workspace
     ``g``, ``parent``, ``key`` (int64), ``gmark`` (int32), ``hk``, ``hn`` has room for
     ``node_x.shape[0] + 2`` nodes; ``stamp`` (>= 1) is new for each query (``key`` and
     ``gmark`` never hold it).
@@ -518,6 +607,25 @@ def query(p, stride, sg, clear, node_x, node_y, off, cnt, adj, sx, sy, gx, gy, g
             direct = True
         else:
             gmark[v] = stamp
+    # landmark bounds of the goal's distance from each landmark used
+    k = lmuse.shape[0]
+    lo = np.empty(k, dtype=np.float64)
+    hi = np.empty(k, dtype=np.float64)
+    for j in range(k):
+        c = lmuse[j]
+        if t_node < m:
+            lo[j] = lm[t_node, c]
+            hi[j] = lm[t_node, c]
+        else:
+            lo[j] = -np.inf
+            hi[j] = np.inf
+            for i in range(ng):
+                v = out[i]
+                if v >= 0:
+                    d = np.float64(lm[v, c])
+                    o = _octile(np.int64(node_x[v]), np.int64(node_y[v]), gx, gy)
+                    lo[j] = max(lo[j], d - o)
+                    hi[j] = min(hi[j], d + o)
     expanded = 0
     found = direct
     if not direct:
@@ -532,14 +640,29 @@ def query(p, stride, sg, clear, node_x, node_y, off, cnt, adj, sx, sy, gx, gy, g
             if u < m:
                 ux = np.int64(node_x[u])
                 uy = np.int64(node_y[u])
+                pu = parent[u]
+                corners = 0
+                ax = np.int64(0)
+                ay = np.int64(0)
+                if taut and pu >= 0:
+                    px, py = _node_xy(pu, node_x, node_y, m, sx, sy)
+                    ax = ux - px
+                    ay = uy - py
+                    corners = _corners(p, stride, (uy + 1) * stride + ux + 1)
                 base = off[u]
                 for i in range(cnt[u]):
                     e = adj[base + i]
                     v = e >> ID_SHIFT
+                    kv = key[v]
                     vx = (e >> X_SHIFT) & COORD_MASK
                     vy = (e >> 2) & COORD_MASK
-                    na = _open(v, gu + _octile(ux, uy, vx, vy), _octile(vx, vy, gx, gy), u, g,
-                               parent, key, tag, hk, hn, na)
+                    nd = gu + _octile(ux, uy, vx, vy)
+                    if kv & TAG_MASK == tag and ((kv & SLOT_MASK) == 0 or nd >= g[v]):
+                        continue  # closed, or open at no more
+                    if corners and not _taut(ax, ay, vx - ux, vy - uy, corners):
+                        continue
+                    na = _open(v, nd, _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi), u, g, parent,
+                               key, tag, hk, hn, na)
                 if gmark[u] == stamp:
                     na = _open(t_node, gu + _octile(ux, uy, gx, gy), 0.0, u, g, parent, key, tag,
                                hk, hn, na)
@@ -553,8 +676,9 @@ def query(p, stride, sg, clear, node_x, node_y, off, cnt, adj, sx, sy, gx, gy, g
                         continue
                     vx = np.int64(node_x[v])
                     vy = np.int64(node_y[v])
-                    na = _open(v, gu + _octile(ux, uy, vx, vy), _octile(vx, vy, gx, gy), u, g,
-                               parent, key, tag, hk, hn, na)
+                    na = _open(v, gu + _octile(ux, uy, vx, vy),
+                               _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi), u, g, parent, key, tag,
+                               hk, hn, na)
     if not found:
         return FAILED, np.zeros((0, 2), dtype=np.int64), np.inf, expanded
     # the node path, start first

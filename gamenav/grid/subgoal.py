@@ -33,6 +33,7 @@ otherwise).
 
 from __future__ import annotations
 
+import itertools
 import threading
 import weakref
 from dataclasses import dataclass
@@ -51,8 +52,19 @@ from gamenav.grid.tilegrid import TileGrid, _GridState
 __all__ = ["SubgoalIndex", "SubgoalResult", "check_options", "find", "subgoal_index",
            "unsupported"]
 
-KERNELS = (_ks.repair, _ks.query)
+KERNELS = (_ks.repair, _ks.query, _ks.landmark)
 _INT16_LIMIT = 32000
+
+LANDMARKS = 16
+"""Landmarks of the heuristic (differential heuristics; see the module docstring)."""
+
+BIG_ISLAND = 0.1
+"""Islands holding at least this share of the subgoals get a landmark of their own."""
+
+TAUT = True
+"""Expand only taut successors (see :func:`gamenav._kernels.subgoal._taut`)."""
+
+_generations = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -68,7 +80,7 @@ class _Graph:
     """The arrays of one version of the subgoal graph (see :mod:`gamenav._kernels.subgoal`)."""
 
     __slots__ = ("p", "sg", "clear", "ncell", "node_x", "node_y", "box", "off", "cnt", "cap",
-                 "free", "adj", "meta")
+                 "free", "adj", "meta", "generation")
 
     def __init__(self, p: npt.NDArray[np.uint8], clear_dtype: type[np.signedinteger[Any]]) -> None:
         self.p = p
@@ -76,6 +88,7 @@ class _Graph:
         self.clear = np.zeros((p.shape[0], 4), dtype=clear_dtype)
         self.meta = np.zeros(3, dtype=np.int64)
         self.adj = np.zeros(64, dtype=np.int64)
+        self.generation = next(_generations)
         self._nodes(0)
 
     def _nodes(self, cap: int) -> None:
@@ -101,13 +114,34 @@ class _Graph:
 
     def copy(self) -> _Graph:
         other = _Graph.__new__(_Graph)
-        for name in _Graph.__slots__:
+        for name in _Graph.__slots__[:-1]:
             setattr(other, name, getattr(self, name).copy())
+        other.generation = self.generation
         return other
 
     @property
     def nbytes(self) -> int:
-        return sum(int(getattr(self, name).nbytes) for name in _Graph.__slots__)
+        return sum(int(getattr(self, name).nbytes) for name in _Graph.__slots__[:-1])
+
+
+@dataclass(frozen=True)
+class _Landmarks:
+    """Landmark distances: ``dist[v, j]`` (float32) from landmark j to node v, valid for the
+    graph of generation ``generation[j]`` (-1: none); ``cells[j]`` the landmark's padded cell.
+    Never modified once published (a refresh publishes a new one)."""
+
+    dist: npt.NDArray[np.float32]
+    generation: npt.NDArray[np.int64]
+    cells: npt.NDArray[np.int64]
+
+    def usable(self, graph: _Graph) -> npt.NDArray[np.int64]:
+        """The columns valid for ``graph``."""
+        if self.dist.shape[0] < graph.ncell.shape[0]:
+            return _NONE
+        return np.flatnonzero(self.generation == graph.generation).astype(np.int64)
+
+
+_NONE = np.zeros(0, dtype=np.int64)
 
 
 class _Workspace:
@@ -170,6 +204,7 @@ class SubgoalIndex(GridIndex[_Graph]):
         announce_compile("grid search", *KERNELS)
         self._run(gr, 0, 0, w, h, _count_subgoals(gr.p.reshape(h + 2, w + 2)))
         self._data = gr
+        self._landmarks = self._select_landmarks(gr)
 
     def _run(self, gr: _Graph, x0: int, y0: int, x1: int, y1: int, more: int) -> int:
         gr.reserve(more)
@@ -184,6 +219,7 @@ class SubgoalIndex(GridIndex[_Graph]):
     def _repair(self, passable: npt.NDArray[np.bool_], x0: int, y0: int, x1: int, y1: int) -> int:
         h, w = self.shape
         gr = self._data
+        gr.generation = next(_generations)  # the landmark distances no longer hold
         gr.p.reshape(h + 2, w + 2)[y0 + 1:y1 + 1, x0 + 1:x1 + 1] = passable[y0:y1, x0:x1]
         return self._run(gr, x0, y0, x1, y1, (x1 - x0 + 2) * (y1 - y0 + 2))
 
@@ -214,18 +250,90 @@ class SubgoalIndex(GridIndex[_Graph]):
                          int(gr.node_y[v])))
         return out
 
-    def query(self, graph: _Graph, start: tuple[int, int], goal: tuple[int, int]
-              ) -> SubgoalResult | None:
-        """Run one query on ``graph`` (from :meth:`acquire`; start and goal passable, connected
-        and different); None if the graph did not answer (the caller runs A*)."""
-        announce_compile("grid search", *KERNELS)
+    def _workspace(self, graph: _Graph) -> _Workspace:
         ws: _Workspace | None = getattr(self._local, "ws", None)
         if ws is None or ws.g.shape[0] < graph.ncell.shape[0] + 2:
             ws = self._local.ws = _Workspace(graph.ncell.shape[0])
+        return ws
+
+    def _distances(self, graph: _Graph, src: int) -> npt.NDArray[np.float32]:
+        """Distances from node ``src`` to every node id of ``graph`` (inf: not reached)."""
+        ws = self._workspace(graph)
+        out = np.empty(graph.ncell.shape[0], dtype=np.float32)
+        _ks.landmark(graph.off, graph.cnt, graph.adj, graph.node_x, graph.node_y, src, out,
+                     ws.g, ws.parent, ws.key, ws.next_stamp(), ws.hk, ws.hn)
+        return out
+
+    def _select_landmarks(self, gr: _Graph) -> _Landmarks:
+        """Spread :data:`LANDMARKS` landmarks (farthest first) over the big islands of ``gr``."""
+        cap, k = gr.ncell.shape[0], LANDMARKS
+        dist = np.full((cap, k), np.inf, dtype=np.float32)
+        generation = np.full(k, -1, dtype=np.int64)
+        cells = np.full(k, -1, dtype=np.int64)
+        live = gr.ncell >= 0
+        total = int(live.sum())
+        covered = np.zeros(cap, dtype=bool)
+        nearest = np.full(cap, np.inf)
+        for j in range(k if total else 0):
+            left = np.flatnonzero(live & ~covered)
+            if j == 0 or left.size >= BIG_ISLAND * total:  # an island without a landmark yet
+                seed = self._distances(gr, int(left[0]))
+                reach = np.isfinite(seed)
+                far = np.where(reach, seed, -1.0)
+                covered |= reach
+            else:
+                far = np.where(covered & live & np.isfinite(nearest), nearest, -1.0)
+            src = int(np.argmax(far))
+            dist[:, j] = self._distances(gr, src)
+            nearest = np.minimum(nearest, dist[:, j])
+            generation[j] = gr.generation
+            cells[j] = gr.ncell[src]
+        return _Landmarks(dist, generation, cells)
+
+    def _refresh(self, graph: _Graph) -> None:
+        """Recompute the first landmark column that does not hold for ``graph`` (the index's
+        current graph): one Dijkstra over the graph."""
+        marks = self._landmarks
+        stale = np.flatnonzero((marks.generation != graph.generation) & (marks.cells >= 0))
+        if graph is not self._data or stale.size == 0:
+            return
+        j = int(stale[0])
+        src = int(graph.sg[marks.cells[j]])
+        if src < 0:  # the landmark's corner is gone: the nearest subgoal instead
+            live = np.flatnonzero(graph.ncell >= 0)
+            if live.size == 0:
+                return
+            y, x = divmod(int(marks.cells[j]), self.stride)
+            src = int(live[np.argmin(np.maximum(np.abs(graph.node_x[live] - (x - 1)),
+                                                np.abs(graph.node_y[live] - (y - 1))))])
+        column = self._distances(graph, src)
+        with self._lock:
+            current = self._landmarks
+            cap = max(graph.ncell.shape[0], current.dist.shape[0])
+            dist = np.full((cap, current.dist.shape[1]), np.inf, dtype=np.float32)
+            dist[:current.dist.shape[0]] = current.dist
+            dist[:column.shape[0], j] = column
+            dist[column.shape[0]:, j] = np.inf
+            generation = current.generation.copy()
+            cells = current.cells.copy()
+            generation[j] = graph.generation
+            cells[j] = graph.ncell[src]
+            self._landmarks = _Landmarks(dist, generation, cells)
+
+    def query(self, graph: _Graph, start: tuple[int, int], goal: tuple[int, int]
+              ) -> SubgoalResult | None:
+        """Run one query on ``graph`` (from :meth:`acquire`; start and goal passable, connected
+        and different); None if the graph did not answer (the caller runs A*). On the index's
+        current graph, first brings one stale landmark up to date."""
+        announce_compile("grid search", *KERNELS)
+        if graph is self._data:
+            self._refresh(graph)
+        marks = self._landmarks
+        ws = self._workspace(graph)
         status, cells, cost, expanded = _ks.query(
             graph.p, self.stride, graph.sg, graph.clear, graph.node_x, graph.node_y, graph.off,
-            graph.cnt, graph.adj, start[0], start[1], goal[0], goal[1], ws.g, ws.parent,
-            ws.key, ws.gmark, ws.next_stamp(), ws.hk, ws.hn)
+            graph.cnt, graph.adj, marks.dist, marks.usable(graph), TAUT, start[0], start[1], goal[0],
+            goal[1], ws.g, ws.parent, ws.key, ws.gmark, ws.next_stamp(), ws.hk, ws.hn)
         if status != _ks.FOUND:
             return None
         return SubgoalResult(cells, float(cost), int(expanded))
