@@ -22,9 +22,9 @@ passable (no corner cutting); every cell costs 1.
 * Edges: per node a block ``adj[off[u]:off[u] + cnt[u]]`` (room for ``cap[u]``) of int64
   entries ``v << 36 | x << 19 | y << 2 | bits`` (v's cell inline): bit 0 when u's scan found
   v, bit 1 when v's scan found u; an entry with no bit left is dropped. The weight is the
-  octile distance of the two cells. ``node_x``, ``node_y`` (int32) give a node's cell;
-  ``ncell`` its padded cell (-1: a free id, listed in ``free``). ``meta``: ``[ids used (high
-  water), free ids, adj used]``.
+  octile distance of the two cells. ``node_x``, ``node_y`` (int32) give a node's cell,
+  ``corner`` (uint8) its corners (:func:`_corners`), ``ncell`` its padded cell (-1: a free
+  id, listed in ``free``). ``meta``: ``[ids used (high water), free ids, adj used]``.
 * Landmarks (:func:`landmark`, used by :func:`query`): ``lm[v, j]`` (float32) the graph
   distance from landmark j to node v (differential heuristics: ``|d(L, goal) - d(L, v)|`` is a
   lower bound of ``d(v, goal)`` and consistent). The goal, rarely a subgoal, gets bounds
@@ -53,7 +53,8 @@ COORD_MASK = (1 << 17) - 1
 search reads no node array of a successor but its own state)."""
 TIE = 1e-9
 TAG_MASK = ~np.int64(0xFFFFFFFF)
-SLOT_MASK = np.int64(0xFFFFFFFF)
+OPEN = 1
+CLOSED = 2
 """Ties of f go to the larger g (f - TIE * g): far below the smallest cost difference."""
 """What :func:`_scan` reports for the extra target cell."""
 
@@ -284,8 +285,8 @@ def _unlink(u, v, bit, off, cnt, adj):
 
 
 @njit(cache=True, nogil=True)
-def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, box, off, cnt, cap, free,
-           adj, meta):
+def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, corner, box, off, cnt, cap,
+           free, adj, meta):
     """Bring the graph to ``p`` after the cells ``x0 <= x < x1``, ``y0 <= y < y1`` (unpadded)
     changed (the whole grid on an empty graph builds it). Node arrays must have room for
     ``meta[0]`` plus the cells of the box grown by one; returns ``(adj, rescanned)`` (the edge
@@ -329,6 +330,8 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, box, off
                 box[u, 1] = 0
                 box[u, 2] = stride
                 box[u, 3] = rows
+            if sg[n] >= 0:  # new, or its neighbours may have changed
+                corner[sg[n]] = _corners(p, stride, n)
     if gx1 - gx0 >= stride - 3 and gy1 - gy0 >= rows - 3:
         _clearances(p, stride, sg, clear, 1, rows - 1, 1, stride - 1)
     else:
@@ -381,69 +384,69 @@ def _octile(ax, ay, bx, by):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _up(hk, hn, i, f, v, key, tag):
-    """Place node ``v`` with key ``f`` at heap slot ``i`` and move it up; every moved node's
-    slot is kept in ``key`` (``tag | slot + 1``)."""
+def _push(hk, hn, n, f, v):
+    """Add node ``v`` with key ``f`` to the binary min-heap ``hk`` / ``hn`` of ``n`` entries
+    (room for one more; duplicates allowed: a node is closed when first popped)."""
+    i = n
     while i > 0:
         up = (i - 1) >> 1
         if hk[up] <= f:
             break
         hk[i] = hk[up]
-        w = hn[up]
-        hn[i] = w
-        key[w] = tag | (i + 1)
+        hn[i] = hn[up]
         i = up
     hk[i] = f
     hn[i] = v
-    key[v] = tag | (i + 1)
+
+
+@njit(cache=True, nogil=True)
+def _grown(hk, hn, n, need):
+    """The heap arrays with room for ``need`` entries (the first ``n`` kept)."""
+    size = max(need, 2 * hk.shape[0])
+    bk = np.empty(size, dtype=np.float64)
+    bk[:n] = hk[:n]
+    bn = np.empty(size, dtype=np.int64)
+    bn[:n] = hn[:n]
+    return bk, bn
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pop(hk, hn, size, key, tag):
-    """Remove the heap's top (marked closed: ``key = tag``); returns it and the new size."""
+def _pop(hk, hn, n):
+    """Remove the heap's top; returns it and the new size."""
     top = hn[0]
-    key[top] = tag
-    size -= 1
-    if size > 0:
-        f = hk[size]
-        v = hn[size]
+    n -= 1
+    if n > 0:
+        f = hk[n]
+        v = hn[n]
         i = 0
         while True:
             child = 2 * i + 1
-            if child >= size:
+            if child >= n:
                 break
-            if child + 1 < size and hk[child + 1] < hk[child]:
+            if child + 1 < n and hk[child + 1] < hk[child]:
                 child += 1
             if hk[child] >= f:
                 break
             hk[i] = hk[child]
-            w = hn[child]
-            hn[i] = w
-            key[w] = tag | (i + 1)
+            hn[i] = hn[child]
             i = child
         hk[i] = f
         hn[i] = v
-        key[v] = tag | (i + 1)
-    return top, size
+    return top, n
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _open(v, nd, hv, u, g, parent, key, tag, hk, hn, size):
-    """Reach node ``v`` with cost ``nd`` from ``u`` (heuristic ``hv``); ``key[v]``: this
-    query's ``tag`` (the stamp's high bits) with v's heap slot + 1 (0: closed). Returns the new
-    heap size."""
+def _reach(v, nd, u, g, parent, key, tag):
+    """Reach node ``v`` with cost ``nd`` from ``u``; ``key[v]`` is this query's ``tag`` (the
+    stamp's high bits) with :data:`OPEN` or :data:`CLOSED`. Returns whether ``v`` improved (the
+    caller pushes it)."""
     k = key[v]
-    if k & TAG_MASK != tag:
-        i = size
-        size += 1
-    else:
-        i = (k & SLOT_MASK) - 1
-        if i < 0 or nd >= g[v]:
-            return size
+    if k & TAG_MASK == tag and ((k & 3) == CLOSED or nd >= g[v]):
+        return False
     g[v] = nd
     parent[v] = u
-    _up(hk, hn, i, nd + hv - TIE * nd, v, key, tag)
-    return size
+    key[v] = tag | OPEN
+    return True
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -470,9 +473,18 @@ def landmark(off, cnt, adj, node_x, node_y, src, dist, g, parent, key, stamp, hk
     tag = np.int64(stamp) << 32
     for i in range(dist.shape[0]):
         dist[i] = np.inf
-    na = _open(src, 0.0, 0.0, -1, g, parent, key, tag, hk, hn, 0)
+    _reach(src, 0.0, -1, g, parent, key, tag)
+    if hk.shape[0] < 1:
+        hk, hn = _grown(hk, hn, 0, 64)
+    _push(hk, hn, 0, 0.0, src)
+    na = 1
     while na > 0:
-        u, na = _pop(hk, hn, na, key, tag)
+        u, na = _pop(hk, hn, na)
+        if key[u] & 3 == CLOSED:
+            continue
+        key[u] = tag | CLOSED
+        if na + cnt[u] > hk.shape[0]:
+            hk, hn = _grown(hk, hn, na, na + cnt[u])
         gu = g[u]
         dist[u] = gu
         ux = np.int64(node_x[u])
@@ -481,12 +493,12 @@ def landmark(off, cnt, adj, node_x, node_y, src, dist, g, parent, key, stamp, hk
         for i in range(cnt[u]):
             e = adj[base + i]
             v = e >> ID_SHIFT
-            kv = key[v]
-            if kv & TAG_MASK == tag and (kv & SLOT_MASK) == 0:
-                continue
             vx = (e >> X_SHIFT) & COORD_MASK
             vy = (e >> 2) & COORD_MASK
-            na = _open(v, gu + _octile(ux, uy, vx, vy), 0.0, u, g, parent, key, tag, hk, hn, na)
+            nd = gu + _octile(ux, uy, vx, vy)
+            if _reach(v, nd, u, g, parent, key, tag):
+                _push(hk, hn, na, nd, v)
+                na += 1
     return 0
 
 
@@ -506,25 +518,26 @@ def _corners(p, stride, n):
 @njit(cache=True, nogil=True, inline="always")
 def _taut(ax, ay, bx, by, corners):
     """Whether a shortest path may come in along ``(ax, ay)`` and leave along ``(bx, by)`` at a
-    subgoal with ``corners``: the two legs make one octile-straight line (the same diagonal and
-    straight steps), or the path turns round one of the corners (the blocked cell on the
-    turning side of both legs)."""
-    if (min(abs(ax), abs(ay)) + min(abs(bx), abs(by)) == min(abs(ax + bx), abs(ay + by))
-            and max(abs(ax), abs(ay)) + max(abs(bx), abs(by))
-            == max(abs(ax + bx), abs(ay + by))):
-        return True
+    subgoal with ``corners``: the path turns round one of the corners (the blocked cell on the
+    turning side of both legs, or in line with one), or the two legs make one octile-straight
+    line (both in one cone between a cardinal and a neighbouring diagonal direction: same
+    signs, same dominant axis or a diagonal leg)."""
     turn = ax * by - ay * bx
     if turn == 0:
-        return False
+        return ax * bx + ay * by > 0  # straight on (a reversal is never shortest)
     for k in range(4):
         if corners & (1 << k):
             ox = 1 if (k & 1) else -1
             oy = 1 if (k & 2) else -1
-            ca = ax * oy - ay * ox
-            cb = bx * oy - by * ox
-            if ca * turn >= 0 and cb * turn >= 0:
+            if (ax * oy - ay * ox) * turn >= 0 and (bx * oy - by * ox) * turn >= 0:
                 return True
-    return False
+    if ax * bx < 0 or ay * by < 0:
+        return False
+    aax = abs(ax)
+    aay = abs(ay)
+    abx = abs(bx)
+    aby = abs(by)
+    return (aax >= aay and abx >= aby) or (aay >= aax and aby >= abx)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -566,8 +579,8 @@ def _walk(p, stride, ax, ay, bx, by, diagonal_first, cells, n):
 
 
 @njit(cache=True, nogil=True)
-def query(p, stride, sg, clear, node_x, node_y, off, cnt, adj, lm, lmuse, taut, sx, sy, gx, gy,
-          g, parent, key, gmark, stamp, hk, hn):
+def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse, taut, sx, sy,
+          gx, gy, g, parent, key, hval, gmark, stamp, hk, hn):
     """One query from ``(sx, sy)`` to ``(gx, gy)`` (both passable, connected, different).
 
     Start and goal are joined to their direct-h-reachable subgoals (each scan also looks for the
@@ -575,7 +588,7 @@ def query(p, stride, sg, clear, node_x, node_y, off, cnt, adj, lm, lmuse, taut, 
     refined by an octile walk (diagonal steps first, else straight steps first). The heuristic
     is the largest of the octile distance and the landmark bounds of the columns ``lmuse`` of
     ``lm`` (see :func:`_landmark_bounds`; none: octile only). The workspace
-    ``g``, ``parent``, ``key`` (int64), ``gmark`` (int32), ``hk``, ``hn`` has room for
+    ``g``, ``parent``, ``key`` (int64), ``hval``, ``gmark`` (int32), ``hk``, ``hn`` has room for
     ``node_x.shape[0] + 2`` nodes; ``stamp`` (>= 1) is new for each query (``key`` and
     ``gmark`` never hold it).
 
@@ -629,14 +642,23 @@ def query(p, stride, sg, clear, node_x, node_y, off, cnt, adj, lm, lmuse, taut, 
     expanded = 0
     found = direct
     if not direct:
-        na = _open(s_node, 0.0, _octile(sx, sy, gx, gy), -1, g, parent, key, tag, hk, hn, 0)
+        _reach(s_node, 0.0, -1, g, parent, key, tag)
+        if hk.shape[0] < ns + 2:
+            hk, hn = _grown(hk, hn, 0, ns + 2)
+        _push(hk, hn, 0, _octile(sx, sy, gx, gy), s_node)
+        na = 1
         while na > 0:
-            u, na = _pop(hk, hn, na, key, tag)
+            u, na = _pop(hk, hn, na)
+            if key[u] & 3 == CLOSED:
+                continue  # an older copy
+            key[u] = tag | CLOSED
             expanded += 1
             if u == t_node:
                 found = True
                 break
             gu = g[u]
+            if u < m and na + cnt[u] + ns + 1 > hk.shape[0]:
+                hk, hn = _grown(hk, hn, na, na + cnt[u] + ns + 1)
             if u < m:
                 ux = np.int64(node_x[u])
                 uy = np.int64(node_y[u])
@@ -648,24 +670,34 @@ def query(p, stride, sg, clear, node_x, node_y, off, cnt, adj, lm, lmuse, taut, 
                     px, py = _node_xy(pu, node_x, node_y, m, sx, sy)
                     ax = ux - px
                     ay = uy - py
-                    corners = _corners(p, stride, (uy + 1) * stride + ux + 1)
+                    corners = np.int64(corner[u])
                 base = off[u]
                 for i in range(cnt[u]):
                     e = adj[base + i]
-                    v = e >> ID_SHIFT
-                    kv = key[v]
                     vx = (e >> X_SHIFT) & COORD_MASK
                     vy = (e >> 2) & COORD_MASK
-                    nd = gu + _octile(ux, uy, vx, vy)
-                    if kv & TAG_MASK == tag and ((kv & SLOT_MASK) == 0 or nd >= g[v]):
-                        continue  # closed, or open at no more
                     if corners and not _taut(ax, ay, vx - ux, vy - uy, corners):
                         continue
-                    na = _open(v, nd, _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi), u, g, parent,
-                               key, tag, hk, hn, na)
+                    v = e >> ID_SHIFT
+                    kv = key[v]
+                    nd = gu + _octile(ux, uy, vx, vy)
+                    if kv & TAG_MASK == tag:
+                        if (kv & 3) == CLOSED or nd >= g[v]:
+                            continue  # closed, or open at no more
+                        hv = hval[v]
+                    else:
+                        hv = _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi)
+                        hval[v] = hv
+                    g[v] = nd
+                    parent[v] = u
+                    key[v] = tag | OPEN
+                    _push(hk, hn, na, nd + hv - TIE * nd, v)
+                    na += 1
                 if gmark[u] == stamp:
-                    na = _open(t_node, gu + _octile(ux, uy, gx, gy), 0.0, u, g, parent, key, tag,
-                               hk, hn, na)
+                    nd = gu + _octile(ux, uy, gx, gy)
+                    if _reach(t_node, nd, u, g, parent, key, tag):
+                        _push(hk, hn, na, nd - TIE * nd, t_node)
+                        na += 1
             else:
                 ux = np.int64(sx)
                 uy = np.int64(sy)
@@ -676,9 +708,12 @@ def query(p, stride, sg, clear, node_x, node_y, off, cnt, adj, lm, lmuse, taut, 
                         continue
                     vx = np.int64(node_x[v])
                     vy = np.int64(node_y[v])
-                    na = _open(v, gu + _octile(ux, uy, vx, vy),
-                               _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi), u, g, parent, key, tag,
-                               hk, hn, na)
+                    nd = gu + _octile(ux, uy, vx, vy)
+                    if _reach(v, nd, u, g, parent, key, tag):
+                        hv = _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi)
+                        hval[v] = hv
+                        _push(hk, hn, na, nd + hv - TIE * nd, v)
+                        na += 1
     if not found:
         return FAILED, np.zeros((0, 2), dtype=np.int64), np.inf, expanded
     # the node path, start first

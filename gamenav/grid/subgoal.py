@@ -79,8 +79,8 @@ class SubgoalResult:
 class _Graph:
     """The arrays of one version of the subgoal graph (see :mod:`gamenav._kernels.subgoal`)."""
 
-    __slots__ = ("p", "sg", "clear", "ncell", "node_x", "node_y", "box", "off", "cnt", "cap",
-                 "free", "adj", "meta", "generation")
+    __slots__ = ("p", "sg", "clear", "ncell", "node_x", "node_y", "corner", "box", "off", "cnt",
+                 "cap", "free", "adj", "meta", "generation")
 
     def __init__(self, p: npt.NDArray[np.uint8], clear_dtype: type[np.signedinteger[Any]]) -> None:
         self.p = p
@@ -95,6 +95,7 @@ class _Graph:
         self.ncell = np.full(cap, -1, dtype=np.int64)
         self.node_x = np.zeros(cap, dtype=np.int32)
         self.node_y = np.zeros(cap, dtype=np.int32)
+        self.corner = np.zeros(cap, dtype=np.uint8)
         self.box = np.zeros((cap, 4), dtype=np.int32)
         self.off = np.zeros(cap, dtype=np.int64)
         self.cnt = np.zeros(cap, dtype=np.int32)
@@ -107,9 +108,9 @@ class _Graph:
         have = self.ncell.shape[0]
         if need <= have:
             return
-        old = [getattr(self, name) for name in _Graph.__slots__[3:11]]
+        old = [getattr(self, name) for name in _NODE_ARRAYS]
         self._nodes(max(need, 2 * have, 64))
-        for name, array in zip(_Graph.__slots__[3:11], old, strict=True):
+        for name, array in zip(_NODE_ARRAYS, old, strict=True):
             getattr(self, name)[:have] = array
 
     def copy(self) -> _Graph:
@@ -122,6 +123,9 @@ class _Graph:
     @property
     def nbytes(self) -> int:
         return sum(int(getattr(self, name).nbytes) for name in _Graph.__slots__[:-1])
+
+
+_NODE_ARRAYS = ("ncell", "node_x", "node_y", "corner", "box", "off", "cnt", "cap", "free")
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,7 @@ class _Workspace:
         self.g = np.empty(n, dtype=np.float64)
         self.parent = np.empty(n, dtype=np.int64)
         self.key = np.zeros(n, dtype=np.int64)
+        self.hval = np.empty(n, dtype=np.float64)
         self.gmark = np.zeros(n, dtype=np.int32)
         self.hk = np.empty(n, dtype=np.float64)
         self.hn = np.empty(n, dtype=np.int64)
@@ -209,8 +214,8 @@ class SubgoalIndex(GridIndex[_Graph]):
     def _run(self, gr: _Graph, x0: int, y0: int, x1: int, y1: int, more: int) -> int:
         gr.reserve(more)
         gr.adj, rescanned = _ks.repair(gr.p, self.stride, x0, y0, x1, y1, gr.sg, gr.clear,
-                                       gr.ncell, gr.node_x, gr.node_y, gr.box, gr.off, gr.cnt,
-                                       gr.cap, gr.free, gr.adj, gr.meta)
+                                       gr.ncell, gr.node_x, gr.node_y, gr.corner, gr.box,
+                                       gr.off, gr.cnt, gr.cap, gr.free, gr.adj, gr.meta)
         return int(rescanned)
 
     def _copy(self, data: _Graph) -> _Graph:
@@ -331,9 +336,9 @@ class SubgoalIndex(GridIndex[_Graph]):
         marks = self._landmarks
         ws = self._workspace(graph)
         status, cells, cost, expanded = _ks.query(
-            graph.p, self.stride, graph.sg, graph.clear, graph.node_x, graph.node_y, graph.off,
-            graph.cnt, graph.adj, marks.dist, marks.usable(graph), TAUT, start[0], start[1], goal[0],
-            goal[1], ws.g, ws.parent, ws.key, ws.gmark, ws.next_stamp(), ws.hk, ws.hn)
+            graph.p, self.stride, graph.sg, graph.clear, graph.node_x, graph.node_y, graph.corner,
+            graph.off, graph.cnt, graph.adj, marks.dist, marks.usable(graph), TAUT, start[0], start[1], goal[0],
+            goal[1], ws.g, ws.parent, ws.key, ws.hval, ws.gmark, ws.next_stamp(), ws.hk, ws.hn)
         if status != _ks.FOUND:
             return None
         return SubgoalResult(cells, float(cost), int(expanded))
