@@ -663,7 +663,7 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
                 ux = np.int64(node_x[u])
                 uy = np.int64(node_y[u])
                 pu = parent[u]
-                corners = 0
+                corners = np.int64(0)
                 ax = np.int64(0)
                 ay = np.int64(0)
                 if taut and pu >= 0:
