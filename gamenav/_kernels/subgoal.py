@@ -549,9 +549,11 @@ def _node_xy(v, node_x, node_y, m, x, y):
 
 
 @njit(cache=True, nogil=True)
-def _walk(p, stride, ax, ay, bx, by, diagonal_first, cells, n):
+def _walk(p, stride, ax, ay, bx, by, diagonal_first, check, cells, n, steps):
     """Append the cells after ``(ax, ay)`` up to ``(bx, by)`` of an octile walk (diagonal steps
-    first, or straight ones first) to ``cells`` (padded); -1 if a step is not valid."""
+    first, or straight ones first) to ``cells`` (``(x, y)`` rows) from row ``n``, counting
+    diagonal steps in ``steps[0]``; with ``check``, each step is checked (passable cells, no
+    corner cut) and -1 returned for an invalid one. Returns the new row count."""
     dx = bx - ax
     dy = by - ay
     sx = 1 if dx > 0 else (-1 if dx < 0 else 0)
@@ -560,22 +562,43 @@ def _walk(p, stride, ax, ay, bx, by, diagonal_first, cells, n):
     nstr = max(abs(dx), abs(dy)) - ndiag
     tx = sx if abs(dx) > abs(dy) else 0
     ty = sy if abs(dy) > abs(dx) else 0
+    x = ax
+    y = ay
     cur = (ay + 1) * stride + ax + 1
     for phase in range(2):
         diag = (phase == 0) == diagonal_first
-        steps = ndiag if diag else nstr
-        for _ in range(steps):
+        count = ndiag if diag else nstr
+        for _ in range(count):
             if diag:
-                if p[cur + sx] == 0 or p[cur + sy * stride] == 0:
+                if check and (p[cur + sx] == 0 or p[cur + sy * stride] == 0):
                     return -1
+                x += sx
+                y += sy
                 cur += sx + sy * stride
             else:
+                x += tx
+                y += ty
                 cur += tx + ty * stride
-            if p[cur] == 0:
+            if check and p[cur] == 0:
                 return -1
-            cells[n] = cur
+            cells[n, 0] = x
+            cells[n, 1] = y
             n += 1
+        if diag:
+            steps[0] += count
     return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _found_by(u, v, off, cnt, adj):
+    """How the graph knows the edge u -> v: 1 when u's scan found v (diagonal steps first from
+    u), 2 when v's scan found u (straight steps first from u), 0 if it has no such edge."""
+    base = off[u]
+    for i in range(cnt[u]):
+        e = adj[base + i]
+        if e >> ID_SHIFT == v:
+            return 1 if e & 1 else 2
+    return 0
 
 
 @njit(cache=True, nogil=True)
@@ -736,32 +759,39 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
         if i == count - 1:
             bx, by = gx, gy
         length += max(abs(ax - bx), abs(ay - by))
-    cells = np.empty(length, dtype=np.int64)
-    cells[0] = start
+    result = np.empty((length, 2), dtype=np.int64)
+    result[0, 0] = sx
+    result[0, 1] = sy
+    steps = np.zeros(1, dtype=np.int64)
     n = 1
-    ax, ay = sx, sy
+    ax, ay = np.int64(sx), np.int64(sy)
     for i in range(1, count):
-        bx, by = _node_xy(nodes[i], node_x, node_y, m, gx, gy)
+        a = nodes[i - 1]
+        c = nodes[i]
+        bx, by = _node_xy(c, node_x, node_y, m, gx, gy)
         if i == count - 1:
             bx, by = gx, gy
-        n2 = _walk(p, stride, ax, ay, bx, by, True, cells, n)
-        if n2 < 0:
-            n2 = _walk(p, stride, ax, ay, bx, by, False, cells, n)
+        # which walk the scans vouch for: the start's scan and u's scan go diagonal steps
+        # first from their cell; the goal's scan and v's scan straight steps first from u
+        how = 0
+        if i == 1:
+            for j in range(ns):
+                if from_start[j] == c or (from_start[j] == TARGET and i == count - 1):
+                    how = 1
+        if how == 0 and i == count - 1 and (direct or (a < m and gmark[a] == stamp)):
+            how = 2
+        if how == 0 and a < m and c < m:
+            how = _found_by(a, c, off, cnt, adj)
+        if how != 0:
+            n2 = _walk(p, stride, ax, ay, bx, by, how == 1, False, result, n, steps)
+        else:  # not expected: try both, checking each step
+            n2 = _walk(p, stride, ax, ay, bx, by, True, True, result, n, steps)
+            if n2 < 0:
+                n2 = _walk(p, stride, ax, ay, bx, by, False, True, result, n, steps)
         if n2 < 0:
             return FAILED, np.zeros((0, 2), dtype=np.int64), np.inf, expanded
         n = n2
         ax, ay = bx, by
-    result = np.empty((n, 2), dtype=np.int64)
-    straight = 0
-    diagonal = 0
-    for i in range(n):
-        q = cells[i]
-        y = q // stride
-        result[i, 0] = q - y * stride - 1
-        result[i, 1] = y - 1
-        if i > 0:
-            if result[i, 0] != result[i - 1, 0] and result[i, 1] != result[i - 1, 1]:
-                diagonal += 1
-            else:
-                straight += 1
+    diagonal = steps[0]
+    straight = n - 1 - diagonal
     return FOUND, result, straight + SQRT2 * diagonal, expanded

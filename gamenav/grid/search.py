@@ -490,10 +490,13 @@ def _defaults() -> dict[str, Any]:
 
 
 def prepare(grid: TileGrid, *algorithms: str) -> None:
-    """Build now the per-grid data that ``algorithm="jps"`` (the JPS+ jump table) and
-    ``algorithm="hpa"`` (the cluster graph) otherwise build on their first query: 0.05-1.3 s on
-    1000-cell maps, for a loading screen rather than a frame. Both are then kept in step with
-    ``set_walkable`` while the grid lives. ``"astar"`` and ``"dijkstra"`` need nothing.
+    """Build now the per-grid data that ``algorithm="jps"`` (the JPS+ jump table),
+    ``algorithm="hpa"`` (the cluster graph) and ``algorithm="subgoal"`` (the subgoal graph)
+    otherwise build on their first query: 0.05-1.3 s on 1000-cell maps, for a loading screen
+    rather than a frame. They are then kept in step with ``set_walkable`` while the grid lives
+    (for ``"subgoal"``, calling it again after edits also brings the landmark distances of its
+    heuristic up to date at once; queries otherwise update one each). ``"astar"`` and
+    ``"dijkstra"`` need nothing.
 
     Raises:
         InvalidInputError: ``grid`` is not a TileGrid, no algorithm is given, or one is not a
@@ -512,7 +515,7 @@ def prepare(grid: TileGrid, *algorithms: str) -> None:
     if "hpa" in algorithms:
         _hpa.hpa_index(grid)
     if "subgoal" in algorithms:
-        _subgoal.subgoal_index(grid)
+        _subgoal.subgoal_index(grid).update_landmarks()
 
 
 class GridSearch:
@@ -542,6 +545,11 @@ class GridSearch:
             in the same or neighbouring clusters run A* (exact unless it needs more than 4 x
             the cluster area in expansions). The query runs whole in the first :meth:`step`
             (0.1-4 ms on 1000-cell maps), whatever its ``max_expansions``.
+            ``"subgoal"``: optimal search on a graph of obstacle corners (:mod:`gamenav.grid.
+            subgoal`: Simple Subgoal Graphs, built on the first query or by
+            :func:`prepare`, repaired locally on edits; same options as ``"hpa"``); costs
+            equal A*'s, ``expanded`` counts graph nodes. Runs whole in the first :meth:`step`
+            like ``"hpa"`` (0.1-1 ms on 1000-cell maps).
         diagonal: a :class:`~gamenav.Diagonal` rule (name or member; True/False).
         heuristic: ``None`` (manhattan for 4-connected movement, octile otherwise), a
             :class:`~gamenav.Heuristic` name, or ``f(dx, dy) -> float`` of absolute cell offsets,
@@ -577,8 +585,8 @@ class GridSearch:
         OutOfBoundsError: start or goal outside the grid.
         BlockedEndpointError: start blocked, or goal blocked without ``partial=True`` (with
             ``agent_radius``: too close to a blocked cell or the map edge).
-        UnsupportedOptionError: JPS with options it cannot honour; Dijkstra with a heuristic
-            or weight.
+        UnsupportedOptionError: JPS, HPA* or subgoal graphs with options they cannot honour;
+            Dijkstra with a heuristic or weight.
 
     Example:
         >>> import gamenav

@@ -324,3 +324,26 @@ def test_a_path_queue_runs_a_subgoal_request_whole() -> None:
         assert request.path.cost == pytest.approx(gamenav.find_path(grid, (2, 40), (60, 40)).cost)
     finally:
         queue.close()
+
+
+def test_landmarks_follow_edits() -> None:
+    """After an edit the landmark distances are stale: queries use only the current ones (and
+    update one each), stay optimal, and prepare() updates them all."""
+    walk = np.ones((60, 80), dtype=bool)
+    walk[:50, 40] = False
+    walk[20:30, 10:30] = False
+    grid = gamenav.TileGrid(walk)
+    gamenav.prepare(grid, "subgoal")
+    index = subgoal.subgoal_index(grid)
+    k = index.landmarks_current
+    assert k == subgoal.LANDMARKS
+    grid.set_walkable((40, 50, 41, 60), False)  # close the way round the wall...
+    assert index.landmarks_current == 0
+    assert gamenav.find_path(grid, (5, 5), (75, 5), algorithm="subgoal").status is NO_PATH
+    grid.set_walkable((40, 20, 41, 22), True)  # ...and open another one
+    for i in range(3):
+        _compare(grid, (5, 5 + i), (75, 55 - i))
+        assert index.landmarks_current == i + 1
+    gamenav.prepare(grid, "subgoal")
+    assert index.landmarks_current == k
+    _compare(grid, (5, 5), (75, 55))
