@@ -131,7 +131,7 @@ def test_endpoint_errors(room) -> None:
 
 def test_option_errors(room) -> None:
     with pytest.raises(InvalidInputError,
-                       match=r"algorithm must be one of \['astar', 'jps', 'dijkstra', 'hpa'\], got 'bfs'"):
+                       match=r"algorithm must be one of \['astar', 'jps', 'dijkstra', 'hpa', 'subgoal'\], got 'bfs'"):
         gamenav.find_path(room, (0, 0), (5, 4), algorithm="bfs")
     for weight in (0.5, float("nan"), float("inf")):
         with pytest.raises(InvalidInputError, match="weight must be a finite number >= 1"):
