@@ -603,7 +603,7 @@ def _found_by(u, v, off, cnt, adj):
 
 @njit(cache=True, nogil=True)
 def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse, taut, sx, sy,
-          gx, gy, g, parent, key, hval, gmark, stamp, hk, hn):
+          gx, gy, g, parent, key, hval, gmark, stamp, hk, hn, scratch):
     """One query from ``(sx, sy)`` to ``(gx, gy)`` (both passable, connected, different).
 
     Start and goal are joined to their direct-h-reachable subgoals (each scan also looks for the
@@ -613,13 +613,13 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
     ``lm`` (see :func:`_landmark_bounds`; none: octile only). The workspace
     ``g``, ``parent``, ``key`` (int64), ``hval``, ``gmark`` (int32), ``hk``, ``hn`` has room for
     ``node_x.shape[0] + 2`` nodes; ``stamp`` (>= 1) is new for each query (``key`` and
-    ``gmark`` never hold it).
+    ``gmark`` never hold it); ``scratch`` (int64) holds ``8 + 8 * (rows + stride)`` scan
+    results.
 
     Returns:
         ``(status, cells, cost, expanded)``: FOUND with ``(n, 2)`` int64 cells and their cost,
         or FAILED with an empty array.
     """
-    rows = p.shape[0] // stride
     m = node_x.shape[0]
     tag = np.int64(stamp) << 32
     s_virtual = m
@@ -628,7 +628,7 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
     goal = (gy + 1) * stride + gx + 1
     s_node = sg[start] if sg[start] >= 0 else s_virtual
     t_node = sg[goal] if sg[goal] >= 0 else g_virtual
-    out = np.empty(8 + 8 * (rows + stride), dtype=np.int64)
+    out = scratch
     b = np.empty(4, dtype=np.int64)
     ns = _scan(p, stride, sg, clear, start, goal, out, b)
     from_start = out[:ns].copy()

@@ -168,15 +168,16 @@ _NONE = np.zeros(0, dtype=np.int64)
 class _Workspace:
     """One thread's graph-search state (see :func:`gamenav._kernels.subgoal.query`)."""
 
-    def __init__(self, nodes: int) -> None:
+    def __init__(self, nodes: int, shape: tuple[int, int]) -> None:
         n = nodes + 2
+        self.scratch = np.empty(8 + 8 * (shape[0] + shape[1] + 4), dtype=np.int64)
         self.g = np.empty(n, dtype=np.float64)
         self.parent = np.empty(n, dtype=np.int64)
         self.key = np.zeros(n, dtype=np.int64)
         self.hval = np.empty(n, dtype=np.float64)
         self.gmark = np.zeros(n, dtype=np.int32)
-        self.hk = np.empty(n, dtype=np.float64)
-        self.hn = np.empty(n, dtype=np.int64)
+        self.hk = np.empty(2 * n, dtype=np.float64)  # (a query grows its own copy if needed)
+        self.hn = np.empty(2 * n, dtype=np.int64)
         self.stamp = 0
 
     def next_stamp(self) -> int:
@@ -216,6 +217,7 @@ class SubgoalIndex(GridIndex[_Graph]):
 
     def __init__(self, grid: TileGrid) -> None:
         self._local = threading.local()
+        self._usable_cache: tuple[_Landmarks, int, npt.NDArray[np.int64], bool] | None = None
         super().__init__(grid)
 
     def _build(self, passable: npt.NDArray[np.bool_]) -> None:
@@ -275,7 +277,7 @@ class SubgoalIndex(GridIndex[_Graph]):
     def _workspace(self, graph: _Graph) -> _Workspace:
         ws: _Workspace | None = getattr(self._local, "ws", None)
         if ws is None or ws.g.shape[0] < graph.ncell.shape[0] + 2:
-            ws = self._local.ws = _Workspace(graph.ncell.shape[0])
+            ws = self._local.ws = _Workspace(graph.ncell.shape[0], self.shape)
         return ws
 
     def _distances(self, graph: _Graph, src: int) -> npt.NDArray[np.float32]:
@@ -363,20 +365,33 @@ class SubgoalIndex(GridIndex[_Graph]):
         marks = self._landmarks
         return int(((marks.generation == self._data.generation) & (marks.cells >= 0)).sum())
 
+    def _usable(self, graph: _Graph) -> tuple[_Landmarks, npt.NDArray[np.int64], bool]:
+        """The landmarks, their columns valid for ``graph`` and whether that is all of them
+        (remembered for the last landmarks and graph generation)."""
+        marks = self._landmarks
+        cached = self._usable_cache
+        if cached is not None and cached[0] is marks and cached[1] == graph.generation:
+            return marks, cached[2], cached[3]
+        use = marks.usable(graph)
+        complete = use.size == int((marks.cells >= 0).sum())
+        self._usable_cache = (marks, graph.generation, use, complete)
+        return marks, use, complete
+
     def query(self, graph: _Graph, start: tuple[int, int], goal: tuple[int, int]
               ) -> SubgoalResult | None:
         """Run one query on ``graph`` (from :meth:`acquire`; start and goal passable, connected
         and different); None if the graph did not answer (the caller runs A*). On the index's
         current graph, first brings one stale landmark up to date."""
         announce_compile("grid search", *KERNELS)
-        if graph is self._data:
-            self._refresh(graph)
-        marks = self._landmarks
+        marks, use, complete = self._usable(graph)
+        if not complete and graph is self._data and self._refresh(graph):
+            marks, use, complete = self._usable(graph)
         ws = self._workspace(graph)
         status, cells, cost, expanded = _ks.query(
             graph.p, self.stride, graph.sg, graph.clear, graph.node_x, graph.node_y, graph.corner,
-            graph.off, graph.cnt, graph.adj, marks.dist, marks.usable(graph), TAUT, start[0], start[1], goal[0],
-            goal[1], ws.g, ws.parent, ws.key, ws.hval, ws.gmark, ws.next_stamp(), ws.hk, ws.hn)
+            graph.off, graph.cnt, graph.adj, marks.dist, use, TAUT, start[0], start[1], goal[0],
+            goal[1], ws.g, ws.parent, ws.key, ws.hval, ws.gmark, ws.next_stamp(), ws.hk, ws.hn,
+            ws.scratch)
         if status != _ks.FOUND:
             return None
         return SubgoalResult(cells, float(cost), int(expanded))
