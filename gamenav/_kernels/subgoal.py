@@ -602,8 +602,8 @@ def _found_by(u, v, off, cnt, adj):
 
 
 @njit(cache=True, nogil=True)
-def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse, taut, sx, sy,
-          gx, gy, g, parent, key, hval, gmark, stamp, hk, hn, scratch):
+def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse, active, taut, sx,
+          sy, gx, gy, g, parent, key, hval, gmark, stamp, hk, hn, scratch):
     """One query from ``(sx, sy)`` to ``(gx, gy)`` (both passable, connected, different).
 
     Start and goal are joined to their direct-h-reachable subgoals (each scan also looks for the
@@ -662,6 +662,19 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
                     o = _octile(np.int64(node_x[v]), np.int64(node_y[v]), gx, gy)
                     lo[j] = max(lo[j], d - o)
                     hi[j] = min(hi[j], d + o)
+    if active < k:  # keep the landmarks that bound the start's subgoals best
+        score = np.full(k, -np.inf)
+        for j in range(k):
+            c = lmuse[j]
+            for i in range(ns):
+                v = from_start[i]
+                if v >= 0:
+                    d = np.float64(lm[v, c])
+                    score[j] = max(score[j], lo[j] - d, d - hi[j])
+        order = np.argsort(-score)[:active]
+        lmuse = lmuse[order]
+        lo = lo[order]
+        hi = hi[order]
     expanded = 0
     found = direct
     if not direct:

@@ -20,11 +20,13 @@ Design (Simple Subgoal Graphs, Uras, Koenig & Hernandez, ICAPS 2013):
   the scan found it; each step is checked). Costs equal A*'s. Two additions to the paper's
   search, both exact:
 
-  - Heuristic: the largest of the octile distance and :data:`LANDMARKS` differential
-    heuristics (``|d(L, goal) - d(L, v)|`` for landmarks L spread farthest-first over the big
-    islands; one Dijkstra over the graph each, at build). The goal's own distances are bounded
-    through the subgoals its scan finds, which keeps the heuristic admissible and consistent.
-    On the GPPC 2014 maps it cut the nodes expanded 2-6x (orz700d 2780 -> 680).
+  - Heuristic: the largest of the octile distance and differential heuristics
+    (``|d(L, goal) - d(L, v)|`` for :data:`LANDMARKS` landmarks L spread farthest-first over the
+    big islands; one Dijkstra over the graph each, at build; a query uses the :data:`ACTIVE`
+    that bound its start best). The goal's own distances are bounded through the subgoals its
+    scan finds, which keeps the heuristic admissible and consistent. On the GPPC 2014 maps it
+    cut the nodes expanded 2-9x (orz700d 2780 -> 380, Cauldron 9700 -> 1000; 48 landmarks
+    instead of 16 halved Cauldron's).
   - Taut successors: a subgoal reached from p only passes the search on to neighbours q such
     that p -> u -> q turns round one of u's corners or runs straight on (octile-straight);
     other turns at u are never needed by a shortest path. 2-8 of 12-19 edges per expansion
@@ -36,8 +38,8 @@ Design (Simple Subgoal Graphs, Uras, Koenig & Hernandez, ICAPS 2013):
   The repaired graph equals one built from scratch (the tests compare them). Landmark
   distances describe one version of the graph: after an edit a query uses only the landmarks
   already brought up to date, and each query on the current graph first updates one more
-  (one Dijkstra over the graph: 0.7-3 ms on the GPPC maps), so the 16 are current again after
-  16 queries. ``gamenav.prepare(grid, "subgoal")`` after a batch of edits updates them all at
+  (one Dijkstra over the graph: 0.7-3 ms on the GPPC maps), so all are current again after
+  :data:`LANDMARKS` queries. ``gamenav.prepare(grid, "subgoal")`` after a batch of edits updates them all at
   once (at a loading screen rather than in a frame).
 * Threads: as :mod:`gamenav.grid.hpa` (:class:`~gamenav.grid._index.GridIndex`): a query
   borrows the graph of its snapshot's version; an edit while queries hold it repairs a copy. A
@@ -72,11 +74,18 @@ __all__ = ["SubgoalIndex", "SubgoalResult", "check_options", "find", "subgoal_in
 KERNELS = (_ks.repair, _ks.query, _ks.landmark)
 _INT16_LIMIT = 32000
 
-LANDMARKS = 16
+LANDMARKS = 48
 """Landmarks of the heuristic (differential heuristics; see the module docstring)."""
 
 BIG_ISLAND = 0.1
 """Islands holding at least this share of the subgoals get a landmark of their own."""
+
+LANDMARK_BUDGET = 1_500_000
+"""Node visits the build spends on landmark Dijkstras: big graphs get fewer landmarks (at least
+:data:`ACTIVE`), so that random-obstacle maps of 60 000+ subgoals still build in about 1 s."""
+
+ACTIVE = 20
+"""Landmarks a query uses: those that bound the start's subgoals best."""
 
 TAUT = True
 """Expand only taut successors (see :func:`gamenav._kernels.subgoal._taut`)."""
@@ -290,12 +299,13 @@ class SubgoalIndex(GridIndex[_Graph]):
 
     def _select_landmarks(self, gr: _Graph) -> _Landmarks:
         """Spread :data:`LANDMARKS` landmarks (farthest first) over the big islands of ``gr``."""
-        cap, k = gr.ncell.shape[0], LANDMARKS
+        cap = gr.ncell.shape[0]
+        live = gr.ncell >= 0
+        total = int(live.sum())
+        k = min(LANDMARKS, max(ACTIVE, LANDMARK_BUDGET // max(total, 1)))
         dist = np.full((cap, k), np.inf, dtype=np.float32)
         generation = np.full(k, -1, dtype=np.int64)
         cells = np.full(k, -1, dtype=np.int64)
-        live = gr.ncell >= 0
-        total = int(live.sum())
         covered = np.zeros(cap, dtype=bool)
         nearest = np.full(cap, np.inf)
         for j in range(k if total else 0):
@@ -389,7 +399,7 @@ class SubgoalIndex(GridIndex[_Graph]):
         ws = self._workspace(graph)
         status, cells, cost, expanded = _ks.query(
             graph.p, self.stride, graph.sg, graph.clear, graph.node_x, graph.node_y, graph.corner,
-            graph.off, graph.cnt, graph.adj, marks.dist, use, TAUT, start[0], start[1], goal[0],
+            graph.off, graph.cnt, graph.adj, marks.dist, use, ACTIVE, TAUT, start[0], start[1], goal[0],
             goal[1], ws.g, ws.parent, ws.key, ws.hval, ws.gmark, ws.next_stamp(), ws.hk, ws.hn,
             ws.scratch)
         if status != _ks.FOUND:
