@@ -258,8 +258,9 @@ class SubgoalIndex(GridIndex[_Graph]):
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the graph's arrays (the index's padded copy of the cells included)."""
-        return self._data.nbytes
+        """Bytes held by the graph's arrays (the index's padded copy of the cells included) and
+        the landmark distances (not the per-thread search workspaces)."""
+        return self._data.nbytes + int(self._landmarks.dist.nbytes)
 
     @property
     def nodes(self) -> int:
