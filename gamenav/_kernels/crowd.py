@@ -210,14 +210,15 @@ def descend_field(field, passable, cells, out):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def preferred_velocities(pos, goal, target, mode, speeds, idle, direct, arrive_radius, ease_dist, min_ease, dt,
-                         heading, want):
+                         heading, want, desired):
     """Heading and preferred speed of every agent towards its steering target, in place.
 
     ``target`` ``(n, 2)``: the point each agent steers at (agents in ``direct`` mode steer at
     their ``goal`` instead, slowing down within ``ease_dist`` of it, to no less than
     ``min_ease`` of their speed, and never overshooting it in ``dt``). ``heading`` ``(n, 2)``
     receives the unit direction (0 at the target); ``want`` ``(n,)`` the speed, 0 for agents in
-    ``idle`` mode and for those arriving. Returns the ``(n,)`` bool mask of agents arriving: in
+    ``idle`` mode and for those arriving; ``desired`` ``(n, 2)`` their product, the preferred
+    velocity. Returns the ``(n,)`` bool mask of agents arriving: in
     ``direct`` mode and closer than ``arrive_radius`` to their goal.
     """
     n = pos.shape[0]
@@ -244,50 +245,97 @@ def preferred_velocities(pos, goal, target, mode, speeds, idle, direct, arrive_r
             heading[i, 0] = 0.0
             heading[i, 1] = 0.0
         want[i] = 0.0 if mode[i] == idle or arrive[i] else speed
+        desired[i, 0] = heading[i, 0] * want[i]
+        desired[i, 1] = heading[i, 1] * want[i]
     return arrive
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _put_waypoint(seg, aim, s, k, inv, ox, oy, cs, y_up, height, wx, wy, j):  # pragma: no cover - compiled
+    """Store waypoint ``k`` of run ``s`` (``inv = 1 / steps``) at ``wx[j], wy[j]`` (see :func:`follow_paths`)."""
+    if k >= seg[s, 4]:
+        wx[j] = aim[s, 0]
+        wy[j] = aim[s, 1]
+    else:
+        f = k * inv
+        cy = seg[s, 1] + np.rint(seg[s, 3] * f)
+        wx[j] = ox + (seg[s, 0] + np.rint(seg[s, 2] * f) + 0.5) * cs
+        wy[j] = oy + ((height - 1 - cy if y_up else cy) + 0.5) * cs
+
+
 @njit(cache=True, nogil=True)
-def follow_paths(pos, mode, pcur, pend, ppt, paim, look_ahead, reach, path_mode, done_mode,
-                 target):  # pragma: no cover - compiled
+def follow_paths(pos, mode, pcur, pk, pend, seg, aim, ox, oy, cs, y_up, height, look_ahead, reach, path_mode,
+                 done_mode, target):  # pragma: no cover - compiled
     """Advance each path follower (``mode == path_mode``) along its waypoints; write its aim.
 
-    Agent ``i`` follows rows ``pcur[i] .. pend[i] - 1`` of ``ppt`` (waypoints) and ``paim`` (the
-    end of each waypoint's straight run), both (m, 2) world. It takes the nearest of its next
-    ``look_ahead`` waypoints, then skips (up to 3) ones it has passed (beyond the waypoint along
-    the path) or come within ``reach`` of; past its last waypoint its mode becomes
-    ``done_mode``, else ``pcur[i]`` moves there and ``target[i]`` is that row's aim.
+    Paths are stored by straight runs: row ``s`` of ``seg`` ((m, 5) int64: start cell ``ax, ay``,
+    step ``dx, dy``, ``steps``) and ``aim`` ((m, 2) world: the run's end point) stands for the
+    waypoints ``k = 1 .. steps``: the centres of cells ``a + rint(d * (k * (1 / steps)))``, the
+    last one the run's end point itself (for navmesh paths, runs of one waypoint). Agent ``i``
+    is at waypoint ``pk[i]`` of run ``pcur[i]``; its path ends before run ``pend[i]``.
+
+    The agent takes the nearest of its next ``look_ahead`` waypoints, then skips (up to 3) ones
+    it has passed (beyond the waypoint along the path) or come within ``reach`` of; past its
+    last waypoint its mode becomes ``done_mode``, else it moves there and ``target[i]`` is that
+    run's end point.
     """
+    wx = np.empty(look_ahead + 4)
+    wy = np.empty_like(wx)
+    ws = np.empty(look_ahead + 4, np.int64)
+    wk = np.empty_like(ws)
     for i in range(pos.shape[0]):
         if mode[i] != path_mode:
             continue
         px = pos[i, 0]
         py = pos[i, 1]
-        last = pend[i] - 1
-        best = pcur[i]
-        best_d2 = (ppt[best, 0] - px) ** 2 + (ppt[best, 1] - py) ** 2
-        for k in range(1, look_ahead):
-            row = min(pcur[i] + k, last)
-            d2 = (ppt[row, 0] - px) ** 2 + (ppt[row, 1] - py) ** 2
-            if d2 < best_d2:
-                best = row
-                best_d2 = d2
-        for _ in range(3):  # past the nearest: beyond it along the path, or close enough
-            wx = ppt[best, 0]
-            wy = ppt[best, 1]
-            nxt = min(best + 1, last)
-            ax = ppt[nxt, 0] - wx
-            ay = ppt[nxt, 1] - wy
-            if not ((px - wx) * ax + (py - wy) * ay > 0.0 or (wx - px) ** 2 + (wy - py) ** 2 < reach * reach):
+        # waypoints ahead into wx, wy (their run and number: ws, wk) as far as needed; the
+        # path's last one is number final (-1: not among them yet); s, k: the next one to put
+        s = pcur[i]
+        k = pk[i]
+        inv = 1.0 / seg[s, 4]
+        count = 0
+        final = -1
+        best = 0
+        best_d2 = np.inf
+        for skip in range(look_ahead + 3):
+            if final < 0 and (skip < look_ahead or best + 1 >= count):  # (the next one is needed)
+                _put_waypoint(seg, aim, s, k, inv, ox, oy, cs, y_up, height, wx, wy, count)
+                ws[count] = s
+                wk[count] = k
+                if k < seg[s, 4]:
+                    k += 1
+                elif s < pend[i] - 1:
+                    s += 1
+                    k = 1
+                    inv = 1.0 / seg[s, 4]
+                else:
+                    final = count
+                count += 1
+            if skip < look_ahead:  # the nearest of the next look_ahead
+                if skip < count:
+                    d2 = (wx[skip] - px) ** 2 + (wy[skip] - py) ** 2
+                    if d2 < best_d2:
+                        best = skip
+                        best_d2 = d2
+                continue
+            # then past the nearest (up to 3): beyond it along the path, or close enough
+            ax = 0.0
+            ay = 0.0
+            if best != final:
+                ax = wx[best + 1] - wx[best]
+                ay = wy[best + 1] - wy[best]
+            if not ((px - wx[best]) * ax + (py - wy[best]) * ay > 0.0 or
+                    (wx[best] - px) ** 2 + (wy[best] - py) ** 2 < reach * reach):
                 break
-            best += 1
-            if best > last:
+            if best == final:
                 mode[i] = done_mode
                 break
+            best += 1
         if mode[i] == path_mode:
-            pcur[i] = best
-            target[i, 0] = paim[best, 0]
-            target[i, 1] = paim[best, 1]
+            pcur[i] = ws[best]
+            pk[i] = wk[best]
+            target[i, 0] = aim[ws[best], 0]
+            target[i, 1] = aim[ws[best], 1]
 
 
 @njit(cache=True, nogil=True)

@@ -50,16 +50,39 @@ def _blocked(passable, i, j, y_up):  # pragma: no cover - compiled
     return not passable[row, i]
 
 
-def blocked_table(passable: npt.NDArray[np.bool_], y_up: bool) -> npt.NDArray[np.int64]:
-    """The summed-area table ``(h + 1, w + 1)`` int64 of ``~passable`` [y, x] with rows in world
-    order (row 0 lowest world y): ``sat[j, i]`` counts the blocked cells below row j, left of
-    column i. Plain numpy (built once per grid snapshot)."""
+_COARSE = 16
+"""Cells per side of the coarse summed-area table's blocks (:func:`blocked_table`)."""
+
+
+def blocked_table(passable: npt.NDArray[np.bool_], y_up: bool) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Summed-area tables of ``~passable`` [y, x] with rows in world order (row 0 lowest world
+    y), for :func:`_window_clear`: ``(sat, coarse)``. ``sat`` ``(h + 1, w + 1)`` int64:
+    ``sat[j, i]`` counts the blocked cells below row j, left of column i; ``coarse`` is ``sat``
+    at every :data:`_COARSE`-th row and column and the last (small enough to stay in cache).
+    Plain numpy (built once per grid snapshot)."""
     blocked = ~np.asarray(passable, dtype=np.bool_)
     if y_up:
         blocked = blocked[::-1]
-    sat = np.zeros((blocked.shape[0] + 1, blocked.shape[1] + 1), np.int64)
+    h, w = blocked.shape
+    sat = np.zeros((h + 1, w + 1), np.int64)
     sat[1:, 1:] = blocked.cumsum(axis=0).cumsum(axis=1)
-    return sat
+    rows = np.minimum(np.arange(0, h + _COARSE, _COARSE), h)
+    cols = np.minimum(np.arange(0, w + _COARSE, _COARSE), w)
+    return sat, np.ascontiguousarray(sat[rows][:, cols])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _window_clear(sat, i0, j0, i1, j1):  # pragma: no cover - compiled
+    """Whether world cells ``i0 <= i < i1``, ``j0 <= j < j1`` (inside the grid) are all free,
+    from ``sat = blocked_table(...)``: the coarse blocks around the window first."""
+    fine, coarse = sat
+    b0 = i0 // _COARSE
+    c0 = j0 // _COARSE
+    b1 = (i1 + _COARSE - 1) // _COARSE
+    c1 = (j1 + _COARSE - 1) // _COARSE
+    if coarse[c1, b1] - coarse[c0, b1] - coarse[c1, b0] + coarse[c0, b0] == 0:
+        return True
+    return fine[j1, i1] - fine[j0, i1] - fine[j1, i0] + fine[j0, i0] == 0
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -334,8 +357,8 @@ def _seg_dist_sq(ax, ay, bx, by, px, py):  # pragma: no cover - compiled
 def _wall_segments(px, py, reach, passable, sat, ox, oy, cs, y_up, segs, segd):  # pragma: no cover - compiled
     """Wall edges within ``reach`` of ``(px, py)`` that face it, sorted by distance then scan order.
 
-    ``sat`` ((h + 1, w + 1) int, world rows): the summed-area table of blocked cells; a window
-    inside the grid without any blocked cell is skipped at once.
+    ``sat`` (:func:`blocked_table`): a window inside the grid without any blocked cell is
+    skipped at once.
 
     Each row of ``segs`` (k, 12): p1 (x, y), p2 (x, y), direction (x, y) with blocked on the
     left, convex1, convex2, previous edge direction (x, y), next edge direction (x, y).
@@ -352,8 +375,7 @@ def _wall_segments(px, py, reach, passable, sat, ox, oy, cs, y_up, segs, segd): 
     j0 = cj - k - 1
     i1 = ci + k + 2
     j1 = cj + k + 2
-    if i0 >= 0 and j0 >= 0 and i1 <= w and j1 <= h and \
-            sat[j1, i1] - sat[j0, i1] - sat[j1, i0] + sat[j0, i0] == 0:
+    if i0 >= 0 and j0 >= 0 and i1 <= w and j1 <= h and _window_clear(sat, i0, j0, i1, j1):
         return 0
     for j in range(max(cj - k, 0), min(cj + k, h - 1) + 1):  # edges lie beside passable cells
         for i in range(max(ci - k, 0), min(ci + k, w - 1) + 1):
@@ -693,7 +715,7 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
     wait and comes towards it (out of the passage) or is giving way or backing off, which
     ignores it (the overlap resolution pushes the waiting one aside). An agent that gave way in
     the last step is ignored likewise by the one it gave way to.
-    ``walls``: also avoid the grid's blocked cells (``passable`` [y, x], its summed-area table
+    ``walls``: also avoid the grid's blocked cells (``passable`` [y, x], its summed-area tables
     ``sat`` of blocked cells by world row (:func:`blocked_table`), origin ``ox, oy``, cell size
     ``cs``, ``y_up``); agents take the walls as hard constraints (obstacle lines) and share the
     avoidance of each other. Returns the number of agents whose linear program was infeasible
@@ -800,8 +822,8 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
 def _near_walls(x, y, r, sat, ox, oy, cs):  # pragma: no cover - compiled
     """Whether a blocked (or off-grid) cell lies within one cell of the disc's bounding box
     (``sat``: :func:`blocked_table`); False means the disc is certainly clear of every wall."""
-    h = sat.shape[0] - 1
-    w = sat.shape[1] - 1
+    h = sat[0].shape[0] - 1
+    w = sat[0].shape[1] - 1
     size = max(h, w) + 2
     if not r < size * cs:
         return True
@@ -812,7 +834,7 @@ def _near_walls(x, y, r, sat, ox, oy, cs):  # pragma: no cover - compiled
     j1 = j0 + 2 * k + 1
     if i0 < 0 or j0 < 0 or i1 > w or j1 > h:
         return True
-    return sat[j1, i1] - sat[j0, i1] - sat[j1, i0] + sat[j0, i0] != 0
+    return not _window_clear(sat, i0, j0, i1, j1)
 
 
 @njit(cache=True, nogil=True)
@@ -870,7 +892,7 @@ def discs_off_walls(pos, radius, passable, sat, ox, oy, cs, y_up):  # pragma: no
     """Move each disc (centre ``pos`` (n, 2), ``radius`` (n,)) out of the blocked and off-grid cell
     squares it overlaps, in place: up to 4 passes of pushes from each square's nearest point
     (corners included). A centre never moves onto a blocked cell (such a move is undone: the
-    disc cannot fit there). Discs whose surroundings hold no blocked cell (summed-area table
+    disc cannot fit there). Discs whose surroundings hold no blocked cell (summed-area tables
     ``sat``, :func:`blocked_table`) are skipped at once. Returns the number of discs still
     overlapping a blocked square.
     """
@@ -1030,32 +1052,54 @@ def _slide(prev, pos, i, passable, ox, oy, cs, y_up):  # pragma: no cover - comp
 
 
 @njit(cache=True, nogil=True)
-def crowd_step(pos, vel, pref, radius, max_speed, priority, rank, goal_dir, mass, keep_right, hcell, neighbor_dist,
-               max_neighbors, time_horizon, time_horizon_obst, dt, passable, sat, ox, oy, cs, y_up, iterations,
-               tolerance, new_vel, yielded_before, yielded, wait):  # pragma: no cover - compiled
+def crowd_step(pos, vel, pref, radius, radius_cap, max_speed, moving, order, goal, idle_mass, keep_right, hcell,
+               neighbor_dist, max_neighbors, time_horizon, time_horizon_obst, dt, passable, sat, ox, oy, cs, y_up,
+               iterations, tolerance, new_vel, yielded_before, yielded, wait, bend):  # pragma: no cover - compiled
     """One avoidance step of a crowd, in place: ORCA velocities (:func:`orca_velocities`, into
     ``new_vel``), the move by ``new_vel * dt`` with wall sliding (no centre onto a blocked cell),
-    then overlaps resolved (:func:`resolve_discs` with ``mass``, a tenth of it for the agents
-    that gave way or backed off (``yielded``) or wait at a passage (``wait``), ``iterations``,
-    ``tolerance``). ``vel`` becomes
-    the velocity actually moved, capped at ``max_speed``.
+    then overlaps resolved (:func:`resolve_discs`, ``iterations``, ``tolerance``). ``vel``
+    becomes the velocity actually moved, capped at ``max_speed``.
+
+    Per agent (n,): ``radius`` (taken as at most ``radius_cap``), ``moving`` (idle agents give
+    way to moving ones, which ignore them: priority ``-inf``, else 0), ``order`` (the number of
+    its order: older orders have right of way, ``rank = -order``), ``goal`` (n, 2) (its
+    direction is ``goal_dir``). Masses for the overlap resolution: ``radius**2``, times
+    ``idle_mass`` for idle agents and 0.1 for those that gave way, backed off (``yielded``) or
+    wait at a passage (``wait``). ``bend`` (n, 2) is set to how much the others and the walls
+    bent the preferred velocity: ``(pref - new_vel) / max_speed``.
     Returns ``(infeasible, stuck)``: agents whose linear program was infeasible, discs left
     overlapping a blocked cell.
     """
     n = pos.shape[0]
-    infeasible = orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir, keep_right,
+    r = np.empty(n)
+    priority = np.empty(n)
+    rank = np.empty(n)
+    goal_dir = np.empty((n, 2))
+    for i in range(n):
+        r[i] = min(radius[i], radius_cap)
+        priority[i] = 0.0 if moving[i] else -np.inf
+        rank[i] = -float(order[i])
+        gx = goal[i, 0] - pos[i, 0]
+        gy = goal[i, 1] - pos[i, 1]
+        norm = max(math.sqrt(gx * gx + gy * gy), 1e-12)
+        goal_dir[i, 0] = gx / norm
+        goal_dir[i, 1] = gy / norm
+    infeasible = orca_velocities(pos, vel, pref, r, max_speed, priority, rank, goal_dir, keep_right,
                                  hcell, neighbor_dist, max_neighbors, time_horizon, time_horizon_obst, dt, passable,
                                  sat, ox, oy, cs, y_up, True, new_vel, yielded_before, yielded, wait)
-    mass = mass.copy()
+    mass = np.empty(n)
     for i in range(n):
+        mass[i] = r[i] * r[i] * (1.0 if moving[i] else idle_mass)
         if yielded[i] > 0 or wait[i]:  # who gives way is also pushed aside
             mass[i] *= 0.1
+        bend[i, 0] = (pref[i, 0] - new_vel[i, 0]) / max_speed[i]
+        bend[i, 1] = (pref[i, 1] - new_vel[i, 1]) / max_speed[i]
     prev = pos.copy()
     for i in range(n):
         pos[i, 0] += new_vel[i, 0] * dt
         pos[i, 1] += new_vel[i, 1] * dt
     resolve_walls(prev, pos, passable, ox, oy, cs, y_up, 0.0)
-    stuck = resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations, tolerance)
+    stuck = resolve_discs(pos, r, mass, passable, sat, ox, oy, cs, y_up, iterations, tolerance)
     for i in range(n):
         mx = (pos[i, 0] - prev[i, 0]) / dt
         my = (pos[i, 1] - prev[i, 1]) / dt

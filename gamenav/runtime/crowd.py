@@ -221,28 +221,34 @@ def _check_positions(grid: TileGrid, pos: _F64) -> None:
             f"cell {tuple(cells[bad].tolist())}, which is blocked or outside the grid")
 
 
-def _segment_ends(cells: npt.NDArray[np.integer[Any]]) -> _I64:
-    """For each row of ``_expand_cells(cells)``, the index in ``cells`` of the path cell that ends
-    its straight run (the first row: 0)."""
-    if len(cells) < 2:
-        return np.zeros(len(cells), np.int64)
-    steps = np.maximum(np.abs(np.diff(cells, axis=0)).max(axis=1), 1)
-    out: _I64 = np.concatenate([[0], np.repeat(np.arange(1, len(cells)), steps)]).astype(np.int64)
-    return out
+def _straight_runs(corners: npt.NDArray[np.integer[Any]]) -> _I64:
+    """The runs between consecutive path cells ``(k, 2)``: ``(k - 1, 5)`` rows of start cell
+    ``ax, ay``, step ``dx, dy`` and ``steps`` (the 8-direction cell steps it takes, at least 1),
+    as :func:`gamenav._kernels.crowd.follow_paths` reads them."""
+    a = corners[:-1].astype(np.int64)
+    d = np.diff(corners, axis=0).astype(np.int64)
+    steps = np.maximum(np.abs(d).max(axis=1, initial=0), 1)
+    return np.concatenate([a, d, steps[:, None]], axis=1)
 
 
-def _expand_cells(cells: npt.NDArray[np.integer[Any]]) -> _I64:
-    """Fill the straight 8-direction runs between consecutive path cells: ``(k, 2)`` -> ``(m, 2)``."""
-    if len(cells) < 2:
-        return cells.astype(np.int64)
-    a, b = cells[:-1], cells[1:]
-    d = b - a
-    steps = np.maximum(np.abs(d).max(axis=1), 1)
-    seg = np.repeat(np.arange(len(a)), steps)
-    k = np.arange(len(seg)) - np.repeat(np.cumsum(steps) - steps, steps) + 1
-    filled = a[seg] + np.rint(d[seg] * (k / steps[seg])[:, None]).astype(np.int64)
-    out: _I64 = np.concatenate([cells[:1], filled]).astype(np.int64)
-    return out
+def _run_waypoints(seg: _I64, first: _I64, k_first: _I64, count: _I64) -> tuple[_I64, _I64, _I64, _I64]:
+    """The waypoints of consecutive runs: for each ``j``, runs ``first[j] .. first[j] + count[j]
+    - 1`` of ``seg`` (:func:`_straight_runs`), from waypoint ``k_first[j]`` of the first.
+
+    Returns:
+        ``(cells (m, 2), the run of each waypoint (m,), its number ``k`` in the run (m,), the
+        ``j`` it belongs to (m,))``; the cell of waypoint ``k`` is ``a + rint(d * (k * (1 / steps)))``.
+    """
+    offsets = np.cumsum(count) - count
+    runs = np.repeat(first - offsets, count) + np.arange(int(count.sum()))
+    start = np.ones(len(runs), np.int64)
+    start[offsets[count > 0]] = k_first[count > 0]
+    n_way = seg[runs, 4] - start + 1
+    row = np.repeat(runs, n_way)
+    k = np.repeat(start - (np.cumsum(n_way) - n_way), n_way) + np.arange(int(n_way.sum()))
+    cells: _I64 = seg[row, :2] + np.rint(seg[row, 2:4] * (k * (1.0 / seg[row, 4]))[:, None]).astype(np.int64)
+    owner = np.repeat(np.repeat(np.arange(len(first)), count), n_way)
+    return cells, row, k, owner
 
 
 class Crowd(Closeable):
@@ -347,20 +353,20 @@ class Crowd(Closeable):
         self._speeds = np.broadcast_to(np.asarray(speeds, np.float64), (n,)).copy()
         self._ids = np.arange(n, dtype=np.int64)
         self._row_of = np.arange(n, dtype=np.int64)  # id -> row (-1: removed)
-        self._update_stride()
+        self._sizes_changed()
         self._vel = np.zeros((n, 2))
         self._goal = pos.copy()
         self._mode = np.zeros(n, np.int8)
         self._arrived = np.ones(n, bool)
         self._failed = np.zeros(n, bool)
-        # paths: one flat buffer; agent i follows rows pcur[i] .. pend[i]-1
-        self._pcell = np.zeros((0, 2), np.int64)  # rows 0 .. _plen-1 are used (capacity grows x2)
-        self._ppt = np.zeros((0, 2), np.float64)
-        self._paim = np.zeros((0, 2), np.float64)  # per row: the end of its straight run (steering aim)
+        # paths: one flat buffer of straight runs (:func:`_straight_runs`); agent i is at waypoint
+        # pk[i] of run pcur[i], and its path ends before run pend[i]
+        self._pseg = np.zeros((0, 5), np.int64)  # rows 0 .. _plen-1 are used (capacity grows x2)
+        self._paim = np.zeros((0, 2), np.float64)  # per run: its end point (the steering aim)
         self._plen = 0
-        self._pstart = np.zeros(n, np.int64)
-        self._pend = np.zeros(n, np.int64)
         self._pcur = np.zeros(n, np.int64)
+        self._pk = np.zeros(n, np.int64)
+        self._pend = np.zeros(n, np.int64)
         # flow-field groups: agent -> group id; group id -> (target cell, field)
         self._group = np.full(n, -1, np.int64)
         self._fields: dict[int, tuple[_I64, _F64]] = {}
@@ -391,7 +397,7 @@ class Crowd(Closeable):
         moved off newly blocked cells, flow fields computed; ORCA: agents whose constraints
         could not all be met (RVO2's 3-D fallback), discs left overlapping a wall (their path was
         not planned for their radius)."""
-        self._sat: tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]] | None = None
+        self._sat: tuple[npt.NDArray[np.bool_], tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] | None = None
         self._passages: tuple[npt.NDArray[np.bool_], int, _I64, int, _F64] | None = None
         self.avoidance_ms = 0.0
         """Wall-clock milliseconds of the last update's avoidance (neighbours, ORCA, overlap
@@ -408,7 +414,7 @@ class Crowd(Closeable):
 
     # -- agents ---------------------------------------------------------------------------
     _ROW_STATE = ("_pos", "_radii", "_speeds", "_ids", "_vel", "_goal", "_mode", "_arrived", "_failed",
-                  "_pstart", "_pend", "_pcur", "_group", "_slot_cost", "_snapshot", "_stuck_count",
+                  "_pcur", "_pk", "_pend", "_group", "_slot_cost", "_snapshot", "_stuck_count",
                   "_repaths", "_jams", "_sep", "_flow", "_want", "_order", "_yielded")
     """The per-agent arrays (one row per live agent), compacted together by :meth:`remove`."""
 
@@ -442,8 +448,8 @@ class Crowd(Closeable):
             "_pos": pos, "_radii": np.broadcast_to(np.asarray(radii, np.float64), (m,)),
             "_speeds": np.broadcast_to(np.asarray(speeds, np.float64), (m,)), "_ids": ids, "_vel": zeros2,
             "_goal": pos, "_mode": np.zeros(m, np.int8), "_arrived": np.ones(m, bool),
-            "_failed": np.zeros(m, bool), "_pstart": np.zeros(m, np.int64), "_pend": np.zeros(m, np.int64),
-            "_pcur": np.zeros(m, np.int64), "_group": np.full(m, -1, np.int64), "_slot_cost": np.zeros(m),
+            "_failed": np.zeros(m, bool), "_pcur": np.zeros(m, np.int64), "_pk": np.zeros(m, np.int64),
+            "_pend": np.zeros(m, np.int64), "_group": np.full(m, -1, np.int64), "_slot_cost": np.zeros(m),
             "_snapshot": pos, "_stuck_count": np.zeros(m, np.int64), "_repaths": np.zeros(m, np.int64),
             "_jams": np.zeros(m, np.int64), "_sep": zeros2, "_flow": zeros2, "_want": np.zeros(m),
             "_order": np.zeros(m, np.int64), "_yielded": np.zeros(m, np.int64)}
@@ -451,7 +457,7 @@ class Crowd(Closeable):
         for name in self._ROW_STATE:
             setattr(self, name, np.concatenate([getattr(self, name), fresh[name]]))
         self._row_of = np.concatenate([self._row_of, np.arange(n, n + m, dtype=np.int64)])
-        self._update_stride()
+        self._sizes_changed()
         return ids
 
     def remove(self, agents: npt.ArrayLike) -> None:
@@ -478,7 +484,7 @@ class Crowd(Closeable):
         self._backlog = remap(self._backlog)
         self._routes = remap(self._routes)
         self._drop_unused_fields()
-        self._update_stride()
+        self._sizes_changed()
 
     @property
     def ids(self) -> npt.NDArray[np.int64]:
@@ -515,21 +521,23 @@ class Crowd(Closeable):
         """ORCA's neighbour distance (world units; the default follows the agents' sizes and speeds)."""
         if self._neighbor_dist is not None:
             return self._neighbor_dist
-        r = float(self._radii.max()) if len(self) else self.radius
-        v = float(self._speeds.max()) if len(self) else self.max_speed
-        return max(8.0 * r, v * self.time_horizon)
+        return max(8.0 * self._r_max, self._v_max * self.time_horizon)
 
     @property
     def time_horizon_obst(self) -> float:
         """ORCA's time horizon for walls, seconds."""
         if self._time_horizon_obst is not None:
             return self._time_horizon_obst
-        v = float(self._speeds.max()) if len(self) else self.max_speed
-        return 1.5 * self._grid.cell_size / v
+        return 1.5 * self._grid.cell_size / self._v_max
 
-    def _update_stride(self) -> None:
-        r = float(self._radii.max()) if len(self._radii) else self.radius
-        gap = 2.5 * r if self._spacing is None else self._spacing
+    def _sizes_changed(self) -> None:
+        """Agents came or went: their largest and mean radius and largest speed (the defaults'
+        when there are none), the formation stride."""
+        some = len(self._radii) > 0
+        self._r_max = float(self._radii.max()) if some else self.radius
+        self._r_mean = float(self._radii.mean()) if some else self.radius
+        self._v_max = float(self._speeds.max()) if some else self.max_speed
+        gap = 2.5 * self._r_max if self._spacing is None else self._spacing
         # formation slots more than a map apart are pointless: the cap also keeps huge radii finite
         self._stride = max(1, math.ceil(min(gap / self._grid.cell_size, self._grid.width + self._grid.height) - 1e-9))
 
@@ -625,7 +633,7 @@ class Crowd(Closeable):
         paths = []
         for i in idx.tolist():
             mode = self._mode[i]
-            middle = self._ppt[self._pcur[i]:self._pend[i]] if mode == PATH else traces.get(i, empty)
+            middle = self._waypoints(np.array([i]))[1] if mode == PATH else traces.get(i, empty)
             tail = self._goal[i:i + 1] if mode != IDLE else empty
             paths.append(np.concatenate([self._pos[i:i + 1], middle, tail]))
         return paths
@@ -767,7 +775,8 @@ class Crowd(Closeable):
     def update(self, dt: float) -> None:
         """Advance every agent by ``dt`` seconds (call after ``queue.update()``)."""
         self._check_open("update")
-        if isinstance(dt, bool) or not isinstance(dt, numbers.Real) or not (math.isfinite(dt) and dt >= 0):
+        if type(dt) is not float and (isinstance(dt, bool) or not isinstance(dt, numbers.Real)) or \
+                not (math.isfinite(dt) and dt >= 0):
             raise InvalidInputError(f"dt must be a finite number >= 0, got {dt!r}")
         dt = float(dt)  # kernels take float64 (a Python int beyond int64 would not convert)
         if dt == 0 or len(self) == 0:
@@ -781,12 +790,13 @@ class Crowd(Closeable):
         self._follow_paths(target)
         self._descend_fields(target)
         heading = np.empty_like(self._pos)
+        desired = np.empty_like(self._pos)
         self._want = np.empty(len(self))
         arrive = preferred_velocities(self._pos, self._goal, target, self._mode, self._speeds, IDLE, DIRECT,
                                       self.arrive_radius, 1.5 * self._grid.cell_size, _MIN_ARRIVAL_SPEED, dt,
-                                      heading, self._want)
-        self._arrive(np.flatnonzero(arrive))
-        desired = heading * self._want[:, None]
+                                      heading, self._want, desired)
+        if arrive.any():
+            self._arrive(np.flatnonzero(arrive))
         if self.avoidance == "orca":
             self._avoid(desired, dt, self._wait_at_passages(desired, dt))
             self._detect_stuck(dt)
@@ -794,7 +804,7 @@ class Crowd(Closeable):
 
         t0 = time.perf_counter()
         moving = self._mode != IDLE
-        separation(self._pos, heading * moving[:, None], float(self._radii.max()), self._sep, self._flow)
+        separation(self._pos, heading * moving[:, None], self._r_max, self._sep, self._flow)
         push = self._sep
         # counter-flow: keep to the right of the heading when the neighbours come the other way
         oncoming = np.einsum("ij,ij->i", self._flow, heading) < -0.3
@@ -825,32 +835,24 @@ class Crowd(Closeable):
         ox, oy = g.origin
         passable, _ = g._kernel_arrays()
         # a disc bigger than the map behaves as one the map's size (keeps the numbers finite)
-        radii = np.minimum(self._radii, (g.width + g.height + 2) * g.cell_size)
-        r_max = float(radii.max())
-        neighbor_dist = min(self.neighbor_dist, (g.width + g.height + 2) * g.cell_size + 2 * r_max)
+        cap = (g.width + g.height + 2) * g.cell_size
+        neighbor_dist = min(self.neighbor_dist, cap + 2 * min(self._r_max, cap))
         # cells about as wide as a typical disc and its move: the rings stop at the k-th neighbour
-        hcell = min(max(2.0 * float(radii.mean()) + float(self._speeds.max()) * dt, 1e-9), neighbor_dist)
+        hcell = min(max(2.0 * min(self._r_mean, cap) + self._v_max * dt, 1e-9), neighbor_dist)
         # who gives way: idle agents to moving ones, which do not avoid them (they shove them
-        # aside); moving agents share equally, as RVO2, but in head-on jams (rank below)
-        moving = self._mode != IDLE
-        priority = np.where(moving, 0.0, -math.inf)
-        mass = radii * radii * np.where(moving, 1.0, _IDLE_MASS)
-        new_vel = np.empty_like(self._vel)
-        # right of way between oncoming agents: the older order goes first
-        rank = -self._order.astype(np.float64)
-        to_goal = self._goal - self._pos
-        goal_dir = to_goal / np.maximum(np.hypot(to_goal[:, 0], to_goal[:, 1]), 1e-12)[:, None]
+        # aside); moving agents share equally, as RVO2, but in head-on jams the older order
+        # goes first (see crowd_step)
         yielded = np.empty(len(self), np.int64)
+        new_vel = np.empty_like(self._vel)
         infeasible, stuck = crowd_step(
-            self._pos, self._vel, desired, radii, self._speeds, priority, rank, goal_dir, mass, self.keep_right, hcell,
-            neighbor_dist, self.max_neighbors, self.time_horizon, min(max(self.time_horizon_obst, dt), 1e9), dt,
-            passable, self._blocked_table(passable), ox, oy, g.cell_size, g.y_up, _OVERLAP_ITERATIONS,
-            _OVERLAP_TOLERANCE, new_vel, self._yielded, yielded, wait)
+            self._pos, self._vel, desired, self._radii, cap, self._speeds, self._mode != IDLE, self._order, self._goal,
+            _IDLE_MASS, self.keep_right, hcell, neighbor_dist, self.max_neighbors, self.time_horizon,
+            min(max(self.time_horizon_obst, dt), 1e9), dt, passable, self._blocked_table(passable), ox, oy,
+            g.cell_size, g.y_up, _OVERLAP_ITERATIONS, _OVERLAP_TOLERANCE, new_vel, self._yielded, yielded, wait,
+            self._sep)
         self._yielded = yielded
         self.counters["infeasible"] += infeasible
         self.counters["wall_overlaps"] += stuck
-        # how much the others and the walls bent the preferred velocity (the stuck test reads it)
-        self._sep = (desired - new_vel) / self._speeds[:, None]
         self.avoidance_ms = (time.perf_counter() - t0) * 1e3
 
     def _wait_at_passages(self, desired: _F64, dt: float) -> npt.NDArray[np.bool_]:
@@ -860,7 +862,7 @@ class Crowd(Closeable):
         opposing crossings take turns."""
         g = self._grid
         passable, _ = g._kernel_arrays()
-        r_max = min(float(self._radii.max()), (g.width + g.height + 2) * g.cell_size)  # (finite numbers)
+        r_max = min(self._r_max, (g.width + g.height + 2) * g.cell_size)  # (finite numbers)
         width = max(math.ceil(4.0 * r_max / g.cell_size - 1e-9) - 1, 0)
         if self._passages is None or self._passages[0] is not passable or self._passages[1] != width:
             labels, count = narrow_passages(passable, width)
@@ -876,8 +878,8 @@ class Crowd(Closeable):
         self._want[wait] = 0.0  # (waiting is not being stuck)
         return wait
 
-    def _blocked_table(self, passable: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
-        """The summed-area table of blocked cells (:func:`blocked_table`), kept per grid snapshot."""
+    def _blocked_table(self, passable: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The summed-area tables of blocked cells (:func:`blocked_table`), kept per grid snapshot."""
         if self._sat is None or self._sat[0] is not passable:
             self._sat = (passable, blocked_table(passable, self._grid.y_up))
         return self._sat[1]
@@ -1082,35 +1084,31 @@ class Crowd(Closeable):
             self._fail(np.array([i]))
             return
         if len(path.cells):
-            corners = np.asarray(path.cells)
-            cells = _expand_cells(corners)
-            points = self._grid.cell_to_world(cells)
-            aims = self._grid.cell_to_world(corners)[_segment_ends(corners)]
-        else:
-            points = np.asarray(path.points, np.float64)
-            cells = self._grid.world_to_cell(points)
-            aims = points
+            corners = np.asarray(path.cells, np.int64)
+            seg = _straight_runs(corners)
+            aim = self._grid.cell_to_world(corners)
+        else:  # a navmesh path: one waypoint per point
+            aim = np.asarray(path.points, np.float64)
+            seg = np.zeros((max(len(aim) - 1, 0), 5), np.int64)
+            seg[:, :2] = self._grid.world_to_cell(aim[1:]) if len(seg) else 0
+            seg[:, 4] = 1
         if path.status is PathStatus.PARTIAL:
-            self._goal[i] = points[-1]
-        # the first waypoint is where the agent stands
-        cells, points, aims = cells[1:], points[1:], aims[1:]
+            self._goal[i] = aim[-1]
+        aim = aim[1:]  # (the first point is where the agent stands)
         self._compact_paths()
         start = self._plen
-        end = start + len(points)
-        if end > len(self._ppt):  # grow the buffer (amortised O(1) per row)
-            size = max(end, 2 * len(self._ppt), 256)
-            pcell, ppt = np.zeros((size, 2), np.int64), np.zeros((size, 2), np.float64)
-            paim = np.zeros((size, 2), np.float64)
-            pcell[:start], ppt[:start], paim[:start] = self._pcell[:start], self._ppt[:start], self._paim[:start]
-            self._pcell, self._ppt, self._paim = pcell, ppt, paim
-        self._pcell[start:end] = cells
-        self._ppt[start:end] = points
-        self._paim[start:end] = aims
+        end = start + len(seg)
+        if end > len(self._pseg):  # grow the buffer (amortised O(1) per row)
+            size = max(end, 2 * len(self._pseg), 256)
+            pseg, paim = np.zeros((size, 5), np.int64), np.zeros((size, 2), np.float64)
+            pseg[:start], paim[:start] = self._pseg[:start], self._paim[:start]
+            self._pseg, self._paim = pseg, paim
+        self._pseg[start:end] = seg
+        self._paim[start:end] = aim
         self._plen = end
-        self._pstart[i] = self._pcur[i] = start
-        self._pend[i] = start + len(points)
+        self._pcur[i], self._pk[i], self._pend[i] = start, 1, end
         self._group[i] = -1
-        self._mode[i] = PATH if len(points) else DIRECT
+        self._mode[i] = PATH if len(seg) else DIRECT
         self._drop_unused_fields()
 
     def _compact_paths(self) -> None:
@@ -1119,14 +1117,22 @@ class Crowd(Closeable):
         if self._plen < 4096 or self._plen < 3 * live.sum():
             return
         keep = np.flatnonzero(live)
-        rows = np.concatenate([np.arange(self._pcur[i], self._pend[i]) for i in keep]) if len(keep) else \
-            np.zeros(0, np.int64)
-        self._pcell, self._ppt, self._paim = self._pcell[rows], self._ppt[rows], self._paim[rows]
+        offsets = np.cumsum(live[keep]) - live[keep]
+        rows = np.repeat(self._pcur[keep] - offsets, live[keep]) + np.arange(int(live[keep].sum()))
+        self._pseg, self._paim = self._pseg[rows], self._paim[rows]
         self._plen = len(rows)
-        new_start = np.concatenate([[0], np.cumsum(live[keep])[:-1]]) if len(keep) else keep
-        self._pstart[:] = self._pcur[:] = self._pend[:] = 0
-        self._pstart[keep] = self._pcur[keep] = new_start
-        self._pend[keep] = new_start + live[keep]
+        self._pcur[:] = self._pend[:] = 0
+        self._pcur[keep] = offsets
+        self._pend[keep] = offsets + live[keep]
+
+    def _waypoints(self, agents: _Idx) -> tuple[_I64, _F64, _I64]:
+        """The waypoints still ahead of path followers ``agents``: ``(cells (m, 2), world points
+        (m, 2), the index in agents of each waypoint's agent (m,))``."""
+        count = self._pend[agents] - self._pcur[agents]
+        cells, row, k, owner = _run_waypoints(self._pseg, self._pcur[agents], self._pk[agents], count)
+        ends = k == self._pseg[row, 4]
+        points = np.where(ends[:, None], self._paim[row], self._grid.cell_to_world(cells))
+        return cells, points, owner
 
     def _follow_paths(self, target: _F64) -> None:
         """Steer each path agent to its next waypoint. Avoidance pushes agents off their lines, so
@@ -1134,10 +1140,14 @@ class Crowd(Closeable):
         been pushed ahead) and past every one it has passed (beyond the waypoint along the path)
         or come near; going back to a cell centre it was pushed away from would jam crowds."""
         if self._plen:
-            follow_paths(self._pos, self._mode, self._pcur, self._pend, self._ppt, self._paim, _LOOK_AHEAD,
-                         0.6 * self._grid.cell_size, PATH, DIRECT, target)
+            g = self._grid
+            follow_paths(self._pos, self._mode, self._pcur, self._pk, self._pend, self._pseg, self._paim, g.origin[0],
+                         g.origin[1], g.cell_size, g.y_up, g.height, _LOOK_AHEAD, 0.6 * g.cell_size, PATH, DIRECT,
+                         target)
 
     def _descend_fields(self, target: _F64) -> None:
+        if not self._fields:  # (no group descends a field)
+            return
         if self.avoidance == "orca":
             # aim a few cells down the field, not at the next cell centre: agents pushed aside
             # keep their lanes and do not all converge on the cells' centre lines
@@ -1228,11 +1238,14 @@ class Crowd(Closeable):
         if self._stuck_clock < self.stuck_seconds / _STUCK_WINDOWS:
             return
         window, self._stuck_clock = self._stuck_clock, 0.0
-        moved = np.hypot(*(self._pos - self._snapshot).T)
+        step = self._pos - self._snapshot
         self._snapshot[:] = self._pos
-        active = (self._mode != IDLE) & ~self._pending_mask()
-        slow = active & (moved < 0.3 * self._want * window)  # the arrival slow-down is not stuck
-        self._stuck_count = np.where(slow, self._stuck_count + 1, 0)
+        limit = 0.3 * window * self._want  # (the arrival slow-down is not stuck)
+        slow = (self._mode != IDLE) & (np.einsum("ij,ij->i", step, step) < limit * limit)
+        if self._requests or self._backlog:
+            slow &= ~self._pending_mask()
+        self._stuck_count += 1
+        self._stuck_count *= slow
         stuck = np.flatnonzero(self._stuck_count >= _STUCK_WINDOWS)
         if len(stuck) == 0:
             return
@@ -1279,15 +1292,9 @@ class Crowd(Closeable):
         if self._world is g and len(change.blocked) and self._plen:
             mask = np.zeros(g.shape, bool)
             mask[change.blocked[:, 1], change.blocked[:, 0]] = True
-            rows = np.arange(self._plen)
-            hit = mask[self._pcell[:self._plen, 1], self._pcell[:self._plen, 0]]
             path_agents = np.flatnonzero(self._mode == PATH)
-            owner = np.full(len(rows), -1, np.int64)
-            lengths = self._pend[path_agents] - self._pcur[path_agents]
-            live = np.concatenate([np.arange(self._pcur[i], self._pend[i]) for i in path_agents]) \
-                if len(path_agents) else np.zeros(0, np.int64)
-            owner[live] = np.repeat(path_agents, lengths)
-            affected[owner[hit & (owner >= 0)]] = True
+            cells, _, owner = self._waypoints(path_agents)
+            affected[path_agents[owner[mask[cells[:, 1], cells[:, 0]]]]] = True
         for gid, (tcell, _) in list(self._fields.items()):
             members = self._group == gid
             radius = self._field_radius.get(gid, 0.0)

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gamenav
-from gamenav._kernels.crowd import descend_field, resolve_walls, separation
-from gamenav.runtime.crowd import DIRECT, FIELD, PATH, _expand_cells, _segment_ends
+from gamenav import PathStatus
+from gamenav._kernels.crowd import descend_field, follow_paths, resolve_walls, separation
+from gamenav.runtime.crowd import DIRECT, FIELD, PATH, _run_waypoints, _straight_runs
 
 
 def open_grid(h: int = 20, w: int = 30, **kwargs) -> gamenav.TileGrid:
@@ -226,11 +227,98 @@ def test_agents_never_stand_on_blocked_cells(seed: int, y_up: bool) -> None:
 
 
 # -- helpers and kernels against brute force ----------------------------------------------
-def test_expand_cells_fills_straight_runs() -> None:
-    cells = np.array([[0, 0], [3, 3], [3, 5], [1, 5]])
-    out = _expand_cells(cells).tolist()
-    assert out == [[0, 0], [1, 1], [2, 2], [3, 3], [3, 4], [3, 5], [2, 5], [1, 5]]
-    assert _segment_ends(cells).tolist() == [0, 1, 1, 1, 2, 2, 3, 3]  # each row's run ends at that corner
+def test_straight_runs_fill_the_cells_between_corners() -> None:
+    cells = np.array([[0, 0], [3, 3], [3, 5], [1, 5], [1, 5]])
+    seg = _straight_runs(cells)
+    assert seg.tolist() == [[0, 0, 3, 3, 3], [3, 3, 0, 2, 2], [3, 5, -2, 0, 2], [1, 5, 0, 0, 1]]
+    # all of it, and from the second waypoint of the second run on
+    way, run, k, owner = _run_waypoints(seg, np.array([0, 1]), np.array([1, 2]), np.array([4, 3]))
+    assert way.tolist() == [[1, 1], [2, 2], [3, 3], [3, 4], [3, 5], [2, 5], [1, 5], [1, 5],
+                            [3, 5], [2, 5], [1, 5], [1, 5]]
+    assert run.tolist() == [0, 0, 0, 1, 1, 2, 2, 3, 1, 2, 2, 3]
+    assert k.tolist() == [1, 2, 3, 1, 2, 1, 2, 1, 2, 1, 2, 1]
+    assert owner.tolist() == [0] * 8 + [1] * 4
+
+
+def _filled_route(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Brute force: the cells of the straight runs between corners (start excluded) and the
+    corner ending each one's run."""
+    cells, ends = [], []
+    for a, b in zip(corners[:-1], corners[1:], strict=True):
+        steps = max(int(np.abs(b - a).max()), 1)
+        for k in range(1, steps + 1):
+            f = k * (1 / steps)
+            cells.append([a[0] + round((b[0] - a[0]) * f), a[1] + round((b[1] - a[1]) * f)])
+            ends.append(b)
+    return np.array(cells), np.array(ends)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), y_up=st.booleans())
+def test_followers_step_through_the_waypoints_of_their_runs(seed: int, y_up: bool) -> None:
+    """A path is stored as its straight runs: the route an agent reports is the filled runs,
+    and an agent put on each waypoint in turn goes on along that same route (what lies ahead
+    is a shorter tail of it) aiming at the end of the run it is on."""
+    rng = np.random.default_rng(seed)
+    grid = gamenav.TileGrid(np.ones((20, 30), bool), cell_size=1.5, origin=(-4.0, 2.0), y_up=y_up)
+    corners = np.cumsum(rng.integers(-3, 4, (6, 2)), axis=0) % (30, 20)
+    crowd = gamenav.Crowd(grid, grid.cell_to_world(corners[:1]), radius=0.3, max_speed=1.0, flow_threshold=10**9)
+    crowd._install(0, gamenav.Path(cells=corners, points=grid.cell_to_world(corners), cost=0.0,
+                                   status=PathStatus.FOUND, expanded=0))
+    cells, ends = _filled_route(corners)
+    route = crowd.remaining_path(0)[1:-1]  # between the agent and its goal
+    np.testing.assert_allclose(route, grid.cell_to_world(cells))
+    for j, point in enumerate(route):
+        crowd._pos[0] = point
+        target = crowd._pos.copy()
+        crowd._follow_paths(target)
+        if crowd._mode[0] != PATH:  # past its last waypoint
+            assert j >= len(route) - 4
+            break
+        ahead = crowd.remaining_path(0)[1:-1]
+        assert 0 < len(ahead) < len(route) - j
+        np.testing.assert_allclose(ahead, route[len(route) - len(ahead):])
+        np.testing.assert_allclose(target[0], grid.cell_to_world(ends[len(route) - len(ahead)]))
+    else:
+        raise AssertionError("the agent never left its path")
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), look_ahead=st.integers(1, 6))
+def test_follow_paths_kernel_matches_the_rule_on_the_filled_route(seed: int, look_ahead: int) -> None:
+    """The kernel, reading runs, takes the waypoint the documented rule picks on the filled
+    route: the nearest of the next ``look_ahead``, then up to 3 more passed or within reach."""
+    rng = np.random.default_rng(seed)
+    corners = np.cumsum(rng.integers(-4, 5, (rng.integers(2, 6), 2)), axis=0)
+    cells, ends = _filled_route(corners)
+    seg = _straight_runs(corners)
+    run, k = _run_waypoints(seg, np.array([0]), np.array([1]), np.array([len(seg)]))[1:3]
+    world = cells + 0.5  # origin 0, cell size 1, y down
+    m = 16
+    cur = rng.integers(0, len(cells), m)
+    pos = world[cur] + rng.normal(0.0, 1.5, (m, 2))
+    mode = np.ones(m, np.int8)
+    pcur, pk = run[cur].copy(), k[cur].copy()
+    target = np.zeros((m, 2))
+    follow_paths(pos, mode, pcur, pk, np.full(m, len(seg)), seg, corners[1:] + 0.5, 0.0, 0.0, 1.0, False, 100,
+                 look_ahead, 0.6, 1, 2, target)
+    last = len(cells) - 1
+    for i in range(m):
+        rows = [min(cur[i] + j, last) for j in range(look_ahead)]
+        best = rows[int(np.argmin([np.sum((world[r] - pos[i]) ** 2) for r in rows]))]
+        done = False
+        for _ in range(3):
+            w, a = world[best], world[min(best + 1, last)] - world[best]
+            if not (np.dot(pos[i] - w, a) > 0 or np.sum((w - pos[i]) ** 2) < 0.36):
+                break
+            best += 1
+            if best > last:
+                done = True
+                break
+        assert (mode[i] == 2) == done
+        if not done:
+            assert (pcur[i], pk[i]) == (run[best], k[best])
+            np.testing.assert_array_equal(target[i], ends[best] + 0.5)
 
 
 def test_orca_circle_swap_all_arrive() -> None:
