@@ -120,6 +120,7 @@ def test_every_vendored_scenario_is_optimal(data_dir: Path, name: str) -> None:
     _oracle(grid, read_scenarios(data_dir / "movingai" / f"{name}.map.scen"))
 
 
+@pytest.mark.slow
 def test_sample_of_the_shared_maps(shared_benchmarks: Path | None) -> None:
     """Moving AI maps of every kind (mazes, rooms, random, game maps) and the GPPC 2014 maps:
     an evenly spaced sample plus the longest scenario of each."""
