@@ -514,7 +514,7 @@ def prepare(grid: TileGrid, *algorithms: str) -> None:
         _jump_plus.jump_index(grid)
     if "hpa" in algorithms:
         _hpa.hpa_index(grid)
-    if "subgoal" in algorithms:
+    if "subgoal" in algorithms and _subgoal.fits(grid.shape):
         _subgoal.subgoal_index(grid).update_landmarks()
 
 

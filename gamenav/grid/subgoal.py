@@ -68,7 +68,7 @@ from gamenav.grid._index import GridIndex, padded_cells
 from gamenav.grid.movement import Diagonal, Heuristic
 from gamenav.grid.tilegrid import TileGrid, _GridState
 
-__all__ = ["SubgoalIndex", "SubgoalResult", "check_options", "find", "subgoal_index",
+__all__ = ["SubgoalIndex", "SubgoalResult", "check_options", "find", "fits", "subgoal_index",
            "unsupported"]
 
 KERNELS = (_ks.repair, _ks.query, _ks.landmark)
@@ -428,13 +428,21 @@ def subgoal_index(grid: TileGrid) -> SubgoalIndex:
     return index
 
 
+def fits(shape: tuple[int, int]) -> bool:
+    """Whether a grid of ``shape`` fits the graph's packed edges (cells under 2**17 a side, under
+    2**27 in all: larger grids run A* for ``algorithm="subgoal"``)."""
+    h, w = shape
+    return max(h, w) + 2 < _ks.COORD_MASK and (h + 2) * (w + 2) < 1 << 27
+
+
 def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[int, int]
          ) -> SubgoalResult | None:
     """Answer a query for ``algorithm="subgoal"`` on snapshot ``state`` (start and goal passable
     and connected, start != goal), or None when plain A* should answer it instead: a snapshot
-    that is not the grid's current one (an agent-radius view, or an edit raced with the query).
+    that is not the grid's current one (an agent-radius view, or an edit raced with the query),
+    or a grid too large for the packed graph (:func:`fits`).
     """
-    if state is not grid._snapshot():
+    if state is not grid._snapshot() or not fits(grid.shape):
         return None
     index = subgoal_index(grid)
     graph = index.acquire(state)

@@ -348,3 +348,14 @@ def test_landmarks_follow_edits() -> None:
     gamenav.prepare(grid, "subgoal")
     assert index.landmarks_current == k
     _compare(grid, (5, 5), (75, 55))
+
+
+def test_grids_too_wide_for_the_packed_graph_run_astar() -> None:
+    walk = np.ones((3, 131_100), dtype=bool)
+    walk[1, 10:131_000] = False
+    grid = gamenav.TileGrid(walk)
+    assert not subgoal.fits(grid.shape)
+    gamenav.prepare(grid, "subgoal")  # nothing to build
+    path = _compare(grid, (0, 1), (131_050, 1))
+    assert path.cost == pytest.approx(gamenav.find_path(grid, (0, 1), (131_050, 1)).cost)
+    assert subgoal._indexes.get(grid) is None  # no graph was built
