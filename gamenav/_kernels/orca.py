@@ -275,20 +275,22 @@ def _consider(i, j, pos, px, py, range_sq, max_neighbors, count, nb, nbd):  # pr
     d2 = dx * dx + dy * dy
     if d2 >= range_sq:
         return count
-    if count < max_neighbors:
-        k = count
-        count += 1
-    elif d2 < nbd[count - 1] or (d2 == nbd[count - 1] and j < nb[count - 1]):
-        k = count - 1
-    else:
-        return count
-    while k > 0 and (nbd[k - 1] > d2 or (nbd[k - 1] == d2 and nb[k - 1] > j)):
-        nbd[k] = nbd[k - 1]
-        nb[k] = nb[k - 1]
-        k -= 1
+    if count == max_neighbors:
+        last = nbd[count - 1]
+        if d2 > last or (d2 == last and j > nb[count - 1]):
+            return count
+    # its place: how many listed come first; then the later ones move up one (no data-dependent
+    # branches: this runs for every candidate of every agent)
+    k = 0
+    for t in range(count):
+        k += (nbd[t] < d2) | ((nbd[t] == d2) & (nb[t] < j))
+    for t in range(count if count < max_neighbors else count - 1, 0, -1):
+        later = t > k
+        nbd[t] = nbd[t - 1] if later else nbd[t]
+        nb[t] = nb[t - 1] if later else nb[t]
     nbd[k] = d2
     nb[k] = j
-    return count
+    return count + 1 if count < max_neighbors else count
 
 
 @njit(cache=True, nogil=True)
