@@ -39,6 +39,8 @@ import math
 import numpy as np
 from numba import njit
 
+from gamenav._kernels.hpa import _sift_down, _sift_up
+
 SQRT2 = math.sqrt(2.0)
 FOUND = 1
 FAILED = 2
@@ -383,22 +385,6 @@ def _octile(ax, ay, bx, by):
     return max(dx, dy) + (SQRT2 - 1.0) * min(dx, dy)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _push(hk, hn, n, f, v):
-    """Add node ``v`` with key ``f`` to the binary min-heap ``hk`` / ``hn`` of ``n`` entries
-    (room for one more; duplicates allowed: a node is closed when first popped)."""
-    i = n
-    while i > 0:
-        up = (i - 1) >> 1
-        if hk[up] <= f:
-            break
-        hk[i] = hk[up]
-        hn[i] = hn[up]
-        i = up
-    hk[i] = f
-    hn[i] = v
-
-
 @njit(cache=True, nogil=True)
 def _grown(hk, hn, n, need):
     """The heap arrays with room for ``need`` entries (the first ``n`` kept)."""
@@ -408,31 +394,6 @@ def _grown(hk, hn, n, need):
     bn = np.empty(size, dtype=np.int64)
     bn[:n] = hn[:n]
     return bk, bn
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _pop(hk, hn, n):
-    """Remove the heap's top; returns it and the new size."""
-    top = hn[0]
-    n -= 1
-    if n > 0:
-        f = hk[n]
-        v = hn[n]
-        i = 0
-        while True:
-            child = 2 * i + 1
-            if child >= n:
-                break
-            if child + 1 < n and hk[child + 1] < hk[child]:
-                child += 1
-            if hk[child] >= f:
-                break
-            hk[i] = hk[child]
-            hn[i] = hn[child]
-            i = child
-        hk[i] = f
-        hn[i] = v
-    return top, n
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -476,10 +437,12 @@ def landmark(off, cnt, adj, node_x, node_y, src, dist, g, parent, key, stamp, hk
     _reach(src, 0.0, -1, g, parent, key, tag)
     if hk.shape[0] < 1:
         hk, hn = _grown(hk, hn, 0, 64)
-    _push(hk, hn, 0, 0.0, src)
+    no_pos = np.empty(0, dtype=np.int64)  # a heap with duplicates: no position index
+    _sift_up(hk, hn, 0, 0.0, src, no_pos)
     na = 1
     while na > 0:
-        u, na = _pop(hk, hn, na)
+        u = hn[0]
+        na = _sift_down(hk, hn, na, no_pos)
         if key[u] & 3 == CLOSED:
             continue
         key[u] = tag | CLOSED
@@ -497,7 +460,7 @@ def landmark(off, cnt, adj, node_x, node_y, src, dist, g, parent, key, stamp, hk
             vy = (e >> 2) & COORD_MASK
             nd = gu + _octile(ux, uy, vx, vy)
             if _reach(v, nd, u, g, parent, key, tag):
-                _push(hk, hn, na, nd, v)
+                _sift_up(hk, hn, na, nd, v, no_pos)
                 na += 1
     return 0
 
@@ -681,10 +644,12 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
         _reach(s_node, 0.0, -1, g, parent, key, tag)
         if hk.shape[0] < ns + 2:
             hk, hn = _grown(hk, hn, 0, ns + 2)
-        _push(hk, hn, 0, _octile(sx, sy, gx, gy), s_node)
+        no_pos = np.empty(0, dtype=np.int64)  # a heap with duplicates: no position index
+        _sift_up(hk, hn, 0, _octile(sx, sy, gx, gy), s_node, no_pos)
         na = 1
         while na > 0:
-            u, na = _pop(hk, hn, na)
+            u = hn[0]
+            na = _sift_down(hk, hn, na, no_pos)
             if key[u] & 3 == CLOSED:
                 continue  # an older copy
             key[u] = tag | CLOSED
@@ -727,12 +692,12 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
                     g[v] = nd
                     parent[v] = u
                     key[v] = tag | OPEN
-                    _push(hk, hn, na, nd + hv - TIE * nd, v)
+                    _sift_up(hk, hn, na, nd + hv - TIE * nd, v, no_pos)
                     na += 1
                 if gmark[u] == stamp:
                     nd = gu + _octile(ux, uy, gx, gy)
                     if _reach(t_node, nd, u, g, parent, key, tag):
-                        _push(hk, hn, na, nd - TIE * nd, t_node)
+                        _sift_up(hk, hn, na, nd - TIE * nd, t_node, no_pos)
                         na += 1
             else:
                 ux = np.int64(sx)
@@ -748,7 +713,7 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
                     if _reach(v, nd, u, g, parent, key, tag):
                         hv = _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi)
                         hval[v] = hv
-                        _push(hk, hn, na, nd + hv - TIE * nd, v)
+                        _sift_up(hk, hn, na, nd + hv - TIE * nd, v, no_pos)
                         na += 1
     if not found:
         return FAILED, np.zeros((0, 2), dtype=np.int64), np.inf, expanded

@@ -1,5 +1,7 @@
 """Per-grid search data kept at the grid's latest version: the base of the JPS+ table
-(:mod:`gamenav.grid.jump_plus`) and the HPA* graph (:mod:`gamenav.grid.hpa`).
+(:mod:`gamenav.grid.jump_plus`), the HPA* graph (:mod:`gamenav.grid.hpa`) and the subgoal graph
+(:mod:`gamenav.grid.subgoal`), one per grid (:class:`IndexRegistry`), and the options the graph
+searches take (:func:`check_graph_options`).
 
 An index is built from a grid snapshot and subscribes (weakly) to the grid's edits; each edit
 is repaired in the editing thread, inside the box of changed cells. Searches borrow the data of
@@ -11,16 +13,22 @@ index missed (a version gap) or a new grid shape rebuilds it.
 from __future__ import annotations
 
 import threading
-from typing import Generic, TypeVar
+import weakref
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
+from gamenav._kernels import announce_compile
+from gamenav.errors import UnsupportedOptionError
+from gamenav.grid.movement import Diagonal, Heuristic
 from gamenav.grid.tilegrid import GridChange, TileGrid, _GridState
 
-__all__ = ["GridIndex", "padded_cells"]
+__all__ = ["GridIndex", "IndexRegistry", "check_graph_options", "graph_options_error", "padded_cells"]
 
 Data = TypeVar("Data")
+IndexT = TypeVar("IndexT")
 
 
 def padded_cells(passable: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint8]:
@@ -104,3 +112,60 @@ class GridIndex(Generic[Data]):
                 x1, y1 = (cells.max(axis=0) + 1).tolist()
                 self.repaired = self._repair(passable, x0, y0, x1, y1)
             self.version = change.version
+
+
+class IndexRegistry(Generic[IndexT]):
+    """One index per grid, built on first use and kept while the grid lives.
+
+    Args:
+        make: builds the index of a grid.
+        kernels: the kernels it runs (compiled, with a notice, before the first build).
+    """
+
+    def __init__(self, make: Callable[[TileGrid], IndexT], kernels: tuple[Any, ...]) -> None:
+        self._make = make
+        self._kernels = kernels
+        self._indexes: weakref.WeakKeyDictionary[TileGrid, IndexT] = weakref.WeakKeyDictionary()
+        self._lock = threading.RLock()  # re-entrant: a first build may run the warmup
+
+    def existing(self, grid: TileGrid) -> IndexT | None:
+        """The grid's index if one was built, else None."""
+        return self._indexes.get(grid)
+
+    def of(self, grid: TileGrid) -> IndexT:
+        """The grid's index, built now if there is none."""
+        index = self._indexes.get(grid)
+        if index is None:
+            announce_compile("grid search", *self._kernels)  # before any lock (it may run the warmup)
+            with self._lock:
+                index = self._indexes.get(grid)
+                if index is None:
+                    index = self._make(grid)
+                    self._indexes[grid] = index
+        return index
+
+
+def graph_options_error(algorithm: str, problems: list[str]) -> UnsupportedOptionError:
+    """The error for options the graph search ``algorithm`` ("hpa", "subgoal") cannot honour."""
+    return UnsupportedOptionError(
+        f"algorithm={algorithm!r} supports only uniform-cost grids with diagonal='no_corner_cutting', "
+        "weight 1, the octile heuristic and agent_radius up to half a cell; got "
+        + ", ".join(problems) + ". Use algorithm='astar' instead.")
+
+
+def check_graph_options(algorithm: str, diagonal: Diagonal, heuristic: Heuristic | object, given: object,
+                        weight: float, mask: int, agent_radius: float) -> None:
+    """Raise :func:`graph_options_error` for options the graph searches do not support
+    (``heuristic`` resolved, ``given`` as passed; ``mask`` the clearance threshold of
+    ``agent_radius``)."""
+    problems = []
+    if diagonal is not Diagonal.NO_CORNER_CUTTING:
+        problems.append(f"diagonal={diagonal.value!r} (needs 'no_corner_cutting')")
+    if heuristic is not Heuristic.OCTILE:
+        problems.append(f"heuristic={given!r} (needs None or 'octile')")
+    if weight != 1.0:
+        problems.append(f"weight={weight} (needs 1)")
+    if mask > 1:
+        problems.append(f"agent_radius={agent_radius:g} (needs at most half a cell)")
+    if problems:
+        raise graph_options_error(algorithm, problems)

@@ -72,14 +72,12 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels import hpa as _kh
-from gamenav.errors import InvalidInputError, UnsupportedOptionError
-from gamenav.grid.movement import Diagonal, Heuristic
+from gamenav.errors import InvalidInputError
 from gamenav.grid._index import GridIndex, padded_cells
 from gamenav.grid.tilegrid import TileGrid, _GridState
 from gamenav.types import PathStatus
 
-__all__ = ["CLUSTER_SIZE", "SPACING", "HpaIndex", "HpaResult", "check_options", "find",
-           "hpa_index", "unsupported"]
+__all__ = ["CLUSTER_SIZE", "SPACING", "HpaIndex", "HpaResult", "find", "hpa_index"]
 
 CLUSTER_SIZE = 80
 """Cells per cluster side (see the module docstring for how it was chosen)."""
@@ -384,28 +382,3 @@ def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[
     finally:
         index.release(graph)
     return None if found is None else HpaResult(found.cells, found.cost, found.expanded + expanded)
-
-
-def unsupported(problems: list[str]) -> UnsupportedOptionError:
-    """The error for options ``algorithm="hpa"`` cannot honour."""
-    return UnsupportedOptionError(
-        "algorithm='hpa' supports only uniform-cost grids with diagonal='no_corner_cutting', "
-        "weight 1, the octile heuristic and agent_radius up to half a cell; got "
-        + ", ".join(problems) + ". Use algorithm='astar' instead.")
-
-
-def check_options(diagonal: Diagonal, heuristic: Heuristic | object, given: object,
-                  weight: float, mask: int, agent_radius: float) -> None:
-    """Raise :func:`unsupported` for options HPA* does not support (``heuristic`` resolved,
-    ``given`` as passed; ``mask`` the clearance threshold of ``agent_radius``)."""
-    problems = []
-    if diagonal is not Diagonal.NO_CORNER_CUTTING:
-        problems.append(f"diagonal={diagonal.value!r} (needs 'no_corner_cutting')")
-    if heuristic is not Heuristic.OCTILE:
-        problems.append(f"heuristic={given!r} (needs None or 'octile')")
-    if weight != 1.0:
-        problems.append(f"weight={weight} (needs 1)")
-    if mask > 1:
-        problems.append(f"agent_radius={agent_radius:g} (needs at most half a cell)")
-    if problems:
-        raise unsupported(problems)

@@ -32,8 +32,6 @@ paths may differ among equal-cost ones.
 
 from __future__ import annotations
 
-import threading
-import weakref
 from typing import Any
 
 import numpy as np
@@ -41,7 +39,7 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels import jump_plus as _kp
-from gamenav.grid._index import GridIndex, padded_cells
+from gamenav.grid._index import GridIndex, IndexRegistry, padded_cells
 from gamenav.grid.tilegrid import TileGrid, _GridState
 
 __all__ = ["JumpIndex", "jump_index"]
@@ -106,21 +104,12 @@ class JumpIndex(GridIndex[Table]):
         return f"JumpIndex(version={self.version}, nbytes={self.nbytes})"
 
 
-_indexes: weakref.WeakKeyDictionary[TileGrid, JumpIndex] = weakref.WeakKeyDictionary()
-_indexes_lock = threading.RLock()  # re-entrant: a first build may run the warmup
+_indexes: IndexRegistry[JumpIndex] = IndexRegistry(JumpIndex, KERNELS)
 
 
 def jump_index(grid: TileGrid) -> JumpIndex:
     """The grid's :class:`JumpIndex`, built on first use (kept while the grid lives)."""
-    index = _indexes.get(grid)
-    if index is None:
-        announce_compile("grid search", *KERNELS)  # before any lock (it may run the warmup)
-        with _indexes_lock:
-            index = _indexes.get(grid)
-            if index is None:
-                index = JumpIndex(grid)
-                _indexes[grid] = index
-    return index
+    return _indexes.of(grid)
 
 
 

@@ -27,6 +27,7 @@ from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedO
 from gamenav.grid import hpa as _hpa
 from gamenav.grid import jump_plus as _jump_plus
 from gamenav.grid import subgoal as _subgoal
+from gamenav.grid._index import check_graph_options, graph_options_error
 from gamenav.grid.movement import (Diagonal, Heuristic, HeuristicLike, default_heuristic,
                                    resolve_heuristic)
 from gamenav.grid.clearance import radius_state, threshold
@@ -470,10 +471,8 @@ def _check(grid: TileGrid, start: Sequence[int], goal: Sequence[int], algorithm:
             raise InvalidInputError(
                 f"workspace shape {workspace.shape} does not match the grid shape {grid.shape}")
     mask = threshold(grid, agent_radius)
-    if algorithm == "hpa":
-        _hpa.check_options(diag, heur, heuristic, weight, mask, agent_radius)
-    if algorithm == "subgoal":
-        _subgoal.check_options(diag, heur, heuristic, weight, mask, agent_radius)
+    if algorithm in ("hpa", "subgoal"):
+        check_graph_options(algorithm, diag, heur, heuristic, weight, mask, agent_radius)
     return _Request(grid, s, g, algorithm, diag, heur, weight, flag(partial, "partial"),
                     flag(smooth, "smooth"), workspace, float(agent_radius), mask)
 
@@ -646,11 +645,8 @@ class GridSearch:
                 f"goal {(gx, gy)} is {_blocked(req)}; it must be passable (or pass partial=True)")
         if req.algorithm == "jps" and not padded(state).uniform:
             raise _jps_error(["a grid with non-uniform cell costs (needs every cost == 1)"])
-        if req.algorithm == "hpa" and not padded(state).uniform:
-            raise _hpa.unsupported(["a grid with non-uniform cell costs (needs every cost == 1)"])
-        if req.algorithm == "subgoal" and not padded(state).uniform:
-            raise _subgoal.unsupported(
-                ["a grid with non-uniform cell costs (needs every cost == 1)"])
+        if req.algorithm in ("hpa", "subgoal") and not padded(state).uniform:
+            raise graph_options_error(req.algorithm, ["a grid with non-uniform cell costs (needs every cost == 1)"])
 
         self._grid = grid
         self._start = req.start

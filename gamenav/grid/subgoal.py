@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,13 +62,10 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels import subgoal as _ks
-from gamenav.errors import UnsupportedOptionError
-from gamenav.grid._index import GridIndex, padded_cells
-from gamenav.grid.movement import Diagonal, Heuristic
+from gamenav.grid._index import GridIndex, IndexRegistry, padded_cells
 from gamenav.grid.tilegrid import TileGrid, _GridState
 
-__all__ = ["SubgoalIndex", "SubgoalResult", "check_options", "find", "fits", "subgoal_index",
-           "unsupported"]
+__all__ = ["SubgoalIndex", "SubgoalResult", "find", "fits", "subgoal_index"]
 
 KERNELS = (_ks.repair, _ks.query, _ks.landmark)
 _INT16_LIMIT = 32000
@@ -411,21 +407,12 @@ class SubgoalIndex(GridIndex[_Graph]):
         return f"SubgoalIndex(version={self.version}, nodes={self.nodes}, nbytes={self.nbytes})"
 
 
-_indexes: weakref.WeakKeyDictionary[TileGrid, SubgoalIndex] = weakref.WeakKeyDictionary()
-_indexes_lock = threading.RLock()  # re-entrant: a first build may run the warmup
+_indexes: IndexRegistry[SubgoalIndex] = IndexRegistry(SubgoalIndex, KERNELS)
 
 
 def subgoal_index(grid: TileGrid) -> SubgoalIndex:
     """The grid's :class:`SubgoalIndex`, built on first use (kept while the grid lives)."""
-    index = _indexes.get(grid)
-    if index is None:
-        announce_compile("grid search", *KERNELS)  # before any lock (it may run the warmup)
-        with _indexes_lock:
-            index = _indexes.get(grid)
-            if index is None:
-                index = SubgoalIndex(grid)
-                _indexes[grid] = index
-    return index
+    return _indexes.of(grid)
 
 
 def fits(shape: tuple[int, int]) -> bool:
@@ -452,28 +439,3 @@ def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[
         return index.query(graph, start, goal)
     finally:
         index.release(graph)
-
-
-def unsupported(problems: list[str]) -> UnsupportedOptionError:
-    """The error for options ``algorithm="subgoal"`` cannot honour."""
-    return UnsupportedOptionError(
-        "algorithm='subgoal' supports only uniform-cost grids with "
-        "diagonal='no_corner_cutting', weight 1, the octile heuristic and agent_radius up to "
-        "half a cell; got " + ", ".join(problems) + ". Use algorithm='astar' instead.")
-
-
-def check_options(diagonal: Diagonal, heuristic: Heuristic | object, given: object,
-                  weight: float, mask: int, agent_radius: float) -> None:
-    """Raise :func:`unsupported` for options subgoal graphs do not support (``heuristic``
-    resolved, ``given`` as passed; ``mask`` the clearance threshold of ``agent_radius``)."""
-    problems = []
-    if diagonal is not Diagonal.NO_CORNER_CUTTING:
-        problems.append(f"diagonal={diagonal.value!r} (needs 'no_corner_cutting')")
-    if heuristic is not Heuristic.OCTILE:
-        problems.append(f"heuristic={given!r} (needs None or 'octile')")
-    if weight != 1.0:
-        problems.append(f"weight={weight} (needs 1)")
-    if mask > 1:
-        problems.append(f"agent_radius={agent_radius:g} (needs at most half a cell)")
-    if problems:
-        raise unsupported(problems)

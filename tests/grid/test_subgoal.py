@@ -358,4 +358,4 @@ def test_grids_too_wide_for_the_packed_graph_run_astar() -> None:
     gamenav.prepare(grid, "subgoal")  # nothing to build
     path = _compare(grid, (0, 1), (131_050, 1))
     assert path.cost == pytest.approx(gamenav.find_path(grid, (0, 1), (131_050, 1)).cost)
-    assert subgoal._indexes.get(grid) is None  # no graph was built
+    assert subgoal._indexes.existing(grid) is None  # no graph was built
