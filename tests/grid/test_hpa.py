@@ -4,8 +4,6 @@ A*, NO_PATH exactly when A* says so, repaired graphs equal rebuilt ones, unsuppo
 from __future__ import annotations
 
 import gc
-import threading
-import time
 import weakref
 from pathlib import Path
 
@@ -17,6 +15,7 @@ from hypothesis import strategies as st
 import gamenav
 from gamenav.grid import hpa
 from gamenav.io import read_scenarios
+from tests.grid._races import race_door_edits
 from tests.grid._reference import check_path
 
 FOUND = gamenav.PathStatus.FOUND
@@ -234,43 +233,11 @@ def test_queries_in_threads_while_the_grid_is_edited() -> None:
     walk[70:90, 120] = True  # a door in a wall across the map
     grid = gamenav.TileGrid(walk)
     hpa.hpa_index(grid, cluster_size=16, spacing=8, single=2)
-    versions = {0: grid.passable.copy()}
-    errors: list[BaseException] = []
-    answers: list[tuple[int, gamenav.Path]] = []
-    stop = threading.Event()
-
-    def worker(seed: int) -> None:
-        rng = np.random.default_rng(seed)
-        try:
-            while not stop.is_set():
-                a = (int(rng.integers(0, 100)), int(rng.integers(0, 160)))
-                b = (int(rng.integers(140, 240)), int(rng.integers(0, 160)))
-                search = gamenav.GridSearch(grid, a, b, algorithm="hpa")
-                search.step()
-                answers.append((search.world_version, search.result()))
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=worker, args=(seed,)) for seed in range(2)]
-    for t in threads:
-        t.start()
-    try:
-        for i in range(30):
-            grid.set_walkable((120, 70, 121, 90), i % 2 == 1)  # close / reopen the door
-            versions[grid.version] = grid.passable.copy()
-            time.sleep(0.002)
-    finally:
-        stop.set()
-        for t in threads:
-            t.join()
-    assert not errors, errors
-    assert len(answers) > 10
-    for version, path in answers:
+    for passable, path in race_door_edits(grid, (120, 70, 121, 90), "hpa", 100, 140):
         if path.status is FOUND:
-            snapshot = gamenav.TileGrid(versions[version])
-            check_path(snapshot, path, tuple(path.cells[0]), tuple(path.cells[-1]))
+            check_path(gamenav.TileGrid(passable), path, tuple(path.cells[0]), tuple(path.cells[-1]))
         else:
-            assert path.status is NO_PATH and not versions[version][70:90, 120].any()
+            assert path.status is NO_PATH and not passable[70:90, 120].any()
 
 
 def test_the_index_does_not_keep_its_grid_alive() -> None:

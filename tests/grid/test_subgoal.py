@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import gc
 import os
-import threading
-import time
 import weakref
 from pathlib import Path
 
@@ -19,6 +17,7 @@ from hypothesis import strategies as st
 import gamenav
 from gamenav.grid import subgoal
 from gamenav.io import read_scenarios
+from tests.grid._races import race_door_edits
 from tests.grid._reference import check_path
 
 FOUND = gamenav.PathStatus.FOUND
@@ -258,47 +257,14 @@ def test_queries_in_threads_while_the_grid_is_edited() -> None:
     walk[20:30, 20:30] = False
     grid = gamenav.TileGrid(walk)
     gamenav.prepare(grid, "subgoal")
-    versions = {grid.version: grid.passable.copy()}
-    errors: list[BaseException] = []
-    answers: list[tuple[int, gamenav.Path]] = []
-    stop = threading.Event()
-
-    def worker(seed: int) -> None:
-        rng = np.random.default_rng(seed)
-        try:
-            while not stop.is_set():
-                a = (int(rng.integers(0, 60)), int(rng.integers(0, 120)))
-                b = (int(rng.integers(100, 160)), int(rng.integers(0, 120)))
-                if not walk[a[1], a[0]] or not walk[b[1], b[0]]:
-                    continue
-                search = gamenav.GridSearch(grid, a, b, algorithm="subgoal")
-                search.step()
-                answers.append((search.world_version, search.result()))
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=worker, args=(seed,)) for seed in range(2)]
-    for t in threads:
-        t.start()
-    try:
-        for i in range(30):
-            grid.set_walkable((80, 50, 81, 60), i % 2 == 1)  # close / reopen the door
-            versions[grid.version] = grid.passable.copy()
-            time.sleep(0.002)
-    finally:
-        stop.set()
-        for t in threads:
-            t.join()
-    assert not errors, errors
-    assert len(answers) > 10
-    for version, path in answers:
+    for passable, path in race_door_edits(grid, (80, 50, 81, 60), "subgoal", 60, 100):
         if path.status is FOUND:
-            snapshot = gamenav.TileGrid(versions[version])
+            snapshot = gamenav.TileGrid(passable)
             a, b = tuple(path.cells[0]), tuple(path.cells[-1])
             assert check_path(snapshot, path, a, b) == pytest.approx(path.cost, abs=1e-9)
             assert path.cost == pytest.approx(gamenav.find_path(snapshot, a, b).cost, abs=1e-9)
         else:
-            assert path.status is NO_PATH and not versions[version][50:60, 80].any()
+            assert path.status is NO_PATH and not passable[50:60, 80].any()
 
 
 def test_the_index_does_not_keep_its_grid_alive() -> None:
