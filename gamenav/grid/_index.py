@@ -146,18 +146,18 @@ class IndexRegistry(Generic[IndexT]):
 
 
 def graph_options_error(algorithm: str, problems: list[str]) -> UnsupportedOptionError:
-    """The error for options the graph search ``algorithm`` ("hpa", "subgoal") cannot honour."""
+    """The error for options ``algorithm`` ("jps", "hpa", "subgoal") cannot honour."""
+    radius = "" if algorithm == "jps" else " and agent_radius up to half a cell"
     return UnsupportedOptionError(
         f"algorithm={algorithm!r} supports only uniform-cost grids with diagonal='no_corner_cutting', "
-        "weight 1, the octile heuristic and agent_radius up to half a cell; got "
-        + ", ".join(problems) + ". Use algorithm='astar' instead.")
+        f"weight 1, the octile heuristic{radius}; got " + ", ".join(problems) + ". Use algorithm='astar' instead.")
 
 
 def check_graph_options(algorithm: str, diagonal: Diagonal, heuristic: Heuristic | object, given: object,
                         weight: float, mask: int, agent_radius: float) -> None:
-    """Raise :func:`graph_options_error` for options the graph searches do not support
-    (``heuristic`` resolved, ``given`` as passed; ``mask`` the clearance threshold of
-    ``agent_radius``)."""
+    """Raise :func:`graph_options_error` for options the searches on per-grid indexes do not
+    support (``heuristic`` resolved, ``given`` as passed; ``mask`` the clearance threshold of
+    ``agent_radius``, which ``"jps"`` takes whole and the graphs up to half a cell)."""
     problems = []
     if diagonal is not Diagonal.NO_CORNER_CUTTING:
         problems.append(f"diagonal={diagonal.value!r} (needs 'no_corner_cutting')")
@@ -165,7 +165,7 @@ def check_graph_options(algorithm: str, diagonal: Diagonal, heuristic: Heuristic
         problems.append(f"heuristic={given!r} (needs None or 'octile')")
     if weight != 1.0:
         problems.append(f"weight={weight} (needs 1)")
-    if mask > 1:
+    if mask > 1 and algorithm != "jps":
         problems.append(f"agent_radius={agent_radius:g} (needs at most half a cell)")
     if problems:
         raise graph_options_error(algorithm, problems)

@@ -424,13 +424,6 @@ def _blocked(req: _Request) -> str:
             "cell or the map edge; see gamenav.clearance_mask)")
 
 
-def _jps_error(problems: list[str]) -> UnsupportedOptionError:
-    return UnsupportedOptionError(
-        "algorithm='jps' supports only uniform-cost grids with diagonal='no_corner_cutting', "
-        "weight 1 and the octile heuristic; got " + ", ".join(problems)
-        + ". Use algorithm='astar' instead.")
-
-
 def _check(grid: TileGrid, start: Sequence[int], goal: Sequence[int], algorithm: str,
            diagonal: Diagonal | str | bool, heuristic: HeuristicLike, weight: float,
            partial: bool, smooth: bool, workspace: SearchWorkspace | None,
@@ -451,16 +444,6 @@ def _check(grid: TileGrid, start: Sequence[int], goal: Sequence[int], algorithm:
         raise UnsupportedOptionError(
             "algorithm='dijkstra' uses no heuristic: leave heuristic=None and weight=1, got "
             f"heuristic={heuristic!r}, weight={weight}")
-    if algorithm == "jps":
-        problems = []
-        if diag is not Diagonal.NO_CORNER_CUTTING:
-            problems.append(f"diagonal={diag.value!r} (needs 'no_corner_cutting')")
-        if heur is not Heuristic.OCTILE:
-            problems.append(f"heuristic={heuristic!r} (needs None or 'octile')")
-        if weight != 1.0:
-            problems.append(f"weight={weight} (needs 1)")
-        if problems:
-            raise _jps_error(problems)
     s = grid.check_cell(start, "start")
     g = grid.check_cell(goal, "goal")
     if workspace is not None:
@@ -471,7 +454,7 @@ def _check(grid: TileGrid, start: Sequence[int], goal: Sequence[int], algorithm:
             raise InvalidInputError(
                 f"workspace shape {workspace.shape} does not match the grid shape {grid.shape}")
     mask = threshold(grid, agent_radius)
-    if algorithm in ("hpa", "subgoal"):
+    if algorithm in ("jps", "hpa", "subgoal"):
         check_graph_options(algorithm, diag, heur, heuristic, weight, mask, agent_radius)
     return _Request(grid, s, g, algorithm, diag, heur, weight, flag(partial, "partial"),
                     flag(smooth, "smooth"), workspace, float(agent_radius), mask)
@@ -643,9 +626,7 @@ class GridSearch:
         if not goal_open and not req.partial:
             raise BlockedEndpointError(
                 f"goal {(gx, gy)} is {_blocked(req)}; it must be passable (or pass partial=True)")
-        if req.algorithm == "jps" and not padded(state).uniform:
-            raise _jps_error(["a grid with non-uniform cell costs (needs every cost == 1)"])
-        if req.algorithm in ("hpa", "subgoal") and not padded(state).uniform:
+        if req.algorithm in ("jps", "hpa", "subgoal") and not padded(state).uniform:
             raise graph_options_error(req.algorithm, ["a grid with non-uniform cell costs (needs every cost == 1)"])
 
         self._grid = grid
