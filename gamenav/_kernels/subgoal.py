@@ -39,7 +39,7 @@ import math
 import numpy as np
 from numba import njit
 
-from gamenav._kernels.hpa import _sift_down, _sift_up
+from gamenav._kernels.hpa import _octile, _sift_down, _sift_up
 
 SQRT2 = math.sqrt(2.0)
 FOUND = 1
@@ -376,13 +376,6 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, corner, 
             adj = _link(u, v, 1, off, cnt, cap, adj, meta, node_x, node_y)
             adj = _link(v, u, 2, off, cnt, cap, adj, meta, node_x, node_y)
     return adj, nd
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _octile(ax, ay, bx, by):
-    dx = abs(ax - bx)
-    dy = abs(ay - by)
-    return max(dx, dy) + (SQRT2 - 1.0) * min(dx, dy)
 
 
 @njit(cache=True, nogil=True)
