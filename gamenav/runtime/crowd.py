@@ -521,14 +521,15 @@ class Crowd(Closeable):
         """ORCA's neighbour distance (world units; the default follows the agents' sizes and speeds)."""
         if self._neighbor_dist is not None:
             return self._neighbor_dist
-        return max(8.0 * self._r_max, self._v_max * self.time_horizon)
+        r, v = (self._r_max, self._v_max) if len(self) else (self.radius, self.max_speed)
+        return max(8.0 * r, v * self.time_horizon)
 
     @property
     def time_horizon_obst(self) -> float:
         """ORCA's time horizon for walls, seconds."""
         if self._time_horizon_obst is not None:
             return self._time_horizon_obst
-        return 1.5 * self._grid.cell_size / self._v_max
+        return 1.5 * self._grid.cell_size / (self._v_max if len(self) else self.max_speed)
 
     def _sizes_changed(self) -> None:
         """Agents came or went: their largest and mean radius and largest speed (the defaults'
