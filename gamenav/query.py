@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, overload
 from gamenav._validate import check_options, keyword_options
 from gamenav.errors import InvalidInputError
 from gamenav.grid._fast import try_find_path
+from gamenav.grid.search import try_graph_path
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.types import Path, Search
 
@@ -88,10 +89,15 @@ def find_path(world: Any, start: Any, goal: Any, **options: Any) -> Path:
         >>> gamenav.find_path(grid, (0, 0), (3, 2)).status.name
         'FOUND'
     """
-    if not options and isinstance(world, TileGrid):  # the common case: one kernel call
-        path = try_find_path(world, start, goal)
-        if path is not None:
-            return path
+    if isinstance(world, TileGrid):
+        if not options:  # the common case: one kernel call
+            path = try_find_path(world, start, goal)
+            if path is not None:
+                return path
+        elif len(options) == 1 and type(alg := options.get("algorithm")) is str and alg in ("hpa", "subgoal"):
+            path = try_graph_path(world, start, goal, alg)
+            if path is not None:
+                return path
     search = begin_search(world, start, goal, **options)
     search.step(None)
     return search.result()

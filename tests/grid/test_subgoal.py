@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import weakref
 from pathlib import Path
 
@@ -176,6 +177,45 @@ def test_costs_equal_astar_on_rooms_and_corridors(seed: int) -> None:
 
 
 # -- edits -----------------------------------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["subgoal", "hpa"]))
+def test_find_path_short_cut_answers_as_a_grid_search(seed: int, algorithm: str) -> None:
+    """``find_path(..., algorithm=)`` skips the GridSearch machinery for hpa and subgoal
+    queries (:func:`gamenav.grid.search.try_graph_path`); its answers, errors included, are
+    those of a GridSearch run to the end, also after an edit and for bad or odd endpoints."""
+    rng = np.random.default_rng(seed)
+    grid = gamenav.TileGrid(rng.random((24, 30)) > 0.25)
+    free = _free(grid)
+    for query in range(12):
+        if query == 6:
+            grid.set_walkable((int(rng.integers(0, 26)), int(rng.integers(0, 20)), 30, 24), False)
+            grid.set_walkable((int(rng.integers(0, 30)), int(rng.integers(0, 24))), True)
+            # (each query after an edit brings one more landmark up to date, which can change
+            # the nodes expanded and which of the shortest paths is found: update them all)
+            gamenav.prepare(grid, algorithm)
+        a: object = free[int(rng.integers(len(free)))]
+        b: object = free[int(rng.integers(len(free)))]
+        if query == 3:
+            b = a  # the same cell
+        if query == 4:
+            b = (int(rng.integers(0, 30)), int(rng.integers(0, 24)))  # maybe blocked
+        if query == 5:
+            b = (40, 3)  # off the grid
+        try:
+            expected: object = gamenav.GridSearch(grid, a, b, algorithm=algorithm)
+            expected.step()
+            expected = expected.result()
+        except gamenav.GamenavError as exc:
+            with pytest.raises(type(exc), match=re.escape(str(exc))):
+                gamenav.find_path(grid, a, b, algorithm=algorithm)
+            continue
+        got = gamenav.find_path(grid, a, b, algorithm=algorithm)
+        assert (got.status, got.cost, got.expanded) == (expected.status, expected.cost, expected.expanded)
+        np.testing.assert_array_equal(got.cells, expected.cells)
+        np.testing.assert_array_equal(got.points, expected.points)
+        assert not got.cells.flags.writeable and not got.points.flags.writeable
+
 
 @st.composite
 def edited_grids(draw: st.DrawFn) -> tuple[gamenav.TileGrid, list[tuple[int, int, int, int, bool]]]:
