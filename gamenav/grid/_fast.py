@@ -31,7 +31,7 @@ from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import TileGrid, _GridState
 from gamenav.types import Path, PathStatus
 
-__all__ = ["MAX_CELLS", "FastWorkspace", "Tables", "run", "tables", "try_find_path"]
+__all__ = ["MAX_CELLS", "FastWorkspace", "Tables", "int_pairs", "run", "tables", "try_find_path"]
 
 MAX_CELLS = 1 << 18
 """Largest padded grid ``(h + 2) * (w + 2)`` served from a thread's own workspace (11.5 MB)."""
@@ -135,16 +135,26 @@ def run(t: Tables, ws: FastWorkspace, sx: int, sy: int, gx: int, gy: int) -> Pat
     return None
 
 
-def try_find_path(grid: TileGrid, start: Any, goal: Any) -> Path | None:
-    """The default-option answer of ``find_path(grid, start, goal)``, or None when the general
-    path must answer (anything but two ``(x, y)`` tuples or lists of ``int`` on the grid, a
-    blocked endpoint, a grid over :data:`MAX_CELLS`)."""
+def int_pairs(start: Any, goal: Any) -> tuple[int, int, int, int] | None:
+    """``(sx, sy, gx, gy)`` when ``start`` and ``goal`` are both ``(x, y)`` tuples or lists of
+    plain ``int`` (the short paths' common case), else None (the general path validates)."""
     if type(start) not in _PAIRS or type(goal) not in _PAIRS or len(start) != 2 or len(goal) != 2:
         return None
     sx, sy = start
     gx, gy = goal
     if type(sx) is not int or type(sy) is not int or type(gx) is not int or type(gy) is not int:
         return None
+    return sx, sy, gx, gy
+
+
+def try_find_path(grid: TileGrid, start: Any, goal: Any) -> Path | None:
+    """The default-option answer of ``find_path(grid, start, goal)``, or None when the general
+    path must answer (anything but two ``(x, y)`` tuples or lists of ``int`` on the grid, a
+    blocked endpoint, a grid over :data:`MAX_CELLS`)."""
+    cells = int_pairs(start, goal)
+    if cells is None:
+        return None
+    sx, sy, gx, gy = cells
     t = _tables.get(id(grid))
     if t is None or t.state is not grid._state:
         t = tables(grid)
