@@ -25,7 +25,7 @@ passable (no corner cutting); every cell costs 1.
   octile distance of the two cells. ``node_x``, ``node_y`` (int32) give a node's cell,
   ``corner`` (uint8) its corners (:func:`_corners`), ``ncell`` its padded cell (-1: a free
   id, listed in ``free``). ``meta``: ``[ids used (high water), free ids, adj used]``.
-* Landmarks (:func:`landmark`, used by :func:`query`): ``lm[v, j]`` (float32) the graph
+* Landmarks (:func:`landmark`, used by :func:`query`): ``lm[v, j]`` (float64) the graph
   distance from landmark j to node v (differential heuristics: ``|d(L, goal) - d(L, v)|`` is a
   lower bound of ``d(v, goal)`` and consistent). The goal, rarely a subgoal, gets bounds
   ``lo <= d(L, goal) <= hi`` from the subgoals its scan finds (``d(L, u) -+ octile(u, goal)``),
@@ -410,7 +410,7 @@ def _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi):
     ``>= d(L, v) - hi``; infinite distances, other islands, compare false)."""
     h = _octile(vx, vy, gx, gy)
     for j in range(lmuse.shape[0]):
-        d = np.float64(lm[v, lmuse[j]])
+        d = lm[v, lmuse[j]]
         a = lo[j] - d
         if a > h:
             h = a
@@ -422,7 +422,7 @@ def _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi):
 
 @njit(cache=True, nogil=True)
 def landmark(off, cnt, adj, node_x, node_y, src, dist, g, parent, key, stamp, hk, hn):
-    """Dijkstra over the whole graph from node ``src``: ``dist`` (float32, one per node id)
+    """Dijkstra over the whole graph from node ``src``: ``dist`` (float64, one per node id)
     gets every node's distance (inf: not reached). Workspace as :func:`query`'s."""
     tag = np.int64(stamp) << 32
     for i in range(dist.shape[0]):
@@ -614,7 +614,7 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
             for i in range(ng):
                 v = out[i]
                 if v >= 0:
-                    d = np.float64(lm[v, c])
+                    d = lm[v, c]
                     o = _octile(np.int64(node_x[v]), np.int64(node_y[v]), gx, gy)
                     lo[j] = max(lo[j], d - o)
                     hi[j] = min(hi[j], d + o)
@@ -625,7 +625,7 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
             for i in range(ns):
                 v = from_start[i]
                 if v >= 0:
-                    d = np.float64(lm[v, c])
+                    d = lm[v, c]
                     score[j] = max(score[j], lo[j] - d, d - hi[j])
         order = np.argsort(-score)[:active]
         lmuse = lmuse[order]

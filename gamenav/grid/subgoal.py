@@ -24,9 +24,11 @@ Design (Simple Subgoal Graphs, Uras, Koenig & Hernandez, ICAPS 2013):
     (``|d(L, goal) - d(L, v)|`` for :data:`LANDMARKS` landmarks L spread farthest-first over the
     big islands; one Dijkstra over the graph each, at build; a query uses the :data:`ACTIVE`
     that bound its start best). The goal's own distances are bounded through the subgoals its
-    scan finds, which keeps the heuristic admissible and consistent. On the GPPC 2014 maps it
-    cut the nodes expanded 2-9x (orz700d 2780 -> 380, Cauldron 9700 -> 1000; 48 landmarks
-    instead of 16 halved Cauldron's).
+    scan finds, which keeps the heuristic admissible and consistent. The distances are kept in
+    float64: exact to ~1e-13, so nodes on equally short paths get equal f and the tie-break
+    towards larger g holds (float32's ~1e-4 noise broke it and doubled the nodes expanded). On
+    the GPPC 2014 maps it cut the median nodes expanded of the 100 longest queries 10-24x
+    (orz700d 2780 -> 271, Cauldron 9680 -> 406; 48 landmarks instead of 16 halved them).
   - Taut successors: a subgoal reached from p only passes the search on to neighbours q such
     that p -> u -> q turns round one of u's corners or runs straight on (octile-straight);
     other turns at u are never needed by a shortest path. 2-8 of 12-19 edges per expansion
@@ -80,7 +82,7 @@ LANDMARK_BUDGET = 1_500_000
 """Node visits the build spends on landmark Dijkstras: big graphs get fewer landmarks (at least
 :data:`ACTIVE`), so that random-obstacle maps of 60 000+ subgoals still build in about 1 s."""
 
-ACTIVE = 20
+ACTIVE = 8
 """Landmarks a query uses: those that bound the start's subgoals best."""
 
 TAUT = True
@@ -152,11 +154,11 @@ _NODE_ARRAYS = ("ncell", "node_x", "node_y", "corner", "box", "off", "cnt", "cap
 
 @dataclass(frozen=True)
 class _Landmarks:
-    """Landmark distances: ``dist[v, j]`` (float32) from landmark j to node v, valid for the
+    """Landmark distances: ``dist[v, j]`` (float64) from landmark j to node v, valid for the
     graph of generation ``generation[j]`` (-1: none); ``cells[j]`` the landmark's padded cell.
     Never modified once published (a refresh publishes a new one)."""
 
-    dist: npt.NDArray[np.float32]
+    dist: npt.NDArray[np.float64]
     generation: npt.NDArray[np.int64]
     cells: npt.NDArray[np.int64]
 
@@ -286,10 +288,10 @@ class SubgoalIndex(GridIndex[_Graph]):
             ws = self._local.ws = _Workspace(graph.ncell.shape[0], self.shape)
         return ws
 
-    def _distances(self, graph: _Graph, src: int) -> npt.NDArray[np.float32]:
+    def _distances(self, graph: _Graph, src: int) -> npt.NDArray[np.float64]:
         """Distances from node ``src`` to every node id of ``graph`` (inf: not reached)."""
         ws = self._workspace(graph)
-        out = np.empty(graph.ncell.shape[0], dtype=np.float32)
+        out = np.empty(graph.ncell.shape[0], dtype=np.float64)
         _ks.landmark(graph.off, graph.cnt, graph.adj, graph.node_x, graph.node_y, src, out,
                      ws.g, ws.parent, ws.key, ws.next_stamp(), ws.hk, ws.hn)
         return out
@@ -300,7 +302,7 @@ class SubgoalIndex(GridIndex[_Graph]):
         live = gr.ncell >= 0
         total = int(live.sum())
         k = min(LANDMARKS, max(ACTIVE, LANDMARK_BUDGET // max(total, 1)))
-        dist = np.full((cap, k), np.inf, dtype=np.float32)
+        dist = np.full((cap, k), np.inf, dtype=np.float64)
         generation = np.full(k, -1, dtype=np.int64)
         cells = np.full(k, -1, dtype=np.int64)
         covered = np.zeros(cap, dtype=bool)
@@ -341,7 +343,7 @@ class SubgoalIndex(GridIndex[_Graph]):
         with self._lock:
             current = self._landmarks
             cap = max(graph.ncell.shape[0], current.dist.shape[0])
-            dist = np.full((cap, current.dist.shape[1]), np.inf, dtype=np.float32)
+            dist = np.full((cap, current.dist.shape[1]), np.inf, dtype=np.float64)
             dist[:current.dist.shape[0]] = current.dist
             dist[:column.shape[0], j] = column
             dist[column.shape[0]:, j] = np.inf
