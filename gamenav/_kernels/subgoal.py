@@ -10,8 +10,10 @@ passable (no corner cutting); every cell costs 1.
 * A subgoal is a passable cell with a blocked diagonal neighbour whose two cells between are
   passable (a convex corner of an obstacle). ``sg`` ``(N,)`` int32: the subgoal's node id, -1
   elsewhere.
-* ``clear`` ``(N, 4)`` (int16, int32 for big maps): per cell and direction E, W, S, N the number
-  of passable non-subgoal cells before the next blocked cell or subgoal.
+* ``clear`` ``(N, 4)`` (int16, int32 for big maps): per cell and direction E, W, S, N
+  ``j << 2 | own << 1 | end``: j the number of passable non-subgoal cells before the next
+  blocked cell or subgoal, ``end`` 1 when that is a subgoal, ``own`` 1 when the cell itself is
+  a subgoal (so a scan reads one array, one cache line per diagonal step).
 * Scan (:func:`_scan`, the paper's GetDirectHReachable): from a cell, the cardinal rays, then
   for each diagonal its cells (steps without corner cutting) and from each the rays along the
   diagonal's two cardinals, each ray bounded by the previous rays of that cardinal; the first
@@ -54,11 +56,15 @@ COORD_MASK = (1 << 17) - 1
 """An edge entry: ``v << ID_SHIFT | x << X_SHIFT | y << 2 | bits`` (v's cell inline, so a
 search reads no node array of a successor but its own state)."""
 TIE = 1e-9
+"""Ties of f go to the larger g (f - TIE * g): far below the smallest cost difference."""
 TAG_MASK = ~np.int64(0xFFFFFFFF)
 OPEN = 1
 CLOSED = 2
-"""Ties of f go to the larger g (f - TIE * g): far below the smallest cost difference."""
-"""What :func:`_scan` reports for the extra target cell."""
+MARK = 4
+"""Search state, one ``(n, 4)`` int64 row per node (one cache line holds two):
+``[key, parent, g, h]``, g and h float64 (read through a float64 view of the array); ``key`` is
+the query's tag (its stamp << 32) | :data:`OPEN` or :data:`CLOSED` | :data:`MARK` (the goal's
+scan found the node), or anything else for a node this query has not touched."""
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -83,6 +89,18 @@ def _delta(k, stride):
     return -stride
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _clear_from(p, sg, clear, n, m, k):
+    """``clear[n, k]`` from the next cell ``m`` in direction k (see the module docstring)."""
+    if p[m] == 0:
+        c = 0
+    elif sg[m] >= 0:
+        c = 1
+    else:
+        c = clear[m, k] + 4  # m's own subgoal bit is clear
+    clear[n, k] = c | (2 if sg[n] >= 0 else 0)
+
+
 @njit(cache=True, nogil=True)
 def _clearances(p, stride, sg, clear, r0, r1, c0, c1):
     """E, W of the whole rows ``r0 <= r < r1``; S, N of the whole columns ``c0 <= c < c1``."""
@@ -90,27 +108,19 @@ def _clearances(p, stride, sg, clear, r0, r1, c0, c1):
     for r in range(r0, r1):
         base = r * stride
         for c in range(stride - 2, 0, -1):
-            n = base + c
-            m = n + 1
-            clear[n, 0] = 0 if (p[m] == 0 or sg[m] >= 0) else clear[m, 0] + 1
+            _clear_from(p, sg, clear, base + c, base + c + 1, 0)
         for c in range(1, stride - 1):
-            n = base + c
-            m = n - 1
-            clear[n, 1] = 0 if (p[m] == 0 or sg[m] >= 0) else clear[m, 1] + 1
+            _clear_from(p, sg, clear, base + c, base + c - 1, 1)
     if c1 <= c0:
         return
     for i in range(1, rows - 1):
         base = (rows - 1 - i) * stride
         for c in range(c0, c1):
-            n = base + c
-            m = n + stride
-            clear[n, 2] = 0 if (p[m] == 0 or sg[m] >= 0) else clear[m, 2] + 1
+            _clear_from(p, sg, clear, base + c, base + c + stride, 2)
     for r in range(1, rows - 1):
         base = r * stride
         for c in range(c0, c1):
-            n = base + c
-            m = n - stride
-            clear[n, 3] = 0 if (p[m] == 0 or sg[m] >= 0) else clear[m, 3] + 1
+            _clear_from(p, sg, clear, base + c, base + c - stride, 3)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -129,10 +139,12 @@ def _on_ray(x, y, dx, dy, tx, ty):
 
 
 @njit(cache=True, nogil=True)
-def _scan(p, stride, sg, clear, s, target, out, box):
+def _scan(sg, stride, clear, s, target, out, box):
     """The subgoals direct-h-reachable from cell ``s`` (and ``target``, a cell or -1, reported
     as :data:`TARGET` if met first on a ray or diagonal) into ``out``; ``box`` gets the padded
-    ``x0, y0, x1, y1`` (inclusive) of the cells read. Returns how many were found."""
+    ``x0, y0, x1, y1`` (inclusive) of the cells read. Returns how many were found. Reads the
+    clearances of the cells on the diagonals and ``sg`` only where a ray ends at a subgoal
+    (few cache lines)."""
     sy = s // stride
     sx = s - sy * stride
     ty = target // stride if target >= 0 else -10
@@ -147,7 +159,8 @@ def _scan(p, stride, sg, clear, s, target, out, box):
         d = _delta(k, stride)
         dx = 1 if k == 0 else (-1 if k == 1 else 0)
         dy = 1 if k == 2 else (-1 if k == 3 else 0)
-        j = np.int64(clear[s, k])
+        c = np.int64(clear[s, k])
+        j = c >> 2
         t = _on_ray(sx, sy, dx, dy, tx, ty)
         e = j + 1
         if t > 0 and t <= j + 1:
@@ -155,11 +168,9 @@ def _scan(p, stride, sg, clear, s, target, out, box):
             n += 1
             j = t - 1
             e = t
-        else:
-            m = s + (j + 1) * d
-            if sg[m] >= 0:
-                out[n] = sg[m]
-                n += 1
+        elif c & 1:
+            out[n] = sg[s + (j + 1) * d]
+            n += 1
         eff[k] = j
         ex = sx + dx * e
         ey = sy + dy * e
@@ -185,7 +196,10 @@ def _scan(p, stride, sg, clear, s, target, out, box):
             bx1 = max(bx1, cx + dx)
             by0 = min(by0, cy + dy)
             by1 = max(by1, cy + dy)
-            if p[cur + dx] == 0 or p[cur + d2] == 0 or p[cur + dd] == 0:
+            # both sides and the target passable: a clearance other than 0 (or the own
+            # subgoal bit alone) says the next cell that way is passable
+            if (clear[cur, k1] | 2 == 2 or clear[cur, k2] | 2 == 2
+                    or clear[cur + d2, k1] | 2 == 2):
                 break
             cur += dd
             cx += dx
@@ -194,7 +208,7 @@ def _scan(p, stride, sg, clear, s, target, out, box):
                 out[n] = TARGET
                 n += 1
                 break
-            if sg[cur] >= 0:
+            if clear[cur, k1] & 2:  # a subgoal
                 out[n] = sg[cur]
                 n += 1
                 break
@@ -203,15 +217,13 @@ def _scan(p, stride, sg, clear, s, target, out, box):
                 mx = m1 if side == 0 else m2
                 rdx = dx if side == 0 else 0
                 rdy = 0 if side == 0 else dy
-                j = np.int64(clear[cur, k])
+                c = np.int64(clear[cur, k])
+                j = c >> 2
                 t = _on_ray(cx, cy, rdx, rdy, tx, ty)
-                hit = -1  # what ends the ray: -1 a blocked cell, TARGET, or a node id
+                hit = int(c & 1)  # what ends the ray: 0 a blocked cell, 1 a subgoal, 2 the target
                 if t > 0 and t <= j + 1:
                     j = t - 1
-                    hit = TARGET
-                else:
-                    m = cur + (j + 1) * (rdx + rdy * stride)
-                    hit = sg[m]
+                    hit = 2
                 e = min(j + 1, mx + 1)
                 if e > 0:
                     ex = cx + rdx * e
@@ -220,8 +232,8 @@ def _scan(p, stride, sg, clear, s, target, out, box):
                     bx1 = max(bx1, ex)
                     by0 = min(by0, ey)
                     by1 = max(by1, ey)
-                if j <= mx and hit != -1:
-                    out[n] = hit
+                if j <= mx and hit != 0:
+                    out[n] = TARGET if hit == 2 else sg[cur + (j + 1) * (rdx + rdy * stride)]
                     n += 1
                     j -= 1
                 if j < mx:
@@ -368,7 +380,7 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, corner, 
     b = np.empty(4, dtype=np.int64)
     for i in range(nd):
         u = dirty[i]
-        k = _scan(p, stride, sg, clear, ncell[u], -1, out, b)
+        k = _scan(sg, stride, clear, ncell[u], -1, out, b)
         for c in range(4):
             box[u, c] = b[c]
         for j in range(k):
@@ -390,16 +402,17 @@ def _grown(hk, hn, n, need):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _reach(v, nd, u, g, parent, key, tag):
-    """Reach node ``v`` with cost ``nd`` from ``u``; ``key[v]`` is this query's ``tag`` (the
-    stamp's high bits) with :data:`OPEN` or :data:`CLOSED`. Returns whether ``v`` improved (the
-    caller pushes it)."""
-    k = key[v]
-    if k & TAG_MASK == tag and ((k & 3) == CLOSED or nd >= g[v]):
+def _reach(v, nd, u, rec, recf, tag):
+    """Reach node ``v`` with cost ``nd`` from ``u`` (state ``rec``, its float64 view ``recf``);
+    returns whether ``v`` improved (the caller pushes it)."""
+    k = rec[v, 0]
+    if k & TAG_MASK != tag:
+        k = tag
+    elif (k & 3) == CLOSED or nd >= recf[v, 2]:
         return False
-    g[v] = nd
-    parent[v] = u
-    key[v] = tag | OPEN
+    recf[v, 2] = nd
+    rec[v, 1] = u
+    rec[v, 0] = (k & MARK) | tag | OPEN
     return True
 
 
@@ -421,13 +434,14 @@ def _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def landmark(off, cnt, adj, node_x, node_y, src, dist, g, parent, key, stamp, hk, hn):
+def landmark(off, cnt, adj, node_x, node_y, src, dist, rec, stamp, hk, hn):
     """Dijkstra over the whole graph from node ``src``: ``dist`` (float64, one per node id)
     gets every node's distance (inf: not reached). Workspace as :func:`query`'s."""
     tag = np.int64(stamp) << 32
+    recf = rec.view(np.float64)
     for i in range(dist.shape[0]):
         dist[i] = np.inf
-    _reach(src, 0.0, -1, g, parent, key, tag)
+    _reach(src, 0.0, -1, rec, recf, tag)
     if hk.shape[0] < 1:
         hk, hn = _grown(hk, hn, 0, 64)
     no_pos = np.empty(0, dtype=np.int64)  # a heap with duplicates: no position index
@@ -436,12 +450,12 @@ def landmark(off, cnt, adj, node_x, node_y, src, dist, g, parent, key, stamp, hk
     while na > 0:
         u = hn[0]
         na = _sift_down(hk, hn, na, no_pos)
-        if key[u] & 3 == CLOSED:
+        if rec[u, 0] & 3 == CLOSED:
             continue
-        key[u] = tag | CLOSED
+        rec[u, 0] = tag | CLOSED
         if na + cnt[u] > hk.shape[0]:
             hk, hn = _grown(hk, hn, na, na + cnt[u])
-        gu = g[u]
+        gu = recf[u, 2]
         dist[u] = gu
         ux = np.int64(node_x[u])
         uy = np.int64(node_y[u])
@@ -452,7 +466,7 @@ def landmark(off, cnt, adj, node_x, node_y, src, dist, g, parent, key, stamp, hk
             vx = (e >> X_SHIFT) & COORD_MASK
             vy = (e >> 2) & COORD_MASK
             nd = gu + _octile(ux, uy, vx, vy)
-            if _reach(v, nd, u, g, parent, key, tag):
+            if _reach(v, nd, u, rec, recf, tag):
                 _sift_up(hk, hn, na, nd, v, no_pos)
                 na += 1
     return 0
@@ -559,18 +573,17 @@ def _found_by(u, v, off, cnt, adj):
 
 @njit(cache=True, nogil=True)
 def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse, active, taut, sx,
-          sy, gx, gy, g, parent, key, hval, gmark, stamp, hk, hn, scratch):
+          sy, gx, gy, rec, stamp, hk, hn, scratch):
     """One query from ``(sx, sy)`` to ``(gx, gy)`` (both passable, connected, different).
 
     Start and goal are joined to their direct-h-reachable subgoals (each scan also looks for the
-    other end), A* (octile heuristic, indexed binary heap) runs on the graph, and every edge is
-    refined by an octile walk (diagonal steps first, else straight steps first). The heuristic
-    is the largest of the octile distance and the landmark bounds of the columns ``lmuse`` of
-    ``lm`` (see :func:`_landmark_bounds`; none: octile only). The workspace
-    ``g``, ``parent``, ``key`` (int64), ``hval``, ``gmark`` (int32), ``hk``, ``hn`` has room for
-    ``node_x.shape[0] + 2`` nodes; ``stamp`` (>= 1) is new for each query (``key`` and
-    ``gmark`` never hold it); ``scratch`` (int64) holds ``8 + 8 * (rows + stride)`` scan
-    results.
+    other end; a start that sees the goal skips the rest), A* (a binary heap with duplicates)
+    runs on the graph, and every edge is refined by an octile walk (diagonal steps first, else
+    straight steps first). The heuristic is the largest of the octile distance and the landmark
+    bounds (:func:`_h`) of the ``active`` columns among ``lmuse`` of ``lm`` that bound the
+    start's subgoals best (none: octile only). The workspace ``rec`` (see :data:`MARK`),
+    ``hk``, ``hn`` has room for ``node_x.shape[0] + 2`` nodes; ``stamp`` (>= 1) is new for each
+    query (no key holds it); ``scratch`` (int64) holds ``8 + 8 * (rows + stride)`` scan results.
 
     Returns:
         ``(status, cells, cost, expanded)``: FOUND with ``(n, 2)`` int64 cells and their cost,
@@ -578,6 +591,7 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
     """
     m = node_x.shape[0]
     tag = np.int64(stamp) << 32
+    recf = rec.view(np.float64)
     s_virtual = m
     g_virtual = m + 1
     start = (sy + 1) * stride + sx + 1
@@ -586,55 +600,58 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
     t_node = sg[goal] if sg[goal] >= 0 else g_virtual
     out = scratch
     b = np.empty(4, dtype=np.int64)
-    ns = _scan(p, stride, sg, clear, start, goal, out, b)
+    ns = _scan(sg, stride, clear, start, goal, out, b)
     from_start = out[:ns].copy()
-    ng = _scan(p, stride, sg, clear, goal, start, out, b)
     direct = False
     for i in range(ns):
         if from_start[i] == TARGET:
             direct = True
-    for i in range(ng):
-        v = out[i]
-        if v == TARGET:
-            direct = True
-        else:
-            gmark[v] = stamp
-    # landmark bounds of the goal's distance from each landmark used
-    k = lmuse.shape[0]
-    lo = np.empty(k, dtype=np.float64)
-    hi = np.empty(k, dtype=np.float64)
-    for j in range(k):
-        c = lmuse[j]
-        if t_node < m:
-            lo[j] = lm[t_node, c]
-            hi[j] = lm[t_node, c]
-        else:
-            lo[j] = -np.inf
-            hi[j] = np.inf
-            for i in range(ng):
-                v = out[i]
-                if v >= 0:
+    ng = 0
+    if not direct:
+        ng = _scan(sg, stride, clear, goal, start, out, b)
+        for i in range(ng):
+            if out[i] == TARGET:
+                direct = True
+    expanded = 0
+    found = direct
+    if not direct:
+        # landmark bounds of the goal's distance from each landmark used
+        k = lmuse.shape[0]
+        lo = np.empty(k, dtype=np.float64)
+        hi = np.empty(k, dtype=np.float64)
+        for j in range(k):
+            c = lmuse[j]
+            if t_node < m:
+                lo[j] = lm[t_node, c]
+                hi[j] = lm[t_node, c]
+            else:
+                lo[j] = -np.inf
+                hi[j] = np.inf
+                for i in range(ng):
+                    v = out[i]
                     d = lm[v, c]
                     o = _octile(np.int64(node_x[v]), np.int64(node_y[v]), gx, gy)
                     lo[j] = max(lo[j], d - o)
                     hi[j] = min(hi[j], d + o)
-    if active < k:  # keep the landmarks that bound the start's subgoals best
-        score = np.full(k, -np.inf)
-        for j in range(k):
-            c = lmuse[j]
-            for i in range(ns):
-                v = from_start[i]
-                if v >= 0:
+        if active < k:  # keep the landmarks that bound the start's subgoals best
+            score = np.full(k, -np.inf)
+            for j in range(k):
+                c = lmuse[j]
+                for i in range(ns):
+                    v = from_start[i]
                     d = lm[v, c]
                     score[j] = max(score[j], lo[j] - d, d - hi[j])
-        order = np.argsort(-score)[:active]
-        lmuse = lmuse[order]
-        lo = lo[order]
-        hi = hi[order]
-    expanded = 0
-    found = direct
-    if not direct:
-        _reach(s_node, 0.0, -1, g, parent, key, tag)
+            order = np.argsort(-score)[:active]
+            lmuse = lmuse[order]
+            lo = lo[order]
+            hi = hi[order]
+        for i in range(ng):  # the goal's subgoals: marked, h known
+            v = out[i]
+            rec[v, 0] = tag | MARK
+            recf[v, 2] = np.inf
+            recf[v, 3] = _h(v, np.int64(node_x[v]), np.int64(node_y[v]), gx, gy, lm, lmuse,
+                            lo, hi)
+        _reach(s_node, 0.0, -1, rec, recf, tag)
         if hk.shape[0] < ns + 2:
             hk, hn = _grown(hk, hn, 0, ns + 2)
         no_pos = np.empty(0, dtype=np.int64)  # a heap with duplicates: no position index
@@ -643,20 +660,21 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
         while na > 0:
             u = hn[0]
             na = _sift_down(hk, hn, na, no_pos)
-            if key[u] & 3 == CLOSED:
+            ku = rec[u, 0]
+            if ku & 3 == CLOSED:
                 continue  # an older copy
-            key[u] = tag | CLOSED
+            rec[u, 0] = ku ^ (OPEN | CLOSED)
             expanded += 1
             if u == t_node:
                 found = True
                 break
-            gu = g[u]
+            gu = recf[u, 2]
             if u < m and na + cnt[u] + ns + 1 > hk.shape[0]:
                 hk, hn = _grown(hk, hn, na, na + cnt[u] + ns + 1)
             if u < m:
                 ux = np.int64(node_x[u])
                 uy = np.int64(node_y[u])
-                pu = parent[u]
+                pu = rec[u, 1]
                 corners = np.int64(0)
                 ax = np.int64(0)
                 ay = np.int64(0)
@@ -673,23 +691,24 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
                     if corners and not _taut(ax, ay, vx - ux, vy - uy, corners):
                         continue
                     v = e >> ID_SHIFT
-                    kv = key[v]
+                    kv = rec[v, 0]
                     nd = gu + _octile(ux, uy, vx, vy)
                     if kv & TAG_MASK == tag:
-                        if (kv & 3) == CLOSED or nd >= g[v]:
+                        if (kv & 3) == CLOSED or nd >= recf[v, 2]:
                             continue  # closed, or open at no more
-                        hv = hval[v]
+                        hv = recf[v, 3]
                     else:
+                        kv = tag
                         hv = _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi)
-                        hval[v] = hv
-                    g[v] = nd
-                    parent[v] = u
-                    key[v] = tag | OPEN
+                        recf[v, 3] = hv
+                    recf[v, 2] = nd
+                    rec[v, 1] = u
+                    rec[v, 0] = (kv & MARK) | tag | OPEN
                     _sift_up(hk, hn, na, nd + hv - TIE * nd, v, no_pos)
                     na += 1
-                if gmark[u] == stamp:
+                if ku & MARK:
                     nd = gu + _octile(ux, uy, gx, gy)
-                    if _reach(t_node, nd, u, g, parent, key, tag):
+                    if _reach(t_node, nd, u, rec, recf, tag):
                         _sift_up(hk, hn, na, nd - TIE * nd, t_node, no_pos)
                         na += 1
             else:
@@ -698,15 +717,13 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
             if u == s_node:
                 for i in range(ns):
                     v = from_start[i]
-                    if v < 0:
-                        continue
                     vx = np.int64(node_x[v])
                     vy = np.int64(node_y[v])
                     nd = gu + _octile(ux, uy, vx, vy)
-                    if _reach(v, nd, u, g, parent, key, tag):
-                        hv = _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi)
-                        hval[v] = hv
-                        _sift_up(hk, hn, na, nd + hv - TIE * nd, v, no_pos)
+                    if _reach(v, nd, u, rec, recf, tag):
+                        if rec[v, 0] & MARK == 0:
+                            recf[v, 3] = _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi)
+                        _sift_up(hk, hn, na, nd + recf[v, 3] - TIE * nd, v, no_pos)
                         na += 1
     if not found:
         return FAILED, np.zeros((0, 2), dtype=np.int64), np.inf, expanded
@@ -716,13 +733,13 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
         v = t_node
         while v != s_node:
             count += 1
-            v = parent[v]
+            v = rec[v, 1]
     nodes = np.empty(count, dtype=np.int64)
     nodes[0] = s_node
     v = t_node
     for i in range(count - 1, 0, -1):
         nodes[i] = v
-        v = parent[v]
+        v = rec[v, 1]
     length = 1
     for i in range(1, count):
         ax, ay = _node_xy(nodes[i - 1], node_x, node_y, m, sx, sy)
@@ -749,7 +766,7 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
             for j in range(ns):
                 if from_start[j] == c or (from_start[j] == TARGET and i == count - 1):
                     how = 1
-        if how == 0 and i == count - 1 and (direct or (a < m and gmark[a] == stamp)):
+        if how == 0 and i == count - 1 and (direct or (a < m and rec[a, 0] & MARK)):
             how = 2
         if how == 0 and a < m and c < m:
             how = _found_by(a, c, off, cnt, adj)

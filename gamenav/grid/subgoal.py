@@ -70,7 +70,8 @@ from gamenav.grid.tilegrid import TileGrid, _GridState
 __all__ = ["SubgoalIndex", "SubgoalResult", "find", "fits", "subgoal_index"]
 
 KERNELS = (_ks.repair, _ks.query, _ks.landmark)
-_INT16_LIMIT = 32000
+_INT16_LIMIT = 8000
+"""Grids up to this size a side keep clearances in int16 (``j << 2`` must fit)."""
 
 LANDMARKS = 48
 """Landmarks of the heuristic (differential heuristics; see the module docstring)."""
@@ -178,11 +179,7 @@ class _Workspace:
     def __init__(self, nodes: int, shape: tuple[int, int]) -> None:
         n = nodes + 2
         self.scratch = np.empty(8 + 8 * (shape[0] + shape[1] + 4), dtype=np.int64)
-        self.g = np.empty(n, dtype=np.float64)
-        self.parent = np.empty(n, dtype=np.int64)
-        self.key = np.zeros(n, dtype=np.int64)
-        self.hval = np.empty(n, dtype=np.float64)
-        self.gmark = np.zeros(n, dtype=np.int32)
+        self.rec = np.zeros((n, 4), dtype=np.int64)
         self.hk = np.empty(2 * n, dtype=np.float64)  # (a query grows its own copy if needed)
         self.hn = np.empty(2 * n, dtype=np.int64)
         self.stamp = 0
@@ -190,8 +187,7 @@ class _Workspace:
     def next_stamp(self) -> int:
         self.stamp += 1
         if self.stamp >= np.iinfo(np.int32).max:
-            self.key.fill(0)
-            self.gmark.fill(0)
+            self.rec[:, 0] = 0
             self.stamp = 1
         return self.stamp
 
@@ -284,7 +280,7 @@ class SubgoalIndex(GridIndex[_Graph]):
 
     def _workspace(self, graph: _Graph) -> _Workspace:
         ws: _Workspace | None = getattr(self._local, "ws", None)
-        if ws is None or ws.g.shape[0] < graph.ncell.shape[0] + 2:
+        if ws is None or ws.rec.shape[0] < graph.ncell.shape[0] + 2:
             ws = self._local.ws = _Workspace(graph.ncell.shape[0], self.shape)
         return ws
 
@@ -293,7 +289,7 @@ class SubgoalIndex(GridIndex[_Graph]):
         ws = self._workspace(graph)
         out = np.empty(graph.ncell.shape[0], dtype=np.float64)
         _ks.landmark(graph.off, graph.cnt, graph.adj, graph.node_x, graph.node_y, src, out,
-                     ws.g, ws.parent, ws.key, ws.next_stamp(), ws.hk, ws.hn)
+                     ws.rec, ws.next_stamp(), ws.hk, ws.hn)
         return out
 
     def _select_landmarks(self, gr: _Graph) -> _Landmarks:
@@ -399,8 +395,7 @@ class SubgoalIndex(GridIndex[_Graph]):
         status, cells, cost, expanded = _ks.query(
             graph.p, self.stride, graph.sg, graph.clear, graph.node_x, graph.node_y, graph.corner,
             graph.off, graph.cnt, graph.adj, marks.dist, use, ACTIVE, TAUT, start[0], start[1], goal[0],
-            goal[1], ws.g, ws.parent, ws.key, ws.hval, ws.gmark, ws.next_stamp(), ws.hk, ws.hn,
-            ws.scratch)
+            goal[1], ws.rec, ws.next_stamp(), ws.hk, ws.hn, ws.scratch)
         if status != _ks.FOUND:
             return None
         return SubgoalResult(cells, float(cost), int(expanded))
