@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 from numba import njit
 
 from gamenav._kernels.hpa import _octile, _sift_down, _sift_up
@@ -485,8 +486,7 @@ def _corners(p, stride, n):
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _taut(ax, ay, bx, by, corners):
+def _taut(ax: int, ay: int, bx: int, by: int, corners: int) -> bool:
     """Whether a shortest path may come in along ``(ax, ay)`` and leave along ``(bx, by)`` at a
     subgoal with ``corners``: the path turns round one of the corners (the blocked cell on the
     turning side of both legs, or in line with one), or the two legs make one octile-straight
@@ -508,6 +508,39 @@ def _taut(ax, ay, bx, by, corners):
     abx = abs(bx)
     aby = abs(by)
     return (aax >= aay and abx >= aby) or (aay >= aax and aby >= abx)
+
+
+def _direction(dx: int, dy: int) -> int:
+    """The class of the direction ``(dx, dy)`` that decides :func:`_taut`: the signs of dx, dy
+    and ``|dx| - |dy|`` (an index below 27)."""
+    ax = abs(dx)
+    ay = abs(dy)
+    return ((int(dx > 0) - int(dx < 0) + 1) * 9 + (int(dy > 0) - int(dy < 0) + 1) * 3
+            + int(ax > ay) - int(ax < ay) + 1)
+
+
+_direction_jit = njit(cache=True, nogil=True, inline="always")(_direction)
+
+
+def _taut_masks() -> npt.NDArray[np.uint32]:
+    """``masks[corners, _direction(a)]`` (uint32): bit ``_direction(b)`` set when
+    :func:`_taut` holds for ``a``, ``b`` and ``corners``; :func:`_taut` depends only on the
+    two classes (a brute-force test checks it), so a search tests one bit per edge."""
+    rep: dict[int, tuple[int, int]] = {}
+    for dx in range(-2, 3):
+        for dy in range(-2, 3):
+            if dx or dy:
+                rep.setdefault(_direction(dx, dy), (dx, dy))
+    masks = np.zeros((16, 27), dtype=np.uint32)
+    for corners in range(16):
+        for ca, (ax, ay) in rep.items():
+            for cb, (bx, by) in rep.items():
+                if _taut(ax, ay, bx, by, corners):
+                    masks[corners, ca] |= np.uint32(1 << cb)
+    return masks
+
+
+TAUT_MASKS = _taut_masks()
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -675,20 +708,16 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
                 ux = np.int64(node_x[u])
                 uy = np.int64(node_y[u])
                 pu = rec[u, 1]
-                corners = np.int64(0)
-                ax = np.int64(0)
-                ay = np.int64(0)
+                allowed = np.int64(-1)  # the directions taut after the way in (bits)
                 if taut and pu >= 0:
                     px, py = _node_xy(pu, node_x, node_y, m, sx, sy)
-                    ax = ux - px
-                    ay = uy - py
-                    corners = np.int64(corner[u])
+                    allowed = np.int64(TAUT_MASKS[corner[u], _direction_jit(ux - px, uy - py)])
                 base = off[u]
                 for i in range(cnt[u]):
                     e = adj[base + i]
                     vx = (e >> X_SHIFT) & COORD_MASK
                     vy = (e >> 2) & COORD_MASK
-                    if corners and not _taut(ax, ay, vx - ux, vy - uy, corners):
+                    if not (allowed >> _direction_jit(vx - ux, vy - uy)) & 1:
                         continue
                     v = e >> ID_SHIFT
                     kv = rec[v, 0]

@@ -365,3 +365,22 @@ def test_grids_too_wide_for_the_packed_graph_run_astar() -> None:
     path = _compare(grid, (0, 1), (131_050, 1))
     assert path.cost == pytest.approx(gamenav.find_path(grid, (0, 1), (131_050, 1)).cost)
     assert subgoal._indexes.existing(grid) is None  # no graph was built
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-3000, 3000), st.integers(-3000, 3000), st.integers(-3000, 3000),
+       st.integers(-3000, 3000), st.integers(0, 15))
+def test_taut_depends_only_on_the_direction_classes(ax: int, ay: int, bx: int, by: int,
+                                                     corners: int) -> None:
+    """The search tests tautness with one bit of ``TAUT_MASKS`` per edge: the same answer as
+    :func:`_taut` for legs of any length."""
+    from gamenav._kernels import subgoal as ks
+
+    if (ax, ay) == (0, 0) or (bx, by) == (0, 0):
+        return
+    for b in [(bx, by), (-ax, -ay), (-ax + 1, -ay), (ax * 3, ay * 3 + 1)]:
+        if b == (0, 0):
+            continue
+        bit = int(ks.TAUT_MASKS[corners, ks._direction(ax, ay)]) >> int(
+            ks._direction(*b)) & 1
+        assert bool(bit) == ks._taut(ax, ay, b[0], b[1], corners), (ax, ay, b, corners)
