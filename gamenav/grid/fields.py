@@ -26,7 +26,8 @@ _EMPTY_TABLE = np.zeros(1, dtype=np.float64)
 
 def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
                    diagonal: Diagonal | str | bool = Diagonal.NO_CORNER_CUTTING,
-                   max_cost: float = math.inf, agent_radius: float = 0.0) -> npt.NDArray[np.float64]:
+                   max_cost: float = math.inf, agent_radius: float = 0.0,
+                   cost_scale: npt.ArrayLike | None = None) -> npt.NDArray[np.float64]:
     """Cost of the cheapest path from the nearest source to every cell (multi-source Dijkstra).
 
     Same movement and costs as :class:`~gamenav.GridSearch`: entering a cell costs its cost
@@ -41,6 +42,9 @@ def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
         agent_radius: the agents' radius in world units: the field covers only the cells an
             agent of that size may use (as ``find_path(..., agent_radius=)``; see
             :mod:`gamenav.grid.clearance`); other cells are ``inf``.
+        cost_scale: ``(h, w)`` finite numbers > 0, ``[y, x]``: each cell's cost is multiplied by
+            its scale for this field only (e.g. crowds or danger to route around; the grid is
+            not changed). None: the grid's costs.
 
     Returns:
         ``(h, w)`` float64, ``[y, x]``: 0 at sources, ``inf`` where blocked, unreachable or
@@ -48,7 +52,8 @@ def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
 
     Raises:
         InvalidInputError: sources not integer ``(x, y)`` cells, ``max_cost`` NaN / negative,
-            or a bad ``agent_radius``.
+            a bad ``agent_radius``, or ``cost_scale`` of another shape or with a value that is
+            not a finite number > 0.
         OutOfBoundsError: a source outside the grid.
         BlockedEndpointError: a source on a blocked cell (for ``agent_radius``: a cell the
             agents may not use).
@@ -66,6 +71,7 @@ def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
     if math.isnan(limit) or limit < 0:
         raise InvalidInputError(f"max_cost must be a number >= 0 (inf = no limit), got {max_cost}")
     limit = abs(limit)  # -0.0 is 0.0 (the kernel compares the float bits)
+    scale = None if cost_scale is None else _cost_scale(cost_scale, grid.shape)
     mask = threshold(grid, agent_radius)
     try:
         src = np.asarray(sources)
@@ -95,13 +101,20 @@ def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
 
     pad = padded(state)
     stride = pad.stride
+    cost, uniform = pad.cost, pad.uniform
+    if scale is not None:
+        cost = cost.copy()
+        cost.reshape(grid.height + 2, stride)[1:-1, 1:-1] *= scale
+        if not math.isfinite(float(cost.max()) * 2.0 * cost.size):  # (any path's cost stays finite)
+            raise InvalidInputError("cost_scale is too large: a path's cost would not be a finite number")
+        uniform = False
     nodes = np.unique((ys + 1) * stride + xs + 1)
     ws = _pool.borrow(grid)
     token = object()
     istate = ws._begin(token, nodes, True)
     fstate = np.array([np.inf, np.inf], dtype=np.float64)
     announce_compile("grid search", *KERNELS)
-    _k.best_first_step(pad.moves(diag), pad.passable, _NO_TABLE, pad.cost, pad.uniform, False,
+    _k.best_first_step(pad.moves(diag), pad.passable, _NO_TABLE, cost, uniform, False,
                        stride, -1, 0, 0, 4, _EMPTY_TABLE, 0.0, limit, False, True,
                        np.iinfo(np.int64).max, ws.g, ws.parent,
                        ws.mark, ws.rkey, ws.rnext, ws.rprev, ws.rhead, ws.rmin,
@@ -111,3 +124,21 @@ def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
     _pool.give_back(ws)
     inner: npt.NDArray[np.float64] = field.reshape(grid.height + 2, stride)[1:-1, 1:-1].copy()
     return inner
+
+
+def _cost_scale(value: npt.ArrayLike, shape: tuple[int, int]) -> npt.NDArray[np.float64]:
+    """``cost_scale`` checked: an ``shape`` float64 array of finite numbers > 0."""
+    try:
+        scale = np.asarray(value)
+    except (TypeError, ValueError):  # ragged
+        scale = np.zeros(0)
+    if scale.shape != shape or scale.dtype == np.bool_ or not (
+            np.issubdtype(scale.dtype, np.integer) or np.issubdtype(scale.dtype, np.floating)):
+        raise InvalidInputError(f"cost_scale must be a {shape[0]} x {shape[1]} array of numbers ([y, x]), "
+                                f"got {type(value).__name__} of shape {getattr(scale, 'shape', None)}")
+    scale = scale.astype(np.float64)
+    bad = ~(np.isfinite(scale) & (scale > 0))
+    if bad.any():
+        y, x = np.argwhere(bad)[0].tolist()
+        raise InvalidInputError(f"cost_scale must be finite numbers > 0, got {scale[y, x]} at cell {(x, y)}")
+    return scale

@@ -28,7 +28,9 @@ A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
   (agents on newly blocked cells are moved to the nearest passable cell and re-path);
 - stuck detection (too little progress for ``stuck_seconds``) and re-pathing;
 - path invalidation on grid edits: only agents whose remaining path crosses a newly blocked cell
-  re-path; group flow fields are recomputed.
+  re-path; group flow fields are recomputed;
+- optionally (``reroute_seconds``), congestion-aware group fields: re-planned now and then
+  around the other groups' agents coming the other way.
 
 It uses no game engine: any game loop calls ``queue.update()`` then ``crowd.update(dt)`` and
 draws ``crowd.positions``.
@@ -69,6 +71,7 @@ from gamenav._kernels.crowd import (descend_field, field_targets, follow_paths, 
                                     preferred_velocities, resolve_walls, separation)
 from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
 from gamenav._validate import finite_point, positive_number
+from gamenav.runtime._congestion import oncoming_scale
 from gamenav._events import Closeable
 from gamenav.errors import BlockedEndpointError, GamenavError, InvalidInputError
 from gamenav.grid.movement import Diagonal
@@ -99,12 +102,14 @@ _NO_ROUTE = Path.none(PathStatus.NO_PATH)
 _WAITING = Path.none(PathStatus.IN_PROGRESS)
 
 
-def _distance_field(grid: TileGrid, sources: _I64, max_cost: float, agent_radius: float = 0.0) -> _F64:
+def _distance_field(grid: TileGrid, sources: _I64, max_cost: float, agent_radius: float = 0.0,
+                    cost_scale: _F64 | None = None) -> _F64:
     import gamenav
 
     if agent_radius > 0.0:
-        return gamenav.distance_field(grid, sources, max_cost=max_cost, agent_radius=agent_radius)
-    return gamenav.distance_field(grid, sources, max_cost=max_cost)
+        return gamenav.distance_field(grid, sources, max_cost=max_cost, agent_radius=agent_radius,
+                                      cost_scale=cost_scale)
+    return gamenav.distance_field(grid, sources, max_cost=max_cost, cost_scale=cost_scale)
 
 
 def _field_near(field: _F64, cells: _I64) -> _F64:
@@ -284,6 +289,13 @@ class Crowd(Closeable):
         time_horizon: ORCA: seconds ahead an agent's velocity is safe from the others (default 1).
         time_horizon_obst: ORCA: seconds ahead it is safe from walls (default: the time to cross
             1.5 cells at ``max_speed``; must not be shorter than a frame).
+        reroute_seconds: congestion-aware flow fields: every so many seconds each group's field
+            is planned again with the cells taken by agents of other orders coming the other
+            way made dearer (one field per :meth:`update`), so that a group takes a free
+            corridor instead of pushing against another group in a full one (see
+            :mod:`gamenav.runtime._congestion`). None (default): fields are planned once per
+            order and grid edit. Worth it where there are other routes; on a single bridge the
+            detours round waiting crowds cost time.
 
     Example:
         >>> import numpy as np, gamenav
@@ -303,7 +315,7 @@ class Crowd(Closeable):
                  path_options: dict[str, Any] | None = None, arrive_radius: float | None = None,
                  requests_per_update: int = 16, avoidance: str = "orca", neighbor_dist: float | None = None,
                  max_neighbors: int = 10, time_horizon: float = 1.0,
-                 time_horizon_obst: float | None = None) -> None:
+                 time_horizon_obst: float | None = None, reroute_seconds: float | None = None) -> None:
         if not isinstance(grid, TileGrid):
             raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
         try:
@@ -371,6 +383,8 @@ class Crowd(Closeable):
         self._group = np.full(n, -1, np.int64)
         self._fields: dict[int, tuple[_I64, _F64]] = {}
         self._field_radius: dict[int, float] = {}  # group id -> the agent_radius of its field
+        self._field_age: dict[int, float] = {}  # group id -> seconds since its field was planned
+        self.reroute_seconds = reroute_seconds
         # ORCA field descent: the group fields stacked for one kernel call (:meth:`_stacked_fields`;
         # None: to rebuild)
         self._fstack: tuple[list[_F64], _F64, _F64, _I64, npt.NDArray[np.bool_], _I64] | None = None
@@ -515,6 +529,16 @@ class Crowd(Closeable):
     def max_speeds(self) -> npt.NDArray[np.float64]:
         """``(n,)`` float64 max speed of each agent, world units per second, read-only view."""
         return _readonly(self._speeds)
+
+    @property
+    def reroute_seconds(self) -> float | None:
+        """Group fields are re-planned around oncoming crowds about this often (seconds; None:
+        never; may be assigned)."""
+        return self._reroute_seconds
+
+    @reroute_seconds.setter
+    def reroute_seconds(self, value: float | None) -> None:
+        self._reroute_seconds = None if value is None else positive_number(value, "reroute_seconds")
 
     @property
     def neighbor_dist(self) -> float:
@@ -748,6 +772,7 @@ class Crowd(Closeable):
                 gid = self._next_group
                 self._next_group += 1
                 self._fields[gid] = (sub_cell, sub_field)
+                self._field_age[gid] = 0.0
                 self._fstack = None
                 self._field_radius[gid] = r
                 self._group[sub] = gid
@@ -798,6 +823,7 @@ class Crowd(Closeable):
                                       heading, self._want, desired)
         if arrive.any():
             self._arrive(np.flatnonzero(arrive))
+        self._reroute(heading, dt)
         if self.avoidance == "orca":
             self._avoid(desired, dt, self._wait_at_passages(desired, dt))
             self._detect_stuck(dt)
@@ -1233,6 +1259,53 @@ class Crowd(Closeable):
         for gid in [g for g in self._fields if g not in used]:
             del self._fields[gid]
             self._field_radius.pop(gid, None)
+            self._field_age.pop(gid, None)
+
+    def _replan_field(self, gid: int, cost_scale: _F64 | None = None) -> None:
+        """Plan group ``gid``'s field anew on the current grid (its size class's cells; costs
+        times ``cost_scale`` (h, w) if given), and its members' slot costs."""
+        g = self._grid
+        tcell = self._fields[gid][0]
+        radius = self._field_radius.get(gid, 0.0)
+        source = self._snap_cell(tcell)
+        if radius > 0.0:
+            mask = _clearance_mask(g, radius)
+            if mask.any():
+                source = self._nearest_passable(source[None, :], g.cell_to_world(source)[None, :], mask)[0]
+            else:
+                radius = 0.0
+        field = _distance_field(g, source[None, :], math.inf, radius, cost_scale)
+        self.counters["flow_fields"] += 1
+        self._fields[gid] = (tcell, field)
+        self._field_age[gid] = 0.0
+        self._fstack = None
+        members = self._group == gid
+        slots = g.world_to_cell(self._goal[members])
+        self._slot_cost[members] = field[slots[:, 1], slots[:, 0]]
+
+    def _reroute(self, heading: _F64, dt: float) -> None:
+        """Re-plan the field of the group planned longest ago, if over :attr:`reroute_seconds`,
+        around the moving agents of other groups that come the other way
+        (:func:`~gamenav.runtime._congestion.oncoming_scale`); ``heading`` (n, 2) unit headings."""
+        if self.reroute_seconds is None or not self._fields:
+            return
+        for gid in self._field_age:
+            self._field_age[gid] += dt
+        gid = max(self._field_age, key=self._field_age.__getitem__)
+        if self._field_age[gid] < self.reroute_seconds:
+            return
+        self._field_age[gid] = 0.0
+        others = np.flatnonzero((self._mode != IDLE) & (self._group != gid))
+        if len(others) == 0:
+            return
+        g = self._grid
+        cells = self._cells(others)
+        step = self._pos[others] + heading[others] * g.cell_size
+        ahead = np.clip(g.world_to_cell(step), 0, (g.width - 1, g.height - 1))
+        cover = np.pi * (self._radii[others] / g.cell_size) ** 2
+        scale = oncoming_scale(self._fields[gid][1], cells, ahead, cover)
+        if scale is not None:
+            self._replan_field(gid, scale)
 
     def _detect_stuck(self, dt: float) -> None:
         self._stuck_clock += dt
@@ -1296,22 +1369,8 @@ class Crowd(Closeable):
             path_agents = np.flatnonzero(self._mode == PATH)
             cells, _, owner = self._waypoints(path_agents)
             affected[path_agents[owner[mask[cells[:, 1], cells[:, 0]]]]] = True
-        for gid, (tcell, _) in list(self._fields.items()):
-            members = self._group == gid
-            radius = self._field_radius.get(gid, 0.0)
-            source = self._snap_cell(tcell)
-            if radius > 0.0:
-                mask = _clearance_mask(g, radius)
-                if mask.any():
-                    source = self._nearest_passable(source[None, :], g.cell_to_world(source)[None, :], mask)[0]
-                else:
-                    radius = 0.0
-            field = _distance_field(g, source[None, :], math.inf, radius)
-            self.counters["flow_fields"] += 1
-            self._fields[gid] = (tcell, field)
-            self._fstack = None
-            slots = g.world_to_cell(self._goal[members])
-            self._slot_cost[members] = field[slots[:, 1], slots[:, 0]]
+        for gid in list(self._fields):
+            self._replan_field(gid)
         repath = np.flatnonzero(affected)
         self.counters["edit_repaths"] += len(repath)
         self._repath(repath)

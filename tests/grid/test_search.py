@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gamenav
 from gamenav import (BlockedEndpointError, InvalidInputError, OutOfBoundsError, PathStatus,
@@ -256,6 +258,41 @@ def test_distance_field_values_and_errors(room) -> None:
         gamenav.distance_field(room, (0, 0), max_cost=-1)
     with pytest.raises(InvalidInputError, match="grid must be a TileGrid"):
         gamenav.distance_field(None, (0, 0))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.sampled_from(["no_corner_cutting", "never", "always"]))
+def test_distance_field_cost_scale_equals_a_grid_with_those_costs(seed: int, diagonal: str) -> None:
+    """Scaling each cell's cost for one field equals a grid whose costs are scaled (the grid
+    itself is not changed)."""
+    rng = np.random.default_rng(seed)
+    h, w = int(rng.integers(1, 9)), int(rng.integers(1, 9))
+    walk = rng.random((h, w)) < 0.8
+    walk[0, 0] = True
+    cost = rng.uniform(2.0, 3.0, (h, w))
+    scale = rng.choice([0.5, 1.0, 2.0, 7.25], (h, w))  # (products >= 1: a grid's costs)
+    grid = gamenav.TileGrid(walk, cost=cost)
+    scaled = gamenav.distance_field(grid, (0, 0), diagonal=diagonal, cost_scale=scale)
+    expected = gamenav.distance_field(gamenav.TileGrid(walk, cost=cost * scale), (0, 0), diagonal=diagonal)
+    np.testing.assert_allclose(scaled, expected, rtol=1e-12)
+    np.testing.assert_array_equal(gamenav.distance_field(grid, (0, 0), diagonal=diagonal),
+                                  gamenav.distance_field(gamenav.TileGrid(walk, cost=cost), (0, 0),
+                                                         diagonal=diagonal))
+
+
+def test_distance_field_cost_scale_errors(room) -> None:
+    ones = np.ones(room.shape)
+    for bad, message in (
+            (np.ones((2, 2)), "cost_scale must be a 5 x 6 array of numbers"),
+            (np.ones(room.shape, bool), "cost_scale must be a 5 x 6 array of numbers"),
+            ([[1, 2]], "cost_scale must be a 5 x 6 array of numbers"),
+            ("x", "cost_scale must be a 5 x 6 array of numbers"),
+            (np.where(np.eye(5, 6, k=2, dtype=bool), np.nan, ones), r"finite numbers > 0, got nan at cell \(2, 0\)"),
+            (np.where(np.eye(5, 6, dtype=bool), 0.0, ones), r"finite numbers > 0, got 0.0 at cell \(0, 0\)"),
+            (-ones, "finite numbers > 0"),
+            (np.full(room.shape, 1e308), "cost_scale is too large")):
+        with pytest.raises(InvalidInputError, match=message):
+            gamenav.distance_field(room, (0, 0), cost_scale=bad)
 
 
 def test_jps_follows_grid_edits() -> None:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 import gamenav
 from gamenav import PathStatus
 from gamenav._kernels.crowd import descend_field, follow_paths, resolve_walls, separation
+from gamenav.runtime._congestion import ONCOMING_COST, oncoming_scale
 from gamenav.runtime.crowd import DIRECT, FIELD, PATH, _run_waypoints, _straight_runs
 
 
@@ -46,11 +47,22 @@ def test_positions_on_blocked_cells_are_rejected() -> None:
         gamenav.Crowd(grid, [(0.5, 0.5), (2.5, 0.5)], radius=0.3, max_speed=1)
 
 
-@pytest.mark.parametrize("name", ["radius", "max_speed", "stuck_seconds"])
+@pytest.mark.parametrize("name", ["radius", "max_speed", "stuck_seconds", "reroute_seconds"])
 def test_nonpositive_parameters(name: str) -> None:
     kwargs = {"radius": 0.3, "max_speed": 1.0, "stuck_seconds": 1.0, name: 0.0}
     with pytest.raises(gamenav.InvalidInputError, match=f"{name} must be a finite number > 0, got 0.0"):
         gamenav.Crowd(open_grid(), [(0.5, 0.5)], **kwargs)
+
+
+def test_reroute_seconds_assigned_is_checked() -> None:
+    crowd = gamenav.Crowd(open_grid(), [(0.5, 0.5)], radius=0.3, max_speed=1.0)
+    assert crowd.reroute_seconds is None
+    crowd.reroute_seconds = 2
+    assert crowd.reroute_seconds == 2.0
+    for bad in (float("nan"), -1.0, "1", True):
+        with pytest.raises(gamenav.InvalidInputError, match="reroute_seconds must be a finite number > 0"):
+            crowd.reroute_seconds = bad
+    assert crowd.reroute_seconds == 2.0
 
 
 def test_bad_agent_indices_and_dt() -> None:
@@ -123,6 +135,61 @@ def test_a_mixed_group_descends_one_field_per_size_class() -> None:
     run(crowd, 900)
     assert crowd.arrived.all()
     assert crowd.flow_fields == []
+
+
+def _two_corridors(reroute: float | None) -> gamenav.Crowd:
+    """Group 0 fills the top corridor eastwards; then group 1 is ordered westwards, on the
+    same corridor by distance (rows 2-4 and 12-14 cross a 12-cell wall)."""
+    walk = np.ones((17, 40), bool)
+    walk[:, 14:26] = False
+    walk[2:5, 14:26] = True
+    walk[12:15, 14:26] = True
+    grid = gamenav.TileGrid(walk)
+    east = [(x, y) for x in range(12, 26) for y in (2, 3, 4)]
+    west = [(x, y) for x in range(30, 38) for y in range(1, 6)]
+    crowd = gamenav.Crowd(grid, grid.cell_to_world(east + west), radius=0.3, max_speed=3.0, flow_threshold=16,
+                          reroute_seconds=reroute)
+    crowd.move(np.arange(len(east)), (38.5, 3.5))
+    crowd.move(np.arange(len(east), len(east) + len(west)), (1.5, 3.5))
+    return crowd
+
+
+def test_a_group_field_is_replanned_around_the_crowd_coming_the_other_way() -> None:
+    crowd = _two_corridors(reroute=0.5)
+    plain = crowd.flow_fields[1]
+    assert plain[3, 27] < plain[13, 27], "by distance the westward group takes the top corridor"
+    run(crowd, 20)  # both fields re-planned (one per update once 0.5 s old)
+    field = crowd.flow_fields[1]
+    assert field[3, 27] > field[13, 27], "the top corridor is full of the other group: go round"
+    assert crowd.counters["flow_fields"] >= 4
+    assert (field >= plain - 1e-9).all() and field[3, 1] == 0.0  # congestion only adds cost
+    still = _two_corridors(reroute=None)
+    run(still, 20)
+    np.testing.assert_array_equal(still.flow_fields[1], plain)
+    assert still.counters["flow_fields"] == 2
+
+
+def test_oncoming_scale_counts_the_agents_climbing_the_field() -> None:
+    field = np.tile(np.arange(6.0), (5, 1))  # grows eastwards: its source is the west column
+    field[0, 5] = np.inf
+    cells = np.array([[2, 2], [2, 2], [3, 2], [4, 0]])
+    ahead = np.array([[3, 2], [1, 2], [3, 1], [5, 0]])  # east: oncoming; west, north, into inf: not
+    cover = np.array([0.9, 5.0, 5.0, 5.0])
+    scale = oncoming_scale(field, cells, ahead, cover)
+    assert scale is not None and scale.shape == field.shape
+    expected = np.ones(field.shape)
+    expected[1:4, 1:4] += ONCOMING_COST * 0.9 / 9.0  # the 3 x 3 mean around cell (2, 2)
+    np.testing.assert_allclose(scale, expected)
+    assert oncoming_scale(field, cells[1:], ahead[1:], cover[1:]) is None
+
+
+def test_a_field_is_kept_when_nobody_comes_the_other_way() -> None:
+    crowd = _two_corridors(reroute=0.2)
+    crowd.stop(np.arange(42, 82))  # the westward group stands still
+    before = crowd.flow_fields[0].copy()
+    run(crowd, 30)
+    np.testing.assert_array_equal(crowd.flow_fields[0], before)
+    assert crowd.counters["flow_fields"] == 2
 
 
 def test_unreachable_target_fails_the_agents() -> None:
