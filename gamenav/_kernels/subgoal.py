@@ -27,9 +27,12 @@ passable (no corner cutting); every cell costs 1.
   octile distance of the two cells. ``node_x``, ``node_y`` (int32) give a node's cell,
   ``corner`` (uint8) its corners (:func:`_corners`), ``ncell`` its padded cell (-1: a free
   id, listed in ``free``). ``meta``: ``[ids used (high water), free ids, adj used]``.
-* Landmarks (:func:`landmark`, used by :func:`query`): ``lm[v, j]`` (float64) the graph
-  distance from landmark j to node v (differential heuristics: ``|d(L, goal) - d(L, v)|`` is a
-  lower bound of ``d(v, goal)`` and consistent). The goal, rarely a subgoal, gets bounds
+* Landmarks (:func:`landmark`, used by :func:`query`): ``lm[v, j]`` (uint32) the graph
+  distance from landmark j to node v (differential heuristics: ``|d(L, goal) - d(L, v)|`` is
+  a lower bound of ``d(v, goal)`` and consistent), exact: ``straight | diagonal << 16``, the
+  steps of each kind on a shortest path, for ``straight + sqrt(2) * diagonal`` (nodes on
+  equally short paths get equal f, so the tie-break towards larger g holds; float32's ~1e-4
+  noise broke it). The goal, rarely a subgoal, gets bounds
   ``lo <= d(L, goal) <= hi`` from the subgoals its scan finds (``d(L, u) -+ octile(u, goal)``),
   which keep the heuristic admissible and consistent.
 """
@@ -62,6 +65,8 @@ TAG_MASK = ~np.int64(0xFFFFFFFF)
 OPEN = 1
 CLOSED = 2
 MARK = 4
+NO_DIST = np.uint32(0xFFFFFFFF)
+"""A landmark entry for a node the landmark does not reach."""
 """Search state, one ``(n, 4)`` int64 row per node (one cache line holds two):
 ``[key, parent, g, h]``, g and h float64 (read through a float64 view of the array); ``key`` is
 the query's tag (its stamp << 32) | :data:`OPEN` or :data:`CLOSED` | :data:`MARK` (the goal's
@@ -391,17 +396,6 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, corner, 
     return adj, nd
 
 
-@njit(cache=True, nogil=True)
-def _grown(hk, hn, n, need):
-    """The heap arrays with room for ``need`` entries (the first ``n`` kept)."""
-    size = max(need, 2 * hk.shape[0])
-    bk = np.empty(size, dtype=np.float64)
-    bk[:n] = hk[:n]
-    bn = np.empty(size, dtype=np.int64)
-    bn[:n] = hn[:n]
-    return bk, bn
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _reach(v, nd, u, rec, recf, tag):
     """Reach node ``v`` with cost ``nd`` from ``u`` (state ``rec``, its float64 view ``recf``);
@@ -424,7 +418,7 @@ def _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi):
     ``>= d(L, v) - hi``; infinite distances, other islands, compare false)."""
     h = _octile(vx, vy, gx, gy)
     for j in range(lmuse.shape[0]):
-        d = lm[v, lmuse[j]]
+        d = _lm_dist(lm[v, lmuse[j]])
         a = lo[j] - d
         if a > h:
             h = a
@@ -434,17 +428,25 @@ def _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi):
     return h
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _lm_dist(e):
+    """The distance a landmark entry stands for (see :data:`NO_DIST`)."""
+    if e == NO_DIST:
+        return np.inf
+    return np.float64(e & 0xFFFF) + np.float64(e >> 16) * SQRT2
+
+
 @njit(cache=True, nogil=True)
 def landmark(off, cnt, adj, node_x, node_y, src, dist, rec, stamp, hk, hn):
-    """Dijkstra over the whole graph from node ``src``: ``dist`` (float64, one per node id)
-    gets every node's distance (inf: not reached). Workspace as :func:`query`'s."""
+    """Dijkstra over the whole graph from node ``src``: ``dist`` (uint32, one per node id) gets
+    every node's distance as a landmark entry (:data:`NO_DIST`: not reached), counted along
+    the shortest-path tree. Workspace as :func:`query`'s. Returns False if a count does not
+    fit 16 bits (the column is unusable)."""
     tag = np.int64(stamp) << 32
     recf = rec.view(np.float64)
     for i in range(dist.shape[0]):
-        dist[i] = np.inf
+        dist[i] = NO_DIST
     _reach(src, 0.0, -1, rec, recf, tag)
-    if hk.shape[0] < 1:
-        hk, hn = _grown(hk, hn, 0, 64)
     no_pos = np.empty(0, dtype=np.int64)  # a heap with duplicates: no position index
     _sift_up(hk, hn, 0, 0.0, src, no_pos)
     na = 1
@@ -454,12 +456,21 @@ def landmark(off, cnt, adj, node_x, node_y, src, dist, rec, stamp, hk, hn):
         if rec[u, 0] & 3 == CLOSED:
             continue
         rec[u, 0] = tag | CLOSED
-        if na + cnt[u] > hk.shape[0]:
-            hk, hn = _grown(hk, hn, na, na + cnt[u])
         gu = recf[u, 2]
-        dist[u] = gu
         ux = np.int64(node_x[u])
         uy = np.int64(node_y[u])
+        pu = rec[u, 1]
+        if pu < 0:
+            dist[u] = 0
+        else:  # the parent's counts plus this edge's steps
+            dx = abs(ux - np.int64(node_x[pu]))
+            dy = abs(uy - np.int64(node_y[pu]))
+            e = np.int64(dist[pu])
+            straight = (e & 0xFFFF) + abs(dx - dy)
+            diagonal = (e >> 16) + min(dx, dy)
+            if straight >= 0xFFFF or diagonal >= 0xFFFF:
+                return False
+            dist[u] = straight | (diagonal << 16)
         base = off[u]
         for i in range(cnt[u]):
             e = adj[base + i]
@@ -470,7 +481,7 @@ def landmark(off, cnt, adj, node_x, node_y, src, dist, rec, stamp, hk, hn):
             if _reach(v, nd, u, rec, recf, tag):
                 _sift_up(hk, hn, na, nd, v, no_pos)
                 na += 1
-    return 0
+    return True
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -604,6 +615,23 @@ def _found_by(u, v, off, cnt, adj):
     return 0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _nearest(node, found, n, node_x, node_y, m, x, y):
+    """``node`` if it is a subgoal (below ``m``), else the one of ``found[:n]`` nearest to
+    ``(x, y)`` (-1: none)."""
+    if node < m:
+        return node
+    best = -1
+    bd = np.inf
+    for i in range(n):
+        v = found[i]
+        d = _octile(np.int64(node_x[v]), np.int64(node_y[v]), x, y)
+        if d < bd:
+            bd = d
+            best = v
+    return best
+
+
 @njit(cache=True, nogil=True)
 def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse, active, taut, sx,
           sy, gx, gy, rec, stamp, hk, hn, scratch):
@@ -614,9 +642,11 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
     runs on the graph, and every edge is refined by an octile walk (diagonal steps first, else
     straight steps first). The heuristic is the largest of the octile distance and the landmark
     bounds (:func:`_h`) of the ``active`` columns among ``lmuse`` of ``lm`` that bound the
-    start's subgoals best (none: octile only). The workspace ``rec`` (see :data:`MARK`),
-    ``hk``, ``hn`` has room for ``node_x.shape[0] + 2`` nodes; ``stamp`` (>= 1) is new for each
-    query (no key holds it); ``scratch`` (int64) holds ``8 + 8 * (rows + stride)`` scan results.
+    start's subgoals best (none: octile only). The workspace: ``rec`` (see :data:`MARK`)
+    has a row for each of ``node_x.shape[0] + 2`` nodes; the heap ``hk``, ``hn`` room for one
+    push per edge entry (``adj`` used) plus twice the length of ``scratch`` (int64, room for
+    ``8 + 8 * (rows + stride)`` scan results); ``stamp`` (>= 1) is new for each query (no key
+    holds it).
 
     Returns:
         ``(status, cells, cost, expanded)``: FOUND with ``(n, 2)`` int64 cells and their cost,
@@ -648,45 +678,39 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
     expanded = 0
     found = direct
     if not direct:
-        # landmark bounds of the goal's distance from each landmark used
+        # the ``active`` landmarks that tell the subgoals nearest to start and goal apart best
+        na_ = _nearest(s_node, from_start, ns, node_x, node_y, m, sx, sy)
+        nb_ = _nearest(t_node, out, ng, node_x, node_y, m, gx, gy)
         k = lmuse.shape[0]
-        lo = np.empty(k, dtype=np.float64)
-        hi = np.empty(k, dtype=np.float64)
-        for j in range(k):
-            c = lmuse[j]
+        score = np.zeros(k)
+        if na_ >= 0 and nb_ >= 0 and active < k:
+            for j in range(k):
+                score[j] = abs(_lm_dist(lm[na_, lmuse[j]]) - _lm_dist(lm[nb_, lmuse[j]]))
+        use = lmuse[np.argsort(-score)[:active]]  # (NaN, no bound, last)
+        # their bounds of the goal's distance from each landmark
+        use_lo = np.empty(use.shape[0], dtype=np.float64)
+        use_hi = np.empty(use.shape[0], dtype=np.float64)
+        for j in range(use.shape[0]):
+            c = use[j]
             if t_node < m:
-                lo[j] = lm[t_node, c]
-                hi[j] = lm[t_node, c]
+                use_lo[j] = _lm_dist(lm[t_node, c])
+                use_hi[j] = use_lo[j]
             else:
-                lo[j] = -np.inf
-                hi[j] = np.inf
+                use_lo[j] = -np.inf
+                use_hi[j] = np.inf
                 for i in range(ng):
                     v = out[i]
-                    d = lm[v, c]
+                    d = _lm_dist(lm[v, c])
                     o = _octile(np.int64(node_x[v]), np.int64(node_y[v]), gx, gy)
-                    lo[j] = max(lo[j], d - o)
-                    hi[j] = min(hi[j], d + o)
-        if active < k:  # keep the landmarks that bound the start's subgoals best
-            score = np.full(k, -np.inf)
-            for j in range(k):
-                c = lmuse[j]
-                for i in range(ns):
-                    v = from_start[i]
-                    d = lm[v, c]
-                    score[j] = max(score[j], lo[j] - d, d - hi[j])
-            order = np.argsort(-score)[:active]
-            lmuse = lmuse[order]
-            lo = lo[order]
-            hi = hi[order]
+                    use_lo[j] = max(use_lo[j], d - o)
+                    use_hi[j] = min(use_hi[j], d + o)
         for i in range(ng):  # the goal's subgoals: marked, h known
             v = out[i]
             rec[v, 0] = tag | MARK
             recf[v, 2] = np.inf
-            recf[v, 3] = _h(v, np.int64(node_x[v]), np.int64(node_y[v]), gx, gy, lm, lmuse,
-                            lo, hi)
+            recf[v, 3] = _h(v, np.int64(node_x[v]), np.int64(node_y[v]), gx, gy, lm, use,
+                            use_lo, use_hi)
         _reach(s_node, 0.0, -1, rec, recf, tag)
-        if hk.shape[0] < ns + 2:
-            hk, hn = _grown(hk, hn, 0, ns + 2)
         no_pos = np.empty(0, dtype=np.int64)  # a heap with duplicates: no position index
         _sift_up(hk, hn, 0, _octile(sx, sy, gx, gy), s_node, no_pos)
         na = 1
@@ -702,8 +726,6 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
                 found = True
                 break
             gu = recf[u, 2]
-            if u < m and na + cnt[u] + ns + 1 > hk.shape[0]:
-                hk, hn = _grown(hk, hn, na, na + cnt[u] + ns + 1)
             if u < m:
                 ux = np.int64(node_x[u])
                 uy = np.int64(node_y[u])
@@ -728,7 +750,7 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
                         hv = recf[v, 3]
                     else:
                         kv = tag
-                        hv = _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi)
+                        hv = _h(v, vx, vy, gx, gy, lm, use, use_lo, use_hi)
                         recf[v, 3] = hv
                     recf[v, 2] = nd
                     rec[v, 1] = u
@@ -751,7 +773,7 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
                     nd = gu + _octile(ux, uy, vx, vy)
                     if _reach(v, nd, u, rec, recf, tag):
                         if rec[v, 0] & MARK == 0:
-                            recf[v, 3] = _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi)
+                            recf[v, 3] = _h(v, vx, vy, gx, gy, lm, use, use_lo, use_hi)
                         _sift_up(hk, hn, na, nd + recf[v, 3] - TIE * nd, v, no_pos)
                         na += 1
     if not found:

@@ -155,11 +155,12 @@ _NODE_ARRAYS = ("ncell", "node_x", "node_y", "corner", "box", "off", "cnt", "cap
 
 @dataclass(frozen=True)
 class _Landmarks:
-    """Landmark distances: ``dist[v, j]`` (float64) from landmark j to node v, valid for the
-    graph of generation ``generation[j]`` (-1: none); ``cells[j]`` the landmark's padded cell.
-    Never modified once published (a refresh publishes a new one)."""
+    """Landmark distances: ``dist[v, j]`` (uint32 entries, see :mod:`gamenav._kernels.subgoal`)
+    from landmark j to node v, valid for the graph of generation ``generation[j]`` (-1: none);
+    ``cells[j]`` the landmark's padded cell (-1: none). Never modified once published (a
+    refresh publishes a new one)."""
 
-    dist: npt.NDArray[np.float64]
+    dist: npt.NDArray[np.uint32]
     generation: npt.NDArray[np.int64]
     cells: npt.NDArray[np.int64]
 
@@ -173,16 +174,32 @@ class _Landmarks:
 _NONE = np.zeros(0, dtype=np.int64)
 
 
-class _Workspace:
-    """One thread's graph-search state (see :func:`gamenav._kernels.subgoal.query`)."""
+def _decoded(column: npt.NDArray[np.uint32]) -> npt.NDArray[np.float64]:
+    """The distances of landmark entries (inf: not reached)."""
+    out = (column & 0xFFFF) + (column >> 16) * np.sqrt(2.0)
+    return np.where(column == _ks.NO_DIST, np.inf, out)
 
-    def __init__(self, nodes: int, shape: tuple[int, int]) -> None:
-        n = nodes + 2
+
+class _Workspace:
+    """One thread's graph-search state (see :func:`gamenav._kernels.subgoal.query`): the heap
+    (with duplicates) has room for every push a search can make (one per edge entry, the
+    start's and the goal's subgoals), so the kernels never grow it."""
+
+    def __init__(self, graph: _Graph, shape: tuple[int, int]) -> None:
+        n = graph.ncell.shape[0] + 2
         self.scratch = np.empty(8 + 8 * (shape[0] + shape[1] + 4), dtype=np.int64)
         self.rec = np.zeros((n, 4), dtype=np.int64)
-        self.hk = np.empty(2 * n, dtype=np.float64)  # (a query grows its own copy if needed)
-        self.hn = np.empty(2 * n, dtype=np.int64)
+        heap = self.heap_need(graph)
+        self.hk = np.empty(heap, dtype=np.float64)  # (untouched pages cost no memory)
+        self.hn = np.empty(heap, dtype=np.int64)
         self.stamp = 0
+
+    def heap_need(self, graph: _Graph) -> int:
+        return int(graph.meta[2]) + 2 * self.scratch.shape[0] + 2
+
+    def fits(self, graph: _Graph) -> bool:
+        return (self.rec.shape[0] >= graph.ncell.shape[0] + 2
+                and self.hk.shape[0] >= self.heap_need(graph))
 
     def next_stamp(self) -> int:
         self.stamp += 1
@@ -280,17 +297,19 @@ class SubgoalIndex(GridIndex[_Graph]):
 
     def _workspace(self, graph: _Graph) -> _Workspace:
         ws: _Workspace | None = getattr(self._local, "ws", None)
-        if ws is None or ws.rec.shape[0] < graph.ncell.shape[0] + 2:
-            ws = self._local.ws = _Workspace(graph.ncell.shape[0], self.shape)
+        if ws is None or not ws.fits(graph):
+            ws = self._local.ws = _Workspace(graph, self.shape)
         return ws
 
-    def _distances(self, graph: _Graph, src: int) -> npt.NDArray[np.float64]:
-        """Distances from node ``src`` to every node id of ``graph`` (inf: not reached)."""
+    def _distances(self, graph: _Graph, src: int) -> npt.NDArray[np.uint32] | None:
+        """Landmark entries (:data:`gamenav._kernels.subgoal.NO_DIST`: not reached) from node
+        ``src`` to every node id of ``graph``, or None if the step counts overflow 16 bits
+        (paths over 65 000 steps: the landmark is left out)."""
         ws = self._workspace(graph)
-        out = np.empty(graph.ncell.shape[0], dtype=np.float64)
-        _ks.landmark(graph.off, graph.cnt, graph.adj, graph.node_x, graph.node_y, src, out,
-                     ws.rec, ws.next_stamp(), ws.hk, ws.hn)
-        return out
+        out = np.empty(graph.ncell.shape[0], dtype=np.uint32)
+        fits = _ks.landmark(graph.off, graph.cnt, graph.adj, graph.node_x, graph.node_y, src,
+                            out, ws.rec, ws.next_stamp(), ws.hk, ws.hn)
+        return out if fits else None
 
     def _select_landmarks(self, gr: _Graph) -> _Landmarks:
         """Spread :data:`LANDMARKS` landmarks (farthest first) over the big islands of ``gr``."""
@@ -298,7 +317,7 @@ class SubgoalIndex(GridIndex[_Graph]):
         live = gr.ncell >= 0
         total = int(live.sum())
         k = min(LANDMARKS, max(ACTIVE, LANDMARK_BUDGET // max(total, 1)))
-        dist = np.full((cap, k), np.inf, dtype=np.float64)
+        dist = np.full((cap, k), _ks.NO_DIST, dtype=np.uint32)
         generation = np.full(k, -1, dtype=np.int64)
         cells = np.full(k, -1, dtype=np.int64)
         covered = np.zeros(cap, dtype=bool)
@@ -307,14 +326,19 @@ class SubgoalIndex(GridIndex[_Graph]):
             left = np.flatnonzero(live & ~covered)
             if j == 0 or left.size >= BIG_ISLAND * total:  # an island without a landmark yet
                 seed = self._distances(gr, int(left[0]))
-                reach = np.isfinite(seed)
-                far = np.where(reach, seed, -1.0)
+                if seed is None:
+                    break  # an island too big for 16-bit step counts
+                reach = seed != _ks.NO_DIST
+                far = np.where(reach, _decoded(seed), -1.0)
                 covered |= reach
             else:
                 far = np.where(covered & live & np.isfinite(nearest), nearest, -1.0)
             src = int(np.argmax(far))
-            dist[:, j] = self._distances(gr, src)
-            nearest = np.minimum(nearest, dist[:, j])
+            column = self._distances(gr, src)
+            if column is None:
+                break  # farther ones would overflow too
+            dist[:, j] = column
+            nearest = np.minimum(nearest, _decoded(column))
             generation[j] = gr.generation
             cells[j] = gr.ncell[src]
         return _Landmarks(dist, generation, cells)
@@ -339,14 +363,17 @@ class SubgoalIndex(GridIndex[_Graph]):
         with self._lock:
             current = self._landmarks
             cap = max(graph.ncell.shape[0], current.dist.shape[0])
-            dist = np.full((cap, current.dist.shape[1]), np.inf, dtype=np.float64)
+            dist = np.full((cap, current.dist.shape[1]), _ks.NO_DIST, dtype=np.uint32)
             dist[:current.dist.shape[0]] = current.dist
-            dist[:column.shape[0], j] = column
-            dist[column.shape[0]:, j] = np.inf
+            dist[:, j] = _ks.NO_DIST
             generation = current.generation.copy()
             cells = current.cells.copy()
-            generation[j] = graph.generation
-            cells[j] = graph.ncell[src]
+            if column is None:  # too far now: left out
+                cells[j] = -1
+            else:
+                dist[:column.shape[0], j] = column
+                generation[j] = graph.generation
+                cells[j] = graph.ncell[src]
             self._landmarks = _Landmarks(dist, generation, cells)
         return True
 

@@ -384,3 +384,16 @@ def test_taut_depends_only_on_the_direction_classes(ax: int, ay: int, bx: int, b
         bit = int(ks.TAUT_MASKS[corners, ks._direction(ax, ay)]) >> int(
             ks._direction(*b)) & 1
         assert bool(bit) == ks._taut(ax, ay, b[0], b[1], corners), (ax, ay, b, corners)
+
+
+def test_landmarks_beyond_16_bit_step_counts_are_left_out() -> None:
+    """Landmark distances are exact 16-bit step counts: a graph whose paths run over 65 535
+    straight steps gets no landmark there (octile heuristic), and stays optimal."""
+    walk = np.ones((5, 70_000), dtype=bool)
+    walk[2, :-1] = False  # one long hairpin: (0, 0) -> (69 999, 2) -> (0, 4)
+    walk[0, 5] = walk[4, 5] = False  # pillars near the start of each leg (subgoals)
+    grid = gamenav.TileGrid(walk)
+    index = subgoal.subgoal_index(grid)
+    assert index.nodes > 4 and index.landmarks_current == 0
+    assert _compare(grid, (1, 0), (1, 4)).cost > 139_000
+    _compare(grid, (9, 0), (2, 1))
