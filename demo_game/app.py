@@ -31,7 +31,7 @@ CELL_PX = 8
 HUD_LINES = 9
 CONTROLS = """\
 left drag: select   right click: move   Tab: switch team   A: select all
-B: place building   X: remove building   N: grid/navmesh navigation
+B: place building   X: remove building   N: grid/navmesh navigation   O: ORCA/separation
 G: grid   P: paths   M: navmesh   E: expansions   +/-: budget   Space: pause   H: help"""
 
 
@@ -141,7 +141,7 @@ class DemoWindow(arcade.Window):
             f"FPS {fps:5.1f}   units {len(crowd)}   team {'blue' if self.team == 0 else 'red'}"
             f"   selected {int(self.selected.sum())}{'   PAUSED' if self.paused else ''}",
             f"update   {upd.recent_mean():5.2f} ms (max {upd.max:5.2f})   "
-            f"steering {sim.steer_ms.recent_mean():5.2f} ms (avoidance {sim.avoid_ms.recent_mean():5.2f})",
+            f"steering {sim.steer_ms.recent_mean():5.2f} ms ({crowd.avoidance} {sim.avoid_ms.recent_mean():5.2f})",
             f"pathfind {path.recent_mean():5.2f} ms / budget {sim.budget_ms:.3g} ms (max {path.max:5.2f})",
             f"queue {int(q['pending']):4d}   waiting units {crowd.pending:4d}   "
             f"latency p50 {q['latency_p50']:.0f} / p95 {q['latency_p95']:.0f} frames",
@@ -154,7 +154,7 @@ class DemoWindow(arcade.Window):
             text.text = line
             text.draw()
         if self.show["help"]:
-            arcade.draw_lrbt_rectangle_filled(0, 560, 0, 14 + 15 * len(self.help), (0, 0, 0, 150))
+            arcade.draw_lrbt_rectangle_filled(0, 600, 0, 14 + 15 * len(self.help), (0, 0, 0, 150))
             for text in self.help:
                 text.draw()
 
@@ -195,6 +195,8 @@ class DemoWindow(arcade.Window):
             sim.remove_building(self.mouse)
         elif symbol == key.N:
             self.show["navmesh"] = sim.toggle_navmesh()
+        elif symbol == key.O:
+            sim.toggle_avoidance()
         elif symbol == key.TAB:
             self.team = 1 - self.team
             self.selected[:] = False

@@ -21,6 +21,8 @@ from demo_game.mapgen import BUILDING, GRASS, MARSH, Terrain
 __all__ = ["Simulation", "Timings"]
 
 FLOW_THRESHOLD = 16
+REROUTE_SECONDS = 1.0
+"""Armies re-plan their flow fields round each other this often (``Crowd(reroute_seconds=)``)."""
 PATCH_FRAMES = 90
 """The navmesh overlay highlights the triangles of edits this many frames old or younger (3 s)."""
 UNIT_KINDS = (("infantry", 0.3, 7.0, 0.6), ("cavalry", 0.4, 10.0, 0.28), ("tank", 0.5, 5.0, 0.12))
@@ -91,7 +93,7 @@ class Simulation:
         """Unit kind per crowd row (index into :data:`UNIT_KINDS`); rows follow ``crowd.ids``."""
         self.crowd = gamenav.Crowd(self.grid, positions, radius=self._radii(self.kind),
                                    max_speed=self._speeds(self.kind), queue=self.queue, flow_threshold=FLOW_THRESHOLD,
-                                   avoidance="separation")  # ORCA jams where the armies cross (issue 10)
+                                   reroute_seconds=REROUTE_SECONDS)
         self.reinforce_seconds = reinforce_seconds
         self._rng = rng
         self._clock = 0.0
@@ -321,6 +323,12 @@ class Simulation:
         half = 0.5 * g.cell_size
         boxes = shapely.box(centre[:, 0] - half, centre[:, 1] - half, centre[:, 0] + half, centre[:, 1] + half)
         return shapely.union_all(boxes)
+
+    def toggle_avoidance(self) -> str:
+        """Switch the units' avoidance between ORCA (bodies never overlap) and the older
+        separation (pushes; bodies may overlap, crowds pass each other faster); returns the new one."""
+        self.crowd.avoidance = "separation" if self.crowd.avoidance == "orca" else "orca"
+        return self.crowd.avoidance
 
     # -- navigation mode ------------------------------------------------------------------
     @property

@@ -30,7 +30,7 @@ def test_generated_map_is_seeded_and_connected() -> None:
 
 
 def test_headless_run_units_arrive_and_never_stand_on_walls(tmp_path: FilePath) -> None:
-    agents, frames = 240, 420
+    agents, frames = 240, 630  # ORCA bodies: the armies take about 25 s to pass each other
     sim = Simulation(generate(seed=7), agents=agents, seed=7, max_expansions=20_000)  # load-independent
     on_walls: list[int] = []
     versions: list[int] = []
@@ -128,6 +128,13 @@ def test_every_key_and_overlay_draws(tmp_path: FilePath) -> None:
         for _ in range(5):
             window.on_update(1 / 30)
             window.on_draw()
+        assert sim.crowd.avoidance == "orca"
+        window.on_key_press(key.O, 0)
+        window.on_update(1 / 30)
+        window.on_draw()
+        assert sim.crowd.avoidance == "separation"
+        window.on_key_press(key.O, 0)
+        assert sim.crowd.avoidance == "orca"
         window.on_key_press(key.SPACE, 0)
         frame = sim.frame
         window.on_update(1 / 30)
