@@ -1285,7 +1285,7 @@ class Crowd(Closeable):
 
     def _reroute(self, heading: _F64, dt: float) -> None:
         """Re-plan the field of the group planned longest ago, if over :attr:`reroute_seconds`,
-        around the moving agents of other groups that come the other way
+        around the moving agents of other orders that come the other way
         (:func:`~gamenav.runtime._congestion.oncoming_scale`); ``heading`` (n, 2) unit headings."""
         if self.reroute_seconds is None or not self._fields:
             return
@@ -1295,7 +1295,11 @@ class Crowd(Closeable):
         if self._field_age[gid] < self.reroute_seconds:
             return
         self._field_age[gid] = 0.0
-        others = np.flatnonzero((self._mode != IDLE) & (self._group != gid))
+        members = self._group == gid
+        if not members.any():
+            return
+        # agents of other orders (a group's other size classes go the same way)
+        others = np.flatnonzero((self._mode != IDLE) & (self._order != self._order[np.argmax(members)]))
         if len(others) == 0:
             return
         g = self._grid

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 import shapely
 from hypothesis import given, settings
@@ -181,6 +182,33 @@ def test_oncoming_scale_counts_the_agents_climbing_the_field() -> None:
     expected[1:4, 1:4] += ONCOMING_COST * 0.9 / 9.0  # the 3 x 3 mean around cell (2, 2)
     np.testing.assert_allclose(scale, expected)
     assert oncoming_scale(field, cells[1:], ahead[1:], cover[1:]) is None
+
+
+def test_the_size_classes_of_one_order_do_not_reroute_each_other() -> None:
+    """The tanks of an order walk away from the gap only infantry fits (up the infantry's
+    field): that is the same order going its own way, not a crowd coming the other way."""
+    walk = np.ones((30, 30), bool)
+    walk[:, 15] = False
+    walk[2, 15] = True  # one cell: infantry only
+    walk[24:28, 14:17] = True  # four cells: tanks too
+    grid = gamenav.TileGrid(walk)
+    cells = [(x, y) for x in range(3, 9, 2) for y in range(1, 8, 2)] + [(12, y) for y in range(2, 9, 2)]
+    radius = np.where(np.arange(len(cells)) < 12, 0.3, 0.8)
+    crowd = gamenav.Crowd(grid, grid.cell_to_world(cells), radius=radius, max_speed=4.0, flow_threshold=16,
+                          reroute_seconds=0.2)
+    crowd.move(np.arange(len(cells)), (25.5, 3.5))
+    assert len(crowd.flow_fields) == 2
+    infantry = max(crowd.flow_fields, key=lambda f: int(np.isfinite(f).sum()))
+    tanks = radius == 0.8
+    def climbed() -> npt.NDArray[np.float64]:
+        x, y = grid.world_to_cell(crowd.positions[tanks]).T
+        return infantry[y, x]
+
+    before = climbed()
+    run(crowd, 60)
+    after = climbed()
+    assert (after > before + 3).all(), "the tanks walk up the infantry's field, to the wide gap"
+    assert crowd.counters["flow_fields"] == 2, "no field was re-planned"
 
 
 def test_a_field_is_kept_when_nobody_comes_the_other_way() -> None:
