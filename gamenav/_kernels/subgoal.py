@@ -616,6 +616,24 @@ def _found_by(u, v, off, cnt, adj):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _push(hk, hn, na, held, held_key, key, v, no_pos):
+    """Add ``v`` with ``key`` to the open list: the heap ``hk``, ``hn`` of ``na`` entries and
+    one held entry (``held`` -1: none) below every key in the heap, which the next pop takes
+    without heap work (a search mostly goes on with the successor it just made). Returns
+    ``(na, held, held_key)``."""
+    if held >= 0 and key >= held_key:
+        _sift_up(hk, hn, na, key, v, no_pos)
+        return na + 1, held, held_key
+    if held >= 0:
+        _sift_up(hk, hn, na, held_key, held, no_pos)
+        na += 1
+    elif na > 0 and key >= hk[0]:
+        _sift_up(hk, hn, na, key, v, no_pos)
+        return na + 1, held, held_key
+    return na, v, key
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _nearest(node, found, n, node_x, node_y, m, x, y):
     """``node`` if it is a subgoal (below ``m``), else the one of ``found[:n]`` nearest to
     ``(x, y)`` (-1: none)."""
@@ -712,11 +730,16 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
                             use_lo, use_hi)
         _reach(s_node, 0.0, -1, rec, recf, tag)
         no_pos = np.empty(0, dtype=np.int64)  # a heap with duplicates: no position index
-        _sift_up(hk, hn, 0, _octile(sx, sy, gx, gy), s_node, no_pos)
-        na = 1
-        while na > 0:
-            u = hn[0]
-            na = _sift_down(hk, hn, na, no_pos)
+        na = 0
+        held = s_node  # the best entry, kept out of the heap (see _push)
+        held_key = 0.0
+        while held >= 0 or na > 0:
+            if held >= 0:
+                u = held
+                held = -1
+            else:
+                u = hn[0]
+                na = _sift_down(hk, hn, na, no_pos)
             ku = rec[u, 0]
             if ku & 3 == CLOSED:
                 continue  # an older copy
@@ -755,13 +778,13 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
                     recf[v, 2] = nd
                     rec[v, 1] = u
                     rec[v, 0] = (kv & MARK) | tag | OPEN
-                    _sift_up(hk, hn, na, nd + hv - TIE * nd, v, no_pos)
-                    na += 1
+                    na, held, held_key = _push(hk, hn, na, held, held_key,
+                                               nd + hv - TIE * nd, v, no_pos)
                 if ku & MARK:
                     nd = gu + _octile(ux, uy, gx, gy)
                     if _reach(t_node, nd, u, rec, recf, tag):
-                        _sift_up(hk, hn, na, nd - TIE * nd, t_node, no_pos)
-                        na += 1
+                        na, held, held_key = _push(hk, hn, na, held, held_key, nd - TIE * nd,
+                                                   t_node, no_pos)
             else:
                 ux = np.int64(sx)
                 uy = np.int64(sy)
@@ -774,8 +797,8 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
                     if _reach(v, nd, u, rec, recf, tag):
                         if rec[v, 0] & MARK == 0:
                             recf[v, 3] = _h(v, vx, vy, gx, gy, lm, use, use_lo, use_hi)
-                        _sift_up(hk, hn, na, nd + recf[v, 3] - TIE * nd, v, no_pos)
-                        na += 1
+                        na, held, held_key = _push(hk, hn, na, held, held_key,
+                                                   nd + recf[v, 3] - TIE * nd, v, no_pos)
     if not found:
         return FAILED, np.zeros((0, 2), dtype=np.int64), np.inf, expanded
     # the node path, start first

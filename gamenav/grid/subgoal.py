@@ -73,7 +73,7 @@ KERNELS = (_ks.repair, _ks.query, _ks.landmark)
 _INT16_LIMIT = 8000
 """Grids up to this size a side keep clearances in int16 (``j << 2`` must fit)."""
 
-LANDMARKS = 48
+LANDMARKS = 96
 """Landmarks of the heuristic (differential heuristics; see the module docstring)."""
 
 BIG_ISLAND = 0.1
@@ -83,7 +83,7 @@ LANDMARK_BUDGET = 1_500_000
 """Node visits the build spends on landmark Dijkstras: big graphs get fewer landmarks (at least
 :data:`ACTIVE`), so that random-obstacle maps of 60 000+ subgoals still build in about 1 s."""
 
-ACTIVE = 8
+ACTIVE = 4
 """Landmarks a query uses: those that bound the start's subgoals best."""
 
 TAUT = True
