@@ -275,6 +275,7 @@ _CROWD_ARGS = st.fixed_dictionaries({
     "flow_threshold": hostile_count(), "requests_per_update": hostile_count(),
     "arrive_radius": hostile_float(), "diagonal": maybe(st.sampled_from(["never", "always"])),
     "queue": st.sampled_from(["queue", None, "junk"]),
+    "reroute_seconds": st.one_of(st.sampled_from([0.01, 0.5]), hostile_float()),
 })
 
 
