@@ -32,9 +32,9 @@ passable (no corner cutting); every cell costs 1.
   a lower bound of ``d(v, goal)`` and consistent), exact: ``straight | diagonal << 16``, the
   steps of each kind on a shortest path, for ``straight + sqrt(2) * diagonal`` (nodes on
   equally short paths get equal f, so the tie-break towards larger g holds; float32's ~1e-4
-  noise broke it). The goal, rarely a subgoal, gets bounds
-  ``lo <= d(L, goal) <= hi`` from the subgoals its scan finds (``d(L, u) -+ octile(u, goal)``),
-  which keep the heuristic admissible and consistent.
+  noise broke it). The goal, rarely a subgoal, gets bounds ``lo <= d(L, goal) <= hi`` from
+  the subgoals its scan finds (``d(L, u) -+ octile(u, goal)``), which keep the heuristic
+  admissible and consistent.
 """
 
 from __future__ import annotations
@@ -659,8 +659,8 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
     other end; a start that sees the goal skips the rest), A* (a binary heap with duplicates)
     runs on the graph, and every edge is refined by an octile walk (diagonal steps first, else
     straight steps first). The heuristic is the largest of the octile distance and the landmark
-    bounds (:func:`_h`) of the ``active`` columns among ``lmuse`` of ``lm`` that bound the
-    start's subgoals best (none: octile only). The workspace: ``rec`` (see :data:`MARK`)
+    bounds (:func:`_h`) of the ``active`` columns among ``lmuse`` of ``lm`` whose distances to
+    the subgoals nearest to start and goal differ most (none: octile only). The workspace: ``rec`` (see :data:`MARK`)
     has a row for each of ``node_x.shape[0] + 2`` nodes; the heap ``hk``, ``hn`` room for one
     push per edge entry (``adj`` used) plus twice the length of ``scratch`` (int64, room for
     ``8 + 8 * (rows + stride)`` scan results); ``stamp`` (>= 1) is new for each query (no key
