@@ -50,6 +50,14 @@ def _blocked(passable, i, j, y_up):  # pragma: no cover - compiled
     return not passable[row, i]
 
 
+_RELAX = 1.15
+"""Over-relaxation of the overlap sweeps from sweep :data:`_RELAX_AFTER` on: a pair is pushed 15%
+past touching, so that chains of contacts in a dense crowd settle in fewer sweeps (a jammed frame
+of the demo's 1000 units: the whole avoidance step 3.1 -> 2.3 ms). Not from the first sweep: the
+few overlaps of a crowd that ORCA keeps apart are closed exactly (relaxed at once, the circle swap
+took 35% more steps)."""
+_RELAX_AFTER = 4
+
 _COARSE = 16
 """Cells per side of the coarse summed-area table's blocks (:func:`blocked_table`)."""
 
@@ -932,11 +940,11 @@ def _close_pairs(pos, radius, margin, ncx, ncy, start, order, cx, cy, pairs):  #
 
 
 @njit(cache=True, nogil=True)
-def _sweep(pos, radius, mass, pairs, m, full, active, count, hits, moved, prev):  # pragma: no cover - compiled
+def _sweep(pos, radius, mass, pairs, m, full, active, count, hits, moved, prev, relax):  # pragma: no cover - compiled
     """One Gauss-Seidel sweep over all ``m`` pairs (``full``) or over ``active[:count]``: each
-    overlapping pair is pushed apart by the mass shares; ``moved``/``prev`` mark the discs it
-    moved and where they were. Returns the deepest overlap (relative to the radii's sum) and
-    the number of overlapping pairs, listed in ``hits``."""
+    overlapping pair is pushed apart by the mass shares, ``relax`` times its overlap;
+    ``moved``/``prev`` mark the discs it moved and where they were. Returns the deepest overlap
+    (relative to the radii's sum) and the number of overlapping pairs, listed in ``hits``."""
     worst = 0.0
     found = 0
     for q in range(m if full else count):
@@ -962,6 +970,7 @@ def _sweep(pos, radius, mass, pairs, m, full, active, count, hits, moved, prev):
             uy = dy / d
             over = comb - d
         worst = max(worst, over / comb)
+        over *= relax
         total = mass[i] + mass[j]
         wi = mass[j] / total if total > 0.0 else 0.5
         for a in (i, j):
@@ -981,15 +990,15 @@ def resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations
     """Push overlapping discs apart, then out of blocked cells; modifies ``pos`` (n, 2) in place.
 
     The pairs closer than the sum of their radii plus half the largest radius are collected once
-    (a :func:`cell_list` of cells at least ``2.5`` times the largest radius); then up to ``iterations``
-    Gauss-Seidel sweeps (mostly over the pairs that overlapped in the previous sweep; over all
-    of them every 8th sweep and before stopping) move each overlapping pair apart along its
-    centre line, each disc by its share of the overlap (``mass`` (n,): the heavier moves less;
-    both 0: half each),
-    followed by wall sliding (no centre onto a blocked cell) and :func:`discs_off_walls`. The
-    sweeps stop early once no pair overlaps by more than ``tolerance`` times the sum of its
-    radii. Walls win: a disc is never left in a blocked cell square it could leave. Returns the
-    number of discs still overlapping a blocked cell.
+    (a :func:`cell_list` of cells at least ``2.5`` times the largest radius); then up to
+    ``iterations`` Gauss-Seidel sweeps (mostly over the pairs that overlapped in the previous
+    sweep; over all of them every 8th sweep and before stopping) move each overlapping pair apart
+    along its centre line (over-relaxed from sweep :data:`_RELAX_AFTER` on), each disc by its
+    share of the overlap (``mass`` (n,): the heavier moves less; both 0: half each), followed by
+    wall sliding (no centre onto a blocked cell) and :func:`discs_off_walls`. The sweeps stop
+    early once no pair overlaps by more than ``tolerance`` times the sum of its radii. Walls win:
+    a disc is never left in a blocked cell square it could leave. Returns the number of discs
+    still overlapping a blocked cell.
     """
     n = pos.shape[0]
     r_max = 0.0
@@ -1015,7 +1024,8 @@ def resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations
     count = 0
     full = True
     for sweep in range(iterations):
-        worst, found = _sweep(pos, radius, mass, pairs, m, full, active, count, hits, moved, prev)
+        worst, found = _sweep(pos, radius, mass, pairs, m, full, active, count, hits, moved, prev,
+                              _RELAX if sweep >= _RELAX_AFTER else 1.0)
         active, hits = hits, active
         count = found
         if worst == 0.0 and full:
