@@ -31,6 +31,12 @@ EPS = 1e-5
 """RVO_EPSILON: parallel-line and coverage tolerance of RVO2."""
 _WAIT_CHAIN = 10
 """An agent waits behind one that gives way, and so on: chains end after this many agents."""
+_BIGGER = 1.6
+_BIG_SHARE = 0.1
+"""Of two agents whose radii differ more than :data:`_BIGGER` times, the bigger takes this share of
+their avoidance and the smaller the rest (RVO2: half each): tanks keep their line through a crowd
+of infantry instead of waiting for a gap they fit (the choke point's 8 seeds: all across in 3798
+instead of 4125 frames on average)."""
 _ASIDE = 0.3
 """An agent waiting at the mouth of a one-way passage steps to its right at this fraction of its
 preferred speed, out of the way of those coming out."""
@@ -697,22 +703,23 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
                     yielded_before, yielded, wait):  # pragma: no cover - compiled
     """New velocities ``out`` (n, 2) of every agent: RVO2's ``computeNewVelocity``.
 
-    ``pos``, ``vel``, ``pref`` (n, 2): positions, current and preferred velocities; ``radius``
-    and ``max_speed`` (n,). ``priority`` (n,): of two agents, the one with the lower priority takes
-    all of their avoidance and the other ignores it (equal: 0.5 each, as RVO2). ``rank`` (n,): right of way in head-on
-    jams. Agent ``i`` gives way to a neighbour ``j`` of equal priority and higher rank when they
-    face each other (preferred velocities more than about 107 degrees apart, each ahead of the
-    other), their goals lie in opposite directions (``goal_dir`` (n, 2) unit vectors to the
-    goals), one of them is held up (under a quarter of its preferred speed) and less than two of
-    ``i``'s diameters lie between the discs: ``i`` takes all of their avoidance and its preferred
-    velocity turns to its right and back (``yielded[i] = 1``). An agent right behind one that
-    gave way in the last step (``yielded_before`` (n,) int, the last step's ``yielded``; heading
-    the same way) backs off (``yielded[i]`` = its level + 1; chains end at ``_WAIT_CHAIN``).
-    Two agents held up side by side (neither ahead by more than half their radii's sum) heading
-    the same way (preferred velocities less than about 73 degrees apart), less than half a
-    radius apart, as at a door only one fits through: the one with the lower rank (equal ranks:
-    the higher index) takes all of their avoidance and backs off a little (``yielded[i] =
-    _WAIT_CHAIN - 1``), so that the other goes first.
+    ``pos``, ``vel``, ``pref`` (n, 2): positions, current and preferred velocities; ``radius`` and
+    ``max_speed`` (n,). ``priority`` (n,): of two agents, the one with the lower priority takes all
+    of their avoidance and the other ignores it (equal: 0.5 each, as RVO2, unless one is over
+    :data:`_BIGGER` times the other's radius: then the bigger takes :data:`_BIG_SHARE`). ``rank``
+    (n,): right of way in head-on jams. Agent ``i`` gives way to a neighbour ``j`` of equal priority
+    and higher rank when they face each other (preferred velocities more than about 107 degrees
+    apart, each ahead of the other), their goals lie in opposite directions (``goal_dir`` (n, 2)
+    unit vectors to the goals), one of them is held up (under a quarter of its preferred speed) and
+    less than two of ``i``'s diameters lie between the discs: ``i`` takes all of their avoidance and
+    its preferred velocity turns to its right and back (``yielded[i] = 1``). An agent right behind
+    one that gave way in the last step (``yielded_before`` (n,) int, the last step's ``yielded``;
+    heading the same way) backs off (``yielded[i]`` = its level + 1; chains end at ``_WAIT_CHAIN``).
+    Two agents held up side by side (neither ahead by more than half their radii's sum) heading the
+    same way (preferred velocities less than about 73 degrees apart), less than half a radius apart,
+    as at a door only one fits through: the one with the lower rank (equal ranks: the higher index)
+    takes all of their avoidance and backs off a little (``yielded[i] = _WAIT_CHAIN - 1``), so that
+    the other goes first.
     Equal ranks share equally. ``keep_right``: an agent with an oncoming
     neighbour (one whose preferred velocity opposes its own, so also when both are held up in a
     jam; less than a diameter apart between the discs) adds ``keep_right`` times its preferred
@@ -774,7 +781,11 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
                     -0.3 * math.sqrt(pref[j, 0] ** 2 + pref[j, 1] ** 2) * p_len
                 gap = math.sqrt(nbd[q]) - radius[i] - radius[j]
                 ahead = (pos[j, 0] - px) * prx + (pos[j, 1] - py) * pry > 0.0  # j before i
-                share = 0.5
+                share = 0.5  # RVO2; a much smaller agent steps aside for a big one
+                if radius[j] > _BIGGER * radius[i]:
+                    share = 1.0 - _BIG_SHARE
+                elif radius[i] > _BIGGER * radius[j]:
+                    share = _BIG_SHARE
                 if wait[i] != wait[j] and (oncoming or yielded_before[i] > 0 or yielded_before[j] > 0):
                     # out of a passage (or backing out of it) past the ones waiting at its mouth
                     if wait[j]:

@@ -248,6 +248,9 @@ def obstacle_lines(p, v, r, inv_t, edges) -> list[Line]:  # noqa: C901 - RVO2's 
 
 
 def agent_line(i, j, pos, vel, radius, inv_t, dt) -> Line:
+    """RVO2's ORCA line of ``i`` against ``j``; ``i`` takes half of the avoidance, or 0.9 / 0.1 when
+    ``j`` / ``i`` is over 1.6 times the other's radius (big units keep their line)."""
+    share = 0.9 if radius[j] > 1.6 * radius[i] else 0.1 if radius[i] > 1.6 * radius[j] else 0.5
     rp, rv = sub(pos[j], pos[i]), sub(vel[i], vel[j])
     dist_sq, comb = dot(rp, rp), radius[i] + radius[j]
     if dist_sq > comb * comb:
@@ -269,7 +272,7 @@ def agent_line(i, j, pos, vel, radius, inv_t, dt) -> Line:
         wl = math.sqrt(dot(w, w))
         uw = mul(1 / wl, w)
         direction, u = (uw[1], -uw[0]), mul(comb / dt - wl, uw)
-    return add(vel[i], mul(0.5, u)), direction
+    return add(vel[i], mul(share, u)), direction
 
 
 def reference_velocities(pos, vel, pref, radius, max_speed, neighbor_dist, max_neighbors, th, tho, dt,
@@ -344,6 +347,23 @@ def test_orca_kernel_matches_the_python_reference(seed: int, n: int, walls: bool
     got = kernel_velocities(*args, hcell=float(rng.uniform(0.5, 3)))
     want = reference_velocities(*args)
     np.testing.assert_allclose(got, want, atol=1e-9, rtol=0)
+
+
+def test_a_small_agent_steps_aside_for_a_big_one() -> None:
+    """Head on, a tank (radius 0.8) and a soldier (0.3): the soldier makes most of the detour."""
+    pos = np.array([[0.0, 0.0], [12.0, 0.05]])
+    vel = np.array([[1.0, 0.0], [-1.0, 0.0]])
+    radius = np.array([0.8, 0.3])
+    aside = np.zeros(2)
+    for _ in range(200):
+        pref = np.array([[1.0, 0.0], [-1.0, 0.0]])
+        vel = kernel_velocities(pos, vel, pref, radius, np.full(2, 1.0), 5.0, 5, 2.0, 1.0, 0.1, None, 1.0,
+                                (0.0, 0.0), False, hcell=2.0)
+        pos = pos + 0.1 * vel
+        aside = np.maximum(aside, np.abs(pos[:, 1] - [0.0, 0.05]))
+        assert np.hypot(*(pos[0] - pos[1])) >= 1.1 - 1e-6
+    assert pos[0, 0] > 12 and pos[1, 0] < 0, "they passed each other"
+    assert aside[1] > 4 * aside[0] > 0, aside
 
 
 def test_head_on_pair_passes_without_touching() -> None:
