@@ -30,7 +30,7 @@ A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
 - path invalidation on grid edits: only agents whose remaining path crosses a newly blocked cell
   re-path; group flow fields are recomputed;
 - optionally (``reroute_seconds``), congestion-aware group fields: re-planned now and then
-  around the other groups' agents coming the other way.
+  around the agents of other orders coming the other way.
 
 It uses no game engine: any game loop calls ``queue.update()`` then ``crowd.update(dt)`` and
 draws ``crowd.positions``.

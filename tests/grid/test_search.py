@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import math
 
 import numpy as np
@@ -278,6 +279,31 @@ def test_distance_field_cost_scale_equals_a_grid_with_those_costs(seed: int, dia
     np.testing.assert_array_equal(gamenav.distance_field(grid, (0, 0), diagonal=diagonal),
                                   gamenav.distance_field(gamenav.TileGrid(walk, cost=cost), (0, 0),
                                                          diagonal=diagonal))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_distance_field_cost_scale_below_one_is_still_dijkstra(seed: int) -> None:
+    """Scales below 1 (cheaper cells, which a grid's own costs cannot be) against a plain
+    4-connected Dijkstra where entering a cell costs its scale."""
+    rng = np.random.default_rng(seed)
+    h, w = int(rng.integers(1, 10)), int(rng.integers(1, 10))
+    walk = rng.random((h, w)) < 0.85
+    walk[0, 0] = True
+    scale = rng.choice([0.01, 0.3, 0.5, 1.0, 3.0], (h, w))
+    field = gamenav.distance_field(gamenav.TileGrid(walk), (0, 0), diagonal="never", cost_scale=scale)
+    want = np.full((h, w), np.inf)
+    want[0, 0] = 0.0
+    heap = [(0.0, 0, 0)]
+    while heap:
+        d, y, x = heapq.heappop(heap)
+        if d > want[y, x]:
+            continue
+        for ny, nx in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
+            if 0 <= ny < h and 0 <= nx < w and walk[ny, nx] and d + scale[ny, nx] < want[ny, nx]:
+                want[ny, nx] = d + scale[ny, nx]
+                heapq.heappush(heap, (want[ny, nx], ny, nx))
+    np.testing.assert_allclose(field, want, rtol=1e-12)
 
 
 def test_distance_field_cost_scale_errors(room) -> None:
