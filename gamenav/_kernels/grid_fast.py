@@ -54,22 +54,26 @@ _readonly: Any = intrinsic(_readonly_typer)
 
 
 @njit(cache=True, nogil=True)
-def _world_points(cells, geo):
-    """``(n, 2)`` float64 world centres of ``(n, 2)`` int64 cells (``TileGrid.cell_to_world``)."""
+def world_points(cells, ox, oy, size, y_up, height):
+    """Read-only ``(n, 2)`` float64 world centres of ``(n, 2)`` int64 cells, as
+    ``TileGrid.cell_to_world`` for a grid of ``height`` rows at origin ``(ox, oy)`` with
+    ``size``-unit cells (rows mirrored when ``y_up``)."""
     n = cells.shape[0]
     out = np.empty((n, 2), dtype=np.float64)
-    ox = geo[0]
-    oy = geo[1]
-    size = geo[2]
-    flip = geo[3] != 0.0
-    top = geo[4] - 1.0
+    top = height - 1.0
     for i in range(n):
         cx = float(cells[i, 0])
         cy = float(cells[i, 1])
         out[i, 0] = ox + (cx + 0.5) * size
-        row = (top - cy) if flip else cy
+        row = (top - cy) if y_up else cy
         out[i, 1] = oy + (row + 0.5) * size
-    return out
+    return _readonly(out)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _points(cells, geo):
+    """:func:`world_points` with the grid's transform in ``geo``."""
+    return world_points(cells, geo[0], geo[1], geo[2], geo[3] != 0.0, geo[4])
 
 
 @njit(cache=True, nogil=True)
@@ -92,7 +96,7 @@ def find_path_once(bits, cost, labels, geo, ints, longs, sx, sy, gx, gy):
         cells = np.empty((1, 2), np.int64)
         cells[0, 0] = sx
         cells[0, 1] = sy
-        return FOUND, 0.0, 0, _readonly(cells), _readonly(_world_points(cells, geo))
+        return FOUND, 0.0, 0, _readonly(cells), _points(cells, geo)
     if labels[sy * width + sx] != labels[gy * width + gx]:
         return NO_PATH, np.inf, 0, _readonly(np.zeros((0, 2), np.int64)), _readonly(np.zeros((0, 2), np.float64))
     parent = ints[0]
@@ -140,5 +144,5 @@ def find_path_once(bits, cost, labels, geo, ints, longs, sx, sy, gx, gy):
         return (NO_PATH, np.inf, expanded, _readonly(np.zeros((0, 2), np.int64)),
                 _readonly(np.zeros((0, 2), np.float64)))
     cells = trace_path(parent, goal, stride)
-    return FOUND, g[goal], expanded, _readonly(cells), _readonly(_world_points(cells, geo))
+    return FOUND, g[goal], expanded, _readonly(cells), _points(cells, geo)
 

@@ -27,8 +27,9 @@ passable (no corner cutting); every cell costs 1.
   octile distance of the two cells. ``node_x``, ``node_y`` (int32) give a node's cell,
   ``corner`` (uint8) its corners (:func:`_corners`), ``ncell`` its padded cell (-1: a free
   id, listed in ``free``). ``meta``: ``[ids used (high water), free ids, adj used]``.
-* Landmarks (:func:`landmark`, used by :func:`query`): ``lm[v, j]`` (uint32) the graph
-  distance from landmark j to node v (differential heuristics: ``|d(L, goal) - d(L, v)|`` is
+* Landmarks (:func:`landmark`, used by :func:`query`): ``lm[j, v]`` (uint32) the graph
+  distance from landmark j to node v (a row per landmark, so the few rows a query uses stay
+  in cache; differential heuristics: ``|d(L, goal) - d(L, v)|`` is
   a lower bound of ``d(v, goal)`` and consistent), exact: ``straight | diagonal << 16``, the
   steps of each kind on a shortest path, for ``straight + sqrt(2) * diagonal`` (nodes on
   equally short paths get equal f, so the tie-break towards larger g holds; float32's ~1e-4
@@ -418,7 +419,7 @@ def _h(v, vx, vy, gx, gy, lm, lmuse, lo, hi):
     ``>= d(L, v) - hi``; infinite distances, other islands, compare false)."""
     h = _octile(vx, vy, gx, gy)
     for j in range(lmuse.shape[0]):
-        d = _lm_dist(lm[v, lmuse[j]])
+        d = _lm_dist(lm[lmuse[j], v])
         a = lo[j] - d
         if a > h:
             h = a
@@ -703,7 +704,7 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
         score = np.zeros(k)
         if na_ >= 0 and nb_ >= 0 and active < k:
             for j in range(k):
-                score[j] = abs(_lm_dist(lm[na_, lmuse[j]]) - _lm_dist(lm[nb_, lmuse[j]]))
+                score[j] = abs(_lm_dist(lm[lmuse[j], na_]) - _lm_dist(lm[lmuse[j], nb_]))
         use = lmuse[np.argsort(-score)[:active]]  # (NaN, no bound, last)
         # their bounds of the goal's distance from each landmark
         use_lo = np.empty(use.shape[0], dtype=np.float64)
@@ -711,14 +712,14 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
         for j in range(use.shape[0]):
             c = use[j]
             if t_node < m:
-                use_lo[j] = _lm_dist(lm[t_node, c])
+                use_lo[j] = _lm_dist(lm[c, t_node])
                 use_hi[j] = use_lo[j]
             else:
                 use_lo[j] = -np.inf
                 use_hi[j] = np.inf
                 for i in range(ng):
                     v = out[i]
-                    d = _lm_dist(lm[v, c])
+                    d = _lm_dist(lm[c, v])
                     o = _octile(np.int64(node_x[v]), np.int64(node_y[v]), gx, gy)
                     use_lo[j] = max(use_lo[j], d - o)
                     use_hi[j] = min(use_hi[j], d + o)

@@ -22,12 +22,13 @@ import numpy.typing as npt
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k
 from gamenav._kernels import jps as _jps
+from gamenav._kernels.grid_fast import world_points as _world_points
 from gamenav._validate import check_options, expansion_budget, flag, is_real, keyword_options
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.grid import hpa as _hpa
 from gamenav.grid import jump_plus as _jump_plus
 from gamenav.grid import subgoal as _subgoal
-from gamenav.grid._fast import int_pairs
+from gamenav.grid._fast import int_pairs, make_path
 from gamenav.grid._index import check_graph_options, graph_options_error
 from gamenav.grid.movement import (Diagonal, Heuristic, HeuristicLike, default_heuristic,
                                    resolve_heuristic)
@@ -46,7 +47,7 @@ ALGORITHMS = ("astar", "jps", "dijkstra", "hpa", "subgoal")
 _Heap = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.int32]]
 """Binary-heap arrays ``(hf, hg, hn, pos)`` of the kernels."""
 
-KERNELS = (_k.best_first_step, _k.move_masks, _k.trace_path, _k.smooth_path, _jps.jump_tables,
+KERNELS = (_k.best_first_step, _k.move_masks, _k.trace_path, _k.smooth_path, _jps.jump_tables, _world_points,
            *_jump_plus.KERNELS, *_hpa.KERNELS, *_subgoal.KERNELS)
 """The numba kernels of the "grid search" compile group (announced together)."""
 
@@ -524,8 +525,11 @@ def try_graph_path(grid: TileGrid, start: Any, goal: Any, algorithm: str) -> Pat
     found = find(grid, state, (sx, sy), (gx, gy))
     if found is None:
         return None
-    return Path(status=PathStatus.FOUND, cost=found.cost, cells=found.cells,
-                points=grid.cell_to_world(found.cells), expanded=found.expanded)
+    cells = found.cells
+    cells.flags.writeable = False  # as Path() would (fresh: no one else holds it)
+    ox, oy = grid._origin
+    points = _world_points(cells, ox, oy, grid._cell_size, grid._y_up, float(h))
+    return make_path(PathStatus.FOUND, found.cost, cells, points, found.expanded)
 
 
 class GridSearch:

@@ -161,8 +161,8 @@ _NODE_ARRAYS = ("ncell", "node_x", "node_y", "corner", "box", "off", "cnt", "cap
 
 @dataclass(frozen=True)
 class _Landmarks:
-    """Landmark distances: ``dist[v, j]`` (uint32 entries, see :mod:`gamenav._kernels.subgoal`)
-    from landmark j to node v, valid for the graph of generation ``generation[j]`` (-1: none);
+    """Landmark distances: ``dist[j, v]`` (uint32 entries, see :mod:`gamenav._kernels.subgoal`)
+    from landmark j to node v (a row per landmark: a query reads a few rows), valid for the graph of generation ``generation[j]`` (-1: none);
     ``cells[j]`` the landmark's padded cell (-1: none). Never modified once published (a
     refresh publishes a new one)."""
 
@@ -172,7 +172,7 @@ class _Landmarks:
 
     def usable(self, graph: _Graph) -> npt.NDArray[np.int64]:
         """The columns valid for ``graph``."""
-        if self.dist.shape[0] < graph.ncell.shape[0]:
+        if self.dist.shape[1] < graph.ncell.shape[0]:
             return _NONE
         return np.flatnonzero(self.generation == graph.generation).astype(np.int64)
 
@@ -323,7 +323,7 @@ class SubgoalIndex(GridIndex[_Graph]):
         live = gr.ncell >= 0
         total = int(live.sum())
         k = min(LANDMARKS, max(ACTIVE, LANDMARK_BUDGET // max(total, 1)))
-        dist = np.full((cap, k), _ks.NO_DIST, dtype=np.uint32)
+        dist = np.full((k, cap), _ks.NO_DIST, dtype=np.uint32)
         generation = np.full(k, -1, dtype=np.int64)
         cells = np.full(k, -1, dtype=np.int64)
         covered = np.zeros(cap, dtype=bool)
@@ -343,7 +343,7 @@ class SubgoalIndex(GridIndex[_Graph]):
             column = self._distances(gr, src)
             if column is None:
                 break  # farther ones would overflow too
-            dist[:, j] = column
+            dist[j] = column
             nearest = np.minimum(nearest, _decoded(column))
             generation[j] = gr.generation
             cells[j] = gr.ncell[src]
@@ -368,16 +368,16 @@ class SubgoalIndex(GridIndex[_Graph]):
         column = self._distances(graph, src)
         with self._lock:
             current = self._landmarks
-            cap = max(graph.ncell.shape[0], current.dist.shape[0])
-            dist = np.full((cap, current.dist.shape[1]), _ks.NO_DIST, dtype=np.uint32)
-            dist[:current.dist.shape[0]] = current.dist
-            dist[:, j] = _ks.NO_DIST
+            cap = max(graph.ncell.shape[0], current.dist.shape[1])
+            dist = np.full((current.dist.shape[0], cap), _ks.NO_DIST, dtype=np.uint32)
+            dist[:, :current.dist.shape[1]] = current.dist
+            dist[j] = _ks.NO_DIST
             generation = current.generation.copy()
             cells = current.cells.copy()
             if column is None:  # too far now: left out
                 cells[j] = -1
             else:
-                dist[:column.shape[0], j] = column
+                dist[j, :column.shape[0]] = column
                 generation[j] = graph.generation
                 cells[j] = graph.ncell[src]
             self._landmarks = _Landmarks(dist, generation, cells)
