@@ -525,11 +525,11 @@ def try_graph_path(grid: TileGrid, start: Any, goal: Any, algorithm: str) -> Pat
     found = find(grid, state, (sx, sy), (gx, gy))
     if found is None:
         return None
-    cells = found.cells
-    cells.flags.writeable = False  # as Path() would (fresh: no one else holds it)
+    way = found.cells
+    way.flags.writeable = False  # as Path() would (fresh: no one else holds it)
     ox, oy = grid._origin
-    points = _world_points(cells, ox, oy, grid._cell_size, grid._y_up, float(h))
-    return make_path(PathStatus.FOUND, found.cost, cells, points, found.expanded)
+    points = _world_points(way, ox, oy, grid._cell_size, grid._y_up, float(h))
+    return make_path(PathStatus.FOUND, found.cost, way, points, found.expanded)
 
 
 class GridSearch:

@@ -162,9 +162,9 @@ _NODE_ARRAYS = ("ncell", "node_x", "node_y", "corner", "box", "off", "cnt", "cap
 @dataclass(frozen=True)
 class _Landmarks:
     """Landmark distances: ``dist[j, v]`` (uint32 entries, see :mod:`gamenav._kernels.subgoal`)
-    from landmark j to node v (a row per landmark: a query reads a few rows), valid for the graph of generation ``generation[j]`` (-1: none);
-    ``cells[j]`` the landmark's padded cell (-1: none). Never modified once published (a
-    refresh publishes a new one)."""
+    from landmark j to node v (a row per landmark: a query reads a few rows), valid for the
+    graph of generation ``generation[j]`` (-1: none); ``cells[j]`` the landmark's padded cell
+    (-1: none). Never modified once published (a refresh publishes a new one)."""
 
     dist: npt.NDArray[np.uint32]
     generation: npt.NDArray[np.int64]
