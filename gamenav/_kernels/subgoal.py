@@ -23,8 +23,10 @@ passable (no corner cutting); every cell costs 1.
   that changed (passability, or subgoal status: the edit box grown by one cell).
 * Edges: per node a block ``adj[off[u]:off[u] + cnt[u]]`` (room for ``cap[u]``) of int64
   entries ``v << 36 | x << 19 | y << 2 | bits`` (v's cell inline): bit 0 when u's scan found
-  v, bit 1 when v's scan found u; an entry with no bit left is dropped. The weight is the
-  octile distance of the two cells. ``node_x``, ``node_y`` (int32) give a node's cell,
+  v, bit 1 when v's scan found u; an entry with no bit left is dropped; ``adir`` (uint8, the
+  same layout) holds each entry's direction class (:func:`_direction` of ``v - u``), so a
+  search tests an edge's tautness with one byte. The weight is the octile distance of the two
+  cells. ``node_x``, ``node_y`` (int32) give a node's cell,
   ``corner`` (uint8) its corners (:func:`_corners`), ``ncell`` its padded cell (-1: a free
   id, listed in ``free``). ``meta``: ``[ids used (high water), free ids, adj used]``.
 * Landmarks (:func:`landmark`, used by :func:`query`): ``lm[j, v]`` (uint32) the graph
@@ -257,40 +259,46 @@ def _scan(sg, stride, clear, s, target, out, box):
 
 
 @njit(cache=True, nogil=True)
-def _grow_adj(adj, need):
-    if need <= adj.shape[0]:
-        return adj
-    bigger = np.empty(max(need, 2 * adj.shape[0]), dtype=adj.dtype)
-    bigger[:adj.shape[0]] = adj
+def _grown(pool, need):
+    """``pool`` with room for ``need`` entries (a new array, twice as large, if it has not)."""
+    if need <= pool.shape[0]:
+        return pool
+    bigger = np.empty(max(need, 2 * pool.shape[0]), dtype=pool.dtype)
+    bigger[:pool.shape[0]] = pool
     return bigger
 
 
 @njit(cache=True, nogil=True)
-def _link(u, v, bit, off, cnt, cap, adj, meta, node_x, node_y):
-    """Set ``bit`` on u's entry for v (adding it); returns the (maybe reallocated) pool."""
+def _link(u, v, bit, off, cnt, cap, adj, adir, meta, node_x, node_y):
+    """Set ``bit`` on u's entry for v (adding it, with its direction class in ``adir``);
+    returns the (maybe reallocated) pools ``(adj, adir)``."""
     base = off[u]
     for i in range(cnt[u]):
         if adj[base + i] >> ID_SHIFT == v:
             adj[base + i] |= bit
-            return adj
+            return adj, adir
     if cnt[u] == cap[u]:  # move the block to the end of the pool, twice as large
         newcap = max(4, 2 * cap[u])
         start = meta[2]
-        adj = _grow_adj(adj, start + newcap)
+        adj = _grown(adj, start + newcap)
+        adir = _grown(adir, start + newcap)
         for i in range(cnt[u]):
             adj[start + i] = adj[base + i]
+            adir[start + i] = adir[base + i]
         off[u] = start
         cap[u] = newcap
         meta[2] = start + newcap
         base = start
-    adj[base + cnt[u]] = (v << ID_SHIFT) | (np.int64(node_x[v]) << X_SHIFT) | (
-        np.int64(node_y[v]) << 2) | bit
+    vx = np.int64(node_x[v])
+    vy = np.int64(node_y[v])
+    adj[base + cnt[u]] = (v << ID_SHIFT) | (vx << X_SHIFT) | (vy << 2) | bit
+    adir[base + cnt[u]] = _direction_jit(vx - node_x[u], vy - node_y[u])
     cnt[u] += 1
-    return adj
+    return adj, adir
 
 
 @njit(cache=True, nogil=True)
-def _unlink(u, v, bit, off, cnt, adj):
+def _unlink(u, v, bit, off, cnt, adj, adir):
     """Clear ``bit`` on u's entry for v (``bit`` 3: drop it); drop entries left with no bit."""
     base = off[u]
     for i in range(cnt[u]):
@@ -300,6 +308,7 @@ def _unlink(u, v, bit, off, cnt, adj):
             if e & 3 == 0:
                 cnt[u] -= 1
                 adj[base + i] = adj[base + cnt[u]]
+                adir[base + i] = adir[base + cnt[u]]
             else:
                 adj[base + i] = e
             return
@@ -307,11 +316,11 @@ def _unlink(u, v, bit, off, cnt, adj):
 
 @njit(cache=True, nogil=True)
 def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, corner, box, off, cnt, cap,
-           free, adj, meta):
+           free, adj, adir, meta):
     """Bring the graph to ``p`` after the cells ``x0 <= x < x1``, ``y0 <= y < y1`` (unpadded)
     changed (the whole grid on an empty graph builds it). Node arrays must have room for
-    ``meta[0]`` plus the cells of the box grown by one; returns ``(adj, rescanned)`` (the edge
-    pool may be reallocated)."""
+    ``meta[0]`` plus the cells of the box grown by one; returns ``(adj, adir, rescanned)`` (the
+    edge pools may be reallocated)."""
     rows = p.shape[0] // stride
     # the box grown by one cell, in padded coordinates, inside the grid
     gx0 = max(x0, 1)
@@ -325,7 +334,7 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, corner, 
             u = sg[n]
             if u >= 0 and not _is_subgoal(p, stride, n):
                 for i in range(cnt[u]):
-                    _unlink(adj[off[u] + i] >> ID_SHIFT, u, 3, off, cnt, adj)
+                    _unlink(adj[off[u] + i] >> ID_SHIFT, u, 3, off, cnt, adj, adir)
                 cnt[u] = 0
                 ncell[u] = -1
                 free[meta[1]] = u
@@ -374,13 +383,14 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, corner, 
             e = adj[off[u] + j]
             if e & 1:
                 v = e >> ID_SHIFT
-                _unlink(v, u, 2, off, cnt, adj)
+                _unlink(v, u, 2, off, cnt, adj, adir)
                 if e & 2:
                     adj[off[u] + j] = e & ~1
                     j += 1
                 else:
                     cnt[u] -= 1
                     adj[off[u] + j] = adj[off[u] + cnt[u]]
+                    adir[off[u] + j] = adir[off[u] + cnt[u]]
             else:
                 j += 1
     out = np.empty(8 + 8 * (rows + stride), dtype=np.int64)
@@ -392,9 +402,9 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, corner, 
             box[u, c] = b[c]
         for j in range(k):
             v = out[j]
-            adj = _link(u, v, 1, off, cnt, cap, adj, meta, node_x, node_y)
-            adj = _link(v, u, 2, off, cnt, cap, adj, meta, node_x, node_y)
-    return adj, nd
+            adj, adir = _link(u, v, 1, off, cnt, cap, adj, adir, meta, node_x, node_y)
+            adj, adir = _link(v, u, 2, off, cnt, cap, adj, adir, meta, node_x, node_y)
+    return adj, adir, nd
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -652,8 +662,8 @@ def _nearest(node, found, n, node_x, node_y, m, x, y):
 
 
 @njit(cache=True, nogil=True)
-def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse, active, taut, sx,
-          sy, gx, gy, rec, stamp, hk, hn, scratch):
+def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm, lmuse, active, taut,
+          sx, sy, gx, gy, rec, stamp, hk, hn, scratch):
     """One query from ``(sx, sy)`` to ``(gx, gy)`` (both passable, connected, different).
 
     Start and goal are joined to their direct-h-reachable subgoals (each scan also looks for the
@@ -760,11 +770,11 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, lm, lmuse
                     allowed = np.int64(TAUT_MASKS[corner[u], _direction_jit(ux - px, uy - py)])
                 base = off[u]
                 for i in range(cnt[u]):
+                    if not (allowed >> adir[base + i]) & 1:
+                        continue
                     e = adj[base + i]
                     vx = (e >> X_SHIFT) & COORD_MASK
                     vy = (e >> 2) & COORD_MASK
-                    if not (allowed >> _direction_jit(vx - ux, vy - uy)) & 1:
-                        continue
                     v = e >> ID_SHIFT
                     kv = rec[v, 0]
                     nd = gu + _octile(ux, uy, vx, vy)

@@ -111,7 +111,7 @@ class _Graph:
     """The arrays of one version of the subgoal graph (see :mod:`gamenav._kernels.subgoal`)."""
 
     __slots__ = ("p", "sg", "clear", "ncell", "node_x", "node_y", "corner", "box", "off", "cnt",
-                 "cap", "free", "adj", "meta", "generation")
+                 "cap", "free", "adj", "adir", "meta", "generation")
 
     def __init__(self, p: npt.NDArray[np.uint8], clear_dtype: type[np.signedinteger[Any]]) -> None:
         self.p = p
@@ -119,6 +119,7 @@ class _Graph:
         self.clear = np.zeros((p.shape[0], 4), dtype=clear_dtype)
         self.meta = np.zeros(3, dtype=np.int64)
         self.adj = np.zeros(64, dtype=np.int64)
+        self.adir = np.zeros(64, dtype=np.uint8)
         self.generation = next(_generations)
         self._nodes(0)
 
@@ -258,9 +259,9 @@ class SubgoalIndex(GridIndex[_Graph]):
 
     def _run(self, gr: _Graph, x0: int, y0: int, x1: int, y1: int, more: int) -> int:
         gr.reserve(more)
-        gr.adj, rescanned = _ks.repair(gr.p, self.stride, x0, y0, x1, y1, gr.sg, gr.clear,
-                                       gr.ncell, gr.node_x, gr.node_y, gr.corner, gr.box,
-                                       gr.off, gr.cnt, gr.cap, gr.free, gr.adj, gr.meta)
+        gr.adj, gr.adir, rescanned = _ks.repair(
+            gr.p, self.stride, x0, y0, x1, y1, gr.sg, gr.clear, gr.ncell, gr.node_x, gr.node_y,
+            gr.corner, gr.box, gr.off, gr.cnt, gr.cap, gr.free, gr.adj, gr.adir, gr.meta)
         return int(rescanned)
 
     def _copy(self, data: _Graph) -> _Graph:
@@ -427,7 +428,7 @@ class SubgoalIndex(GridIndex[_Graph]):
         ws = self._workspace(graph)
         status, cells, cost, expanded = _ks.query(
             graph.p, self.stride, graph.sg, graph.clear, graph.node_x, graph.node_y, graph.corner,
-            graph.off, graph.cnt, graph.adj, marks.dist, use, ACTIVE, TAUT, start[0], start[1], goal[0],
+            graph.off, graph.cnt, graph.adj, graph.adir, marks.dist, use, ACTIVE, TAUT, start[0], start[1], goal[0],
             goal[1], ws.rec, ws.next_stamp(), ws.hk, ws.hn, ws.scratch)
         if status != _ks.FOUND:
             return None

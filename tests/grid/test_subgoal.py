@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gamenav
+from gamenav._kernels import subgoal as _ks
 from gamenav.grid import subgoal
 from gamenav.io import read_scenarios
 from tests.grid._races import race_door_edits
@@ -217,6 +218,16 @@ def test_find_path_short_cut_answers_as_a_grid_search(seed: int, algorithm: str)
         assert not got.cells.flags.writeable and not got.points.flags.writeable
 
 
+def _check_directions(index: subgoal.SubgoalIndex) -> None:
+    """Every live edge entry's direction class (``adir``) is that of its two cells."""
+    gr = index._data
+    for u in np.flatnonzero(gr.ncell >= 0).tolist():
+        block = slice(int(gr.off[u]), int(gr.off[u] + gr.cnt[u]))
+        for e, d in zip(gr.adj[block].tolist(), gr.adir[block].tolist(), strict=True):
+            v = e >> _ks.ID_SHIFT
+            assert d == _ks._direction(int(gr.node_x[v] - gr.node_x[u]), int(gr.node_y[v] - gr.node_y[u]))
+
+
 @st.composite
 def edited_grids(draw: st.DrawFn) -> tuple[gamenav.TileGrid, list[tuple[int, int, int, int, bool]]]:
     h = draw(st.integers(2, 28))
@@ -242,6 +253,7 @@ def test_repaired_graph_equals_rebuilt_graph(case, seed: int) -> None:
         fresh = subgoal.SubgoalIndex(grid.copy())
         assert index.nodes == fresh.nodes
         assert index.edge_set() == fresh.edge_set()
+        _check_directions(index)
         gr, fr = index._data, fresh._data
         np.testing.assert_array_equal(gr.sg >= 0, fr.sg >= 0)
         np.testing.assert_array_equal(gr.clear[gr.p != 0], fr.clear[fr.p != 0])
