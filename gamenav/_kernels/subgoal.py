@@ -68,12 +68,18 @@ TAG_MASK = ~np.int64(0xFFFFFFFF)
 OPEN = 1
 CLOSED = 2
 MARK = 4
+DIAGONAL_FIRST = 8
+"""Key bit: the node's parent edge was found by the parent's scan (diagonal steps first from
+the parent); :data:`STRAIGHT_FIRST`: by the node's own scan (straight steps first from the
+parent). Neither: the start's or the goal's edges (the refinement knows those)."""
+STRAIGHT_FIRST = 16
 NO_DIST = np.uint32(0xFFFFFFFF)
 """A landmark entry for a node the landmark does not reach."""
 """Search state, one ``(n, 4)`` int64 row per node (one cache line holds two):
 ``[key, parent, g, h]``, g and h float64 (read through a float64 view of the array); ``key`` is
 the query's tag (its stamp << 32) | :data:`OPEN` or :data:`CLOSED` | :data:`MARK` (the goal's
-scan found the node), or anything else for a node this query has not touched."""
+scan found the node) | :data:`DIAGONAL_FIRST` or :data:`STRAIGHT_FIRST`, or anything else for a
+node this query has not touched."""
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -615,18 +621,6 @@ def _walk(p, stride, ax, ay, bx, by, diagonal_first, check, cells, n, steps):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _found_by(u, v, off, cnt, adj):
-    """How the graph knows the edge u -> v: 1 when u's scan found v (diagonal steps first from
-    u), 2 when v's scan found u (straight steps first from u), 0 if it has no such edge."""
-    base = off[u]
-    for i in range(cnt[u]):
-        e = adj[base + i]
-        if e >> ID_SHIFT == v:
-            return 1 if e & 1 else 2
-    return 0
-
-
-@njit(cache=True, nogil=True, inline="always")
 def _push(hk, hn, na, held, held_key, key, v, no_pos):
     """Add ``v`` with ``key`` to the open list: the heap ``hk``, ``hn`` of ``na`` entries and
     one held entry (``held`` -1: none) below every key in the heap, which the next pop takes
@@ -788,7 +782,7 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm,
                         recf[v, 3] = hv
                     recf[v, 2] = nd
                     rec[v, 1] = u
-                    rec[v, 0] = (kv & MARK) | tag | OPEN
+                    rec[v, 0] = (kv & MARK) | tag | OPEN | (STRAIGHT_FIRST >> (e & 1))
                     na, held, held_key = _push(hk, hn, na, held, held_key,
                                                nd + hv - TIE * nd, v, no_pos)
                 if ku & MARK:
@@ -853,8 +847,9 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm,
                     how = 1
         if how == 0 and i == count - 1 and (direct or (a < m and rec[a, 0] & MARK)):
             how = 2
-        if how == 0 and a < m and c < m:
-            how = _found_by(a, c, off, cnt, adj)
+        if how == 0 and a < m and c < m:  # the edge the search took: its bits say whose scan
+            way = rec[c, 0] & (DIAGONAL_FIRST | STRAIGHT_FIRST)
+            how = 1 if way == DIAGONAL_FIRST else (2 if way == STRAIGHT_FIRST else 0)
         if how != 0:
             n2 = _walk(p, stride, ax, ay, bx, by, how == 1, False, result, n, steps)
         else:  # not expected: try both, checking each step

@@ -179,6 +179,8 @@ class _Landmarks:
 
 
 _NONE = np.zeros(0, dtype=np.int64)
+_STAMP_LIMIT = int(np.iinfo(np.int32).max)
+"""Query stamps wrap round (and the search records are cleared) here."""
 
 
 def _decoded(column: npt.NDArray[np.uint32]) -> npt.NDArray[np.float64]:
@@ -210,7 +212,7 @@ class _Workspace:
 
     def next_stamp(self) -> int:
         self.stamp += 1
-        if self.stamp >= np.iinfo(np.int32).max:
+        if self.stamp >= _STAMP_LIMIT:
             self.rec[:, 0] = 0
             self.stamp = 1
         return self.stamp
@@ -460,7 +462,7 @@ def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[
     that is not the grid's current one (an agent-radius view, or an edit raced with the query),
     or a grid too large for the packed graph (:func:`fits`).
     """
-    if state is not grid._snapshot() or not fits(grid.shape):
+    if state is not grid._snapshot() or not fits(state.passable.shape):
         return None
     index = subgoal_index(grid)
     graph = index.acquire(state)
