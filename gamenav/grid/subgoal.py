@@ -448,7 +448,7 @@ def subgoal_index(grid: TileGrid) -> SubgoalIndex:
     return _indexes.of(grid)
 
 
-def fits(shape: tuple[int, int]) -> bool:
+def fits(shape: tuple[int, ...]) -> bool:
     """Whether a grid of ``shape`` fits the graph's packed edges (cells under 2**17 a side, under
     2**27 in all: larger grids run A* for ``algorithm="subgoal"``)."""
     h, w = shape
