@@ -41,6 +41,15 @@ _ASIDE = 0.3
 """An agent waiting at the mouth of a one-way passage steps to its right at this fraction of its
 preferred speed, out of the way of those coming out."""
 
+_NEAREST = 4
+"""When an agent's constraints cannot all be met (a dense crowd), it first takes the velocity
+nearest its preferred one that meets the walls and only its this many nearest neighbours' lines
+(the later ones are the farther agents, whose overlaps the disc resolution after the move
+removes); only when even those leave no velocity does RVO2's 3-D fallback (the least violation
+of all of them) decide. The fallback against every neighbour settles on a crawl in a pressed
+crowd: the choke point's single group crossed a 3-cell bridge in 1353 frames on average (seeds
+1-8), 977 with this."""
+
 # wall sides, scan order: a free cell's neighbour at +x, -x, +y, -y (world axes)
 _NX = np.array([1, -1, 0, 0], np.int64)
 _NY = np.array([0, 0, 1, -1], np.int64)
@@ -735,8 +744,9 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
     ``walls``: also avoid the grid's blocked cells (``passable`` [y, x], its summed-area tables
     ``sat`` of blocked cells by world row (:func:`blocked_table`), origin ``ox, oy``, cell size
     ``cs``, ``y_up``); agents take the walls as hard constraints (obstacle lines) and share the
-    avoidance of each other. Returns the number of agents whose linear program was infeasible
-    (3-D fallback).
+    avoidance of each other. An agent whose lines cannot all be met keeps to the walls and its
+    :data:`_NEAREST` nearest neighbours' lines if it can, else RVO2's 3-D fallback. Returns the
+    number of agents whose linear program was infeasible.
     """
     n = pos.shape[0]
     size, ncx, ncy, start, order, cx, cy, minx, miny = cell_list(pos, hcell)
@@ -833,7 +843,11 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
         fail = _lp2(lines, nl, max_speed[i], prx, pry, False, res)
         if fail < nl:
             infeasible += 1
-            _lp3(lines, nl, num_obst, fail, max_speed[i], res, proj)
+            # pressed on all sides: the nearest few (and the walls) first, if they leave a way
+            near = min(nl, num_obst + _NEAREST)
+            if near == nl or _lp2(lines, near, max_speed[i], prx, pry, False, res) < near:
+                fail = _lp2(lines, nl, max_speed[i], prx, pry, False, res)
+                _lp3(lines, nl, num_obst, fail, max_speed[i], res, proj)
         out[i, 0] = res[0]
         out[i, 1] = res[1]
     return infeasible

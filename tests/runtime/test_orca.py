@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import gamenav
 from gamenav._kernels.crowd import narrow_passages, passage_waits
+from gamenav._kernels.orca import _NEAREST as NEAREST
 from gamenav._kernels.orca import _agent_neighbours, blocked_table, cell_list, orca_velocities, resolve_discs
 
 EPS = 1e-5
@@ -276,7 +277,7 @@ def agent_line(i, j, pos, vel, radius, inv_t, dt) -> Line:
 
 
 def reference_velocities(pos, vel, pref, radius, max_speed, neighbor_dist, max_neighbors, th, tho, dt,
-                         walk, cs, origin, y_up) -> np.ndarray:
+                         walk, cs, origin, y_up, nearest: int | None = NEAREST) -> np.ndarray:
     pos = [tuple(p) for p in pos.tolist()]
     vel = [tuple(v) for v in vel.tolist()]
     edges = wall_edges(walk, cs, origin, y_up) if walk is not None else []
@@ -297,11 +298,23 @@ def reference_velocities(pos, vel, pref, radius, max_speed, neighbor_dist, max_n
         others = sorted((dot(sub(pos[j], p), sub(pos[j], p)), j) for j in range(len(pos)) if j != i)
         for _, j in [o for o in others if o[0] < neighbor_dist ** 2][:max_neighbors]:
             lines.append(agent_line(i, j, pos, vel, radius, 1 / th, dt))
-        fail, result = lp2(lines, max_speed[i], tuple(pref[i]), False)
-        if fail < len(lines):
-            result = lp3(lines, num_obst, fail, max_speed[i], result)
-        out.append(result)
+        out.append(solve(lines, num_obst, max_speed[i], tuple(pref[i]), nearest))
     return np.array(out, np.float64).reshape(-1, 2)
+
+
+def solve(lines: list[Line], num_obst: int, max_speed: float, pref: tuple[float, float],
+          nearest: int | None = NEAREST) -> tuple[float, float]:
+    """RVO2's linear programs; infeasible: the walls and the ``nearest`` nearest agents' lines
+    (the kernel's rule; None: RVO2's 3-D fallback at once)."""
+    fail, result = lp2(lines, max_speed, pref, False)
+    if fail < len(lines):
+        near = len(lines) if nearest is None else min(len(lines), num_obst + nearest)
+        if near < len(lines):
+            fail_near, result_near = lp2(lines[:near], max_speed, pref, False)
+            if fail_near == near:
+                return result_near
+        result = lp3(lines, num_obst, fail, max_speed, result)
+    return result
 
 
 def kernel_velocities(pos, vel, pref, radius, max_speed, neighbor_dist, max_neighbors, th, tho, dt,
@@ -318,7 +331,7 @@ def kernel_velocities(pos, vel, pref, radius, max_speed, neighbor_dist, max_neig
 # -- kernel == reference ---------------------------------------------------------------------
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 14), walls=st.booleans(), y_up=st.booleans(),
-       max_neighbors=st.integers(1, 6))
+       max_neighbors=st.integers(1, 10))
 def test_orca_kernel_matches_the_python_reference(seed: int, n: int, walls: bool, y_up: bool,
                                                   max_neighbors: int) -> None:
     rng = np.random.default_rng(seed)
@@ -347,6 +360,28 @@ def test_orca_kernel_matches_the_python_reference(seed: int, n: int, walls: bool
     got = kernel_velocities(*args, hcell=float(rng.uniform(0.5, 3)))
     want = reference_velocities(*args)
     np.testing.assert_allclose(got, want, atol=1e-9, rtol=0)
+
+
+def test_a_pressed_agent_keeps_to_its_nearest_neighbours_before_the_3d_fallback() -> None:
+    """Agent 0 between four agents close behind it and four a little farther ahead, all eight
+    coming at it: no velocity meets all eight lines. It takes the velocity nearest its preferred
+    one that the walls and its four nearest neighbours allow (here its preferred velocity, away
+    from the four behind); RVO2's 3-D fallback compromises against all eight and crawls."""
+    behind = np.pi + np.array([-0.9, -0.3, 0.3, 0.9])
+    ahead = np.array([-0.9, -0.3, 0.3, 0.9])
+    ring = np.vstack([np.stack([np.cos(behind), np.sin(behind)], axis=1) * 0.62,
+                      np.stack([np.cos(ahead), np.sin(ahead)], axis=1) * 0.9])
+    pos = np.vstack([[0.0, 0.0], ring])
+    pref = np.vstack([[1.0, 0.0], -ring / np.hypot(*ring.T)[:, None]])
+    vel = pref.copy()
+    vel[0] = 0.0  # (agent 0 stands)
+    n = len(pos)
+    args = (pos, vel, pref, np.full(n, 0.3), np.full(n, 1.0), 5.0, 8, 1.0, 1.0, 0.1, None, 1.0, (0.0, 0.0),
+            False)
+    got = kernel_velocities(*args, hcell=1.0)[0]
+    np.testing.assert_allclose(got, reference_velocities(*args)[0], atol=1e-9, rtol=0)
+    np.testing.assert_allclose(got, [1.0, 0.0], atol=1e-9)
+    assert np.hypot(*reference_velocities(*args, nearest=None)[0]) < 0.2, "RVO2 alone: a crawl"
 
 
 def test_a_small_agent_steps_aside_for_a_big_one() -> None:
