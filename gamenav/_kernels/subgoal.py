@@ -685,7 +685,8 @@ def _nearest(node, found, n, node_x, node_y, m, x, y):
 
 
 @njit(cache=True, nogil=True)
-def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm, lmuse, active, taut,
+def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm, lm_by_node, lmuse, active,
+          taut,
           sx, sy, gx, gy, rec, stamp, hk, hn, scratch):
     """One query from ``(sx, sy)`` to ``(gx, gy)`` (both passable, connected, different).
 
@@ -693,12 +694,13 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm,
     other end; a start that sees the goal skips the rest), A* (a binary heap with duplicates)
     runs on the graph, and every edge is refined by an octile walk (diagonal steps first, else
     straight steps first). The heuristic is the largest of the octile distance and the landmark
-    bounds (:func:`_h`) of the ``active`` columns among ``lmuse`` of ``lm`` whose distances to
-    the subgoals nearest to start and goal differ most (none: octile only). The workspace: ``rec`` (see :data:`MARK`)
-    has a row for each of ``node_x.shape[0] + 2`` nodes; the heap ``hk``, ``hn`` room for one
-    push per edge entry (``adj`` used) plus twice the length of ``scratch`` (int64, room for
-    ``8 + 8 * (rows + stride)`` scan results); ``stamp`` (>= 1) is new for each query (no key
-    holds it).
+    bounds (:func:`_h`) of the ``active`` rows among ``lmuse`` of ``lm`` whose distances to the
+    subgoals nearest to start and goal differ most (none: octile only), read for that choice
+    from ``lm_by_node`` (the same entries, ``(nodes, landmarks)``: two rows instead of a
+    scattered read per landmark). The workspace: ``rec`` (see :data:`MARK`) has a row for each
+    of ``node_x.shape[0] + 2`` nodes; the heap ``hk``, ``hn`` room for one push per edge entry
+    (``adj`` used) plus twice the length of ``scratch`` (int64, room for ``8 + 8 * (rows +
+    stride)`` scan results); ``stamp`` (>= 1) is new for each query (no key holds it).
 
     Returns:
         ``(status, cells, cost, expanded)``: FOUND with ``(n, 2)`` int64 cells and their cost,
@@ -737,7 +739,7 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm,
         score = np.zeros(k)
         if na_ >= 0 and nb_ >= 0 and active < k:
             for j in range(k):
-                score[j] = abs(_lm_dist(lm[lmuse[j], na_]) - _lm_dist(lm[lmuse[j], nb_]))
+                score[j] = abs(_lm_dist(lm_by_node[na_, lmuse[j]]) - _lm_dist(lm_by_node[nb_, lmuse[j]]))
         use = lmuse[np.argsort(-score)[:active]]  # (NaN, no bound, last)
         # their bounds of the goal's distance from each landmark
         use_lo = np.empty(use.shape[0], dtype=np.float64)

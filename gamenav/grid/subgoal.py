@@ -165,9 +165,12 @@ class _Landmarks:
     """Landmark distances: ``dist[j, v]`` (uint32 entries, see :mod:`gamenav._kernels.subgoal`)
     from landmark j to node v (a row per landmark: a query reads a few rows), valid for the
     graph of generation ``generation[j]`` (-1: none); ``cells[j]`` the landmark's padded cell
-    (-1: none). Never modified once published (a refresh publishes a new one)."""
+    (-1: none); ``by_node`` the same entries a row per node (``(nodes, landmarks)``: a query
+    chooses its landmarks by two of its rows). Never modified once published (a refresh
+    publishes a new one)."""
 
     dist: npt.NDArray[np.uint32]
+    by_node: npt.NDArray[np.uint32]
     generation: npt.NDArray[np.int64]
     cells: npt.NDArray[np.int64]
 
@@ -280,7 +283,8 @@ class SubgoalIndex(GridIndex[_Graph]):
     def nbytes(self) -> int:
         """Bytes held by the graph's arrays (the index's padded copy of the cells included) and
         the landmark distances (not the per-thread search workspaces)."""
-        return self._data.nbytes + int(self._landmarks.dist.nbytes)
+        marks = self._landmarks
+        return self._data.nbytes + int(marks.dist.nbytes) + int(marks.by_node.nbytes)
 
     @property
     def nodes(self) -> int:
@@ -350,7 +354,7 @@ class SubgoalIndex(GridIndex[_Graph]):
             nearest = np.minimum(nearest, _decoded(column))
             generation[j] = gr.generation
             cells[j] = gr.ncell[src]
-        return _Landmarks(dist, generation, cells)
+        return _Landmarks(dist, np.ascontiguousarray(dist.T), generation, cells)
 
     def _refresh(self, graph: _Graph) -> bool:
         """Recompute the first landmark column that does not hold for ``graph`` (the index's
@@ -383,7 +387,7 @@ class SubgoalIndex(GridIndex[_Graph]):
                 dist[j, :column.shape[0]] = column
                 generation[j] = graph.generation
                 cells[j] = graph.ncell[src]
-            self._landmarks = _Landmarks(dist, generation, cells)
+            self._landmarks = _Landmarks(dist, np.ascontiguousarray(dist.T), generation, cells)
         return True
 
     def update_landmarks(self) -> int:
@@ -430,8 +434,9 @@ class SubgoalIndex(GridIndex[_Graph]):
         ws = self._workspace(graph)
         status, cells, cost, expanded = _ks.query(
             graph.p, self.stride, graph.sg, graph.clear, graph.node_x, graph.node_y, graph.corner,
-            graph.off, graph.cnt, graph.adj, graph.adir, marks.dist, use, ACTIVE, TAUT, start[0], start[1], goal[0],
-            goal[1], ws.rec, ws.next_stamp(), ws.hk, ws.hn, ws.scratch)
+            graph.off, graph.cnt, graph.adj, graph.adir, marks.dist, marks.by_node, use, ACTIVE,
+            TAUT, start[0], start[1], goal[0], goal[1], ws.rec, ws.next_stamp(), ws.hk, ws.hn,
+            ws.scratch)
         if status != _ks.FOUND:
             return None
         return SubgoalResult(cells, float(cost), int(expanded))

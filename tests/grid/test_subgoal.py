@@ -363,8 +363,10 @@ def test_landmarks_follow_edits() -> None:
     for i in range(3):
         _compare(grid, (5, 5 + i), (75, 55 - i))
         assert index.landmarks_current == i + 1
+        np.testing.assert_array_equal(index._landmarks.by_node, index._landmarks.dist.T)
     gamenav.prepare(grid, "subgoal")
     assert index.landmarks_current == k
+    np.testing.assert_array_equal(index._landmarks.by_node, index._landmarks.dist.T)
     _compare(grid, (5, 5), (75, 55))
 
 
