@@ -48,6 +48,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from gamenav._kernels.grid_fast import _readonly, world_points
 from gamenav._kernels.hpa import _octile, _sift_down, _sift_up
 
 SQRT2 = math.sqrt(2.0)
@@ -684,10 +685,17 @@ def _nearest(node, found, n, node_x, node_y, m, x, y):
     return best
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _failed(expanded):
+    """The result of a query the graph did not answer."""
+    return (FAILED, _readonly(np.zeros((0, 2), dtype=np.int64)),
+            _readonly(np.zeros((0, 2), dtype=np.float64)), np.inf, expanded)
+
+
 @njit(cache=True, nogil=True)
 def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm, lm_by_node, lmuse, active,
           taut,
-          sx, sy, gx, gy, rec, stamp, hk, hn, scratch):
+          sx, sy, gx, gy, rec, stamp, hk, hn, scratch, ox, oy, size, y_up, height):
     """One query from ``(sx, sy)`` to ``(gx, gy)`` (both passable, connected, different).
 
     Start and goal are joined to their direct-h-reachable subgoals (each scan also looks for the
@@ -703,8 +711,10 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm,
     stride)`` scan results); ``stamp`` (>= 1) is new for each query (no key holds it).
 
     Returns:
-        ``(status, cells, cost, expanded)``: FOUND with ``(n, 2)`` int64 cells and their cost,
-        or FAILED with an empty array.
+        ``(status, cells, points, cost, expanded)``: FOUND with read-only ``(n, 2)`` int64
+        cells, their world centres (:func:`gamenav._kernels.grid_fast.world_points` with the
+        grid's transform ``ox, oy, size, y_up, height``) and their cost, or FAILED with empty
+        arrays.
     """
     m = node_x.shape[0]
     tag = np.int64(stamp) << 32
@@ -836,7 +846,7 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm,
                         na, held, held_key = _push(hk, hn, na, held, held_key,
                                                    nd + recf[v, 3] - TIE * nd, v, no_pos)
     if not found:
-        return FAILED, np.zeros((0, 2), dtype=np.int64), np.inf, expanded
+        return _failed(expanded)
     # the node path, start first
     count = 2 if direct else 1
     if not direct:
@@ -888,9 +898,10 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm,
             if n2 < 0:
                 n2 = _walk(p, stride, ax, ay, bx, by, False, True, result, n, steps)
         if n2 < 0:
-            return FAILED, np.zeros((0, 2), dtype=np.int64), np.inf, expanded
+            return _failed(expanded)
         n = n2
         ax, ay = bx, by
     diagonal = steps[0]
     straight = n - 1 - diagonal
-    return FOUND, result, straight + SQRT2 * diagonal, expanded
+    return (FOUND, _readonly(result), world_points(result, ox, oy, size, y_up, height),
+            straight + SQRT2 * diagonal, expanded)

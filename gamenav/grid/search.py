@@ -521,8 +521,13 @@ def try_graph_path(grid: TileGrid, start: Any, goal: Any, algorithm: str) -> Pat
     if not (passable[sy, sx] and passable[gy, gx] and labels[sy, sx] == labels[gy, gx]) or \
             not padded(state).uniform:
         return None
-    find = _subgoal.find if algorithm == "subgoal" else _hpa.find
-    found = find(grid, state, (sx, sy), (gx, gy))
+    if algorithm == "subgoal":
+        by_subgoals = _subgoal.find(grid, state, (sx, sy), (gx, gy))
+        if by_subgoals is None:
+            return None
+        return make_path(PathStatus.FOUND, by_subgoals.cost, by_subgoals.cells, by_subgoals.points,
+                         by_subgoals.expanded)
+    found = _hpa.find(grid, state, (sx, sy), (gx, gy))
     if found is None:
         return None
     way = found.cells

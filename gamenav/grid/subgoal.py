@@ -97,12 +97,17 @@ TAUT = True
 
 _generations = itertools.count()
 
+_Transform = tuple[tuple[float, float], float, bool, float]
+"""A grid's cell-to-world transform: ``(origin, cell_size, y_up, height in cells)``."""
+
 
 @dataclass(frozen=True)
 class SubgoalResult:
-    """One answered query: ``(n, 2)`` int64 cells, their grid cost, graph nodes expanded."""
+    """One answered query: read-only ``(n, 2)`` int64 cells and float64 world points, the
+    cells' grid cost, graph nodes expanded."""
 
     cells: npt.NDArray[np.int64]
+    points: npt.NDArray[np.float64]
     cost: float
     expanded: int
 
@@ -422,24 +427,26 @@ class SubgoalIndex(GridIndex[_Graph]):
         self._usable_cache = (marks, graph.generation, use, complete)
         return marks, use, complete
 
-    def query(self, graph: _Graph, start: tuple[int, int], goal: tuple[int, int]
-              ) -> SubgoalResult | None:
+    def query(self, graph: _Graph, start: tuple[int, int], goal: tuple[int, int],
+              transform: _Transform) -> SubgoalResult | None:
         """Run one query on ``graph`` (from :meth:`acquire`; start and goal passable, connected
-        and different); None if the graph did not answer (the caller runs A*). On the index's
+        and different); None if the graph did not answer (the caller runs A*). ``transform``:
+        the grid's ``(origin, cell_size, y_up, height)`` for the world points. On the index's
         current graph, first brings one stale landmark up to date."""
         announce_compile("grid search", *KERNELS)
         marks, use, complete = self._usable(graph)
         if not complete and graph is self._data and self._refresh(graph):
             marks, use, complete = self._usable(graph)
         ws = self._workspace(graph)
-        status, cells, cost, expanded = _ks.query(
+        ox, oy = transform[0]
+        status, cells, points, cost, expanded = _ks.query(
             graph.p, self.stride, graph.sg, graph.clear, graph.node_x, graph.node_y, graph.corner,
             graph.off, graph.cnt, graph.adj, graph.adir, marks.dist, marks.by_node, use, ACTIVE,
             TAUT, start[0], start[1], goal[0], goal[1], ws.rec, ws.next_stamp(), ws.hk, ws.hn,
-            ws.scratch)
+            ws.scratch, ox, oy, transform[1], transform[2], transform[3])
         if status != _ks.FOUND:
             return None
-        return SubgoalResult(cells, float(cost), int(expanded))
+        return SubgoalResult(cells, points, float(cost), int(expanded))
 
     def __repr__(self) -> str:
         return f"SubgoalIndex(version={self.version}, nodes={self.nodes}, nbytes={self.nbytes})"
@@ -474,6 +481,7 @@ def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[
     if graph is None:
         return None
     try:
-        return index.query(graph, start, goal)
+        return index.query(graph, start, goal, (grid.origin, grid.cell_size, grid.y_up,
+                                                float(state.passable.shape[0])))
     finally:
         index.release(graph)

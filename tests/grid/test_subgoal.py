@@ -184,9 +184,12 @@ def test_costs_equal_astar_on_rooms_and_corridors(seed: int) -> None:
 def test_find_path_short_cut_answers_as_a_grid_search(seed: int, algorithm: str) -> None:
     """``find_path(..., algorithm=)`` skips the GridSearch machinery for hpa and subgoal
     queries (:func:`gamenav.grid.search.try_graph_path`); its answers, errors included, are
-    those of a GridSearch run to the end, also after an edit and for bad or odd endpoints."""
+    those of a GridSearch run to the end, also after an edit and for bad or odd endpoints, on
+    grids with any world transform."""
     rng = np.random.default_rng(seed)
-    grid = gamenav.TileGrid(rng.random((24, 30)) > 0.25)
+    grid = gamenav.TileGrid(rng.random((24, 30)) > 0.25, cell_size=float(rng.choice([1.0, 0.5, 32.0])),
+                            origin=(float(rng.uniform(-50, 50)), float(rng.uniform(-50, 50))),
+                            y_up=bool(rng.integers(2)))
     free = _free(grid)
     for query in range(12):
         if query == 6:
@@ -295,7 +298,7 @@ def test_a_held_graph_is_copied_not_repaired() -> None:
     assert index._data is not held and index.acquire(state) is None  # old version refused
     np.testing.assert_array_equal(held.p, before[0])
     np.testing.assert_array_equal(held.adj, before[1])
-    old = index.query(held, (0, 10), (31, 10))
+    old = index.query(held, (0, 10), (31, 10), ((0.0, 0.0), 1.0, False, 30.0))
     assert old is not None and old.cost == pytest.approx(31.0)
     index.release(held)
     _compare(grid, (0, 10), (31, 10))
