@@ -473,14 +473,15 @@ def passage_waits(pos, pref, order, labels, count, look, ox, oy, cs, y_up, claim
 
     An agent outside every passage whose preferred heading (``pref`` (n, 2); zero rows are
     idle agents, which never wait) meets a passage within ``look`` world units (probed every
-    half cell) is at its mouth. It waits when the agents inside mostly come towards it (the sum
-    of their unit headings against its own below -0.5), or while the passage is claimed by an
-    older order (``order`` (n,), lower is older) heading the other way (more than 120 degrees
-    apart): the older order crosses first. ``claims`` (count, 4) float64, kept between calls
-    (initially all 0): per passage the claiming order, its heading (x, y) and the seconds the
-    claim still holds; the oldest agent in a passage or at its mouth claims it (or renews its
-    order's claim) for ``hold`` seconds, so that one pushed back from the mouth for a moment
-    keeps its turn; ``dt`` seconds pass per call.
+    half cell, on the heading and half a cell to each side of it, so that an agent a little off
+    the line of a narrow passage still sees it) is at its mouth. It waits when the agents inside
+    mostly come towards it (the sum of their unit headings against its own below -0.5), or
+    while the passage is claimed by an older order (``order`` (n,), lower is older) heading the
+    other way (more than 120 degrees apart): the older order crosses first. ``claims`` (count,
+    4) float64, kept between calls (initially all 0): per passage the claiming order, its
+    heading (x, y) and the seconds the claim still holds; the oldest agent in a passage or at
+    its mouth claims it (or renews its order's claim) for ``hold`` seconds, so that one pushed
+    back from the mouth for a moment keeps its turn; ``dt`` seconds pass per call.
     """
     h = labels.shape[0]
     w = labels.shape[1]
@@ -498,15 +499,16 @@ def passage_waits(pos, pref, order, labels, count, look, ox, oy, cs, y_up, claim
         ux = pref[i, 0] / p
         uy = pref[i, 1] / p
         for s in range(steps + 1):
-            x = int(math.floor((pos[i, 0] + ux * 0.5 * cs * s - ox) / cs))
-            row = int(math.floor((pos[i, 1] + uy * 0.5 * cs * s - oy) / cs))
-            y = h - 1 - row if y_up else row
-            if not (0 <= x < w and 0 <= y < h):
-                break
-            c = labels[y, x]
-            if c >= 0:
-                at[i] = c
-                inside[i] = s == 0
+            for side in range(3 if s > 0 else 1):  # on the heading, then half a cell to each side
+                off = 0.0 if side == 0 else (0.5 * cs if side == 1 else -0.5 * cs)
+                x = int(math.floor((pos[i, 0] + ux * 0.5 * cs * s - uy * off - ox) / cs))
+                row = int(math.floor((pos[i, 1] + uy * 0.5 * cs * s + ux * off - oy) / cs))
+                y = h - 1 - row if y_up else row
+                if 0 <= x < w and 0 <= y < h and labels[y, x] >= 0:
+                    at[i] = labels[y, x]
+                    inside[i] = s == 0
+                    break
+            if at[i] >= 0:
                 break
         c = at[i]
         if c < 0:

@@ -189,9 +189,11 @@ _AVOIDANCE = ("orca", "separation")
 _KEEP_RIGHT = 0.5
 """ORCA: an agent with oncoming neighbours bends its preferred velocity to the right by this
 fraction of its preferred speed (counter-flows form lanes instead of jamming)."""
-_MOUTH = 2.0
+_MOUTH = 6.0
 """ORCA: an agent waits at a one-way passage when its heading meets the passage within this
-many cells plus the largest diameter (:meth:`Crowd._wait_at_passages`)."""
+many cells plus the largest diameter (:meth:`Crowd._wait_at_passages`): a waiting crowd holds
+back from the mouth, not pressed on it, and leaves room for those coming out (the choke
+point, seeds 1-8: 2 cells 97.5%, 4 cells 98.2%, 6 cells 98.6% arrived within 3000 frames)."""
 _HOLD = 3.0
 """ORCA: seconds an order's claim on a one-way passage holds after its last agent at the mouth
 (one pushed back from the mouth for a moment keeps its order's turn)."""

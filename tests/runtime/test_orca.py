@@ -647,6 +647,29 @@ def test_the_older_order_at_the_other_mouth_goes_first_and_keeps_its_turn() -> N
     assert claims[0, 0] == 2, "the younger claims it now"
 
 
+def test_the_younger_order_waits_well_back_from_a_claimed_passage() -> None:
+    """A 3-cell bridge (rows 4 .. 6, columns 15 .. 24) between two rooms, two tanks (radius 0.8,
+    too wide to pass each other on it): the older order enters from the west while the younger
+    one stands seven cells east of the east mouth. The younger holds back there (steps aside,
+    does not walk up to the mouth) while the older one crosses; both arrive."""
+    walk = np.zeros((11, 44), bool)
+    walk[1:10, 1:15] = True
+    walk[1:10, 25:43] = True
+    walk[4:7, 15:25] = True
+    grid = gamenav.TileGrid(walk)
+    crowd = gamenav.Crowd(grid, [(13.0, 5.5), (32.0, 5.5)], radius=0.8, max_speed=3.0)
+    crowd.move([0], (40.5, 5.5), formation=False)
+    crowd.move([1], (2.5, 5.5), formation=False)
+    for _ in range(30):  # a second: the younger would have walked 3 cells
+        crowd.update(1 / 30)
+        assert crowd.positions[1, 0] > 30.5, "held back about six cells from the mouth"
+    for _ in range(1200):
+        crowd.update(1 / 30)
+        if crowd.arrived.all():
+            break
+    assert crowd.arrived.all() and not crowd.failed.any()
+
+
 def test_one_way_corridor_takes_turns_never_two_ways_at_once() -> None:
     """Four agents (the older order) and two (the younger) at both ends of a one-cell corridor:
     never agents of both directions inside at the same time; all arrive, never touching a wall
