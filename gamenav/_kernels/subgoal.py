@@ -694,8 +694,7 @@ def _failed(expanded):
 
 @njit(cache=True, nogil=True)
 def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm, lm_by_node, lmuse, active,
-          taut,
-          sx, sy, gx, gy, rec, stamp, hk, hn, scratch, ox, oy, size, y_up, height):
+          taut, sx, sy, gx, gy, rec, stamp, hk, hn, scratch, ox, oy, size, y_up, height):
     """One query from ``(sx, sy)`` to ``(gx, gy)`` (both passable, connected, different).
 
     Start and goal are joined to their direct-h-reachable subgoals (each scan also looks for the
