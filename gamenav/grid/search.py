@@ -182,6 +182,8 @@ class _WorkspacePool:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._spare: OrderedDict[int, SearchWorkspace] = OrderedDict()  # id -> ws, oldest first
+        self._sizes: dict[int, int] = {}  # id -> the spare's nbytes when it was kept
+        self._bytes = 0  # their sum
         self._grids: weakref.WeakSet[TileGrid] = weakref.WeakSet()  # grids whose shape is counted
         self._alive: dict[tuple[int, int], int] = {}  # live grids per shape
         self._returned: deque[SearchWorkspace] = deque()
@@ -198,7 +200,7 @@ class _WorkspacePool:
             self._settle()
             same = [key for key, spare in self._spare.items() if spare.shape == shape]
             if same:
-                return self._spare.pop(same[-1])
+                return self._take(same[-1])
         return SearchWorkspace(shape)
 
     def give_back(self, ws: SearchWorkspace) -> None:
@@ -225,19 +227,25 @@ class _WorkspacePool:
             if self._alive[shape] == 0:
                 del self._alive[shape]
                 for key in [k for k, spare in self._spare.items() if spare.shape == shape]:
-                    del self._spare[key]
+                    self._take(key)
         while self._returned:
             ws = self._returned.popleft()
-            if not self._alive.get(ws.shape) or ws.nbytes > POOL_MAX_BYTES:
+            size = ws.nbytes
+            if not self._alive.get(ws.shape) or size > POOL_MAX_BYTES:
                 continue
             same = [key for key, spare in self._spare.items() if spare.shape == ws.shape]
             if len(same) >= _POOL_PER_SHAPE:
-                del self._spare[same[0]]
+                self._take(same[0])
             self._spare[id(ws)] = ws
-        total = sum(spare.nbytes for spare in self._spare.values())
-        while total > POOL_MAX_BYTES:
-            _, oldest = self._spare.popitem(last=False)
-            total -= oldest.nbytes
+            self._sizes[id(ws)] = size
+            self._bytes += size
+        while self._bytes > POOL_MAX_BYTES:
+            self._take(next(iter(self._spare)))
+
+    def _take(self, key: int) -> SearchWorkspace:
+        """Remove the spare ``key`` from the pool (the caller holds the lock) and return it."""
+        self._bytes -= self._sizes.pop(key)
+        return self._spare.pop(key)
 
     def spare(self) -> list[SearchWorkspace]:
         """The pooled workspaces, oldest first (for tests and diagnostics)."""

@@ -127,6 +127,7 @@ def test_pool_is_bounded_by_bytes(monkeypatch) -> None:
         gamenav.find_path(grid, (0, 0), (9, 9), algorithm="astar")
     spare = search_module._pool.spare()
     assert sum(ws.nbytes for ws in spare) <= 3 * small
+    assert search_module._pool._bytes == sum(ws.nbytes for ws in spare)  # the running total
     assert [ws.shape for ws in spare][-1] == (10, 15)  # least recently returned went first
     huge = TileGrid(np.ones((60, 60), bool))
     gamenav.find_path(huge, (0, 0), (59, 59))
