@@ -844,9 +844,10 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
         if fail < nl:
             infeasible += 1
             # pressed on all sides: the nearest few (and the walls) first, if they leave a way
-            near = min(nl, num_obst + _NEAREST)
-            if near == nl or _lp2(lines, near, max_speed[i], prx, pry, False, res) < near:
-                fail = _lp2(lines, nl, max_speed[i], prx, pry, False, res)
+            # (the lines are met one after another, so those before ``fail`` can all be met)
+            if fail >= num_obst + _NEAREST:
+                _lp2(lines, num_obst + _NEAREST, max_speed[i], prx, pry, False, res)
+            else:
                 _lp3(lines, nl, num_obst, fail, max_speed[i], res, proj)
         out[i, 0] = res[0]
         out[i, 1] = res[1]
