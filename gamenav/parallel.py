@@ -25,6 +25,7 @@ from gamenav._kernels import grid_fast as _kf
 from gamenav._kernels.grid_search import FOUND
 from gamenav.errors import InvalidInputError
 from gamenav.grid._fast import FastWorkspace, Tables, make_path, tables
+from gamenav.grid.movement import Heuristic
 from gamenav.grid.search import GridSearch, SearchWorkspace
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.query import begin_search, find_path
@@ -165,7 +166,7 @@ def _grid_default(grid: TileGrid, starts: list[Any], goals: list[Any], workers: 
         def job(i: int) -> None:
             sx, sy, gx, gy = cells[i]
             code, c, expanded, path_cells, points = _kf.find_path_once(
-                bits, cost, labels, geo, ints, longs, sx, sy, gx, gy)
+                bits, cost, labels, geo, ints, longs, sx, sy, gx, gy, Heuristic.OCTILE.code)
             status = PathStatus.FOUND if code == FOUND else PathStatus.NO_PATH
             results[i] = make_path(status, c, path_cells, points, expanded)
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 from gamenav._validate import check_options, keyword_options
 from gamenav.errors import InvalidInputError
-from gamenav.grid._fast import try_find_path
+from gamenav.grid._fast import fast_rule, try_find_path
 from gamenav.grid.search import try_graph_path
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.types import Path, Search
@@ -96,6 +96,10 @@ def find_path(world: Any, start: Any, goal: Any, **options: Any) -> Path:
                 return path
         elif len(options) == 1 and type(alg := options.get("algorithm")) is str and alg in ("hpa", "subgoal"):
             path = try_graph_path(world, start, goal, alg)
+            if path is not None:
+                return path
+        elif (rule := fast_rule(options)) is not None:  # another movement rule or heuristic
+            path = try_find_path(world, start, goal, *rule)
             if path is not None:
                 return path
     search = begin_search(world, start, goal, **options)

@@ -1,10 +1,9 @@
 """One-call grid query: seed, search, trace the path and convert it to world points in a single
-kernel call (the fast path of ``gamenav.find_path`` with default options; see
-:mod:`gamenav.grid._fast`).
+kernel call (the fast path of ``gamenav.find_path``; see :mod:`gamenav.grid._fast`).
 
 It runs :func:`gamenav._kernels.grid_search.best_first_step` exactly as ``GridSearch`` does for
-A* with ``diagonal="no_corner_cutting"`` and the octile heuristic (weight 1, radix heap), so the
-answer is the same bit for bit. Layout as in :mod:`gamenav._kernels.grid_search` (padded flat
+A* at weight 1 with a heuristic that keeps the search monotone (radix heap), so the answer is
+the same bit for bit. Layout as in :mod:`gamenav._kernels.grid_search` (padded flat
 arrays, node ``n = (y + 1) * stride + x + 1``). The workspace is packed to keep the call cheap:
 
 * ``ints``: ``(5, M)`` int32 rows ``parent, mark, rnext, rprev, rhead`` (``rhead`` uses the first
@@ -12,7 +11,7 @@ arrays, node ``n = (y + 1) * stride + x + 1``). The workspace is packed to keep 
 * ``longs``: ``(3, M)`` int64 rows ``rkey``, ``rmin`` (first 64 entries; ``longs[1, 127]`` holds
   the workspace's generation stamp) and ``g`` (float64 bits).
 
-The grid: ``bits`` ``(2, N)`` uint8 rows ``moves`` (no corner cutting) and ``passable``;
+The grid: ``bits`` ``(2, N)`` uint8 rows ``moves`` (of the movement rule) and ``passable``;
 ``cost`` ``(N,)`` float64; ``geo`` float64 ``[origin_x, origin_y, cell_size, y_up, height,
 uniform]``.
 """
@@ -34,8 +33,6 @@ NO_PATH = 4
 
 _STAMP_SLOT = 127
 _INT32_MAX = 2147483647
-OCTILE = 1
-"""``Heuristic.OCTILE.code``."""
 
 
 def _readonly_typer(typingctx, arr):  # noqa: ARG001 - numba intrinsic signature
@@ -77,10 +74,11 @@ def _points(cells, geo):
 
 
 @njit(cache=True, nogil=True)
-def find_path_once(bits, cost, labels, geo, ints, longs, sx, sy, gx, gy):
-    """Answer one default-option A* query ``(sx, sy) -> (gx, gy)`` (unpadded, in bounds).
+def find_path_once(bits, cost, labels, geo, ints, longs, sx, sy, gx, gy, hcode):
+    """Answer one A* query ``(sx, sy) -> (gx, gy)`` (unpadded, in bounds) with heuristic
+    ``hcode`` (``Heuristic.code``; one that keeps the search monotone) on the moves of ``bits``.
 
-    ``labels``: ``(h * w,)`` int32 4-connected island labels. Returns
+    ``labels``: ``(h * w,)`` int32 island labels of the moves' rule. Returns
     ``(status, cost, expanded, cells, points)``: status FOUND, NO_PATH or BLOCKED (then the
     other values are empty); ``cells`` ``(n, 2)`` int64, ``points`` ``(n, 2)`` float64.
     """
@@ -136,7 +134,7 @@ def find_path_once(bits, cost, labels, geo, ints, longs, sx, sy, gx, gy):
     hf = g[m - 2:m - 1]
     hn = ints[4][m - 2:m - 1]
     code = best_first_step(moves, passable, table, cost, geo[5] != 0.0, False, stride, goal,
-                           gx + 1, gy + 1, OCTILE, htable, 1.0, np.inf, False, True,
+                           gx + 1, gy + 1, hcode, htable, 1.0, np.inf, False, True,
                            np.iinfo(np.int64).max, g, parent, mark, rkey, rnext, rprev, rhead,
                            rmin, hf, hf, hn, hn, istate, fstate)
     expanded = istate[2]

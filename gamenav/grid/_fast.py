@@ -1,7 +1,9 @@
-"""The fast path of ``gamenav.find_path`` on a :class:`~gamenav.TileGrid` with default options.
+"""The fast path of ``gamenav.find_path`` on a :class:`~gamenav.TileGrid`.
 
-A default query (A*, ``diagonal="no_corner_cutting"``, octile heuristic, no partial, no smooth,
-no workspace) with plain ``int`` cells inside the grid is answered by one kernel call that seeds,
+A query with plain ``int`` cells inside the grid and no options but ``algorithm="astar"``, any
+``diagonal`` rule (a :class:`~gamenav.Diagonal`, its exact value or a bool) and a built-in
+``heuristic`` (None, a :class:`~gamenav.Heuristic` or its exact value) that keeps the search
+monotone (not manhattan with diagonal moves) is answered by one kernel call that seeds,
 searches, traces the cells and computes the world points
 (:func:`gamenav._kernels.grid_fast.find_path_once`). Everything else, and every query that would
 raise (a blocked start or goal, wrong types, cells off the grid), goes through the general
@@ -27,16 +29,21 @@ import numpy.typing as npt
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_fast as _kf
 from gamenav._kernels import grid_search as _ks
-from gamenav.grid.movement import Diagonal
+from gamenav.grid.movement import Diagonal, Heuristic, default_heuristic
 from gamenav.grid.tilegrid import TileGrid, _GridState
 from gamenav.types import Path, PathStatus
 
-__all__ = ["MAX_CELLS", "FastWorkspace", "Tables", "int_pairs", "run", "tables", "try_find_path"]
+__all__ = ["MAX_CELLS", "FastWorkspace", "Tables", "fast_rule", "int_pairs", "tables", "try_find_path"]
 
 MAX_CELLS = 1 << 18
 """Largest padded grid ``(h + 2) * (w + 2)`` served from a thread's own workspace (11.5 MB)."""
 
 _FOUND = PathStatus.FOUND
+_DEFAULT_RULE = Diagonal.NO_CORNER_CUTTING
+_OCTILE = Heuristic.OCTILE.code
+_RULES = {rule.value: rule for rule in Diagonal}
+_HEURISTICS = {h.value: h for h in Heuristic}
+_FAST_OPTIONS = frozenset(("algorithm", "diagonal", "heuristic"))
 _FOUND_CODE = _ks.FOUND
 _BLOCKED = _kf.BLOCKED
 _PAIRS = (tuple, list)
@@ -63,7 +70,7 @@ class FastWorkspace:
 class Tables:
     """The kernel's view of one grid snapshot (built by :func:`tables`; never modified)."""
 
-    __slots__ = ("state", "width", "height", "cells", "bits", "cost", "labels", "geo")
+    __slots__ = ("state", "width", "height", "cells", "bits", "cost", "labels", "geo", "_rules")
 
     def __init__(self, grid: TileGrid, state: _GridState) -> None:
         from gamenav.grid.search import KERNELS, padded
@@ -79,6 +86,22 @@ class Tables:
         ox, oy = grid.origin
         self.geo = np.array([ox, oy, grid.cell_size, float(grid.y_up), float(self.height),
                              float(pad.uniform)], dtype=np.float64)
+        self._rules: dict[Diagonal, tuple[npt.NDArray[np.uint8], npt.NDArray[np.int32]]] = {
+            _DEFAULT_RULE: (self.bits, self.labels)}
+
+    def rule(self, diagonal: Diagonal) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int32]]:
+        """``(bits, labels)`` for movement rule ``diagonal``: as :attr:`bits` with that rule's
+        moves, and its island labels (built on first use; the dict is replaced, never mutated,
+        so other threads may read it meanwhile)."""
+        found = self._rules.get(diagonal)
+        if found is None:
+            from gamenav.grid.search import padded
+
+            pad = padded(self.state)
+            found = (np.stack([pad.moves(diagonal), pad.passable]),
+                     self.state.components(diagonal).ravel())
+            self._rules = {**self._rules, diagonal: found}
+        return found
 
 
 _tables: dict[int, Tables] = {}
@@ -124,17 +147,6 @@ def make_path(status: PathStatus, cost: float, cells: npt.NDArray[np.int64],
     return path
 
 
-def run(t: Tables, ws: FastWorkspace, sx: int, sy: int, gx: int, gy: int) -> Path | None:
-    """Answer one default query with in-bounds cells; None when an endpoint is blocked."""
-    code, cost, expanded, cells, points = _kf.find_path_once(
-        t.bits, t.cost, t.labels, t.geo, ws.ints, ws.longs, sx, sy, gx, gy)
-    if code == _FOUND_CODE:
-        return make_path(_FOUND, cost, cells, points, expanded)
-    if code == _kf.NO_PATH:
-        return make_path(_NO_PATH, cost, cells, points, expanded)
-    return None
-
-
 def int_pairs(start: Any, goal: Any) -> tuple[int, int, int, int] | None:
     """``(sx, sy, gx, gy)`` when ``start`` and ``goal`` are both ``(x, y)`` tuples or lists of
     plain ``int`` (the short paths' common case), else None (the general path validates)."""
@@ -147,10 +159,37 @@ def int_pairs(start: Any, goal: Any) -> tuple[int, int, int, int] | None:
     return sx, sy, gx, gy
 
 
-def try_find_path(grid: TileGrid, start: Any, goal: Any) -> Path | None:
-    """The default-option answer of ``find_path(grid, start, goal)``, or None when the general
-    path must answer (anything but two ``(x, y)`` tuples or lists of ``int`` on the grid, a
-    blocked endpoint, a grid over :data:`MAX_CELLS`)."""
+def fast_rule(options: dict[str, Any]) -> tuple[Diagonal, int] | None:
+    """The movement rule and heuristic code of ``find_path`` options that the one-call kernel
+    answers as :class:`~gamenav.GridSearch` would (see the module docstring), else None."""
+    if not options.keys() <= _FAST_OPTIONS:
+        return None
+    algorithm = options.get("algorithm", "astar")
+    if type(algorithm) is not str or algorithm != "astar":
+        return None
+    value = options.get("diagonal", _DEFAULT_RULE)
+    if type(value) is bool:
+        diagonal: Diagonal | None = _DEFAULT_RULE if value else Diagonal.NEVER
+    else:
+        diagonal = _RULES.get(value) if isinstance(value, str) else None
+    if diagonal is None:
+        return None
+    named = options.get("heuristic")
+    if named is None:
+        heuristic: Heuristic | None = default_heuristic(diagonal)
+    else:
+        heuristic = _HEURISTICS.get(named) if isinstance(named, str) else None
+    if heuristic is None or (heuristic is Heuristic.MANHATTAN and diagonal is not Diagonal.NEVER):
+        return None  # a user heuristic, another spelling, or a binary-heap search
+    return diagonal, heuristic.code
+
+
+def try_find_path(grid: TileGrid, start: Any, goal: Any, diagonal: Diagonal = _DEFAULT_RULE,
+                  heuristic: int = _OCTILE) -> Path | None:
+    """The answer of ``find_path(grid, start, goal)`` with movement rule ``diagonal`` and the
+    heuristic of code ``heuristic`` (defaults: the default options; see :func:`fast_rule`), or
+    None when the general path must answer (anything but two ``(x, y)`` tuples or lists of
+    ``int`` on the grid, a blocked endpoint, a grid over :data:`MAX_CELLS`)."""
     cells = int_pairs(start, goal)
     if cells is None:
         return None
@@ -165,8 +204,12 @@ def try_find_path(grid: TileGrid, start: Any, goal: Any) -> Path | None:
     ws = getattr(_local, "ws", None)
     if ws is None or ws.cells < t.cells:
         ws = _workspace(t.cells)
+    if diagonal is _DEFAULT_RULE:
+        bits, labels = t.bits, t.labels
+    else:
+        bits, labels = t.rule(diagonal)
     code, cost, expanded, cells, points = _find_path_once(
-        t.bits, t.cost, t.labels, t.geo, ws.ints, ws.longs, sx, sy, gx, gy)
+        bits, t.cost, labels, t.geo, ws.ints, ws.longs, sx, sy, gx, gy, heuristic)
     if code == _BLOCKED:
         return None
     return make_path(_FOUND if code == _FOUND_CODE else _NO_PATH, cost, cells, points, expanded)

@@ -1,9 +1,11 @@
-"""The one-kernel fast path of ``find_path`` (default options, int cells): the same answer as the
-general ``GridSearch`` bit for bit, the same errors, and fresh read-only arrays."""
+"""The one-kernel fast path of ``find_path`` (int cells; default options, or A* with any movement
+rule and a built-in heuristic): the same answer as the general ``GridSearch`` bit for bit, the
+same errors, and fresh read-only arrays."""
 
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,9 +17,10 @@ from gamenav.grid import _fast
 from gamenav.types import Path
 
 
-def _general(grid: gamenav.TileGrid, start: tuple[int, int], goal: tuple[int, int]) -> Path:
+def _general(grid: gamenav.TileGrid, start: tuple[int, int], goal: tuple[int, int],
+             **options: Any) -> Path:
     """The general path: a GridSearch run in slices of 3 expansions."""
-    search = gamenav.GridSearch(grid, start, goal)
+    search = gamenav.GridSearch(grid, start, goal, **options)
     while not search.step(3).done:
         pass
     return search.result()
@@ -49,6 +52,22 @@ def grids(draw: st.DrawFn) -> gamenav.TileGrid:
                             y_up=draw(st.booleans()))
 
 
+@st.composite
+def fast_options(draw: st.DrawFn) -> dict[str, Any]:
+    """``find_path`` options: any movement rule (a member, its value, a bool) and heuristic
+    (None, a member, its value), explicit ``algorithm="astar"`` or not."""
+    options: dict[str, Any] = {}
+    if draw(st.booleans()):
+        rule = draw(st.sampled_from(list(gamenav.Diagonal)))
+        options["diagonal"] = draw(st.sampled_from([rule, rule.value, True, False]))
+    if draw(st.booleans()):
+        heuristic = draw(st.sampled_from(list(gamenav.Heuristic)))
+        options["heuristic"] = draw(st.sampled_from([heuristic, heuristic.value]))
+    if draw(st.booleans()):
+        options["algorithm"] = "astar"
+    return options
+
+
 @settings(max_examples=300, deadline=None)
 @given(grid=grids(), data=st.data())
 def test_fast_path_matches_general_search(grid: gamenav.TileGrid, data: st.DataObject) -> None:
@@ -64,8 +83,17 @@ def test_fast_path_matches_general_search(grid: gamenav.TileGrid, data: st.DataO
         assert fast is not None  # the fast path answered
         _same(fast, _general(grid, start, goal))
         _same(gamenav.find_path(grid, start, goal), fast)
-        # explicit default options take the general path: same answer
+        # a list, explicit default options: same answer
         _same(gamenav.find_path(grid, list(start), goal, algorithm="astar"), fast)
+        # other movement rules and heuristics: the fast path where it can, the same answer
+        options = data.draw(fast_options())
+        rule = _fast.fast_rule(options)
+        expected = _general(grid, start, goal, **options)
+        if rule is not None:
+            answered = _fast.try_find_path(grid, start, goal, *rule)
+            assert answered is not None
+            _same(answered, expected)
+        _same(gamenav.find_path(grid, start, goal, **options), expected)
         if data.draw(st.booleans()):  # an edit: the tables follow the new snapshot
             x, y = data.draw(cell)
             grid.set_walkable((x, y), not grid.walkable[y, x])
