@@ -171,14 +171,14 @@ def fast_rule(options: dict[str, Any]) -> tuple[Diagonal, int] | None:
     if type(value) is bool:
         diagonal: Diagonal | None = _DEFAULT_RULE if value else Diagonal.NEVER
     else:
-        diagonal = _RULES.get(value) if isinstance(value, str) else None
+        diagonal = _RULES.get(value) if type(value) is str or type(value) is Diagonal else None
     if diagonal is None:
         return None
     named = options.get("heuristic")
     if named is None:
         heuristic: Heuristic | None = default_heuristic(diagonal)
     else:
-        heuristic = _HEURISTICS.get(named) if isinstance(named, str) else None
+        heuristic = _HEURISTICS.get(named) if type(named) is str or type(named) is Heuristic else None
     if heuristic is None or (heuristic is Heuristic.MANHATTAN and diagonal is not Diagonal.NEVER):
         return None  # a user heuristic, another spelling, or a binary-heap search
     return diagonal, heuristic.code
