@@ -50,6 +50,10 @@ of all of them) decide. The fallback against every neighbour settles on a crawl 
 crowd: the choke point's single group crossed a 3-cell bridge in 1353 frames on average (seeds
 1-8), 977 with this."""
 
+_DODGE = 0.5
+"""An idle agent that moving ones come at steps off their lines at this fraction of its speed
+(instead of being shoved ahead of them, e.g. through a passage)."""
+
 # wall sides, scan order: a free cell's neighbour at +x, -x, +y, -y (world axes)
 _NX = np.array([1, -1, 0, 0], np.int64)
 _NY = np.array([0, 0, 1, -1], np.int64)
@@ -715,7 +719,10 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
     ``pos``, ``vel``, ``pref`` (n, 2): positions, current and preferred velocities; ``radius`` and
     ``max_speed`` (n,). ``priority`` (n,): of two agents, the one with the lower priority takes all
     of their avoidance and the other ignores it (equal: 0.5 each, as RVO2, unless one is over
-    :data:`_BIGGER` times the other's radius: then the bigger takes :data:`_BIG_SHARE`). ``rank``
+    :data:`_BIGGER` times the other's radius: then the bigger takes :data:`_BIG_SHARE`); an
+    agent at rest (preferred velocity zero) that ones of higher priority come at, less than its
+    diameter between the discs, steps off their lines at :data:`_DODGE` of its speed rather
+    than being shoved along ahead of them. ``rank``
     (n,): right of way in head-on jams. Agent ``i`` gives way to a neighbour ``j`` of equal priority
     and higher rank when they face each other (preferred velocities more than about 107 degrees
     apart, each ahead of the other), their goals lie in opposite directions (``goal_dir`` (n, 2)
@@ -780,6 +787,8 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
         pry = pref[i, 1]
         p_len = math.sqrt(prx * prx + pry * pry)
         bend = False
+        dodge_x = 0.0  # an idle agent: away from the lines of the movers coming at it
+        dodge_y = 0.0
         give_way = 0
         jammed = vel[i, 0] ** 2 + vel[i, 1] ** 2 < (0.25 * p_len) ** 2  # held up: under a quarter of its pace
         if max_neighbors > 0:
@@ -805,6 +814,13 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
                     if priority[i] > priority[j]:
                         continue  # the other gives way alone (and is pushed aside)
                     share = 1.0
+                    pj = math.sqrt(pref[j, 0] ** 2 + pref[j, 1] ** 2)
+                    ahead_of_j = (px - pos[j, 0]) * pref[j, 0] + (py - pos[j, 1]) * pref[j, 1]
+                    if gap < 2.0 * radius[i] and ahead_of_j > 0.5 * pj * math.sqrt(nbd[q]):
+                        side = _det(pref[j, 0], pref[j, 1], px - pos[j, 0], py - pos[j, 1])
+                        sign = 1.0 if side > 0.0 or (side == 0.0 and i > j) else -1.0
+                        dodge_x += -sign * pref[j, 1] / pj
+                        dodge_y += sign * pref[j, 0] / pj
                 elif oncoming:
                     if gap < 2.0 * radius[i]:
                         bend = True
@@ -840,6 +856,10 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
             prx, pry = -0.3 * prx, -0.3 * pry
         elif bend and keep_right > 0.0:
             prx, pry = prx + keep_right * pry, pry - keep_right * prx
+        d_len = math.sqrt(dodge_x * dodge_x + dodge_y * dodge_y)
+        if d_len > 1e-9 and p_len == 0.0:  # idle, movers coming at it: step off their lines
+            prx = _DODGE * max_speed[i] * dodge_x / d_len
+            pry = _DODGE * max_speed[i] * dodge_y / d_len
         fail = _lp2(lines, nl, max_speed[i], prx, pry, False, res)
         if fail < nl:
             infeasible += 1

@@ -384,6 +384,23 @@ def test_a_pressed_agent_keeps_to_its_nearest_neighbours_before_the_3d_fallback(
     assert np.hypot(*reference_velocities(*args, nearest=None)[0]) < 0.2, "RVO2 alone: a crawl"
 
 
+def test_an_idle_agent_steps_off_a_movers_line_instead_of_being_shoved_along() -> None:
+    """An idle agent right on the line of one walking 21 cells: it steps aside and is back to
+    rest within a couple of cells of its spot (shoved ahead, it went all the way, 13.6 cells)."""
+    grid = gamenav.TileGrid(np.ones((20, 30), bool))
+    crowd = gamenav.Crowd(grid, [(4.5, 10.5), (12.5, 10.5)], radius=0.4, max_speed=3.0)
+    crowd.move([0], (25.5, 10.5), formation=False)
+    along = 0.0
+    for _ in range(300):
+        crowd.update(1 / 30)
+        along = max(along, abs(crowd.positions[1, 0] - 12.5))
+        assert min_pair_ratio(crowd.positions, crowd.radii) >= 0.95
+        if crowd.arrived[0]:
+            break
+    assert crowd.arrived[0]
+    assert along < 3.0
+
+
 def test_a_small_agent_steps_aside_for_a_big_one() -> None:
     """Head on, a tank (radius 0.8) and a soldier (0.3): the soldier makes most of the detour."""
     pos = np.array([[0.0, 0.0], [12.0, 0.05]])
