@@ -466,7 +466,7 @@ def narrow_passages(passable, width):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def passage_waits(pos, pref, order, labels, count, look, ox, oy, cs, y_up, claims, hold, dt,
+def passage_waits(pos, pref, order, labels, count, near, look, ox, oy, cs, y_up, claims, hold, dt,
                   wait):  # pragma: no cover - compiled
     """Which agents wait at the mouth of a one-way passage (``labels``, ``count``:
     :func:`narrow_passages`), written into ``wait`` (n,) bool: opposing crossings take turns.
@@ -481,7 +481,9 @@ def passage_waits(pos, pref, order, labels, count, look, ox, oy, cs, y_up, claim
     4) float64, kept between calls (initially all 0): per passage the claiming order, its
     heading (x, y) and the seconds the claim still holds; the oldest agent in a passage or at
     its mouth claims it (or renews its order's claim) for ``hold`` seconds, so that one pushed
-    back from the mouth for a moment keeps its turn; ``dt`` seconds pass per call.
+    back from the mouth for a moment keeps its turn; ``dt`` seconds pass per call. ``near``
+    [y, x] bool: the cells from which a probe can meet a passage (at least those within
+    ``look`` plus a cell of one); agents elsewhere are not probed.
     """
     h = labels.shape[0]
     w = labels.shape[1]
@@ -496,6 +498,11 @@ def passage_waits(pos, pref, order, labels, count, look, ox, oy, cs, y_up, claim
         p = math.hypot(pref[i, 0], pref[i, 1])
         if p == 0.0:
             continue
+        x = int(math.floor((pos[i, 0] - ox) / cs))
+        row = int(math.floor((pos[i, 1] - oy) / cs))
+        y = h - 1 - row if y_up else row
+        if 0 <= x < w and 0 <= y < h and not near[y, x]:
+            continue  # (far from every passage)
         ux = pref[i, 0] / p
         uy = pref[i, 1] / p
         for s in range(steps + 1):

@@ -228,6 +228,19 @@ def _check_positions(grid: TileGrid, pos: _F64) -> None:
             f"cell {tuple(cells[bad].tolist())}, which is blocked or outside the grid")
 
 
+def _dilate(mask: npt.NDArray[np.bool_], k: int) -> npt.NDArray[np.bool_]:
+    """The cells [y, x] within ``k`` cells (Chebyshev) of a True cell of ``mask``."""
+    h, w = mask.shape
+    sat = np.zeros((h + 1, w + 1), np.int64)
+    sat[1:, 1:] = mask.cumsum(0).cumsum(1)
+    y0 = np.clip(np.arange(h) - k, 0, h)[:, None]
+    y1 = np.clip(np.arange(h) + k + 1, 0, h)[:, None]
+    x0 = np.clip(np.arange(w) - k, 0, w)[None, :]
+    x1 = np.clip(np.arange(w) + k + 1, 0, w)[None, :]
+    near: npt.NDArray[np.bool_] = (sat[y1, x1] - sat[y0, x1] - sat[y1, x0] + sat[y0, x0]) > 0
+    return near
+
+
 def _straight_runs(corners: npt.NDArray[np.integer[Any]]) -> _I64:
     """The runs between consecutive path cells ``(k, 2)``: ``(k - 1, 5)`` rows of start cell
     ``ax, ay``, step ``dx, dy`` and ``steps`` (the 8-direction cell steps it takes, at least 1),
@@ -415,6 +428,7 @@ class Crowd(Closeable):
         not planned for their radius)."""
         self._sat: tuple[npt.NDArray[np.bool_], tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] | None = None
         self._passages: tuple[npt.NDArray[np.bool_], int, _I64, int, _F64] | None = None
+        self._near: tuple[_I64, int, npt.NDArray[np.bool_]] | None = None  # (labels, cells, the cells that near)
         self.avoidance_ms = 0.0
         """Wall-clock milliseconds of the last update's avoidance (neighbours, ORCA, overlap
         and wall projection)."""
@@ -902,8 +916,11 @@ class Crowd(Closeable):
         wait = np.empty(len(self), bool)
         ox, oy = g.origin
         look = _MOUTH * g.cell_size + 2.0 * r_max
-        passage_waits(self._pos, desired, self._order, labels, count, look, ox, oy, g.cell_size, g.y_up, claims, _HOLD,
-                      dt, wait)
+        reach = math.ceil(look / g.cell_size) + 1
+        if self._near is None or self._near[0] is not labels or self._near[1] != reach:
+            self._near = (labels, reach, _dilate(labels >= 0, reach))
+        passage_waits(self._pos, desired, self._order, labels, count, self._near[2], look, ox, oy, g.cell_size, g.y_up,
+                      claims, _HOLD, dt, wait)
         self._want[wait] = 0.0  # (waiting is not being stuck)
         return wait
 

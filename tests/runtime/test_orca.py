@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gamenav
+from gamenav.runtime.crowd import _dilate
 from gamenav._kernels.crowd import narrow_passages, passage_waits
 from gamenav._kernels.orca import _NEAREST as NEAREST
 from gamenav._kernels.orca import _agent_neighbours, blocked_table, cell_list, orca_velocities, resolve_discs
@@ -629,14 +630,26 @@ def test_narrow_passages_label_the_corridor_only() -> None:
     assert narrow_passages(bridge, 2)[1] == 0
 
 
+def test_the_cells_near_passages_are_a_chebyshev_dilation() -> None:
+    rng = np.random.default_rng(5)
+    for k in (0, 1, 3):
+        mask = rng.random((9, 13)) > 0.9
+        ys, xs = np.nonzero(mask)
+        yy, xx = np.mgrid[0:9, 0:13]
+        want = np.zeros(mask.shape, bool)
+        for y, x in zip(ys.tolist(), xs.tolist(), strict=True):
+            want |= (np.abs(yy - y) <= k) & (np.abs(xx - x) <= k)
+        assert np.array_equal(_dilate(mask, k), want)
+
+
 def mouth_waits(pos, pref, order, claims=None, dt: float = 0.1) -> np.ndarray:
     """passage_waits on the corridor world (look 2 cells, claims held 1 s)."""
     _, walk = corridor_world()
     labels, count = narrow_passages(walk, 1)
     wait = np.empty(len(pos), bool)
     claims = np.zeros((1, 4)) if claims is None else claims
-    passage_waits(np.asarray(pos, float), np.asarray(pref, float), np.asarray(order, np.int64), labels, count, 2.0,
-                  0.0, 0.0, 1.0, False, claims, 1.0, dt, wait)
+    passage_waits(np.asarray(pos, float), np.asarray(pref, float), np.asarray(order, np.int64), labels, count,
+                  np.ones(walk.shape, bool), 2.0, 0.0, 0.0, 1.0, False, claims, 1.0, dt, wait)
     return wait
 
 
