@@ -11,10 +11,13 @@ A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
   "Reciprocal n-body collision avoidance", 2009, as in RVO2): each agent picks the velocity
   nearest its preferred one that avoids its ``max_neighbors`` nearest neighbours for
   ``time_horizon`` seconds and the grid's walls (blocked cell edges) for ``time_horizon_obst``
-  seconds, a small linear program per agent in numba over a cell grid of the agents; counter-
-  flows keep right, and in a head-on jam the agent with the younger order gives way (steps
-  right and back; the ones right behind it back off; the older one goes on and shoves it
-  aside), so that a corridor only one fits through does not deadlock. One-way passages (grid
+  seconds, a small linear program per agent in numba over a cell grid of the agents (an agent
+  whose constraints cannot all be met keeps to the walls and its 4 nearest neighbours first;
+  RVO2's 3-D fallback only when even those leave no velocity); an idle agent that moving ones
+  come at steps off their lines; counter-flows keep right, and in a head-on jam the agent with
+  the younger order gives way (steps right and back; the ones right behind it back off; the
+  older one goes on and shoves it aside), so that a corridor only one fits through does not
+  deadlock. One-way passages (grid
   cells whose free run across is too narrow for two of the largest agents side by side, e.g.
   a bridge) take turns: an agent about to enter one waits at the mouth, standing aside and
   giving way to those coming out, while the agents inside come towards it or while an older
