@@ -68,7 +68,8 @@ class FastWorkspace:
 
 
 class Tables:
-    """The kernel's view of one grid snapshot (built by :func:`tables`; never modified)."""
+    """The kernel's view of one grid snapshot (built by :func:`tables`; its arrays are never
+    modified, and the tables of other movement rules are added by :meth:`rule`)."""
 
     __slots__ = ("state", "width", "height", "cells", "bits", "cost", "labels", "geo", "_rules")
 
