@@ -814,13 +814,14 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
                     if priority[i] > priority[j]:
                         continue  # the other gives way alone (and is pushed aside)
                     share = 1.0
-                    pj = math.sqrt(pref[j, 0] ** 2 + pref[j, 1] ** 2)
-                    ahead_of_j = (px - pos[j, 0]) * pref[j, 0] + (py - pos[j, 1]) * pref[j, 1]
-                    if gap < 2.0 * radius[i] and ahead_of_j > 0.5 * pj * math.sqrt(nbd[q]):
-                        side = _det(pref[j, 0], pref[j, 1], px - pos[j, 0], py - pos[j, 1])
-                        sign = 1.0 if side > 0.0 or (side == 0.0 and i > j) else -1.0
-                        dodge_x += -sign * pref[j, 1] / pj
-                        dodge_y += sign * pref[j, 0] / pj
+                    if p_len == 0.0 and gap < 2.0 * radius[i]:  # idle, j close: on j's line?
+                        pj = math.sqrt(pref[j, 0] ** 2 + pref[j, 1] ** 2)
+                        ahead_of_j = (px - pos[j, 0]) * pref[j, 0] + (py - pos[j, 1]) * pref[j, 1]
+                        if ahead_of_j > 0.5 * pj * math.sqrt(nbd[q]):
+                            side = _det(pref[j, 0], pref[j, 1], px - pos[j, 0], py - pos[j, 1])
+                            sign = 1.0 if side > 0.0 or (side == 0.0 and i > j) else -1.0
+                            dodge_x += -sign * pref[j, 1] / pj
+                            dodge_y += sign * pref[j, 0] / pj
                 elif oncoming:
                     if gap < 2.0 * radius[i]:
                         bend = True
@@ -857,7 +858,7 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
         elif bend and keep_right > 0.0:
             prx, pry = prx + keep_right * pry, pry - keep_right * prx
         d_len = math.sqrt(dodge_x * dodge_x + dodge_y * dodge_y)
-        if d_len > 1e-9 and p_len == 0.0:  # idle, movers coming at it: step off their lines
+        if d_len > 1e-9:  # idle, movers coming at it: step off their lines
             prx = _DODGE * max_speed[i] * dodge_x / d_len
             pry = _DODGE * max_speed[i] * dodge_y / d_len
         fail = _lp2(lines, nl, max_speed[i], prx, pry, False, res)

@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -175,9 +175,12 @@ class _Landmarks:
     publishes a new one)."""
 
     dist: npt.NDArray[np.uint32]
-    by_node: npt.NDArray[np.uint32]
     generation: npt.NDArray[np.int64]
     cells: npt.NDArray[np.int64]
+    by_node: npt.NDArray[np.uint32] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_node", np.ascontiguousarray(self.dist.T))
 
     def usable(self, graph: _Graph) -> npt.NDArray[np.int64]:
         """The columns valid for ``graph``."""
@@ -359,7 +362,7 @@ class SubgoalIndex(GridIndex[_Graph]):
             nearest = np.minimum(nearest, _decoded(column))
             generation[j] = gr.generation
             cells[j] = gr.ncell[src]
-        return _Landmarks(dist, np.ascontiguousarray(dist.T), generation, cells)
+        return _Landmarks(dist, generation, cells)
 
     def _refresh(self, graph: _Graph) -> bool:
         """Recompute the first landmark column that does not hold for ``graph`` (the index's
@@ -392,7 +395,7 @@ class SubgoalIndex(GridIndex[_Graph]):
                 dist[j, :column.shape[0]] = column
                 generation[j] = graph.generation
                 cells[j] = graph.ncell[src]
-            self._landmarks = _Landmarks(dist, np.ascontiguousarray(dist.T), generation, cells)
+            self._landmarks = _Landmarks(dist, generation, cells)
         return True
 
     def update_landmarks(self) -> int:

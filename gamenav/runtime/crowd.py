@@ -17,14 +17,13 @@ A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
   come at steps off their lines; counter-flows keep right, and in a head-on jam the agent with
   the younger order gives way (steps right and back; the ones right behind it back off; the
   older one goes on and shoves it aside), so that a corridor only one fits through does not
-  deadlock. One-way passages (grid
-  cells whose free run across is too narrow for two of the largest agents side by side, e.g.
-  a bridge) take turns: an agent about to enter one waits at the mouth, standing aside and
-  giving way to those coming out, while the agents inside come towards it or while an older
-  order at the other mouth claims the passage (a claim holds a few seconds); then overlapping
-  discs are pushed apart (Gauss-Seidel sweeps over the
-  touching pairs) and out of blocked cells (corners included), so that an agent's disc never
-  overlaps a blocked cell when its path was planned for its radius. The whole step is one
+  deadlock. One-way passages (grid cells whose free run across is too narrow for two of the
+  largest agents side by side, e.g. a bridge) take turns: an agent about to enter one waits at
+  the mouth, standing aside and giving way to those coming out, while the agents inside come
+  towards it or while an older order at the other mouth claims the passage (a claim holds a
+  few seconds); then overlapping discs are pushed apart (Gauss-Seidel sweeps over the touching
+  pairs) and out of blocked cells (corners included), so that an agent's disc never overlaps a
+  blocked cell when its path was planned for its radius. The whole step is one
   kernel call. The older ``avoidance="separation"`` (pushes and "keep right", discs may
   overlap) is kept;
 - wall sliding: no agent's centre ever stands on a blocked cell, even right after a grid edit
@@ -431,7 +430,7 @@ class Crowd(Closeable):
         not planned for their radius)."""
         self._sat: tuple[npt.NDArray[np.bool_], tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] | None = None
         self._passages: tuple[npt.NDArray[np.bool_], int, _I64, int, _F64] | None = None
-        self._near: tuple[_I64, int, npt.NDArray[np.bool_]] | None = None  # (labels, cells, the cells that near)
+        self._near: tuple[_I64, int, npt.NDArray[np.bool_]] | None = None  # (labels, reach, cells within reach)
         self.avoidance_ms = 0.0
         """Wall-clock milliseconds of the last update's avoidance (neighbours, ORCA, overlap
         and wall projection)."""
