@@ -8,6 +8,8 @@ them, whatever they do meanwhile:
   cannot keep a cache or a queue from hearing about an edit;
 * subscribing or unsubscribing during a notification is safe: a notification goes to the
   listeners subscribed when it started, minus those unsubscribed before their turn;
+* changes arrive in order: a change notified from inside a listener (a listener that edits the
+  world again) is delivered to everyone once the current one has reached every listener;
 * ``weak=True`` holds the listener through a weak reference (a ``WeakMethod`` for bound methods),
   so a dropped agent or cache neither stays alive nor keeps receiving edits;
 * subscription changes are guarded by a lock (edits and subscriptions may come from several
@@ -19,6 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
+from collections import deque
 from collections.abc import Callable
 from types import TracebackType
 from typing import Generic, TypeVar
@@ -60,6 +63,7 @@ class Listeners(Generic[C]):
     def __init__(self) -> None:
         self._subs: tuple[_Subscription[C], ...] = ()
         self._lock = threading.Lock()
+        self._local = threading.local()  # per thread: the changes waiting for the one being delivered
 
     def __len__(self) -> int:
         """Number of live subscriptions (weak ones whose target died are not counted)."""
@@ -97,8 +101,32 @@ class Listeners(Generic[C]):
             self._subs = ()
 
     def notify(self, change: C) -> None:
-        """Deliver ``change`` to every listener; re-raise the first listener error afterwards."""
+        """Deliver ``change`` to every listener; re-raise the first listener error afterwards.
+
+        Called from a listener (in the same thread), it queues ``change`` behind the change being
+        delivered and returns at once: every listener hears the changes in the order notified.
+        """
+        waiting: deque[C] | None = getattr(self._local, "waiting", None)
+        if waiting is not None:
+            waiting.append(change)
+            return
+        waiting = self._local.waiting = deque([change])
         first: BaseException | None = None
+        try:
+            while waiting:
+                error = self._deliver(waiting.popleft())
+                if first is None:
+                    first = error
+                elif error is not None:
+                    _log.error("gamenav: another change listener failed too", exc_info=error)
+        finally:
+            self._local.waiting = None
+        if first is not None:
+            raise first
+
+    def _deliver(self, change: C) -> Exception | None:
+        """Call every listener with ``change``; return the first error (later ones are logged)."""
+        first: Exception | None = None
         for sub in self._subs:
             listener = sub.target()
             if listener is None:
@@ -110,8 +138,7 @@ class Listeners(Generic[C]):
                     first = exc
                 else:
                     _log.error("gamenav: another change listener failed too", exc_info=exc)
-        if first is not None:
-            raise first
+        return first
 
 
 _C = TypeVar("_C", bound="Closeable")

@@ -84,6 +84,43 @@ def test_subscribing_during_notification_starts_with_the_next_one() -> None:
     assert heard == ["spawner1", "spawner2", "new2"]
 
 
+def test_a_listener_that_edits_again_does_not_reorder_the_changes() -> None:
+    grid = TileGrid(np.ones((3, 3), bool))
+    heard: list[tuple[str, int]] = []
+
+    def editor(change: GridChange) -> None:
+        heard.append(("editor", change.version))
+        if change.version == 1:
+            nested = grid.set_walkable((2, 2), False)  # applied at once, delivered after this one
+            assert nested is not None and nested.version == 2 and grid.version == 2
+
+    grid.subscribe(editor)
+    grid.subscribe(lambda change: heard.append(("later", change.version)))
+    grid.set_walkable((0, 0), False)
+    assert heard == [("editor", 1), ("later", 1), ("editor", 2), ("later", 2)]
+    grid.set_walkable((1, 1), False)  # delivery is back to normal afterwards
+    assert heard[4:] == [("editor", 3), ("later", 3)]
+
+
+def test_a_queued_change_still_reaches_everyone_when_a_listener_raises() -> None:
+    events: Listeners[int] = Listeners()
+    heard: list[int] = []
+
+    def first(change: int) -> None:
+        heard.append(change)
+        if change == 1:
+            events.notify(2)  # queued behind 1
+            raise RuntimeError("first failed")
+
+    events.subscribe(first)
+    events.subscribe(lambda change: heard.append(-change))
+    with pytest.raises(RuntimeError, match="first failed"):
+        events.notify(1)
+    assert heard == [1, -1, 2, -2]
+    events.notify(3)
+    assert heard[4:] == [3, -3]
+
+
 class _Owner:
     def __init__(self, heard: list[int]) -> None:
         self.heard = heard
