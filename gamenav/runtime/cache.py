@@ -61,11 +61,13 @@ class CacheStats:
 
 
 class _GridEntries(GridWatch):
-    """The entries of one grid: its invalidation table and the (weak) edit subscription."""
+    """The entries of one grid: its invalidation table, the (weak) edit subscription and
+    ``seen``, the grid version of the last edit the table heard of."""
 
     def __init__(self, grid: TileGrid, handler: Callable[[TileGrid, GridChange], None]) -> None:
         super().__init__(grid, handler)
         self.table = EntryTable(grid.shape)
+        self.seen = grid.version
 
 
 class PathCache(Closeable):
@@ -148,7 +150,7 @@ class PathCache(Closeable):
             self._misses += 1
             return None
         entry = self._lru.get(key)
-        if entry is None or (not query.is_grid and not self._mesh_current(query.world)):
+        if entry is None or not self._current(query):
             self._misses += 1
             return None
         self._lru.move_to_end(key)
@@ -164,6 +166,8 @@ class PathCache(Closeable):
             return
         world = query.world
         if query.is_grid:
+            if version is not None and version != world.version:
+                return
             entries = self._grids.get(id(world))
             if entries is None:
                 entries = self._grids[id(world)] = _GridEntries(world, self._on_grid_change)
@@ -228,6 +232,7 @@ class PathCache(Closeable):
         for key in entries.table.invalidate(change):
             del self._lru[key]
             self._invalidations += 1
+        entries.seen = change.version
         if not len(entries.table):
             entries.close()
             del self._grids[id(grid)]
@@ -244,11 +249,16 @@ class PathCache(Closeable):
             record.close()
             del self._meshes[id(mesh)]
 
-    def _mesh_current(self, mesh: Any) -> bool:
-        """Whether the entries of ``mesh`` have seen its every edit (False while an edit's
-        notification is on its way, e.g. from another thread)."""
-        record = self._meshes.get(id(mesh))
-        return record is None or record.seen == mesh.version
+    def _current(self, query: Query) -> bool:
+        """Whether the entries of ``query``'s world have heard of its every edit (False while an
+        edit's notification is on its way: from inside another listener of the world, or from
+        another thread)."""
+        world = query.world
+        if query.is_grid:
+            entries = self._grids.get(id(world))
+            return entries is None or entries.seen == world.version
+        record = self._meshes.get(id(world))
+        return record is None or record.seen == world.version
 
     def __repr__(self) -> str:
         s = self.stats

@@ -146,6 +146,40 @@ def test_weighted_entries_keep_their_guarantee() -> None:
             grid.set_walkable((x, y), bool(rng.random() < 0.5))
 
 
+def test_a_grid_listener_never_gets_a_stale_path_from_the_cache() -> None:
+    # a game re-paths its units on every map change, from a listener subscribed before the cache
+    grid = gamenav.TileGrid.from_strings(OPEN)
+    cache = PathCache()
+    answers: list[gamenav.Path] = []
+    grid.subscribe(lambda change: answers.append(cache.find_path(grid, (0, 3), (11, 3))))
+    straight = cache.find_path(grid, (0, 3), (11, 3))  # the cache subscribes now, after the game
+    assert straight.cost == 11.0
+    grid.set_walkable((5, 0, 6, 6), False)  # a wall across the straight line, open at y = 6
+    fresh = gamenav.find_path(grid, (0, 3), (11, 3))
+    assert answers[-1].cost == fresh.cost > 11.0
+    assert check_walkable(grid, answers[-1], (0, 3), (11, 3)) == pytest.approx(fresh.cost)
+    assert cache.find_path(grid, (0, 3), (11, 3)).cost == fresh.cost
+
+
+def test_a_listener_that_edits_again_never_gets_a_stale_path_from_the_cache() -> None:
+    grid = gamenav.TileGrid.from_strings(OPEN)
+    cache = PathCache()
+    cache.find_path(grid, (0, 3), (11, 3))  # the cache listens first
+    answers: list[gamenav.Path] = []
+
+    def game(change: gamenav.GridChange) -> None:
+        if change.version == 1:
+            grid.set_walkable((5, 0, 6, 6), False)  # version 2, heard by the cache after this
+        answers.append(cache.find_path(grid, (0, 3), (11, 3)))
+
+    grid.subscribe(game)
+    grid.set_walkable((0, 0), False)
+    fresh = gamenav.find_path(grid, (0, 3), (11, 3))
+    assert len(answers) == 2 and fresh.cost > 11.0
+    for path in answers:
+        assert check_walkable(grid, path, (0, 3), (11, 3)) == pytest.approx(fresh.cost)
+
+
 def test_navmesh_entries_are_keyed_by_version() -> None:
     room = [(0.0, 0.0), (8.0, 0.0), (8.0, 6.0), (0.0, 6.0)]
     pillar = [(3.0, 1.0), (4.0, 1.0), (4.0, 5.0), (3.0, 5.0)]
