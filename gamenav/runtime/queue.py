@@ -791,13 +791,10 @@ class PathQueue(Closeable):
         return search
 
     def _current(self, job: _Job) -> bool:
-        """Whether ``job``'s search (if started) searches the world as it is now."""
+        """Whether ``job``'s search (if started) searches the world as it is now (also before
+        the queue has heard of an edit: from inside another listener of the world)."""
         search = job.search
-        if search is None:
-            return True
-        if job.query.is_grid:
-            return not job.changes
-        return bool(search.world_version == job.query.world.version)
+        return search is None or bool(search.world_version == job.query.world.version)
 
     def _drop_job(self, job: _Job) -> None:
         job.alive = False
@@ -835,10 +832,13 @@ class PathQueue(Closeable):
     def _still_valid(self, job: _Job, path: Path) -> bool:
         """Whether ``path``, found on the snapshot the search started from, holds now."""
         query = job.query
-        if not query.is_grid:
-            return self._current(job)
-        if not job.changes:
+        if self._current(job):
             return True
+        if not query.is_grid:
+            return False
+        heard = max(change.version for change in job.changes) if job.changes else -1
+        if heard != query.world.version:  # an edit the queue has not heard of yet: search again
+            return False
         table = EntryTable(query.world.shape)
         table.add_result(0, query, path)
         return not any(table.invalidate(change) for change in job.changes)

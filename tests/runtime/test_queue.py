@@ -244,6 +244,22 @@ def test_edits_made_by_callbacks_during_update() -> None:
     same_path(req.path, gamenav.find_path(grid, s, g))
 
 
+@pytest.mark.parametrize("on_change", ["restart", "stale"])
+def test_update_from_a_grid_listener_that_runs_before_the_queue(on_change: str) -> None:
+    # a game that re-plans at once on every edit, subscribed before the queue
+    grid = gamenav.TileGrid(np.ones((5, 9), dtype=bool))
+    queue = PathQueue(budget_ms=None, max_expansions=1000, on_change=on_change)
+    grid.subscribe(lambda change: queue.update())
+    req = queue.request(grid, (0, 2), (8, 2))  # the queue subscribes now, after the game
+    grid.set_walkable((4, 0, 5, 4), False)  # a wall across the straight line, open at y = 4
+    assert req.done
+    if on_change == "stale":
+        assert req.status is PathStatus.STALE
+    else:
+        assert check_walkable(grid, req.path, (0, 2), (8, 2)) == pytest.approx(
+            gamenav.find_path(grid, (0, 2), (8, 2)).cost)
+
+
 def test_stale_mode_answers_stale_instead_of_restarting() -> None:
     grid = rooms_grid(48, 40, seed=16)
     called: list[gamenav.PathRequest] = []
