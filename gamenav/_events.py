@@ -24,11 +24,11 @@ import weakref
 from collections import deque
 from collections.abc import Callable
 from types import TracebackType
-from typing import Generic, TypeVar
+from typing import Generic, NoReturn, SupportsIndex, TypeVar
 
 from gamenav.errors import InvalidInputError
 
-__all__ = ["Closeable", "Listeners", "Unsubscribe"]
+__all__ = ["Closeable", "Listeners", "NotCopyable", "Unsubscribe"]
 
 C = TypeVar("C")
 Unsubscribe = Callable[[], None]
@@ -144,8 +144,21 @@ class Listeners(Generic[C]):
 _C = TypeVar("_C", bound="Closeable")
 
 
-class Closeable:
-    """``close()``, ``closed`` and ``with`` support for an object that follows a world's edits.
+class NotCopyable:
+    """Refuses ``copy.copy``, ``copy.deepcopy`` and pickle with a clear TypeError: a copy would
+    share (or lack) the subscriptions and pending work of the original, so it would not follow
+    the world's edits or would corrupt the original's bookkeeping."""
+
+    __slots__ = ()
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
+        raise TypeError(f"{type(self).__name__} objects cannot be copied or pickled: they follow the edits of "
+                        "their worlds, which a copy would not (make a new one instead)")
+
+
+class Closeable(NotCopyable):
+    """``close()``, ``closed`` and ``with`` support for an object that follows a world's edits
+    (not copyable: see :class:`NotCopyable`).
 
     Subclasses implement :meth:`_close` (run once, by the first :meth:`close`) and call
     :meth:`_check_open` before acting; state stays readable after closing.

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from gamenav._events import Closeable
+from gamenav._events import Closeable, NotCopyable
 from gamenav._validate import expansion_budget
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
@@ -61,8 +61,8 @@ _FILL_THREADS = 0.6
 side by side are slower and vary more)."""
 
 
-class PathRequest:
-    """A handle on one queued request, returned by :meth:`PathQueue.request`.
+class PathRequest(NotCopyable):
+    """A handle on one queued request, returned by :meth:`PathQueue.request` (not copyable).
 
     Attributes:
         world: the TileGrid or NavMesh searched.

@@ -4,8 +4,10 @@ finite-time arrival. Each test fails on the code before its fix."""
 
 from __future__ import annotations
 
+import copy
 import gc
 import math
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -216,6 +218,24 @@ def test_a_dropped_subscriber_is_freed_and_unsubscribed(make: Callable[[gamenav.
     assert ref() is None
     assert live_listeners(grid) == 0
     grid.set_walkable((5, 5), False)  # nobody left to notify, nothing raises
+
+
+def _request(grid: gamenav.TileGrid) -> gamenav.PathRequest:
+    return PathQueue(budget_ms=None, max_expansions=1).request(grid, (0, 0), (29, 19))
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle"])
+@pytest.mark.parametrize("make", [_queue_with_a_job, _cache_with_an_entry, _crowd, _follower, _request])
+def test_subscribers_and_requests_refuse_to_be_copied(make: Callable[[gamenav.TileGrid], Any], how: str) -> None:
+    # a shallow copy shared the original's jobs (a copied queue kept a request pending forever,
+    # a copied request's cancel() corrupted the counts); deep copies and pickle failed on a WeakMethod
+    grid = open_grid()
+    subscriber = make(grid)
+    duplicate = {"copy": copy.copy, "deepcopy": copy.deepcopy,
+                 "pickle": lambda o: pickle.loads(pickle.dumps(o))}[how]
+    name = type(subscriber).__name__
+    with pytest.raises(TypeError, match=f"{name} objects cannot be copied or pickled: they follow the edits"):
+        duplicate(subscriber)
 
 
 def test_100_dropped_followers_leave_no_listener() -> None:
