@@ -17,6 +17,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,7 @@ from gamenav._kernels import grid_fast as _kf
 from gamenav._kernels.grid_search import FOUND
 from gamenav.errors import InvalidInputError
 from gamenav.grid._fast import FastWorkspace, Tables, make_path, tables
+from gamenav.grid.clearance import radius_state
 from gamenav.grid.movement import Heuristic
 from gamenav.grid.search import GridSearch, SearchWorkspace
 from gamenav.grid.tilegrid import TileGrid
@@ -178,27 +180,27 @@ def _grid_default(grid: TileGrid, starts: list[Any], goals: list[Any], workers: 
 
 def _grid_general(grid: TileGrid, starts: list[Any], goals: list[Any], workers: int,
                   options: dict[str, Any]) -> list[Path]:
-    """Queries with options: a GridSearch per query, one workspace per thread."""
+    """Queries with options: a GridSearch per query on one snapshot, one workspace per thread."""
     if "workspace" in options:
         raise InvalidInputError("find_paths gives each thread its own workspace; do not pass "
                                 f"workspace= (got {options['workspace']!r})")
-    for start, goal in zip(starts, goals, strict=True):  # every error before any thread starts
-        GridSearch._check(grid, start, goal, **options)
-    if starts:  # grid-level errors (e.g. JPS on a weighted grid) come from starting a search
-        GridSearch(grid, starts[0], goals[0], **options).cancel()
-    state = grid._snapshot()
-    partial = bool(options.get("partial", False))
-    for start, goal in zip(starts, goals, strict=True):
-        (sx, sy), (gx, gy) = grid.check_cell(start, "start"), grid.check_cell(goal, "goal")
-        if not state.passable[sy, sx] or not (partial or state.passable[gy, gx]):
-            GridSearch(grid, start, goal, **options)  # raises BlockedEndpointError
+    # every error before any thread starts
+    requests = [GridSearch._check(grid, s, g, **options) for s, g in zip(starts, goals, strict=True)]
+    state = grid._snapshot()  # the one snapshot every query searches
+    for req in requests:  # blocked endpoints (for the agent's radius, if any) on that snapshot
+        (sx, sy), (gx, gy) = req.start, req.goal
+        passable = radius_state(state, req.mask).passable
+        if not passable[sy, sx] or not (req.partial or passable[gy, gx]):
+            GridSearch._from_checked(req, state)  # raises BlockedEndpointError
+    if requests:  # grid-level errors (e.g. JPS on a weighted grid) come from starting a search
+        GridSearch._from_checked(requests[0], state).cancel()
     results: list[Path | None] = [None] * len(starts)
 
     def make_worker() -> Callable[[int], None]:
         ws = SearchWorkspace(grid.shape)
 
         def job(i: int) -> None:
-            search = GridSearch(grid, starts[i], goals[i], workspace=ws, **options)
+            search = GridSearch._from_checked(replace(requests[i], workspace=ws), state)
             search.step(None)
             results[i] = search.result()
 

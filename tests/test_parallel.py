@@ -134,6 +134,27 @@ def test_jps_on_a_weighted_grid_fails_before_the_threads(no_threads: None) -> No
         gamenav.find_paths(grid, [(0, 0)], [(3, 3)], workers=2, algorithm="jps")
 
 
+def test_a_blocked_endpoint_for_the_agent_radius_fails_before_the_threads(no_threads: None) -> None:
+    grid = gamenav.TileGrid(np.ones((7, 7), dtype=bool))  # radius 0.8: cells 1..5 keep off the edge
+    with pytest.raises(gamenav.BlockedEndpointError, match=r"goal \(0, 0\) is blocked for agent_radius=0.8"):
+        gamenav.find_paths(grid, [(1, 1), (1, 1)], [(5, 5), (0, 0)], workers=2, agent_radius=0.8)
+
+
+def test_every_query_of_a_batch_searches_the_snapshot_of_the_call() -> None:
+    grid = gamenav.TileGrid(np.ones((5, 9), dtype=bool))
+    calls: list[int] = []
+
+    def octile(dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
+        calls.append(1)
+        if len(calls) == 3:  # while the batch runs, "another thread" walls off column 4
+            grid.set_walkable((4, 0, 5, 5), False)
+        return np.maximum(dx, dy) + (np.sqrt(2) - 1) * np.minimum(dx, dy)
+
+    paths = gamenav.find_paths(grid, [(0, 2)] * 3, [(8, 2)] * 3, heuristic=octile, workers=1)
+    assert grid.version == 1
+    assert [(p.status, p.cost) for p in paths] == [(gamenav.PathStatus.FOUND, 8.0)] * 3
+
+
 @pytest.mark.parametrize("workers", [0, -1, True, 1.5, "2"])
 def test_bad_workers(workers: Any) -> None:
     grid = _grid(6)

@@ -648,22 +648,23 @@ class GridSearch:
         return _check(grid, start, goal, **{**_defaults(), **options})
 
     @classmethod
-    def _from_checked(cls, request: _Request) -> GridSearch:
-        """Start a search from :meth:`_check`'s result on the grid's current snapshot.
+    def _from_checked(cls, request: _Request, state: _GridState | None = None) -> GridSearch:
+        """Start a search from :meth:`_check`'s result on snapshot ``state`` of its grid
+        (default: the grid's current one).
 
         Raises:
             BlockedEndpointError, UnsupportedOptionError: an edit since the check blocked an
                 endpoint or made the grid weighted for JPS.
         """
         search = cls.__new__(cls)
-        search._launch(request)
+        search._launch(request, state)
         return search
 
-    def _launch(self, req: _Request) -> None:
-        """Take the grid's snapshot once and start the search on it."""
+    def _launch(self, req: _Request, state: _GridState | None = None) -> None:
+        """Start the search on snapshot ``state`` of the grid (default: take the current one once)."""
         self._ws: SearchWorkspace | None = None
         grid = req.grid
-        state = radius_state(grid._snapshot(), req.mask)  # the radius mask's view, if any
+        state = radius_state(grid._snapshot() if state is None else state, req.mask)  # the radius mask's view, if any
         (sx, sy), (gx, gy) = req.start, req.goal
         if not state.passable[sy, sx]:
             raise BlockedEndpointError(f"start {(sx, sy)} is {_blocked(req)}; it must be passable")
