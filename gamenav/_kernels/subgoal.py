@@ -25,8 +25,9 @@ passable (no corner cutting); every cell costs 1.
   entries ``v << 36 | x << 19 | y << 2 | bits`` (v's cell inline): bit 0 when u's scan found
   v, bit 1 when v's scan found u; an entry with no bit left is dropped; ``adir`` (uint8, the
   same layout) holds each entry's direction class (:func:`_direction` of ``v - u``), so a
-  search tests an edge's tautness with one byte. The weight is the octile distance of the two
-  cells. ``node_x``, ``node_y`` (int32) give a node's cell,
+  search tests an edge's tautness with one byte, and the :data:`DEAD_END` flag (set by
+  :func:`_settle`; about half of all entries on game maps). The weight is the octile distance
+  of the two cells. ``node_x``, ``node_y`` (int32) give a node's cell,
   ``corner`` (uint8) its corners (:func:`_corners`), ``ncell`` its padded cell (-1: a free
   id, listed in ``free``). ``meta``: ``[ids used (high water), free ids, adj used]``.
 * Landmarks (:func:`landmark`, used by :func:`query`): ``lm[j, v]`` (uint32) the graph
@@ -74,6 +75,15 @@ DIAGONAL_FIRST = 8
 the parent); :data:`STRAIGHT_FIRST`: by the node's own scan (straight steps first from the
 parent). Neither: the start's or the goal's edges (the refinement knows those)."""
 STRAIGHT_FIRST = 16
+ARRIVAL_SHIFT = 8
+"""Key bits ``8..12``: the direction class of the node's way in (:func:`_direction` of its
+cell minus its parent's; :data:`ANY_WAY` for the start), which picks its taut edges."""
+CLASS_MASK = 0x1F
+"""The direction class bits of an ``adir`` byte (:func:`_direction`, below 27)."""
+DEAD_END = 0x80
+"""``adir`` flag of an entry u -> v: arriving at v from u, no edge of v is taut
+(:data:`TAUT_MASKS`), so a shortest path through u -> v ends at v (v is the goal or its scan
+found the goal): a search does not generate v from u otherwise."""
 NO_DIST = np.uint32(0xFFFFFFFF)
 """A landmark entry for a node the landmark does not reach."""
 """Search state, one ``(n, 4)`` int64 row per node (one cache line holds two):
@@ -339,6 +349,7 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, corner, 
     ``meta[0]`` plus the cells of the box grown by one; returns ``(adj, adir, rescanned)`` (the
     edge pools may be reallocated)."""
     rows = p.shape[0] // stride
+    touched = np.zeros(ncell.shape[0], dtype=np.bool_)  # edges or corners changed: _settle
     # the box grown by one cell, in padded coordinates, inside the grid
     gx0 = max(x0, 1)
     gy0 = max(y0, 1)
@@ -351,7 +362,9 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, corner, 
             u = sg[n]
             if u >= 0 and not _is_subgoal(p, stride, n):
                 for i in range(cnt[u]):
-                    _unlink(adj[off[u] + i] >> ID_SHIFT, u, 3, off, cnt, adj, adir)
+                    v = adj[off[u] + i] >> ID_SHIFT
+                    _unlink(v, u, 3, off, cnt, adj, adir)
+                    touched[v] = True
                 cnt[u] = 0
                 ncell[u] = -1
                 free[meta[1]] = u
@@ -398,6 +411,7 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, corner, 
             n = y * stride + x
             if sg[n] >= 0:  # new, or its neighbours may have changed
                 corner[sg[n]] = _corners(p, stride, n)
+                touched[sg[n]] = True
     if gx1 - gx0 >= stride - 3 and gy1 - gy0 >= rows - 3:
         _clearances(p, stride, sg, clear, 1, rows - 1, 1, stride - 1)
     else:
@@ -414,11 +428,13 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, corner, 
             nd += 1
     for i in range(nd):  # forget what their old scans found
         u = dirty[i]
+        touched[u] = True
         j = 0
         while j < cnt[u]:
             e = adj[off[u] + j]
             if e & 1:
                 v = e >> ID_SHIFT
+                touched[v] = True
                 _unlink(v, u, 2, off, cnt, adj, adir)
                 if e & 2:
                     adj[off[u] + j] = e & ~1
@@ -438,8 +454,12 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, corner, 
             box[u, c] = b[c]
         for j in range(k):
             v = out[j]
+            touched[v] = True
             adj, adir = _link(u, v, 1, off, cnt, cap, adj, adir, meta, node_x, node_y)
             adj, adir = _link(v, u, 2, off, cnt, cap, adj, adir, meta, node_x, node_y)
+    for t in range(meta[0]):
+        if touched[t] and ncell[t] >= 0:
+            _settle(t, off, cnt, adj, adir, corner)
     return adj, adir, nd
 
 
@@ -599,6 +619,32 @@ def _taut_masks() -> npt.NDArray[np.uint32]:
 
 
 TAUT_MASKS = _taut_masks()
+ANY_WAY = 27
+"""The arrival class of a node reached with no way in (the start): every edge is taut."""
+ARRIVAL_MASKS = np.hstack([TAUT_MASKS, np.full((16, 1), 0xFFFFFFFF, dtype=np.uint32)])
+""":data:`TAUT_MASKS` with a column for :data:`ANY_WAY`."""
+
+
+@njit(cache=True, nogil=True)
+def _settle(t, off, cnt, adj, adir, corner):
+    """Set the :data:`DEAD_END` flag of every entry into node ``t`` (each neighbour's entry for
+    ``t``) as ``t``'s edges and corners now say. A flag depends only on those, so a repair
+    settles every node whose edges or corners it changed."""
+    bt = off[t]
+    for i in range(cnt[t]):
+        u = adj[bt + i] >> ID_SHIFT
+        bu = off[u]
+        for k in range(cnt[u]):
+            if adj[bu + k] >> ID_SHIFT == t:
+                cls = adir[bu + k] & CLASS_MASK
+                allowed = np.int64(TAUT_MASKS[corner[t], cls])
+                flag = DEAD_END
+                for j in range(cnt[t]):
+                    if (allowed >> (adir[bt + j] & CLASS_MASK)) & 1:
+                        flag = 0
+                        break
+                adir[bu + k] = cls | flag
+                break
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -774,6 +820,7 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm,
             recf[v, 3] = _h(v, np.int64(node_x[v]), np.int64(node_y[v]), gx, gy, lm, use,
                             use_lo, use_hi)
         _reach(s_node, 0.0, -1, rec, recf, tag)
+        rec[s_node, 0] |= ANY_WAY << ARRIVAL_SHIFT
         no_pos = np.empty(0, dtype=np.int64)  # a heap with duplicates: no position index
         na = 0
         held = s_node  # the best entry, kept out of the heap (see _push)
@@ -797,20 +844,22 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm,
             if u < m:
                 ux = np.int64(node_x[u])
                 uy = np.int64(node_y[u])
-                pu = rec[u, 1]
                 allowed = np.int64(-1)  # the directions taut after the way in (bits)
-                if taut and pu >= 0:
-                    px, py = _node_xy(pu, node_x, node_y, m, sx, sy)
-                    allowed = np.int64(TAUT_MASKS[corner[u], _direction_jit(ux - px, uy - py)])
+                if taut:
+                    allowed = np.int64(ARRIVAL_MASKS[corner[u], (ku >> ARRIVAL_SHIFT) & CLASS_MASK])
                 base = off[u]
                 for i in range(cnt[u]):
-                    if not (allowed >> adir[base + i]) & 1:
+                    a = adir[base + i]
+                    if not (allowed >> (a & CLASS_MASK)) & 1:
                         continue
                     e = adj[base + i]
-                    vx = (e >> X_SHIFT) & COORD_MASK
-                    vy = (e >> 2) & COORD_MASK
                     v = e >> ID_SHIFT
                     kv = rec[v, 0]
+                    if (taut and a & DEAD_END and v != t_node
+                            and (kv & TAG_MASK != tag or kv & MARK == 0)):
+                        continue  # v leads nowhere after u, and not to the goal
+                    vx = (e >> X_SHIFT) & COORD_MASK
+                    vy = (e >> 2) & COORD_MASK
                     nd = gu + _octile(ux, uy, vx, vy)
                     if kv & TAG_MASK == tag:
                         if (kv & 3) == CLOSED or nd >= recf[v, 2]:
@@ -822,7 +871,8 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm,
                         recf[v, 3] = hv
                     recf[v, 2] = nd
                     rec[v, 1] = u
-                    rec[v, 0] = (kv & MARK) | tag | OPEN | (STRAIGHT_FIRST >> (e & 1))
+                    rec[v, 0] = ((kv & MARK) | tag | OPEN | (STRAIGHT_FIRST >> (e & 1))
+                                 | np.int64(a & CLASS_MASK) << ARRIVAL_SHIFT)
                     na, held, held_key = _push(hk, hn, na, held, held_key,
                                                nd + hv - TIE * nd, v, no_pos)
                 if ku & MARK:
@@ -840,6 +890,7 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm,
                     vy = np.int64(node_y[v])
                     nd = gu + _octile(ux, uy, vx, vy)
                     if _reach(v, nd, u, rec, recf, tag):
+                        rec[v, 0] |= np.int64(_direction_jit(int(vx - ux), int(vy - uy))) << ARRIVAL_SHIFT
                         if rec[v, 0] & MARK == 0:
                             recf[v, 3] = _h(v, vx, vy, gx, gy, lm, use, use_lo, use_hi)
                         na, held, held_key = _push(hk, hn, na, held, held_key,

@@ -222,13 +222,30 @@ def test_find_path_short_cut_answers_as_a_grid_search(seed: int, algorithm: str)
 
 
 def _check_directions(index: subgoal.SubgoalIndex) -> None:
-    """Every live edge entry's direction class (``adir``) is that of its two cells."""
+    """Every live edge entry's ``adir`` byte: the direction class of its two cells, and the
+    dead-end flag set exactly when the far node has no edge taut after arriving along it."""
     gr = index._data
+
+    def block(u: int) -> list[tuple[int, int]]:
+        span = slice(int(gr.off[u]), int(gr.off[u] + gr.cnt[u]))
+        return list(zip((np.asarray(gr.adj[span]) >> _ks.ID_SHIFT).tolist(), gr.adir[span].tolist(), strict=True))
+
     for u in np.flatnonzero(gr.ncell >= 0).tolist():
-        block = slice(int(gr.off[u]), int(gr.off[u] + gr.cnt[u]))
-        for e, d in zip(gr.adj[block].tolist(), gr.adir[block].tolist(), strict=True):
-            v = e >> _ks.ID_SHIFT
-            assert d == _ks._direction(int(gr.node_x[v] - gr.node_x[u]), int(gr.node_y[v] - gr.node_y[u]))
+        for v, d in block(u):
+            cls = _ks._direction(int(gr.node_x[v] - gr.node_x[u]), int(gr.node_y[v] - gr.node_y[u]))
+            assert d & _ks.CLASS_MASK == cls
+            allowed = int(_ks.TAUT_MASKS[gr.corner[v], cls])
+            dead = not any((allowed >> (c & _ks.CLASS_MASK)) & 1 for _, c in block(v))
+            assert bool(d & _ks.DEAD_END) == dead, (u, v)
+
+
+def _entry_bytes(gr: subgoal._Graph) -> dict[tuple[int, int], int]:
+    """Each live edge entry's ``adir`` byte, by the padded cells of its two nodes."""
+    out = {}
+    for u in np.flatnonzero(gr.ncell >= 0).tolist():
+        for i in range(int(gr.off[u]), int(gr.off[u] + gr.cnt[u])):
+            out[int(gr.ncell[u]), int(gr.ncell[int(gr.adj[i]) >> _ks.ID_SHIFT])] = int(gr.adir[i])
+    return out
 
 
 @st.composite
@@ -258,6 +275,7 @@ def test_repaired_graph_equals_rebuilt_graph(case, seed: int) -> None:
         assert index.edge_set() == fresh.edge_set()
         _check_directions(index)
         gr, fr = index._data, fresh._data
+        assert _entry_bytes(gr) == _entry_bytes(fr)
         np.testing.assert_array_equal(gr.sg >= 0, fr.sg >= 0)
         np.testing.assert_array_equal(gr.clear[gr.p != 0], fr.clear[fr.p != 0])
         free = _free(grid)
