@@ -33,7 +33,7 @@ import os
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 
 import numpy as np
 import numpy.typing as npt
@@ -376,9 +376,11 @@ class TileGrid:
         """Validate one ``(x, y)`` cell and return it as Python ints.
 
         Raises:
-            InvalidInputError: not a pair of integers.
+            InvalidInputError: not a pair of integers (or an unordered one: a set or a mapping).
             OutOfBoundsError: outside the grid.
         """
+        if isinstance(cell, (Set, Mapping)):  # would unpack in hash order: {3, 0} as (0, 3)
+            raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {cell!r}")
         try:
             x, y = cell
         except (TypeError, ValueError):

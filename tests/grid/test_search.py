@@ -132,6 +132,16 @@ def test_endpoint_errors(room) -> None:
     assert gamenav.find_path(room, np.array([0, 0]), (np.int32(5), np.int64(4))).found
 
 
+@pytest.mark.parametrize("unordered", [{5, 0}, frozenset({5, 0}), {5: "x", 0: "y"}])
+def test_unordered_cells_are_refused(room, unordered: object) -> None:
+    # a set or a dict unpacked in hash order: {5, 0} was searched from (0, 5)
+    for entry in (lambda: gamenav.find_path(room, unordered, (0, 0)),
+                  lambda: gamenav.find_paths(room, [unordered], [(0, 0)])[0],
+                  lambda: gamenav.GridSearch(room, unordered, (0, 0), algorithm="jps")):
+        with pytest.raises(InvalidInputError, match=r"start must be an \(x, y\) pair of ints"):
+            entry()
+
+
 def test_option_errors(room) -> None:
     with pytest.raises(InvalidInputError,
                        match=r"algorithm must be one of \['astar', 'jps', 'dijkstra', 'hpa', 'subgoal'\], got 'bfs'"):
