@@ -16,7 +16,8 @@ Thread model:
   the kernels' arrays see the grid before or after an edit, never half of one.
 * Edits (:meth:`TileGrid.set_walkable`, :meth:`TileGrid.set_cost`) are serialised by a
   re-entrant lock held until every listener has heard of the edit, so versions and change
-  records arrive in order; a listener may edit the grid again (from the same thread).
+  records arrive in order; a listener may edit the grid again (from the same thread): that
+  edit is applied at once and reaches the listeners once the current change has reached them all.
 * So any number of threads may search one grid while another edits it (numba kernels release
   the GIL, so searches really run in parallel). Each concurrent search needs its own
   :class:`~gamenav.SearchWorkspace` (the default: one is borrowed per search). The runtime
@@ -547,7 +548,8 @@ class TileGrid:
         Every listener hears every edit, even when another one raises (the first error is
         re-raised after all have run) or unsubscribes meanwhile. With ``weak=True`` the grid
         holds the listener through a weak reference, so subscribing does not keep its owner alive.
-        Listeners run in the editing thread, with the grid's edit lock held.
+        Listeners run in the editing thread, with the grid's edit lock held; an edit made by a
+        listener is reported to every listener after the current change (versions stay in order).
         """
         return self._listeners.subscribe(listener, weak=weak)
 
