@@ -746,7 +746,9 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm,
     Start and goal are joined to their direct-h-reachable subgoals (each scan also looks for the
     other end; a start that sees the goal skips the rest), A* (a binary heap with duplicates)
     runs on the graph, and every edge is refined by an octile walk (diagonal steps first, else
-    straight steps first). The heuristic is the largest of the octile distance and the landmark
+    straight steps first). With ``taut``, a node's edges are those taut after its way in, and
+    :data:`DEAD_END` entries are skipped unless they lead to the goal or a node its scan found.
+    The heuristic is the largest of the octile distance and the landmark
     bounds (:func:`_h`) of the ``active`` rows among ``lmuse`` of ``lm`` whose distances to the
     subgoals nearest to start and goal differ most (none: octile only), read for that choice
     from ``lm_by_node`` (the same entries, ``(nodes, landmarks)``: two rows instead of a
