@@ -124,16 +124,18 @@ class Listeners(Generic[C]):
         if first is not None:
             raise first
 
-    def _deliver(self, change: C) -> Exception | None:
-        """Call every listener with ``change``; return the first error (later ones are logged)."""
-        first: Exception | None = None
+    def _deliver(self, change: C) -> BaseException | None:
+        """Call every listener with ``change``; return the first error (later ones are logged).
+        A ``KeyboardInterrupt`` or ``SystemExit`` in a listener waits too: the listeners after it
+        (a cache, a queue) must still hear of the edit."""
+        first: BaseException | None = None
         for sub in self._subs:
             listener = sub.target()
             if listener is None:
                 continue
             try:
                 listener(change)
-            except Exception as exc:  # a user's listener: report it after everyone has heard
+            except BaseException as exc:  # a user's listener: report it after everyone has heard
                 if first is None:
                     first = exc
                 else:

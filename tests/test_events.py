@@ -121,6 +121,23 @@ def test_a_queued_change_still_reaches_everyone_when_a_listener_raises() -> None
     assert heard[4:] == [3, -3]
 
 
+def test_an_interrupt_in_a_listener_waits_until_everyone_has_heard() -> None:
+    events: Listeners[int] = Listeners()
+    heard: list[int] = []
+
+    def first(change: int) -> None:
+        heard.append(change)
+        if change == 1:
+            events.notify(2)
+            raise KeyboardInterrupt
+
+    events.subscribe(first)
+    events.subscribe(lambda change: heard.append(-change))  # a cache after the user's listener
+    with pytest.raises(KeyboardInterrupt):
+        events.notify(1)
+    assert heard == [1, -1, 2, -2]
+
+
 class _Owner:
     def __init__(self, heard: list[int]) -> None:
         self.heard = heard

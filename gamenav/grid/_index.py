@@ -99,6 +99,8 @@ class GridIndex(Generic[Data]):
 
     def _on_change(self, change: GridChange) -> None:
         with self._lock:
+            if change.version <= self.version:  # built after this edit (inside a listener)
+                return
             if self._users:  # searches hold the data: they keep it, we repair a copy
                 self._data = self._copy(self._data)
                 self._users = 0

@@ -302,3 +302,31 @@ def test_ragged_arrays_are_clear_errors() -> None:
     grid = gamenav.TileGrid(np.ones((3, 3), dtype=bool))
     with pytest.raises(gamenav.InvalidInputError, match="radius must be a number > 0 or one per agent"):
         gamenav.Crowd(grid, [(0.5, 0.5)], radius=[[1, 2], [3]], max_speed=1)
+
+
+@pytest.mark.parametrize("algorithm", ["jps", "hpa", "subgoal"])
+def test_an_index_built_inside_a_listener_is_not_rebuilt_for_the_edit_it_holds(algorithm, monkeypatch) -> None:
+    from gamenav.grid._index import GridIndex
+
+    builds: list[int] = []
+    rebuild = GridIndex._rebuild_all
+
+    def counted(self: GridIndex, passable: np.ndarray, version: int) -> None:  # type: ignore[type-arg]
+        builds.append(version)
+        rebuild(self, passable, version)
+
+    monkeypatch.setattr(GridIndex, "_rebuild_all", counted)
+    grid = gamenav.TileGrid(np.ones((24, 24), dtype=bool))
+    paths: list[gamenav.Path] = []
+
+    def on_change(change: gamenav.GridChange) -> None:
+        if change.version == 1:
+            grid.set_walkable((5, 0, 6, 20), False)  # version 2, delivered after this one
+            gamenav.prepare(grid, algorithm)  # the index is built at version 2
+            paths.append(gamenav.find_path(grid, (0, 0), (23, 0), algorithm=algorithm))
+
+    grid.subscribe(on_change)
+    grid.set_walkable((10, 10, 12, 12), False)
+    assert paths[0].cost == pytest.approx(gamenav.find_path(grid.copy(), (0, 0), (23, 0)).cost)
+    grid.set_walkable((0, 20, 1, 21), False)  # version 3: repaired
+    assert builds == [2]
