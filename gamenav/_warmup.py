@@ -256,7 +256,7 @@ def warmup(*, grid: bool = True, navmesh: bool = True, crowd: bool = True,
     """
     parts = {"grid": grid, "navmesh": navmesh, "crowd": crowd}
     for name, flag in parts.items():
-        if not isinstance(flag, bool):
+        if not isinstance(flag, (bool, np.bool_)):
             raise InvalidInputError(f"{name} must be True or False, got {flag!r}")
     if progress is not None and not callable(progress):
         raise InvalidInputError(f"progress must be a callable or None, got {progress!r}")

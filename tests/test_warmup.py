@@ -12,6 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import gamenav
@@ -152,6 +153,7 @@ def test_warmup_reports_groups_and_progress() -> None:
     assert list(seconds) == ["grid", "grid search", "crowd"]
     assert all(s >= 0 for s in seconds.values())
     assert calls == [(0, 3, "grid"), (1, 3, "grid search"), (2, 3, "crowd"), (3, 3, "done")]
+    assert list(gamenav.warmup(navmesh=np.bool_(False), crowd=np.bool_(False))) == ["grid", "grid search"]
 
 
 def test_warmup_command_writes_plain_lines_to_logs() -> None:

@@ -169,7 +169,7 @@ def fast_rule(options: dict[str, Any]) -> tuple[Diagonal, int] | None:
     if type(algorithm) is not str or algorithm != "astar":
         return None
     value = options.get("diagonal", _DEFAULT_RULE)
-    if type(value) is bool:
+    if type(value) is bool or type(value) is np.bool_:
         diagonal: Diagonal | None = _DEFAULT_RULE if value else Diagonal.NEVER
     else:
         diagonal = _RULES.get(value) if type(value) is str or type(value) is Diagonal else None

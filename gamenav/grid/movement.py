@@ -10,6 +10,8 @@ import enum
 import math
 from collections.abc import Callable
 
+import numpy as np
+
 from gamenav.errors import InvalidInputError
 
 __all__ = ["Diagonal", "Heuristic", "HeuristicLike", "default_heuristic", "heuristic_distance",
@@ -39,11 +41,12 @@ class Diagonal(str, enum.Enum):
         return _DIAGONAL_CODES[self]
 
     @classmethod
-    def parse(cls, value: Diagonal | str | bool) -> Diagonal:
-        """Accept a member, its name/value (any case), or a bool (True = default, False = never)."""
+    def parse(cls, value: Diagonal | str | bool | np.bool_) -> Diagonal:
+        """Accept a member, its name/value (any case), or a bool or numpy bool (True = default,
+        False = never)."""
         if isinstance(value, Diagonal):
             return value
-        if isinstance(value, bool):
+        if isinstance(value, (bool, np.bool_)):
             return cls.NO_CORNER_CUTTING if value else cls.NEVER
         if isinstance(value, str):
             key = value.strip().lower().replace("-", "_").replace(" ", "_")

@@ -399,19 +399,27 @@ class TileGrid:
         """World coordinates of cell centres.
 
         Args:
-            cells: ``(2,)`` or ``(n, 2)`` ``(x, y)`` cells (not bounds-checked: cells beyond the
-                edge extend the same lattice).
+            cells: ``(2,)`` or ``(n, 2)`` ``(x, y)`` cells: integers (integral floats too; not
+                bounds-checked: cells beyond the edge extend the same lattice).
 
         Returns:
             float64 array of the same shape: world ``(x, y)`` of each cell's centre.
+
+        Raises:
+            InvalidInputError: a wrong shape, a NaN, inf or fractional cell, or a cell so far
+                away that its centre is not a finite float.
         """
         c = _float_array(cells, "cells")
         if c.shape[-1:] != (2,) or c.ndim > 2:
             raise InvalidInputError(f"cells must have shape (2,) or (n, 2), got {c.shape}")
+        if not (np.isfinite(c) & (c == np.floor(c))).all():
+            raise InvalidInputError(f"cells must be integers (got NaN, inf or a fraction): {cells!r:.200}")
         out = np.empty_like(c)
         out[..., 0] = self._origin[0] + (c[..., 0] + 0.5) * self._cell_size
         row = (self.height - 1 - c[..., 1]) if self._y_up else c[..., 1]
         out[..., 1] = self._origin[1] + (row + 0.5) * self._cell_size
+        if not np.isfinite(out).all():
+            raise InvalidInputError(f"cells too far from the grid: their centres overflow: {cells!r:.200}")
         return out
 
     def world_to_cell(self, points: npt.ArrayLike) -> npt.NDArray[np.int64]:

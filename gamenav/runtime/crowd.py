@@ -72,7 +72,7 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels.crowd import (descend_field, field_targets, follow_paths, narrow_passages, passage_waits,
                                     preferred_velocities, resolve_walls, separation)
 from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
-from gamenav._validate import finite_point, positive_number
+from gamenav._validate import finite_point, flag, positive_number
 from gamenav.runtime._congestion import oncoming_scale
 from gamenav._events import Closeable
 from gamenav.errors import BlockedEndpointError, GamenavError, InvalidInputError
@@ -731,6 +731,7 @@ class Crowd(Closeable):
         """
         self._check_open("order")
         point = finite_point(target, "target")
+        formation = flag(formation, "formation")
         idx = self._indices(agents)
         if len(idx) == 0:
             return

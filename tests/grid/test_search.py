@@ -373,3 +373,18 @@ def test_prepare_rejects_bad_algorithms(args: tuple[object, ...]) -> None:
         gamenav.prepare(gamenav.TileGrid(np.ones((3, 3), bool)), *args)  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="must be a TileGrid"):
         gamenav.prepare(np.ones((3, 3), bool), "jps")  # type: ignore[arg-type]
+
+
+def test_numpy_bools_are_accepted_wherever_bools_are(room) -> None:
+    """``diagonal=np.bool_(False)`` raised InvalidInputError while ``False`` was accepted."""
+    for value, rule in ((False, "never"), (True, "no_corner_cutting")):
+        expected = gamenav.find_path(room, (0, 0), (5, 4), diagonal=rule)
+        for given_value in (value, np.bool_(value)):
+            path = gamenav.find_path(room, (0, 0), (5, 4), diagonal=given_value)
+            assert path.cost == expected.cost and path.cells.tolist() == expected.cells.tolist()
+            search = gamenav.GridSearch(room, (0, 0), (5, 4), diagonal=given_value)
+            search.step(None)
+            assert search.result().cost == expected.cost
+        field = gamenav.distance_field(room, [(0, 0)], diagonal=np.bool_(value))
+        np.testing.assert_array_equal(field, gamenav.distance_field(room, [(0, 0)], diagonal=rule))
+    assert gamenav.Diagonal.parse(np.bool_(False)) is gamenav.Diagonal.NEVER

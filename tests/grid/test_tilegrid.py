@@ -70,6 +70,18 @@ def test_world_transform_round_trip(y_up: bool) -> None:
         grid.cell_to_world([1, 2, 3])
 
 
+def test_cell_to_world_refuses_cells_that_are_not_integers() -> None:
+    """Like world_to_cell with NaN points, NaN / inf / fractional cells raise (they returned NaN
+    or a point between cell centres); integral floats are cells."""
+    grid = TileGrid(np.ones((4, 5), bool), cell_size=2.0)
+    for bad in [(np.nan, 0), (0, np.inf), (0.5, 1), [(1, 1), (2, -np.inf)]]:
+        with pytest.raises(InvalidInputError, match="cells must be integers"):
+            grid.cell_to_world(bad)
+    with pytest.raises(InvalidInputError, match="centres overflow"):
+        grid.cell_to_world((1e308, 0))
+    assert grid.cell_to_world((2.0, 1)).tolist() == grid.cell_to_world((2, 1)).tolist() == [5.0, 3.0]
+
+
 def test_check_cell() -> None:
     grid = TileGrid(np.ones((2, 3), bool))
     assert grid.check_cell((np.int64(2), 1)) == (2, 1)

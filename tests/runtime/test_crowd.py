@@ -90,6 +90,17 @@ def test_single_agent_reaches_exact_point_without_formation() -> None:
     assert np.hypot(*(crowd.positions[0] - (57.0, 3.0))) < 0.25 * grid.cell_size
 
 
+def test_move_formation_is_a_flag() -> None:
+    """``formation`` takes bools and numpy bools like every flag; other values raise (a string
+    was taken as True)."""
+    grid = gamenav.TileGrid(np.ones((6, 60), bool))
+    crowd = gamenav.Crowd(grid, [(1.5, 1.5)], radius=0.3, max_speed=5.0)
+    crowd.move([0], (57.2, 3.1), formation=np.bool_(False))
+    assert crowd.goals[0].tolist() == [57.2, 3.1]  # the exact point: no formation
+    with pytest.raises(gamenav.InvalidInputError, match="formation must be a bool"):
+        crowd.move([0], (57.2, 3.1), formation="no")
+
+
 def test_small_group_spreads_into_formation_slots() -> None:
     grid = open_grid()
     start = grid.cell_to_world([(x, y) for x in range(2, 4) for y in range(2, 6)])
