@@ -1389,17 +1389,47 @@ class Crowd(Closeable):
             if len(bad_goal):
                 self._goal[bad_goal] = g.cell_to_world(self._nearest_passable(gcell[bad_goal], self._goal[bad_goal]))
         affected = np.zeros(len(self), bool)
-        if self._world is g and len(change.blocked) and self._plen:
-            mask = np.zeros(g.shape, bool)
-            mask[change.blocked[:, 1], change.blocked[:, 0]] = True
-            path_agents = np.flatnonzero(self._mode == PATH)
-            cells, _, owner = self._waypoints(path_agents)
-            affected[path_agents[owner[mask[cells[:, 1], cells[:, 0]]]]] = True
+        path_agents = np.flatnonzero(self._mode == PATH)
+        if len(change.blocked) and self._plen and len(path_agents):
+            if self._world is g:
+                mask = np.zeros(g.shape, bool)
+                mask[change.blocked[:, 1], change.blocked[:, 0]] = True
+                cells, _, owner = self._waypoints(path_agents)
+                affected[path_agents[owner[mask[cells[:, 1], cells[:, 0]]]]] = True
+            else:  # straight legs between navmesh waypoints
+                affected[path_agents[self._legs_meet(path_agents, change.blocked)]] = True
         for gid in list(self._fields):
             self._replan_field(gid)
         repath = np.flatnonzero(affected)
         self.counters["edit_repaths"] += len(repath)
-        self._repath(repath)
+        if self._world is g:
+            self._repath(repath)
+        else:  # searched at the next update: a mesh following the grid may not have heard the edit yet
+            self._cancel(repath)
+            self._backlog.update(dict.fromkeys(repath.tolist()))
+
+    def _legs_meet(self, agents: _Idx, cells: _I64) -> npt.NDArray[np.bool_]:
+        """Which path followers ``agents`` have a route ahead (straight legs from the position
+        through the waypoints) that meets (touches included) one of the grid ``cells`` (k, 2)."""
+        g = self._grid
+        _, points, owner = self._waypoints(agents)
+        first = np.ones(len(owner), bool)
+        first[1:] = owner[1:] != owner[:-1]
+        a = np.where(first[:, None], self._pos[agents[owner]], np.roll(points, 1, axis=0))
+        d = points - a
+        meets = np.zeros(len(agents), bool)
+        for lo in np.array_split(g.cell_to_world(cells) - 0.5 * g.cell_size, max(1, len(owner) * len(cells) // 2**20)):
+            t_in, t_out = np.zeros((len(a), len(lo))), np.ones((len(a), len(lo)))
+            for axis in (0, 1):  # slabs: the part of each leg within each cell's extent on this axis
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    t1 = (lo[None, :, axis] - a[:, None, axis]) / d[:, None, axis]
+                    t2 = (lo[None, :, axis] + g.cell_size - a[:, None, axis]) / d[:, None, axis]
+                flat = d[:, axis] == 0  # parallel to the slab: inside it or not at all
+                inside = (lo[None, :, axis] <= a[:, None, axis]) & (a[:, None, axis] <= lo[None, :, axis] + g.cell_size)
+                t_in = np.maximum(t_in, np.where(flat[:, None], np.where(inside, 0.0, 2.0), np.minimum(t1, t2)))
+                t_out = np.minimum(t_out, np.where(flat[:, None], 1.0, np.maximum(t1, t2)))
+            meets[owner[(t_in <= t_out).any(axis=1)]] = True
+        return meets
 
 
 def _readonly(array: npt.NDArray[_S]) -> npt.NDArray[_S]:

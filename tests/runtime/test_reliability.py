@@ -515,3 +515,46 @@ def test_integer_dt_of_any_size_is_a_plain_time_step() -> None:
         crowd = gamenav.Crowd(grid, [(0.0, 0.0)], radius=0.3, max_speed=2.0)
         crowd.update(dt)
         assert np.isfinite(crowd.positions).all()
+
+
+def _legs_cross_walls(grid: gamenav.TileGrid, points: np.ndarray) -> bool:
+    """Whether the straight legs through ``points`` pass through the inside of a blocked cell
+    (sampled; ``cell_size`` 1, origin 0; running along a wall's edge is not through it)."""
+    t = np.linspace(0.0, 1.0, 2001)[:, None]
+    for a, b in zip(points[:-1], points[1:], strict=True):
+        p = a + (b - a) * t
+        inside = ((p - np.floor(p) > 1e-6) & (p - np.floor(p) < 1 - 1e-6)).all(axis=1)
+        cells = grid.world_to_cell(p[inside])
+        if not grid.passable[cells[:, 1], cells[:, 0]].all():
+            return True
+    return False
+
+
+@pytest.mark.parametrize("queued", [False, True])
+@pytest.mark.parametrize("mesh_first", [False, True])
+def test_follower_on_a_following_navmesh_repaths_round_a_new_wall(queued: bool, mesh_first: bool) -> None:
+    """A follower searching a NavMesh that follows its grid kept its route through a wall built
+    across it (grid edits re-pathed only grid paths) and walked into the wall."""
+    grid = gamenav.TileGrid(np.ones((20, 30), bool))
+    queue = PathQueue() if queued else None
+    mesh = gamenav.NavMesh.from_grid(grid, follow=True) if mesh_first else None
+    agent = gamenav.Follower(grid, (1.5, 10.5), speed=5.0, queue=queue)
+    if mesh is None:  # the follower hears grid edits before the mesh does
+        mesh = gamenav.NavMesh.from_grid(grid, follow=True)
+    agent._crowd.world = mesh
+    agent.move_to((28.5, 10.5))
+    for _ in range(3):
+        if queue is not None:
+            queue.update()
+        agent.update(0.1)
+    assert agent.path.status is PathStatus.FOUND and not _legs_cross_walls(grid, agent.remaining_path)
+    wall = np.zeros(grid.shape, bool)
+    wall[3:, 15] = True  # across the straight route, a gap at the top
+    grid.set_walkable(wall, False)
+    for _ in range(200):
+        if queue is not None:
+            queue.update()
+        agent.update(0.05)
+        if agent.path.status is PathStatus.FOUND and agent.path.points[0, 0] > 2.0:  # the new route
+            assert not _legs_cross_walls(grid, agent.remaining_path)
+    assert agent.arrived and not agent.failed and agent._crowd.counters["edit_repaths"] == 1
