@@ -59,9 +59,11 @@ state (positions, paths, ...) stays readable.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import math
 import numbers
+import threading
 import time
 from typing import Any, TypeVar
 
@@ -434,6 +436,8 @@ class Crowd(Closeable):
         self.avoidance_ms = 0.0
         """Wall-clock milliseconds of the last update's avoidance (neighbours, ORCA, overlap
         and wall projection)."""
+        self._owner = threading.get_ident()  # the thread that last ran update() (else made the crowd)
+        self._heard: collections.deque[GridChange] = collections.deque()  # edits not acted on yet
         self._unsubscribe = grid.subscribe(self._on_change, weak=True)
 
     # -- lifetime -------------------------------------------------------------------------
@@ -441,6 +445,7 @@ class Crowd(Closeable):
         """Stop following grid edits and cancel the pending path requests; the state stays
         readable, orders and :meth:`update` raise InvalidInputError afterwards."""
         self._unsubscribe()
+        self._heard.clear()
         self._cancel(np.array(sorted(self._requests), np.int64))
         self._backlog.clear()
 
@@ -463,6 +468,7 @@ class Crowd(Closeable):
             last ``m`` rows.
         """
         self._check_open("add agents to")
+        self._catch_up()
         try:
             pos = np.array(positions, dtype=np.float64, ndmin=2)
         except (TypeError, ValueError):
@@ -496,6 +502,7 @@ class Crowd(Closeable):
         """Remove agents (ids, or a bool mask over the rows): their requests are cancelled and
         the rows of the others compact (keeping their order); ids stay valid."""
         self._check_open("remove agents from")
+        self._catch_up()
         rows = self._indices(agents)
         if len(rows) == 0:
             return
@@ -730,6 +737,7 @@ class Crowd(Closeable):
         request per agent.
         """
         self._check_open("order")
+        self._catch_up()
         point = finite_point(target, "target")
         formation = flag(formation, "formation")
         idx = self._indices(agents)
@@ -806,6 +814,7 @@ class Crowd(Closeable):
     def stop(self, agents: npt.ArrayLike) -> None:
         """Stop ``agents`` (ids, or a bool mask over the rows) where they stand (they count as arrived)."""
         self._check_open("order")
+        self._catch_up()
         idx = self._indices(agents)
         self._cancel(idx)
         for i in idx.tolist():
@@ -824,6 +833,8 @@ class Crowd(Closeable):
                 not (math.isfinite(dt) and dt >= 0):
             raise InvalidInputError(f"dt must be a finite number >= 0, got {dt!r}")
         dt = float(dt)  # kernels take float64 (a Python int beyond int64 would not convert)
+        self._owner = threading.get_ident()
+        self._catch_up()
         if dt == 0 or len(self) == 0:
             return
         announce_compile("crowd", crowd_step, follow_paths, field_targets, separation, resolve_walls, descend_field,
@@ -1371,6 +1382,19 @@ class Crowd(Closeable):
         self._request(idx)
 
     def _on_change(self, change: GridChange) -> None:
+        """Grid edit: acted on at once in the crowd's thread; an edit made in another thread
+        waits for the crowd's next update or order (its listener runs in the editing thread,
+        which must not touch the crowd's state while the crowd's thread uses it)."""
+        self._heard.append(change)
+        if threading.get_ident() == self._owner:
+            self._catch_up()
+
+    def _catch_up(self) -> None:
+        """Act on the edits heard and not acted on yet, in order."""
+        while self._heard:
+            self._edited(self._heard.popleft())
+
+    def _edited(self, change: GridChange) -> None:
         """Grid edit: move agents off newly blocked cells, re-route whoever crosses them."""
         g = self._grid
         self._collect_paths()  # answers from before the edit are checked below like any route

@@ -558,3 +558,24 @@ def test_follower_on_a_following_navmesh_repaths_round_a_new_wall(queued: bool, 
         if agent.path.status is PathStatus.FOUND and agent.path.points[0, 0] > 2.0:  # the new route
             assert not _legs_cross_walls(grid, agent.remaining_path)
     assert agent.arrived and not agent.failed and agent._crowd.counters["edit_repaths"] == 1
+
+
+def test_an_edit_from_another_thread_waits_for_the_crowds_next_update() -> None:
+    """The crowd's grid listener ran in the editing thread and changed the crowd's arrays while
+    the crowd's own thread used them (a ValueError from mismatched shapes when ``remove`` ran
+    meanwhile); the crowd now acts on such an edit at its next update, in its own thread."""
+    import threading
+
+    grid = gamenav.TileGrid(np.ones((10, 20), bool))
+    crowd = gamenav.Crowd(grid, [(1.5, 1.5), (5.5, 5.5), (8.5, 5.5)], radius=0.3, max_speed=4.0)
+    crowd.move([0], (18.5, 1.5), formation=False)
+    editor = threading.Thread(target=grid.set_walkable, args=((5, 5), False))
+    editor.start()
+    editor.join()
+    assert crowd.positions[1].tolist() == [5.5, 5.5] and crowd.counters["pushed_out"] == 0  # not yet
+    crowd.remove([2])
+    crowd.update(1 / 30)
+    cells = grid.world_to_cell(crowd.positions)
+    assert grid.passable[cells[:, 1], cells[:, 0]].all() and crowd.counters["pushed_out"] == 1
+    grid.set_walkable((8, 1), False)  # in the crowd's thread: at once
+    assert crowd.counters["edit_repaths"] == 1
