@@ -14,6 +14,10 @@ them, whatever they do meanwhile:
   so a dropped agent or cache neither stays alive nor keeps receiving edits;
 * subscription changes are guarded by a lock (edits and subscriptions may come from several
   threads).
+
+Listeners run in the editing thread. :class:`Inbox` is what a subscriber used from one thread
+(a queue, a cache, a crowd) puts between its listener and its state, so that an edit made in
+another thread is acted on in the subscriber's own thread.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from typing import Generic, NoReturn, SupportsIndex, TypeVar
 
 from gamenav.errors import InvalidInputError
 
-__all__ = ["Closeable", "Listeners", "NotCopyable", "Unsubscribe"]
+__all__ = ["Closeable", "Inbox", "Listeners", "NotCopyable", "Unsubscribe"]
 
 C = TypeVar("C")
 Unsubscribe = Callable[[], None]
@@ -141,6 +145,82 @@ class Listeners(Generic[C]):
                 else:
                     _log.error("gamenav: another change listener failed too", exc_info=exc)
         return first
+
+
+class Inbox:
+    """The changes heard by a subscriber that is used from one thread, its *owner*.
+
+    A world calls its listeners in the editing thread, which must not change the state of a
+    subscriber that is not thread-safe (a queue, a cache, a crowd) while the owner may be using
+    it. The subscriber's listener hands each change to :meth:`deliver` instead: in the owner
+    thread the handler runs at once (after the changes still waiting, if any); in another
+    thread the change waits, and the handler runs on it at the subscriber's next
+    :meth:`catch_up`, in the order heard. Every public method of the subscriber that reads or
+    changes state the edits affect calls :meth:`catch_up` (or :meth:`claim`) first.
+
+    The owner is the thread that last called :meth:`claim` (the subscriber's main entry point:
+    ``update()``, ``request()``, ``find_path()``), else the thread that made the inbox.
+
+    Nothing may depend on when the owner catches up: worlds raise their ``version`` before
+    notifying, and subscribers compare what they hold with it, so a change still waiting makes
+    them miss or search again rather than answer from the old world.
+
+    Args:
+        handler: called as ``handler(*args)`` with the arguments of each :meth:`deliver`. A
+            bound method is held through a ``WeakMethod`` (the subscriber owns its inbox: no
+            reference cycle keeps it alive).
+    """
+
+    __slots__ = ("_handler", "_waiting", "_owner", "_draining")
+
+    def __init__(self, handler: Callable[..., object]) -> None:
+        self._handler: Callable[[], Callable[..., object] | None]
+        if hasattr(handler, "__self__") and hasattr(handler, "__func__"):
+            self._handler = weakref.WeakMethod(handler)
+        else:
+            self._handler = lambda: handler
+        self._waiting: deque[tuple[object, ...]] = deque()  # appended by any thread, taken by one
+        self._owner = threading.get_ident()
+        self._draining = False
+
+    def __len__(self) -> int:
+        """Changes waiting for :meth:`catch_up`."""
+        return len(self._waiting)
+
+    def deliver(self, *args: object) -> None:
+        """Act on a change (``handler(*args)``) now in the owner thread, else at the next
+        :meth:`catch_up`. Call it from the subscriber's listener."""
+        self._waiting.append(args)
+        if threading.get_ident() == self._owner:
+            self.catch_up()
+
+    def claim(self) -> None:
+        """Make the calling thread the owner, then :meth:`catch_up`."""
+        self._owner = threading.get_ident()
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Run the handler on every change waiting, oldest first (in the calling thread).
+
+        Called again from inside the handler, it returns at once: the changes heard meanwhile
+        are handled after the current one. If the handler raises, the error propagates and the
+        changes after that one stay waiting for the next call.
+        """
+        if self._draining or not self._waiting:
+            return
+        self._draining = True
+        try:
+            while self._waiting:
+                args = self._waiting.popleft()
+                handler = self._handler()
+                if handler is not None:
+                    handler(*args)
+        finally:
+            self._draining = False
+
+    def clear(self) -> None:
+        """Forget the changes waiting (the subscriber was closed or dropped its state)."""
+        self._waiting.clear()
 
 
 _C = TypeVar("_C", bound="Closeable")

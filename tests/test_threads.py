@@ -154,3 +154,158 @@ def test_distance_fields_and_islands_race_edits() -> None:
         assert any(np.array_equal(labels >= 0, s.passable) for s in states)
 
     _run([field, field, islands, islands], grid)
+
+
+# -- runtime objects used from one thread while another edits their grid ---------------------------
+
+
+def _in_thread(fn: Callable[[], object]) -> None:
+    """Run ``fn`` in a new thread and wait for it (an edit made "meanwhile" by another thread)."""
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            fn()
+        except BaseException as exc:  # noqa: BLE001 - re-raised below
+            errors.append(exc)
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join(10)
+    if errors:
+        raise errors[0]
+
+
+def _crosses(path: gamenav.Path, cell: tuple[int, int]) -> bool:
+    return bool((path.cells == cell).all(axis=1).any())
+
+
+def test_a_cache_hit_survives_an_edit_from_another_thread_during_the_lookup() -> None:
+    """The cache's grid listener ran in the editing thread: an edit landing between the game
+    thread's LRU ``get`` and ``move_to_end`` deleted the key under it (KeyError). Edits heard in
+    another thread now wait for the cache's own thread."""
+    from collections import OrderedDict
+
+    class EditDuringLookup(OrderedDict):  # type: ignore[type-arg]
+        edit: Callable[[], object] | None = None
+
+        def move_to_end(self, key: object, last: bool = True) -> None:
+            edit, self.edit = self.edit, None
+            if edit is not None:
+                _in_thread(edit)
+            super().move_to_end(key, last)
+
+    grid = TileGrid(np.ones((3, 5), bool))
+    cache = gamenav.PathCache()
+    first = cache.find_path(grid, (0, 1), (4, 1))
+    assert _crosses(first, (2, 1))
+    lru = cache._lru = EditDuringLookup(cache._lru)
+    lru.edit = lambda: grid.set_walkable((2, 1), False)
+    assert cache.find_path(grid, (0, 1), (4, 1)) is first  # looked up before the edit
+    again = cache.find_path(grid, (0, 1), (4, 1))  # the edit is acted on first
+    assert again is not first and again.found and not _crosses(again, (2, 1))
+    assert cache.stats.invalidations == 1 and cache.stats.hits == 1
+
+
+def test_a_queue_answer_is_not_withdrawn_by_an_edit_from_another_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The queue's grid listener ran in the editing thread: while it checked a quick partial path
+    against the edit, the game thread answered the request, then the listener withdrew the
+    answer (status FOUND, path IN_PROGRESS and empty). The edit now waits for the queue's thread."""
+    import gamenav.runtime.queue as queue_module
+
+    main = threading.get_ident()
+    inside, resume = threading.Event(), threading.Event()
+    original = queue_module.footprint
+
+    def footprint(*args: object, **kwargs: object) -> object:
+        if threading.get_ident() != main:  # the listener, in the editing thread
+            inside.set()
+            resume.wait(5)
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(queue_module, "footprint", footprint)
+    grid = TileGrid(np.ones((5, 20), bool))
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=100_000)
+    req = queue.request(grid, (0, 2), (19, 2), quick_expansions=3)
+    assert req.status is gamenav.PathStatus.IN_PROGRESS and _crosses(req.path, (1, 2))
+    editor = threading.Thread(target=grid.set_walkable, args=((1, 2), False))
+    editor.start()
+    while not inside.is_set() and editor.is_alive():
+        editor.join(0.01)
+    queue.update()  # the game thread's frame, while (old code) the listener is half-way
+    resume.set()
+    editor.join(5)
+    assert req.status is gamenav.PathStatus.FOUND
+    assert req.path.status is gamenav.PathStatus.FOUND and not _crosses(req.path, (1, 2))
+
+
+def test_an_edit_made_while_a_request_subscribes_is_not_missed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A grid edit landing after a queued request's search started but before the queue
+    subscribed to the grid was never heard; a later edit elsewhere made the queue believe it had
+    checked every edit and it delivered a path through the new wall. A search is now delivered
+    only if the queue acted on every edit since its snapshot."""
+    import gamenav.runtime.queue as queue_module
+
+    grid = TileGrid(np.ones((3, 10), bool))
+    original = queue_module.start_search
+
+    def start_search(query: object) -> object:
+        search = original(query)  # type: ignore[arg-type]
+        grid.set_walkable((5, 1), False)  # (as if from another thread) before the subscription
+        return search
+
+    monkeypatch.setattr(queue_module, "start_search", start_search)
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=100_000)
+    req = queue.request(grid, (0, 1), (9, 1))
+    monkeypatch.setattr(queue_module, "start_search", original)
+    grid.set_walkable((9, 2), False)  # heard: an edit that cannot touch the path
+    queue.update()
+    assert req.status is gamenav.PathStatus.FOUND and not _crosses(req.path, (5, 1))
+    assert queue.stats.restarts == 1
+
+
+def test_an_edit_made_while_the_cache_subscribes_is_not_missed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache checked a result's version, then subscribed to the grid: an edit in between
+    was never heard, and the path (through the new wall) was served as current. The version is
+    now checked again once subscribed."""
+    import gamenav.runtime.cache as cache_module
+
+    grid = TileGrid(np.ones((3, 10), bool))
+    original = cache_module._GridEntries
+
+    class EditFirst(original):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: object) -> None:
+            grid.set_walkable((5, 1), False)  # (as if from another thread) before subscribing
+            super().__init__(*args)
+
+    monkeypatch.setattr(cache_module, "_GridEntries", EditFirst)
+    cache = gamenav.PathCache()
+    first = cache.find_path(grid, (0, 1), (9, 1))
+    assert _crosses(first, (5, 1))  # found before the edit: right when the search ran
+    monkeypatch.setattr(cache_module, "_GridEntries", original)
+    again = cache.find_path(grid, (0, 1), (9, 1))
+    assert again.found and not _crosses(again, (5, 1))
+
+
+def test_edits_waiting_for_the_owner_make_the_cache_miss_and_the_queue_search_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Correctness does not depend on when the owner acts on an edit heard in another thread:
+    while it waits, versions differ, so the cache misses and a finished search runs again."""
+    from gamenav._events import Inbox
+
+    grid = TileGrid(np.ones((3, 10), bool))
+    cache = gamenav.PathCache()
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=100_000)
+    first = cache.find_path(grid, (0, 1), (9, 1))
+    req = queue.request(grid, (0, 1), (9, 1), quick_expansions=2)
+    monkeypatch.setattr(Inbox, "catch_up", lambda self: None)  # the owner never catches up
+    _in_thread(lambda: grid.set_walkable((5, 1), False))
+    assert len(cache._inbox) == 1 and len(queue._inbox) == 1
+    again = cache.find_path(grid, (0, 1), (9, 1))
+    assert again is not first and not _crosses(again, (5, 1)) and cache.stats.hits == 0
+    queue.update()
+    assert req.status is gamenav.PathStatus.FOUND and not _crosses(req.path, (5, 1))
+    assert queue.stats.restarts == 1
+    monkeypatch.undo()
+    assert len(cache) == 0 or not _crosses(cache.find_path(grid, (0, 1), (9, 1)), (5, 1))
+    assert len(cache._inbox) == 0

@@ -22,7 +22,7 @@ Thread model:
   the GIL, so searches really run in parallel). Each concurrent search needs its own
   :class:`~gamenav.SearchWorkspace` (the default: one is borrowed per search). The runtime
   objects (``PathQueue``, ``PathCache``, ``Crowd``) are not thread-safe: use each from one
-  thread (a ``Crowd`` acts on an edit made in another thread at its next update).
+  thread (they act on an edit made in another thread at their next call, in their thread).
 
 Copies: ``grid.copy()``, ``copy.copy``, ``copy.deepcopy`` and pickle give an independent grid
 with its own arrays and caches, the same cells, costs and transform, version 0 and no listeners.

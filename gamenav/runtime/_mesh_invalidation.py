@@ -242,9 +242,9 @@ class MeshEntries:
     def __init__(self, mesh: Any, handler: Callable[[Any, NavMeshChange], None]) -> None:
         self.mesh = mesh
         self.table = MeshEntryTable()
-        self.seen: int = mesh.version
         self._handler = weakref.WeakMethod(handler)
         self._unsubscribe = mesh.subscribe(self._deliver, weak=True)
+        self.seen: int = mesh.version  # read once subscribed: every later edit is heard
 
     def _deliver(self, change: NavMeshChange) -> None:
         handler = self._handler()

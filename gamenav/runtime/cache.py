@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from gamenav._events import Closeable
+from gamenav._events import Closeable, Inbox
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.runtime._invalidation import EntryTable
@@ -67,7 +67,7 @@ class _GridEntries(GridWatch):
     def __init__(self, grid: TileGrid, handler: Callable[[TileGrid, GridChange], None]) -> None:
         super().__init__(grid, handler)
         self.table = EntryTable(grid.shape)
-        self.seen = grid.version
+        self.seen = grid.version  # read once subscribed: every later edit is heard
 
 
 class PathCache(Closeable):
@@ -108,6 +108,7 @@ class PathCache(Closeable):
         self._grids: dict[int, _GridEntries] = {}
         self._meshes: dict[int, MeshEntries] = {}
         self._hits = self._misses = self._invalidations = self._evictions = 0
+        self._inbox = Inbox(self._edited)  # edits heard in other threads wait for this one
 
     @property
     def capacity(self) -> int:
@@ -116,10 +117,12 @@ class PathCache(Closeable):
     @property
     def stats(self) -> CacheStats:
         """Counters since construction (or the last :meth:`clear`)."""
+        self._inbox.catch_up()
         return CacheStats(self._hits, self._misses, self._invalidations, self._evictions,
                           len(self._lru), self._capacity)
 
     def __len__(self) -> int:
+        self._inbox.catch_up()
         return len(self._lru)
 
     def find_path(self, world: Any, start: Any, goal: Any, **options: Any) -> Path:
@@ -128,6 +131,7 @@ class PathCache(Closeable):
         Same arguments and result as :func:`gamenav.find_path`; errors for bad input too, and
         InvalidInputError once the cache is closed.
         """
+        self._inbox.claim()
         query = make_query(world, start, goal, options)
         hit = self._lookup(query)
         if hit is not None:
@@ -145,6 +149,7 @@ class PathCache(Closeable):
             InvalidInputError: the cache is closed.
         """
         self._check_open("look up paths in")
+        self._inbox.claim()  # (also for a queue using the cache: the same thread)
         key = query.key
         if key is None:
             self._misses += 1
@@ -165,22 +170,31 @@ class PathCache(Closeable):
         if key is None or path.status not in _CACHEABLE or self._closed:
             return
         world = query.world
+        if version is not None and version != world.version:
+            return
+        table: Any
         if query.is_grid:
-            if version is not None and version != world.version:
-                return
             entries = self._grids.get(id(world))
             if entries is None:
-                entries = self._grids[id(world)] = _GridEntries(world, self._on_grid_change)
-            entries.table.add_result(key, query, path)
+                entries = self._grids[id(world)] = _GridEntries(world, self._heard)
+            table, seen = entries.table, entries.seen
         else:
-            if version is not None and version != world.version:
-                return
             record = self._meshes.get(id(world))
             if record is None:
-                record = self._meshes[id(world)] = MeshEntries(world, self._on_mesh_change)
-            elif record.seen != world.version:  # an edit whose notification is on its way
+                record = self._meshes[id(world)] = MeshEntries(world, self._heard)
+            table, seen = record.table, record.seen
+            if seen != world.version:  # an edit not acted on yet
                 return
-            record.table.add_result(key, query, path, float(world.tolerance))
+        # checked again once subscribed (an edit may have come meanwhile, unheard), and a result
+        # older than what the table heard would miss the edits in between
+        if version is not None and (version != world.version or version < seen):
+            if not len(table):
+                self._drop_world(world)
+            return
+        if query.is_grid:
+            table.add_result(key, query, path)
+        else:
+            table.add_result(key, query, path, float(world.tolerance))
         self._lru[key] = (path, world)
         self._lru.move_to_end(key)
         while len(self._lru) > self._capacity:
@@ -200,6 +214,7 @@ class PathCache(Closeable):
 
     # -- internals -------------------------------------------------------------------------
     def _drop_entries(self) -> None:
+        self._inbox.clear()
         for entries in self._grids.values():
             entries.close()
         for record in self._meshes.values():
@@ -210,49 +225,39 @@ class PathCache(Closeable):
 
     def _forget(self, key: Hashable, world: Any) -> None:
         """Remove ``key``'s bookkeeping (the LRU entry is already gone)."""
-        if isinstance(world, TileGrid):
-            entries = self._grids.get(id(world))
-            if entries is not None:
-                entries.table.remove(key)
-                if not len(entries.table):
-                    entries.close()
-                    del self._grids[id(world)]
-        else:
-            record = self._meshes.get(id(world))
-            if record is not None:
-                record.table.remove(key)
-                if not len(record.table):
-                    record.close()
-                    del self._meshes[id(world)]
+        holder = self._grids.get(id(world)) if isinstance(world, TileGrid) else self._meshes.get(id(world))
+        if holder is not None:
+            holder.table.remove(key)
+            if not len(holder.table):
+                self._drop_world(world)
 
-    def _on_grid_change(self, grid: TileGrid, change: GridChange) -> None:
-        entries = self._grids.get(id(grid))
-        if entries is None:
+    def _drop_world(self, world: Any) -> None:
+        """End the subscription to ``world`` and forget its (empty) table."""
+        holders: dict[int, Any] = self._grids if isinstance(world, TileGrid) else self._meshes
+        holder = holders.pop(id(world), None)
+        if holder is not None:
+            holder.close()
+
+    def _heard(self, world: Any, change: Any) -> None:
+        """A grid or mesh listener (in the editing thread): acted on in the cache's thread."""
+        self._inbox.deliver(world, change)
+
+    def _edited(self, world: Any, change: Any) -> None:
+        """Drop the entries of ``world`` that ``change`` may invalidate (in the cache's thread)."""
+        holder = self._grids.get(id(world)) if isinstance(world, TileGrid) else self._meshes.get(id(world))
+        if holder is None or holder.seen >= change.version:  # subscribed since: the table holds it
             return
-        for key in entries.table.invalidate(change):
+        for key in holder.table.invalidate(change):
             del self._lru[key]
             self._invalidations += 1
-        entries.seen = change.version
-        if not len(entries.table):
-            entries.close()
-            del self._grids[id(grid)]
-
-    def _on_mesh_change(self, mesh: Any, change: Any) -> None:
-        record = self._meshes.get(id(mesh))
-        if record is None:
-            return
-        for key in record.table.invalidate(change):
-            del self._lru[key]
-            self._invalidations += 1
-        record.seen = change.version
-        if not len(record.table):
-            record.close()
-            del self._meshes[id(mesh)]
+        holder.seen = change.version
+        if not len(holder.table):
+            self._drop_world(world)
 
     def _current(self, query: Query) -> bool:
-        """Whether the entries of ``query``'s world have heard of its every edit (False while an
-        edit's notification is on its way: from inside another listener of the world, or from
-        another thread)."""
+        """Whether the entries of ``query``'s world have acted on its every edit (False while an
+        edit's notification is on its way, from inside another listener of the world, or waits
+        in the inbox: heard in another thread)."""
         world = query.world
         if query.is_grid:
             entries = self._grids.get(id(world))

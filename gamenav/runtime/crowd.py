@@ -59,11 +59,9 @@ state (positions, paths, ...) stays readable.
 
 from __future__ import annotations
 
-import collections
 import itertools
 import math
 import numbers
-import threading
 import time
 from typing import Any, TypeVar
 
@@ -76,7 +74,7 @@ from gamenav._kernels.crowd import (descend_field, field_targets, follow_paths, 
 from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
 from gamenav._validate import finite_point, flag, positive_number
 from gamenav.runtime._congestion import oncoming_scale
-from gamenav._events import Closeable
+from gamenav._events import Closeable, Inbox
 from gamenav.errors import BlockedEndpointError, GamenavError, InvalidInputError
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange, TileGrid
@@ -436,8 +434,7 @@ class Crowd(Closeable):
         self.avoidance_ms = 0.0
         """Wall-clock milliseconds of the last update's avoidance (neighbours, ORCA, overlap
         and wall projection)."""
-        self._owner = threading.get_ident()  # the thread that last ran update() (else made the crowd)
-        self._heard: collections.deque[GridChange] = collections.deque()  # edits not acted on yet
+        self._inbox = Inbox(self._edited)  # edits heard in other threads wait for the crowd's thread
         self._unsubscribe = grid.subscribe(self._on_change, weak=True)
 
     # -- lifetime -------------------------------------------------------------------------
@@ -445,7 +442,7 @@ class Crowd(Closeable):
         """Stop following grid edits and cancel the pending path requests; the state stays
         readable, orders and :meth:`update` raise InvalidInputError afterwards."""
         self._unsubscribe()
-        self._heard.clear()
+        self._inbox.clear()
         self._cancel(np.array(sorted(self._requests), np.int64))
         self._backlog.clear()
 
@@ -602,41 +599,49 @@ class Crowd(Closeable):
     @property
     def positions(self) -> npt.NDArray[np.float64]:
         """``(n, 2)`` float64 world ``(x, y)``, read-only view."""
+        self._catch_up()
         return _readonly(self._pos)
 
     @property
     def velocities(self) -> npt.NDArray[np.float64]:
         """``(n, 2)`` float64 world units per second, read-only view."""
+        self._catch_up()
         return _readonly(self._vel)
 
     @property
     def goals(self) -> npt.NDArray[np.float64]:
         """``(n, 2)`` float64 world ``(x, y)`` of each agent's current goal, read-only view."""
+        self._catch_up()
         return _readonly(self._goal)
 
     @property
     def arrived(self) -> npt.NDArray[np.bool_]:
         """``(n,)`` bool: the agent reached its goal (or was never ordered), read-only view."""
+        self._catch_up()
         return _readonly(self._arrived)
 
     @property
     def failed(self) -> npt.NDArray[np.bool_]:
         """``(n,)`` bool: the goal was unreachable or the agent stayed stuck; read-only view."""
+        self._catch_up()
         return _readonly(self._failed)
 
     @property
     def mode(self) -> npt.NDArray[np.int8]:
         """``(n,)`` int8 navigation mode: 0 idle, 1 path, 2 flow field, 3 direct approach."""
+        self._catch_up()
         return _readonly(self._mode)
 
     @property
     def flow_fields(self) -> list[npt.NDArray[np.float64]]:
         """Distance fields ``(h, w)`` float64 ``[y, x]`` of group orders still in progress, oldest first."""
+        self._catch_up()
         return [_readonly(field) for _, field in self._fields.values()]
 
     @property
     def pending(self) -> int:
         """Number of agents waiting for a path (request queued, or not yet sent)."""
+        self._catch_up()
         return len(self._requests) + len(self._backlog)
 
     @property
@@ -649,6 +654,7 @@ class Crowd(Closeable):
     def queue(self, queue: Any) -> None:
         self._check_open("assign the queue of")
         _check_queue(queue)
+        self._catch_up()
         waiting = np.array(sorted(self._requests), np.int64)
         self._cancel(waiting)
         self._queue = queue
@@ -662,6 +668,7 @@ class Crowd(Closeable):
     @world.setter
     def world(self, world: Any) -> None:
         self._check_open("assign the world of")
+        self._catch_up()
         self._world = world
         self._repath(np.flatnonzero((self._mode == PATH) | self._pending_mask()))
 
@@ -673,6 +680,7 @@ class Crowd(Closeable):
             of its path (flow-field agents: the cells of the field's steepest descent), then its
             goal; just the position for idle agents.
         """
+        self._catch_up()
         idx = self.rows(agents)
         traces: dict[int, _F64] = {}
         for gid, (_, field) in self._fields.items():
@@ -702,6 +710,7 @@ class Crowd(Closeable):
             Without a path to follow (never ordered, stopped, or descending a group's flow
             field): an empty path with status NO_PATH.
         """
+        self._catch_up()
         i = int(self._indices([agent])[0])
         route = self._routes.get(i)
         if route is not None:
@@ -833,8 +842,7 @@ class Crowd(Closeable):
                 not (math.isfinite(dt) and dt >= 0):
             raise InvalidInputError(f"dt must be a finite number >= 0, got {dt!r}")
         dt = float(dt)  # kernels take float64 (a Python int beyond int64 would not convert)
-        self._owner = threading.get_ident()
-        self._catch_up()
+        self._inbox.claim()
         if dt == 0 or len(self) == 0:
             return
         announce_compile("crowd", crowd_step, follow_paths, field_targets, separation, resolve_walls, descend_field,
@@ -1383,16 +1391,13 @@ class Crowd(Closeable):
 
     def _on_change(self, change: GridChange) -> None:
         """Grid edit: acted on at once in the crowd's thread; an edit made in another thread
-        waits for the crowd's next update or order (its listener runs in the editing thread,
-        which must not touch the crowd's state while the crowd's thread uses it)."""
-        self._heard.append(change)
-        if threading.get_ident() == self._owner:
-            self._catch_up()
+        waits for the crowd's next update, order or read of its state (the listener runs in the
+        editing thread, which must not touch the crowd's state while the crowd's thread uses it)."""
+        self._inbox.deliver(change)
 
     def _catch_up(self) -> None:
         """Act on the edits heard and not acted on yet, in order."""
-        while self._heard:
-            self._edited(self._heard.popleft())
+        self._inbox.catch_up()
 
     def _edited(self, change: GridChange) -> None:
         """Grid edit: move agents off newly blocked cells, re-route whoever crosses them."""

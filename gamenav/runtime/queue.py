@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from gamenav._events import Closeable, NotCopyable
+from gamenav._events import Closeable, Inbox, NotCopyable
 from gamenav._validate import expansion_budget
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
@@ -102,6 +102,8 @@ class PathRequest(NotCopyable):
     def path(self) -> Path:
         """The result once done. While queued: the quick partial path when one was asked for
         and found (status PARTIAL), else an empty path with status IN_PROGRESS."""
+        if not self._status.done:
+            self._queue._inbox.catch_up()  # an edit heard in another thread may withdraw it
         return self._path
 
     @property
@@ -396,6 +398,7 @@ class PathQueue(Closeable):
         self._latency: deque[int] = deque(maxlen=window)
         self._counts = dict.fromkeys(
             ("completed", "cancelled", "stale", "restarts", "shared", "cache_hits"), 0)
+        self._inbox = Inbox(self._edited)  # edits heard in other threads wait for this one
 
     # -- budget ----------------------------------------------------------------------------
     @property
@@ -448,6 +451,7 @@ class PathQueue(Closeable):
             or when the queue (or its cache) is closed.
         """
         self._check_open("request paths from")
+        self._inbox.claim()
         if isinstance(priority, bool) or not isinstance(priority, numbers.Real) \
                 or not math.isfinite(priority):
             shown = priority.item() if isinstance(priority, np.generic) else priority  # no np.float64(...)
@@ -472,7 +476,7 @@ class PathQueue(Closeable):
         if job is None:
             search = start_search(query)
             if search.status.done:  # start == goal, or another island: answered at once
-                self._store_and_answer(query, search.result(), [req])
+                self._store_and_answer(query, search.result(), [req], search.world_version)
                 return req
             job = _Job(query, score, next(self._seq))
             if quick_expansions or self._peek() is None:  # it runs next: keep it started
@@ -505,6 +509,7 @@ class PathQueue(Closeable):
 
     def cancel_all(self) -> None:
         """Cancel every pending request (e.g. when a level is unloaded)."""
+        self._inbox.catch_up()
         for job in list(self._jobs_alive()):
             for req in list(job.requests):
                 req.cancel()
@@ -514,6 +519,7 @@ class PathQueue(Closeable):
         grid edits; afterwards :meth:`request` and :meth:`update` raise."""
         self.cancel_all()
         self._answered.clear()
+        self._inbox.clear()
 
     def __len__(self) -> int:
         """Pending requests."""
@@ -531,6 +537,7 @@ class PathQueue(Closeable):
             InvalidInputError: the queue is closed.
         """
         self._check_open("update")
+        self._inbox.claim()
         t0 = now = time.perf_counter()
         self._frame += 1
         budget_s = self._budget_s
@@ -761,7 +768,7 @@ class PathQueue(Closeable):
         if isinstance(world, TileGrid):
             entry = self._grids.get(id(world))
             if entry is None:
-                entry = self._grids[id(world)] = _GridJobs(world, self._on_change)
+                entry = self._grids[id(world)] = _GridJobs(world, self._heard)
             entry.jobs.add(job)
 
     def _start(self, job: _Job, now: float) -> tuple[Search | None, float]:
@@ -772,7 +779,7 @@ class PathQueue(Closeable):
         except InvalidInputError:
             self._drop_job(job)
             self._pending -= len(job.requests)
-            self._store_and_answer(job.query, Path.none(PathStatus.STALE), job.requests)
+            self._store_and_answer(job.query, Path.none(PathStatus.STALE), job.requests, None)
             return None, time.perf_counter()
         t = time.perf_counter()
         self._start_s = _track(self._start_s, t - now)
@@ -808,7 +815,11 @@ class PathQueue(Closeable):
                 entry.close()
                 del self._grids[id(job.query.world)]
 
-    def _on_change(self, grid: TileGrid, change: GridChange) -> None:
+    def _heard(self, grid: TileGrid, change: GridChange) -> None:
+        """The grid listener (in the editing thread): acted on in the queue's thread."""
+        self._inbox.deliver(grid, change)
+
+    def _edited(self, grid: TileGrid, change: GridChange) -> None:
         """Remember the edit for every search running on an older snapshot of ``grid``, and
         withdraw quick partial paths that cross a blocked or more expensive cell.
 
@@ -829,23 +840,29 @@ class PathQueue(Closeable):
                 if len(quick.cells) and np.isin(footprint(quick.cells, grid.width), worse_flat).any():
                     req._path = _PENDING
 
-    def _still_valid(self, job: _Job, path: Path) -> bool:
-        """Whether ``path``, found on the snapshot the search started from, holds now."""
+    def _valid_at(self, job: _Job, path: Path) -> int | None:
+        """The world version at which ``path``, found on the snapshot the search started from,
+        is known to hold now, or None (search again). Grid paths that spanned edits are checked
+        against every one of them; an edit the queue has not acted on (its notification on its
+        way, or waiting in the inbox: made in another thread) means searching again."""
         query = job.query
-        if self._current(job):
-            return True
+        now: int = query.world.version
+        seen: int = job.search.world_version  # type: ignore[union-attr]
+        if seen == now:
+            return now
         if not query.is_grid:
-            return False
-        heard = max(change.version for change in job.changes) if job.changes else -1
-        if heard != query.world.version:  # an edit the queue has not heard of yet: search again
-            return False
+            return None
+        changes = job.changes  # versions seen + 1 .. now, in order, if none is missing
+        if len(changes) != now - seen or changes[-1].version != now:
+            return None
         table = EntryTable(query.world.shape)
         table.add_result(0, query, path)
-        return not any(table.invalidate(change) for change in job.changes)
+        return None if any(table.invalidate(change) for change in changes) else now
 
     def _finish(self, job: _Job) -> None:
         path = job.search.result()  # type: ignore[union-attr]
-        if not self._still_valid(job, path):
+        version = self._valid_at(job, path)
+        if version is None:
             if self._restart:
                 self._counts["restarts"] += 1
                 job.search = None  # runs again from the start, keeping its place in the queue
@@ -853,11 +870,13 @@ class PathQueue(Closeable):
             path = Path.none(PathStatus.STALE, expanded=path.expanded)
         self._drop_job(job)
         self._pending -= len(job.requests)
-        self._store_and_answer(job.query, path, job.requests)
+        self._store_and_answer(job.query, path, job.requests, version)
 
-    def _store_and_answer(self, query: Query, path: Path, requests: list[PathRequest]) -> None:
-        if self._cache is not None:
-            self._cache._store(query, path)
+    def _store_and_answer(self, query: Query, path: Path, requests: list[PathRequest],
+                          version: int | None) -> None:
+        """Answer ``requests`` with ``path``, cached when it holds at world ``version``."""
+        if self._cache is not None and version is not None:
+            self._cache._store(query, path, version)
         for req in requests:
             self._answer(req, path)
 
