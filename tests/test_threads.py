@@ -309,3 +309,37 @@ def test_edits_waiting_for_the_owner_make_the_cache_miss_and_the_queue_search_ag
     monkeypatch.undo()
     assert len(cache) == 0 or not _crosses(cache.find_path(grid, (0, 1), (9, 1)), (5, 1))
     assert len(cache._inbox) == 0
+
+
+@pytest.mark.parametrize("case", ["path", "field", "replan"])
+def test_crowd_plans_on_one_grid_state_while_another_thread_walls_off_the_target(
+        case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Crowd.move (and a group's field re-planning) picked the free cell nearest the target,
+    then computed the distance field from it on the grid as it was by then: an edit from another
+    thread in between blocking that cell raised BlockedEndpointError. Both now read one snapshot."""
+    grid = TileGrid(np.ones((12, 12), bool))
+    n = 1 if case == "path" else 6
+    crowd = gamenav.Crowd(grid, [(1.5 + i, 1.5) for i in range(n)], radius=0.3, max_speed=4.0,
+                          flow_threshold=2)
+    if case == "replan":
+        crowd.move(crowd.ids, (9.5, 9.5))
+    original = gamenav.Crowd._snap_cell
+
+    def snap_then_wall(self: gamenav.Crowd, cell: np.ndarray, *args: object) -> np.ndarray:
+        chosen: np.ndarray = original(self, cell, *args)
+        _in_thread(lambda: grid.set_walkable(tuple(int(v) for v in chosen), False))
+        return chosen
+
+    monkeypatch.setattr(gamenav.Crowd, "_snap_cell", snap_then_wall)
+    if case == "replan":
+        gid = next(iter(crowd._fields))
+        crowd._replan_field(gid)
+        monkeypatch.undo()
+    else:
+        crowd.move(crowd.ids, (9.5, 9.5))
+        monkeypatch.undo()
+    assert not grid.is_passable(9, 9)
+    for _ in range(90):
+        crowd.update(1 / 30)  # acts on the edit: goals off the wall, fields and paths re-planned
+    cells = grid.world_to_cell(crowd.goals)
+    assert grid.passable[cells[:, 1], cells[:, 0]].all() and not crowd.failed.any()

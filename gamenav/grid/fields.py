@@ -17,7 +17,7 @@ from gamenav.errors import BlockedEndpointError, InvalidInputError, OutOfBoundsE
 from gamenav.grid.clearance import radius_state, threshold
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.search import KERNELS, _NO_HEAP, _NO_TABLE, _pool, padded
-from gamenav.grid.tilegrid import TileGrid
+from gamenav.grid.tilegrid import TileGrid, _GridState
 
 __all__ = ["distance_field"]
 
@@ -64,6 +64,17 @@ def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
         >>> gamenav.distance_field(grid, (0, 0))[2].tolist()
         [2.0, 3.0, 4.0]
     """
+    return snapshot_field(grid, None, sources, diagonal=diagonal, max_cost=max_cost,
+                          agent_radius=agent_radius, cost_scale=cost_scale)
+
+
+def snapshot_field(grid: TileGrid, snapshot: _GridState | None, sources: npt.ArrayLike, *,
+                   diagonal: Diagonal | str | bool = Diagonal.NO_CORNER_CUTTING,
+                   max_cost: float = math.inf, agent_radius: float = 0.0,
+                   cost_scale: npt.ArrayLike | None = None) -> npt.NDArray[np.float64]:
+    """:func:`distance_field` on ``snapshot``, a state of ``grid`` taken earlier with
+    ``grid._snapshot()`` (None: the current one), so that a caller that chose the sources on
+    that state gets a field of the same state whatever another thread edited since."""
     if not isinstance(grid, TileGrid):
         raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
     diag = Diagonal.parse(diagonal)
@@ -91,7 +102,7 @@ def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
             f"source {(int(xs[i]), int(ys[i]))} is outside the grid "
             f"(x in 0..{grid.width - 1}, y in 0..{grid.height - 1})")
     xs, ys = xs.astype(np.int64), ys.astype(np.int64)
-    state = radius_state(grid._snapshot(), mask)  # everything below reads this one snapshot
+    state = radius_state(grid._snapshot() if snapshot is None else snapshot, mask)  # read only this one
     blocked = ~state.passable[ys, xs]
     if blocked.any():
         i = int(np.argmax(blocked))

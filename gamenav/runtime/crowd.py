@@ -77,7 +77,7 @@ from gamenav.runtime._congestion import oncoming_scale
 from gamenav._events import Closeable, Inbox
 from gamenav.errors import BlockedEndpointError, GamenavError, InvalidInputError
 from gamenav.grid.movement import Diagonal
-from gamenav.grid.tilegrid import GridChange, TileGrid
+from gamenav.grid.tilegrid import GridChange, TileGrid, _GridState
 from gamenav.types import Path, PathStatus
 
 __all__ = ["Crowd"]
@@ -105,13 +105,15 @@ _WAITING = Path.none(PathStatus.IN_PROGRESS)
 
 
 def _distance_field(grid: TileGrid, sources: _I64, max_cost: float, agent_radius: float = 0.0,
-                    cost_scale: _F64 | None = None) -> _F64:
-    import gamenav
+                    cost_scale: _F64 | None = None, snapshot: _GridState | None = None) -> _F64:
+    """The distance field of ``snapshot`` (a state of ``grid``; None: the current one): sources
+    chosen on a snapshot stay passable on it whatever another thread edits meanwhile."""
+    from gamenav.grid.fields import snapshot_field
 
     if agent_radius > 0.0:
-        return gamenav.distance_field(grid, sources, max_cost=max_cost, agent_radius=agent_radius,
-                                      cost_scale=cost_scale)
-    return gamenav.distance_field(grid, sources, max_cost=max_cost, cost_scale=cost_scale)
+        return snapshot_field(grid, snapshot, sources, max_cost=max_cost, agent_radius=agent_radius,
+                              cost_scale=cost_scale)
+    return snapshot_field(grid, snapshot, sources, max_cost=max_cost, cost_scale=cost_scale)
 
 
 def _field_near(field: _F64, cells: _I64) -> _F64:
@@ -149,10 +151,13 @@ def _max_radius_cells() -> float:
     return float(MAX_RADIUS_CELLS)
 
 
-def _clearance_mask(grid: TileGrid, radius: float) -> npt.NDArray[np.bool_]:
-    from gamenav.grid.clearance import clearance_mask
+def _clearance_mask(grid: TileGrid, radius: float, snapshot: _GridState | None = None) -> npt.NDArray[np.bool_]:
+    """The cells an agent of ``radius`` fits, on ``snapshot`` (None: the grid as it is now)."""
+    from gamenav.grid.clearance import clearance_mask, radius_state, threshold
 
-    return clearance_mask(grid, radius)
+    if snapshot is None:
+        return clearance_mask(grid, radius)
+    return radius_state(snapshot, threshold(grid, radius)).passable  # (threshold checks the radius)
 
 
 def _positive_int(value: Any, name: str) -> int:
@@ -436,6 +441,7 @@ class Crowd(Closeable):
         and wall projection)."""
         self._inbox = Inbox(self._edited)  # edits heard in other threads wait for the crowd's thread
         self._unsubscribe = grid.subscribe(self._on_change, weak=True)
+        self._seen = grid.version  # the last grid edit acted on (read once subscribed)
 
     # -- lifetime -------------------------------------------------------------------------
     def _close(self) -> None:
@@ -752,22 +758,23 @@ class Crowd(Closeable):
         idx = self._indices(agents)
         if len(idx) == 0:
             return
-        tcell = self._snap_cell(self._grid.world_to_cell(point))
+        snap = self._grid._snapshot()  # cells chosen and fields planned on one state of the grid
+        tcell = self._snap_cell(self._grid.world_to_cell(point), snap.passable)
         use_field = len(idx) >= self.flow_threshold and self._world is self._grid
         count = len(idx) if formation else 1
         # slots (and a group's field) on the cells the group's largest unit fits
         radius = self._plan_radius(float(self._radii[idx].max()))
         if radius > 0.0:
-            mask = _clearance_mask(self._grid, radius)
+            mask = _clearance_mask(self._grid, radius, snap)
             if mask.any():
                 tcell = self._nearest_passable(tcell[None, :], point[None, :], mask)[0]
             else:
                 radius = 0.0
         if use_field:
-            field = _distance_field(self._grid, tcell[None, :], math.inf, radius)
+            field = _distance_field(self._grid, tcell[None, :], math.inf, radius, snapshot=snap)
             self.counters["flow_fields"] += 1
         else:
-            field = _distance_field(self._grid, tcell[None, :], self._slot_budget(count), radius)
+            field = _distance_field(self._grid, tcell[None, :], self._slot_budget(count), radius, snapshot=snap)
         slots = self._pick_slots(field, tcell, count)
         slots = np.resize(slots, (len(idx), 2))
         order = self._assign(idx, slots, tcell, field if use_field else None)
@@ -776,7 +783,8 @@ class Crowd(Closeable):
         for i in idx.tolist():
             self._routes.pop(i, None)
         goals = self._grid.cell_to_world(slots)
-        if not formation and self._grid.is_passable(*self._grid.world_to_cell(point).tolist()):
+        px, py = self._grid.world_to_cell(point).tolist()
+        if not formation and self._grid.in_bounds(px, py) and snap.passable[py, px]:
             goals = np.repeat(point[None, :], len(idx), axis=0)  # the exact point, not its cell centre
         self._keep_off_walls(goals.copy(), goals, self._radii[idx])  # as far from walls as agents keep
         self._goal[idx] = goals
@@ -800,9 +808,9 @@ class Crowd(Closeable):
                 if r != radius:
                     sub_cell = tcell
                     if r > 0.0:
-                        mask = _clearance_mask(self._grid, r)
+                        mask = _clearance_mask(self._grid, r, snap)
                         sub_cell = self._nearest_passable(tcell[None, :], point[None, :], mask)[0]
-                    sub_field = _distance_field(self._grid, sub_cell[None, :], math.inf, r)
+                    sub_field = _distance_field(self._grid, sub_cell[None, :], math.inf, r, snapshot=snap)
                     self.counters["flow_fields"] += 1
                     self._slot_cost[sub] = sub_field[slots[plan == r][:, 1], slots[plan == r][:, 0]]
                 gid = self._next_group
@@ -992,9 +1000,10 @@ class Crowd(Closeable):
         mask[list(self._backlog)] = True
         return mask
 
-    def _snap_cell(self, cell: _I64) -> _I64:
-        """The passable cell nearest to ``cell`` (x, y) (the cell itself when passable)."""
-        nearest: _I64 = self._nearest_passable(cell[None, :], self._grid.cell_to_world(cell)[None, :])[0]
+    def _snap_cell(self, cell: _I64, passable: npt.NDArray[np.bool_] | None = None) -> _I64:
+        """The passable cell (of ``passable`` [y, x], default the grid's) nearest to ``cell``
+        (x, y) (the cell itself when passable)."""
+        nearest: _I64 = self._nearest_passable(cell[None, :], self._grid.cell_to_world(cell)[None, :], passable)[0]
         return nearest
 
     def _nearest_passable(self, cells: _I64, points: _F64, passable: npt.NDArray[np.bool_] | None = None) -> _I64:
@@ -1133,7 +1142,10 @@ class Crowd(Closeable):
                     break
                 except BlockedEndpointError:  # e.g. a goal outside the navmesh: not reachable
                     if "agent_radius" not in attempt:  # (no cell fits the agent: plan as a point)
-                        self._fail(np.array([i]))
+                        if self._grid.version != self._seen:  # walled in by an edit not acted on yet
+                            self._backlog[i] = None  # asked again once it is (goals moved off walls)
+                        else:
+                            self._fail(np.array([i]))
                         break
 
     def _collect_paths(self) -> None:
@@ -1306,16 +1318,17 @@ class Crowd(Closeable):
         """Plan group ``gid``'s field anew on the current grid (its size class's cells; costs
         times ``cost_scale`` (h, w) if given), and its members' slot costs."""
         g = self._grid
+        snap = g._snapshot()  # the source chosen and the field planned on one state of the grid
         tcell = self._fields[gid][0]
         radius = self._field_radius.get(gid, 0.0)
-        source = self._snap_cell(tcell)
+        source = self._snap_cell(tcell, snap.passable)
         if radius > 0.0:
-            mask = _clearance_mask(g, radius)
+            mask = _clearance_mask(g, radius, snap)
             if mask.any():
                 source = self._nearest_passable(source[None, :], g.cell_to_world(source)[None, :], mask)[0]
             else:
                 radius = 0.0
-        field = _distance_field(g, source[None, :], math.inf, radius, cost_scale)
+        field = _distance_field(g, source[None, :], math.inf, radius, cost_scale, snap)
         self.counters["flow_fields"] += 1
         self._fields[gid] = (tcell, field)
         self._field_age[gid] = 0.0
@@ -1402,6 +1415,7 @@ class Crowd(Closeable):
     def _edited(self, change: GridChange) -> None:
         """Grid edit: move agents off newly blocked cells, re-route whoever crosses them."""
         g = self._grid
+        self._seen = max(self._seen, change.version)
         self._collect_paths()  # answers from before the edit are checked below like any route
         passable = g.passable
         if len(change.blocked):
