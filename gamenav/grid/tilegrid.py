@@ -415,9 +415,10 @@ class TileGrid:
         if not (np.isfinite(c) & (c == np.floor(c))).all():
             raise InvalidInputError(f"cells must be integers (got NaN, inf or a fraction): {cells!r:.200}")
         out = np.empty_like(c)
-        out[..., 0] = self._origin[0] + (c[..., 0] + 0.5) * self._cell_size
-        row = (self.height - 1 - c[..., 1]) if self._y_up else c[..., 1]
-        out[..., 1] = self._origin[1] + (row + 0.5) * self._cell_size
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            out[..., 0] = self._origin[0] + (c[..., 0] + 0.5) * self._cell_size
+            row = (self.height - 1 - c[..., 1]) if self._y_up else c[..., 1]
+            out[..., 1] = self._origin[1] + (row + 0.5) * self._cell_size
         if not np.isfinite(out).all():
             raise InvalidInputError(f"cells too far from the grid: their centres overflow: {cells!r:.200}")
         return out
