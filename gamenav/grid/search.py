@@ -510,6 +510,15 @@ def prepare(grid: TileGrid, *algorithms: str) -> None:
         _subgoal.subgoal_index(grid).update_landmarks()
 
 
+def _centres(grid: TileGrid, cells: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """World centres of a search's own ``(n, 2)`` int64 cells (as :meth:`TileGrid.cell_to_world`,
+    without its input checks: about 0.5 us instead of 10)."""
+    ox, oy = grid._origin
+    points: npt.NDArray[np.float64] = _world_points(cells, ox, oy, grid._cell_size, grid._y_up,
+                                                    float(grid.height))
+    return points
+
+
 def try_graph_path(grid: TileGrid, start: Any, goal: Any, algorithm: str) -> Path | None:
     """``find_path(grid, start, goal, algorithm=algorithm)`` for ``"hpa"`` / ``"subgoal"`` without
     the :class:`GridSearch` machinery (about 15 us less per query, 40 us with cold caches), or
@@ -540,9 +549,7 @@ def try_graph_path(grid: TileGrid, start: Any, goal: Any, algorithm: str) -> Pat
         return None
     way = found.cells
     way.flags.writeable = False  # as Path() would (fresh: no one else holds it)
-    ox, oy = grid._origin
-    points = _world_points(way, ox, oy, grid._cell_size, grid._y_up, float(h))
-    return make_path(PathStatus.FOUND, found.cost, way, points, found.expanded)
+    return make_path(PathStatus.FOUND, found.cost, way, _centres(grid, way), found.expanded)
 
 
 class GridSearch:
@@ -883,7 +890,7 @@ class GridSearch:
         if ws is None or len(closed) == 0:  # (an hpa search before its step)
             cells = np.array([self._start], dtype=np.int64)
             return Path(status=PathStatus.PARTIAL, cost=0.0, cells=cells,
-                        points=self._grid.cell_to_world(cells), expanded=self._expanded)
+                        points=_centres(self._grid, cells), expanded=self._expanded)
         ys, xs = np.divmod(closed, self._stride)
         dx = np.abs(xs - (self._goal[0] + 1))
         dy = np.abs(ys - (self._goal[1] + 1))
@@ -892,7 +899,7 @@ class GridSearch:
         node = int(closed[np.lexsort((ws.g[closed], h))[0]])
         cells = _k.trace_path(ws.parent, node, self._stride)
         return Path(status=PathStatus.PARTIAL, cost=float(ws.g[node]), cells=cells,
-                    points=self._grid.cell_to_world(cells), expanded=self._expanded)
+                    points=_centres(self._grid, cells), expanded=self._expanded)
 
     # -- internals ------------------------------------------------------------------------
     def _finish_at(self, ws: SearchWorkspace, node: int, status: PathStatus) -> None:
@@ -908,7 +915,7 @@ class GridSearch:
                 if pad is not None:
                     cells = cells[_k.smooth_path(cells, pad.passable, self._stride)]
             self._result = Path(status=status, cost=cost, cells=cells,
-                                points=self._grid.cell_to_world(cells), expanded=self._expanded)
+                                points=_centres(self._grid, cells), expanded=self._expanded)
         else:
             self._result = Path.none(status, expanded=self._expanded)
         ws = self._ws

@@ -98,6 +98,10 @@ GridListener = Callable[[GridChange], None]
 _S = TypeVar("_S", bound=np.generic)
 
 
+_FAR = 1e300
+"""World coordinates :meth:`TileGrid.cell_to_world` computes in (no overflow on the way)."""
+
+
 def _float_array(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:
     """``values`` as float64 numbers (not strings, bools or objects)."""
     try:
@@ -409,18 +413,19 @@ class TileGrid:
             InvalidInputError: a wrong shape, a NaN, inf or fractional cell, or a cell so far
                 away that its centre is not a finite float.
         """
+        integral = isinstance(cells, np.ndarray) and cells.dtype.kind in "iu"  # the common case
         c = _float_array(cells, "cells")
         if c.shape[-1:] != (2,) or c.ndim > 2:
             raise InvalidInputError(f"cells must have shape (2,) or (n, 2), got {c.shape}")
-        if not (np.isfinite(c) & (c == np.floor(c))).all():
+        if not integral and not (np.isfinite(c) & (c == np.floor(c))).all():
             raise InvalidInputError(f"cells must be integers (got NaN, inf or a fraction): {cells!r:.200}")
-        out = np.empty_like(c)
-        with np.errstate(over="ignore", invalid="ignore"):  # checked below
-            out[..., 0] = self._origin[0] + (c[..., 0] + 0.5) * self._cell_size
-            row = (self.height - 1 - c[..., 1]) if self._y_up else c[..., 1]
-            out[..., 1] = self._origin[1] + (row + 0.5) * self._cell_size
-        if not np.isfinite(out).all():
+        reach = (float(np.abs(c).max(initial=0.0)) + self.height + 1.0) * self._cell_size
+        if not reach + abs(self._origin[0]) + abs(self._origin[1]) < _FAR:
             raise InvalidInputError(f"cells too far from the grid: their centres overflow: {cells!r:.200}")
+        out = np.empty_like(c)
+        out[..., 0] = self._origin[0] + (c[..., 0] + 0.5) * self._cell_size
+        row = (self.height - 1 - c[..., 1]) if self._y_up else c[..., 1]
+        out[..., 1] = self._origin[1] + (row + 0.5) * self._cell_size
         return out
 
     def world_to_cell(self, points: npt.ArrayLike) -> npt.NDArray[np.int64]:
