@@ -62,7 +62,7 @@ from __future__ import annotations
 import itertools
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -101,10 +101,9 @@ _Transform = tuple[tuple[float, float], float, bool, float]
 """A grid's cell-to-world transform: ``(origin, cell_size, y_up, height in cells)``."""
 
 
-@dataclass(frozen=True)
-class SubgoalResult:
+class SubgoalResult(NamedTuple):
     """One answered query: read-only ``(n, 2)`` int64 cells and float64 world points, the
-    cells' grid cost, graph nodes expanded."""
+    cells' grid cost, graph nodes expanded (a named tuple: built on every query)."""
 
     cells: npt.NDArray[np.int64]
     points: npt.NDArray[np.float64]
@@ -213,6 +212,8 @@ class _Workspace:
         self.hk = np.empty(heap, dtype=np.float64)  # (untouched pages cost no memory)
         self.hn = np.empty(heap, dtype=np.int64)
         self.stamp = 0
+        self.fitted: _Graph | None = None  # the graph (and its generation) last checked to fit
+        self.generation = -1
 
     def heap_need(self, graph: _Graph) -> int:
         return int(graph.meta[2]) + 2 * self.scratch.shape[0] + 2
@@ -318,8 +319,10 @@ class SubgoalIndex(GridIndex[_Graph]):
 
     def _workspace(self, graph: _Graph) -> _Workspace:
         ws: _Workspace | None = getattr(self._local, "ws", None)
-        if ws is None or not ws.fits(graph):
-            ws = self._local.ws = _Workspace(graph, self.shape)
+        if ws is None or ws.fitted is not graph or ws.generation != graph.generation:
+            if ws is None or not ws.fits(graph):
+                ws = self._local.ws = _Workspace(graph, self.shape)
+            ws.fitted, ws.generation = graph, graph.generation  # (checked once per graph version)
         return ws
 
     def _distances(self, graph: _Graph, src: int) -> npt.NDArray[np.uint32] | None:

@@ -432,3 +432,20 @@ def test_landmarks_beyond_16_bit_step_counts_are_left_out() -> None:
     assert index.nodes > 4 and index.landmarks_current == 0
     assert _compare(grid, (1, 0), (1, 4)).cost > 139_000
     _compare(grid, (9, 0), (2, 1))
+
+
+def test_the_search_workspace_grows_with_the_graph_after_edits() -> None:
+    """The per-thread workspace is checked against the graph once per graph version: after edits
+    that add many subgoals and edges, the next query's workspace has room for them."""
+    grid = gamenav.TileGrid(np.ones((40, 40), dtype=bool))
+    index = subgoal.subgoal_index(grid)
+    assert gamenav.find_path(grid, (0, 0), (39, 39), algorithm="subgoal").found
+    before = index._local.ws
+    for k in range(2, 38, 3):  # a field of pillars: hundreds of subgoals and edges
+        for j in range(2, 38, 3):
+            grid.set_walkable((k, j, k + 1, j + 1), False)
+    path = gamenav.find_path(grid, (0, 0), (39, 39), algorithm="subgoal")
+    assert path.cost == pytest.approx(gamenav.find_path(grid, (0, 0), (39, 39)).cost)
+    graph = index._data
+    ws = index._local.ws
+    assert ws is not before and ws.fits(graph) and ws.fitted is graph
