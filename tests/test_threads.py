@@ -343,3 +343,60 @@ def test_crowd_plans_on_one_grid_state_while_another_thread_walls_off_the_target
         crowd.update(1 / 30)  # acts on the edit: goals off the wall, fields and paths re-planned
     cells = grid.world_to_cell(crowd.goals)
     assert grid.passable[cells[:, 1], cells[:, 0]].all() and not crowd.failed.any()
+
+
+def _churned_mesh() -> gamenav.NavMesh:
+    """A mesh whose edits left high triangle ids and dead rows (compact renumbers them)."""
+    from shapely.geometry import box
+
+    mesh = gamenav.NavMesh.from_polygons(box(0, 0, 40, 30), obstacles=[box(10, 5, 14, 25)])
+    for k in range(6):
+        mesh.remove_obstacle(mesh.add_obstacle(box(20 + k, 10, 22 + k, 12)))
+        mesh.add_obstacle(box(30, 2 + 4 * k, 31, 3 + 4 * k))
+    return mesh
+
+
+def _carve(mesh: gamenav.NavMesh) -> object:
+    from shapely.geometry import box
+
+    return mesh.add_obstacle(box(2, 14, 8, 16))
+
+
+_MESH_QUERIES: dict[str, Callable[[gamenav.NavMesh], object]] = {
+    "find_path": lambda m: round(gamenav.find_path(m, (38, 28), (2, 2)).cost, 9),
+    "exact": lambda m: round(gamenav.find_path(m, (38, 28), (2, 2), exact=True).cost, 9),
+    "through": lambda m: round(gamenav.find_path(m, (5, 10), (5, 20), exact=True).cost, 9),
+    "clamp": lambda m: m.clamp([(38, 28), (-1, 3)], island=0)[0].round(9).tolist(),
+    "raycast": lambda m: (lambda hit: (hit.clear, round(hit.fraction, 9)))(m.raycast((5, 10), (5, 20))),
+}
+
+
+@pytest.mark.parametrize("edit", [gamenav.NavMesh.compact, _carve], ids=["compact", "carve"])
+@pytest.mark.parametrize("query", list(_MESH_QUERIES))
+def test_navmesh_queries_read_one_state_while_another_thread_edits(
+        query: str, edit: Callable[[gamenav.NavMesh], object], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Searches, clamp and raycast located their points on one state of the mesh and read its
+    arrays (or islands, costs) a moment later: an edit from another thread in between mixed two
+    states (IndexError after compact, a carved start triangle made find_path return an infinite
+    cost and raycast stop in the open). Each query now reads one snapshot of the mesh."""
+    ask = _MESH_QUERIES[query]
+    before = ask(_churned_mesh())
+    edited = _churned_mesh()
+    edit(edited)
+    after = ask(edited)
+    mesh = _churned_mesh()
+    locate = gamenav.NavMesh.locate
+    armed = [True]
+
+    def locate_then_edit(self: gamenav.NavMesh, points: object) -> np.ndarray:
+        found: np.ndarray = locate(self, points)
+        if armed[0]:
+            armed[0] = False
+            _in_thread(lambda: edit(mesh))
+        return found
+
+    monkeypatch.setattr(gamenav.NavMesh, "locate", locate_then_edit)
+    answer = ask(mesh)
+    monkeypatch.undo()
+    assert not armed[0]  # the edit landed during the query
+    assert answer in (before, after)

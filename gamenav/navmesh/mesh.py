@@ -466,8 +466,8 @@ class NavMesh:
 
     def _cost_array(self) -> npt.NDArray[np.float64]:
         """:attr:`area_costs`, padded with ones for triangles added after the build (edits)."""
-        costs = self._area_costs
-        n = len(self._triangles)
+        with self._lock:
+            costs, n = self._area_costs, len(self._triangles)
         return costs if len(costs) >= n else np.r_[costs, np.ones(n - len(costs))]
 
     @property
@@ -478,8 +478,9 @@ class NavMesh:
     @property
     def portals(self) -> npt.NDArray[np.int64]:
         """``(P, 2)`` int64 vertex ids of the interior edges shared by two triangles (each once)."""
-        t, j = np.nonzero(self._neighbours > np.arange(len(self._triangles))[:, None])
-        return np.stack([self._triangles[t, j], self._triangles[t, (j + 1) % 3]], axis=1)
+        mesh = self._snapshot()
+        t, j = np.nonzero(mesh._neighbours > np.arange(len(mesh._triangles))[:, None])
+        return np.stack([mesh._triangles[t, j], mesh._triangles[t, (j + 1) % 3]], axis=1)
 
     @property
     def version(self) -> int:
@@ -671,24 +672,23 @@ class NavMesh:
         Raises:
             InvalidInputError: malformed points, or ``island`` not an int in ``0..islands - 1``.
         """
+        mesh = self._snapshot()  # every read below from one state of the mesh
         p = points_array(points)
-        n_islands = int(self._islands.max()) + 1
+        n_islands = int(mesh._islands.max()) + 1
         if island is not None and (isinstance(island, (bool, np.bool_))
                                    or not isinstance(island, (int, np.integer))
                                    or not 0 <= island < n_islands):
             raise InvalidInputError(
                 f"island must be None or an int in 0..{n_islands - 1}, got {island!r}")
-        tri = self.locate(p)
+        tri = mesh.locate(p)
         if island is not None:
-            tri[(tri >= 0) & (self._islands[np.maximum(tri, 0)] != island)] = -1
+            tri[(tri >= 0) & (mesh._islands[np.maximum(tri, 0)] != island)] = -1
         out = p.copy()
         outside = tri < 0
-        if outside.any():
-            with self._lock:  # edited meshes keep dead triangles' border entries: skip them
-                verts, edges, owner, alive, islands = (self._vertices, self._border_edges,
-                                                       self._border_tri, self._alive, self._islands)
-            ok = alive[owner] if island is None else alive[owner] & (islands[owner] == island)
-            pts, t = nearest_points(p[outside], verts, edges, owner, ok)
+        if outside.any():  # edited meshes keep dead triangles' border entries: skip them
+            owner, alive = mesh._border_tri, mesh._alive
+            ok = alive[owner] if island is None else alive[owner] & (mesh._islands[owner] == island)
+            pts, t = nearest_points(p[outside], mesh._vertices, mesh._border_edges, owner, ok)
             out[outside] = pts
             tri[outside] = t
         return out, tri
@@ -705,12 +705,22 @@ class NavMesh:
         """
         s = world_point(start, "start")
         e = world_point(end, "end")
-        t = int(self.locate(s)[0])
+        mesh = self._snapshot()  # the walk starts from the triangle located on the same state
+        t = int(mesh.locate(s)[0])
         if t < 0:
             return RaycastHit(False, s.copy(), 0.0)
-        frac = raycast_walk(self._vertices, self._triangles, self._neighbours, t,
-                               s[0], s[1], e[0], e[1])
+        frac = raycast_walk(mesh._vertices, mesh._triangles, mesh._neighbours, t, s[0], s[1], e[0], e[1])
         return RaycastHit(frac >= 1.0, s + frac * (e - s), float(frac))
+
+    def _snapshot(self) -> NavMesh:
+        """The mesh's current state: a read-only NavMesh sharing its arrays, taken at once under
+        the lock. A query that reads only from it sees an edit made meanwhile in another thread
+        entirely or not at all (never triangle ids of one state with the arrays of another).
+        Never edit or subscribe to a snapshot."""
+        snap = object.__new__(_Snapshot)
+        with self._lock:
+            snap.__dict__.update(self.__dict__)
+        return snap
 
     def _kernel_arrays(self) -> dict[str, npt.NDArray[Any]]:
         """The mesh's own arrays for the search kernels (private: some are writable; never modify).
@@ -726,3 +736,10 @@ class NavMesh:
             if self._vtri is not None:
                 arrays["vtri_start"], arrays["vtri"] = self._vtri_start, self._vtri
             return arrays
+
+
+class _Snapshot(NavMesh):
+    """One state of a :class:`NavMesh` (see :meth:`NavMesh._snapshot`); its snapshot is itself."""
+
+    def _snapshot(self) -> NavMesh:
+        return self

@@ -39,12 +39,13 @@ _WEIGHTED: weakref.WeakKeyDictionary[NavMesh, tuple[int, npt.NDArray[np.float64]
 mesh do not scan its costs each time."""
 
 
-def _has_costs(mesh: NavMesh, costs: npt.NDArray[np.float64]) -> bool:
+def _has_costs(mesh: NavMesh, version: int, costs: npt.NDArray[np.float64]) -> bool:
+    """Whether ``costs`` (those of ``mesh`` at ``version``) has a cost other than 1."""
     hit = _WEIGHTED.get(mesh)
-    if hit is not None and hit[0] == mesh.version and hit[1] is costs:
+    if hit is not None and hit[0] == version and hit[1] is costs:
         return hit[2]
     weighted = bool((costs != 1.0).any())
-    _WEIGHTED[mesh] = (mesh.version, costs, weighted)
+    _WEIGHTED[mesh] = (version, costs, weighted)
     return weighted
 
 
@@ -96,10 +97,11 @@ class NavMeshSearch:
         g = world_point(goal, "goal")
         clamp = flag(clamp, "clamp")
         partial = flag(partial, "partial")
-        self._mesh = mesh
         self._exact = flag(exact, "exact")
+        owner, mesh = mesh, mesh._snapshot()  # every read from one state, whatever edits come meanwhile
+        self._mesh = mesh
         self._costs = mesh._cost_array()
-        self._weighted = _has_costs(mesh, self._costs)
+        self._weighted = _has_costs(owner, mesh.version, self._costs)
         if self._exact and self._weighted:
             raise UnsupportedOptionError(
                 "exact=True is not supported on a mesh with area costs (weighted-region shortest "
