@@ -41,19 +41,30 @@ Unsubscribe = Callable[[], None]
 _log = logging.getLogger("gamenav")
 
 
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def _bound(fn: Callable[..., object]) -> bool:
+    """Whether ``fn`` is a bound method (held weakly through a ``WeakMethod``, not ``ref``)."""
+    return hasattr(fn, "__self__") and hasattr(fn, "__func__")
+
+
+def _holder(fn: F, weak: bool) -> Callable[[], F | None]:
+    """A getter of ``fn``: strong, or weak (None once ``fn`` or its bound object is gone)."""
+    if not weak:
+        return lambda: fn
+    if _bound(fn):
+        return weakref.WeakMethod(fn)
+    return weakref.ref(fn)
+
+
 class _Subscription(Generic[C]):
     """One listener, held strongly or through a weak reference."""
 
     __slots__ = ("_get", "active")
 
     def __init__(self, listener: Callable[[C], object], weak: bool) -> None:
-        self._get: Callable[[], Callable[[C], object] | None]
-        if not weak:
-            self._get = lambda: listener
-        elif hasattr(listener, "__self__") and hasattr(listener, "__func__"):
-            self._get = weakref.WeakMethod(listener)
-        else:
-            self._get = weakref.ref(listener)
+        self._get = _holder(listener, weak)
         self.active = True
 
     def target(self) -> Callable[[C], object] | None:
@@ -174,11 +185,7 @@ class Inbox:
     __slots__ = ("_handler", "_waiting", "_owner", "_draining")
 
     def __init__(self, handler: Callable[..., object]) -> None:
-        self._handler: Callable[[], Callable[..., object] | None]
-        if hasattr(handler, "__self__") and hasattr(handler, "__func__"):
-            self._handler = weakref.WeakMethod(handler)
-        else:
-            self._handler = lambda: handler
+        self._handler = _holder(handler, weak=_bound(handler))
         self._waiting: deque[tuple[object, ...]] = deque()  # appended by any thread, taken by one
         self._owner = threading.get_ident()
         self._draining = False

@@ -212,8 +212,7 @@ class _Workspace:
         self.hk = np.empty(heap, dtype=np.float64)  # (untouched pages cost no memory)
         self.hn = np.empty(heap, dtype=np.int64)
         self.stamp = 0
-        self.fitted: _Graph | None = None  # the graph (and its generation) last checked to fit
-        self.generation = -1
+        self.generation = -1  # of the graph last checked to fit (a copy keeps it, and its sizes)
 
     def heap_need(self, graph: _Graph) -> int:
         return int(graph.meta[2]) + 2 * self.scratch.shape[0] + 2
@@ -319,10 +318,10 @@ class SubgoalIndex(GridIndex[_Graph]):
 
     def _workspace(self, graph: _Graph) -> _Workspace:
         ws: _Workspace | None = getattr(self._local, "ws", None)
-        if ws is None or ws.fitted is not graph or ws.generation != graph.generation:
+        if ws is None or ws.generation != graph.generation:  # checked once per graph version
             if ws is None or not ws.fits(graph):
                 ws = self._local.ws = _Workspace(graph, self.shape)
-            ws.fitted, ws.generation = graph, graph.generation  # (checked once per graph version)
+            ws.generation = graph.generation
         return ws
 
     def _distances(self, graph: _Graph, src: int) -> npt.NDArray[np.uint32] | None:

@@ -131,9 +131,8 @@ class PathCache(Closeable):
         Same arguments and result as :func:`gamenav.find_path`; errors for bad input too, and
         InvalidInputError once the cache is closed.
         """
-        self._inbox.claim()
         query = make_query(world, start, goal, options)
-        hit = self._lookup(query)
+        hit = self._lookup(query)  # (catches up with edits heard in other threads first)
         if hit is not None:
             return hit
         search = start_search(query)
@@ -162,39 +161,28 @@ class PathCache(Closeable):
         self._hits += 1
         return entry[0]
 
-    def _store(self, query: Query, path: Path, version: int | None = None) -> None:
-        """Cache ``path``, the result of ``query`` computed on the world as it is now (nothing
-        once the cache is closed). ``version``: the navmesh version the search ran on, when
-        known (nothing is stored unless it is the mesh's version now)."""
+    def _store(self, query: Query, path: Path, version: int) -> None:
+        """Cache ``path``, the result of ``query`` computed on version ``version`` of its world
+        (nothing unless that is the world's version now, or once the cache is closed)."""
         key = query.key
-        if key is None or path.status not in _CACHEABLE or self._closed:
+        if key is None or path.status not in _CACHEABLE or self._closed or version != query.world.version:
             return
         world = query.world
-        if version is not None and version != world.version:
-            return
-        table: Any
-        if query.is_grid:
-            entries = self._grids.get(id(world))
-            if entries is None:
-                entries = self._grids[id(world)] = _GridEntries(world, self._heard)
-            table, seen = entries.table, entries.seen
-        else:
-            record = self._meshes.get(id(world))
-            if record is None:
-                record = self._meshes[id(world)] = MeshEntries(world, self._heard)
-            table, seen = record.table, record.seen
-            if seen != world.version:  # an edit not acted on yet
-                return
-        # checked again once subscribed (an edit may have come meanwhile, unheard), and a result
-        # older than what the table heard would miss the edits in between
-        if version is not None and (version != world.version or version < seen):
-            if not len(table):
+        holder: Any = self._tables(world).get(id(world))
+        if holder is None:
+            watch = _GridEntries if query.is_grid else MeshEntries
+            holder = self._tables(world)[id(world)] = watch(world, self._heard)
+        # checked again once subscribed (an edit may have come meanwhile, unheard); a result older
+        # than what the table heard would miss the edits in between, and mesh tables take results
+        # only once they have acted on every edit
+        if version != world.version or version < holder.seen or (not query.is_grid and holder.seen != version):
+            if not len(holder.table):
                 self._drop_world(world)
             return
         if query.is_grid:
-            table.add_result(key, query, path)
+            holder.table.add_result(key, query, path)
         else:
-            table.add_result(key, query, path, float(world.tolerance))
+            holder.table.add_result(key, query, path, float(world.tolerance))
         self._lru[key] = (path, world)
         self._lru.move_to_end(key)
         while len(self._lru) > self._capacity:
@@ -223,9 +211,13 @@ class PathCache(Closeable):
         self._meshes.clear()
         self._lru.clear()
 
+    def _tables(self, world: Any) -> dict[int, Any]:
+        """The entry tables of ``world``'s kind (grids or meshes), by ``id(world)``."""
+        return self._grids if isinstance(world, TileGrid) else self._meshes
+
     def _forget(self, key: Hashable, world: Any) -> None:
         """Remove ``key``'s bookkeeping (the LRU entry is already gone)."""
-        holder = self._grids.get(id(world)) if isinstance(world, TileGrid) else self._meshes.get(id(world))
+        holder = self._tables(world).get(id(world))
         if holder is not None:
             holder.table.remove(key)
             if not len(holder.table):
@@ -233,8 +225,7 @@ class PathCache(Closeable):
 
     def _drop_world(self, world: Any) -> None:
         """End the subscription to ``world`` and forget its (empty) table."""
-        holders: dict[int, Any] = self._grids if isinstance(world, TileGrid) else self._meshes
-        holder = holders.pop(id(world), None)
+        holder = self._tables(world).pop(id(world), None)
         if holder is not None:
             holder.close()
 
@@ -244,7 +235,7 @@ class PathCache(Closeable):
 
     def _edited(self, world: Any, change: Any) -> None:
         """Drop the entries of ``world`` that ``change`` may invalidate (in the cache's thread)."""
-        holder = self._grids.get(id(world)) if isinstance(world, TileGrid) else self._meshes.get(id(world))
+        holder = self._tables(world).get(id(world))
         if holder is None or holder.seen >= change.version:  # subscribed since: the table holds it
             return
         for key in holder.table.invalidate(change):
@@ -259,11 +250,8 @@ class PathCache(Closeable):
         edit's notification is on its way, from inside another listener of the world, or waits
         in the inbox: heard in another thread)."""
         world = query.world
-        if query.is_grid:
-            entries = self._grids.get(id(world))
-            return entries is None or entries.seen == world.version
-        record = self._meshes.get(id(world))
-        return record is None or record.seen == world.version
+        holder = self._tables(world).get(id(world))
+        return holder is None or bool(holder.seen == world.version)
 
     def __repr__(self) -> str:
         s = self.stats

@@ -448,4 +448,4 @@ def test_the_search_workspace_grows_with_the_graph_after_edits() -> None:
     assert path.cost == pytest.approx(gamenav.find_path(grid, (0, 0), (39, 39)).cost)
     graph = index._data
     ws = index._local.ws
-    assert ws is not before and ws.fits(graph) and ws.fitted is graph
+    assert ws is not before and ws.fits(graph) and ws.generation == graph.generation
