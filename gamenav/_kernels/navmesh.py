@@ -239,9 +239,9 @@ def inside_triangles(verts, tris, opposite, segs):
     facing vertex ``i`` (-1 on the hull; Triangle's ``neighbors``); ``segs`` ``(S, 2)`` the
     boundary segments. Every segment separates inside from outside, so crossing one flips the
     side and crossing any other edge keeps it; a hull edge is inside exactly when it is a
-    segment. Returns ``(inside, thin, ok)``: ``(T,)`` bool; ``(T,)`` bool, the inside triangles
-    too thin for float arithmetic to place their centroid (height below 1e-9 of the largest
-    coordinate: the caller decides those by their centroid, as a point query would); and False
+    segment. Returns ``(inside, thin, ok)``: ``(T,)`` bool; ``(T,)`` bool, the triangles (on
+    either side) too thin for float arithmetic to place their centroid (height below 1e-9 of the
+    largest coordinate: the caller decides those by their centroid, as a point query would); and False
     when the sides contradict (segments that are not the boundary of a region: the caller
     tests every centroid instead).
     """
@@ -306,14 +306,13 @@ def inside_triangles(verts, tris, opposite, segs):
     for t in range(n):
         if side[t] < 0:
             return side == 1, thin, False
-        if side[t] == 1:
-            ax, ay = verts[tris[t, 0], 0], verts[tris[t, 0], 1]
-            bx, by = verts[tris[t, 1], 0], verts[tris[t, 1], 1]
-            cx, cy = verts[tris[t, 2], 0], verts[tris[t, 2], 1]
-            area2 = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
-            longest2 = max((bx - ax) ** 2 + (by - ay) ** 2, (cx - bx) ** 2 + (cy - by) ** 2,
-                           (ax - cx) ** 2 + (ay - cy) ** 2)
-            thin[t] = area2 * area2 <= limit2 * longest2  # height <= 1e-9 * scale
+        ax, ay = verts[tris[t, 0], 0], verts[tris[t, 0], 1]
+        bx, by = verts[tris[t, 1], 0], verts[tris[t, 1], 1]
+        cx, cy = verts[tris[t, 2], 0], verts[tris[t, 2], 1]
+        area2 = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+        longest2 = max((bx - ax) ** 2 + (by - ay) ** 2, (cx - bx) ** 2 + (cy - by) ** 2,
+                       (ax - cx) ** 2 + (ay - cy) ** 2)
+        thin[t] = area2 * area2 <= limit2 * longest2  # height <= 1e-9 * scale
     return side == 1, thin, True
 
 
