@@ -29,8 +29,9 @@ A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
 - wall sliding: no agent's centre ever stands on a blocked cell, even right after a grid edit
   (agents on newly blocked cells are moved to the nearest passable cell and re-path);
 - stuck detection (too little progress for ``stuck_seconds``) and re-pathing;
-- path invalidation on grid edits: only agents whose remaining path crosses a newly blocked cell
-  re-path; group flow fields are recomputed;
+- path invalidation on grid edits: only agents whose remaining path enters a newly blocked cell
+  (or, under the movement rules that read corners and for smoothed paths, steps diagonally past
+  one) re-path; group flow fields are recomputed;
 - optionally (``reroute_seconds``), congestion-aware group fields: re-planned now and then
   around the agents of other orders coming the other way.
 
@@ -100,6 +101,7 @@ _MAX_REPATHS = 4  # stuck re-paths before an agent gives up (``failed``)
 _MIN_ARRIVAL_SPEED = 0.2
 """Slowing down for the goal never goes below this fraction of ``max_speed`` (so arrival
 takes finite time), and never beyond reaching the goal within one update."""
+_CORNER_RULES = (Diagonal.NO_CORNER_CUTTING, Diagonal.AT_MOST_ONE_BLOCKED)  # rules whose diagonal steps read corners
 _NO_ROUTE = Path.none(PathStatus.NO_PATH)
 _WAITING = Path.none(PathStatus.IN_PROGRESS)
 
@@ -1435,10 +1437,7 @@ class Crowd(Closeable):
         path_agents = np.flatnonzero(self._mode == PATH)
         if len(change.blocked) and self._plen and len(path_agents):
             if self._world is g:
-                mask = np.zeros(g.shape, bool)
-                mask[change.blocked[:, 1], change.blocked[:, 0]] = True
-                cells, _, owner = self._waypoints(path_agents)
-                affected[path_agents[owner[mask[cells[:, 1], cells[:, 0]]]]] = True
+                affected[path_agents[self._steps_meet(path_agents, change.blocked)]] = True
             else:  # straight legs between navmesh waypoints
                 affected[path_agents[self._legs_meet(path_agents, change.blocked)]] = True
         for gid in list(self._fields):
@@ -1450,6 +1449,33 @@ class Crowd(Closeable):
         else:  # searched at the next update: a mesh following the grid may not have heard the edit yet
             self._cancel(repath)
             self._backlog.update(dict.fromkeys(repath.tolist()))
+
+    def _steps_meet(self, agents: _Idx, blocked: _I64) -> npt.NDArray[np.bool_]:
+        """Which grid path followers ``agents`` have a route ahead (cell steps from the agent's
+        cell through the waypoints) that enters one of the newly ``blocked`` cells (k, 2) or
+        takes a diagonal step past one (a corner) that the movement rule now forbids. A smoothed
+        leg's straight line runs through the cells its steps enter and the corners of its
+        diagonal steps (touching them), so for smoothed paths every new corner counts."""
+        g = self._grid
+        mask = np.zeros(g.shape, bool)
+        mask[blocked[:, 1], blocked[:, 0]] = True
+        cells, _, owner = self._waypoints(agents)
+        hit = mask[cells[:, 1], cells[:, 0]]
+        smoothed = bool(self.path_options.get("smooth"))
+        if smoothed or self.diagonal in _CORNER_RULES:
+            prev = np.roll(cells, 1, axis=0)
+            first = np.ones(len(owner), bool)
+            first[1:] = owner[1:] != owner[:-1]
+            prev[first] = self._cells(agents[owner[first]])
+            ay, bx = prev[:, 1], cells[:, 0]  # the corners (bx, ay) and (ax, by)
+            ax, by = prev[:, 0], cells[:, 1]
+            corner = mask[ay, bx] | mask[by, ax]
+            if not smoothed and self.diagonal is Diagonal.AT_MOST_ONE_BLOCKED:
+                corner &= ~g.passable[ay, bx] & ~g.passable[by, ax]
+            hit |= corner
+        meets = np.zeros(len(agents), bool)
+        meets[owner[hit]] = True
+        return meets
 
     def _legs_meet(self, agents: _Idx, cells: _I64) -> npt.NDArray[np.bool_]:
         """Which path followers ``agents`` have a route ahead (straight legs from the position

@@ -530,6 +530,59 @@ def _legs_cross_walls(grid: gamenav.TileGrid, points: np.ndarray) -> bool:
     return False
 
 
+def _steps_allowed(grid: gamenav.TileGrid, cells: list[list[int]], rule: str) -> bool:
+    """Whether every step between consecutive ``cells`` is allowed on ``grid`` under ``rule``."""
+    for (ax, ay), (bx, by) in zip(cells[:-1], cells[1:], strict=True):
+        corners = [grid.is_passable(ax, by), grid.is_passable(bx, ay)]
+        if not grid.is_passable(bx, by):
+            return False
+        if ax != bx and ay != by and not {"no_corner_cutting": all(corners), "always": True,
+                                          "at_most_one_blocked": any(corners)}[rule]:
+            return False
+    return True
+
+
+@pytest.mark.parametrize(("rule", "walls", "repaths"), [
+    ("no_corner_cutting", [(2, 1)], 1), ("at_most_one_blocked", [(2, 1)], 0),
+    ("at_most_one_blocked", [(2, 1), (1, 2)], 1), ("always", [(2, 1), (1, 2)], 0)])
+def test_a_wall_on_the_corner_of_a_diagonal_step_ahead_repaths_when_the_rule_forbids_the_step(
+        rule: str, walls: list[tuple[int, int]], repaths: int) -> None:
+    """Grid edits re-pathed only agents whose route entered a newly blocked cell: a route whose
+    diagonal step (1, 1) -> (2, 2) now cut the corner of a new wall was kept, though the agent's
+    own movement rule forbids that step."""
+    grid = gamenav.TileGrid(np.ones((4, 6), bool))
+    agent = gamenav.Follower(grid, (0.5, 0.5), speed=1.0, diagonal=rule)
+    agent.move_to((3.5, 3.5))
+    agent.update(0.01)
+    assert agent.path.cells.tolist() == [[0, 0], [1, 1], [2, 2], [3, 3]]
+    wall = np.zeros(grid.shape, bool)
+    for x, y in walls:
+        wall[y, x] = True
+    grid.set_walkable(wall, False)
+    assert agent._crowd.counters["edit_repaths"] == repaths
+    agent.update(0.01)
+    ahead = grid.world_to_cell(agent.remaining_path[1:]).tolist()
+    assert _steps_allowed(grid, [[0, 0], *ahead], rule)
+
+
+def test_a_smoothed_route_repaths_when_a_wall_appears_on_its_line() -> None:
+    """A smoothed leg (0, 0) -> (5, 4) is followed through the cells of its line; a wall built on
+    (3, 3), which the straight leg runs through but no cell step enters, kept the old path:
+    ``agent.path`` showed a line through the new wall."""
+    grid = gamenav.TileGrid.from_strings(["..........", "..........", "....#.....", "..........",
+                                          ".........."])
+    agent = gamenav.Follower(grid, (0.5, 0.5), speed=1.0, smooth=True)
+    agent.move_to((9.5, 4.5))
+    agent.update(0.01)
+    old = agent.path.points
+    assert agent.path.cells.tolist() == [[0, 0], [5, 4], [9, 4]]
+    grid.set_walkable((3, 3), False)
+    assert _legs_cross_walls(grid, old)  # the old route ran through the new wall
+    agent.update(0.01)
+    assert agent._crowd.counters["edit_repaths"] == 1
+    assert not _legs_cross_walls(grid, agent.path.points) and not _legs_cross_walls(grid, agent.remaining_path)
+
+
 @pytest.mark.parametrize("queued", [False, True])
 @pytest.mark.parametrize("mesh_first", [False, True])
 def test_follower_on_a_following_navmesh_repaths_round_a_new_wall(queued: bool, mesh_first: bool) -> None:
