@@ -101,6 +101,10 @@ _MAX_REPATHS = 4  # stuck re-paths before an agent gives up (``failed``)
 _MIN_ARRIVAL_SPEED = 0.2
 """Slowing down for the goal never goes below this fraction of ``max_speed`` (so arrival
 takes finite time), and never beyond reaching the goal within one update."""
+MAX_SUBSTEPS = 32
+"""Most sub-steps of one :meth:`Crowd.update` (each moves an agent at most half a cell when
+the update moves it at most this many half cells)."""
+_MAX_CELLS_PER_SECOND = 1e9  # speeds (and accelerations per second) above this many cells are refused
 _CORNER_RULES = (Diagonal.NO_CORNER_CUTTING, Diagonal.AT_MOST_ONE_BLOCKED)  # rules whose diagonal steps read corners
 _NO_ROUTE = Path.none(PathStatus.NO_PATH)
 _WAITING = Path.none(PathStatus.IN_PROGRESS)
@@ -176,21 +180,30 @@ def _count(value: Any, name: str) -> int:
     return int(value)
 
 
-def _per_agent(value: Any, n: int, name: str) -> _F64 | float:
-    """A number > 0 (returned as float) or ``n`` finite numbers > 0 (an (n,) float64 array)."""
+def _bounded(value: Any, name: str, most: float) -> float:
+    """``value`` as a float, which must be finite, > 0 and at most ``most``."""
+    number = positive_number(value, name)
+    if number > most:
+        raise InvalidInputError(f"{name} must be at most {most:g}, got {value!r}")
+    return number
+
+
+def _per_agent(value: Any, n: int, name: str, most: float = math.inf) -> _F64 | float:
+    """A number > 0 (returned as float) or ``n`` finite numbers > 0 (an (n,) float64 array),
+    none above ``most``."""
     try:
         scalar = np.ndim(value) == 0
         arr = None if scalar else np.array(value, dtype=np.float64).reshape(-1)
     except (TypeError, ValueError):  # ragged, or not numbers
         raise InvalidInputError(f"{name} must be a number > 0 or one per agent, got {value!r}") from None
     if arr is None:
-        return positive_number(value, name)
+        return _bounded(value, name, most)
     if arr.shape != (n,):
         raise InvalidInputError(f"{name} must be a number or one per agent ({n}), got {arr.size} values")
-    bad = ~(np.isfinite(arr) & (arr > 0))
+    bad = ~(np.isfinite(arr) & (arr > 0) & (arr <= most))
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise InvalidInputError(f"{name} must be finite numbers > 0; agent {k} has {arr[k]!r}")
+        raise InvalidInputError(f"{name} must be finite numbers > 0 (at most {most:g}); agent {k} has {arr[k]!r}")
     return arr
 
 
@@ -287,7 +300,8 @@ class Crowd(Closeable):
         grid: the walkable cells; the crowd subscribes to its edits.
         positions: ``(n, 2)`` world ``(x, y)`` start positions, each on a passable cell.
         radius: agent radius in world units: one number, or one per agent (``(n,)``).
-        max_speed: world units per second: one number, or one per agent.
+        max_speed: world units per second: one number, or one per agent (at most 1e9 cells per
+            second; max_accel at most 8e9 cells per second squared).
         max_accel: world units per second squared (default ``8 * max_speed``; separation only:
             ORCA picks each velocity outright, as RVO2 does).
         queue: a :class:`~gamenav.PathQueue` for path requests; ``None`` calls
@@ -350,11 +364,12 @@ class Crowd(Closeable):
         _check_positions(grid, pos)
         n = len(pos)
         radii = _per_agent(radius, n, "radius")
-        speeds = _per_agent(max_speed, n, "max_speed")
+        speeds = _per_agent(max_speed, n, "max_speed", _MAX_CELLS_PER_SECOND * grid.cell_size)
         stuck_seconds = positive_number(stuck_seconds, "stuck_seconds")
         r_max = float(np.max(radii)) if np.size(radii) else 0.25 * grid.cell_size
         v_max = float(np.max(speeds)) if np.size(speeds) else 1.0
-        accel = 8.0 * v_max if max_accel is None else positive_number(max_accel, "max_accel")
+        accel = 8.0 * v_max if max_accel is None else \
+            _bounded(max_accel, "max_accel", 8.0 * _MAX_CELLS_PER_SECOND * grid.cell_size)
         self._spacing = None if spacing is None else positive_number(spacing, "spacing")
         arrive = 0.25 * grid.cell_size if arrive_radius is None else positive_number(arrive_radius, "arrive_radius")
         self.requests_per_update = _positive_int(requests_per_update, "requests_per_update")
@@ -440,7 +455,7 @@ class Crowd(Closeable):
         self._near: tuple[_I64, int, npt.NDArray[np.bool_]] | None = None  # (labels, reach, cells within reach)
         self.avoidance_ms = 0.0
         """Wall-clock milliseconds of the last update's avoidance (neighbours, ORCA, overlap
-        and wall projection)."""
+        and wall projection; all its sub-steps)."""
         self._inbox = Inbox(self._edited)  # edits heard in other threads wait for the crowd's thread
         self._unsubscribe = grid.subscribe(self._on_change, weak=True)
         self._seen = grid.version  # the last grid edit acted on (read once subscribed)
@@ -483,7 +498,8 @@ class Crowd(Closeable):
         _check_positions(self._grid, pos)
         m = len(pos)
         radii = _per_agent(self.radius if radius is None else radius, m, "radius")
-        speeds = _per_agent(self.max_speed if max_speed is None else max_speed, m, "max_speed")
+        speeds = _per_agent(self.max_speed if max_speed is None else max_speed, m, "max_speed",
+                            _MAX_CELLS_PER_SECOND * self._grid.cell_size)
         start = int(len(self._row_of))
         ids = np.arange(start, start + m, dtype=np.int64)
         zeros2 = np.zeros((m, 2))
@@ -846,7 +862,13 @@ class Crowd(Closeable):
 
     # -- per frame ------------------------------------------------------------------------
     def update(self, dt: float) -> None:
-        """Advance every agent by ``dt`` seconds (call after ``queue.update()``)."""
+        """Advance every agent by ``dt`` seconds (call after ``queue.update()``).
+
+        A long ``dt`` (a hitch) or a fast agent is simulated in equal sub-steps in which no agent
+        moves more than half a cell, so agents keep to their paths' turns: at most
+        :data:`MAX_SUBSTEPS` of them (beyond that many half cells per update, the steps are
+        longer).
+        """
         self._check_open("update")
         if type(dt) is not float and (isinstance(dt, bool) or not isinstance(dt, numbers.Real)) or \
                 not (math.isfinite(dt) and dt >= 0):
@@ -860,6 +882,15 @@ class Crowd(Closeable):
         self._collect_paths()
         self._sent = 0
         self._flush()
+        self.avoidance_ms = 0.0
+        reach = (1.5 if self.avoidance == "separation" else 1.0) * self._v_max  # (separation: up to 1.5 x)
+        half_cells = 2.0 * reach * dt / self._grid.cell_size
+        steps = max(1, math.ceil(half_cells)) if half_cells < MAX_SUBSTEPS else MAX_SUBSTEPS
+        for _ in range(steps):
+            self._step(dt / steps)
+
+    def _step(self, dt: float) -> None:
+        """One sub-step of :meth:`update`: steer, avoid, move ``dt`` seconds."""
         target = self._pos.copy()
         self._follow_paths(target)
         self._descend_fields(target)
@@ -899,7 +930,7 @@ class Crowd(Closeable):
         self._pos += self._vel * dt
         self._keep_off_walls(prev, self._pos)
         self._vel = (self._pos - prev) / dt
-        self.avoidance_ms = (time.perf_counter() - t0) * 1e3
+        self.avoidance_ms += (time.perf_counter() - t0) * 1e3
         self._detect_stuck(dt)
 
     def _avoid(self, desired: _F64, dt: float, wait: npt.NDArray[np.bool_]) -> None:
@@ -928,7 +959,7 @@ class Crowd(Closeable):
         self._yielded = yielded
         self.counters["infeasible"] += infeasible
         self.counters["wall_overlaps"] += stuck
-        self.avoidance_ms = (time.perf_counter() - t0) * 1e3
+        self.avoidance_ms += (time.perf_counter() - t0) * 1e3
 
     def _wait_at_passages(self, desired: _F64, dt: float) -> npt.NDArray[np.bool_]:
         """One-way passages (too narrow for two of the crowd's largest agents side by side): which
@@ -1375,7 +1406,7 @@ class Crowd(Closeable):
         step = self._pos - self._snapshot
         self._snapshot[:] = self._pos
         limit = 0.3 * window * self._want  # (the arrival slow-down is not stuck)
-        slow = (self._mode != IDLE) & (np.einsum("ij,ij->i", step, step) < limit * limit)
+        slow = (self._mode != IDLE) & (np.hypot(step[:, 0], step[:, 1]) < limit)  # (no square: speeds up to 1e308)
         if self._requests or self._backlog:
             slow &= ~self._pending_mask()
         self._stuck_count += 1

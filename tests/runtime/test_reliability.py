@@ -633,3 +633,49 @@ def test_an_edit_from_another_thread_waits_for_the_crowds_next_update() -> None:
     assert grid.passable[cells[:, 1], cells[:, 0]].all() and crowd.counters["pushed_out"] == 1
     grid.set_walkable((8, 1), False)  # in the crowd's thread: at once
     assert crowd.counters["edit_repaths"] == 1
+
+
+@pytest.mark.parametrize("avoidance", ["orca", "separation"])
+@pytest.mark.parametrize("dt", [0.5, 1.0, 3.0])
+def test_a_long_frame_keeps_agents_on_their_path_and_they_arrive(avoidance: str, dt: float) -> None:
+    """A hitch of 0.5-3 s (speed 5: 2.5-15 cells in one update) moved agents straight past their
+    path's turn into walls: they wandered and did not arrive in 8 s (separation from 0.5 s on,
+    ORCA from 1 s). Updates now run in sub-steps of at most half a cell."""
+    import warnings
+
+    grid = gamenav.TileGrid(np.ones((10, 12), bool))
+    grid.set_walkable((5, 0, 6, 7), False)  # the path turns round the wall's end at y = 8
+    crowd = gamenav.Crowd(grid, [(1.5, 1.5), (3.5, 3.5)], radius=0.3, max_speed=[5.0, 1.0], avoidance=avoidance)
+    crowd.move([0], (9.5, 1.5), formation=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(round(8 / dt)):
+            crowd.update(dt)
+            cells = grid.world_to_cell(crowd.positions)
+            assert grid.passable[cells[:, 1], cells[:, 0]].all()
+    assert crowd.arrived[0] and np.hypot(*(crowd.positions[0] - (9.5, 1.5))) < 0.5
+
+
+@pytest.mark.parametrize("avoidance", ["orca", "separation"])
+def test_the_fastest_speed_allowed_runs_without_overflow_and_faster_ones_are_refused(avoidance: str) -> None:
+    """max_speed 1e300 gave overflow warnings and NaN steps; speeds are at most 1e9 cells per
+    second (a clear error above), and at that speed an update stays finite and off the walls."""
+    import warnings
+
+    grid = gamenav.TileGrid(np.ones((10, 12), bool), cell_size=2.0)
+    grid.set_walkable((5, 0, 6, 7), False)
+    for bad in ({"max_speed": 2.0000001e9}, {"max_speed": [1.0, 1e300]}, {"max_speed": 1.0, "max_accel": 1.7e308}):
+        with pytest.raises(InvalidInputError, match="at most"):
+            gamenav.Crowd(grid, [(3.0, 3.0), (7.0, 7.0)], radius=0.6, avoidance=avoidance, **bad)
+    crowd = gamenav.Crowd(grid, [(3.0, 3.0), (7.0, 7.0)], radius=0.6, max_speed=[2e9, 2.0], avoidance=avoidance)
+    with pytest.raises(InvalidInputError, match="at most"):
+        crowd.add([(3.0, 9.0)], max_speed=1e300)
+    with pytest.raises(InvalidInputError, match="at most"):
+        gamenav.Follower(grid, (3.0, 3.0), speed=1e300)
+    crowd.move([0], (19.0, 3.0), formation=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(10):
+            crowd.update(1 / 30)
+            cells = grid.world_to_cell(crowd.positions)
+            assert np.isfinite(crowd.positions).all() and grid.passable[cells[:, 1], cells[:, 0]].all()
