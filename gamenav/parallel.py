@@ -30,6 +30,7 @@ from gamenav.grid.clearance import radius_state
 from gamenav.grid.movement import Heuristic
 from gamenav.grid.search import GridSearch, SearchWorkspace
 from gamenav.grid.tilegrid import TileGrid
+from gamenav.navmesh.mesh import NavMesh
 from gamenav.query import begin_search, find_path
 from gamenav.types import Path, PathStatus
 
@@ -212,7 +213,10 @@ def _grid_general(grid: TileGrid, starts: list[Any], goals: list[Any], workers: 
 
 def _other(world: Any, starts: list[Any], goals: list[Any], workers: int,
            options: dict[str, Any]) -> list[Path]:
-    """Other worlds (NavMesh): searches are built in the caller (all validation), run in threads."""
+    """Other worlds (NavMesh): searches are built in the caller (all validation) on one snapshot
+    of the mesh, run in threads."""
+    if isinstance(world, NavMesh):
+        world = world._snapshot()  # the one state every query searches, whatever edits come meanwhile
     searches = [begin_search(world, s, g, **options) for s, g in zip(starts, goals, strict=True)]
 
     def make_worker() -> Callable[[int], None]:
@@ -240,9 +244,10 @@ def find_paths(world: Any, starts: Any, goals: Any, *, workers: int | None = Non
 
     Returns:
         ``n`` :class:`~gamenav.Path` objects in query order, each equal (bit for bit) to what
-        ``find_path`` returns for that query. On a grid every query searches the snapshot
-        current when ``find_paths`` was called (an edit from another thread meanwhile applies
-        to later calls).
+        ``find_path`` returns for that query. Every query searches the snapshot of the grid or
+        mesh current when ``find_paths`` was called (an edit from another thread meanwhile
+        applies to later calls; on a mesh, every ``Path.corridor`` names triangles of that one
+        version).
 
     Raises:
         The errors of :func:`gamenav.find_path` (checked for every query before any thread

@@ -437,3 +437,42 @@ def test_queue_keeps_whole_hpa_queries_out_of_a_short_rest_of_frame(monkeypatch:
     assert late <= 1  # the first hpa query, before its cost was measured
     for req, (s, g), kind in zip(requests, pairs, kinds, strict=True):
         _same(req.path, gamenav.find_path(grid, s, g, algorithm=kind))
+
+
+class _EditingPoint:
+    """An ``(x, y)`` whose conversion runs ``edit`` in another thread first (once): a batch reading
+    its queries meets an edit made meanwhile, deterministically (the thread is joined)."""
+
+    def __init__(self, xy: tuple[float, float], edit: Any) -> None:
+        self.xy, self.edit = xy, edit
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if self.edit is not None:
+            import threading
+
+            thread = threading.Thread(target=self.edit)
+            thread.start()
+            thread.join()
+            self.edit = None
+        return np.array(self.xy, dtype=dtype)
+
+
+@pytest.mark.parametrize("exact", [False, True])
+@pytest.mark.parametrize("edit", ["add", "remove", "compact", "grid"])
+def test_every_query_of_a_navmesh_batch_searches_one_snapshot(edit: str, exact: bool) -> None:
+    grid = gamenav.TileGrid(np.ones((10, 20), dtype=bool))
+    mesh = gamenav.NavMesh.from_grid(grid, follow=True)
+    wall = [(9.5, -1), (10.5, -1), (10.5, 9), (9.5, 9)]
+    oid = mesh.add_obstacle(wall) if edit != "add" else -1
+    if edit == "compact":
+        mesh.add_obstacle([(14, 1), (15, 1), (15, 2), (14, 2)])
+    edits = {"add": lambda: mesh.add_obstacle(wall), "remove": lambda: mesh.remove_obstacle(oid),
+             "compact": mesh.compact, "grid": lambda: grid.set_walkable((10, 0, 11, 10), False)}
+    snapshot, before = mesh._snapshot(), mesh.version
+    starts = [(1.0, 1.0), _EditingPoint((1.0, 1.0), edits[edit]), (1.0, 1.0)]
+    paths = gamenav.find_paths(mesh, starts, [(18.5, 1.0)] * 3, workers=2, exact=exact)
+    assert mesh.version != before  # the edit came (from another thread) during the batch
+    want = gamenav.find_path(snapshot, (1.0, 1.0), (18.5, 1.0), exact=exact)
+    for p in paths:  # every answer is that of the mesh when the batch began
+        assert p.status is want.status and p.cost == want.cost
+        assert np.array_equal(p.points, want.points) and np.array_equal(p.corridor, want.corridor)
