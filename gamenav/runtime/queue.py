@@ -914,8 +914,11 @@ class PathQueue(Closeable):
     def _fire_callbacks(self) -> None:
         """Call ``on_done`` of the requests answered before this call, oldest first. Requests
         answered meanwhile wait for the next update; if a callback raises, the callbacks not
-        called yet stay queued for the next update."""
+        called yet stay queued for the next update. A callback may close the queue (the rest are
+        forgotten) or update it (which calls the rest itself)."""
         for _ in range(len(self._answered)):
+            if not self._answered:
+                return
             req = self._answered.popleft()
             req._on_done(req)  # type: ignore[misc]
 
