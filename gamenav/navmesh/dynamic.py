@@ -1207,4 +1207,10 @@ class GridFollower:
 
 def follow_grid(mesh: NavMesh, grid: TileGrid) -> None:
     """Make ``mesh`` follow ``grid``'s passability edits (see :meth:`NavMesh.from_grid`)."""
+    # cells blocked at the build may open: point location must cover the whole grid, not only
+    # the triangles built (before the edit state copies the index as the base one)
+    w, h = grid.shape[1] * float(grid.cell_size), grid.shape[0] * float(grid.cell_size)
+    ox, oy = float(grid.origin[0]), float(grid.origin[1])
+    with mesh._lock:
+        mesh._build_index(cover=(ox, oy, ox + w, oy + h))
     mesh.__dict__["_edits_follower"] = GridFollower(mesh, grid)

@@ -414,12 +414,13 @@ class NavMesh:
         self._vtri_start = np.searchsorted(a[order_v], np.arange(n_v + 1))
         self._vtri = order_v // 3
 
-    def _build_index(self) -> None:
+    def _build_index(self, cover: tuple[float, float, float, float] | None = None) -> None:
         """Bucket grid: every triangle is listed in each cell its (tolerance-grown) box touches.
 
         Everything scales with the mesh: the tolerance is 1e-9 of the extent (the larger side of
         the triangles' bounding box, > 0 since every triangle has area) and the grid covers the
-        tolerance-grown box with at most 4096 cells a side.
+        tolerance-grown box with at most 4096 cells a side; also ``cover`` (``(x0, y0, x1, y1)``,
+        where edits may add triangles later: a followed grid's rectangle), if given.
         """
         p = self._vertices[self._triangles]
         lo = p.min(axis=1)
@@ -430,6 +431,9 @@ class NavMesh:
         hi += self._tol
         gmin = lo.min(axis=0)
         gmax = hi.max(axis=0)
+        if cover is not None:
+            gmin = np.minimum(gmin, np.array(cover[:2], dtype=np.float64) - self._tol)
+            gmax = np.maximum(gmax, np.array(cover[2:], dtype=np.float64) + self._tol)
         extent = gmax - gmin
         cell = float(max(2.0 * math.sqrt(extent[0] * extent[1] / len(p)), extent.max() / 4096))
         nx = int(extent[0] // cell) + 1

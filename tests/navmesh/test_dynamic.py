@@ -534,3 +534,29 @@ def test_index_of_a_mesh_edited_in_one_place_stays_bounded() -> None:
     check_mesh(mesh, rebuild(WALK_GEOM, [], 0.3))
     mesh.add_obstacle(hut)
     check_mesh(mesh, rebuild(WALK_GEOM, [hut], 0.3))
+
+
+@pytest.mark.parametrize("radius", [0.0, 0.3])
+@pytest.mark.parametrize("y_up", [False, True])
+def test_cells_opened_outside_the_built_mesh_are_located(radius: float, y_up: bool) -> None:
+    grid = gamenav.TileGrid(np.ones((10, 20), dtype=bool), cell_size=0.5, origin=(-3.0, 2.0), y_up=y_up)
+    grid.set_walkable((0, 0, 20, 3), False)  # the mesh is built on the right rows only...
+    grid.set_walkable((14, 0, 20, 10), False)  # ... and columns
+    mesh = NavMesh.from_grid(grid, agent_radius=radius, follow=True)
+    grid.set_walkable((0, 0, 20, 10), True)  # then the whole grid opens
+    reference = NavMesh.from_grid(grid, agent_radius=radius)
+    check_mesh(mesh, reference)
+    rng = np.random.default_rng(7)
+    x0, y0, x1, y1 = reference.bounds
+    pts = rng.uniform((x0 - 1, y0 - 1), (x1 + 1, y1 + 1), size=(400, 2))
+    inside = reference.locate(pts) >= 0
+    assert inside.sum() > 100 and (~inside).sum() > 20
+    assert np.array_equal(mesh.locate(pts) >= 0, inside)
+    np.testing.assert_allclose(mesh.nearest(pts), reference.nearest(pts), atol=1e-9)
+    far = pts[inside][np.argmax(np.hypot(*(pts[inside] - (x0, y0)).T))]  # in the opened part
+    a, b = pts[inside][0], far
+    for exact in (False, True):
+        assert gamenav.find_path(mesh, a, b, exact=exact).cost == pytest.approx(
+            gamenav.find_path(reference, a, b, exact=exact).cost, abs=1e-6)
+    for q in pts[inside][:50]:
+        assert mesh.raycast(a, q).clear == reference.raycast(a, q).clear
