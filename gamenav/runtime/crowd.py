@@ -433,6 +433,7 @@ class Crowd(Closeable):
         self._backlog: dict[int, None] = {}  # agents waiting to send a request (insertion order)
         self._routes: dict[int, Path] = {}  # the path result each path-following agent follows
         self._sent = 0  # requests sent since the last update began
+        self._rerouted = False  # a congestion re-plan was made in this update
         self._stuck_clock = 0.0
         self._snapshot = pos.copy()
         self._stuck_count = np.zeros(n, np.int64)
@@ -883,6 +884,7 @@ class Crowd(Closeable):
         self._sent = 0
         self._flush()
         self.avoidance_ms = 0.0
+        self._rerouted = False  # (one congestion re-plan per update, not per sub-step)
         reach = (1.5 if self.avoidance == "separation" else 1.0) * self._v_max  # (separation: up to 1.5 x)
         half_cells = 2.0 * reach * dt / self._grid.cell_size
         steps = max(1, math.ceil(half_cells)) if half_cells < MAX_SUBSTEPS else MAX_SUBSTEPS
@@ -1373,11 +1375,14 @@ class Crowd(Closeable):
     def _reroute(self, heading: _F64, dt: float) -> None:
         """Re-plan the field of the group planned longest ago, if over :attr:`reroute_seconds`,
         around the moving agents of other orders that come the other way
-        (:func:`~gamenav.runtime._congestion.oncoming_scale`); ``heading`` (n, 2) unit headings."""
+        (:func:`~gamenav.runtime._congestion.oncoming_scale`); ``heading`` (n, 2) unit headings.
+        At most one field per :meth:`update`, whatever its number of sub-steps."""
         if self.reroute_seconds is None or not self._fields:
             return
         for gid in self._field_age:
             self._field_age[gid] += dt
+        if self._rerouted:
+            return
         gid = max(self._field_age, key=self._field_age.__getitem__)
         if self._field_age[gid] < self.reroute_seconds:
             return
@@ -1396,6 +1401,7 @@ class Crowd(Closeable):
         cover = np.pi * (self._radii[others] / g.cell_size) ** 2
         scale = oncoming_scale(self._fields[gid][1], cells, ahead, cover)
         if scale is not None:
+            self._rerouted = True
             self._replan_field(gid, scale)
 
     def _detect_stuck(self, dt: float) -> None:
