@@ -143,10 +143,13 @@ def grid_from_sprites(sprites: Iterable[arcade.BasicSprite], *, size: Sequence[f
         pts = np.asarray(sprite.hit_box.get_adjusted_points(), dtype=np.float64)
         if len(pts) < 3:
             continue
+        if not np.isfinite(pts).all():
+            raise InvalidInputError(f"wall sprites must have finite hit boxes (position, scale, angle); "
+                                    f"{sprite!r} has the points {pts.tolist()}")
         poly = shapely.Polygon(pts)
-        lo = np.floor((pts.min(axis=0) - (ox, oy)) / cs).astype(int)
-        hi = np.ceil((pts.max(axis=0) - (ox, oy)) / cs).astype(int)
-        lo, hi = np.maximum(lo, 0), np.minimum(hi, (width, height))
+        # cell ranges clipped to the grid before they become ints (a huge sprite stays in range)
+        lo = np.clip(np.floor((pts.min(axis=0) - (ox, oy)) / cs), 0, (width, height)).astype(np.int64)
+        hi = np.clip(np.ceil((pts.max(axis=0) - (ox, oy)) / cs), 0, (width, height)).astype(np.int64)
         if (hi <= lo).any():
             continue
         grid_xs, grid_rows = np.meshgrid(np.arange(lo[0], hi[0]), np.arange(lo[1], hi[1]))

@@ -1,0 +1,35 @@
+"""Adversarial review of the engine adapters: sprites and maps with extreme or broken numbers.
+Each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import arcade  # noqa: E402  (after ARCADE_HEADLESS is set by conftest)
+
+from gamenav import InvalidInputError  # noqa: E402
+from gamenav.adapters.arcade import grid_from_sprites  # noqa: E402
+
+
+@pytest.mark.parametrize("x", [float("nan"), float("inf")])
+def test_a_wall_sprite_at_nan_or_inf_is_refused_clearly(x: float) -> None:
+    """A NaN wall sprite raised shapely's GEOSException; one at inf was dropped (with a
+    RuntimeWarning from casting inf to int) and its wall silently lost."""
+    walls = arcade.SpriteList()
+    walls.append(arcade.SpriteSolidColor(32, 64, center_x=x, center_y=32))
+    with pytest.raises(InvalidInputError, match="finite hit boxes"):
+        grid_from_sprites(walls, size=(128, 64), cell_size=32)
+
+
+def test_a_wall_sprite_wider_than_int64_cells_blocks_the_cells_it_covers() -> None:
+    """Cell ranges were cast to int before clipping: a sprite 1e30 wide overflowed the cast and
+    blocked nothing (with a RuntimeWarning)."""
+    walls = arcade.SpriteList()
+    walls.append(arcade.SpriteSolidColor(32, 32, center_x=48, center_y=16))
+    walls[0].width = 1e30
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        grid = grid_from_sprites(walls, size=(128, 64), cell_size=32)
+    assert grid.passable.astype(int).tolist() == [[1, 1, 1, 1], [0, 0, 0, 0]]
