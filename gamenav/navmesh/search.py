@@ -298,6 +298,19 @@ class NavMeshSearch:
         if not self._status.done:
             self._finish(Path.none(PathStatus.CANCELLED, expanded=self._expanded))
 
+    def __copy__(self) -> NavMeshSearch:
+        """An independent search in the same state: its work arrays are copied (the mesh state
+        it reads, never written, is shared), so stepping one never changes the other."""
+        dup = object.__new__(type(self))
+        dup.__dict__.update({name: value.copy() if isinstance(value, np.ndarray) and name != "_costs"
+                             else value for name, value in self.__dict__.items()})
+        return dup
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> NavMeshSearch:
+        """As :meth:`__copy__` (the shared mesh state is read-only)."""
+        dup = memo[id(self)] = self.__copy__()
+        return dup
+
     # -- internals ------------------------------------------------------------------------
     def _finish(self, path: Path) -> None:
         self._result = path

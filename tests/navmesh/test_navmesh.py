@@ -253,3 +253,43 @@ def test_from_grid_path_matches_geometry() -> None:
     mesh = NavMesh.from_grid(grid)
     path = gamenav.find_path(mesh, (0.5, 0.5), (3.5, 2.5), exact=True)
     assert path.cost == pytest.approx(math.hypot(2.5, 0.5) + math.hypot(0.5, 1.5))
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle"])
+@pytest.mark.parametrize("exact", [False, True])
+def test_a_copied_search_is_independent(monkeypatch: pytest.MonkeyPatch, how: str, exact: bool) -> None:
+    import copy
+    import pickle
+
+    from gamenav.navmesh import search as search_module
+
+    rng = np.random.default_rng(1)
+    mesh = NavMesh.from_grid(gamenav.TileGrid(rng.random((30, 30)) > 0.35))
+    mesh.remove_obstacle(mesh.add_obstacle([(14, 14), (16, 14), (16, 16), (14, 16)]))  # dead triangles
+    pts = rng.uniform(0, 30, size=(400, 2))
+    pts = pts[mesh.locate(pts) >= 0]
+    pts = pts[mesh.islands[mesh.locate(pts)] == np.bincount(mesh.islands[mesh.locate(pts)]).argmax()]
+    a, b = pts[0], pts[np.argmax(np.hypot(*(pts - pts[0]).T))]
+    want = gamenav.find_path(mesh, a, b, exact=exact)
+    dup = {"copy": copy.copy, "deepcopy": copy.deepcopy,
+           "pickle": lambda s: pickle.loads(pickle.dumps(s))}[how]
+    search = NavMeshSearch(mesh, a, b, exact=exact)
+    search.step(5)
+    other = dup(search)
+    assert other.step(None).done and other.result().cost == want.cost
+    assert search.step(1) is PathStatus.IN_PROGRESS and search.expanded <= 6  # not run on by the copy
+    search.step(None)
+    for p in (search.result(), other.result()):
+        assert (p.status, p.cost, p.expanded) == (want.status, want.cost, want.expanded)
+        assert np.array_equal(p.points, want.points) and np.array_equal(p.corridor, want.corridor)
+    # interleaved slices while the label arrays grow (they were shared: out-of-bounds writes)
+    monkeypatch.setattr(search_module, "_LABELS", 4)
+    search = NavMeshSearch(mesh, a, b, exact=exact)
+    search.step(1)
+    other = dup(search)
+    k = 0
+    while not (search.status.done and other.status.done):
+        (search if k % 2 else other).step(3)
+        k += 1
+    for p in (search.result(), other.result()):
+        assert (p.status, p.cost, p.expanded) == (want.status, want.cost, want.expanded)
