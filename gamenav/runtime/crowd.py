@@ -1126,10 +1126,8 @@ class Crowd(Closeable):
         if room <= 0 or not self._backlog:
             return
         take = list(itertools.islice(self._backlog, room))
-        for i in take:
-            del self._backlog[i]
         self._sent += len(take)
-        self._send(np.array(take, np.int64))
+        self._send(np.array(take, np.int64))  # (takes them off the backlog as they are sent)
 
     def _send(self, idx: _Idx) -> None:
         """Send one request per agent (grid: cells, navmesh: points snapped onto the mesh)."""
@@ -1146,6 +1144,7 @@ class Crowd(Closeable):
                 starts, goals = snap(starts), snap(goals)
         self.counters["path_requests"] += len(idx)
         for k, i in enumerate(idx.tolist()):
+            retry = False
             opts = dict(self.path_options, diagonal=self.diagonal.value) if on_grid else self.path_options
             if on_grid:
                 r = self._plan_radius(float(self._radii[i]))
@@ -1178,10 +1177,13 @@ class Crowd(Closeable):
                 except BlockedEndpointError:  # e.g. a goal outside the navmesh: not reachable
                     if "agent_radius" not in attempt:  # (no cell fits the agent: plan as a point)
                         if self._grid.version != self._seen:  # walled in by an edit not acted on yet
-                            self._backlog[i] = None  # asked again once it is (goals moved off walls)
+                            retry = True  # asked again once it is (goals moved off walls)
+                            self._backlog[i] = None
                         else:
                             self._fail(np.array([i]))
                         break
+            if not retry:  # sent (or failed); an error raised above (a closed queue) leaves it waiting
+                self._backlog.pop(i, None)
 
     def _collect_paths(self) -> None:
         done = [(i, req) for i, req in self._requests.items() if req.status.done]
@@ -1189,7 +1191,9 @@ class Crowd(Closeable):
             del self._requests[i]
             if req.status is PathStatus.STALE:
                 self._request(np.array([i]))
-            elif req.status is not PathStatus.CANCELLED:
+            elif req.status is PathStatus.CANCELLED:  # by someone else (cancel_all, close): ask again
+                self._backlog[i] = None  # (sent at the next update; the crowd drops its own first)
+            else:
                 self._install(i, req.path)
 
     def _install(self, i: int, path: Path) -> None:

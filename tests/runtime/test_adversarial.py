@@ -49,3 +49,39 @@ def test_congestion_rerouting_plans_at_most_one_field_per_update_whatever_its_su
     before = crowd.counters["flow_fields"]
     crowd.update(2.0)  # 32 sub-steps
     assert crowd.counters["flow_fields"] - before == 1
+
+
+def test_agents_whose_requests_someone_else_cancelled_ask_again_instead_of_waiting_forever() -> None:
+    """A crowd dropped requests cancelled by someone else (``queue.cancel_all()``): its agents
+    stayed idle, neither arrived nor failed nor pending, for ever."""
+    grid = open_grid()
+    queue = PathQueue(budget_ms=None, max_expansions=1)
+    crowd = gamenav.Crowd(grid, [(1.5, 1.5)], radius=0.3, max_speed=4.0, queue=queue)
+    crowd.move([0], (8.5, 8.5))
+    crowd.update(1 / 30)
+    queue.cancel_all()
+    queue.max_expansions = 10_000
+    for _ in range(120):
+        queue.update()
+        crowd.update(1 / 30)
+    assert crowd.arrived[0] and crowd.path(0).status is PathStatus.FOUND
+
+
+def test_a_crowd_on_a_closed_queue_says_so_and_keeps_its_agents_waiting_for_a_new_one() -> None:
+    """Closing the queue cancelled the crowd's requests and the agents were lost silently; now the
+    crowd's update raises the queue's clear error, and a new queue takes the waiting agents."""
+    grid = open_grid()
+    queue = PathQueue(budget_ms=None, max_expansions=1)
+    crowd = gamenav.Crowd(grid, [(1.5, 1.5), (1.5, 3.5)], radius=0.3, max_speed=4.0, queue=queue)
+    crowd.move([0, 1], (8.5, 8.5))
+    crowd.update(1 / 30)
+    queue.close()
+    for _ in range(2):
+        with pytest.raises(gamenav.InvalidInputError, match="closed PathQueue"):
+            crowd.update(1 / 30)
+        assert crowd.pending == 2
+    crowd.queue = queue = PathQueue(budget_ms=None, max_expansions=10_000)
+    for _ in range(120):
+        queue.update()
+        crowd.update(1 / 30)
+    assert crowd.arrived.all()
