@@ -19,7 +19,7 @@ import numpy.typing as npt
 from gamenav.errors import InvalidInputError, InvalidOptionError
 
 __all__ = ["MAX_GRID_CELLS", "check_options", "expansion_budget", "finite_point", "flag", "grid_dimensions",
-           "is_real", "keyword_options", "positive_number", "real_number"]
+           "holds_bool", "is_real", "keyword_options", "positive_number", "real_number"]
 
 MAX_GRID_CELLS = 1 << 27
 """The most cells a grid built from a world size may have (134M: a TileGrid needs ~10 bytes a cell)."""
@@ -89,12 +89,26 @@ def expansion_budget(value: Any) -> int:
     return int(value)
 
 
+def holds_bool(value: Any) -> bool:
+    """Whether ``value`` is a bool, or a list / tuple holding one (also in a nested list /
+    tuple): numpy reads ``(True, 1.5)`` as the numbers ``(1.0, 1.5)``, so the dtype of
+    ``np.asarray(value)`` does not tell."""
+    if isinstance(value, (bool, np.bool_)):
+        return True
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            if isinstance(item, (bool, np.bool_)) or (
+                    isinstance(item, (list, tuple)) and any(isinstance(v, (bool, np.bool_)) for v in item)):
+                return True
+    return False
+
+
 def finite_point(value: Any, name: str) -> npt.NDArray[np.float64]:
-    """``value`` as a ``(2,)`` float64 array ``(x, y)``; NaN, inf, strings, bools, other shapes
-    and values beyond float64 are rejected."""
+    """``value`` as a ``(2,)`` float64 array ``(x, y)``; NaN, inf, strings, bools (also mixed
+    with numbers), other shapes and values beyond float64 are rejected."""
     try:
         raw = np.asarray(value)
-        point = raw.astype(np.float64) if raw.dtype.kind in "iuf" else None
+        point = raw.astype(np.float64) if raw.dtype.kind in "iuf" and not holds_bool(value) else None
     except (TypeError, ValueError, OverflowError):
         point = None
     if point is None or point.shape != (2,) or not np.isfinite(point).all():

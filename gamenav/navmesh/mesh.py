@@ -21,7 +21,7 @@ import shapely
 from gamenav._events import Listeners, Unsubscribe
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import dual_graph, locate_points, nearest_points, raycast_walk
-from gamenav._validate import finite_point, flag
+from gamenav._validate import finite_point, flag, holds_bool
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, agent_radius_value, area_list, free_space,
                                    grid_triangulation, triangulate_areas, triangulate_convex,
@@ -77,12 +77,13 @@ def points_array(points: Any, name: str = "points") -> npt.NDArray[np.float64]:
     """``(n, 2)`` float64 finite points from a ``(2,)`` or ``(n, 2)`` array-like of numbers.
 
     Raises:
-        InvalidInputError: another shape, non-numbers, NaN / inf, or a coordinate outside
-            ``[-MAX_COORDINATE, MAX_COORDINATE]``.
+        InvalidInputError: another shape, non-numbers (bools too, also mixed with numbers),
+            NaN / inf, or a coordinate outside ``[-MAX_COORDINATE, MAX_COORDINATE]``.
     """
     try:
         raw = np.asarray(points)
-        p = np.array(raw, dtype=np.float64, ndmin=2) if raw.dtype.kind in "iuf" else None
+        p = (np.array(raw, dtype=np.float64, ndmin=2) if raw.dtype.kind in "iuf" and not holds_bool(points)
+             else None)
     except (TypeError, ValueError, OverflowError):
         p = None
     if p is None:

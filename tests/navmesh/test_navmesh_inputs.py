@@ -7,6 +7,7 @@ import copy
 import pickle
 import subprocess
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -295,3 +296,23 @@ def test_results_scale_exactly_with_the_mesh() -> None:
     for k in (-60, -30, 30, 45):
         for got, want in zip(answers(2.0 ** k), base, strict=True):
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("point", [(True, 1.5), (1, np.True_), [False, 2.0]])
+@pytest.mark.parametrize("query", ["locate", "locate_many", "clamp", "nearest", "raycast_start",
+                                   "raycast_end", "find_path", "search_goal", "grid_origin"])
+def test_a_bool_among_the_coordinates_is_refused(walled: NavMesh, point: Any, query: str) -> None:
+    """numpy reads (True, 1.5) as (1.0, 1.5): the dtype alone let a bool pass as a coordinate."""
+    calls = {
+        "locate": lambda: walled.locate(point),
+        "locate_many": lambda: walled.locate([(1.0, 1.0), point]),
+        "clamp": lambda: walled.clamp([point]),
+        "nearest": lambda: walled.nearest(point),
+        "raycast_start": lambda: walled.raycast(point, (2.0, 2.0)),
+        "raycast_end": lambda: walled.raycast((2.0, 2.0), point),
+        "find_path": lambda: gamenav.find_path(walled, point, (2.0, 2.0), clamp=True),
+        "search_goal": lambda: gamenav.NavMeshSearch(walled, (2.0, 2.0), point, clamp=True),
+        "grid_origin": lambda: gamenav.TileGrid(np.ones((4, 4), dtype=bool), origin=point),
+    }
+    with pytest.raises(InvalidInputError, match="got"):
+        calls[query]()
