@@ -890,6 +890,9 @@ class Crowd(Closeable):
         steps = max(1, math.ceil(half_cells)) if half_cells < MAX_SUBSTEPS else MAX_SUBSTEPS
         for _ in range(steps):
             self._step(dt / steps)
+        # progress is judged per update: sub-steps longer than half a cell (a hitch beyond
+        # MAX_SUBSTEPS half cells) stop at walls and turns, which is no reason to re-path
+        self._detect_stuck(dt)
 
     def _step(self, dt: float) -> None:
         """One sub-step of :meth:`update`: steer, avoid, move ``dt`` seconds."""
@@ -907,7 +910,6 @@ class Crowd(Closeable):
         self._reroute(heading, dt)
         if self.avoidance == "orca":
             self._avoid(desired, dt, self._wait_at_passages(desired, dt))
-            self._detect_stuck(dt)
             return
 
         t0 = time.perf_counter()
@@ -933,7 +935,6 @@ class Crowd(Closeable):
         self._keep_off_walls(prev, self._pos)
         self._vel = (self._pos - prev) / dt
         self.avoidance_ms += (time.perf_counter() - t0) * 1e3
-        self._detect_stuck(dt)
 
     def _avoid(self, desired: _F64, dt: float, wait: npt.NDArray[np.bool_]) -> None:
         """ORCA velocities for the preferred ``desired`` (n, 2), the move, then overlaps resolved:

@@ -85,3 +85,22 @@ def test_a_crowd_on_a_closed_queue_says_so_and_keeps_its_agents_waiting_for_a_ne
         queue.update()
         crowd.update(1 / 30)
     assert crowd.arrived.all()
+
+
+@pytest.mark.parametrize("avoidance", ["orca", "separation"])
+def test_one_very_long_frame_does_not_fail_agents_as_stuck(avoidance: str) -> None:
+    """Stuck detection ran per sub-step: in a frame longer than MAX_SUBSTEPS half cells (a
+    2-minute pause: sub-steps of 3.75 s) agents stopped by walls within each long sub-step
+    counted as stuck 32 times and ended ``failed`` (separation from 2 minutes on; ORCA
+    re-pathed them from 15 minutes on). Progress is judged per update again."""
+    grid = gamenav.TileGrid(np.ones((30, 40), bool))
+    grid.set_walkable((10, 0, 11, 25), False)
+    grid.set_walkable((25, 5, 26, 30), False)
+    crowd = gamenav.Crowd(grid, [(1.5, 1.5), (2.5, 1.5), (1.5, 2.5)], radius=0.3, max_speed=4.0,
+                          avoidance=avoidance)
+    crowd.move([0, 1, 2], (38.5, 1.5))
+    crowd.update(900.0)
+    assert not crowd.failed.any() and crowd.counters["stuck_repaths"] == 0
+    for _ in range(600):
+        crowd.update(1 / 30)
+    assert crowd.arrived.all()
