@@ -266,10 +266,11 @@ def draw_grid(surface: pygame.Surface, grid: TileGrid, *, blocked_color: ColorLi
               open_color: ColorLike | None = None, line_color: ColorLike | None = None) -> None:
     """Draw a grid's blocked (and optionally open) cells and grid lines onto a surface.
 
-    The cells are painted into a ``width x height`` pixel image with ``pygame.surfarray`` and
-    scaled up by ``cell_size`` in one ``pygame.transform.scale`` call (no loop over cells), then
-    blitted at the grid's origin. Colours may carry alpha for translucent overlays. For a static
-    map, draw once onto a background surface and blit that each frame.
+    Only the part of the grid inside the surface's clip area is painted: each pixel there takes
+    the colour of the cell under its centre, built with ``pygame.surfarray`` in one image the
+    size of that area (no loop over cells, and memory bounded by the surface, however big the
+    map), then blitted. Colours may carry alpha for translucent overlays. For a static map,
+    draw once onto a background surface and blit that each frame.
 
     Args:
         surface: the target; world coordinates are its pixel coordinates.
@@ -282,24 +283,48 @@ def draw_grid(surface: pygame.Surface, grid: TileGrid, *, blocked_color: ColorLi
     blocked = ~grid.passable
     if grid.y_up:
         blocked = blocked[::-1]
-    image = pygame.Surface((w, h), pygame.SRCALPHA)
-    rgb, alpha = pygame.surfarray.pixels3d(image), pygame.surfarray.pixels_alpha(image)
-    for cells, color in ((blocked.T, blocked_color), (~blocked.T, open_color)):
-        if color is not None:
-            c = pygame.Color(color)
-            rgb[cells] = (c.r, c.g, c.b)
-            alpha[cells] = c.a
-    del rgb, alpha  # release the surface lock before scaling
     cs = grid.cell_size
     ox, oy = grid.origin
-    surface.blit(pygame.transform.scale(image, (round(w * cs), round(h * cs))), (round(ox), round(oy)))
-    if line_color is not None:
-        for x in range(w + 1):
-            px = round(ox + x * cs)
-            pygame.draw.line(surface, line_color, (px, round(oy)), (px, round(oy + h * cs)))
-        for y in range(h + 1):
-            py = round(oy + y * cs)
-            pygame.draw.line(surface, line_color, (round(ox), py), (round(ox + w * cs), py))
+    clip = surface.get_clip()
+
+    def cells(first: int, count: int, offset: float, n: int) -> npt.NDArray[np.int64]:
+        """The cell under the centre of pixels ``first ..`` (-1: outside the grid's ``n``)."""
+        pos = np.floor((np.arange(first, first + count) + 0.5 - offset) / cs)
+        index: npt.NDArray[np.int64] = np.clip(pos, -1, n).astype(np.int64)  # (clipped before the cast)
+        index[index >= n] = -1
+        return index
+
+    cx, cy = cells(clip.x, clip.w, ox, w), cells(clip.y, clip.h, oy, h)
+    xs, ys = np.flatnonzero(cx >= 0), np.flatnonzero(cy >= 0)  # (contiguous runs)
+    if len(xs) and len(ys):
+        cx, cy = cx[xs[0]:xs[-1] + 1], cy[ys[0]:ys[-1] + 1]
+        pixels = blocked[cy[:, None], cx[None, :]].T  # [px, py], as surfarray indexes
+        image = pygame.Surface((len(cx), len(cy)), pygame.SRCALPHA)
+        rgb, alpha = pygame.surfarray.pixels3d(image), pygame.surfarray.pixels_alpha(image)
+        for where, color in ((pixels, blocked_color), (~pixels, open_color)):
+            if color is not None:
+                c = pygame.Color(color)
+                rgb[where] = (c.r, c.g, c.b)
+                alpha[where] = c.a
+        del rgb, alpha  # release the surface lock before blitting
+        surface.blit(image, (clip.x + int(xs[0]), clip.y + int(ys[0])))
+    if line_color is not None:  # the lines' parts inside the clip area (pixel numbers stay small)
+        left, right, top, bottom = clip.left, clip.right - 1, clip.top, clip.bottom - 1
+        x_lo, x_hi = max(round(ox), left), min(round(ox + w * cs), right)
+        y_lo, y_hi = max(round(oy), top), min(round(oy + h * cs), bottom)
+        if x_lo <= x_hi and y_lo <= y_hi:
+            for px in _lines(ox, cs, w, left, right):
+                pygame.draw.line(surface, line_color, (px, y_lo), (px, y_hi))
+            for py in _lines(oy, cs, h, top, bottom):
+                pygame.draw.line(surface, line_color, (x_lo, py), (x_hi, py))
+
+
+def _lines(offset: float, cs: float, n: int, lo: int, hi: int) -> list[int]:
+    """The pixel positions ``round(offset + k * cs)`` (k = 0 .. n) of grid lines within ``lo .. hi``."""
+    first = max(0, min(n, int(np.floor((lo - 1 - offset) / cs))))  # (a line or two early: rounding)
+    last = max(0, min(n, int(np.ceil((hi + 1 - offset) / cs))))
+    at = np.round(offset + np.arange(first, last + 1) * cs)
+    return [int(p) for p in at[(at >= lo) & (at <= hi)]]
 
 
 def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: ColorLike = (255, 190, 0),
