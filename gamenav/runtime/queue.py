@@ -21,6 +21,7 @@ import itertools
 import math
 import numbers
 import time
+import weakref
 from collections import deque
 from dataclasses import dataclass
 from collections.abc import Callable, Hashable, Sequence
@@ -387,12 +388,13 @@ class PathQueue(Closeable):
         self._searches = 0
         self._pending = 0
         self._answered: deque[PathRequest] = deque()  # answered, on_done not called yet
-        self._rate: dict[int, float] = {}     # expansions per second, per world
+        # per world (weak: a dropped world's figures go with it, none passes to a new world)
+        self._rate: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()  # expansions per second
         self._start_s = 20e-6                  # measured cost of starting a search
         self._finish_s = 20e-6                 # measured cost of finishing one
         self._margin_s = 0.0                   # workers > 1: threads stop this early (_margin)
-        self._per_search: dict[int, float] = {}  # expansions per finished search, per world
-        self._whole_s: dict[int, float] = {}  # per world: measured whole first steps (_whole)
+        self._per_search: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()  # expansions per search
+        self._whole_s: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()  # whole first steps (_whole)
         self._frame_s: deque[float] = deque(maxlen=window)
         self._frame_exp: deque[int] = deque(maxlen=window)
         self._latency: deque[int] = deque(maxlen=window)
@@ -566,7 +568,7 @@ class PathQueue(Closeable):
             if not search.status.done:
                 whole = _whole(job, search)
                 if whole and timed and worked \
-                        and now + self._whole_s.get(id(job.query.world), 0.0) > deadline:
+                        and now + self._whole_s.get(job.query.world, 0.0) > deadline:
                     break  # the rest of the frame cannot hold it: first in the next one
                 n = self._chunk_size(job, now, deadline, left, worked)
                 if n == 0:
@@ -576,7 +578,7 @@ class PathQueue(Closeable):
                 t = time.perf_counter()
                 k = search.expanded - before
                 if whole:
-                    key = id(job.query.world)
+                    key = job.query.world
                     old = self._whole_s.get(key)
                     self._whole_s[key] = t - now if old is None else _track(old, t - now)
                 else:
@@ -646,7 +648,7 @@ class PathQueue(Closeable):
             for job in jobs:
                 search = job.search
                 if search is not None and search.status.done:
-                    key = id(job.query.world)
+                    key = job.query.world
                     old = self._per_search.get(key)
                     self._per_search[key] = float(search.expanded) if old is None \
                         else old + _EMA * (search.expanded - old)
@@ -691,7 +693,7 @@ class PathQueue(Closeable):
                 now = time.perf_counter()
                 continue
             jobs.append(job)
-            key = id(job.query.world)
+            key = job.query.world
             per_search, rate = self._per_search.get(key), job.rate or self._rate.get(key)
             if per_search is None or rate is None:  # not measured yet: one job fills a thread
                 seconds, work = seconds + deadline - now, left
@@ -703,7 +705,7 @@ class PathQueue(Closeable):
     def _measure(self, job: _Job, k: int, seconds: float) -> None:
         """Record that ``job``'s search did ``k`` expansions in ``seconds`` (chunk sizing)."""
         if k >= _MIN_CHUNK and not self._chunk:
-            key = id(job.query.world)
+            key = job.query.world
             measured = k / max(seconds, 1e-9)
             old = self._rate.get(key)
             self._rate[key] = measured if old is None else old + _EMA * (measured - old)
@@ -733,7 +735,7 @@ class PathQueue(Closeable):
             return min(_MAX_CHUNK, left)
         rate, fill = job.rate, _FILL_OWN
         if rate is None:
-            rate, fill = self._rate.get(id(job.query.world)), _FILL_WORLD
+            rate, fill = self._rate.get(job.query.world), _FILL_WORLD
         if rate is None:
             n = _MIN_CHUNK  # first chunk on this world: measure
         else:

@@ -104,3 +104,23 @@ def test_one_very_long_frame_does_not_fail_agents_as_stuck(avoidance: str) -> No
     for _ in range(600):
         crowd.update(1 / 30)
     assert crowd.arrived.all()
+
+
+def test_the_queue_forgets_a_dropped_worlds_timing_figures() -> None:
+    """The queue kept each world's measured search rates under ``id(world)`` for ever: a game
+    that loads many maps grew them without end, and a new map that reused a dead map's id
+    sized its chunks by the old map's figures."""
+    import gc
+
+    queue = PathQueue(budget_ms=1.0)
+    grid = gamenav.TileGrid(np.ones((300, 300), bool))
+    grid.set_walkable((100, 0, 101, 299), False)  # a wall: searches that span frames
+    for goal in ((299, 299), (299, 0)):
+        request = queue.request(grid, (0, 0), goal)
+        while not request.done:
+            queue.update()
+    measured = (queue._rate, queue._per_search, queue._whole_s)
+    assert any(len(table) for table in measured)
+    del grid, request
+    gc.collect()
+    assert not any(len(table) for table in measured)
