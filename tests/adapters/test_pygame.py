@@ -523,3 +523,19 @@ def test_example_runs_headless_and_arrives() -> None:
     assert summary, out.stdout
     assert math.dist((float(summary[1]), float(summary[2])), (600, 440)) < 0.35 * 32
     assert "ALSA" not in out.stderr
+
+
+def test_pygame_draw_grid_paints_only_the_surface_not_the_whole_map() -> None:
+    """draw_grid scaled an image of the whole map (every cell at its pixel size) before blitting:
+    a 2048 x 2048 map of 16-pixel cells took a 4 GB surface per call, and bigger ones raised
+    pygame.error (out of memory) though the screen showed a few cells."""
+    walkable = np.ones((10, 10), bool)
+    walkable[0, 1] = walkable[1, 0] = False
+    grid = gamenav.TileGrid(walkable, cell_size=40_000, origin=(-39_990, -39_980))  # 400 000 px square
+    surface = pygame.Surface((30, 30))
+    surface.fill((255, 255, 255))
+    draw_grid(surface, grid, blocked_color=(200, 0, 0), open_color=(0, 0, 90), line_color=(0, 255, 0))
+    # cells (0, 0) | (1, 0) meet at x = 10, rows 0 | 1 at y = 20 (where the lines are)
+    assert surface.get_at((5, 5)) == (0, 0, 90, 255) and surface.get_at((15, 5)) == (200, 0, 0, 255)
+    assert surface.get_at((5, 25)) == (200, 0, 0, 255) and surface.get_at((15, 25)) == (0, 0, 90, 255)
+    assert surface.get_at((10, 3)) == surface.get_at((3, 20)) == (0, 255, 0, 255)
