@@ -153,6 +153,14 @@ def raycast_walk(verts, tris, nbrs, t, sx, sy, ex, ey):
         if _orient(ax, ay, bx, by, ex, ey) >= 0.0:
             return 1.0  # the end lies inside t
         if nbrs[t, exit_j] < 0:
+            # through a corner of the border edge exactly (along a wall, past a wall's end): the
+            # ray goes on in the triangle around that corner whose angle holds it, if any
+            on = _around_vertex(verts, tris, nbrs, t, a if oa == 0.0 else b, sx, sy, ex, ey) \
+                if oa == 0.0 or ob == 0.0 else -1
+            if on >= 0:
+                prev = -1
+                t = on
+                continue
             o_s = _orient(ax, ay, bx, by, sx, sy)
             o_e = _orient(ax, ay, bx, by, ex, ey)
             frac = o_s / (o_s - o_e) if o_s != o_e else 0.0
@@ -160,6 +168,35 @@ def raycast_walk(verts, tris, nbrs, t, sx, sy, ex, ey):
         prev = t
         t = nbrs[t, exit_j]
     return 1.0
+
+
+@njit(cache=True, nogil=True)
+def _around_vertex(verts, tris, nbrs, t, v, sx, sy, ex, ey):
+    """The triangle reached from ``t`` by turning around its vertex ``v`` (through shared edges,
+    so never past a pinch point) whose corner at ``v`` holds the way on of the ray start ->
+    end, which passes through ``v``; -1 if none."""
+    for turn in range(2):
+        u = t
+        for _ in range(tris.shape[0]):
+            i = 0
+            while i < 3 and tris[u, i] != v:
+                i += 1
+            if i == 3:
+                break
+            u = nbrs[u, i if turn == 0 else (i + 2) % 3]  # across edge (v, next) or (prev, v)
+            if u < 0 or u == t:
+                break
+            k = 0
+            while k < 3 and tris[u, k] != v:
+                k += 1
+            if k == 3:
+                break
+            p = tris[u, (k + 1) % 3]
+            q = tris[u, (k + 2) % 3]
+            if (_orient(sx, sy, ex, ey, verts[p, 0], verts[p, 1]) <= 0.0
+                    and _orient(sx, sy, ex, ey, verts[q, 0], verts[q, 1]) >= 0.0):
+                return u
+    return -1
 
 
 _NEG_ZERO = -(2 ** 63)

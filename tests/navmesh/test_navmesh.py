@@ -293,3 +293,36 @@ def test_a_copied_search_is_independent(monkeypatch: pytest.MonkeyPatch, how: st
         k += 1
     for p in (search.result(), other.result()):
         assert (p.status, p.cost, p.expanded) == (want.status, want.cost, want.expanded)
+
+
+def test_raycast_grazing_walls_and_corners_is_clear_but_not_through_pinch_points() -> None:
+    """A ray through a vertex whose border edge it leaves by was stopped there, although the
+    triangle beyond that vertex holds it: along a wall's edge, past a wall's corner."""
+    mesh = NavMesh.from_grid(TileGrid.from_strings(["....#...", "........", "..#.....", "........"]))
+    assert mesh.raycast((2.5, 1.0), (7.0, 1.0)).clear  # along the wall's bottom edge, from inside
+    assert mesh.raycast((4.0, 1.0), (7.5, 1.0)).clear  # from the wall's corner
+    assert mesh.raycast((7.5, 1.0), (0.5, 1.0)).clear  # the other way
+    assert mesh.raycast((0.5, 3.5), (3.5, 0.5)).clear  # touching the corner (2, 2) of the middle wall
+    assert mesh.raycast((0.0, 1.0), (4.0, 1.0)).clear
+    hit = mesh.raycast((0.5, 0.5), (5.5, 0.5))  # into the wall: stopped at its face
+    assert not hit.clear and np.array_equal(hit.point, (4.0, 0.5))
+    pinched = NavMesh.from_grid(TileGrid.from_strings([".#", "#."]))
+    hit = pinched.raycast((0.5, 0.5), (1.5, 1.5))  # cells touching at a corner are not connected
+    assert not hit.clear and np.array_equal(hit.point, (1.0, 1.0))
+    assert not pinched.raycast((0.0, 0.5), (1.5, 1.0)).clear
+    # random rays between half-integer points: clear exactly when on the free space and
+    # through no pinch point
+    rng = np.random.default_rng(5)
+    for trial in range(8):
+        grid = TileGrid(rng.random((10, 10)) > 0.25)
+        mesh = NavMesh.from_grid(grid)
+        free = shapely.union_all(shapely.polygons(mesh.vertices[mesh.triangles])).buffer(1e-9)
+        pinch = shapely.multipoints(mesh.vertices[mesh._pinch])
+        pts = rng.integers(0, 21, size=(400, 2)) / 2.0
+        for s, e in zip(pts[0::2], pts[1::2], strict=True):
+            if mesh.locate(s)[0] < 0 or np.array_equal(s, e):
+                continue
+            seg = shapely.LineString([s, e])
+            clear = mesh.raycast(s, e).clear
+            assert not clear or free.covers(seg), (trial, s, e)
+            assert clear or not free.covers(seg) or seg.intersects(pinch), (trial, s, e)
