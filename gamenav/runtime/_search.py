@@ -27,19 +27,18 @@ from gamenav.types import Cell, Point, Search
 
 __all__ = ["GridWatch", "Query", "make_query", "start_search"]
 
-_GRID_DEFAULTS: dict[str, Any] | None = None
+_DEFAULTS: dict[type, dict[str, Any]] = {}
 
 
-def _grid_defaults() -> dict[str, Any]:
-    """The keyword defaults of :class:`gamenav.grid.search.GridSearch` (read from its signature)."""
-    global _GRID_DEFAULTS
-    if _GRID_DEFAULTS is None:
-        from gamenav.grid.search import GridSearch
-
-        _GRID_DEFAULTS = {name: p.default for name, p in inspect.signature(GridSearch).parameters.items()
-                          if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is not p.empty
-                          and name != "workspace"}
-    return _GRID_DEFAULTS
+def _defaults(search: type) -> dict[str, Any]:
+    """The keyword defaults of a search class (``GridSearch``, ``NavMeshSearch``; read from its
+    signature), so that a request that spells a default out has the key of one that leaves it."""
+    found = _DEFAULTS.get(search)
+    if found is None:
+        found = _DEFAULTS[search] = {
+            name: p.default for name, p in inspect.signature(search).parameters.items()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is not p.empty and name != "workspace"}
+    return found
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,7 +94,7 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
 
         checked = GridSearch._check(world, start, goal, **options)  # every argument, once
         s, g = checked.start, checked.goal
-        effective = dict(_grid_defaults())
+        effective = dict(_defaults(GridSearch))
         effective.update(options)
         effective["diagonal"] = checked.diagonal
         fragile = checked.smooth
@@ -106,7 +105,10 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
                 f"world must be a TileGrid or a NavMesh, got {type(world).__name__}")
         sp, gp = world_point(start, "start"), world_point(goal, "goal")  # finite, within MAX_COORDINATE
         s, g = (float(sp[0]), float(sp[1])), (float(gp[0]), float(gp[1]))
-        effective = dict(options)
+        from gamenav.navmesh.search import NavMeshSearch
+
+        effective = dict(_defaults(NavMeshSearch))
+        effective.update(options)
     key: Hashable | None
     try:
         key = (id(world), s, g, tuple(sorted(effective.items())))

@@ -124,3 +124,15 @@ def test_the_queue_forgets_a_dropped_worlds_timing_figures() -> None:
     del grid, request
     gc.collect()
     assert not any(len(table) for table in measured)
+
+
+def test_a_navmesh_request_that_spells_out_a_default_option_is_the_same_request() -> None:
+    """Grid requests had their option defaults filled in before keying; navmesh ones did not,
+    so ``exact=False`` (the default) missed the cache entry of the same request without it."""
+    from gamenav import PathCache
+
+    mesh = gamenav.NavMesh.from_grid(open_grid(8, 12))
+    cache = PathCache()
+    first = cache.find_path(mesh, (0.5, 0.5), (11.5, 7.5))
+    again = cache.find_path(mesh, (0.5, 0.5), (11.5, 7.5), exact=False, clamp=False, partial=False)
+    assert again is first and cache.stats.hits == 1 and cache.stats.misses == 1
