@@ -52,6 +52,10 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_COST", "GridChange", "Region", "TileGrid"]
 
+_MAX_PADDED_CELLS = 2**31 - 1
+"""A grid's ``(height + 2) * (width + 2)`` must stay under this (the kernels index the cells of
+the grid and its blocked border with int32)."""
+
 MAX_COST = 1e12
 """The largest finite cell cost. A path costs at most ``sqrt(2) * MAX_COST`` per cell, so no path
 on any grid that fits in memory comes near float64 overflow (a FOUND path has a finite cost)."""
@@ -246,6 +250,11 @@ class TileGrid:
             raise InvalidInputError(f"walkable must be 2-D [y, x], got shape {walk.shape}")
         if walk.size == 0:
             raise InvalidInputError(f"walkable must not be empty, got shape {walk.shape}")
+        h, w = walk.shape
+        if (h + 2) * (w + 2) >= _MAX_PADDED_CELLS:  # before any copy: a broadcast view may be huge
+            raise InvalidInputError(
+                f"walkable has too many cells: shape {walk.shape}, but (height + 2) * (width + 2) "
+                f"must stay under {_MAX_PADDED_CELLS} (the searches index cells with int32)")
         if walk.dtype != np.bool_:
             if not np.issubdtype(walk.dtype, np.integer):
                 raise InvalidInputError(f"walkable must be bool (or 0/1 integers), got dtype {walk.dtype}")

@@ -330,3 +330,11 @@ def test_an_index_built_inside_a_listener_is_not_rebuilt_for_the_edit_it_holds(a
     assert paths[0].cost == pytest.approx(gamenav.find_path(grid.copy(), (0, 0), (23, 0)).cost)
     grid.set_walkable((0, 20, 1, 21), False)  # version 3: repaired
     assert builds == [2]
+
+
+@pytest.mark.parametrize("shape", [(1, 2**40), (2**20, 2**20), (2**31, 1)])
+@pytest.mark.parametrize("dtype", [bool, np.uint8])
+def test_grids_too_large_to_index_are_refused_before_any_copy(shape, dtype) -> None:
+    huge = np.broadcast_to(np.ones((1, 1), dtype=dtype), shape)  # no memory behind it
+    with pytest.raises(InvalidInputError, match=r"walkable has too many cells: shape .* must stay under"):
+        TileGrid(huge)
