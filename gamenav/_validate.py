@@ -32,14 +32,18 @@ def is_real(value: Any) -> bool:
 
 
 def real_number(value: Any, name: str, expected: str = "a number") -> float:
-    """``value`` as a float (may be NaN or inf: the caller checks the range).
+    """``value`` as a float (may be NaN or inf: the caller checks the range; an int beyond
+    float64, such as ``2**1100``, is an infinity of its sign).
 
     Raises:
         InvalidInputError: not a real number; the message says ``name must be {expected}``.
     """
     if not is_real(value):
         raise InvalidInputError(f"{name} must be {expected}, got {value!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # float(2**1100)
+        return math.inf if value > 0 else -math.inf
 
 
 def positive_number(value: Any, name: str) -> float:

@@ -37,7 +37,7 @@ import numpy.typing as npt
 from gamenav._kernels import announce_compile
 from gamenav._kernels.clearance import clearance_box
 from gamenav._kernels.components import label_components
-from gamenav._validate import is_real
+from gamenav._validate import real_number
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid, _cells_of, _GridState, _readonly
 
@@ -60,9 +60,7 @@ def threshold(grid: TileGrid, agent_radius: Any, name: str = "agent_radius") -> 
     Raises:
         InvalidInputError: not a finite number in ``[0, MAX_RADIUS_CELLS * cell_size]``.
     """
-    if not is_real(agent_radius):
-        raise InvalidInputError(f"{name} must be a number >= 0 (world units), got {agent_radius!r}")
-    r = float(agent_radius)
+    r = real_number(agent_radius, name, "a number >= 0 (world units)")
     limit = MAX_RADIUS_CELLS * grid.cell_size
     if not (math.isfinite(r) and 0.0 <= r <= limit):
         raise InvalidInputError(

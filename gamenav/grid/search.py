@@ -23,7 +23,7 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k
 from gamenav._kernels import jps as _jps
 from gamenav._kernels.grid_fast import world_points as _world_points
-from gamenav._validate import check_options, expansion_budget, flag, is_real, keyword_options
+from gamenav._validate import check_options, expansion_budget, flag, keyword_options, real_number
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.grid import hpa as _hpa
 from gamenav.grid import jump_plus as _jump_plus
@@ -444,9 +444,7 @@ def _check(grid: TileGrid, start: Sequence[int], goal: Sequence[int], algorithm:
     if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
         raise InvalidInputError(f"algorithm must be one of {list(ALGORITHMS)}, got {algorithm!r}")
     diag = Diagonal.parse(diagonal)
-    if not is_real(weight):
-        raise InvalidInputError(f"weight must be a number >= 1, got {weight!r}")
-    weight = float(weight)
+    weight = real_number(weight, "weight", "a number >= 1")
     if not (math.isfinite(weight) and weight >= 1.0):
         raise InvalidInputError(f"weight must be a finite number >= 1, got {weight}")
     heur = resolve_heuristic(heuristic, diag)

@@ -338,3 +338,21 @@ def test_grids_too_large_to_index_are_refused_before_any_copy(shape, dtype) -> N
     huge = np.broadcast_to(np.ones((1, 1), dtype=dtype), shape)  # no memory behind it
     with pytest.raises(InvalidInputError, match=r"walkable has too many cells: shape .* must stay under"):
         TileGrid(huge)
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda g: gamenav.find_path(g, (0, 0), (4, 0), weight=2**1100), "weight must be a finite number >= 1"),
+    (lambda g: gamenav.find_path(g, (0, 0), (4, 0), agent_radius=2**1100), "agent_radius must be a finite number"),
+    (lambda g: gamenav.find_path(g, (0, 0), (4, 0), agent_radius=-(2**1100)), "agent_radius must be a finite number"),
+    (lambda g: gamenav.clearance_mask(g, 2**1100), "agent_radius must be a finite number"),
+    (lambda g: TileGrid(g.walkable, cell_size=2**1100), "cell_size must be a finite number > 0"),
+    (lambda g: gamenav.distance_field(g, (0, 0), max_cost=-(2**1100)), "max_cost must be a number >= 0"),
+])
+def test_ints_beyond_float64_are_clear_errors(call, message) -> None:
+    with pytest.raises(InvalidInputError, match=message):
+        call(_two_rooms())
+
+
+def test_an_int_beyond_float64_as_max_cost_is_no_limit() -> None:
+    field = gamenav.distance_field(_two_rooms(), (0, 0), max_cost=2**1100)
+    assert (field == gamenav.distance_field(_two_rooms(), (0, 0))).all()
