@@ -34,7 +34,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
         'pip install -e ".[pygame]"'
     ) from exc
 
-from gamenav._validate import finite_point, grid_dimensions, is_real, positive_number
+from gamenav._validate import finite_point, flag, grid_dimensions, is_real, positive_number
 from gamenav import Follower, InvalidInputError, NavMesh, Path, TileGrid
 
 __all__ = ["PathFollower", "draw_grid", "draw_path", "grid_from_mask", "grid_from_rects", "grid_from_tmx",
@@ -180,6 +180,8 @@ def _tmx_layer(tmx_map: Any, name: str, kind: str) -> Any:
     pytmx = _pytmx()
     if not isinstance(tmx_map, pytmx.TiledMap):
         raise InvalidInputError(f"tmx_map must be a pytmx.TiledMap, got {type(tmx_map).__name__}")
+    if not isinstance(name, str):
+        raise InvalidInputError(f"layer must be a layer name (str), got {name!r}")
     if tmx_map.orientation != "orthogonal":
         raise InvalidInputError(f"tmx_map must be an orthogonal map, got {tmx_map.orientation!r}")
     layer_type = pytmx.TiledTileLayer if kind == "tile" else pytmx.TiledObjectGroup
@@ -205,8 +207,8 @@ def grid_from_tmx(tmx_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
             False: the layer's non-empty tiles are the walkable floor.
 
     Raises:
-        InvalidInputError: not a ``pytmx.TiledMap``, no such tile layer, non-orthogonal map or
-            non-square tiles.
+        InvalidInputError: not a ``pytmx.TiledMap``, no such tile layer, ``walls`` not a bool,
+            non-orthogonal map or non-square tiles.
 
     Example:
         >>> import pytmx, gamenav
@@ -214,6 +216,7 @@ def grid_from_tmx(tmx_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
         >>> grid_from_tmx(tmx_map, "walls").passable.astype(int).tolist()
         [[1, 1, 0, 1, 1, 1], [1, 1, 0, 1, 0, 1], [1, 1, 1, 1, 0, 1], [0, 1, 1, 1, 1, 1]]
     """
+    walls = flag(walls, "walls")
     tiles = _tmx_layer(tmx_map, layer, "tile")
     if tmx_map.tilewidth != tmx_map.tileheight:
         raise InvalidInputError(
@@ -241,8 +244,8 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
         agent_radius: obstacles are inflated (the free space shrunk) by this many pixels (>= 0).
 
     Raises:
-        InvalidInputError: not a ``pytmx.TiledMap``, no such object layer, or a layer with no
-            polygon or rectangle.
+        InvalidInputError: not a ``pytmx.TiledMap``, no such object layer, a layer with no
+            polygon or rectangle, ``walkable`` not a bool or a bad ``agent_radius``.
 
     Example:
         >>> import pytmx, gamenav
@@ -250,6 +253,7 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
         >>> mesh.locate([(10, 10), (48, 12), (20, 48)]).tolist()[1:]  # inside the rock, the wall
         [-1, -1]
     """
+    walkable = flag(walkable, "walkable")
     group = _tmx_layer(tmx_map, object_layer, "object")
     shift = np.array([group.offsetx, group.offsety], dtype=np.float64)
     polygons = [shapely.Polygon(np.asarray(obj.apply_transformations(), dtype=np.float64) + shift)

@@ -300,6 +300,17 @@ def test_tmx_non_square_tiles_and_non_orthogonal_maps(tmp_path: FsPath) -> None:
         grid_from_tmx(pytmx.TiledMap(str(tmp_path / "b.tmx")), "walls")
 
 
+def test_tmx_flags_and_layer_names_are_checked(tmx_map: pytmx.TiledMap) -> None:
+    # a string is not a bool: walkable="no" used to build the walkable area from the obstacles
+    with pytest.raises(gamenav.InvalidInputError, match="walkable must be a bool, got 'no'"):
+        navmesh_from_tmx(tmx_map, "obstacles", walkable="no")
+    with pytest.raises(gamenav.InvalidInputError, match="walls must be a bool, got 'no'"):
+        grid_from_tmx(tmx_map, "walls", walls="no")
+    for call in (grid_from_tmx, navmesh_from_tmx):
+        with pytest.raises(gamenav.InvalidInputError, match=r"layer must be a layer name \(str\), got \['walls'\]"):
+            call(tmx_map, ["walls"])
+
+
 # -- drawing ------------------------------------------------------------------------------
 
 def test_draw_grid_paints_blocked_cells_lines_and_respects_y_up() -> None:
