@@ -1428,8 +1428,10 @@ class Crowd(Closeable):
         self._stuck_count[stuck] = 0
         near = np.hypot(*(self._goal[stuck] - self._pos[stuck]).T) < \
             (2.0 * self._stride + 1.0) * self._grid.cell_size
-        crowded = np.hypot(*self._sep[stuck].T) > 0.1
-        self._arrive(stuck[near & crowded])  # held back by the others at the destination: close enough
+        crowded = np.hypot(*self._sep[stuck].T) > 0.1  # (ORCA: bent off its way by the others)
+        # held back by the others at the destination (ORCA does not bend a unit's way round idle
+        # units, it shoves them, and one that cannot give way holds it off): close enough
+        self._arrive(stuck[near & (crowded | self._touching(stuck))])
         # in a jam a new route rarely helps: wait, and re-path only every few stuck periods (ORCA:
         # jams move, slowly; every 12)
         jammed = stuck[crowded & ~near]
@@ -1441,6 +1443,19 @@ class Crowd(Closeable):
                                 jammed[self._jams[jammed] % (12 if self.avoidance == "orca" else 4) == 0]])
         self.counters["stuck_repaths"] += len(stuck)
         self._repath(stuck)
+
+    def _touching(self, idx: _Idx) -> npt.NDArray[np.bool_]:
+        """Which agents ``idx`` touch another agent's disc (gaps under a tenth of a cell)."""
+        touching = np.zeros(len(idx), bool)
+        r = self._radii
+        step = max(1, 2**20 // max(len(self), 1))  # (blocks of about a million pairs)
+        for lo in range(0, len(idx), step):
+            part = idx[lo:lo + step]
+            gap = np.hypot(*(self._pos[part, None, :] - self._pos[None, :, :]).transpose(2, 0, 1)) \
+                - (r[part, None] + r[None, :])
+            gap[np.arange(len(part)), part] = np.inf
+            touching[lo:lo + len(part)] = (gap < 0.1 * self._grid.cell_size).any(axis=1)
+        return touching
 
     def _repath(self, idx: _Idx) -> None:
         """New path requests for ``idx``; they keep moving on their old route until it arrives."""

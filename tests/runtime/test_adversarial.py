@@ -136,3 +136,19 @@ def test_a_navmesh_request_that_spells_out_a_default_option_is_the_same_request(
     first = cache.find_path(mesh, (0.5, 0.5), (11.5, 7.5))
     again = cache.find_path(mesh, (0.5, 0.5), (11.5, 7.5), exact=False, clamp=False, partial=False)
     assert again is first and cache.stats.hits == 1 and cache.stats.misses == 1
+
+
+@pytest.mark.parametrize("avoidance", ["orca", "separation"])
+def test_a_unit_held_off_its_goal_by_an_idle_unit_that_cannot_give_way_arrives(avoidance: str) -> None:
+    """A unit sent to where an idle unit stands at the end of a corridor stops touching it; with
+    ORCA it re-pathed, then ended ``failed`` a few tenths of a cell from its goal (ORCA shoves
+    idle units instead of bending round them, so "held back by the others" never saw it)."""
+    grid = gamenav.TileGrid.from_strings(["######", ".....#", "######"])
+    crowd = gamenav.Crowd(grid, [(4.5, 1.5), (0.5, 1.5)], radius=0.3, max_speed=3.0, avoidance=avoidance)
+    crowd.move([1], (4.5, 1.5), formation=False)
+    for _ in range(600):
+        crowd.update(1 / 30)
+        if crowd.arrived[1] or crowd.failed[1]:
+            break
+    assert crowd.arrived[1] and not crowd.failed[1]
+    assert np.hypot(*(crowd.positions[1] - (4.5, 1.5))) < 0.7  # against the idle unit
