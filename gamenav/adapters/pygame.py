@@ -35,7 +35,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
     ) from exc
 
 from gamenav._validate import finite_point, flag, grid_dimensions, is_real, positive_number
-from gamenav import Follower, InvalidInputError, NavMesh, Path, TileGrid
+from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 
 __all__ = ["PathFollower", "draw_grid", "draw_path", "grid_from_mask", "grid_from_rects", "grid_from_tmx",
            "navmesh_from_tmx"]
@@ -192,6 +192,24 @@ def _tmx_layer(tmx_map: Any, name: str, kind: str) -> Any:
     return layer
 
 
+def _tmx_gids(tmx_map: Any, tiles: Any) -> npt.NDArray[np.int64]:
+    """The ``(height, width)`` tile ids of a pytmx tile layer, ``[y, x]``.
+
+    Raises:
+        MapFormatError: the layer is not the map's size, or its data is not ``height`` rows of
+            ``width`` tile ids (pytmx cuts the data into rows of the layer's width).
+    """
+    height, width = int(tmx_map.height), int(tmx_map.width)
+    rows = tiles.data
+    if (tiles.width, tiles.height) != (width, height) or len(rows) != height \
+            or any(len(row) != width for row in rows):
+        raise MapFormatError(
+            f"tile layer {tiles.name!r} must hold {height} rows of {width} tile ids (the map's size), got a "
+            f"{tiles.width} x {tiles.height} layer with {len(rows)} rows of {sorted({len(r) for r in rows})} ids",
+            path=tmx_map.filename)
+    return np.array(rows, dtype=np.int64).reshape(height, width)
+
+
 def grid_from_tmx(tmx_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
     """A :class:`~gamenav.TileGrid` from a tile layer of a Tiled map loaded with pytmx.
 
@@ -209,6 +227,7 @@ def grid_from_tmx(tmx_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
     Raises:
         InvalidInputError: not a ``pytmx.TiledMap``, no such tile layer, ``walls`` not a bool,
             non-orthogonal map or non-square tiles.
+        MapFormatError: the layer is not the map's size (the message names the file).
 
     Example:
         >>> import pytmx, gamenav
@@ -221,7 +240,7 @@ def grid_from_tmx(tmx_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
     if tmx_map.tilewidth != tmx_map.tileheight:
         raise InvalidInputError(
             f"tiles must be square, got {tmx_map.tilewidth} x {tmx_map.tileheight} pixels")
-    occupied = np.array(tiles.data, dtype=np.int64).reshape(tmx_map.height, tmx_map.width) != 0
+    occupied = _tmx_gids(tmx_map, tiles) != 0
     return TileGrid(~occupied if walls else occupied, cell_size=tmx_map.tilewidth,
                     origin=(float(tiles.offsetx), float(tiles.offsety)), y_up=False)
 

@@ -311,6 +311,19 @@ def test_tmx_flags_and_layer_names_are_checked(tmx_map: pytmx.TiledMap) -> None:
             call(tmx_map, ["walls"])
 
 
+def test_tmx_tile_layer_of_another_size_than_the_map_is_a_format_error(tmp_path: FsPath) -> None:
+    # 12 ids in a 6 x 2 layer of a 4 x 3 map: read as 3 rows of 4, a scrambled grid, before
+    path = tmp_path / "sized.tmx"
+    path.write_text(TRANSFORMED_TMX.replace('name="walls" width="4" height="3"', 'name="walls" width="6" height="2"'),
+                    encoding="utf-8")
+    with pytest.raises(gamenav.MapFormatError, match=r"sized\.tmx: tile layer 'walls' must hold 3 rows of 4 tile ids "
+                                                    r"\(the map's size\), got a 6 x 2 layer with 2 rows of \[6\] ids"):
+        grid_from_tmx(pytmx.TiledMap(str(path)), "walls")
+    path.write_text(TRANSFORMED_TMX.replace('width="4" height="3"\n', 'width="0" height="0"\n'), encoding="utf-8")
+    with pytest.raises(gamenav.MapFormatError, match="must hold 0 rows of 0 tile ids"):
+        grid_from_tmx(pytmx.TiledMap(str(path)), "walls")
+
+
 # -- drawing ------------------------------------------------------------------------------
 
 def test_draw_grid_paints_blocked_cells_lines_and_respects_y_up() -> None:
