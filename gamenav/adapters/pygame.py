@@ -250,9 +250,9 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     """A :class:`~gamenav.NavMesh` from the polygons and rectangles of a Tiled object layer (pytmx).
 
     Coordinates are map pixels (y down), the objects' points as pytmx places them
-    (``obj.apply_transformations()``: rotation applied) plus the layer's offset. Polylines
-    enclose no area and are ignored; ellipses count as their bounding rectangles (pytmx keeps
-    no ellipse flag).
+    (``obj.apply_transformations()``: rotation applied) plus the layer's offset. Polylines and
+    polygons of fewer than 3 points enclose no area and are ignored; ellipses count as their
+    bounding rectangles (pytmx keeps no ellipse flag).
 
     Args:
         tmx_map: a ``pytmx.TiledMap`` (orthogonal).
@@ -265,6 +265,8 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     Raises:
         InvalidInputError: not a ``pytmx.TiledMap``, no such object layer, a layer with no
             polygon or rectangle, ``walkable`` not a bool or a bad ``agent_radius``.
+        MapFormatError: an object with NaN or infinite coordinates (the message names the file
+            and the object's id).
 
     Example:
         >>> import pytmx, gamenav
@@ -275,8 +277,16 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     walkable = flag(walkable, "walkable")
     group = _tmx_layer(tmx_map, object_layer, "object")
     shift = np.array([group.offsetx, group.offsety], dtype=np.float64)
-    polygons = [shapely.Polygon(np.asarray(obj.apply_transformations(), dtype=np.float64) + shift)
-                for obj in group if getattr(obj, "closed", True)]
+    polygons = []
+    for obj in group:
+        if not getattr(obj, "closed", True):
+            continue  # a polyline
+        points = np.asarray(obj.apply_transformations(), dtype=np.float64).reshape(-1, 2) + shift
+        if not np.isfinite(points).all():
+            raise MapFormatError(f"object {obj.id} of layer {object_layer!r} has NaN or infinite coordinates: "
+                                 f"{points.tolist()}", path=tmx_map.filename)
+        if len(points) >= 3:
+            polygons.append(shapely.Polygon(points))
     if not polygons:
         raise InvalidInputError(f"object layer {object_layer!r} has no polygons or rectangles")
     if walkable:

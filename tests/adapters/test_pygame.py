@@ -324,6 +324,20 @@ def test_tmx_tile_layer_of_another_size_than_the_map_is_a_format_error(tmp_path:
         grid_from_tmx(pytmx.TiledMap(str(path)), "walls")
 
 
+def test_tmx_objects_without_area_are_ignored_and_nan_coordinates_named(tmp_path: FsPath) -> None:
+    text = TINY_TMX.read_text(encoding="utf-8")
+    path = tmp_path / "objects.tmx"
+    (tmp_path / "tiles.png").write_bytes((TINY_TMX.parent / "tiles.png").read_bytes())
+    for points in ("0,0 16,0", "0,0"):  # a polygon of 2 or 1 points encloses nothing, like a polyline
+        path.write_text(text.replace('points="0,0 16,0 8,20"', f'points="{points}"'), encoding="utf-8")
+        mesh = navmesh_from_tmx(pytmx.TiledMap(str(path)), "obstacles")
+        assert mesh_area(mesh) == pytest.approx(96 * 64 - 24 * 16)
+    path.write_text(text.replace('x="40" y="8"', 'x="nan" y="8"'), encoding="utf-8")
+    with pytest.raises(gamenav.MapFormatError, match=r"objects\.tmx: object 1 of layer 'obstacles' has NaN or "
+                                                    "infinite coordinates"):
+        navmesh_from_tmx(pytmx.TiledMap(str(path)), "obstacles")
+
+
 # -- drawing ------------------------------------------------------------------------------
 
 def test_draw_grid_paints_blocked_cells_lines_and_respects_y_up() -> None:
