@@ -366,11 +366,13 @@ def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[
     if index.near(start, goal):
         from gamenav.grid.search import GridSearch  # here: gamenav.grid.search imports hpa
 
-        exact = GridSearch(grid, start, goal)
+        # on ``state`` itself: an edit from another thread since the check above may have
+        # blocked start or goal on the grid's current snapshot
+        exact = GridSearch._from_checked(GridSearch._check(grid, start, goal), state)
         if exact.step(NEAR_EXPANSIONS * index.size * index.size).done:
             path = exact.result()
-            if exact.world_version != state.version or path.status is not PathStatus.FOUND:
-                return None  # an edit raced with the query: the caller's A* answers
+            if path.status is not PathStatus.FOUND:
+                return None
             return HpaResult(path.cells, path.cost, path.expanded)
         expanded = exact.expanded
         exact.cancel()

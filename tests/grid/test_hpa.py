@@ -262,3 +262,24 @@ def test_near_cells_behind_a_long_wall_use_the_graph() -> None:
     assert path.expanded < gamenav.find_path(grid, a, b).expanded
     short = _compare(grid, (60, 10), (70, 30), tolerance=1.0)  # no detour: exact A*
     assert short.cost == pytest.approx(gamenav.find_path(grid, (60, 10), (70, 30)).cost)
+
+
+@pytest.mark.parametrize("blocked", [(0, 0), (3, 3)])
+def test_a_near_query_searches_its_own_snapshot_when_an_edit_races_it(blocked, monkeypatch) -> None:
+    """Another thread blocks the start or the goal just after the query took its snapshot: the
+    answer is the one of that snapshot, not a BlockedEndpointError from step()."""
+    grid = gamenav.TileGrid(np.ones((40, 40), dtype=bool))
+    gamenav.prepare(grid, "hpa")
+    real = hpa.hpa_index
+
+    def racing(g: gamenav.TileGrid, **kwargs: object) -> hpa.HpaIndex:
+        index = real(g, **kwargs)  # type: ignore[arg-type]
+        if g.is_passable(*blocked):
+            g.set_walkable(blocked, False)  # the other thread's edit lands here
+        return index
+
+    monkeypatch.setattr(hpa, "hpa_index", racing)
+    search = gamenav.GridSearch(grid, (0, 0), (3, 3), algorithm="hpa")
+    assert search.step() is FOUND
+    assert search.world_version == 0 and grid.version == 1
+    assert search.result().cost == pytest.approx(3 * 2**0.5)
