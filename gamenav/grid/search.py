@@ -13,7 +13,7 @@ import threading
 import weakref
 from collections import OrderedDict, deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, SupportsIndex
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -64,6 +64,7 @@ class SearchWorkspace:
     frees a shape's workspaces once no grid of that shape is alive. A workspace holds about
     32 bytes per cell, 56 once a weighted search used it (its array attributes are the
     kernels' state, described in ``gamenav._kernels.grid_search``; do not modify them).
+    ``copy.copy``, ``copy.deepcopy`` and pickle give a new workspace of the same shape.
 
     Args:
         shape: ``(height, width)`` of the grids it will search (``TileGrid.shape``).
@@ -161,6 +162,11 @@ class SearchWorkspace:
 
     def __repr__(self) -> str:
         return f"SearchWorkspace(shape={self.shape})"
+
+    def __reduce__(self) -> tuple[type[SearchWorkspace], tuple[tuple[int, int]]]:
+        """``copy.copy``, ``copy.deepcopy`` and pickle give a new, independent workspace of the
+        same shape (never one sharing these arrays, which two searches would then corrupt)."""
+        return SearchWorkspace, (self.shape,)
 
 
 POOL_MAX_BYTES = 256 * 2**20
@@ -757,6 +763,12 @@ class GridSearch:
         if ws is not None and self._borrowed and ws._release(self._token):
             _pool.give_back(ws)
         _jump_plus.release(getattr(self, "_plus", None))
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
+        """Refuses ``copy.copy``, ``copy.deepcopy`` and pickle with a clear TypeError: a copy
+        would share (or duplicate) the running search's workspace and its JPS+ table lease."""
+        raise TypeError("GridSearch objects cannot be copied or pickled: a copy would share the running "
+                        "search's workspace (start a new search instead, or copy its result())")
 
     # -- public state ---------------------------------------------------------------------
     @property

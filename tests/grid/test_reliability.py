@@ -356,3 +356,36 @@ def test_ints_beyond_float64_are_clear_errors(call, message) -> None:
 def test_an_int_beyond_float64_as_max_cost_is_no_limit() -> None:
     field = gamenav.distance_field(_two_rooms(), (0, 0), max_cost=2**1100)
     assert (field == gamenav.distance_field(_two_rooms(), (0, 0))).all()
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy", "copy"])
+@pytest.mark.parametrize("algorithm", ["astar", "jps", "dijkstra", "hpa", "subgoal"])
+def test_searches_refuse_copies(how, algorithm) -> None:
+    """A copy would share the running search's workspace: dropping it gave the workspace back to
+    the pool under the original (whose next step() then failed), two copies stepping it
+    corrupted each other."""
+    grid = TileGrid(np.ones((40, 40), bool))
+    grid.set_walkable((10, 0, 11, 35), False)
+    search = GridSearch(grid, (0, 0), (39, 0), algorithm=algorithm)
+    search.step(3)
+    with pytest.raises(TypeError, match="GridSearch objects cannot be copied or pickled"):
+        COPIES[how](search)
+    assert search.step() is PathStatus.FOUND
+    assert search.result().cost == pytest.approx(gamenav.find_path(grid, (0, 0), (39, 0)).cost)
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy", "copy"])
+def test_a_copied_workspace_shares_no_arrays(how) -> None:
+    grid = TileGrid(np.ones((30, 30), bool))
+    grid.set_walkable((10, 0, 11, 25), False)
+    ws = SearchWorkspace(grid.shape)
+    twin = COPIES[how](ws)
+    assert type(twin) is SearchWorkspace and twin.shape == ws.shape
+    assert not np.shares_memory(twin.g, ws.g) and not np.shares_memory(twin.mark, ws.mark)
+    a = GridSearch(grid, (0, 0), (29, 0), workspace=ws)
+    b = GridSearch(grid, (29, 29), (0, 0), workspace=twin)
+    while not (a.status.done and b.status.done):  # interleaved: each on its own arrays
+        a.step(7)
+        b.step(7)
+    assert a.result().cost == gamenav.find_path(grid, (0, 0), (29, 0)).cost
+    assert b.result().cost == gamenav.find_path(grid, (29, 29), (0, 0)).cost
