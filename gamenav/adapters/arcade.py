@@ -37,7 +37,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 import shapely
 
-from gamenav import Follower, InvalidInputError, MapFormatError, Path, TileGrid
+from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav._validate import finite_point, flag, grid_dimensions, positive_number
 
 __all__ = ["PathFollower", "draw_expansions", "draw_grid", "draw_navmesh", "draw_path",
@@ -48,6 +48,26 @@ Color = Any
 
 
 # -- grids ----------------------------------------------------------------------------------
+def _check_type(value: Any, expected: type, name: str) -> None:
+    """An InvalidInputError unless ``value`` is an ``expected`` (e.g. a NavMesh where a TileGrid goes)."""
+    if not isinstance(value, expected):
+        module = "gamenav" if expected.__module__.startswith("gamenav") else expected.__module__.split(".")[0]
+        article = "an" if module[0] in "aeiou" else "a"
+        raise InvalidInputError(f"{name} must be {article} {module}.{expected.__name__}, got {type(value).__name__}")
+
+
+def _path_points(path: Any) -> npt.NDArray[np.float64]:
+    """The ``(n, 2)`` world points of a :class:`~gamenav.Path` or of an array of ``(x, y)`` numbers."""
+    try:
+        pts = np.asarray(path.points if isinstance(path, Path) else path, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidInputError("path must be a gamenav.Path or an (n, 2) array of (x, y) numbers, got "
+                                f"{type(path).__name__}") from None
+    if pts.ndim != 2 or (len(pts) and pts.shape[1] != 2):
+        raise InvalidInputError(f"path points must have shape (n, 2), got {pts.shape}")
+    return pts
+
+
 def _tile_layer(tile_map: Any, name: str) -> Any:
     layers = getattr(getattr(tile_map, "tiled_map", None), "layers", None)
     if layers is None:
@@ -139,7 +159,10 @@ def grid_from_sprites(sprites: Iterable[arcade.BasicSprite], *, size: Sequence[f
     width, height = grid_dimensions(size, cs)
     ox, oy = (float(v) for v in finite_point(origin, "origin"))
     blocked = np.zeros((height, width), bool)
+    if not isinstance(sprites, Iterable):
+        raise InvalidInputError(f"sprites must be an iterable of arcade sprites, got {type(sprites).__name__}")
     for sprite in sprites:
+        _check_type(sprite, arcade.BasicSprite, "each wall sprite")
         pts = np.asarray(sprite.hit_box.get_adjusted_points(), dtype=np.float64)
         if len(pts) < 3:
             continue
@@ -213,6 +236,7 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
 def draw_grid(grid: TileGrid, *, line_color: Color | None = (255, 255, 255, 40),
               blocked_color: Color | None = (200, 40, 40, 90)) -> None:
     """Draw grid lines and (optionally) blocked cells as translucent squares."""
+    _check_type(grid, TileGrid, "grid")
     cs = grid.cell_size
     ox, oy = grid.origin
     if blocked_color is not None:
@@ -233,6 +257,7 @@ def draw_grid(grid: TileGrid, *, line_color: Color | None = (255, 255, 255, 40),
 def draw_expansions(grid: TileGrid, values: npt.ArrayLike, *, alpha: int = 110) -> None:
     """Draw the cells a search reached: an ``(h, w)`` bool mask, or a float field (distance
     field / g-costs; ``inf`` = not reached) shaded from yellow (near) to purple (far)."""
+    _check_type(grid, TileGrid, "grid")
     arr = np.asarray(values)
     if arr.shape != grid.shape:
         raise InvalidInputError(f"values must have the grid's shape {grid.shape}, got {arr.shape}")
@@ -257,9 +282,7 @@ def draw_expansions(grid: TileGrid, values: npt.ArrayLike, *, alpha: int = 110) 
 def draw_path(path: Path | npt.ArrayLike, *, color: Color = (255, 255, 255, 200), width: float = 2.0,
               points: bool = False) -> None:
     """Draw a :class:`~gamenav.Path` (its world ``points``) or an ``(n, 2)`` array as a polyline."""
-    pts = np.asarray(path.points if isinstance(path, Path) else path, dtype=np.float64)
-    if pts.ndim != 2 or (len(pts) and pts.shape[1] != 2):
-        raise InvalidInputError(f"path points must have shape (n, 2), got {pts.shape}")
+    pts = _path_points(path)
     if len(pts) >= 2:
         arcade.draw_line_strip(pts.tolist(), color, width)
     if points and len(pts):
@@ -272,12 +295,18 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
     """Draw a navmesh's triangle edges; with ``path``, also the portals (shared edges) of its
     corridor; with ``highlight`` (triangle ids, e.g. :attr:`gamenav.NavMeshChange.added`), also
     fill those triangles. Dead triangles of an edited mesh are never drawn."""
+    _check_type(mesh, NavMesh, "mesh")
+    if path is not None:
+        _check_type(path, Path, "path")
     verts = np.asarray(mesh.vertices, dtype=np.float64)
     tris = np.asarray(mesh.triangles, dtype=np.int64)  # rows are triangle ids, dead ones too
     alive = getattr(mesh, "alive", None)
     live = np.ones(len(tris), bool) if alive is None else np.asarray(alive, dtype=bool)
     if highlight is not None:
-        ids = np.asarray(highlight, dtype=np.int64).ravel()
+        try:
+            ids = np.asarray(highlight, dtype=np.int64).ravel()
+        except (TypeError, ValueError, OverflowError):
+            raise InvalidInputError(f"highlight must be triangle ids (ints), got {highlight!r}") from None
         ids = ids[(ids >= 0) & (ids < len(tris))]
         for x1, y1, x2, y2, x3, y3 in verts[tris[ids[live[ids]]]].reshape(-1, 6).tolist():
             arcade.draw_triangle_filled(x1, y1, x2, y2, x3, y3, highlight_color)
@@ -327,6 +356,7 @@ class PathFollower(Follower):
 
     def __init__(self, sprite: arcade.BasicSprite, grid: TileGrid, *, speed: float, queue: Any = None,
                  world: Any = None, radius: float | None = None, **path_options: Any) -> None:
+        _check_type(sprite, arcade.BasicSprite, "sprite")
         self.sprite = sprite
         super().__init__(grid, sprite.position, speed=speed, queue=queue, world=world, radius=radius,
                          **path_options)

@@ -49,6 +49,14 @@ def _pair(value: Sequence[float], name: str) -> tuple[float, float]:
     return float(x), float(y)
 
 
+def _check_type(value: Any, expected: type, name: str) -> None:
+    """An InvalidInputError unless ``value`` is an ``expected`` (e.g. a NavMesh where a TileGrid goes)."""
+    if not isinstance(value, expected):
+        module = "gamenav" if expected.__module__.startswith("gamenav") else expected.__module__.split(".")[0]
+        article = "an" if module[0] in "aeiou" else "a"
+        raise InvalidInputError(f"{name} must be {article} {module}.{expected.__name__}, got {type(value).__name__}")
+
+
 def _sprite_rect(sprite: pygame.sprite.Sprite) -> pygame.Rect | pygame.FRect:
     if sprite.rect is None:
         raise InvalidInputError(f"the sprite has no rect (rect is None): {sprite!r}")
@@ -312,6 +320,8 @@ def draw_grid(surface: pygame.Surface, grid: TileGrid, *, blocked_color: ColorLi
         open_color: fill of passable cells; ``None`` leaves them untouched.
         line_color: colour of 1-pixel cell borders; ``None`` draws none.
     """
+    _check_type(surface, pygame.Surface, "surface")
+    _check_type(grid, TileGrid, "grid")
     h, w = grid.shape
     blocked = ~grid.passable
     if grid.y_up:
@@ -371,7 +381,12 @@ def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: Col
         width: line width in pixels.
         radius: waypoint dot radius in pixels (0: no dots).
     """
-    points = np.asarray(path.points if isinstance(path, Path) else path, dtype=np.float64)
+    _check_type(surface, pygame.Surface, "surface")
+    try:
+        points = np.asarray(path.points if isinstance(path, Path) else path, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidInputError("path must be a gamenav.Path or an (n, 2) array of (x, y) numbers, got "
+                                f"{type(path).__name__}") from None
     if points.size == 0:
         return
     if points.ndim != 2 or points.shape[1] != 2:

@@ -205,6 +205,29 @@ def test_drawing_checks_shapes(window) -> None:
         draw_path(np.zeros(3))
 
 
+def test_a_navmesh_where_a_grid_goes_and_other_wrong_objects_are_named(window) -> None:
+    grid = gamenav.TileGrid(np.ones((3, 3), bool))
+    mesh = gamenav.NavMesh.from_grid(grid)
+    path = gamenav.find_path(grid, (0, 0), (2, 2))
+    calls = [  # each raised an AttributeError, TypeError or ValueError from inside the adapter
+        (lambda: draw_grid(mesh), "grid must be a gamenav.TileGrid, got NavMesh"),
+        (lambda: draw_expansions(mesh, np.zeros((3, 3))), "grid must be a gamenav.TileGrid, got NavMesh"),
+        (lambda: draw_navmesh(grid), "mesh must be a gamenav.NavMesh, got TileGrid"),
+        (lambda: draw_navmesh(mesh, path=path.points), "path must be a gamenav.Path, got ndarray"),
+        (lambda: draw_navmesh(mesh, highlight="all"), "highlight must be triangle ids"),
+        (lambda: draw_path(grid),
+         r"path must be a gamenav.Path or an \(n, 2\) array of \(x, y\) numbers, got TileGrid"),
+        (lambda: draw_path([("a", "b")]), "path must be a gamenav.Path or an"),
+        (lambda: grid_from_sprites(mesh, size=(3, 3), cell_size=1), "sprites must be an iterable of arcade sprites"),
+        (lambda: grid_from_sprites([(0, 0, 1, 1)], size=(3, 3), cell_size=1),
+         "each wall sprite must be an arcade.BasicSprite, got tuple"),
+        (lambda: PathFollower((0.5, 0.5), grid, speed=1), "sprite must be an arcade.BasicSprite, got tuple"),
+    ]
+    for call, match in calls:
+        with pytest.raises(gamenav.InvalidInputError, match=match):
+            call()
+
+
 
 
 def test_navmesh_drawing_of_an_edited_mesh_uses_triangle_ids(window, monkeypatch) -> None:

@@ -372,6 +372,24 @@ def test_draw_grid_translucent_overlay_blends() -> None:
     assert 120 <= r <= 130 and r == g == b
 
 
+def test_a_navmesh_where_a_grid_goes_and_other_wrong_objects_are_named() -> None:
+    surface = pygame.Surface((40, 40))
+    grid = gamenav.TileGrid(np.ones((3, 3), bool), cell_size=10)
+    mesh = gamenav.NavMesh.from_grid(grid)
+    path = gamenav.find_path(grid, (0, 0), (2, 2))
+    calls = [  # each raised an AttributeError, TypeError or ValueError from inside the adapter
+        (lambda: draw_grid(surface, mesh), "grid must be a gamenav.TileGrid, got NavMesh"),
+        (lambda: draw_grid(grid, surface), "surface must be a pygame.Surface, got TileGrid"),
+        (lambda: draw_path(path, surface), "surface must be a pygame.Surface, got Path"),
+        (lambda: draw_path(surface, grid),
+         r"path must be a gamenav.Path or an \(n, 2\) array of \(x, y\) numbers, got TileGrid"),
+        (lambda: draw_path(surface, [("a", "b")]), "path must be a gamenav.Path or an"),
+    ]
+    for call, match in calls:
+        with pytest.raises(gamenav.InvalidInputError, match=match):
+            call()
+
+
 def test_draw_path_polyline_and_dots() -> None:
     surface = pygame.Surface((60, 40))
     surface.fill(WHITE)
