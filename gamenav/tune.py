@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
+import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -36,7 +37,9 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
+from gamenav._validate import positive_number
 from gamenav._warmup import warmup
+from gamenav.errors import InvalidInputError, MapFormatError
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.runtime.cache import PathCache
 from gamenav.runtime.queue import PathQueue, PathRequest
@@ -109,7 +112,13 @@ def simulate(grid: TileGrid, *, agents: int, budget_ms: float, frames: int, seed
         destinations: number of points of interest agents start on and travel between
             (0: any cell of the largest island).
         progress: called with the frame number after each frame.
+
+    Raises:
+        InvalidInputError: ``grid`` not a TileGrid or without a passable cell, ``agents`` not
+            an int >= 1, ``frames`` / ``seed`` / ``destinations`` not ints >= 0, ``speed`` not
+            a finite number > 0, or a ``budget_ms`` that :class:`~gamenav.PathQueue` refuses.
     """
+    _check_scenario(grid, agents, frames, seed, speed, destinations)
     rng = np.random.default_rng(seed)
     labels = grid.components()
     sizes = np.bincount(labels[labels >= 0].ravel())
@@ -148,6 +157,20 @@ def simulate(grid: TileGrid, *, agents: int, budget_ms: float, frames: int, seed
             progress(frame + 1)
     return SimResult(float(budget_ms), frame_ms, frame_cpu, np.asarray(latency, dtype=np.int64),
                      len(latency), frames / FPS, cache.stats.hit_rate)
+
+
+def _check_scenario(grid: TileGrid, agents: Any, frames: Any, seed: Any, speed: Any,
+                    destinations: Any) -> None:
+    """Raise InvalidInputError for arguments :func:`simulate` cannot replay (before any work)."""
+    if not isinstance(grid, TileGrid):
+        raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
+    if not grid.passable.any():
+        raise InvalidInputError(f"the map has no passable cell for agents to stand on: {grid!r}")
+    for name, value, low in (("agents", agents, 1), ("frames", frames, 0), ("seed", seed, 0),
+                             ("destinations", destinations, 0)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
+            raise InvalidInputError(f"{name} must be an int >= {low}, got {value!r}")
+    positive_number(speed, "speed")
 
 
 def _table(results: Sequence[SimResult]) -> str:
@@ -241,8 +264,8 @@ def _budgets(text: str) -> list[float]:
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"budgets must be comma-separated numbers of ms, got {text!r}") from None
-    if not values or any(not (v > 0) for v in values):
-        raise argparse.ArgumentTypeError(f"budgets must be positive numbers of ms, got {text!r}")
+    if not values or any(not (0 < v < math.inf) for v in values):
+        raise argparse.ArgumentTypeError(f"budgets must be finite positive numbers of ms, got {text!r}")
     return values
 
 
@@ -253,6 +276,16 @@ def _positive_int(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return value
+
+
+def _natural(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
     return value
 
 
@@ -268,13 +301,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--frames", type=_positive_int, default=600,
                         help="frames per budget at 60 fps (default 600 = 10 s)")
     parser.add_argument("--plot", metavar="PNG", help="write a plot of latency and frame time")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=_natural, default=0, help="random seed (default 0)")
     parser.add_argument("--speed", type=float, default=8.0, help="cells per second (default 8)")
     parser.add_argument("--destinations", type=int, default=32,
                         help="points of interest agents travel between; 0 = any cell (default 32)")
     args = parser.parse_args(argv)
-    if not args.speed > 0:
-        parser.error(f"--speed must be > 0, got {args.speed}")
+    if not 0 < args.speed < math.inf:
+        parser.error(f"--speed must be a finite number > 0, got {args.speed}")
     if args.destinations < 0:
         parser.error(f"--destinations must be >= 0, got {args.destinations}")
     if args.plot:  # fail before the long run, not after it
@@ -284,8 +317,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error('--plot needs matplotlib: pip install -e ".[plot]" (in a gamenav checkout)')
     try:
         grid = TileGrid.from_movingai(args.map)
-    except OSError as exc:
+    except (OSError, MapFormatError) as exc:
         parser.error(f"cannot read --map {args.map!r}: {exc}")
+    if not grid.passable.any():  # before the warmup, not after it
+        parser.error(f"--map {args.map!r} has no passable cell")
     warmup(navmesh=False, crowd=False)  # load (first run: compile) the kernels before timing
     show = _progress_printer(args.budgets, args.frames, sys.stderr)
     results = []

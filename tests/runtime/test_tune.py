@@ -111,3 +111,50 @@ def test_module_entry_point(small_map: Path) -> None:
                           capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     assert "| 1 |" in done.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--budgets", "1,inf"], "budgets must be finite positive numbers of ms, got '1,inf'"),
+    (["--budgets", "1e400"], "budgets must be finite positive numbers of ms"),
+    (["--seed", "-1"], "must be an integer >= 0, got '-1'"),
+    (["--speed", "inf"], "--speed must be a finite number > 0, got inf"),
+])
+def test_arguments_the_simulation_cannot_use_fail_before_the_run(small_map: Path, args: list[str], message: str,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        tune.main(["--map", str(small_map), "--frames", "2", *args])
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("type octile\nheight 2\nwidth 3\nmap\n@@@\n@@@\n", "has no passable cell"),
+    ("type octile\nheight 3\nwidth 3\nmap\n...\n", "cannot read --map"),
+])
+def test_unusable_maps_are_argument_errors(tmp_path: Path, text: str, message: str,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.map"
+    path.write_text(text)
+    with pytest.raises(SystemExit):
+        tune.main(["--map", str(path), "--frames", "2"])
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    (dict(agents=0), "agents must be an int >= 1, got 0"),
+    (dict(agents=2.5), "agents must be an int >= 1, got 2.5"),
+    (dict(frames=-1), "frames must be an int >= 0, got -1"),
+    (dict(seed=-3), "seed must be an int >= 0, got -3"),
+    (dict(destinations=-1), "destinations must be an int >= 0, got -1"),
+    (dict(speed=float("nan")), "speed must be a finite number > 0, got nan"),
+])
+def test_simulate_checks_its_arguments(small_map: Path, kwargs: dict[str, object], message: str) -> None:
+    grid = gamenav.TileGrid.from_movingai(small_map)
+    options: dict[str, object] = {"agents": 2, "budget_ms": 1.0, "frames": 2, **kwargs}
+    with pytest.raises(gamenav.InvalidInputError, match=message):
+        tune.simulate(grid, **options)  # type: ignore[arg-type]
+
+
+def test_simulate_on_a_map_without_a_passable_cell() -> None:
+    grid = gamenav.TileGrid(np.zeros((3, 4), dtype=bool))
+    with pytest.raises(gamenav.InvalidInputError, match="the map has no passable cell"):
+        tune.simulate(grid, agents=2, budget_ms=1.0, frames=2)
