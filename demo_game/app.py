@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 import traceback
@@ -29,6 +30,7 @@ __all__ = ["DemoWindow", "LoadingWindow", "display_problem", "load_terrain", "ma
 
 CELL_PX = 8
 HUD_LINES = 9
+OVERLAYS = ("grid", "paths", "navmesh", "expansions", "help")
 CONTROLS = """\
 left drag: select   right click: move   Tab: switch team   A: select all
 B: place building   X: remove building   N: grid/navmesh navigation   O: ORCA/separation
@@ -72,10 +74,10 @@ class DemoWindow(arcade.Window):
         self.mouse = (self.width / 2, self.height / 2)
         self.paused = False
         shown = {"paths", "help"} if overlays is None else overlays
-        unknown = shown - {"grid", "paths", "navmesh", "expansions", "help"}
+        unknown = shown - set(OVERLAYS)
         if unknown:
-            raise ValueError(f"unknown overlays {sorted(unknown)}; choose from grid, paths, navmesh, expansions, help")
-        self.show = {name: name in shown for name in ("grid", "paths", "navmesh", "expansions", "help")}
+            raise ValueError(f"unknown overlays {sorted(unknown)}; choose from {', '.join(OVERLAYS)}")
+        self.show = {name: name in shown for name in OVERLAYS}
         self.frame_times: deque[float] = deque(maxlen=60)
         self._last_frame = time.perf_counter()
         self.hud = [arcade.Text("", 8, self.height - 16 - 15 * i, (255, 255, 255, 255), 11,
@@ -384,6 +386,31 @@ def display_problem() -> str | None:
     return None
 
 
+def _number(kind: type, low: float, low_ok: bool) -> Callable[[str], Any]:
+    """An argparse type: a finite ``kind`` (int or float) above ``low`` (or equal, with ``low_ok``)."""
+    noun = "an integer" if kind is int else "a number"
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {noun}, got {text!r}") from None
+        if (kind is float and not math.isfinite(value)) or value < low or (value == low and not low_ok):
+            raise argparse.ArgumentTypeError(f"expected {noun} {'>=' if low_ok else '>'} {low:g}, got {text!r}")
+        return value
+    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    return parse
+
+
+def _overlays(text: str) -> set[str]:
+    """An argparse type: comma-separated overlay names."""
+    names = {name.strip() for name in text.split(",") if name.strip()}
+    unknown = names - set(OVERLAYS)
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown overlays {sorted(unknown)}; choose from {', '.join(OVERLAYS)}")
+    return names
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point (``python -m demo_game --help``)."""
     parser = argparse.ArgumentParser(prog="python -m demo_game",
@@ -394,17 +421,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--map", help="a Moving AI .map or Tiled .json/.tmx file (default: the built-in map)")
     parser.add_argument("--layer", default="walls", help="the Tiled tile layer holding walls (default 'walls')")
     parser.add_argument("--agents", type=int, default=400, help="number of units (default 400)")
-    parser.add_argument("--seed", type=int, default=7, help="map and spawn seed")
-    parser.add_argument("--budget", type=float, default=1.0, help="pathfinding budget in ms per frame")
-    parser.add_argument("--reinforce", type=float, default=3.0,
+    parser.add_argument("--seed", type=_number(int, 0, True), default=7, help="map and spawn seed (>= 0)")
+    parser.add_argument("--budget", type=_number(float, 0, False), default=1.0,
+                        help="pathfinding budget in ms per frame")
+    parser.add_argument("--reinforce", type=_number(float, 0, True), default=3.0,
                         help="every so many seconds units die and reinforcements spawn at buildings (0: off)")
     parser.add_argument("--headless", action="store_true", help="scripted run without a display")
-    parser.add_argument("--frames", type=int, default=600, help="frames of the headless run")
-    parser.add_argument("--dt", type=float, default=1 / 30, help="seconds per headless frame")
+    parser.add_argument("--frames", type=_number(int, 1, True), default=600, help="frames of the headless run")
+    parser.add_argument("--dt", type=_number(float, 0, False), default=1 / 30, help="seconds per headless frame")
     parser.add_argument("--screenshot", help="save a headless frame to this PNG (the last one by default)")
-    parser.add_argument("--screenshot-frame", type=int, help="which frame --screenshot saves")
+    parser.add_argument("--screenshot-frame", type=_number(int, 0, True), help="which frame --screenshot saves")
     parser.add_argument("--stats", help="write the headless stats JSON here")
-    parser.add_argument("--overlays", default="paths",
+    parser.add_argument("--overlays", type=_overlays, default="paths",
                         help="comma-separated overlays shown at start: grid, paths, navmesh, expansions, help")
     args = parser.parse_args(argv)
     if args.agents < 1:
@@ -418,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
     terrain = load_terrain(args.map, args.seed, args.layer)
-    overlays = {name.strip() for name in args.overlays.split(",") if name.strip()}
+    overlays: set[str] = args.overlays
     cell_px = cell_px_for(terrain.kind.shape)
     if not args.headless:
         loading = LoadingWindow(terrain.kind.shape[1] * cell_px, terrain.kind.shape[0] * cell_px)

@@ -9,9 +9,10 @@ import sys
 from pathlib import Path as FilePath
 
 import numpy as np
+import pytest
 
 import gamenav
-from demo_game.app import run_headless
+from demo_game.app import main, run_headless
 from demo_game.mapgen import BLOCKING, generate
 from demo_game import sim as demo_sim
 from demo_game.sim import Simulation
@@ -190,3 +191,23 @@ def test_hud_and_stats_share_bounded_timings() -> None:
     stats = sim.stats()
     assert len(sim.update_ms.recent) == 60 and sim.update_ms.count == 80
     assert stats["update_ms_max"] == sim.update_ms.max and stats["pathfinding_ms_max"] == sim.path_ms.max
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--budget", "-1"], "argument --budget: expected a number > 0, got '-1'"),
+    (["--budget", "nan"], "argument --budget: expected a number > 0, got 'nan'"),
+    (["--frames", "0"], "argument --frames: expected an integer >= 1, got '0'"),
+    (["--dt", "0"], "argument --dt: expected a number > 0, got '0'"),
+    (["--reinforce", "nan"], "argument --reinforce: expected a number >= 0, got 'nan'"),
+    (["--seed", "-1"], "argument --seed: expected an integer >= 0, got '-1'"),
+    (["--screenshot-frame", "-1"], "argument --screenshot-frame: expected an integer >= 0, got '-1'"),
+    (["--overlays", "grid,pahts"], "argument --overlays: unknown overlays ['pahts']; choose from grid, paths"),
+])
+def test_cli_rejects_bad_numbers_and_overlays_before_starting(args: list[str], message: str,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # each was a traceback from inside gamenav or the demo, or a silent run (0 frames, NaN reinforcements)
+    with pytest.raises(SystemExit) as info:
+        main(["--headless", "--agents", "4", "--frames", "1", *args])
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
