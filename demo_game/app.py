@@ -418,7 +418,8 @@ def main(argv: list[str] | None = None) -> int:
                                                  "(two teams, group orders, buildings, HUD).",
                                      epilog="controls:\n" + CONTROLS,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--map", help="a Moving AI .map or Tiled .json/.tmx file (default: the built-in map)")
+    parser.add_argument("--map", help="a Moving AI .map or Tiled .json/.tmx file, or the name of a map shipped with "
+                                      "gamenav such as arena.map (default: the built-in map)")
     parser.add_argument("--layer", default="walls", help="the Tiled tile layer holding walls (default 'walls')")
     parser.add_argument("--agents", type=int, default=400, help="number of units (default 400)")
     parser.add_argument("--seed", type=_number(int, 0, True), default=7, help="map and spawn seed (>= 0)")
@@ -445,7 +446,19 @@ def main(argv: list[str] | None = None) -> int:
                   "  python -m demo_game --headless --frames 600 --stats stats.json --screenshot shot.png",
                   file=sys.stderr)
             return 2
-    terrain = load_terrain(args.map, args.seed, args.layer)
+    map_file = args.map
+    if map_file is not None and not FilePath(map_file).is_file():
+        samples = [name for name in gamenav.data.names() if name.endswith((".map", ".json", ".tmx"))]
+        if map_file not in samples:
+            problem = "is not a file" if FilePath(map_file).exists() else "no such file"
+            parser.error(f"--map {map_file!r}: {problem}; the maps shipped with gamenav: {', '.join(samples)}")
+        map_file = str(gamenav.data.path(map_file))
+    try:
+        terrain = load_terrain(map_file, args.seed, args.layer)
+    except Exception as exc:  # noqa: BLE001 - a malformed map: one line, no traceback
+        problem = str(exc) if isinstance(exc, gamenav.GamenavError) else f"{type(exc).__name__}: {exc}"
+        print(f"python -m demo_game: cannot load the map {map_file}: {problem}", file=sys.stderr)
+        return 2
     overlays: set[str] = args.overlays
     cell_px = cell_px_for(terrain.kind.shape)
     if not args.headless:
@@ -454,8 +467,12 @@ def main(argv: list[str] | None = None) -> int:
         if loading.cancelled:  # the window was closed while loading
             return 0
         loading.close()
-    sim = Simulation(terrain, agents=args.agents, seed=args.seed, budget_ms=args.budget, cell_size=cell_px,
-                     reinforce_seconds=None if args.reinforce <= 0 else args.reinforce)
+    try:
+        sim = Simulation(terrain, agents=args.agents, seed=args.seed, budget_ms=args.budget, cell_size=cell_px,
+                         reinforce_seconds=None if args.reinforce <= 0 else args.reinforce)
+    except gamenav.GamenavError as exc:  # e.g. a map with no room for an army
+        print(f"python -m demo_game: cannot start on this map: {exc}", file=sys.stderr)
+        return 2
     try:
         if not args.headless:
             DemoWindow(sim, overlays=overlays | {"help"})

@@ -211,3 +211,24 @@ def test_cli_rejects_bad_numbers_and_overlays_before_starting(args: list[str], m
     assert info.value.code == 2
     assert message in capsys.readouterr().err
 
+
+def test_cli_names_a_missing_or_malformed_map_and_takes_the_sample_maps(tmp_path: FilePath,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    for map_arg, problem in ((str(tmp_path / "nosuch.map"), "no such file"), (str(tmp_path), "is not a file"),
+                             ("arena", "no such file")):
+        with pytest.raises(SystemExit) as info:
+            main(["--headless", "--map", map_arg])
+        assert info.value.code == 2
+        err = capsys.readouterr().err
+        assert f"--map {map_arg!r}: {problem}; the maps shipped with gamenav: arena.map, den011d.map" in err
+    ragged = tmp_path / "ragged.map"
+    ragged.write_text("type octile\nheight 2\nwidth 3\nmap\n...\n..\n")
+    walls = tmp_path / "walls.map"
+    walls.write_text("type octile\nheight 2\nwidth 3\nmap\n@@@\n@@@\n")
+    for map_file, message in ((ragged, f"cannot load the map {ragged}: {ragged}:6: row 1 has 2 characters"),
+                              (walls, "cannot start on this map: no passable cells")):
+        assert main(["--headless", "--map", str(map_file)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err
+    assert main(["--headless", "--map", "arena.map", "--agents", "4", "--frames", "2"]) == 0
+
