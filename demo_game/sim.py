@@ -129,7 +129,7 @@ class Simulation:
     # -- setup ----------------------------------------------------------------------------
     def _spawn(self, agents: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         g = self.grid
-        band = max(6, g.width // 5)
+        band = min(g.width, max(6, g.width // 5))  # maps narrower than 12 columns: the bands overlap
         positions, teams = [], []
         for team, (x0, x1) in enumerate(((0, band), (g.width - band, g.width))):
             count = agents // 2 + (agents % 2 if team == 0 else 0)

@@ -232,3 +232,13 @@ def test_cli_names_a_missing_or_malformed_map_and_takes_the_sample_maps(tmp_path
         assert message in err and "Traceback" not in err
     assert main(["--headless", "--map", "arena.map", "--agents", "4", "--frames", "2"]) == 0
 
+
+def test_armies_spawn_on_maps_narrower_than_their_spawn_bands() -> None:
+    # the second army's band started at a negative column: agents were placed off the map (InvalidInputError)
+    from demo_game.mapgen import from_walkable
+
+    for width in (1, 4, 11):
+        sim = Simulation(from_walkable(np.ones((3, width), bool)), agents=6, seed=1, max_expansions=1000)
+        cells = sim.grid.world_to_cell(sim.crowd.positions)
+        assert ((cells >= 0) & (cells < (width, 3))).all() and sim.units_on_blocked_cells() == 0
+        sim.close()
