@@ -152,6 +152,11 @@ def _numeric(value: Any, name: str) -> npt.NDArray[Any]:
                                 f"got {value!r:.80}") from None
     if arr.dtype.kind not in "iuf":
         raise InvalidInputError(f"{name} must be numeric, got dtype {arr.dtype} ({value!r:.80})")
+    if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:  # longdouble: finite values float64 cannot hold
+        beyond = np.isfinite(arr) & (np.abs(arr) > np.finfo(np.float64).max)
+        if beyond.any():
+            raise InvalidInputError(f"{name} must hold float64 numbers (inf = blocked), got "
+                                    f"{arr[beyond].flat[0]!r}: a finite value that float64 would round to inf")
     return arr
 
 

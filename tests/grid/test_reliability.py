@@ -389,3 +389,16 @@ def test_a_copied_workspace_shares_no_arrays(how) -> None:
         b.step(7)
     assert a.result().cost == gamenav.find_path(grid, (0, 0), (29, 0)).cost
     assert b.result().cost == gamenav.find_path(grid, (29, 29), (0, 0)).cost
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).max <= np.finfo(np.float64).max, reason="longdouble is float64 here")
+@pytest.mark.parametrize("value", ["1e400", "-1e400"])
+def test_a_finite_longdouble_cost_beyond_float64_is_refused_not_a_wall(value) -> None:
+    big = np.longdouble(value)
+    with pytest.raises(InvalidInputError, match="a finite value that float64 would round to inf"):
+        TileGrid(np.ones((2, 2), bool), cost=np.full((2, 2), big))
+    grid = TileGrid(np.ones((2, 2), bool))
+    with pytest.raises(InvalidInputError, match="a finite value that float64 would round to inf"):
+        grid.set_cost((0, 0), big)
+    assert grid.version == 0 and grid.passable.all()
+    assert grid.set_cost((0, 0), np.longdouble("inf")).blocked.tolist() == [[0, 0]]  # inf still blocks
