@@ -73,7 +73,7 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels.crowd import (descend_field, field_targets, follow_paths, narrow_passages, passage_waits,
                                     preferred_velocities, resolve_walls, separation)
 from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
-from gamenav._validate import finite_point, flag, positive_number
+from gamenav._validate import check_options, finite_point, flag, keyword_options, positive_number
 from gamenav.runtime._congestion import oncoming_scale
 from gamenav._events import Closeable, Inbox
 from gamenav.errors import BlockedEndpointError, GamenavError, InvalidInputError
@@ -393,12 +393,12 @@ class Crowd(Closeable):
         self.max_accel = accel
         _check_queue(queue)
         self._queue = queue
-        self._world: Any = grid if world is None else world
         self._stride = 1
         self.stuck_seconds = stuck_seconds
         self.arrive_radius = arrive
         self.diagonal = Diagonal.parse(diagonal)
         self.path_options = dict(path_options or {})
+        self._world: Any = self._routing_checked(grid if world is None else world, grid)
         self._pos = pos
         self._radii = np.broadcast_to(np.asarray(radii, np.float64), (n,)).copy()
         self._speeds = np.broadcast_to(np.asarray(speeds, np.float64), (n,)).copy()
@@ -614,6 +614,28 @@ class Crowd(Closeable):
         self._stride = max(1, math.ceil(min(gap / self._grid.cell_size, self._grid.width + self._grid.height) - 1e-9))
 
     # -- state ----------------------------------------------------------------------------
+    def _routing_checked(self, world: Any, grid: TileGrid) -> Any:
+        """``world`` if paths can be searched on it with :attr:`path_options`: raises now what
+        every path request would raise later, inside an update (an unknown option; on the grid
+        also a bad value), and for a world that is neither ``grid`` nor a NavMesh."""
+        from gamenav.navmesh.mesh import NavMesh
+        from gamenav.navmesh.search import NavMeshSearch
+        from gamenav.runtime._search import make_query
+
+        if isinstance(world, NavMesh):
+            check_options(self.path_options, keyword_options(NavMeshSearch), "NavMeshSearch")
+        elif world is not grid:
+            raise InvalidInputError(f"world must be the crowd's grid or a NavMesh, got {type(world).__name__}")
+        else:
+            free = np.argwhere(grid.passable)
+            if len(free):  # a request from a free cell to itself checks every option
+                cell = (int(free[0, 1]), int(free[0, 0]))
+                try:
+                    make_query(grid, cell, cell, dict(self.path_options, diagonal=self.diagonal.value))
+                except BlockedEndpointError:  # (the cell is too narrow for an agent_radius given)
+                    pass
+        return world
+
     def __len__(self) -> int:
         return int(self._pos.shape[0])
 
@@ -694,7 +716,7 @@ class Crowd(Closeable):
     def world(self, world: Any) -> None:
         self._check_open("assign the world of")
         self._catch_up()
-        self._world = world
+        self._world = self._routing_checked(world, self._grid)
         self._repath(np.flatnonzero((self._mode == PATH) | self._pending_mask()))
 
     def remaining_paths(self, agents: npt.ArrayLike) -> list[npt.NDArray[np.float64]]:

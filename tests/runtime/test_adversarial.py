@@ -152,3 +152,27 @@ def test_a_unit_held_off_its_goal_by_an_idle_unit_that_cannot_give_way_arrives(a
             break
     assert crowd.arrived[1] and not crowd.failed[1]
     assert np.hypot(*(crowd.positions[1] - (4.5, 1.5))) < 0.7  # against the idle unit
+
+
+def test_path_options_and_worlds_are_checked_when_they_enter_not_inside_an_update() -> None:
+    """A misspelled or bad path option (``smoth=True``, ``smooth="yes"``) was taken by the
+    Follower / Crowd constructor and raised at the first order, or inside ``update()`` when the
+    requests went through a queue; a world that is neither the grid nor a NavMesh likewise."""
+    from gamenav import InvalidInputError, InvalidOptionError
+
+    grid = open_grid(6, 6)
+    with pytest.raises(InvalidOptionError, match="smooth"):
+        gamenav.Follower(grid, (0.5, 0.5), speed=1.0, smoth=True)
+    with pytest.raises(InvalidInputError, match="smooth must be a bool"):
+        gamenav.Crowd(grid, [(0.5, 0.5)], radius=0.3, max_speed=1.0, queue=PathQueue(), path_options={"smooth": "yes"})
+    with pytest.raises(InvalidOptionError, match="NavMeshSearch"):
+        gamenav.Follower(grid, (0.5, 0.5), speed=1.0, world=gamenav.NavMesh.from_grid(grid), smooth=True)
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5)], radius=0.3, max_speed=1.0, path_options={"smooth": True})
+    with pytest.raises(InvalidInputError, match="grid or a NavMesh"):
+        crowd.world = open_grid(6, 6)
+    assert crowd.world is grid
+    agent = gamenav.Follower(grid, (0.5, 0.5), speed=5.0, smooth=True)  # good options still work
+    agent.move_to((5.5, 5.5))
+    for _ in range(100):
+        agent.update(0.05)
+    assert agent.arrived
