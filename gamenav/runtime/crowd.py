@@ -60,6 +60,7 @@ state (positions, paths, ...) stays readable.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import numbers
@@ -630,10 +631,8 @@ class Crowd(Closeable):
             free = np.argwhere(grid.passable)
             if len(free):  # a request from a free cell to itself checks every option
                 cell = (int(free[0, 1]), int(free[0, 0]))
-                try:
+                with contextlib.suppress(BlockedEndpointError):  # (a cell too narrow for an agent_radius given)
                     make_query(grid, cell, cell, dict(self.path_options, diagonal=self.diagonal.value))
-                except BlockedEndpointError:  # (the cell is too narrow for an agent_radius given)
-                    pass
         return world
 
     def __len__(self) -> int:
