@@ -178,11 +178,13 @@ def _rectangle(geom: BaseGeometry) -> bool:
 
 def _axis_box(coords: _F64) -> tuple[float, float, float, float] | None:
     """The bounds of the ring ``coords`` ``(n, 2)`` (closed) when it is an axis-aligned
-    rectangle with area (every edge horizontal or vertical), else None."""
+    rectangle with area (edges alternately horizontal and vertical; a ring that doubles back
+    along an edge has none), else None."""
     if len(coords) != 5:
         return None
     e = coords[1:] - coords[:-1]
-    if not ((e[:, 0] == 0) != (e[:, 1] == 0)).all():
+    flat = e[:, 1] == 0
+    if not ((e[:, 0] == 0) != flat).all() or (flat[1:] == flat[:-1]).any():
         return None
     lo, hi = coords.min(axis=0), coords.max(axis=0)
     if not (lo < hi).all():
