@@ -56,7 +56,7 @@ from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, reindex
                                       split_groups, stitch, tri_cells)
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
-                                   triangulate_free_space)
+                                   triangulate_areas, triangulate_free_space)
 
 if TYPE_CHECKING:
     from gamenav.grid.tilegrid import GridChange, TileGrid
@@ -602,7 +602,10 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
         new_v = np.zeros((0, 2))
         new_t = np.zeros((0, 3), dtype=np.int64)
     else:
-        new_v, new_t = triangulate_free_space(region)
+        zones = _cost_zones(es, region) if es.base_costs is not None else []
+        with _geometry_errors("re-triangulating an edited region"):
+            new_v, new_t = (triangulate_areas(region, zones)[:2] if zones
+                            else triangulate_free_space(region))
     n_fixed = 0
     if len(reuse):  # the build's triangles copied as they are, first (stitch merges their corners)
         n_fixed = 3 * len(reuse)
@@ -614,6 +617,20 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
         es.undo[undo_key] = _Undo(rem, np.array(change.added), es.last_ring, near[0],
                                   [x for x in near[1] if x != undo_key])
     return change
+
+
+def _cost_zones(es: EditState, region: BaseGeometry) -> list[tuple[BaseGeometry, float]]:
+    """The build's areas of each cost other than 1 near ``region`` (unions of the build's
+    triangles of that cost): constraints for its re-triangulation, so that every new triangle
+    lies in one area, as in a build, and takes that area's cost."""
+    assert es.base_costs is not None
+    ids = _cavity(es, es.base_verts, es.base_tris, region.bounds, base=True).ids
+    costs = es.base_costs[ids]
+    zones = []
+    for c in np.unique(costs[costs != 1.0]).tolist():
+        part = es.base_verts[es.base_tris[ids[costs == c]]]
+        zones.append((shapely.coverage_union_all(shapely.polygons(part)), float(c)))
+    return zones
 
 
 def _ring_keys(es: EditState, tris: _I64, ids: _I64) -> _I64:
