@@ -1355,14 +1355,18 @@ class Crowd(Closeable):
         return self._fstack
 
     def _arrive(self, idx: _Idx) -> None:
+        """Agents ``idx`` reached their goals: idle, their pending re-paths cancelled."""
         if len(idx):
+            self._cancel(idx)
             self._mode[idx] = IDLE
             self._arrived[idx] = True
             self._group[idx] = -1
             self._drop_unused_fields()
 
     def _fail(self, idx: _Idx) -> None:
+        """Agents ``idx`` gave up: idle, their pending re-paths cancelled."""
         if len(idx):
+            self._cancel(idx)
             self._mode[idx] = IDLE
             self._failed[idx] = True
             self._group[idx] = -1
@@ -1452,12 +1456,13 @@ class Crowd(Closeable):
         crowded = np.hypot(*self._sep[stuck].T) > 0.1  # (ORCA: bent off its way by the others)
         # held back by the others at the destination (ORCA does not bend a unit's way round idle
         # units, it shoves them, and one that cannot give way holds it off): close enough
-        self._arrive(stuck[near & (crowded | self._touching(stuck))])
+        held = near & (crowded | self._touching(stuck))
+        self._arrive(stuck[held])
         # in a jam a new route rarely helps: wait, and re-path only every few stuck periods (ORCA:
-        # jams move, slowly; every 12)
+        # jams move, slowly; every 12); those that just arrived neither re-path nor fail
         jammed = stuck[crowded & ~near]
         self._jams[jammed] += 1
-        walled = stuck[~crowded]
+        walled = stuck[~crowded & ~held]
         self._repaths[walled] += 1
         self._fail(walled[self._repaths[walled] > _MAX_REPATHS])
         stuck = np.concatenate([walled[self._repaths[walled] <= _MAX_REPATHS],

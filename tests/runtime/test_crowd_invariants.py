@@ -1,0 +1,67 @@
+"""Crowd invariants checked after every update, on random small maps and on degenerate cases.
+
+The promises (``gamenav.runtime.crowd`` docstring, README "Many units"): no agent's centre ever
+stands on a blocked cell; with ORCA, discs keep apart (within a small tolerance) and off blocked
+cells when there is room; an agent ends ``arrived`` or ``failed`` (never both), and then it is
+idle with no path request pending until its next order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import gamenav
+from gamenav.runtime.crowd import IDLE
+
+
+def check_state(crowd: gamenav.Crowd) -> None:
+    """The invariants that hold after any update, however crowded or walled in."""
+    g = crowd.grid
+    pos = crowd.positions
+    assert np.isfinite(pos).all() and np.isfinite(crowd.velocities).all()
+    cells = g.world_to_cell(pos)
+    inside = ((cells >= 0) & (cells < (g.width, g.height))).all(axis=1)
+    assert inside.all(), f"centres off the map: rows {np.flatnonzero(~inside).tolist()}"
+    free = g.passable[cells[:, 1], cells[:, 0]]
+    assert free.all(), f"centres on blocked cells: rows {np.flatnonzero(~free).tolist()}"
+    done = crowd.arrived | crowd.failed
+    assert not (crowd.arrived & crowd.failed).any(), "arrived and failed at once"
+    assert (crowd.mode[done] == IDLE).all(), "arrived or failed, yet still moving"
+    assert crowd.pending == 0 or not done[crowd._pending_mask()].any(), "arrived or failed, yet a path pending"
+
+
+# -- degenerate cases --------------------------------------------------------------------
+def test_an_agent_that_arrives_while_a_repath_is_pending_stays_arrived() -> None:
+    """Re-pathed (the world assigned) and arriving on its old route before the queue answers:
+    the answer must not send an arrived agent off again."""
+    grid = gamenav.TileGrid(np.ones((6, 12), bool))
+    queue = gamenav.PathQueue()
+    crowd = gamenav.Crowd(grid, [(1.5, 1.5)], radius=0.3, max_speed=4.0, queue=queue)
+    crowd.move([0], (10.5, 1.5), formation=False)
+    queue.update()
+    crowd.update(1 / 30)
+    crowd.world = grid  # every path follower re-paths; the queue is not updated meanwhile
+    assert crowd.pending == 1
+    for _ in range(200):
+        crowd.update(1 / 30)
+        if crowd.arrived[0]:
+            break
+    assert crowd.arrived[0]
+    check_state(crowd)
+    queue.update()
+    crowd.update(1 / 30)
+    check_state(crowd)
+    assert crowd.arrived[0] and np.hypot(*(crowd.positions[0] - (10.5, 1.5))) < 0.25
+
+
+def test_opposing_orders_in_a_one_cell_corridor_end_arrived_or_failed_never_both() -> None:
+    """Stuck near their goals, agents are declared arrived: they must not also re-path (moving
+    while arrived) or fail (arrived and failed) in the same stuck check."""
+    grid = gamenav.TileGrid.from_strings(["##########", "..........", "##########"])
+    crowd = gamenav.Crowd(grid, [(0.5, 1.5), (1.5, 1.5), (8.5, 1.5), (9.5, 1.5)], radius=0.4, max_speed=2.0)
+    crowd.move([0, 1], (9.5, 1.5))
+    crowd.move([2, 3], (0.5, 1.5))
+    for _ in range(900):
+        crowd.update(1 / 30)
+        check_state(crowd)
+    assert (crowd.arrived | crowd.failed).all()
