@@ -1453,10 +1453,15 @@ class Crowd(Closeable):
         self._stuck_count[stuck] = 0
         near = np.hypot(*(self._goal[stuck] - self._pos[stuck]).T) < \
             (2.0 * self._stride + 1.0) * self._grid.cell_size
-        crowded = np.hypot(*self._sep[stuck].T) > 0.1  # (ORCA: bent off its way by the others)
+        # bent off its way by the others (ORCA's bend also counts walls: only with another disc
+        # within a cell; a unit that walls alone hold up re-paths, then fails)
+        gap = self._nearest_gap(stuck)
+        crowded = np.hypot(*self._sep[stuck].T) > 0.1
+        if self.avoidance == "orca":
+            crowded &= gap < self._grid.cell_size
         # held back by the others at the destination (ORCA does not bend a unit's way round idle
         # units, it shoves them, and one that cannot give way holds it off): close enough
-        held = near & (crowded | self._touching(stuck))
+        held = near & (crowded | (gap < 0.1 * self._grid.cell_size))
         self._arrive(stuck[held])
         # in a jam a new route rarely helps: wait, and re-path only every few stuck periods (ORCA:
         # jams move, slowly; every 12); those that just arrived neither re-path nor fail
@@ -1470,9 +1475,10 @@ class Crowd(Closeable):
         self.counters["stuck_repaths"] += len(stuck)
         self._repath(stuck)
 
-    def _touching(self, idx: _Idx) -> npt.NDArray[np.bool_]:
-        """Which agents ``idx`` touch another agent's disc (gaps under a tenth of a cell)."""
-        touching = np.zeros(len(idx), bool)
+    def _nearest_gap(self, idx: _Idx) -> _F64:
+        """The gap (world units; < 0: overlap) between each agent of ``idx``'s disc and the
+        nearest other agent's (inf: no other agent)."""
+        nearest = np.full(len(idx), np.inf)
         r = self._radii
         step = max(1, 2**20 // max(len(self), 1))  # (blocks of about a million pairs)
         for lo in range(0, len(idx), step):
@@ -1480,8 +1486,8 @@ class Crowd(Closeable):
             gap = np.hypot(*(self._pos[part, None, :] - self._pos[None, :, :]).transpose(2, 0, 1)) \
                 - (r[part, None] + r[None, :])
             gap[np.arange(len(part)), part] = np.inf
-            touching[lo:lo + len(part)] = (gap < 0.1 * self._grid.cell_size).any(axis=1)
-        return touching
+            nearest[lo:lo + len(part)] = gap.min(axis=1, initial=np.inf)
+        return nearest
 
     def _repath(self, idx: _Idx) -> None:
         """New path requests for ``idx``; they keep moving on their old route until it arrives."""

@@ -9,6 +9,7 @@ idle with no path request pending until its next order.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import gamenav
 from gamenav.runtime.crowd import IDLE
@@ -65,3 +66,23 @@ def test_opposing_orders_in_a_one_cell_corridor_end_arrived_or_failed_never_both
         crowd.update(1 / 30)
         check_state(crowd)
     assert (crowd.arrived | crowd.failed).all()
+
+
+@pytest.mark.parametrize("rows", [
+    ["#######", "#.....#", "#####.#", "#.....#", "#######"],  # held up 4 cells from the goal
+    ["################", "#..............#", "#############..#", "#..............#", "################"],
+])
+@pytest.mark.parametrize("radius", [0.55, 1.2])
+def test_a_lone_unit_that_walls_hold_up_fails_and_is_not_arrived_off_its_goal(rows: list[str], radius: float) -> None:
+    """No cell of the 1-cell corridor fits the unit (its path is planned as a point) and ORCA keeps
+    its disc out of the walls: it gets stuck at the bend with nobody around. ORCA's bend counted
+    the walls as a jam, so it was declared arrived near the goal, or waited as jammed for ever."""
+    grid = gamenav.TileGrid.from_strings(rows)
+    crowd = gamenav.Crowd(grid, [(1.5, 1.5)], radius=radius, max_speed=3.0)
+    crowd.move([0], (1.5, 3.5), formation=False)
+    for _ in range(900):
+        crowd.update(1 / 30)
+        check_state(crowd)
+        if crowd.arrived[0] or crowd.failed[0]:
+            break
+    assert crowd.failed[0] or (crowd.arrived[0] and np.hypot(*(crowd.positions[0] - (1.5, 3.5))) < 0.5)
