@@ -880,6 +880,7 @@ class Crowd(Closeable):
         self._group[idx] = -1
         self._goal[idx] = self._pos[idx]
         self._arrived[idx] = True
+        self._failed[idx] = False  # (a new order: a unit that had given up is no longer failed)
         self._drop_unused_fields()
 
     # -- per frame ------------------------------------------------------------------------

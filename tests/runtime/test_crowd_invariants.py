@@ -86,3 +86,21 @@ def test_a_lone_unit_that_walls_hold_up_fails_and_is_not_arrived_off_its_goal(ro
         if crowd.arrived[0] or crowd.failed[0]:
             break
     assert crowd.failed[0] or (crowd.arrived[0] and np.hypot(*(crowd.positions[0] - (1.5, 3.5))) < 0.5)
+
+
+def test_stopping_a_unit_that_failed_makes_it_arrived_and_no_longer_failed() -> None:
+    """``stop`` is an order: the unit counts as arrived where it stands, so not failed too."""
+    grid = gamenav.TileGrid.from_strings(["..#..", "..#..", "..#.."])
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5), (1.5, 1.5)], radius=0.3, max_speed=2.0)
+    crowd.move([0, 1], (4.5, 1.5))
+    crowd.update(1 / 30)
+    assert crowd.failed.all()
+    crowd.stop([0])
+    check_state(crowd)
+    assert crowd.arrived[0] and not crowd.failed[0] and crowd.failed[1]
+    agent = gamenav.Follower(grid, (0.5, 0.5), speed=2.0)
+    agent.move_to((4.5, 0.5))
+    agent.update(1 / 30)
+    assert agent.failed
+    agent.stop()
+    assert agent.arrived and not agent.failed
