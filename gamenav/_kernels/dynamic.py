@@ -404,10 +404,17 @@ def stitch(new_v, new_t, n_fixed, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
         ax, ay = vbuf[a, 0], vbuf[a, 1]
         bx, by = vbuf[b, 0], vbuf[b, 1]
         cx, cy = vbuf[c, 0], vbuf[c, 1]
-        area2 = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
         e0 = (ax - bx) ** 2 + (ay - by) ** 2
         e1 = (bx - cx) ** 2 + (by - cy) ** 2
         e2 = (cx - ax) ** 2 + (cy - ay) ** 2
+        # from the corner opposite the longest edge: the least rounding (a sliver between
+        # points 1e-16 apart keeps its sign, not a zero area that would drop it: a crack)
+        if e0 >= e1 and e0 >= e2:
+            area2 = (ax - cx) * (by - cy) - (ay - cy) * (bx - cx)
+        elif e1 >= e2:
+            area2 = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+        else:
+            area2 = (cx - bx) * (ay - by) - (cy - by) * (ax - bx)
         if area2 == 0 or e0 < min_edge2 or e1 < min_edge2 or e2 < min_edge2:
             continue
         t = n_old + k

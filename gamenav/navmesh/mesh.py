@@ -174,6 +174,20 @@ def _area_costs(values: Any, n: int) -> npt.NDArray[np.float64]:
 
 
 
+def _area2(p: npt.NDArray[np.float64], edge2: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Twice the signed areas of triangles ``p`` ``(T, 3, 2)`` (``edge2``: squared lengths of
+    their edges ``v_j -> v_{j+1}``), from the two edges at the corner opposite the longest one:
+    the smallest rounding, so that a thin triangle (a sliver of ``triangle``'s output between
+    points 1e-16 apart) keeps its sign instead of rounding to zero area and being dropped,
+    which would leave a crack between its neighbours."""
+    k = (np.argmax(edge2, axis=1) + 2) % 3  # the corner opposite the longest edge
+    rows = np.arange(len(p))
+    o, a, b = p[rows, k], p[rows, (k + 1) % 3], p[rows, (k + 2) % 3]
+    area2: npt.NDArray[np.float64] = ((a[:, 0] - o[:, 0]) * (b[:, 1] - o[:, 1])
+                                      - (a[:, 1] - o[:, 1]) * (b[:, 0] - o[:, 0]))
+    return area2
+
+
 def box_cells(lo: npt.NDArray[np.int64], hi: npt.NDArray[np.int64],
               nx: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """The bucket cells of ``(n, 2)`` inclusive cell boxes ``lo..hi`` on a grid ``nx`` cells wide:
@@ -226,9 +240,8 @@ class NavMesh:
         if tris.ndim != 2 or tris.shape[1] != 3:
             raise InvalidInputError(f"triangles must have shape (T, 3), got {tris.shape}")
         p = verts[tris]
-        area2: npt.NDArray[np.float64] = ((p[:, 1, 0] - p[:, 0, 0]) * (p[:, 2, 1] - p[:, 0, 1])
-                 - (p[:, 1, 1] - p[:, 0, 1]) * (p[:, 2, 0] - p[:, 0, 0]))
         edge2 = ((p - np.roll(p, -1, axis=1)) ** 2).sum(axis=2)
+        area2 = _area2(p, edge2)
         keep = (area2 != 0) & (edge2 >= MIN_EDGE * MIN_EDGE).all(axis=1)
         tris = tris[keep]
         costs = _area_costs(area_costs, len(keep))[keep]
