@@ -1441,9 +1441,14 @@ class Crowd(Closeable):
             return
         window, self._stuck_clock = self._stuck_clock, 0.0
         step = self._pos - self._snapshot
-        self._snapshot[:] = self._pos
         limit = 0.3 * window * self._want  # (the arrival slow-down is not stuck)
         slow = (self._mode != IDLE) & (np.hypot(step[:, 0], step[:, 1]) < limit)  # (no square: speeds up to 1e308)
+        if self.avoidance == "separation":
+            # on the final approach, progress is getting closer to the goal: units that push each
+            # other round one goal point circle it for ever (ORCA shoves them instead)
+            closer = np.hypot(*(self._snapshot - self._goal).T) - np.hypot(*(self._pos - self._goal).T)
+            slow |= (self._mode == DIRECT) & (closer < limit)
+        self._snapshot[:] = self._pos
         if self._requests or self._backlog:
             slow &= ~self._pending_mask()
         self._stuck_count += 1

@@ -104,3 +104,18 @@ def test_stopping_a_unit_that_failed_makes_it_arrived_and_no_longer_failed() -> 
     assert agent.failed
     agent.stop()
     assert agent.arrived and not agent.failed
+
+
+@pytest.mark.parametrize("speeds", [(1.0, 2.0), (1.93, 3.75)])
+def test_separation_units_sent_to_one_point_arrive_instead_of_circling_it(speeds: tuple[float, float]) -> None:
+    """Two units ordered to the same exact point push each other round it: they kept moving, so
+    never counted as stuck, and circled it for ever, neither arrived nor failed."""
+    grid = gamenav.TileGrid(np.ones((9, 13), bool), cell_size=0.5)
+    crowd = gamenav.Crowd(grid, [(0.6, 0.6), (5.5, 3.6)], radius=0.25, max_speed=np.array(speeds) * 0.5,
+                          avoidance="separation")
+    crowd.move([0, 1], (2.0, 2.2), formation=False)
+    for _ in range(600):
+        crowd.update(1 / 30)
+        check_state(crowd)
+    assert crowd.arrived.all()
+    assert (np.hypot(*(crowd.positions - (2.0, 2.2)).T) < 1.0).all()
