@@ -1159,11 +1159,14 @@ def crowd_step(pos, vel, pref, radius, radius_cap, max_speed, moving, order, goa
         pos[i, 1] += new_vel[i, 1] * dt
     resolve_walls(prev, pos, passable, ox, oy, cs, y_up, 0.0)
     stuck = resolve_discs(pos, r, mass, passable, sat, ox, oy, cs, y_up, iterations, tolerance)
-    for i in range(n):
-        mx = (pos[i, 0] - prev[i, 0]) / dt
-        my = (pos[i, 1] - prev[i, 1]) / dt
-        speed = math.sqrt(mx * mx + my * my)
-        scale = max_speed[i] / speed if speed > max_speed[i] else 1.0
-        vel[i, 0] = mx * scale
-        vel[i, 1] = my * scale
+    for i in range(n):  # (finite for any dt > 0: a subnormal dt would make the move over dt inf)
+        dx = pos[i, 0] - prev[i, 0]
+        dy = pos[i, 1] - prev[i, 1]
+        d = math.hypot(dx, dy)
+        if d > max_speed[i] * dt:
+            vel[i, 0] = dx / d * max_speed[i]
+            vel[i, 1] = dy / d * max_speed[i]
+        else:
+            vel[i, 0] = dx / dt
+            vel[i, 1] = dy / dt
     return infeasible, stuck

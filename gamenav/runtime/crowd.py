@@ -955,7 +955,7 @@ class Crowd(Closeable):
         prev = self._pos.copy()
         self._pos += self._vel * dt
         self._keep_off_walls(prev, self._pos)
-        self._vel = (self._pos - prev) / dt
+        self._vel = _moved_velocity(self._pos - prev, dt, cap)
         self.avoidance_ms += (time.perf_counter() - t0) * 1e3
 
     def _avoid(self, desired: _F64, dt: float, wait: npt.NDArray[np.bool_]) -> None:
@@ -1594,6 +1594,17 @@ class Crowd(Closeable):
                 t_out = np.minimum(t_out, np.where(flat[:, None], 1.0, np.maximum(t1, t2)))
             meets[owner[(t_in <= t_out).any(axis=1)]] = True
         return meets
+
+
+def _moved_velocity(step: _F64, dt: float, cap: _F64) -> _F64:
+    """The velocity of each move ``step`` (n, 2) over ``dt`` seconds, its length capped at
+    ``cap`` (n,): finite for any ``dt > 0`` (over a subnormal one a push off a wall would be inf)."""
+    length = np.hypot(step[:, 0], step[:, 1])
+    with np.errstate(over="ignore"):
+        speed = np.minimum(length / dt, cap)
+    unit = step / np.where(length > 0.0, length, 1.0)[:, None]
+    moved: _F64 = unit * speed[:, None]
+    return moved
 
 
 def _readonly(array: npt.NDArray[_S]) -> npt.NDArray[_S]:

@@ -119,3 +119,21 @@ def test_separation_units_sent_to_one_point_arrive_instead_of_circling_it(speeds
         check_state(crowd)
     assert crowd.arrived.all()
     assert (np.hypot(*(crowd.positions - (2.0, 2.2)).T) < 1.0).all()
+
+
+@pytest.mark.parametrize("avoidance", ["orca", "separation"])
+@pytest.mark.parametrize("dt", [5e-324, 1e-310, 1e-200])
+def test_velocities_stay_finite_and_capped_over_a_vanishing_dt(avoidance: str, dt: float) -> None:
+    """Overlapping discs pushed apart (ORCA) or a centre pushed off a wall's margin (separation)
+    within a tiny dt: the move over dt overflowed to inf (NaN once capped), or was far above the
+    speed cap."""
+    grid = gamenav.TileGrid.from_strings(["#....", ".....", "....."])
+    crowd = gamenav.Crowd(grid, [(1.05, 0.5), (1.5, 1.5), (1.5, 1.5), (1.6, 1.5)], radius=0.4, max_speed=2.0,
+                          avoidance=avoidance)
+    crowd.update(dt)
+    check_state(crowd)
+    assert (np.hypot(*crowd.velocities.T) <= 1.5 * 2.0 + 1e-9).all()
+    crowd.move([0, 1, 2, 3], (4.5, 0.5))
+    for _ in range(3):
+        crowd.update(dt)
+        check_state(crowd)
