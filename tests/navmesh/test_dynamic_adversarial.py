@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
 import pytest
 import shapely
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+from shapely import affinity
 
 import gamenav
 from gamenav import NavMesh
 from gamenav._kernels.dynamic import stitch
-from gamenav.errors import InvalidGeometryError
+from gamenav.errors import InvalidGeometryError, InvalidInputError
+from gamenav.navmesh.build import free_space
 
 SQUARE = [(0, 0), (10, 0), (10, 10), (0, 10)]
 
@@ -89,3 +94,170 @@ def test_stitching_keeps_a_sliver_of_the_re_triangulated_region() -> None:
                  np.zeros(cap, dtype=bool), np.zeros(0, dtype=np.int64), np.full(cap, -1, dtype=np.int64), 1)
     k, local_root = out[1], out[5]
     assert k == 3 and len(np.unique(local_root[:k])) == 1
+
+
+# -- random edit sequences against fresh builds ----------------------------------------------
+
+ROOM = shapely.box(0, 0, 20, 12).difference(shapely.box(6, 0, 7, 8)).difference(shapely.box(13, 4, 14, 12))
+
+
+def obstacle(kind: int, x: float, y: float, w: float, h: float) -> Any:
+    """Obstacles of every kind: boxes touching edges, rotated, with a hole, multipolygons,
+    tiny, huge, as coordinate rings."""
+    if kind == 0:
+        return shapely.box(x, y, x + w, y + h)
+    if kind == 1:
+        return affinity.rotate(shapely.box(x, y, x + w, y + h), 10 * x + 7 * y)
+    if kind == 2:
+        return shapely.Polygon(shapely.box(x, y, x + w + 2, y + h + 2).exterior.coords,
+                               [shapely.box(x + 0.8, y + 0.8, x + w + 1.2, y + h + 1.2).exterior.coords])
+    if kind == 3:
+        return shapely.MultiPolygon([shapely.box(x, y, x + w, y + h),
+                                     shapely.box(x + w + 0.5, y, x + 2 * w + 0.5, y + h)])
+    if kind == 4:
+        return shapely.box(x, y, x + 1e-5 * w, y + 1e-5 * h)
+    if kind == 5:
+        return shapely.box(-5, y, 30, y + h)
+    if kind == 6:  # on a wall's edge exactly
+        edge = (0.0, 6.0, 7.0, 13.0, 14.0, 20.0)[int(x) % 6]
+        return shapely.box(edge - w, y, edge, y + h) if int(y) % 2 else shapely.box(edge, y, edge + w, y + h)
+    return [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]  # a ring of points
+
+
+def check_against_fresh(mesh: NavMesh, given: list[Any], radius: float, rng: np.random.Generator) -> None:
+    shapes = [shapely.Polygon(s) if isinstance(s, list) else s for s in given]  # one kind for a build
+    try:
+        free = free_space(ROOM, shapes, radius)
+    except InvalidGeometryError:  # covered
+        assert not mesh.alive.any()
+        return
+    fresh = NavMesh.from_polygons(ROOM, obstacles=shapes, agent_radius=radius)
+    live = shapely.coverage_union_all(shapely.polygons(mesh.vertices[mesh.triangles[mesh.alive]]))
+    assert shapely.symmetric_difference(live, free).area <= 1e-9 * free.area
+    assert int(mesh.islands[mesh.alive].max()) == int(fresh.islands.max())
+    pts = rng.uniform((-1, -1), (21, 13), size=(60, 2))
+    pts = pts[shapely.distance(free.boundary, shapely.points(pts)) > 1e-6]  # clear of borders
+    found, expected = mesh.locate(pts) >= 0, fresh.locate(pts) >= 0
+    assert (found == expected).all()
+    assert np.allclose(np.hypot(*(mesh.nearest(pts) - pts).T), np.hypot(*(fresh.nearest(pts) - pts).T), atol=1e-7)
+    inside = pts[found]
+    band = shapely.buffer(free, 1e-7)
+    for s, g in zip(inside[0:12:2], inside[1:12:2], strict=False):
+        a, b = gamenav.find_path(mesh, s, g, exact=True), gamenav.find_path(fresh, s, g, exact=True)
+        assert a.status == b.status
+        if b.found:
+            assert a.cost == pytest.approx(b.cost, rel=1e-9, abs=1e-9)
+        d = gamenav.find_path(mesh, s, g)
+        assert d.status == b.status
+        if d.found:
+            assert d.cost >= b.cost - 1e-9 and mesh.alive[d.corridor].all()
+            legs = shapely.linestrings(np.stack([d.points[:-1], d.points[1:]], axis=1))
+            assert shapely.length(shapely.difference(legs, band)).max(initial=0.0) <= 1e-7
+
+
+ops = st.lists(st.tuples(st.sampled_from(["add", "add", "remove", "again", "compact", "copy"]),
+                         st.integers(0, 7), st.floats(-2, 21), st.floats(-2, 13), st.floats(0.2, 5),
+                         st.floats(0.2, 5)), min_size=1, max_size=9)
+
+
+@settings(max_examples=30, deadline=None, phases=[Phase.explicit, Phase.generate, Phase.shrink])
+@given(ops, st.sampled_from([0.0, 0.3, 0.5]), st.integers(0, 2**31 - 1))
+def test_random_odd_edits_match_a_fresh_build(steps: list[Any], radius: float, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    mesh = NavMesh.from_polygons(ROOM, agent_radius=radius)
+    heard: list[int] = []
+    mesh.subscribe(lambda change: heard.append(change.version))
+    shapes: dict[int, Any] = {}
+    edits = 0  # changes of version (an edit changing nothing, outside the mesh, keeps it)
+    for op, kind, x, y, w, h in steps:
+        version = mesh.version
+        if op == "remove" and shapes:
+            oid = sorted(shapes)[kind % len(shapes)]
+            mesh.remove_obstacle(oid)
+            del shapes[oid]
+            with pytest.raises(InvalidInputError, match="oid must be the id"):
+                mesh.remove_obstacle(oid)  # twice
+        elif op == "compact":
+            mesh.compact()
+        elif op == "copy" and mesh.alive.any():
+            before = (mesh.version, mesh.triangles.copy(), mesh.alive.copy())
+            twin = copy.deepcopy(mesh)
+            twin.add_obstacle(shapely.box(x, y, x + w, y + h))
+            assert (mesh.version, len(mesh)) == (before[0], len(before[1]))
+            assert np.array_equal(mesh.alive, before[2])
+        else:
+            again = op == "again" and shapes
+            shape = shapes[sorted(shapes)[kind % len(shapes)]] if again else obstacle(kind, x, y, w, h)
+            try:
+                oid = mesh.add_obstacle(shape)
+            except InvalidGeometryError:
+                continue
+            assert oid not in shapes and oid > max(shapes, default=0)  # ids never reused
+            shapes[oid] = shape
+        edits += mesh.version != version
+    assert len(heard) == edits and heard == sorted(heard)
+    check_against_fresh(mesh, list(shapes.values()), radius, rng)
+
+
+grid_ops = st.lists(st.tuples(st.booleans(), st.integers(0, 13), st.integers(0, 9), st.integers(1, 4),
+                              st.integers(1, 4), st.booleans()), min_size=1, max_size=8)
+
+
+@settings(max_examples=15, deadline=None, phases=[Phase.explicit, Phase.generate, Phase.shrink])
+@given(grid_ops, st.sampled_from([0.0, 0.3]), st.integers(0, 2**31 - 1))
+def test_grid_edits_interleaved_with_obstacles_match_a_fresh_build(steps: list[Any], radius: float,
+                                                                   seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    walk = rng.random((10, 14)) > 0.25
+    walk[4:6, :] = True
+    grid = gamenav.TileGrid(walk)
+    mesh = NavMesh.from_grid(grid, agent_radius=radius, follow=True)
+    shapes: dict[int, Any] = {}
+    for on_grid, x, y, w, h, flag in steps:
+        if on_grid:
+            grid.set_walkable((x, y, min(x + w, 14), min(y + h, 10)), flag)
+        elif flag and shapes:
+            oid = sorted(shapes)[x % len(shapes)]
+            mesh.remove_obstacle(oid)
+            del shapes[oid]
+        else:
+            shape = shapely.box(x + 0.3, y - 0.2, x + 0.3 + w * 0.8, y - 0.2 + h * 0.8)
+            shapes[mesh.add_obstacle(shape)] = shape
+    cells = shapely.union_all([shapely.box(cx, cy, cx + 1, cy + 1) for cy, cx in zip(*np.nonzero(grid.passable),
+                                                                                      strict=True)])
+    try:
+        free = free_space(cells, list(shapes.values()), radius)
+    except InvalidGeometryError:
+        assert not mesh.alive.any()
+        return
+    fresh = NavMesh.from_polygons(cells, obstacles=list(shapes.values()), agent_radius=radius)
+    live = shapely.coverage_union_all(shapely.polygons(mesh.vertices[mesh.triangles[mesh.alive]]))
+    assert shapely.symmetric_difference(live, free).area <= 1e-9 * free.area
+    assert int(mesh.islands[mesh.alive].max()) == int(fresh.islands.max())
+    pts = rng.uniform((0, 0), (14, 10), size=(40, 2))
+    pts = pts[(mesh.locate(pts) >= 0) & (fresh.locate(pts) >= 0)]
+    for s, g in zip(pts[0:10:2], pts[1:10:2], strict=False):
+        a, b = gamenav.find_path(mesh, s, g, exact=True), gamenav.find_path(fresh, s, g, exact=True)
+        assert a.status == b.status
+        if b.found:
+            assert a.cost == pytest.approx(b.cost, rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("bad", [[(0, 0), (float("nan"), 0), (1, 1)], [(0, 0), (float("inf"), 0), (1, 1)],
+                                 shapely.Polygon([(1, 1), (2, 1), (2, float("nan"))])])
+def test_nan_and_inf_obstacles_are_refused(bad: Any) -> None:
+    mesh = NavMesh.from_polygons(SQUARE)
+    version = mesh.version
+    with pytest.raises(InvalidGeometryError):
+        mesh.add_obstacle(bad)
+    assert mesh.version == version and not mesh.obstacles
+
+
+@pytest.mark.parametrize("oid", [99, True, 1.0, "1", None])
+def test_unknown_obstacle_ids_are_refused(oid: Any) -> None:
+    mesh = NavMesh.from_polygons(SQUARE)
+    assert mesh.add_obstacle(shapely.box(2, 2, 3, 3)) == 1
+    with pytest.raises(InvalidInputError, match="oid must be the id"):
+        mesh.remove_obstacle(oid)
+    mesh.remove_obstacle(np.int64(1))
+    assert mesh.add_obstacle(shapely.box(2, 2, 3, 3)) == 2  # not reused
