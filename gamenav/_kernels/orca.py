@@ -1058,25 +1058,30 @@ def resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations
     if n < 2 or iterations <= 0 or r_max <= 0.0:
         return int(stuck_at.sum())
     margin = 0.5 * r_max
-    _, ncx, ncy, start, order, cx, cy, _, _ = cell_list(pos, 2.0 * r_max + margin)
     pairs = np.empty((4 * n + 16, 2), np.int64)
-    m = _close_pairs(pos, radius, margin, ncx, ncy, start, order, cx, cy, pairs)
-    while m < 0:  # (the buffer grows outside the scan: a reassigned array slows the loop down)
-        pairs = np.empty((2 * pairs.shape[0], 2), np.int64)
-        m = _close_pairs(pos, radius, margin, ncx, ncy, start, order, cx, cy, pairs)
     prev = np.empty_like(pos)
     moved = np.zeros(n, np.bool_)
-    active = np.empty(m, np.int64)  # the pairs that overlapped in the last sweep
-    hits = np.empty(m, np.int64)
-    count = 0
+    anchor = np.empty_like(pos)  # the positions the pairs were collected at
+    m = -1
     full = True
+    stale = False
     for sweep in range(iterations):
+        if m < 0:  # (re)collect the pairs near enough to meet before a disc moves margin / 2
+            _, ncx, ncy, start, order, cx, cy, _, _ = cell_list(pos, 2.0 * r_max + margin)
+            m = _close_pairs(pos, radius, margin, ncx, ncy, start, order, cx, cy, pairs)
+            while m < 0:  # (the buffer grows outside the scan: a reassigned array slows the loop down)
+                pairs = np.empty((2 * pairs.shape[0], 2), np.int64)
+                m = _close_pairs(pos, radius, margin, ncx, ncy, start, order, cx, cy, pairs)
+            anchor[:] = pos
+            active = np.empty(m, np.int64)  # the pairs that overlapped in the last sweep
+            hits = np.empty(m, np.int64)
+            count = 0
+            full = True
         worst, found = _sweep(pos, radius, mass, pairs, m, full, active, count, hits, moved, prev,
                               _RELAX if sweep >= _RELAX_AFTER else 1.0)
         active, hits = hits, active
         count = found
-        if worst == 0.0 and full:
-            break
+        far = False
         for a in range(n):  # the discs pushed this sweep: centres off blocked cells, discs off walls
             if not moved[a]:
                 continue
@@ -1084,10 +1089,15 @@ def resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations
             _slide(prev, pos, a, passable, ox, oy, cs, y_up)
             stuck_at[a] = _near_walls(pos[a, 0], pos[a, 1], radius[a], sat, ox, oy, cs) and \
                 _disc_off_walls(pos, a, radius[a], passable, ox, oy, cs, y_up)
-        if worst <= tolerance and full:
-            break
-        # mostly the pairs that overlapped last time; all of them every 8th sweep and to confirm
-        full = worst <= tolerance or count == 0 or sweep % 8 == 7
+            far = far or math.hypot(pos[a, 0] - anchor[a, 0], pos[a, 1] - anchor[a, 1]) > 0.5 * margin
+        stale = stale or far
+        if (worst == 0.0 or worst <= tolerance) and full:
+            if not stale:
+                break
+            m = -1  # a disc went far enough to overlap one the pairs do not hold: look again
+            stale = False
+        else:  # mostly the pairs that overlapped last time; all of them every 8th sweep and to confirm
+            full = worst <= tolerance or count == 0 or sweep % 8 == 7
     return int(stuck_at.sum())
 
 
