@@ -9,7 +9,8 @@ re-triangulated with ``triangle`` (constrained Delaunay, the same
 untouched triangles through their shared edges (vertex ids; a new point within the mesh
 tolerance of a cavity vertex is that vertex, so no T-junctions). A mesh following a grid
 computes the free space inside the box afresh from the grid instead (rectangle minus every
-blocked cell, inflated), so cells blocked when it was built can open too.
+blocked cell, inflated), so cells blocked when it was built can open too, and takes the
+areas of each cost from the grid's cells (cost edits re-triangulate their cells too).
 
 Two shortcuts keep the re-triangulated region small: carving, the triangles inside the
 obstacle's box only go (the union to subtract from holds just those crossing its edges);
@@ -79,7 +80,8 @@ class NavMeshChange:
         removed: ``(k,)`` int64 ids of the triangles the edit removed (now dead), read-only.
         added: ``(m,)`` int64 ids of the new triangles, read-only.
         opened: True when free space may have grown inside ``bounds`` (an obstacle removed,
-            cells opened): paths elsewhere may become shorter through the box.
+            cells opened), or a followed grid's cells there got cheaper: paths elsewhere may
+            become shorter through the box.
         blocked: True when free space may have shrunk inside ``bounds``.
         remap: None for an edit. For :meth:`~gamenav.NavMesh.compact` (the only change that
             renames triangles): ``(T_old,)`` int64, read-only, the new id of each old triangle
@@ -472,14 +474,15 @@ class EditState:
                 return shapely.MultiPolygon(polygons)
         return shapely.union(parts[0], parts[1]) if len(parts) == 2 else shapely.union_all(parts)
 
-    def grid_cells_near(self, bounds: tuple[float, float, float, float]) -> BaseGeometry | None:
-        """Inflated union of the followed grid's blocked cells near ``bounds``."""
+    def grid_window(self, bounds: tuple[float, float, float, float], reach: float
+                    ) -> tuple[int, int, int, int] | None:
+        """``(cx0, cx1, cy0, cy1)``, inclusive: the followed grid's cells (``[y, x]`` array
+        ranges) within ``reach`` of ``bounds``, or None when there are none."""
         grid = self.grid
         assert self.grid_blocked is not None and grid is not None
         h, w = self.grid_blocked.shape
         cs = float(grid.cell_size)
         ox, oy = float(grid.origin[0]), float(grid.origin[1])
-        reach = 2 * self.radius + cs
         cx0 = max(int(math.floor((bounds[0] - reach - ox) / cs)), 0)
         cx1 = min(int(math.floor((bounds[2] + reach - ox) / cs)), w - 1)
         if grid.y_up:
@@ -490,15 +493,58 @@ class EditState:
             cy1 = min(int(math.floor((bounds[3] + reach - oy) / cs)), h - 1)
         if cx0 > cx1 or cy0 > cy1:
             return None
+        return cx0, cx1, cy0, cy1
+
+    def grid_boxes(self, xs: _I64, ys: _I64) -> npt.NDArray[np.object_]:
+        """The world rectangles of the followed grid's cells ``(xs, ys)`` (corners on the
+        lattice ``origin + k * cell_size``, as a build from the grid computes them)."""
+        grid = self.grid
+        h = grid.shape[0]
+        cs = float(grid.cell_size)
+        ox, oy = float(grid.origin[0]), float(grid.origin[1])
+        rows = h - ys if grid.y_up else ys + 1
+        return shapely.box(ox + xs * cs, oy + (rows - 1) * cs, ox + (xs + 1) * cs, oy + rows * cs)
+
+    def grid_cells_near(self, bounds: tuple[float, float, float, float]) -> BaseGeometry | None:
+        """Inflated union of the followed grid's blocked cells near ``bounds``."""
+        assert self.grid_blocked is not None
+        window = self.grid_window(bounds, 2 * self.radius + float(self.grid.cell_size))
+        if window is None:
+            return None
+        cx0, cx1, cy0, cy1 = window
         ys, xs = np.nonzero(self.grid_blocked[cy0:cy1 + 1, cx0:cx1 + 1])
         if not len(xs):
             return None
-        xs = xs + cx0
-        ys = ys + cy0
-        x0 = ox + xs * cs
-        y0 = oy + (h - ys - 1) * cs if grid.y_up else oy + ys * cs
-        boxes = shapely.box(x0, y0, x0 + cs, y0 + cs)
+        boxes = self.grid_boxes(xs + cx0, ys + cy0)
         return _inflate(shapely.union_all(boxes), self.radius)
+
+    def grid_cost_zones(self, bounds: tuple[float, float, float, float]) -> list[tuple[BaseGeometry, float]]:
+        """The followed grid's passable cells of each cost other than 1 near ``bounds``, one
+        union per cost (the areas a build from the grid now would have there)."""
+        assert self.grid_blocked is not None
+        window = self.grid_window(bounds, float(self.grid.cell_size))
+        if window is None:
+            return []
+        cx0, cx1, cy0, cy1 = window
+        cost = np.where(self.grid_blocked[cy0:cy1 + 1, cx0:cx1 + 1], 1.0,
+                        self.grid.cost[cy0:cy1 + 1, cx0:cx1 + 1])
+        zones = []
+        for c in np.unique(cost[cost != 1.0]).tolist():
+            ys, xs = np.nonzero(cost == c)
+            # without the cells' corners along straight edges (the build's areas have none: on
+            # the edge of an untouched triangle such a point would be a T-junction)
+            union = shapely.coverage_union_all(self.grid_boxes(xs + cx0, ys + cy0))
+            zones.append((shapely.simplify(union, 0.0), float(c)))
+        return zones
+
+    def grid_costs(self, points: _F64) -> _F64:
+        """The followed grid's cost at world ``points`` ``(n, 2)`` (1 on blocked cells)."""
+        assert self.grid_blocked is not None
+        h, w = self.grid_blocked.shape
+        cells = self.grid.world_to_cell(points)
+        xs, ys = np.clip(cells[:, 0], 0, w - 1), np.clip(cells[:, 1], 0, h - 1)
+        out: _F64 = np.where(self.grid_blocked[ys, xs], 1.0, self.grid.cost[ys, xs])
+        return out
 
 
 def edit_state(mesh: NavMesh) -> EditState:
@@ -602,7 +648,7 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
         new_v = np.zeros((0, 2))
         new_t = np.zeros((0, 3), dtype=np.int64)
     else:
-        zones = _cost_zones(es, region) if es.base_costs is not None else []
+        zones = _cost_zones(es, region) if es.grid is not None or es.base_costs is not None else []
         with _geometry_errors("re-triangulating an edited region"):
             new_v, new_t = (triangulate_areas(region, zones)[:2] if zones
                             else triangulate_free_space(region))
@@ -620,9 +666,13 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
 
 
 def _cost_zones(es: EditState, region: BaseGeometry) -> list[tuple[BaseGeometry, float]]:
-    """The build's areas of each cost other than 1 near ``region`` (unions of the build's
-    triangles of that cost): constraints for its re-triangulation, so that every new triangle
-    lies in one area, as in a build, and takes that area's cost."""
+    """The areas of each cost other than 1 near ``region``: constraints for its
+    re-triangulation, so that every new triangle lies in one area, as in a build, and takes
+    that area's cost. Those of the build (unions of its triangles of that cost); following a
+    grid, those of the grid now (its cells of that cost: cells opened or costed since the
+    build have none of the build's triangles)."""
+    if es.grid is not None:
+        return es.grid_cost_zones(region.bounds)
     assert es.base_costs is not None
     ids = _cavity(es, es.base_verts, es.base_tris, region.bounds, base=True).ids
     costs = es.base_costs[ids]
@@ -810,9 +860,11 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
         "_corner": views["corner"], "_pinch": views["pinch"], "_vtri_start": None, "_vtri": None,
         "_cell_start": views["bounds"], "_cell_items": views["items"], "_version": version,
     }
-    if es.costs is not None:  # area costs: a new triangle takes the build's cost at its centroid
+    if es.costs is not None:  # area costs: a new triangle takes the cost at its centroid
         new_costs = np.ones(k)
-        if k and es.base_costs is not None:
+        if k and es.grid is not None:  # the grid's now
+            new_costs = es.grid_costs(all_verts[all_tris[added]].mean(axis=1))
+        elif k and es.base_costs is not None:  # the build's
             from gamenav._kernels.navmesh import locate_points
 
             gmin, cell, nx, ny = es.base_grid
@@ -1199,7 +1251,8 @@ class GridFollower:
         if mesh is None:
             self.unsubscribe()
             return
-        cells = np.concatenate([change.blocked, change.opened])
+        # cells whose cost changed too: the re-triangulation follows the grid's cost areas
+        cells = np.concatenate([change.blocked, change.opened, change.cost_raised, change.cost_lowered])
         if not len(cells):
             return
         es = edit_state(mesh)
@@ -1220,7 +1273,8 @@ class GridFollower:
                 y0, y1 = oy + ys.min() * cs, oy + (ys.max() + 1) * cs
             g = es.radius / math.cos(math.pi / (4 * QUAD_SEGS)) if es.radius > 0 else 0.0
             box = _grown(mesh, (x0 - g, y0 - g, x1 + g, y1 + g))
-            result = remesh(mesh, es, box, opened=bool(len(change.opened)), blocked=bool(len(change.blocked)))
+            opened = bool(len(change.opened) or len(change.cost_lowered))  # paths may get cheaper
+            result = remesh(mesh, es, box, opened=opened, blocked=bool(len(change.blocked)))
             _notify(mesh, result)
 
 

@@ -316,11 +316,11 @@ class NavMesh:
         Args:
             grid: the TileGrid.
             agent_radius: world units kept between agents' centres and blocked cells.
-            follow: keep the mesh in step with ``grid``: each ``set_walkable`` (or blocking
-                ``set_cost``) re-triangulates only the region around the cells whose
-                passability changed (see :meth:`add_obstacle`), in both directions: cells
-                blocked when the mesh was built open the mesh there too. The grid holds the
-                mesh weakly.
+            follow: keep the mesh in step with ``grid``: each ``set_walkable`` or ``set_cost``
+                re-triangulates only the region around the cells whose passability or cost
+                changed (see :meth:`add_obstacle`), in both directions: cells blocked when the
+                mesh was built open the mesh there too. New triangles take the grid's cell
+                costs, as a build would. The grid holds the mesh weakly.
 
         Raises:
             InvalidGeometryError: no passable cell (or none wide enough for ``agent_radius``).
