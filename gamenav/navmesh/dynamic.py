@@ -333,6 +333,9 @@ class EditState:
         self.stamp = 0
         self.tag = np.full(self.cap_t, -1, dtype=np.int64)  # cavity / stitch scratch (stamped)
         self.tag_stamp = 0
+        # the build's triangles' scratch too: its stamps restart with this one (a stale stamp
+        # equal to a new one hid build triangles from the cavity of a later edit)
+        self.base_tag.fill(-1)
         self.queue = np.empty(self.cap_t, dtype=np.int64)
         self.group = np.empty(self.cap_t, dtype=np.int64)
         self.grid_box = mesh._grid
