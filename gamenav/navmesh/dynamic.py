@@ -1224,6 +1224,15 @@ def compact(mesh: NavMesh) -> _I64:
     return change.remap if change.remap is not None else remap
 
 
+def remove_all(mesh: NavMesh) -> None:
+    """Remove every triangle of ``mesh`` in one edit, as an obstacle covering it would (no
+    obstacle is recorded; nobody is notified: for unpickling a mesh that edits emptied)."""
+    es = edit_state(mesh)
+    with es.lock:
+        rem = np.flatnonzero(es.master["alive"][:es.n_t])
+        _install(mesh, es, mesh.bounds, rem, np.zeros((0, 2)), np.zeros((0, 3), dtype=np.int64), False, True)
+
+
 def _grown(mesh: NavMesh, bounds: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
     m = 16 * mesh._tol
     return (bounds[0] - m, bounds[1] - m, bounds[2] + m, bounds[3] + m)

@@ -261,16 +261,21 @@ class NavMesh:
         self._build_topology()
         self._build_index()
 
-    def __reduce__(self) -> tuple[type[NavMesh], tuple[npt.NDArray[np.float64], npt.NDArray[np.int64],
-                                                         npt.NDArray[np.float64]], dict[str, float]]:
+    def __reduce__(self) -> tuple[Callable[..., NavMesh], tuple[Any, ...], dict[str, float]]:
         """Pickle (and copy) as ``(vertices, live triangles, area costs)`` plus the agent radius:
         unpickling runs :meth:`__init__`, which validates the arrays, rebuilds everything derived
         from them read-only, and gives the copy a new :attr:`version` (obstacle ids, subscriptions,
         grid following and dead triangle ids are not kept; carved obstacles stay carved, and
-        obstacles added to the copy are inflated by the same :attr:`agent_radius`)."""
+        obstacles added to the copy are inflated by the same :attr:`agent_radius`). A mesh that
+        edits emptied (no live triangle) is rebuilt from its dead triangles, then emptied by one
+        edit: a copy as empty, answering queries alike."""
         with self._lock:
-            return (type(self), (self._vertices, self._triangles[self._alive],
-                                 self._cost_array()[self._alive]), {"_agent_radius": self._agent_radius})
+            alive = self._alive
+            if not alive.any():
+                return (_emptied, (type(self), self._vertices, self._triangles, self._cost_array(),
+                                   self._agent_radius), {"_agent_radius": self._agent_radius})
+            return (type(self), (self._vertices, self._triangles[alive], self._cost_array()[alive]),
+                    {"_agent_radius": self._agent_radius})
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
@@ -754,6 +759,19 @@ class NavMesh:
             if self._vtri is not None:
                 arrays["vtri_start"], arrays["vtri"] = self._vtri_start, self._vtri
             return arrays
+
+
+def _emptied(cls: type[NavMesh], vertices: npt.NDArray[np.float64], triangles: npt.NDArray[np.int64],
+             area_costs: npt.NDArray[np.float64], agent_radius: float) -> NavMesh:
+    """Unpickle a mesh that edits emptied (see :meth:`NavMesh.__reduce__`): built from its
+    triangles, all dead, then every one removed by one edit (the radius set first: the edit
+    state keeps it for obstacles added later)."""
+    from gamenav.navmesh.dynamic import remove_all
+
+    mesh = cls(vertices, triangles, area_costs)
+    mesh._agent_radius = agent_radius
+    remove_all(mesh)
+    return mesh
 
 
 class _Snapshot(NavMesh):

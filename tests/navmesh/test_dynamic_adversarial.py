@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import pickle
 from typing import Any
 
 import numpy as np
@@ -332,3 +333,36 @@ def test_build_triangles_are_found_after_compactions() -> None:
         mesh.compact()  # the removal cannot undo the carving: it re-triangulates from the build
         mesh.remove_obstacle(oid)
         assert live_area(mesh) == pytest.approx(full, rel=1e-12)
+
+
+# -- pickling an emptied mesh ------------------------------------------------------------------
+
+def outcome(call: Any) -> Any:
+    try:
+        return call()
+    except gamenav.errors.GamenavError as e:
+        return type(e).__name__
+
+
+@pytest.mark.parametrize("radius", [0.0, 0.5])
+def test_a_mesh_that_edits_emptied_round_trips_through_pickle_and_copy(radius: float) -> None:
+    """Unpickling rebuilt the mesh from its live triangles, and a mesh needs one."""
+    mesh = NavMesh.from_polygons(SQUARE, agent_radius=radius, areas=[(shapely.box(0, 0, 5, 10), 3.0)])
+    mesh.add_obstacle(shapely.box(-1, -1, 11, 11))
+    assert not mesh.alive.any()
+
+    def answers(m: NavMesh) -> list[Any]:
+        return [outcome(lambda: gamenav.find_path(m, (2, 2), (8, 8)).status),
+                outcome(lambda: gamenav.find_path(m, (2, 2), (8, 8), clamp=True).status),
+                m.locate([(2, 2), (8, 8)]).tolist(), m.clamp([(2, 2)])[1].tolist(), m.raycast((2, 2), (8, 8)).clear,
+                m.islands.max(initial=-1), m.agent_radius]
+
+    expected = answers(mesh)
+    for twin in (pickle.loads(pickle.dumps(mesh)), copy.copy(mesh), copy.deepcopy(mesh)):
+        assert not twin.alive.any() and twin.version != mesh.version and not twin.obstacles
+        assert answers(twin) == expected
+        again = pickle.loads(pickle.dumps(twin))
+        assert not again.alive.any() and answers(again) == expected
+        twin.add_obstacle(shapely.box(2, 2, 3, 3))  # nothing left to carve
+        assert not twin.alive.any()
+    assert not mesh.alive.any() and answers(mesh) == expected
