@@ -1459,21 +1459,24 @@ class Crowd(Closeable):
         self._stuck_count[stuck] = 0
         near = np.hypot(*(self._goal[stuck] - self._pos[stuck]).T) < \
             (2.0 * self._stride + 1.0) * self._grid.cell_size
-        # bent off its way by the others (ORCA's bend also counts walls: only with another disc
-        # within a cell; a unit that walls alone hold up re-paths, then fails)
+        # bent off its way by the others. ORCA's bend also counts walls: at the destination only
+        # with another disc within a cell, and a jam needs another agent within ORCA's reach; a
+        # unit that walls alone hold up re-paths, then fails
         gap = self._nearest_gap(stuck)
-        crowded = np.hypot(*self._sep[stuck].T) > 0.1
+        crowded = jam = np.hypot(*self._sep[stuck].T) > 0.1
         if self.avoidance == "orca":
-            crowded &= gap < self._grid.cell_size
+            crowded = jam & (gap < self._grid.cell_size)
+            jam = jam & (gap < self.neighbor_dist)
         # held back by the others at the destination (ORCA does not bend a unit's way round idle
         # units, it shoves them, and one that cannot give way holds it off): close enough
         held = near & (crowded | (gap < 0.1 * self._grid.cell_size))
         self._arrive(stuck[held])
         # in a jam a new route rarely helps: wait, and re-path only every few stuck periods (ORCA:
         # jams move, slowly; every 12); those that just arrived neither re-path nor fail
-        jammed = stuck[crowded & ~near]
+        in_jam = jam & ~near
+        jammed = stuck[in_jam]
         self._jams[jammed] += 1
-        walled = stuck[~crowded & ~held]
+        walled = stuck[~in_jam & ~held]
         self._repaths[walled] += 1
         self._fail(walled[self._repaths[walled] > _MAX_REPATHS])
         stuck = np.concatenate([walled[self._repaths[walled] <= _MAX_REPATHS],
