@@ -1462,14 +1462,17 @@ class Crowd(Closeable):
         # bent off its way by the others. ORCA's bend also counts walls: at the destination only
         # with another disc within a cell, and a jam needs another agent within ORCA's reach; a
         # unit that walls alone hold up re-paths, then fails
-        gap = self._nearest_gap(stuck)
+        cell = self._grid.cell_size
+        gap = self._nearest_gap(stuck, cell)
         crowded = jam = np.hypot(*self._sep[stuck].T) > 0.1
         if self.avoidance == "orca":
-            crowded = jam & (gap < self._grid.cell_size)
-            jam = jam & (gap < self.neighbor_dist)
+            lone = crowded & ~(gap < cell)
+            crowded = crowded & ~lone
+            jam = crowded.copy()  # (the few with nobody within a cell: look further)
+            jam[lone] = np.isfinite(self._nearest_gap(stuck[lone], min(self.neighbor_dist, 1e300)))
         # held back by the others at the destination (ORCA does not bend a unit's way round idle
         # units, it shoves them, and one that cannot give way holds it off): close enough
-        held = near & (crowded | (gap < 0.1 * self._grid.cell_size))
+        held = near & (crowded | (gap < 0.1 * cell))
         self._arrive(stuck[held])
         # in a jam a new route rarely helps: wait, and re-path only every few stuck periods (ORCA:
         # jams move, slowly; every 12); those that just arrived neither re-path nor fail
@@ -1484,18 +1487,31 @@ class Crowd(Closeable):
         self.counters["stuck_repaths"] += len(stuck)
         self._repath(stuck)
 
-    def _nearest_gap(self, idx: _Idx) -> _F64:
+    def _nearest_gap(self, idx: _Idx, reach: float) -> _F64:
         """The gap (world units; < 0: overlap) between each agent of ``idx``'s disc and the
-        nearest other agent's (inf: no other agent)."""
+        nearest other agent's when that gap is under ``reach``, else inf. Only the agents near
+        enough along x (a sorted sweep) are compared."""
         nearest = np.full(len(idx), np.inf)
-        r = self._radii
-        step = max(1, 2**20 // max(len(self), 1))  # (blocks of about a million pairs)
-        for lo in range(0, len(idx), step):
-            part = idx[lo:lo + step]
-            gap = np.hypot(*(self._pos[part, None, :] - self._pos[None, :, :]).transpose(2, 0, 1)) \
-                - (r[part, None] + r[None, :])
-            gap[np.arange(len(part)), part] = np.inf
-            nearest[lo:lo + len(part)] = gap.min(axis=1, initial=np.inf)
+        if len(self) < 2 or len(idx) == 0:
+            return nearest
+        pos, r = self._pos, self._radii
+        order = np.argsort(pos[:, 0], kind="stable")
+        xs = pos[order, 0]
+        window = reach + r[idx] + self._r_max
+        lo = np.searchsorted(xs, pos[idx, 0] - window, "left")
+        counts = np.searchsorted(xs, pos[idx, 0] + window, "right") - lo
+        ends = np.cumsum(counts)
+        first = 0
+        while first < len(idx):  # blocks of about a million candidate pairs
+            last = max(int(np.searchsorted(ends, ends[first] - counts[first] + 2**20, "right")), first + 1)
+            c = counts[first:last]
+            rows = np.repeat(np.arange(first, last), c)
+            cand = order[np.repeat(lo[first:last] - (np.cumsum(c) - c), c) + np.arange(len(rows))]
+            me = idx[rows]
+            gap = np.hypot(*(pos[me] - pos[cand]).T) - (r[me] + r[cand])
+            gap[(cand == me) | (gap >= reach)] = np.inf
+            np.minimum.at(nearest, rows, gap)
+            first = last
         return nearest
 
     def _repath(self, idx: _Idx) -> None:

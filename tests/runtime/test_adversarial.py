@@ -111,6 +111,7 @@ def test_the_queue_forgets_a_dropped_worlds_timing_figures() -> None:
     that loads many maps grew them without end, and a new map that reused a dead map's id
     sized its chunks by the old map's figures."""
     import gc
+    import weakref
 
     queue = PathQueue(budget_ms=1.0)
     grid = gamenav.TileGrid(np.ones((300, 300), bool))
@@ -121,9 +122,10 @@ def test_the_queue_forgets_a_dropped_worlds_timing_figures() -> None:
             queue.update()
     measured = (queue._rate, queue._per_search, queue._whole_s)
     assert any(len(table) for table in measured)
+    dropped = weakref.ref(grid)
     del grid, request
     gc.collect()
-    assert not any(len(table) for table in measured)
+    assert dropped() is None and not any(len(table) for table in measured)
 
 
 def test_a_navmesh_request_that_spells_out_a_default_option_is_the_same_request() -> None:
