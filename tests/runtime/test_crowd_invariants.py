@@ -277,3 +277,23 @@ def test_velocities_stay_finite_and_capped_over_a_vanishing_dt(avoidance: str, d
     for _ in range(3):
         crowd.update(dt)
         check_state(crowd)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.05, 1.0, 6.0, 1e300]))
+def test_the_stuck_checks_nearest_gaps_equal_all_pairs(seed: int, reach: float) -> None:
+    """The sorted sweep of ``_nearest_gap`` (agents near along x only) gives the nearest gap of
+    all pairs, inf beyond ``reach``; ties in x and overlapping discs included."""
+    rng = np.random.default_rng(seed)
+    grid = gamenav.TileGrid(np.ones((20, 30), bool))
+    n = int(rng.integers(1, 60))
+    pos = rng.uniform(0.5, (29.5, 19.5), (n, 2))
+    pos[: n // 3, 0] = pos[0, 0]
+    radius = rng.uniform(0.2, 1.0, n)
+    crowd = gamenav.Crowd(grid, pos, radius=radius, max_speed=1.0)
+    idx = rng.choice(n, int(rng.integers(0, n + 1)), replace=False).astype(np.int64)
+    gap = np.hypot(*(pos[idx, None] - pos[None]).transpose(2, 0, 1)) - (radius[idx, None] + radius[None])
+    gap[np.arange(len(idx)), idx] = np.inf
+    want = gap.min(axis=1, initial=np.inf)
+    want[want >= reach] = np.inf
+    assert np.array_equal(crowd._nearest_gap(idx, reach), want)
