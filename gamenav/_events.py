@@ -239,10 +239,10 @@ class NotCopyable:
     the world's edits or would corrupt the original's bookkeeping."""
 
     __slots__ = ()
+    _why_not_copyable = "they follow the edits of their worlds, which a copy would not (make a new one instead)"
 
     def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
-        raise TypeError(f"{type(self).__name__} objects cannot be copied or pickled: they follow the edits of "
-                        "their worlds, which a copy would not (make a new one instead)")
+        raise TypeError(f"{type(self).__name__} objects cannot be copied or pickled: {self._why_not_copyable}")
 
 
 class Closeable(NotCopyable):

@@ -1091,7 +1091,7 @@ def resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations
                 _disc_off_walls(pos, a, radius[a], passable, ox, oy, cs, y_up)
             far = far or math.hypot(pos[a, 0] - anchor[a, 0], pos[a, 1] - anchor[a, 1]) > 0.5 * margin
         stale = stale or far
-        if (worst == 0.0 or worst <= tolerance) and full:
+        if worst <= tolerance and full:
             if not stale:
                 break
             m = -1  # a disc went far enough to overlap one the pairs do not hold: look again

@@ -13,7 +13,7 @@ import threading
 import weakref
 from collections import OrderedDict, deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn, SupportsIndex
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -23,6 +23,7 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k
 from gamenav._kernels import jps as _jps
 from gamenav._kernels.grid_fast import world_points as _world_points
+from gamenav._events import NotCopyable
 from gamenav._validate import check_options, expansion_budget, flag, keyword_options, real_number
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.grid import hpa as _hpa
@@ -556,7 +557,7 @@ def try_graph_path(grid: TileGrid, start: Any, goal: Any, algorithm: str) -> Pat
     return make_path(PathStatus.FOUND, found.cost, way, _centres(grid, way), found.expanded)
 
 
-class GridSearch:
+class GridSearch(NotCopyable):
     """A resumable shortest-path search on a :class:`~gamenav.TileGrid`.
 
     Build it, call :meth:`step` until the status is done, then read :meth:`result`. Running to
@@ -635,6 +636,10 @@ class GridSearch:
         >>> search.result().cells.tolist()
         [[0, 0], [0, 1], [0, 2], [1, 2], [2, 2], [3, 2]]
     """
+
+    # (copy and pickle refused: a copy would share or duplicate the workspace and JPS+ table lease)
+    _why_not_copyable = "a copy would share the running search's workspace (start a new search instead, " \
+                        "or copy its result())"
 
     def __init__(self, grid: TileGrid, start: Sequence[int], goal: Sequence[int], *,
                  algorithm: str = "astar",
@@ -763,12 +768,6 @@ class GridSearch:
         if ws is not None and self._borrowed and ws._release(self._token):
             _pool.give_back(ws)
         _jump_plus.release(getattr(self, "_plus", None))
-
-    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
-        """Refuses ``copy.copy``, ``copy.deepcopy`` and pickle with a clear TypeError: a copy
-        would share (or duplicate) the running search's workspace and its JPS+ table lease."""
-        raise TypeError("GridSearch objects cannot be copied or pickled: a copy would share the running "
-                        "search's workspace (start a new search instead, or copy its result())")
 
     # -- public state ---------------------------------------------------------------------
     @property

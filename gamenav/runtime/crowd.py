@@ -628,9 +628,9 @@ class Crowd(Closeable):
         elif world is not grid:
             raise InvalidInputError(f"world must be the crowd's grid or a NavMesh, got {type(world).__name__}")
         else:
-            free = np.argwhere(grid.passable)
-            if len(free):  # a request from a free cell to itself checks every option
-                cell = (int(free[0, 1]), int(free[0, 0]))
+            first = int(np.argmax(grid.passable))  # (no copy of a big map's cells)
+            if grid.passable.flat[first]:  # a request from a free cell to itself checks every option
+                cell = (first % grid.width, first // grid.width)
                 with contextlib.suppress(BlockedEndpointError):  # (a cell too narrow for an agent_radius given)
                     make_query(grid, cell, cell, dict(self.path_options, diagonal=self.diagonal.value))
         return world
