@@ -375,10 +375,7 @@ class Crowd(Closeable):
         arrive = 0.25 * grid.cell_size if arrive_radius is None else positive_number(arrive_radius, "arrive_radius")
         self.requests_per_update = _positive_int(requests_per_update, "requests_per_update")
         self.flow_threshold = _positive_int(flow_threshold, "flow_threshold")
-        if avoidance not in _AVOIDANCE:
-            raise InvalidInputError(f"avoidance must be one of {', '.join(_AVOIDANCE)}, got {avoidance!r}")
         self.avoidance = avoidance
-        """``"orca"`` or ``"separation"`` (may be assigned)."""
         self.max_neighbors = _count(max_neighbors, "max_neighbors")
         self.time_horizon = positive_number(time_horizon, "time_horizon")
         self.keep_right = _KEEP_RIGHT
@@ -439,7 +436,9 @@ class Crowd(Closeable):
         self._snapshot = pos.copy()
         self._stuck_count = np.zeros(n, np.int64)
         self._repaths = np.zeros(n, np.int64)
-        self._jams = np.zeros(n, np.int64)
+        self._jams = np.zeros(n, np.int64)  # stuck periods in a jam (this order)
+        self._jam_mark = np.full(n, np.inf)  # goal distance at the last jam period with progress
+        self._jam_since = np.zeros(n, np.int64)  # ``_jams`` at that period
         self._sep = np.zeros((n, 2))
         self._flow = np.zeros((n, 2))
         self._want = np.zeros(n)  # desired speed of each agent in the last update
@@ -474,7 +473,7 @@ class Crowd(Closeable):
     # -- agents ---------------------------------------------------------------------------
     _ROW_STATE = ("_pos", "_radii", "_speeds", "_ids", "_vel", "_goal", "_mode", "_arrived", "_failed",
                   "_pcur", "_pk", "_pend", "_group", "_slot_cost", "_snapshot", "_stuck_count",
-                  "_repaths", "_jams", "_sep", "_flow", "_want", "_order", "_yielded")
+                  "_repaths", "_jams", "_jam_mark", "_jam_since", "_sep", "_flow", "_want", "_order", "_yielded")
     """The per-agent arrays (one row per live agent), compacted together by :meth:`remove`."""
 
     def add(self, positions: npt.ArrayLike, *, radius: float | npt.ArrayLike | None = None,
@@ -512,7 +511,8 @@ class Crowd(Closeable):
             "_failed": np.zeros(m, bool), "_pcur": np.zeros(m, np.int64), "_pk": np.zeros(m, np.int64),
             "_pend": np.zeros(m, np.int64), "_group": np.full(m, -1, np.int64), "_slot_cost": np.zeros(m),
             "_snapshot": pos, "_stuck_count": np.zeros(m, np.int64), "_repaths": np.zeros(m, np.int64),
-            "_jams": np.zeros(m, np.int64), "_sep": zeros2, "_flow": zeros2, "_want": np.zeros(m),
+            "_jams": np.zeros(m, np.int64), "_jam_mark": np.full(m, np.inf),
+            "_jam_since": np.zeros(m, np.int64), "_sep": zeros2, "_flow": zeros2, "_want": np.zeros(m),
             "_order": np.zeros(m, np.int64), "_yielded": np.zeros(m, np.int64)}
         n = len(self)
         for name in self._ROW_STATE:
@@ -577,6 +577,17 @@ class Crowd(Closeable):
     def max_speeds(self) -> npt.NDArray[np.float64]:
         """``(n,)`` float64 max speed of each agent, world units per second, read-only view."""
         return _readonly(self._speeds)
+
+    @property
+    def avoidance(self) -> str:
+        """``"orca"`` or ``"separation"`` (may be assigned)."""
+        return self._avoidance
+
+    @avoidance.setter
+    def avoidance(self, value: str) -> None:
+        if not isinstance(value, str) or value not in _AVOIDANCE:
+            raise InvalidInputError(f"avoidance must be one of {', '.join(_AVOIDANCE)}, got {value!r}")
+        self._avoidance = str(value)
 
     @property
     def reroute_seconds(self) -> float | None:
@@ -668,7 +679,9 @@ class Crowd(Closeable):
 
     @property
     def failed(self) -> npt.NDArray[np.bool_]:
-        """``(n,)`` bool: the goal was unreachable or the agent stayed stuck; read-only view."""
+        """``(n,)`` bool: the goal was unreachable, or the agent stayed stuck (walls held it up
+        through 4 re-paths, or a jam through 4 re-paths without its getting a cell closer to
+        its goal); read-only view."""
         self._catch_up()
         return _readonly(self._failed)
 
@@ -836,6 +849,8 @@ class Crowd(Closeable):
         self._stuck_count[idx] = 0
         self._repaths[idx] = 0
         self._jams[idx] = 0
+        self._jam_mark[idx] = np.inf
+        self._jam_since[idx] = 0
         self._snapshot[idx] = self._pos[idx]
         self._group[idx] = -1
         if use_field:
@@ -1474,16 +1489,25 @@ class Crowd(Closeable):
         # units, it shoves them, and one that cannot give way holds it off): close enough
         held = near & (crowded | (gap < 0.1 * cell))
         self._arrive(stuck[held])
-        # in a jam a new route rarely helps: wait, and re-path only every few stuck periods (ORCA:
-        # jams move, slowly; every 12); those that just arrived neither re-path nor fail
+        # in a jam a new route rarely helps: wait, and re-path only every few stuck periods; give
+        # up when those re-paths brought it no cell closer to its goal (wedged for good); those
+        # that just arrived neither re-path nor fail
         in_jam = jam & ~near
         jammed = stuck[in_jam]
         self._jams[jammed] += 1
+        every = 12 if self.avoidance == "orca" else 4  # (ORCA's jams move, slowly)
+        dist = np.hypot(*(self._goal[jammed] - self._pos[jammed]).T)
+        closer = jammed[dist < self._jam_mark[jammed] - cell]
+        self._jam_mark[closer] = dist[dist < self._jam_mark[jammed] - cell]
+        self._jam_since[closer] = self._jams[closer]
+        wedged = self._jams[jammed] - self._jam_since[jammed] > every * _MAX_REPATHS
+        self._fail(jammed[wedged])
+        jammed = jammed[~wedged]
         walled = stuck[~in_jam & ~held]
         self._repaths[walled] += 1
         self._fail(walled[self._repaths[walled] > _MAX_REPATHS])
         stuck = np.concatenate([walled[self._repaths[walled] <= _MAX_REPATHS],
-                                jammed[self._jams[jammed] % (12 if self.avoidance == "orca" else 4) == 0]])
+                                jammed[self._jams[jammed] % every == 0]])
         self.counters["stuck_repaths"] += len(stuck)
         self._repath(stuck)
 

@@ -178,3 +178,36 @@ def test_path_options_and_worlds_are_checked_when_they_enter_not_inside_an_updat
     for _ in range(100):
         agent.update(0.05)
     assert agent.arrived
+
+
+def test_a_unit_wedged_for_good_in_a_jam_gives_up_instead_of_trying_for_ever() -> None:
+    """A 0.7-cell unit stuck against a 1-cell corridor's walls, an idle unit within ORCA's reach:
+    it counted as jammed, so it re-pathed every 12 stuck periods and never failed (still
+    trying after 120 s). Now 4 jam re-paths without getting a cell closer to its goal fail it."""
+    grid = gamenav.TileGrid.from_strings([
+        "##############",
+        "#............#",
+        "##....###.##.#",
+        "##...#...#...#",
+        "####.......#.#",
+        "#............#",
+        "#...#......#.#",
+        "##..###......#",
+        "#.....#......#",
+        "##############"])
+    crowd = gamenav.Crowd(grid, [(9.48, 1.53), (5.5, 2.5)], radius=[0.7, 0.2], max_speed=3.0)
+    crowd.move([0], (5.5, 5.5))
+    for _ in range(60 * 20):  # 60 s
+        crowd.update(1 / 20)
+    assert crowd.failed[0] and not crowd.arrived[0] and crowd.mode[0] == 0  # (idle)
+    assert crowd.arrived[1] and not crowd.failed[1]
+
+
+@pytest.mark.parametrize("value", ["ORCA", "bogus", None, ["orca"]])
+def test_assigning_an_unknown_avoidance_is_refused(value: Any) -> None:
+    """``avoidance`` may be assigned; anything but "orca" or "separation" was taken and ran half of
+    each (ORCA's velocities with separation's stuck rules)."""
+    crowd = gamenav.Crowd(open_grid(), [(0.5, 0.5)], radius=0.3, max_speed=1.0)
+    with pytest.raises(gamenav.InvalidInputError, match="avoidance must be one of orca, separation"):
+        crowd.avoidance = value
+    assert crowd.avoidance == "orca"
