@@ -814,9 +814,9 @@ class GridSearch(NotCopyable):
             InvalidInputError: ``max_expansions`` not a positive int or None, or the workspace
                 was taken over by a newer search.
         """
+        budget = expansion_budget(max_expansions)  # (checked on a finished search too)
         if self._status.done:
             return self._status
-        budget = expansion_budget(max_expansions)
         if self._hpa_start is not None:  # the whole hpa / subgoal query, whatever the budget
             req, state = self._hpa_start
             self._hpa_start = None

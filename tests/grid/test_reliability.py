@@ -171,6 +171,11 @@ def test_step_budgets() -> None:
     for bad in (0, -1, True, np.bool_(True), 1.5, "3", 2**63, 10**30):
         with pytest.raises(InvalidInputError, match=r"max_expansions must be an int from 1 to 2\*\*63 - 1"):
             search.step(bad)  # type: ignore[arg-type]
+    search.step(None)  # finished: a bad budget is still an error, not a silent no-op
+    for bad in (0, -1, 1.5):
+        with pytest.raises(InvalidInputError, match=r"max_expansions must be an int from 1 to 2\*\*63 - 1"):
+            search.step(bad)  # type: ignore[arg-type]
+    assert search.step(1) is PathStatus.FOUND
 
 
 @pytest.mark.parametrize(("options", "message"), [
