@@ -28,10 +28,12 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from gamenav._events import Closeable, Inbox, NotCopyable
-from gamenav._validate import expansion_budget
+from gamenav._validate import expansion_budget, real_number
 from gamenav.errors import InvalidInputError
+from gamenav.grid.clearance import mask_change
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.parallel import check_workers, run_parallel
 from gamenav.runtime._invalidation import EntryTable, footprint
@@ -285,15 +287,25 @@ def _step_jobs(jobs: list[_Job], caps: list[int], workers: int,
     return done, bool(late)
 
 
+def _finite(value: numbers.Real) -> bool:
+    """Whether ``value`` is finite as a float (an int beyond float64, such as ``10**400``, is not)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def _check_count(value: int | None, name: str) -> None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
         raise InvalidInputError(f"{name} must be an int >= 1 or None, got {value!r}")
 
 
 def _check_budget(budget_ms: float | None, max_expansions: int | None) -> None:
-    if budget_ms is not None and (isinstance(budget_ms, bool) or not isinstance(budget_ms, (int, float))
-                                  or not math.isfinite(budget_ms) or budget_ms <= 0):
-        raise InvalidInputError(f"budget_ms must be a finite number > 0 or None, got {budget_ms!r}")
+    if budget_ms is not None:
+        expected = "a finite number > 0 or None"
+        ms = real_number(budget_ms, "budget_ms", expected)  # (an int beyond float64 is infinite)
+        if not math.isfinite(ms) or ms <= 0:
+            raise InvalidInputError(f"budget_ms must be {expected}, got {budget_ms!r}")
     if max_expansions is not None:
         expansion_budget(max_expansions)  # what a search's step takes: checked here, not in update()
     if budget_ms is None and max_expansions is None:
@@ -366,14 +378,13 @@ class PathQueue(Closeable):
         _check_count(chunk, "chunk")
         if cache is not None and not isinstance(cache, PathCache):
             raise InvalidInputError(f"cache must be a PathCache or None, got {type(cache).__name__}")
-        if isinstance(aging, bool) or not isinstance(aging, (int, float)) or not math.isfinite(aging) \
-                or aging < 0:
+        if not 0.0 <= real_number(aging, "aging", "a finite number >= 0") < math.inf:
             raise InvalidInputError(f"aging must be a finite number >= 0, got {aging!r}")
         if on_change not in ("restart", "stale"):
             raise InvalidInputError(f"on_change must be 'restart' or 'stale', got {on_change!r}")
         if isinstance(window, bool) or not isinstance(window, int) or window < 1:
             raise InvalidInputError(f"window must be an int >= 1, got {window!r}")
-        self._budget_s = None if budget_ms is None else float(budget_ms) / 1000.0
+        self._budget_ms = None if budget_ms is None else float(budget_ms)
         self._max_expansions = max_expansions
         self._cache = cache
         self._chunk = chunk
@@ -406,12 +417,12 @@ class PathQueue(Closeable):
     @property
     def budget_ms(self) -> float | None:
         """Pathfinding wall time per :meth:`update` in ms, or None; settable between frames."""
-        return None if self._budget_s is None else self._budget_s * 1000.0
+        return self._budget_ms
 
     @budget_ms.setter
     def budget_ms(self, value: float | None) -> None:
         _check_budget(value, self._max_expansions)
-        self._budget_s = None if value is None else float(value) / 1000.0
+        self._budget_ms = None if value is None else float(value)
 
     @property
     def max_expansions(self) -> int | None:
@@ -455,7 +466,7 @@ class PathQueue(Closeable):
         self._check_open("request paths from")
         self._inbox.claim()
         if isinstance(priority, bool) or not isinstance(priority, numbers.Real) \
-                or not math.isfinite(priority):
+                or not _finite(priority):
             shown = priority.item() if isinstance(priority, np.generic) else priority  # no np.float64(...)
             raise InvalidInputError(f"priority must be a finite number, got {shown!r}")
         if on_done is not None and not callable(on_done):
@@ -542,7 +553,7 @@ class PathQueue(Closeable):
         self._inbox.claim()
         t0 = now = time.perf_counter()
         self._frame += 1
-        budget_s = self._budget_s
+        budget_s = None if self._budget_ms is None else self._budget_ms / 1000.0
         timed = budget_s is not None
         deadline = t0 + budget_s if budget_s is not None else math.inf
         left = self._max_expansions if self._max_expansions is not None else _MAX_CHUNK
@@ -823,23 +834,28 @@ class PathQueue(Closeable):
 
     def _edited(self, grid: TileGrid, change: GridChange) -> None:
         """Remember the edit for every search running on an older snapshot of ``grid``, and
-        withdraw quick partial paths that cross a blocked or more expensive cell.
+        withdraw quick partial paths that cross a blocked or more expensive cell (for an
+        ``agent_radius``: a cell that left the radius mask or got more expensive inside it).
 
         Robust to whatever other listeners did first (e.g. cancelled every job on ``grid``)."""
         entry = self._grids.get(id(grid))
         if entry is None:
             return
-        worse = change.worsened
-        worse_flat = worse[:, 1] * grid.width + worse[:, 0]
+        worse_by_mask: dict[int, npt.NDArray[np.int64]] = {}  # flat worsened cells per radius mask
         for job in list(entry.jobs):
             search = job.search
             if search is not None and change.version > search.world_version:
                 job.changes.append(change)
-            if not len(worse_flat):
+            quick = [req for req in job.requests if len(req._path.cells)]
+            if not quick:
                 continue
-            for req in job.requests:
-                quick = req._path
-                if len(quick.cells) and np.isin(footprint(quick.cells, grid.width), worse_flat).any():
+            mask = job.query.checked.mask
+            worse_flat = worse_by_mask.get(mask)
+            if worse_flat is None:
+                worse = (change if mask <= 1 else mask_change(change, mask)).worsened
+                worse_flat = worse_by_mask[mask] = worse[:, 1] * grid.width + worse[:, 0]
+            for req in quick:
+                if np.isin(footprint(req._path.cells, grid.width), worse_flat).any():
                     req._path = _PENDING
 
     def _valid_at(self, job: _Job, path: Path) -> int | None:
@@ -950,6 +966,6 @@ class PathQueue(Closeable):
         return self._frame
 
     def __repr__(self) -> str:
-        budget = "none" if self._budget_s is None else f"{self._budget_s * 1000:g} ms"
+        budget = "none" if self._budget_ms is None else f"{self._budget_ms:g} ms"
         return (f"PathQueue(budget={budget}, max_expansions={self._max_expansions}, "
                 f"pending={self._pending}, frames={self._frame})")

@@ -1,0 +1,61 @@
+"""PathQueue and PathCache under attack: extreme numbers, edits seen by agents of a size."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gamenav
+from gamenav import PathQueue, PathStatus, TileGrid
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"budget_ms": 10**400}, "budget_ms must be a finite number > 0 or None"),
+    ({"aging": 10**400}, "aging must be a finite number >= 0"),
+])
+def test_numbers_beyond_float64_are_refused_clearly(kwargs: dict[str, int], message: str) -> None:
+    """They raised a bare OverflowError (int too large to convert to float)."""
+    with pytest.raises(gamenav.InvalidInputError, match=message):
+        PathQueue(**kwargs)  # type: ignore[arg-type]
+    grid = TileGrid(np.ones((2, 4), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=10)
+    for priority in (10**400, -10**400):
+        with pytest.raises(gamenav.InvalidInputError, match="priority must be a finite number"):
+            queue.request(grid, (0, 0), (3, 1), priority=priority)
+    assert len(queue) == 0
+
+
+def test_numpy_scalar_budgets_and_aging_are_numbers() -> None:
+    """``budget_ms=np.float32(2)`` and ``aging=np.int64(1)`` were refused as not numbers."""
+    queue = PathQueue(budget_ms=np.float32(2.0), aging=np.int64(1))  # type: ignore[arg-type]
+    assert queue.budget_ms == 2.0
+    queue.budget_ms = np.int64(3)  # type: ignore[assignment]
+    assert queue.budget_ms == 3.0
+
+
+def test_the_budget_reads_back_as_set_and_a_tiny_one_leaves_max_expansions_settable() -> None:
+    """The budget was kept in seconds: 15.7 ms read back as 15.700000000000001, and 5e-324 ms
+    as 0.0, after which setting ``max_expansions`` raised 'budget_ms must be > 0, got 0.0'."""
+    assert PathQueue(budget_ms=15.7).budget_ms == 15.7
+    queue = PathQueue(budget_ms=5e-324)
+    queue.max_expansions = 10
+    assert queue.budget_ms == 5e-324 and queue.max_expansions == 10
+
+
+def test_a_quick_path_that_an_agent_no_longer_fits_through_is_withdrawn() -> None:
+    """A wall next to an ``agent_radius`` agent's quick partial path takes its cells out of the
+    radius mask without blocking them: the partial path stayed (status PARTIAL) through a gap the
+    agent does not fit in."""
+    grid = TileGrid(np.ones((9, 30), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=10)
+    req = queue.request(grid, (1, 4), (28, 4), agent_radius=0.8, quick_expansions=8)
+    assert req.path.status is PathStatus.PARTIAL and [3, 4] in req.path.cells.tolist()
+    grid.set_walkable((3, 6), False)  # two rows away: the path's cells still fit
+    assert req.path.status is PathStatus.PARTIAL
+    grid.set_walkable((3, 5), False)  # next to the path: (2..4, 4) leave the mask
+    assert not gamenav.clearance_mask(grid, 0.8)[4, 3]
+    assert req.path.status is PathStatus.IN_PROGRESS and len(req.path.cells) == 0
+    while not req.done:
+        queue.update()
+    assert req.status is PathStatus.FOUND
+    assert req.path.cost == gamenav.find_path(grid, (1, 4), (28, 4), agent_radius=0.8).cost
