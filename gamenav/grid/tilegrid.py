@@ -277,6 +277,9 @@ class TileGrid:
         self._cell_size = positive_number(cell_size, "cell_size")
         ox, oy = finite_point(origin, "origin")
         self._origin = (float(ox), float(oy))
+        if not (max(walk.shape) + 1.0) * self._cell_size + abs(self._origin[0]) + abs(self._origin[1]) < _FAR:
+            raise InvalidInputError(f"cell_size={self._cell_size} and origin={self._origin} put the grid's cells "
+                                    f"beyond {_FAR:g} world units")
         self._y_up = flag(y_up, "y_up")
         self._state = _GridState(walk, cost_arr, walk & np.isfinite(cost_arr), 0)
         self._edit_lock = threading.RLock()
@@ -458,8 +461,10 @@ class TileGrid:
             raise InvalidInputError("points must be finite (got NaN or inf)")
         out = np.empty(p.shape, dtype=np.int64)
         lim = float(2**62)  # far points stay far outside the grid instead of wrapping around
-        out[..., 0] = np.clip(np.floor((p[..., 0] - self._origin[0]) / self._cell_size), -lim, lim)
-        row = np.clip(np.floor((p[..., 1] - self._origin[1]) / self._cell_size), -lim, lim
+        size = self._cell_size
+        far = lim * size  # (clipped first: with tiny cells the quotient would overflow)
+        out[..., 0] = np.clip(np.floor(np.clip(p[..., 0] - self._origin[0], -far, far) / size), -lim, lim)
+        row = np.clip(np.floor(np.clip(p[..., 1] - self._origin[1], -far, far) / size), -lim, lim
                       ).astype(np.int64)
         out[..., 1] = (self.height - 1 - row) if self._y_up else row
         return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -159,3 +160,22 @@ def test_copy_is_independent() -> None:
     twin.set_walkable((1, 1), False)
     assert grid.is_passable(1, 1) and not twin.is_passable(0, 0) and twin.version == 1
     assert twin.cell_size == 3.0 and math.isclose(float(twin.cost[1, 0]), 2.0)
+
+
+@pytest.mark.parametrize("cell_size", [5e-324, 1e-300])
+def test_world_to_cell_with_tiny_cells_clips_far_points_without_overflow_warnings(cell_size: float) -> None:
+    """With cells this small the quotient overflowed: a RuntimeWarning (an exception under
+    ``-W error``, as many test suites run) before the clip to far away."""
+    grid = TileGrid(np.ones((3, 3), bool), cell_size=cell_size)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cells = grid.world_to_cell([(1e308, 1e308), (-1e308, 0.0), (0.0, 0.0)])
+    assert cells[0, 0] == cells[0, 1] == 2**62 and cells[1, 0] == -2**62
+    assert cells[2].tolist() == [0, 0]
+
+
+@pytest.mark.parametrize(("cell_size", "origin"), [(1e300, (0.0, 0.0)), (1.0, (-1e300, 0.0)), (1e299, (0.0, 7e299))])
+def test_a_grid_whose_cells_lie_beyond_1e300_is_refused(cell_size: float, origin: tuple[float, float]) -> None:
+    """Such a grid was built, then every ``cell_to_world`` of its own cells raised "too far"."""
+    with pytest.raises(InvalidInputError, match="put the grid's cells beyond 1e\\+300 world units"):
+        TileGrid(np.ones((3, 3), bool), cell_size=cell_size, origin=origin)
