@@ -65,8 +65,11 @@ def check_workers(workers: Any) -> int:
     return min(int(workers), default_workers())
 
 
-def _pool(threads: int) -> ThreadPoolExecutor:
-    """The shared worker pool, with at least ``threads`` threads."""
+def _submit(fn: Callable[[], None], threads: int) -> list[Future[None]]:
+    """Run ``fn`` on ``threads`` threads of the shared worker pool (grown to that many first).
+
+    Under the lock, so that no other caller growing the pool shuts this one down between the
+    two (work submitted before a shutdown still runs)."""
     global _executor, _executor_size
     with _lock:
         if _executor is None or _executor_size < threads:
@@ -75,7 +78,7 @@ def _pool(threads: int) -> ThreadPoolExecutor:
             _executor_size = threads
             if old is not None:
                 old.shutdown(wait=False)
-        return _executor
+        return [_executor.submit(fn) for _ in range(threads)]
 
 
 def run_parallel(count: int, workers: int, make_worker: Callable[[], Callable[[int], None]]) -> None:
@@ -100,10 +103,7 @@ def run_parallel(count: int, workers: int, make_worker: Callable[[], Callable[[i
         except BaseException as exc:
             failed.append(exc)
 
-    futures: list[Future[None]] = []
-    if workers > 1:
-        pool = _pool(workers - 1)
-        futures = [pool.submit(loop) for _ in range(workers - 1)]
+    futures = _submit(loop, workers - 1) if workers > 1 else []
     loop()  # returns once every job was taken
     for future in futures:
         if not future.cancel():  # a thread not started yet has nothing left to do: no wait

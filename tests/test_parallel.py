@@ -206,6 +206,42 @@ def test_workers_beyond_the_cores_start_no_threads(monkeypatch: pytest.MonkeyPat
         _same(p, gamenav.find_path(grid, s, g))
 
 
+def test_a_batch_whose_pool_another_thread_grows_meanwhile_still_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads calling find_paths with different ``workers`` (on a machine with more cores than
+    this): one took the shared pool, the other replaced it by a bigger one and shut it down,
+    then the first submitted to it and raised 'cannot schedule new futures after shutdown'.
+    Taking the pool and submitting are now one step under the pool's lock."""
+    import threading
+
+    monkeypatch.setattr(parallel, "default_workers", lambda: 8)
+    monkeypatch.setattr(parallel, "_executor", None)
+    monkeypatch.setattr(parallel, "_executor_size", 0)
+    grid = _grid(3)
+    starts, goals = _queries(grid, 16, seed=4)
+    other: list[list[Path]] = []
+
+    def bigger_batch() -> None:
+        other.append(gamenav.find_paths(grid, starts, goals, workers=5))
+
+    grower = threading.Thread(target=bigger_batch)
+
+    class GrownMeanwhile(parallel.ThreadPoolExecutor):
+        def submit(self, *args: Any, **kwargs: Any) -> Any:
+            if not grower.is_alive() and not grower.ident:  # the first submission only
+                grower.start()
+                grower.join(0.3)  # (old code: it replaces this pool before this submission)
+            return super().submit(*args, **kwargs)
+
+    monkeypatch.setattr(parallel, "ThreadPoolExecutor", GrownMeanwhile)
+    paths = gamenav.find_paths(grid, starts, goals, workers=2)
+    grower.join(5)
+    assert len(other) == 1
+    for batch in (paths, other[0]):
+        for p, s, g in zip(batch, starts, goals, strict=True):
+            _same(p, gamenav.find_path(grid, s, g))
+    parallel._executor.shutdown(wait=True)  # type: ignore[union-attr]  # (the test's own pool)
+
+
 @pytest.mark.parametrize("workers", [2, 3])
 def test_queue_with_workers_gives_find_path_answers(workers: int) -> None:
     grid = _grid(8, h=60, w=70, walls=0.25)
