@@ -167,6 +167,7 @@ class PathCache(Closeable):
         key = query.key
         if key is None or path.status not in _CACHEABLE or self._closed or version != query.world.version:
             return
+        self._inbox.catch_up()  # edits heard in another thread: acted on before, not on this result
         world = query.world
         holder: Any = self._tables(world).get(id(world))
         if holder is None:

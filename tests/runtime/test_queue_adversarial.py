@@ -1,6 +1,8 @@
-"""PathQueue and PathCache under attack: extreme numbers, edits seen by agents of a size."""
+"""PathQueue and PathCache under attack: extreme numbers, agents of a size, edits from other threads."""
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 import pytest
@@ -59,3 +61,24 @@ def test_a_quick_path_that_an_agent_no_longer_fits_through_is_withdrawn() -> Non
         queue.update()
     assert req.status is PathStatus.FOUND
     assert req.path.cost == gamenav.find_path(grid, (1, 4), (28, 4), agent_radius=0.8).cost
+
+
+def test_a_result_stored_after_an_edit_from_another_thread_is_not_dropped_by_that_edit() -> None:
+    """The queue stored a path found after another thread's edit into a cache that had not acted
+    on that edit yet; acting on it later dropped the new path too (an opening on it, as if it could
+    shorten it): an invalidation too many and a miss. The cache now acts on waiting edits first."""
+    walk = np.ones((5, 10), bool)
+    walk[:4, 5] = False  # a wall with a gap in the bottom row
+    grid = TileGrid(walk)
+    cache = gamenav.PathCache()
+    queue = PathQueue(budget_ms=None, max_expansions=10_000, cache=cache)
+    cache.find_path(grid, (0, 0), (9, 0))  # the cache follows the grid (this entry detours)
+    req = queue.request(grid, (0, 2), (9, 2))
+    editor = threading.Thread(target=grid.set_walkable, args=((5, 2), True))
+    editor.start()
+    editor.join()
+    assert len(cache._inbox) == 1  # heard in the editor's thread: waits for the cache's
+    queue.update()
+    assert req.status is PathStatus.FOUND and req.path.cost == 9.0  # through the opening
+    assert cache.find_path(grid, (0, 2), (9, 2)) is req.path
+    assert cache.stats.invalidations == 1  # the detour only
