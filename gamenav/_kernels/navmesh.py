@@ -651,8 +651,8 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, start, g
                 if not weighted:  # straight from the apex: a lower bound, cheap to test first
                     d_r = ga + _dist(ax, ay, prx, pry)
                     d_l = ga + _dist(ax, ay, plx, ply)
-                    if (d_r >= rec[s, b_r] - _DOMINANCE * (1.0 + d_r)
-                            and d_l >= rec[s, b_l] - _DOMINANCE * (1.0 + d_l)):
+                    if (d_r >= rec[s, b_r] - _DOMINANCE * d_r
+                            and d_l >= rec[s, b_l] - _DOMINANCE * d_l):
                         continue
             if weighted:
                 qx, qy = _portal_point(ax, ay, prx, pry, plx, ply, gx, gy)
@@ -728,8 +728,8 @@ def astar_step(verts, tris, nbrs, side, tin, tout, goal_tin, goal_mask, start, g
                     ctr[2] = kk
                     ctr[3] += 1
                 continue
-            if (d_r >= rec[s, b_r] - _DOMINANCE * (1.0 + d_r)
-                    and d_l >= rec[s, b_l] - _DOMINANCE * (1.0 + d_l)):
+            if (d_r >= rec[s, b_r] - _DOMINANCE * d_r
+                    and d_l >= rec[s, b_l] - _DOMINANCE * d_l):
                 continue
             if not weighted:
                 qx, qy = _portal_point(ax, ay, prx, pry, plx, ply, gx, gy)
@@ -908,8 +908,8 @@ def _ray_param(rx, ry, dx, dy, px, py, qx, qy):
 @njit(cache=True, nogil=True, inline="always")
 def _root_ok(best, g):
     """Root-level pruning: a new root vertex is kept only if reached (almost) as cheaply as
-    its best ``g`` so far (``best``)."""
-    return g <= best + 1e-9 * (1.0 + g)
+    its best ``g`` so far (``best``): within a relative 1e-9, so meshes of any scale prune alike."""
+    return g <= best + 1e-9 * g
 
 
 @njit(cache=True, nogil=True, inline="always")
