@@ -750,7 +750,7 @@ class PathQueue(Closeable):
         if rate is None:
             n = _MIN_CHUNK  # first chunk on this world: measure
         else:
-            n = min(_MAX_CHUNK, int(rate * (deadline - now - self._finish_s) * fill))
+            n = int(min(_MAX_CHUNK, rate * (deadline - now - self._finish_s) * fill))  # (may be inf)
             if n < _MIN_CHUNK:
                 n = 0 if worked else _MIN_CHUNK  # one small chunk per update at least
         return min(n, left)

@@ -82,3 +82,31 @@ def test_a_result_stored_after_an_edit_from_another_thread_is_not_dropped_by_tha
     assert req.status is PathStatus.FOUND and req.path.cost == 9.0  # through the opening
     assert cache.find_path(grid, (0, 2), (9, 2)) is req.path
     assert cache.stats.invalidations == 1  # the detour only
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_largest_finite_budget_runs_like_no_time_limit(workers: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``budget_ms=1e308`` was accepted, then the first update that sized a chunk from the
+    measured rate raised OverflowError (int of an infinite expansion count), and so did every
+    update after it."""
+    import types
+
+    from gamenav.runtime import queue as queue_module
+
+    clock = [0.0]
+
+    def perf_counter() -> float:  # a simulated clock: 1 us per reading
+        clock[0] += 1e-6
+        return clock[0]
+
+    monkeypatch.setattr(queue_module, "time", types.SimpleNamespace(perf_counter=perf_counter))
+    walk = np.ones((40, 40), bool)
+    walk[1::4, :-1] = False
+    walk[3::4, 1:] = False  # a serpentine: searches of more than one chunk
+    grid = TileGrid(walk)
+    queue = PathQueue(budget_ms=1e308, workers=workers)
+    requests = [queue.request(grid, (0, 0), (39, 38 - 2 * i)) for i in range(4)]
+    queue.update()
+    assert len(queue) == 0
+    for req in requests:
+        assert req.path.cost == gamenav.find_path(grid, req.start, req.goal).cost
