@@ -243,10 +243,15 @@ class NavMeshSearch:
         return self._world_version
 
     def step(self, max_expansions: int | None = None) -> PathStatus:
-        """Expand at most ``max_expansions`` nodes (``None``: run to the end); return the status."""
+        """Expand at most ``max_expansions`` nodes (``None``: run to the end); return the status.
+
+        Raises:
+            InvalidInputError: ``max_expansions`` not an int from 1 to 2**63 - 1 or None (also
+                once the search is done).
+        """
+        budget = expansion_budget(max_expansions)
         if self._status.done:
             return self._status
-        budget = expansion_budget(max_expansions)
         k = self._k
         announce_compile("navmesh-search", astar_step, funnel, polyanya_step, weighted_length)
         if self._exact:

@@ -9,6 +9,7 @@ import pytest
 
 import gamenav
 from gamenav import NavMesh, NavMeshSearch
+from gamenav.errors import InvalidInputError
 from gamenav.io import read_mesh, read_mesh_scenarios
 
 
@@ -30,3 +31,22 @@ def test_a_mesh_scaled_by_a_power_of_two_is_searched_alike(data_dir: Path, exact
         assert path.expanded == one.expanded
         np.testing.assert_array_equal(path.points, one.points * scale)
         assert path.cost == one.cost * scale
+
+
+@pytest.mark.parametrize("budget", [0, -1, 1.5, True, "3", 2**63])
+@pytest.mark.parametrize("when", ["at_once", "stepped", "cancelled"])
+def test_step_checks_its_budget_even_when_the_search_is_done(budget: object, when: str) -> None:
+    """A bad budget is a programmer error whatever the query: it once passed unnoticed whenever
+    the search had ended (in its constructor when start and goal share a triangle, by earlier
+    steps, or by cancel), and raised otherwise."""
+    mesh = NavMesh.from_polygons([(0, 0), (10, 0), (10, 10), (0, 10)],
+                                 obstacles=[[(4, -1), (6, -1), (6, 8), (4, 8)]])
+    search = NavMeshSearch(mesh, (1, 1), (1.1, 1) if when == "at_once" else (9, 1), exact=True)
+    if when == "stepped":
+        search.step()
+    elif when == "cancelled":
+        search.cancel()
+    assert search.status.done
+    with pytest.raises(InvalidInputError, match="max_expansions must be an int"):
+        search.step(budget)  # type: ignore[arg-type]
+    assert search.step(1) is search.status
