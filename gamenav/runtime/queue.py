@@ -321,8 +321,10 @@ class PathQueue(Closeable):
             clock is read a few times per update; an update stops before a chunk that would not
             fit, so it ends close to the budget however long the searches are.
         max_expansions: node expansions per update (>= 1), or None. Exact: an update never
-            expands more. With ``budget_ms=None`` the queue is fully deterministic (tests,
-            lockstep multiplayer).
+            expands more, except by the first step of an ``algorithm="hpa"`` or ``"subgoal"``
+            search, which runs the whole query whatever its budget (see
+            :class:`~gamenav.GridSearch`). With ``budget_ms=None`` the queue is fully
+            deterministic (tests, lockstep multiplayer).
         cache: a :class:`PathCache` consulted before queueing and filled with every result.
         chunk: fixed expansions per ``step`` call instead of the adaptive size (>= 1), or None.
         aging: priority gained per frame of waiting (>= 0). A request of priority ``p`` is
