@@ -252,7 +252,8 @@ class TileGrid:
         except ValueError:  # ragged rows (numpy >= 2 refuses them)
             raise InvalidInputError("walkable must be a 2-D array [y, x] with rows of equal length") from None
         if walk.ndim != 2:
-            raise InvalidInputError(f"walkable must be 2-D [y, x], got shape {walk.shape}")
+            hint = " (text rows: use TileGrid.from_strings)" if walk.dtype.kind == "U" else ""
+            raise InvalidInputError(f"walkable must be 2-D [y, x], got shape {walk.shape}{hint}")
         if walk.size == 0:
             raise InvalidInputError(f"walkable must not be empty, got shape {walk.shape}")
         h, w = walk.shape
@@ -409,7 +410,9 @@ class TileGrid:
             raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {cell!r}") from None
         if isinstance(x, (bool, np.bool_)) or isinstance(y, (bool, np.bool_)) or not (
                 isinstance(x, (int, np.integer)) and isinstance(y, (int, np.integer))):
-            raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {cell!r}")
+            hint = " (a world point? grid.world_to_cell(point) gives its cell)" \
+                if isinstance(x, (float, np.floating)) or isinstance(y, (float, np.floating)) else ""
+            raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {cell!r}{hint}")
         x, y = int(x), int(y)
         if not self.in_bounds(x, y):
             raise OutOfBoundsError(

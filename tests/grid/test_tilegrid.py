@@ -179,3 +179,14 @@ def test_a_grid_whose_cells_lie_beyond_1e300_is_refused(cell_size: float, origin
     """Such a grid was built, then every ``cell_to_world`` of its own cells raised "too far"."""
     with pytest.raises(InvalidInputError, match="put the grid's cells beyond 1e\\+300 world units"):
         TileGrid(np.ones((3, 3), bool), cell_size=cell_size, origin=origin)
+
+
+def test_the_two_first_hour_mistakes_get_a_hint() -> None:
+    """Text rows given to the constructor, a sprite's world position given as a cell."""
+    with pytest.raises(InvalidInputError, match=r"got shape \(2,\) \(text rows: use TileGrid.from_strings\)"):
+        TileGrid(["..", ".#"])
+    grid = TileGrid.from_strings(["..", ".."])
+    with pytest.raises(InvalidInputError, match=r"got \(0.5, 1.5\) \(a world point\? grid.world_to_cell"):
+        gamenav.find_path(grid, (0.5, 1.5), (1, 1))
+    with pytest.raises(InvalidInputError, match=r"pair of ints, got '01'$"):
+        gamenav.find_path(grid, "01", (1, 1))
