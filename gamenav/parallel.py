@@ -24,6 +24,7 @@ import numpy as np
 
 from gamenav._kernels import grid_fast as _kf
 from gamenav._kernels.grid_search import FOUND
+from gamenav._validate import check_options, keyword_options
 from gamenav.errors import InvalidInputError
 from gamenav.grid._fast import FastWorkspace, Tables, make_path, tables
 from gamenav.grid.clearance import radius_state
@@ -31,6 +32,7 @@ from gamenav.grid.movement import Heuristic
 from gamenav.grid.search import GridSearch, SearchWorkspace
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.navmesh.mesh import NavMesh
+from gamenav.navmesh.search import NavMeshSearch
 from gamenav.query import begin_search, find_path
 from gamenav.types import Path, PathStatus
 
@@ -129,6 +131,17 @@ def _pairs(starts: Any, goals: Any) -> tuple[list[Any], list[Any]]:
         raise InvalidInputError(
             f"starts and goals must have the same length, got {len(lists[0])} and {len(lists[1])}")
     return lists[0], lists[1]
+
+
+def _check_world(world: Any, options: dict[str, Any]) -> None:
+    """The world's kind and the options (on a mesh: their names), whatever the batch's size (each
+    query's checks cover them too, but an empty batch has none: a wrong world or option passed)."""
+    if isinstance(world, TileGrid):
+        GridSearch._check(world, (0, 0), (0, 0), **options)  # (a cell of every grid)
+    elif isinstance(world, NavMesh):
+        check_options(options, keyword_options(NavMeshSearch), "NavMeshSearch")
+    else:
+        raise InvalidInputError(f"world must be a TileGrid or a NavMesh, got {type(world).__name__}")
 
 
 def _default_cells(t: Tables, start: Any, goal: Any) -> tuple[int, int, int, int] | None:
@@ -251,8 +264,8 @@ def find_paths(world: Any, starts: Any, goals: Any, *, workers: int | None = Non
 
     Raises:
         The errors of :func:`gamenav.find_path` (checked for every query before any thread
-        starts, raised here in the caller); InvalidInputError for bad ``workers`` or
-        mismatched ``starts`` / ``goals``.
+        starts, raised here in the caller; the world and the options also for an empty batch);
+        InvalidInputError for bad ``workers`` or mismatched ``starts`` / ``goals``.
 
     Example:
         >>> import gamenav
@@ -262,6 +275,7 @@ def find_paths(world: Any, starts: Any, goals: Any, *, workers: int | None = Non
         [5.0, 5.0]
     """
     n_workers = check_workers(workers)
+    _check_world(world, options)
     starts_list, goals_list = _pairs(starts, goals)
     if isinstance(world, TileGrid):
         if not options:

@@ -128,6 +128,22 @@ def test_validation_before_any_search(no_threads: None, starts: Any, goals: Any,
         gamenav.find_paths(grid, starts, goals, workers=2, **options)
 
 
+@pytest.mark.parametrize(("world", "options", "error", "match"), [
+    ("grid", {"algoritm": "jps"}, gamenav.InvalidOptionError, "algoritm"),
+    ("grid", {"algorithm": "jsp"}, gamenav.InvalidInputError, "algorithm must be one of"),
+    ("mesh", {"exakt": True}, gamenav.InvalidOptionError, "exakt"),
+    ("a grid", {}, gamenav.InvalidInputError, "world must be a TileGrid or a NavMesh, got str"),
+])
+def test_an_empty_batch_checks_its_world_and_options(world: str, options: dict[str, Any],
+                                                     error: type[Exception], match: str) -> None:
+    """With no query to check them on, a wrong world or a misspelt option returned [] (and
+    failed only in the first frame that had queries)."""
+    target: Any = {"grid": lambda: _grid(4), "mesh": lambda: gamenav.NavMesh.from_polygons(
+        [[(0, 0), (4, 0), (4, 4), (0, 4)]])}.get(world, lambda: world)()
+    with pytest.raises(error, match=match):
+        gamenav.find_paths(target, [], [], **options)
+
+
 def test_jps_on_a_weighted_grid_fails_before_the_threads(no_threads: None) -> None:
     grid = _grid(5, weighted=True, walls=0.0)
     with pytest.raises(gamenav.UnsupportedOptionError, match="uniform"):
