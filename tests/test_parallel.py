@@ -456,15 +456,20 @@ def test_margin_tracks_lateness() -> None:
     assert min(seen[-100:]) > 0.45 * budget  # more lateness than its 1 in 20: near the top
 
 
-def test_queue_keeps_whole_hpa_queries_out_of_a_short_rest_of_frame(monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("workers", [1, 2])
+def test_queue_keeps_whole_hpa_queries_out_of_a_short_rest_of_frame(workers: int,
+                                                                   monkeypatch: pytest.MonkeyPatch
                                                                    ) -> None:
     """An ``algorithm="hpa"`` search runs its whole query in its first step (here 1.2 ms of a
     2 ms budget) whatever the step's budget: once that is measured, the queue does not start
     one the rest of the frame cannot hold (15 updates ran late here before), and
-    ``request()`` no longer runs the query outside the budget."""
+    ``request()`` no longer runs the query outside the budget. With 2 workers the threads did
+    not check that (12 of 19 updates ran late, up to 3.0 ms) and counted the whole steps in the
+    expansion rate; they now stop short of such a step too."""
     from gamenav.grid.search import GridSearch
     from tests.runtime.helpers import connected_pairs, rooms_grid
 
+    monkeypatch.setattr(parallel, "default_workers", lambda: 2)
     clocks = _ThreadClocks(monkeypatch)
     timed_step = GridSearch.step
 
@@ -476,7 +481,7 @@ def test_queue_keeps_whole_hpa_queries_out_of_a_short_rest_of_frame(monkeypatch:
     monkeypatch.setattr(GridSearch, "step", step)
     grid = rooms_grid(200, 160, seed=21)
     pairs = connected_pairs(grid, 120, seed=22)
-    queue = gamenav.PathQueue(budget_ms=2.0)
+    queue = gamenav.PathQueue(budget_ms=2.0, workers=workers)
     kinds = ["hpa" if i % 3 == 0 else "astar" for i in range(len(pairs))]
     t0 = clocks.now()
     requests = [queue.request(grid, s, g, algorithm=kind) for (s, g), kind in zip(pairs, kinds, strict=True)]

@@ -239,16 +239,17 @@ def _percentile(values: Sequence[float], q: float) -> float:
 
 
 def _step_jobs(jobs: list[_Job], caps: list[int], workers: int,
-               size: Callable[[_Job, float, int, bool], int],
-               measure: Callable[[_Job, int, float], None], first: bool) -> tuple[list[int], bool]:
+               size: Callable[[_Job, float, int, bool, bool], int],
+               measure: Callable[[_Job, int, float, bool], None], first: bool) -> tuple[list[int], bool]:
     """Step ``jobs`` (started searches, in the order served) on ``workers`` threads, the calling
     thread being one; returns the expansions done per job and whether a thread ran out of time.
 
     Each thread takes the next job no thread took yet and steps it in chunks of
-    ``size(job, now, cap_left, first_chunk)`` expansions, reading the clock itself, until the
-    search is done or has spent its cap ``caps[i]``; a size of 0 means the thread's time is up:
-    it stops. ``first_chunk`` is true for the round's first chunk (of any thread) when
-    ``first``: one chunk per update at least, whatever the time."""
+    ``size(job, now, cap_left, first_chunk, whole)`` expansions, reading the clock itself, until
+    the search is done or has spent its cap ``caps[i]``; a size of 0 means the thread's time is
+    up: it stops. ``first_chunk`` is true for the round's first chunk (of any thread) when
+    ``first``: one chunk per update at least, whatever the time; ``whole``: the step runs whole
+    (:func:`_whole`). Each step is reported as ``measure(job, expansions, seconds, whole)``."""
     done = [0] * len(jobs)
     firsts = [True] if first else []
     late: list[bool] = []
@@ -266,7 +267,8 @@ def _step_jobs(jobs: list[_Job], caps: list[int], workers: int,
                     first_chunk = firsts.pop()  # atomic: one thread gets it
                 except IndexError:
                     first_chunk = False
-                n = size(job, t, cap, first_chunk)
+                whole = _whole(job, search)
+                n = size(job, t, cap, first_chunk, whole)
                 if n <= 0:
                     stopped = True
                     late.append(True)
@@ -274,7 +276,7 @@ def _step_jobs(jobs: list[_Job], caps: list[int], workers: int,
                 before = search.expanded
                 search.step(n)
                 k = search.expanded - before
-                measure(job, k, time.perf_counter() - t)
+                measure(job, k, time.perf_counter() - t, whole)
                 done[i] += k
                 cap -= k
                 if k == 0:
@@ -590,12 +592,7 @@ class PathQueue(Closeable):
                 search.step(n)
                 t = time.perf_counter()
                 k = search.expanded - before
-                if whole:
-                    key = job.query.world
-                    old = self._whole_s.get(key)
-                    self._whole_s[key] = t - now if old is None else _track(old, t - now)
-                else:
-                    self._measure(job, k, t - now)
+                self._measure(job, k, t - now, whole)
                 now = t
                 spent += k
                 worked = True
@@ -640,11 +637,14 @@ class PathQueue(Closeable):
             caps = [left // count + (i < left % count) for i in range(count)]
             end = deadline - self._finish_s * count - self._margin_s
 
-            def size(job: _Job, t: float, cap: int, first_chunk: bool, end: float = end) -> int:
+            def size(job: _Job, t: float, cap: int, first_chunk: bool, whole: bool,
+                     end: float = end) -> int:
                 if not timed:
                     return self._chunk_size(job, t, end, cap, True)
                 if t >= end and not first_chunk:
                     return 0
+                if whole and not first_chunk and t + self._whole_s.get(job.query.world, 0.0) > end:
+                    return 0  # the rest of the frame cannot hold it: first in the next one
                 n = self._chunk_size(job, t, end, cap, not first_chunk)
                 if self._chunk is None and n > _MIN_CHUNK:  # smaller steps, same stopping point
                     n = max(int(n * _FILL_THREADS), _MIN_CHUNK)
@@ -715,9 +715,14 @@ class PathQueue(Closeable):
                 seconds, work = seconds + remaining / rate, work + int(remaining)
         return jobs, now
 
-    def _measure(self, job: _Job, k: int, seconds: float) -> None:
-        """Record that ``job``'s search did ``k`` expansions in ``seconds`` (chunk sizing)."""
-        if k >= _MIN_CHUNK and not self._chunk:
+    def _measure(self, job: _Job, k: int, seconds: float, whole: bool) -> None:
+        """Record that ``job``'s search did ``k`` expansions in ``seconds`` (chunk sizing), or,
+        for a ``whole`` step (:func:`_whole`), how long such a step takes on its world."""
+        if whole:
+            key = job.query.world
+            old = self._whole_s.get(key)
+            self._whole_s[key] = seconds if old is None else _track(old, seconds)
+        elif k >= _MIN_CHUNK and not self._chunk:
             key = job.query.world
             measured = k / max(seconds, 1e-9)
             old = self._rate.get(key)
