@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from collections.abc import Callable, Hashable
 from typing import Any
 
+import numpy as np
+
 from gamenav._events import Closeable, Inbox
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
@@ -101,9 +103,9 @@ class PathCache(Closeable):
     """
 
     def __init__(self, capacity: int = 4096) -> None:
-        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
+        if isinstance(capacity, (bool, np.bool_)) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
             raise InvalidInputError(f"capacity must be an int >= 1, got {capacity!r}")
-        self._capacity = capacity
+        self._capacity = int(capacity)
         self._lru: OrderedDict[Hashable, tuple[Path, Any]] = OrderedDict()
         self._grids: dict[int, _GridEntries] = {}
         self._meshes: dict[int, MeshEntries] = {}

@@ -297,9 +297,11 @@ def _finite(value: numbers.Real) -> bool:
         return False
 
 
-def _check_count(value: int | None, name: str) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-        raise InvalidInputError(f"{name} must be an int >= 1 or None, got {value!r}")
+def _count(value: Any, name: str, expected: str = "an int >= 1") -> int:
+    """``value`` as an int >= 1 (a Python or numpy int, not a bool)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidInputError(f"{name} must be {expected}, got {value!r}")
+    return int(value)
 
 
 def _check_budget(budget_ms: float | None, max_expansions: int | None) -> None:
@@ -379,15 +381,14 @@ class PathQueue(Closeable):
                  on_change: str = "restart", window: int = 600, workers: int | None = 1) -> None:
         _check_budget(budget_ms, max_expansions)
         self._workers = check_workers(workers)
-        _check_count(chunk, "chunk")
         if cache is not None and not isinstance(cache, PathCache):
             raise InvalidInputError(f"cache must be a PathCache or None, got {type(cache).__name__}")
         if not 0.0 <= real_number(aging, "aging", "a finite number >= 0") < math.inf:
             raise InvalidInputError(f"aging must be a finite number >= 0, got {aging!r}")
         if on_change not in ("restart", "stale"):
             raise InvalidInputError(f"on_change must be 'restart' or 'stale', got {on_change!r}")
-        if isinstance(window, bool) or not isinstance(window, int) or window < 1:
-            raise InvalidInputError(f"window must be an int >= 1, got {window!r}")
+        chunk = None if chunk is None else _count(chunk, "chunk", "an int >= 1 or None")
+        window = _count(window, "window")
         self._budget_ms = None if budget_ms is None else float(budget_ms)
         self._max_expansions = max_expansions
         self._cache = cache

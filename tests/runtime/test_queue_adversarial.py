@@ -35,6 +35,24 @@ def test_numpy_scalar_budgets_and_aging_are_numbers() -> None:
     assert queue.budget_ms == 3.0
 
 
+def test_numpy_int_counts_are_ints() -> None:
+    """``chunk``, ``window`` and ``capacity`` of ``np.int64(8)`` were refused as not ints (while
+    ``max_expansions`` took them); bools still are refused."""
+    queue = PathQueue(budget_ms=None, max_expansions=np.int64(8), chunk=np.int64(8), window=np.int32(4),
+                      cache=gamenav.PathCache(capacity=np.int64(2)))  # type: ignore[arg-type]
+    grid = TileGrid(np.ones((3, 9), bool))
+    req = queue.request(grid, (0, 0), (8, 2))
+    while not req.done:
+        queue.update()
+    assert req.path.cost == gamenav.find_path(grid, (0, 0), (8, 2)).cost
+    assert type(queue._chunk) is int and gamenav.PathCache(capacity=np.int64(2)).capacity == 2
+    for kwargs, name in (({"chunk": np.bool_(True)}, "chunk"), ({"window": True}, "window")):
+        with pytest.raises(gamenav.InvalidInputError, match=f"{name} must be an int >= 1"):
+            PathQueue(**kwargs)  # type: ignore[arg-type]
+    with pytest.raises(gamenav.InvalidInputError, match="capacity must be an int >= 1"):
+        gamenav.PathCache(capacity=np.bool_(True))  # type: ignore[arg-type]
+
+
 def test_the_budget_reads_back_as_set_and_a_tiny_one_leaves_max_expansions_settable() -> None:
     """The budget was kept in seconds: 15.7 ms read back as 15.700000000000001, and 5e-324 ms
     as 0.0, after which setting ``max_expansions`` raised 'budget_ms must be > 0, got 0.0'."""
