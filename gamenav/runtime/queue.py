@@ -849,12 +849,13 @@ class PathQueue(Closeable):
         entry = self._grids.get(id(grid))
         if entry is None:
             return
+        worsened = len(change.worsened) > 0  # (else no cell left a radius mask either)
         worse_by_mask: dict[int, npt.NDArray[np.int64]] = {}  # flat worsened cells per radius mask
         for job in list(entry.jobs):
             search = job.search
             if search is not None and change.version > search.world_version:
                 job.changes.append(change)
-            quick = [req for req in job.requests if len(req._path.cells)]
+            quick = [req for req in job.requests if len(req._path.cells)] if worsened else []
             if not quick:
                 continue
             mask = job.query.checked.mask
