@@ -407,6 +407,13 @@ def triangulate_convex(vertices: npt.NDArray[np.float64],
             raise InvalidGeometryError(
                 f"polygon {k} must be convex and counter-clockwise, got a reflex corner at vertex "
                 f"{ids[int(np.argmin(turns))]}")
+        dots = ((pts[:, 0] - prv[:, 0]) * (nxt[:, 0] - pts[:, 0])
+                + (pts[:, 1] - prv[:, 1]) * (nxt[:, 1] - pts[:, 1]))
+        winding = float(np.arctan2(turns, dots).sum()) / (2.0 * math.pi)
+        if abs(winding - 1.0) > 1e-6:  # left turns only, yet not once around: a star
+            raise InvalidGeometryError(
+                f"polygon {k} must be convex and counter-clockwise, got a ring that turns "
+                f"{winding:.6g} times around")
         if n == 3:
             out.append((ids[0], ids[1], ids[2]))
             continue

@@ -9,7 +9,7 @@ import pytest
 
 import gamenav
 from gamenav import NavMesh, NavMeshSearch
-from gamenav.errors import InvalidInputError
+from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.io import read_mesh, read_mesh_scenarios
 
 
@@ -50,3 +50,13 @@ def test_step_checks_its_budget_even_when_the_search_is_done(budget: object, whe
     with pytest.raises(InvalidInputError, match="max_expansions must be an int"):
         search.step(budget)  # type: ignore[arg-type]
     assert search.step(1) is search.status
+
+
+def test_from_mesh_rejects_a_star_polygon() -> None:
+    """A pentagram turns left at every corner, so the corner test passed it: it was 'triangulated'
+    into one triangle of its points (most of the star lost, silently)."""
+    star = np.array([(0, 0), (2, 0), (0.2, 1.5), (1, -0.5), (1.8, 1.5)], dtype=float)
+    with pytest.raises(InvalidGeometryError, match="turns 2 times around"):
+        NavMesh.from_mesh(star, [[0, 1, 2, 3, 4]])
+    hexagon = np.array([(0, 0), (1, 0), (2, 0), (2, 1), (1, 1), (0, 1)], dtype=float)
+    assert len(NavMesh.from_mesh(hexagon, [[0, 1, 2, 3, 4, 5]])) == 4  # 180-degree corners still fine
