@@ -443,7 +443,7 @@ def _portal_point(px, py, ax, ay, bx, by, gx, gy):
     """The point x on segment ab minimising |p - x| + |x - g| (g mirrored if on p's side)."""
     side_p = _orient(ax, ay, bx, by, px, py)
     side_g = _orient(ax, ay, bx, by, gx, gy)
-    if side_p * side_g > 0.0:
+    if (side_p > 0.0 and side_g > 0.0) or (side_p < 0.0 and side_g < 0.0):  # not their product: it underflows
         ex = bx - ax
         ey = by - ay
         s = ((gx - ax) * ex + (gy - ay) * ey) / (ex * ex + ey * ey)
@@ -875,7 +875,7 @@ def _interval_h(rx, ry, lx, ly, qx, qy, gx, gy):
     if abs(side_r) <= _EPS * scale * scale:
         return _dist(rx, ry, gx, gy)
     side_g = _orient(qx, qy, lx, ly, gx, gy)
-    if side_g * side_r > 0.0:  # goal on the root's side: reflect it across the interval line
+    if (side_g > 0.0 and side_r > 0.0) or (side_g < 0.0 and side_r < 0.0):  # goal on the root's side: reflect it
         ex = lx - qx
         ey = ly - qy
         s = ((gx - qx) * ex + (gy - qy) * ey) / (ex * ex + ey * ey)
