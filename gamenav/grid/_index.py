@@ -128,7 +128,6 @@ class IndexRegistry(Generic[IndexT]):
         self._make = make
         self._kernels = kernels
         self._indexes: weakref.WeakKeyDictionary[TileGrid, IndexT] = weakref.WeakKeyDictionary()
-        self._lock = threading.RLock()  # re-entrant: a first build may run the warmup
 
     def existing(self, grid: TileGrid) -> IndexT | None:
         """The grid's index if one was built, else None."""
@@ -139,7 +138,7 @@ class IndexRegistry(Generic[IndexT]):
         index = self._indexes.get(grid)
         if index is None:
             announce_compile("grid search", *self._kernels)  # before any lock (it may run the warmup)
-            with self._lock:
+            with grid._edit_lock:  # the build's own lock: a listener of an edit may build one
                 index = self._indexes.get(grid)
                 if index is None:
                     index = self._make(grid)

@@ -96,7 +96,6 @@ def _compute(state: _GridState) -> _Clearance:
     """Build the snapshot's distance transform, repairing the previous one when there is one."""
     passable = state.passable
     h, w = passable.shape
-    announce_compile("grid", label_components, clearance_box)
     base = state.clearance_base
     if base is not None:
         old, (y0, y1, x0, x1) = base
@@ -118,6 +117,7 @@ def _of(state: _GridState) -> _Clearance:
     """The snapshot's clearance, built on first use and kept on the snapshot."""
     done = state.clearance
     if done is None:
+        announce_compile("grid", label_components, clearance_box)  # before the lock: it may run the warmup
         with _lock:
             done = state.clearance
             if done is None:

@@ -311,7 +311,6 @@ class HpaIndex(GridIndex[_Graph]):
 
 
 _indexes: weakref.WeakKeyDictionary[TileGrid, HpaIndex] = weakref.WeakKeyDictionary()
-_indexes_lock = threading.RLock()  # re-entrant: a first build may run the warmup
 
 
 def hpa_index(grid: TileGrid, *, cluster_size: int | None = None, spacing: int | None = None,
@@ -337,7 +336,7 @@ def hpa_index(grid: TileGrid, *, cluster_size: int | None = None, spacing: int |
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise InvalidInputError(f"{name} must be an int >= {low}, got {value!r}")
         announce_compile("grid search", *KERNELS)  # before any lock (it may run the warmup)
-        with _indexes_lock:
+        with grid._edit_lock:  # the build's own lock: a listener of an edit may build one
             index = _indexes.get(grid)
             if index is None or (index.size, index.spacing, index.single) != params:
                 if index is not None:

@@ -1,0 +1,77 @@
+"""Adversarial cases for the per-grid search indexes (JPS+ table, HPA* and subgoal graphs) and
+the clearance transform: locks taken by first builds, listeners that search."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+import pytest
+
+import gamenav
+from gamenav.grid import _index, clearance, hpa, subgoal
+
+
+@pytest.mark.parametrize("algorithm", ["subgoal", "hpa"])
+def test_a_listener_may_build_an_index_while_another_thread_builds_it(algorithm: str,
+                                                                      monkeypatch: Any) -> None:
+    """Thread B's first query waits for the grid's edit lock, held by thread A's edit, whose
+    listener runs a first query too: B must not hold a lock A's query needs (a lock shared
+    by every grid's first build deadlocked both threads)."""
+    grid = gamenav.TileGrid(np.ones((30, 30), dtype=bool))
+    gamenav.prepare(gamenav.TileGrid(np.ones((4, 4), dtype=bool)), algorithm)  # compiled
+    b_announced, b_building = threading.Event(), threading.Event()
+    module: Any = _index if algorithm == "subgoal" else hpa
+    real_announce = module.announce_compile
+
+    def announce(group: str, *dispatchers: Any) -> None:  # B's call just before the build lock
+        if threading.current_thread().name == "B":
+            b_announced.set()
+        real_announce(group, *dispatchers)
+
+    monkeypatch.setattr(module, "announce_compile", announce)
+    if algorithm == "subgoal":
+        real_make = subgoal._indexes._make
+
+        def make(g: gamenav.TileGrid) -> subgoal.SubgoalIndex:
+            b_building.set()
+            return real_make(g)
+
+        monkeypatch.setattr(subgoal._indexes, "_make", make)
+    else:
+        real_index = hpa.HpaIndex
+
+        def index(g: gamenav.TileGrid, **kwargs: Any) -> hpa.HpaIndex:
+            b_building.set()
+            return real_index(g, **kwargs)
+
+        monkeypatch.setattr(hpa, "HpaIndex", index)
+    costs: list[float] = []
+    b = threading.Thread(name="B", daemon=True, target=lambda: costs.append(
+        gamenav.find_path(grid, (0, 0), (29, 29), algorithm=algorithm).cost))
+
+    def listener(change: gamenav.GridChange) -> None:
+        b.start()
+        b_announced.wait()
+        b_building.wait(0.5)  # the old code: B builds holding the shared lock
+        costs.append(gamenav.find_path(grid, (0, 0), (29, 29), algorithm=algorithm).cost)
+
+    grid.subscribe(listener)
+    a = threading.Thread(name="A", daemon=True, target=lambda: grid.set_walkable((5, 5), False))
+    a.start()
+    a.join(30)
+    b.join(30)
+    assert not a.is_alive() and not b.is_alive(), "deadlock"
+    assert costs == [pytest.approx(gamenav.find_path(grid, (0, 0), (29, 29)).cost, abs=1e-9)] * 2
+
+
+def test_the_clearance_warmup_runs_outside_the_clearance_lock(monkeypatch: Any) -> None:
+    """A first clearance query with uncompiled kernels runs the "grid" warmup, which computes
+    a clearance itself: called with the module's (non re-entrant) lock held it hung forever."""
+    held: list[bool] = []
+    monkeypatch.setattr(clearance, "announce_compile",
+                        lambda group, *dispatchers: held.append(clearance._lock.locked()))
+    grid = gamenav.TileGrid(np.ones((5, 5), dtype=bool))
+    assert gamenav.clearance_field(grid)[2].tolist() == [0.5, 1.5, 2.5, 1.5, 0.5]
+    assert held and not any(held)
