@@ -125,11 +125,12 @@ def nearest_points(points, verts, edges, edge_tri, edge_ok):
 
 
 @njit(cache=True, nogil=True)
-def raycast_walk(verts, tris, nbrs, t, sx, sy, ex, ey):
+def raycast_walk(verts, tris, nbrs, t, sx, sy, ex, ey, tol):
     """Walk the segment start -> end through the triangles from ``t`` (which contains start).
 
-    Returns the fraction of the segment on the mesh: 1.0 when it stays on the mesh, otherwise
-    where it first leaves through a border edge.
+    Returns the fraction of the segment on the mesh: 1.0 when it stays on the mesh (an end
+    within ``tol`` beyond the edge the segment leaves by counts as on it, as in
+    :func:`locate_points`), otherwise where it first leaves through a border edge.
     """
     prev = -1
     for _ in range(tris.shape[0] + 1):
@@ -150,12 +151,12 @@ def raycast_walk(verts, tris, nbrs, t, sx, sy, ex, ey):
         b = tris[t, (exit_j + 1) % 3]
         ax, ay = verts[a, 0], verts[a, 1]
         bx, by = verts[b, 0], verts[b, 1]
-        if _orient(ax, ay, bx, by, ex, ey) >= 0.0:
-            return 1.0  # the end lies inside t
+        if _orient(ax, ay, bx, by, ex, ey) >= -tol * _dist(ax, ay, bx, by):
+            return 1.0  # the end lies inside t (or within tol beyond its exit edge)
         if nbrs[t, exit_j] < 0:
             # through a corner of the border edge exactly (along a wall, past a wall's end): the
             # ray goes on in the triangle around that corner whose angle holds it, if any
-            on = _around_vertex(verts, tris, nbrs, t, a if oa == 0.0 else b, sx, sy, ex, ey) \
+            on = _around_vertex(verts, tris, nbrs, t, a if oa == 0.0 else b, sx, sy, ex, ey, tol) \
                 if oa == 0.0 or ob == 0.0 else -1
             if on >= 0:
                 prev = -1
@@ -171,10 +172,11 @@ def raycast_walk(verts, tris, nbrs, t, sx, sy, ex, ey):
 
 
 @njit(cache=True, nogil=True)
-def _around_vertex(verts, tris, nbrs, t, v, sx, sy, ex, ey):
+def _around_vertex(verts, tris, nbrs, t, v, sx, sy, ex, ey, tol):
     """The triangle reached from ``t`` by turning around its vertex ``v`` (through shared edges,
     so never past a pinch point) whose corner at ``v`` holds the way on of the ray start ->
-    end, which passes through ``v``; -1 if none."""
+    end, which passes through ``v`` (or leaves the corner by at most ``tol`` at the end);
+    -1 if none."""
     for turn in range(2):
         u = t
         for _ in range(tris.shape[0]):
@@ -193,8 +195,9 @@ def _around_vertex(verts, tris, nbrs, t, v, sx, sy, ex, ey):
                 break
             p = tris[u, (k + 1) % 3]
             q = tris[u, (k + 2) % 3]
-            if (_orient(sx, sy, ex, ey, verts[p, 0], verts[p, 1]) <= 0.0
-                    and _orient(sx, sy, ex, ey, verts[q, 0], verts[q, 1]) >= 0.0):
+            px, py, qx, qy = verts[p, 0], verts[p, 1], verts[q, 0], verts[q, 1]
+            if (_orient(sx, sy, ex, ey, px, py) <= tol * _dist(sx, sy, px, py)
+                    and _orient(sx, sy, ex, ey, qx, qy) >= -tol * _dist(sx, sy, qx, qy)):
                 return u
     return -1
 

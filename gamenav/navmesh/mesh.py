@@ -732,7 +732,8 @@ class NavMesh:
         t = int(mesh.locate(s)[0])
         if t < 0:
             return RaycastHit(False, s.copy(), 0.0)
-        frac = raycast_walk(mesh._vertices, mesh._triangles, mesh._neighbours, t, s[0], s[1], e[0], e[1])
+        frac = raycast_walk(mesh._vertices, mesh._triangles, mesh._neighbours, t, s[0], s[1], e[0], e[1],
+                            mesh._tol)
         return RaycastHit(frac >= 1.0, s + frac * (e - s), float(frac))
 
     def _snapshot(self) -> NavMesh:

@@ -62,3 +62,23 @@ def test_from_mesh_rejects_a_star_polygon() -> None:
         NavMesh.from_mesh(star, [[0, 1, 2, 3, 4]])
     hexagon = np.array([(0, 0), (1, 0), (2, 0), (2, 1), (1, 1), (0, 1)], dtype=float)
     assert len(NavMesh.from_mesh(hexagon, [[0, 1, 2, 3, 4, 5]])) == 4  # 180-degree corners still fine
+
+
+def test_a_ray_along_a_wall_to_a_point_clamped_onto_it_is_clear(data_dir: Path) -> None:
+    """From a wall's corner to a point :meth:`NavMesh.nearest` put on that wall, the ray runs
+    along the wall: it once came back blocked at fraction 0 whenever the clamped point rounded to
+    the outside of the wall (by ~1e-16, far within the mesh's tolerance)."""
+    mesh = NavMesh.from_mesh(*read_mesh(data_dir / "meshes/iron-harvest/scene_mp_2p_01.mesh"))
+    verts, edges = mesh.vertices, mesh._border_edges
+    a, b = verts[edges[:, 0]], verts[edges[:, 1]]
+    inward = np.stack([a[:, 1] - b[:, 1], b[:, 0] - a[:, 0]], axis=1)  # left of a -> b: the mesh
+    outside = (a + b) / 2 - 1e-3 * inward / np.hypot(inward[:, 0], inward[:, 1])[:, None]
+    clamped = mesh.nearest(outside)
+    on_own_wall = np.hypot(*(clamped - (a + b) / 2).T) <= 1e-3 * (1 + 1e-6)
+    checked = 0
+    for i in np.flatnonzero(on_own_wall):
+        for corner in edges[i]:
+            if not mesh._pinch[corner]:  # a pinch point's triangle is ambiguous
+                checked += 1
+                assert mesh.raycast(verts[corner], clamped[i]).clear, (verts[corner], clamped[i])
+    assert checked > 1000
