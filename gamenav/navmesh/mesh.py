@@ -686,7 +686,8 @@ class NavMesh:
 
     def clamp(self, points: npt.ArrayLike, island: int | None = None
               ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-        """Like :meth:`nearest`, also returning each result's triangle.
+        """Like :meth:`nearest`, also returning each result's triangle (-1, the point unchanged,
+        when there is no triangle to clamp onto: edits removed every one).
 
         Args:
             points: ``(2,)`` or ``(n, 2)`` world ``(x, y)``.

@@ -57,7 +57,8 @@ class NavMeshSearch:
         start, goal: world ``(x, y)`` points.
         exact: True for the Euclidean shortest path (Polyanya); False (default) for portal A*
             plus the funnel, usually within a fraction of a percent of it.
-        clamp: snap a start or goal outside the mesh onto its nearest point instead of raising.
+        clamp: snap a start or goal outside the mesh onto its nearest point instead of raising
+            (``NO_PATH`` when edits left no triangle to snap onto).
         partial: when the goal is on another island, return a ``PARTIAL`` path to the point
             of the start's island closest to the goal instead of ``NO_PATH``.
 
@@ -123,8 +124,8 @@ class NavMeshSearch:
         self._start, self._goal = s, g
         self._target_status = PathStatus.FOUND
         self._k = mesh._kernel_arrays()
-        if self._on_pinch(s, int(tri[0])) or self._on_pinch(g, int(tri[1])):
-            self._finish(Path.none(PathStatus.NO_PATH))
+        if (tri < 0).any() or self._on_pinch(s, int(tri[0])) or self._on_pinch(g, int(tri[1])):
+            self._finish(Path.none(PathStatus.NO_PATH))  # nothing to clamp onto, or ambiguous
             return
         islands = mesh.islands
         if islands[tri[0]] != islands[tri[1]]:

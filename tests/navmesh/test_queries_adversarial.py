@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import gamenav
-from gamenav import NavMesh, NavMeshSearch
+from gamenav import NavMesh, NavMeshSearch, PathStatus
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.io import read_mesh, read_mesh_scenarios
 
@@ -82,3 +82,16 @@ def test_a_ray_along_a_wall_to_a_point_clamped_onto_it_is_clear(data_dir: Path) 
                 checked += 1
                 assert mesh.raycast(verts[corner], clamped[i]).clear, (verts[corner], clamped[i])
     assert checked > 1000
+
+
+@pytest.mark.parametrize("exact", [True, False], ids=["exact", "default"])
+def test_clamping_onto_a_mesh_that_edits_emptied_finds_no_path(exact: bool) -> None:
+    """With every triangle carved away, ``clamp`` has nothing to snap onto (triangle -1): the
+    search once started from triangle -1 (numpy's last one, a dead triangle) and answered FOUND
+    with a straight line across the removed floor."""
+    mesh = NavMesh.from_polygons([(0, 0), (10, 0), (10, 10), (0, 10)])
+    mesh.add_obstacle([(-1, -1), (11, -1), (11, 11), (-1, 11)])
+    assert mesh.clamp((5, 5))[1].tolist() == [-1]
+    for partial in (False, True):
+        path = gamenav.find_path(mesh, (5, 5), (6, 6), clamp=True, partial=partial, exact=exact)
+        assert path.status is PathStatus.NO_PATH and len(path) == 0
