@@ -231,6 +231,16 @@ def free_space(walkable: Any, obstacles: Any = (), agent_radius: float = 0.0) ->
     return free
 
 
+def _triangulate(verts: npt.NDArray[np.float64], segs: npt.NDArray[np.int64], opts: str) -> dict[str, Any]:
+    """``triangle.triangulate`` of a planar straight-line graph, run on the vertices scaled by a
+    power of two (exact) to at most 1 in size: its exact predicates underflow on coordinates
+    below ~1e-80 (and it fails); the output vertices are scaled back."""
+    exp = int(np.frexp(np.abs(verts).max(initial=0.0))[1])
+    out: dict[str, Any] = triangle.triangulate({"vertices": np.ldexp(verts, -exp), "segments": segs}, opts)
+    out["vertices"] = np.ldexp(np.asarray(out["vertices"], dtype=np.float64), exp)
+    return out
+
+
 def triangulate_free_space(free: BaseGeometry) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     """Constrained Delaunay triangulation of a polygonal free space.
 
@@ -244,7 +254,7 @@ def triangulate_free_space(free: BaseGeometry) -> tuple[npt.NDArray[np.float64],
     announce_compile("navmesh", ring_graph, inside_triangles)
     verts, segs = ring_graph(shapely.get_coordinates(rings), size)
     with _geometry_errors("triangulating the free space"):
-        out = triangle.triangulate({"vertices": verts, "segments": segs}, "pQn")
+        out = _triangulate(verts, segs, "pQn")
     v = np.asarray(out["vertices"], dtype=np.float64)
     t = np.asarray(out["triangles"], dtype=np.int64).reshape(-1, 3)
     inside, thin, ok = inside_triangles(v, t, np.asarray(out["neighbors"], dtype=np.int64).reshape(-1, 3),
@@ -299,7 +309,7 @@ def triangulate_areas(free: BaseGeometry, areas: list[tuple[BaseGeometry, float]
         same = idx[1:] == idx[:-1]
         segs = np.stack([inverse[:-1][same], inverse[1:][same]], axis=1)
         segs = segs[segs[:, 0] != segs[:, 1]]
-        out = triangle.triangulate({"vertices": verts, "segments": segs}, "pQ")
+        out = _triangulate(verts, segs, "pQ")
     v = np.asarray(out["vertices"], dtype=np.float64)
     t = np.asarray(out["triangles"], dtype=np.int64).reshape(-1, 3)
     c = v[t].mean(axis=1)

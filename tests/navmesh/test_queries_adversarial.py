@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import shapely
 
 import gamenav
 from gamenav import NavMesh, NavMeshSearch, PathStatus
@@ -95,3 +96,19 @@ def test_clamping_onto_a_mesh_that_edits_emptied_finds_no_path(exact: bool) -> N
     for partial in (False, True):
         path = gamenav.find_path(mesh, (5, 5), (6, 6), clamp=True, partial=partial, exact=exact)
         assert path.status is PathStatus.NO_PATH and len(path) == 0
+
+
+@pytest.mark.parametrize("with_areas", [False, True], ids=["free_space", "areas"])
+def test_from_polygons_is_exact_under_power_of_two_scaling(with_areas: bool) -> None:
+    """``triangle`` once failed below ~1e-80 (its exact predicates underflowed: "Triangulation
+    failed", after printing an internal error), although such coordinates are accepted."""
+    def build(scale: float) -> NavMesh:
+        box = [(0, 0), (10, 0), (10, 10), (0, 10)]
+        hole = [(2, 2), (3, 2), (3, 8), (2, 8)]
+        areas = [(shapely.box(4 * scale, 0, 6 * scale, 10 * scale), 3.0)] if with_areas else ()
+        return NavMesh.from_polygons(np.multiply(box, scale), obstacles=np.multiply(hole, scale), areas=areas)
+
+    one, tiny = build(1.0), build(2.0 ** -300)
+    np.testing.assert_array_equal(tiny.vertices, one.vertices * 2.0 ** -300)
+    np.testing.assert_array_equal(tiny.triangles, one.triangles)
+    np.testing.assert_array_equal(tiny.area_costs, one.area_costs)
