@@ -437,7 +437,7 @@ class Crowd(Closeable):
         self._stuck_count = np.zeros(n, np.int64)
         self._repaths = np.zeros(n, np.int64)
         self._jams = np.zeros(n, np.int64)  # stuck periods in a jam (this order)
-        self._jam_mark = np.full(n, np.inf)  # goal distance at the last jam period with progress
+        self._jam_mark = np.full((n, 2), np.nan)  # position at the last jam period with progress
         self._jam_since = np.zeros(n, np.int64)  # ``_jams`` at that period
         self._sep = np.zeros((n, 2))
         self._flow = np.zeros((n, 2))
@@ -511,7 +511,7 @@ class Crowd(Closeable):
             "_failed": np.zeros(m, bool), "_pcur": np.zeros(m, np.int64), "_pk": np.zeros(m, np.int64),
             "_pend": np.zeros(m, np.int64), "_group": np.full(m, -1, np.int64), "_slot_cost": np.zeros(m),
             "_snapshot": pos, "_stuck_count": np.zeros(m, np.int64), "_repaths": np.zeros(m, np.int64),
-            "_jams": np.zeros(m, np.int64), "_jam_mark": np.full(m, np.inf),
+            "_jams": np.zeros(m, np.int64), "_jam_mark": np.full((m, 2), np.nan),
             "_jam_since": np.zeros(m, np.int64), "_sep": zeros2, "_flow": zeros2, "_want": np.zeros(m),
             "_order": np.zeros(m, np.int64), "_yielded": np.zeros(m, np.int64)}
         n = len(self)
@@ -680,8 +680,8 @@ class Crowd(Closeable):
     @property
     def failed(self) -> npt.NDArray[np.bool_]:
         """``(n,)`` bool: the goal was unreachable, or the agent stayed stuck (walls held it up
-        through 4 re-paths, or a jam through 4 re-paths without its getting a cell closer to
-        its goal); read-only view."""
+        through 4 re-paths, or a jam through 4 re-paths in which it did not move a cell);
+        read-only view."""
         self._catch_up()
         return _readonly(self._failed)
 
@@ -849,7 +849,7 @@ class Crowd(Closeable):
         self._stuck_count[idx] = 0
         self._repaths[idx] = 0
         self._jams[idx] = 0
-        self._jam_mark[idx] = np.inf
+        self._jam_mark[idx] = np.nan
         self._jam_since[idx] = 0
         self._snapshot[idx] = self._pos[idx]
         self._group[idx] = -1
@@ -1490,16 +1490,15 @@ class Crowd(Closeable):
         held = near & (crowded | (gap < 0.1 * cell))
         self._arrive(stuck[held])
         # in a jam a new route rarely helps: wait, and re-path only every few stuck periods; give
-        # up when those re-paths brought it no cell closer to its goal (wedged for good); those
-        # that just arrived neither re-path nor fail
+        # up when it has not moved a cell through 4 of those re-paths (wedged for good: a queue
+        # crawls on, whichever way its route bends); those that just arrived neither re-path nor fail
         in_jam = jam & ~near
         jammed = stuck[in_jam]
         self._jams[jammed] += 1
         every = 12 if self.avoidance == "orca" else 4  # (ORCA's jams move, slowly)
-        dist = np.hypot(*(self._goal[jammed] - self._pos[jammed]).T)
-        closer = jammed[dist < self._jam_mark[jammed] - cell]
-        self._jam_mark[closer] = dist[dist < self._jam_mark[jammed] - cell]
-        self._jam_since[closer] = self._jams[closer]
+        moved = jammed[~(np.hypot(*(self._pos[jammed] - self._jam_mark[jammed]).T) < cell)]  # (NaN: first)
+        self._jam_mark[moved] = self._pos[moved]
+        self._jam_since[moved] = self._jams[moved]
         wedged = self._jams[jammed] - self._jam_since[jammed] > every * _MAX_REPATHS
         self._fail(jammed[wedged])
         jammed = jammed[~wedged]

@@ -183,7 +183,7 @@ def test_path_options_and_worlds_are_checked_when_they_enter_not_inside_an_updat
 def test_a_unit_wedged_for_good_in_a_jam_gives_up_instead_of_trying_for_ever() -> None:
     """A 0.7-cell unit stuck against a 1-cell corridor's walls, an idle unit within ORCA's reach:
     it counted as jammed, so it re-pathed every 12 stuck periods and never failed (still
-    trying after 120 s). Now 4 jam re-paths without getting a cell closer to its goal fail it."""
+    trying after 120 s). Now 4 jam re-paths in which it did not move a cell fail it."""
     grid = gamenav.TileGrid.from_strings([
         "##############",
         "#............#",
