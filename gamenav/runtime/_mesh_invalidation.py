@@ -237,19 +237,26 @@ class MeshEntryTable:
 class MeshEntries:
     """The cached results of one mesh: their :class:`MeshEntryTable`, the version they were
     checked against (``seen``) and the weak edit subscription delivering changes to
-    ``handler(mesh, change)`` (a bound method, held weakly: a dropped owner ends it)."""
+    ``handler(mesh, change)`` (a bound method, held weakly: a dropped owner ends it; the mesh
+    is held weakly too, as by :class:`gamenav.runtime._search.GridWatch`)."""
 
     def __init__(self, mesh: Any, handler: Callable[[Any, NavMeshChange], None]) -> None:
-        self.mesh = mesh
+        self._world = weakref.ref(mesh)
         self.table = MeshEntryTable()
         self._handler = weakref.WeakMethod(handler)
         self._unsubscribe = mesh.subscribe(self._deliver, weak=True)
         self.seen: int = mesh.version  # read once subscribed: every later edit is heard
 
+    @property
+    def world(self) -> Any:
+        """The mesh; None once it was dropped."""
+        return self._world()
+
     def _deliver(self, change: NavMeshChange) -> None:
         handler = self._handler()
-        if handler is not None:
-            handler(self.mesh, change)
+        mesh = self._world()
+        if handler is not None and mesh is not None:
+            handler(mesh, change)
 
     def close(self) -> None:
         """End the subscription (idempotent)."""

@@ -134,22 +134,30 @@ def start_search(query: Query) -> Search:
 
 class GridWatch:
     """Delivers one grid's edits to ``handler(grid, change)``, a bound method of the owner (a
-    queue or a cache), without keeping the owner alive.
+    queue or a cache), without keeping the owner or the grid alive.
 
-    The grid holds this watch weakly and the watch holds the handler weakly (``WeakMethod``):
-    the owner keeps its watches, so dropping the owner ends the subscription (no call, no
-    reference from the grid). :meth:`close` ends it explicitly.
+    The grid holds this watch weakly and the watch holds the handler and the grid weakly
+    (``WeakMethod``, ``ref``): the owner keeps its watches, so dropping the owner ends the
+    subscription (no call, no reference from the grid), and a dropped grid is freed (what the
+    owner keeps for it must then not be found by a new grid given its ``id``: see
+    :attr:`world`). :meth:`close` ends it explicitly.
     """
 
     def __init__(self, grid: TileGrid, handler: Callable[[TileGrid, GridChange], None]) -> None:
-        self.grid = grid
+        self._world = weakref.ref(grid)
         self._handler = weakref.WeakMethod(handler)
         self._unsubscribe = grid.subscribe(self._deliver, weak=True)
 
+    @property
+    def world(self) -> TileGrid | None:
+        """The grid watched; None once it was dropped."""
+        return self._world()
+
     def _deliver(self, change: GridChange) -> None:
         handler = self._handler()
-        if handler is not None:
-            handler(self.grid, change)
+        grid = self._world()
+        if handler is not None and grid is not None:
+            handler(grid, change)
 
     def close(self) -> None:
         """End the subscription (idempotent)."""

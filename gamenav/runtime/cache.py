@@ -72,6 +72,10 @@ class _GridEntries(GridWatch):
         self.seen = grid.version  # read once subscribed: every later edit is heard
 
 
+_Entries = _GridEntries | MeshEntries
+"""The entries of one world (:class:`_GridEntries` or :class:`MeshEntries`)."""
+
+
 class PathCache(Closeable):
     """A bounded, exactly invalidated cache of path results (grids and navmeshes).
 
@@ -85,7 +89,9 @@ class PathCache(Closeable):
     weighted A* entries: still within ``weight`` times the optimum).
 
     The cache follows the edits of the grids it holds entries for through weak subscriptions:
-    a dropped cache is neither kept alive nor notified by a grid. :meth:`close` (or leaving a
+    a dropped cache is neither kept alive nor notified by a grid, and a dropped grid or mesh is
+    not kept alive by the cache (its entries are never found again and leave as least
+    recently used, or at once when another world takes its ``id``). :meth:`close` (or leaving a
     ``with PathCache() as cache:`` block) drops every entry and ends the subscriptions; after
     it, :meth:`find_path` (and requests of a queue using the cache) raise InvalidInputError,
     results are no longer stored, and :attr:`stats` stays readable.
@@ -106,9 +112,9 @@ class PathCache(Closeable):
         if isinstance(capacity, (bool, np.bool_)) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
             raise InvalidInputError(f"capacity must be an int >= 1, got {capacity!r}")
         self._capacity = int(capacity)
-        self._lru: OrderedDict[Hashable, tuple[Path, Any]] = OrderedDict()
+        self._lru: OrderedDict[Hashable, tuple[Path, _Entries]] = OrderedDict()
         self._grids: dict[int, _GridEntries] = {}
-        self._meshes: dict[int, MeshEntries] = {}
+        self._meshes: dict[int, MeshEntries] = {}  # (by id(world): the entries hold it weakly)
         self._hits = self._misses = self._invalidations = self._evictions = 0
         self._inbox = Inbox(self._edited)  # edits heard in other threads wait for this one
 
@@ -155,6 +161,7 @@ class PathCache(Closeable):
         if key is None:
             self._misses += 1
             return None
+        self._entries(query.world)  # (first forgets a dead world's entries under this id)
         entry = self._lru.get(key)
         if entry is None or not self._current(query):
             self._misses += 1
@@ -171,7 +178,7 @@ class PathCache(Closeable):
             return
         self._inbox.catch_up()  # edits heard in another thread: acted on before, not on this result
         world = query.world
-        holder: Any = self._tables(world).get(id(world))
+        holder = self._entries(world)
         if holder is None:
             watch = _GridEntries if query.is_grid else MeshEntries
             holder = self._tables(world)[id(world)] = watch(world, self._heard)
@@ -180,17 +187,17 @@ class PathCache(Closeable):
         # only once they have acted on every edit
         if version != world.version or version < holder.seen or (not query.is_grid and holder.seen != version):
             if not len(holder.table):
-                self._drop_world(world)
+                self._drop(holder)
             return
-        if query.is_grid:
+        if isinstance(holder, _GridEntries):
             holder.table.add_result(key, query, path)
         else:
             holder.table.add_result(key, query, path, float(world.tolerance))
-        self._lru[key] = (path, world)
+        self._lru[key] = (path, holder)
         self._lru.move_to_end(key)
         while len(self._lru) > self._capacity:
-            old_key, (_, old_world) = self._lru.popitem(last=False)
-            self._forget(old_key, old_world)
+            old_key, (_, old_holder) = self._lru.popitem(last=False)
+            self._forget(old_key, old_holder)
             self._evictions += 1
 
     def clear(self) -> None:
@@ -218,19 +225,29 @@ class PathCache(Closeable):
         """The entry tables of ``world``'s kind (grids or meshes), by ``id(world)``."""
         return self._grids if isinstance(world, TileGrid) else self._meshes
 
-    def _forget(self, key: Hashable, world: Any) -> None:
-        """Remove ``key``'s bookkeeping (the LRU entry is already gone)."""
-        holder = self._tables(world).get(id(world))
-        if holder is not None:
-            holder.table.remove(key)
-            if not len(holder.table):
-                self._drop_world(world)
+    def _entries(self, world: Any) -> _Entries | None:
+        """The entries of ``world`` (None: none yet). Those of a dropped world whose ``id``
+        ``world`` now has are forgotten first (their keys are ``world``'s)."""
+        holder: _Entries | None = self._tables(world).get(id(world))
+        if holder is None or holder.world is world:
+            return holder
+        for key in [k for k, (_, h) in self._lru.items() if h is holder]:
+            del self._lru[key]
+        self._drop(holder)
+        return None
 
-    def _drop_world(self, world: Any) -> None:
-        """End the subscription to ``world`` and forget its (empty) table."""
-        holder = self._tables(world).pop(id(world), None)
-        if holder is not None:
-            holder.close()
+    def _forget(self, key: Hashable, holder: _Entries) -> None:
+        """Remove ``key``'s bookkeeping (the LRU entry is already gone)."""
+        holder.table.remove(key)
+        if not len(holder.table):
+            self._drop(holder)
+
+    def _drop(self, holder: _Entries) -> None:
+        """End ``holder``'s subscription and forget it (its table is empty or forgotten)."""
+        holder.close()
+        tables = self._grids if isinstance(holder, _GridEntries) else self._meshes
+        for wid in [wid for wid, h in tables.items() if h is holder]:
+            del tables[wid]
 
     def _heard(self, world: Any, change: Any) -> None:
         """A grid or mesh listener (in the editing thread): acted on in the cache's thread."""
@@ -238,7 +255,7 @@ class PathCache(Closeable):
 
     def _edited(self, world: Any, change: Any) -> None:
         """Drop the entries of ``world`` that ``change`` may invalidate (in the cache's thread)."""
-        holder = self._tables(world).get(id(world))
+        holder = self._entries(world)
         if holder is None or holder.seen >= change.version:  # subscribed since: the table holds it
             return
         for key in holder.table.invalidate(change):
@@ -246,14 +263,14 @@ class PathCache(Closeable):
             self._invalidations += 1
         holder.seen = change.version
         if not len(holder.table):
-            self._drop_world(world)
+            self._drop(holder)
 
     def _current(self, query: Query) -> bool:
         """Whether the entries of ``query``'s world have acted on its every edit (False while an
         edit's notification is on its way, from inside another listener of the world, or waits
         in the inbox: heard in another thread)."""
         world = query.world
-        holder = self._tables(world).get(id(world))
+        holder = self._entries(world)
         return holder is None or bool(holder.seen == world.version)
 
     def __repr__(self) -> str:

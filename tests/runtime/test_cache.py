@@ -205,3 +205,46 @@ def test_errors() -> None:
     with pytest.raises(gamenav.InvalidInputError, match="world must be a TileGrid or a NavMesh"):
         cache.find_path("map", (0, 0), (1, 0))
     assert len(cache) == 0
+
+
+
+def test_a_dropped_grid_or_mesh_is_freed_and_a_world_under_its_id_finds_none_of_its_paths(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache held each world strongly until its entries left: an unloaded level's grid (and
+    its search indexes) stayed in memory. Now it is freed, and a new world that gets its ``id``
+    (keys are by id; simulated here, CPython reuses freed memory) finds none of its paths."""
+    import gc
+    import weakref
+
+    import gamenav.runtime._search as search_module
+    import gamenav.runtime.cache as cache_module
+
+    ids: dict[int, int] = {}  # id(world) -> the id the cache sees (the first level's, for both levels)
+
+    def level(blocked: bool) -> tuple[gamenav.TileGrid, gamenav.NavMesh]:
+        walk = np.ones((8, 8), bool)
+        walk[1:8, 3] = not blocked
+        grid = gamenav.TileGrid(walk)
+        return grid, gamenav.NavMesh.from_grid(grid)
+
+    def seen_id(obj: object) -> int:
+        return ids.get(id(obj), id(obj))
+
+    for module in (search_module, cache_module):
+        monkeypatch.setattr(module, "id", seen_id, raising=False)
+    cache = PathCache()
+    grid, mesh = level(blocked=False)
+    assert cache.find_path(grid, (0, 7), (7, 7)).cost == 7.0
+    assert cache.find_path(mesh, (0.5, 7.5), (7.5, 7.5)).cost == 7.0
+    assert len(cache) == 2
+    refs = weakref.ref(grid), weakref.ref(mesh)
+    old = id(grid), id(mesh)
+    del grid, mesh
+    gc.collect()
+    assert refs[0]() is None and refs[1]() is None  # (kept alive by the cache before)
+    grid, mesh = level(blocked=True)
+    ids[id(grid)], ids[id(mesh)] = old
+    cached, fresh = cache.find_path(grid, (0, 7), (7, 7)), gamenav.find_path(grid, (0, 7), (7, 7))
+    assert cached.cost == fresh.cost > 7.0 and np.array_equal(cached.cells, fresh.cells)
+    assert cache.find_path(mesh, (0.5, 7.5), (7.5, 7.5)).cost > 7.0
+    assert len(cache) == 2 and cache.stats.hits == 0
