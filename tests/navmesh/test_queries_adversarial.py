@@ -112,3 +112,12 @@ def test_from_polygons_is_exact_under_power_of_two_scaling(with_areas: bool) -> 
     np.testing.assert_array_equal(tiny.vertices, one.vertices * 2.0 ** -300)
     np.testing.assert_array_equal(tiny.triangles, one.triangles)
     np.testing.assert_array_equal(tiny.area_costs, one.area_costs)
+
+
+def test_clamping_to_an_island_of_an_emptied_mesh_says_there_is_none() -> None:
+    """The message read "island must be None or an int in 0..-1"."""
+    mesh = gamenav.NavMesh.from_polygons([[(0, 0), (4, 0), (4, 4), (0, 4)]])
+    mesh.add_obstacle([(-1, -1), (5, -1), (5, 5), (-1, 5)])
+    with pytest.raises(gamenav.InvalidInputError,
+                       match=r"^island must be None \(edits removed every triangle\), got 0$"):
+        mesh.clamp((9.0, 9.0), island=0)
