@@ -725,7 +725,9 @@ class NavMesh:
 
         Returns:
             :class:`RaycastHit`: ``clear`` True if the segment stays on the mesh; otherwise the
-            first point where it leaves (``fraction`` 0 when ``start`` is off the mesh).
+            first point where it leaves (``fraction`` 0 when ``start`` is off the mesh). A
+            ``start`` on a pinch point (regions touching at one vertex, not connected) is in the
+            region :meth:`locate` picks: a ray from it into the other region leaves at once.
         """
         s = world_point(start, "start")
         e = world_point(end, "end")
