@@ -64,6 +64,7 @@ import contextlib
 import itertools
 import math
 import numbers
+import sys
 import time
 from typing import Any, TypeVar
 
@@ -233,6 +234,15 @@ def _check_queue(queue: Any) -> None:
         raise InvalidInputError(f"queue must be a PathQueue (or None), got {type(queue).__name__}")
 
 
+def _points(positions: npt.ArrayLike) -> _F64:
+    """``positions`` as a float64 array, at least 2-D (an empty one: ``(0, 2)``)."""
+    try:
+        pos = np.array(positions, dtype=np.float64, ndmin=2)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"positions must be an (n, 2) array of numbers, got {positions!r}") from None
+    return pos.reshape(0, 2) if pos.size == 0 else pos
+
+
 def _check_positions(grid: TileGrid, pos: _F64) -> None:
     """``pos`` must be ``(n, 2)`` finite world points on passable cells."""
     if pos.ndim != 2 or pos.shape[1] != 2:
@@ -357,10 +367,7 @@ class Crowd(Closeable):
                  time_horizon_obst: float | None = None, reroute_seconds: float | None = None) -> None:
         if not isinstance(grid, TileGrid):
             raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
-        try:
-            pos = np.array(positions, dtype=np.float64, ndmin=2)
-        except (TypeError, ValueError):
-            raise InvalidInputError(f"positions must be an (n, 2) array of numbers, got {positions!r}") from None
+        pos = _points(positions)
         self._grid = grid
         _check_positions(grid, pos)
         n = len(pos)
@@ -490,12 +497,7 @@ class Crowd(Closeable):
         """
         self._check_open("add agents to")
         self._catch_up()
-        try:
-            pos = np.array(positions, dtype=np.float64, ndmin=2)
-        except (TypeError, ValueError):
-            raise InvalidInputError(f"positions must be an (m, 2) array of numbers, got {positions!r}") from None
-        if pos.size == 0:
-            pos = pos.reshape(0, 2)
+        pos = _points(positions)
         _check_positions(self._grid, pos)
         m = len(pos)
         radii = _per_agent(self.radius if radius is None else radius, m, "radius")
@@ -812,6 +814,12 @@ class Crowd(Closeable):
         if len(idx) == 0:
             return
         snap = self._grid._snapshot()  # cells chosen and fields planned on one state of the grid
+        if not snap.passable.any():  # every cell blocked: there is nowhere to go
+            for i in idx.tolist():
+                self._routes.pop(i, None)
+            self._arrived[idx] = False
+            self._fail(idx)
+            return
         tcell = self._snap_cell(self._grid.world_to_cell(point), snap.passable)
         use_field = len(idx) >= self.flow_threshold and self._world is self._grid
         count = len(idx) if formation else 1
@@ -909,7 +917,7 @@ class Crowd(Closeable):
         """
         self._check_open("update")
         if type(dt) is not float and (isinstance(dt, bool) or not isinstance(dt, numbers.Real)) or \
-                not (math.isfinite(dt) and dt >= 0):
+                not 0 <= dt <= sys.float_info.max:  # (no float(): an int beyond float64 would overflow)
             raise InvalidInputError(f"dt must be a finite number >= 0, got {dt!r}")
         dt = float(dt)  # kernels take float64 (a Python int beyond int64 would not convert)
         self._inbox.claim()
@@ -1400,6 +1408,9 @@ class Crowd(Closeable):
         times ``cost_scale`` (h, w) if given), and its members' slot costs."""
         g = self._grid
         snap = g._snapshot()  # the source chosen and the field planned on one state of the grid
+        if not snap.passable.any():  # every cell blocked: the group has nowhere to go
+            self._fail(np.flatnonzero(self._group == gid))
+            return
         tcell = self._fields[gid][0]
         radius = self._field_radius.get(gid, 0.0)
         source = self._snap_cell(tcell, snap.passable)
@@ -1579,6 +1590,9 @@ class Crowd(Closeable):
                 affected[path_agents[self._legs_meet(path_agents, change.blocked)]] = True
         for gid in list(self._fields):
             self._replan_field(gid)
+            members = np.flatnonzero(self._group == gid)  # (none when the group failed: nothing free)
+            if len(members):  # those the edit cut off from the group's target ask for a path
+                affected[members[~np.isfinite(_field_near(self._fields[gid][1], self._cells(members)))]] = True
         repath = np.flatnonzero(affected)
         self.counters["edit_repaths"] += len(repath)
         if self._world is g:

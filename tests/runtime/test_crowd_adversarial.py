@@ -1,0 +1,91 @@
+"""Crowd and Follower under hostile use: extreme frame lengths, fully blocked maps, edits that
+cut a group off its target, agents removed and added while their requests are pending."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gamenav
+from gamenav.runtime.crowd import IDLE
+
+
+def test_update_refuses_an_int_beyond_float64() -> None:
+    grid = gamenav.TileGrid(np.ones((3, 3), bool))
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5)], radius=0.3, max_speed=1.0)
+    with pytest.raises(gamenav.InvalidInputError, match="dt must be a finite number >= 0"):
+        crowd.update(10**400)  # (was OverflowError from math.isfinite)
+
+
+@pytest.mark.parametrize("flow_threshold", [1, 16])
+@pytest.mark.parametrize("target", [(1.5, 1.5), (9.0, -4.0)])
+def test_order_on_a_fully_blocked_grid_fails_the_agents(flow_threshold: int, target: tuple[float, float]) -> None:
+    grid = gamenav.TileGrid(np.ones((3, 3), bool))
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5), (1.5, 1.5)], radius=0.3, max_speed=4.0, flow_threshold=flow_threshold)
+    grid.set_walkable(np.ones((3, 3), bool), False)
+    crowd.move(crowd.ids, target)  # (raised BlockedEndpointError / OutOfBoundsError)
+    crowd.update(0.1)
+    assert crowd.failed.all() and not crowd.arrived.any() and (crowd.mode == IDLE).all()
+    assert crowd.pending == 0 and crowd.flow_fields == []
+
+
+def test_edit_blocking_every_cell_fails_a_group_instead_of_raising() -> None:
+    grid = gamenav.TileGrid(np.ones((3, 3), bool))
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5), (1.5, 1.5)], radius=0.3, max_speed=4.0, flow_threshold=1)
+    crowd.move(crowd.ids, (2.5, 2.5))
+    grid.set_walkable(np.ones((3, 3), bool), False)  # (the crowd's listener raised BlockedEndpointError)
+    crowd.update(0.1)
+    assert crowd.failed.all() and not crowd.arrived.any() and (crowd.mode == IDLE).all()
+
+
+@pytest.mark.parametrize("avoidance", ["orca", "separation"])
+def test_group_cut_off_by_an_edit_fails_instead_of_arriving_across_the_wall(avoidance: str) -> None:
+    grid = gamenav.TileGrid.from_strings(["." * 10] * 4)
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5), (0.5, 1.5), (1.5, 2.5), (1.5, 3.5)], radius=[0.3, 0.3, 1.3, 0.3],
+                          max_speed=4.0, flow_threshold=2, avoidance=avoidance)
+    crowd.move(crowd.ids, (9.5, 1.5))
+    beyond = crowd.goals[:, 0] > 6  # formation slots on the far side of the wall to come
+    assert beyond.any() and not beyond.all()
+    for _ in range(10):
+        crowd.update(1 / 30)
+    grid.set_walkable((5, 0, 6, 4), False)  # a wall across the map at x = 5
+    for _ in range(900):
+        crowd.update(1 / 30)
+        if (crowd.arrived | crowd.failed).all():
+            break
+    # (units with a slot beyond the wall came within 9 cells of it in a jam and counted as arrived)
+    assert crowd.failed[beyond].all() and not crowd.arrived[beyond].any()
+    assert (crowd.positions[:, 0] < 5).all()
+
+
+def test_late_answers_after_removals_and_additions_reach_their_own_agents() -> None:
+    grid = gamenav.TileGrid(np.ones((12, 12), bool))
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=10_000)
+    starts = [(0.5 + k, 0.5) for k in range(6)]
+    crowd = gamenav.Crowd(grid, starts, radius=0.3, max_speed=2.0, queue=queue, flow_threshold=100)
+    for k in range(6):
+        crowd.move([k], (0.5 + k, 11.5), formation=False)
+    crowd.remove([0, 2, 3])  # requests pending: the rows of 1, 4, 5 compact to 0, 1, 2
+    new = crowd.add([(11.5, 5.5), (10.5, 5.5)])
+    crowd.move(new, (11.5, 0.5), formation=False)
+    assert new.tolist() == [6, 7]  # (ids never reused)
+    for _ in range(3):
+        queue.update()
+        crowd.update(1 / 30)
+    for agent in (1, 4, 5, 6, 7):
+        path = crowd.path(agent)
+        assert path.status is gamenav.PathStatus.FOUND
+        assert tuple(path.cells[-1]) == tuple(grid.world_to_cell(crowd.goals[crowd.rows([agent])[0]]))
+    for gone in (0, 2, 3, 99):
+        with pytest.raises(gamenav.InvalidInputError, match="unknown agent ids"):
+            crowd.path(gone)
+        with pytest.raises(gamenav.InvalidInputError, match="unknown agent ids"):
+            crowd.remaining_paths([gone])
+
+
+def test_crowd_starts_empty_from_an_empty_list_as_add_does() -> None:
+    grid = gamenav.TileGrid(np.ones((1, 7), bool), cell_size=0.5, origin=(10, 10), y_up=True)
+    crowd = gamenav.Crowd(grid, [], radius=0.1, max_speed=1.0)  # (was: "shape (n, 2), got (1, 0)")
+    assert len(crowd) == 0 and crowd.positions.shape == (0, 2)
+    crowd.update(0.1)
+    assert crowd.add([]).tolist() == [] and crowd.add([(13.4, 10.25)]).tolist() == [0]
