@@ -404,6 +404,15 @@ def _heuristic_table(func: Callable[..., Any], shape: tuple[int, int], goal: tup
     return table.ravel()
 
 
+def _cells_cost(cells: npt.NDArray[np.int64], pad: _Padded) -> float:
+    """The grid cost of an ``(n, 2)`` cell path on ``pad``, summed step by step in path order
+    as the search kernel sums ``g`` (so equal to it bit for bit along an A* parent chain)."""
+    entered = pad.cost[(cells[1:, 1] + 1) * pad.stride + cells[1:, 0] + 1]
+    diagonal = (np.diff(cells, axis=0) != 0).all(axis=1)
+    steps = np.where(diagonal, math.sqrt(2.0) * entered, entered)
+    return float(np.cumsum(steps)[-1]) if len(steps) else 0.0
+
+
 def _octile(dx: int, dy: int) -> float:
     ax, ay = abs(dx), abs(dy)
     return max(ax, ay) + (math.sqrt(2.0) - 1.0) * min(ax, ay)
@@ -907,7 +916,10 @@ class GridSearch(NotCopyable):
             np.maximum(dx, dy) + (math.sqrt(2.0) - 1.0) * np.minimum(dx, dy)
         node = int(closed[np.lexsort((ws.g[closed], h))[0]])
         cells = _k.trace_path(ws.parent, node, self._stride)
-        return Path(status=PathStatus.PARTIAL, cost=float(ws.g[node]), cells=cells,
+        # a binary-heap search may since have reopened a cell on the way to ``node`` (a cheaper
+        # parent chain, g[node] not yet lowered): the cost is that of the cells traced
+        cost = float(ws.g[node]) if self._monotone or self._pad is None else _cells_cost(cells, self._pad)
+        return Path(status=PathStatus.PARTIAL, cost=cost, cells=cells,
                     points=_centres(self._grid, cells), expanded=self._expanded)
 
     # -- internals ------------------------------------------------------------------------

@@ -302,7 +302,10 @@ class TileGrid:
             >>> TileGrid.from_strings(["..#", "..."]).shape
             (2, 3)
         """
-        if not rows or any(len(r) != len(rows[0]) for r in rows):
+        if isinstance(rows, str):  # would be read as one row per character: a 1-column grid
+            raise InvalidInputError(f"rows must be a list of strings, one per row, got one string {rows!r:.80} "
+                                    "(text.splitlines() gives its rows)")
+        if not rows or any(not isinstance(r, str) or len(r) != len(rows[0]) for r in rows):
             raise InvalidInputError("rows must be a non-empty list of equally long strings")
         walk = np.array([[ch not in blocked for ch in row] for row in rows], dtype=bool)
         return cls(walk, **kwargs)  # type: ignore[arg-type]
@@ -543,7 +546,7 @@ class TileGrid:
             raise InvalidInputError(
                 f"cost must be a scalar or an array of shape {self.shape}, got shape {given.shape}")
         values = np.broadcast_to(given.astype(np.float64), self.shape)[box][inside]
-        _check_cost(values)
+        _check_cost(values if given.ndim else given.astype(np.float64))  # a scalar even for an empty region
         with self._edit_lock:
             state = self._state
             new_cost = state.cost.copy()
