@@ -586,7 +586,9 @@ class TileGrid:
 
         Every listener hears every edit, even when another one raises (the first error is
         re-raised after all have run) or unsubscribes meanwhile. With ``weak=True`` the grid
-        holds the listener through a weak reference, so subscribing does not keep its owner alive.
+        holds the listener through a weak reference, so subscribing does not keep its owner alive
+        (pass a bound method of an object kept elsewhere: a lambda or ``functools.partial`` made
+        for the call has no other reference and is dropped at once, never hearing an edit).
         Listeners run in the editing thread, with the grid's edit lock held; an edit made by a
         listener is reported to every listener after the current change (versions stay in order).
         """

@@ -233,3 +233,20 @@ def test_grids_beyond_the_int32_node_limit_are_refused_before_allocating() -> No
             TileGrid(np.broadcast_to(cell, shape))
         with pytest.raises(InvalidInputError, match="too many cells"):
             gamenav.SearchWorkspace(shape)
+
+
+def test_weak_listeners_live_as_long_as_their_owner() -> None:
+    grid = TileGrid(np.ones((2, 2), dtype=bool))
+    heard: list[int] = []
+
+    class Owner:
+        def on_change(self, change: gamenav.GridChange) -> None:
+            heard.append(change.version)
+
+    owner = Owner()
+    grid.subscribe(owner.on_change, weak=True)
+    grid.subscribe(lambda change: heard.append(-change.version), weak=True)  # no other reference: gone
+    grid.set_walkable((0, 0), False)
+    del owner
+    grid.set_walkable((0, 0), True)
+    assert heard == [1]
