@@ -197,6 +197,9 @@ def try_find_path(grid: TileGrid, start: Any, goal: Any, diagonal: Diagonal = _D
     sx, sy, gx, gy = cells
     t = _tables.get(id(grid))
     if t is None or t.state is not grid._state:
+        h, w = grid.shape
+        if (h + 2) * (w + 2) > MAX_CELLS:  # (no tables built for a search that will not use them)
+            return None
         t = tables(grid)
     w = t.width
     h = t.height
