@@ -1568,14 +1568,14 @@ class Crowd(Closeable):
         self._seen = max(self._seen, change.version)
         self._collect_paths()  # answers from before the edit are checked below like any route
         passable = g.passable
+        cells = self._cells()  # (after any edit: one that opens a cell of a grid blocked everywhere frees them too)
+        trapped = np.flatnonzero(~passable[cells[:, 1], cells[:, 0]])
+        if len(trapped):
+            new = self._nearest_passable(cells[trapped], self._pos[trapped])
+            self._pos[trapped] = g.cell_to_world(new)
+            self._vel[trapped] = 0.0
+            self.counters["pushed_out"] += len(trapped)
         if len(change.blocked):
-            cells = self._cells()
-            trapped = np.flatnonzero(~passable[cells[:, 1], cells[:, 0]])
-            if len(trapped):
-                new = self._nearest_passable(cells[trapped], self._pos[trapped])
-                self._pos[trapped] = g.cell_to_world(new)
-                self._vel[trapped] = 0.0
-                self.counters["pushed_out"] += len(trapped)
             # goals on blocked cells move to the nearest passable cell
             gcell = np.clip(g.world_to_cell(self._goal), 0, (g.width - 1, g.height - 1))
             bad_goal = np.flatnonzero(~passable[gcell[:, 1], gcell[:, 0]] & ~self._arrived)

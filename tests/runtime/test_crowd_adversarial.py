@@ -89,3 +89,13 @@ def test_crowd_starts_empty_from_an_empty_list_as_add_does() -> None:
     assert len(crowd) == 0 and crowd.positions.shape == (0, 2)
     crowd.update(0.1)
     assert crowd.add([]).tolist() == [] and crowd.add([(13.4, 10.25)]).tolist() == [0]
+
+
+def test_opening_a_cell_of_a_grid_blocked_everywhere_frees_the_agents_on_walls() -> None:
+    grid = gamenav.TileGrid(np.ones((3, 3), bool), origin=(5.0, -2.0), y_up=True)
+    crowd = gamenav.Crowd(grid, [(5.5, -1.5), (7.5, 0.5)], radius=0.3, max_speed=4.0)
+    grid.set_walkable(np.ones((3, 3), bool), False)  # nowhere to push them: they stay
+    grid.set_walkable((2, 1), True)
+    crowd.update(1 / 30)  # (stayed on blocked cells for good: only edits that blocked cells freed agents)
+    cells = grid.world_to_cell(crowd.positions)
+    assert grid.passable[cells[:, 1], cells[:, 0]].all()
