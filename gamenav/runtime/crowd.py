@@ -100,6 +100,7 @@ _LOOK_AHEAD = 4
 _FIELD_LOOK_AHEAD = 3
 """Flow-field agents aim at the cell this many steps down the field."""
 _MAX_REPATHS = 4  # stuck re-paths before an agent gives up (``failed``)
+_MAX_JAM_REPATHS = 8  # jam re-paths in which it did not move a cell, nobody near it making headway
 _MIN_ARRIVAL_SPEED = 0.2
 """Slowing down for the goal never goes below this fraction of ``max_speed`` (so arrival
 takes finite time), and never beyond reaching the goal within one update."""
@@ -682,8 +683,8 @@ class Crowd(Closeable):
     @property
     def failed(self) -> npt.NDArray[np.bool_]:
         """``(n,)`` bool: the goal was unreachable, or the agent stayed stuck (walls held it up
-        through 4 re-paths, or a jam through 4 re-paths in which it did not move a cell);
-        read-only view."""
+        through 4 re-paths, or a jam through 8 re-paths in which it did not move a cell while
+        no agent near it made headway); read-only view."""
         self._catch_up()
         return _readonly(self._failed)
 
@@ -1501,16 +1502,20 @@ class Crowd(Closeable):
         held = near & (crowded | (gap < 0.1 * cell))
         self._arrive(stuck[held])
         # in a jam a new route rarely helps: wait, and re-path only every few stuck periods; give
-        # up when it has not moved a cell through 4 of those re-paths (wedged for good: a queue
-        # crawls on, whichever way its route bends); those that just arrived neither re-path nor fail
+        # up when no unit near made headway in this window (idle ones do not move off by
+        # themselves) and it has not moved a cell through 8 of those re-paths (wedged for good;
+        # a jam that moves somewhere dissolves, a queue crawls on); those that just arrived
+        # neither re-path nor fail
         in_jam = jam & ~near
         jammed = stuck[in_jam]
         self._jams[jammed] += 1
         every = 12 if self.avoidance == "orca" else 4  # (ORCA's jams move, slowly)
-        moved = jammed[~(np.hypot(*(self._pos[jammed] - self._jam_mark[jammed]).T) < cell)]  # (NaN: first)
+        headway = (self._mode != IDLE) & ~slow
+        alive = np.isfinite(self._nearest_gap(jammed, min(self.neighbor_dist, 1e300), among=headway))
+        moved = jammed[alive | ~(np.hypot(*(self._pos[jammed] - self._jam_mark[jammed]).T) < cell)]  # (NaN: first)
         self._jam_mark[moved] = self._pos[moved]
         self._jam_since[moved] = self._jams[moved]
-        wedged = self._jams[jammed] - self._jam_since[jammed] > every * _MAX_REPATHS
+        wedged = self._jams[jammed] - self._jam_since[jammed] > every * _MAX_JAM_REPATHS
         self._fail(jammed[wedged])
         jammed = jammed[~wedged]
         walled = stuck[~in_jam & ~held]
@@ -1521,10 +1526,11 @@ class Crowd(Closeable):
         self.counters["stuck_repaths"] += len(stuck)
         self._repath(stuck)
 
-    def _nearest_gap(self, idx: _Idx, reach: float) -> _F64:
+    def _nearest_gap(self, idx: _Idx, reach: float, among: npt.NDArray[np.bool_] | None = None) -> _F64:
         """The gap (world units; < 0: overlap) between each agent of ``idx``'s disc and the
-        nearest other agent's when that gap is under ``reach``, else inf. Only the agents near
-        enough along x (a sorted sweep) are compared."""
+        nearest other agent's (of those ``among`` marks, ``(n,)``; None: all) when that gap is
+        under ``reach``, else inf. Only the agents near enough along x (a sorted sweep) are
+        compared."""
         nearest = np.full(len(idx), np.inf)
         if len(self) < 2 or len(idx) == 0:
             return nearest
@@ -1543,7 +1549,10 @@ class Crowd(Closeable):
             cand = order[np.repeat(lo[first:last] - (np.cumsum(c) - c), c) + np.arange(len(rows))]
             me = idx[rows]
             gap = np.hypot(*(pos[me] - pos[cand]).T) - (r[me] + r[cand])
-            gap[(cand == me) | (gap >= reach)] = np.inf
+            far = (cand == me) | (gap >= reach)
+            if among is not None:
+                far |= ~among[cand]
+            gap[far] = np.inf
             np.minimum.at(nearest, rows, gap)
             first = last
         return nearest
