@@ -702,8 +702,8 @@ class NavMesh:
         if island is not None and (isinstance(island, (bool, np.bool_))
                                    or not isinstance(island, (int, np.integer))
                                    or not 0 <= island < n_islands):
-            labels = f"an int in 0..{n_islands - 1}" if n_islands else "None (edits removed every triangle)"
-            raise InvalidInputError(f"island must be {'None or ' * bool(n_islands)}{labels}, got {island!r}")
+            expected = f"None or an int in 0..{n_islands - 1}" if n_islands else "None (edits removed every triangle)"
+            raise InvalidInputError(f"island must be {expected}, got {island!r}")
         tri = mesh.locate(p)
         if island is not None:
             tri[(tri >= 0) & (mesh._islands[np.maximum(tri, 0)] != island)] = -1
