@@ -24,7 +24,8 @@ from gamenav._kernels import grid_search as _k
 from gamenav._kernels import jps as _jps
 from gamenav._kernels.grid_fast import world_points as _world_points
 from gamenav._events import NotCopyable
-from gamenav._validate import check_options, expansion_budget, flag, keyword_options, real_number
+from gamenav._validate import (check_options, expansion_budget, flag, is_real, keyword_options,
+                               real_number)
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.grid import hpa as _hpa
 from gamenav.grid import jump_plus as _jump_plus
@@ -381,18 +382,30 @@ def padded(grid: TileGrid | _GridState) -> _Padded:
     return pad
 
 
+def _heuristic_value(value: Any) -> float:
+    """One cell's value of a user heuristic as a float (TypeError: not an int or a float)."""
+    if not is_real(value):
+        raise TypeError(f"{value!r} is not an int or a float")
+    return float(value)
+
+
 def _heuristic_table(func: Callable[..., Any], shape: tuple[int, int], goal: tuple[int, int]
                      ) -> npt.NDArray[np.float64]:
-    """Evaluate a user heuristic ``func(dx, dy)`` for every cell into a padded flat table."""
+    """Evaluate a user heuristic ``func(dx, dy)`` for every cell into a padded flat table (its
+    values must be ints or floats: a bool or a string such as ``"1"`` is refused, not read as a
+    number)."""
     h, w = shape
     dy, dx = np.abs(np.mgrid[0:h, 0:w] - np.array(goal[::-1])[:, None, None])
     try:
-        values = np.asarray(func(dx, dy), dtype=np.float64)
-        if values.shape != (h, w):
-            values = np.broadcast_to(values, (h, w))
+        raw = np.asarray(func(dx, dy))
+        if raw.dtype.kind == "O":  # Python numbers, one by one
+            raw = np.vectorize(_heuristic_value, otypes=[np.float64])(raw)
+        elif raw.dtype.kind not in "iuf":
+            raise TypeError(f"values of dtype {raw.dtype} are not numbers")
+        values = np.broadcast_to(raw.astype(np.float64), (h, w))
     except Exception:  # noqa: BLE001 - scalar-only callables: evaluate cell by cell instead
         try:
-            values = np.asarray(np.vectorize(func, otypes=[np.float64])(dx, dy), dtype=np.float64)
+            values = np.vectorize(lambda x, y: _heuristic_value(func(x, y)), otypes=[np.float64])(dx, dy)
         except (TypeError, ValueError, OverflowError) as exc:
             raise InvalidInputError(
                 f"heuristic(dx, dy) must return a number for every cell, got an error: {exc}"

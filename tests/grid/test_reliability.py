@@ -185,6 +185,10 @@ def test_step_budgets() -> None:
     (dict(smooth=2), "smooth must be a bool, got 2"),
     (dict(algorithm=["astar"]), "algorithm must be one of"),
     (dict(heuristic=lambda dx, dy: "far"), r"heuristic\(dx, dy\) must return a number"),
+    # a number-like string or a bool is not read as a number
+    (dict(heuristic=lambda dx, dy: "1"), r"must return a number for every cell, got an error: '1' is not"),
+    (dict(heuristic=lambda dx, dy: dx > 0), r"must return a number for every cell, got an error: \w+ is not"),
+    (dict(heuristic=lambda dx, dy: True), r"must return a number for every cell, got an error: True is not"),
 ])
 def test_search_option_values(options, message) -> None:
     with pytest.raises(InvalidInputError, match=message):
