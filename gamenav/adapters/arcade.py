@@ -68,10 +68,24 @@ def _path_points(path: Any) -> npt.NDArray[np.float64]:
     return pts
 
 
-def _tile_layer(tile_map: Any, name: str) -> Any:
-    layers = getattr(getattr(tile_map, "tiled_map", None), "layers", None)
-    if layers is None:
+def _layers(tile_map: Any) -> list[Any]:
+    """Every layer of an ``arcade.TileMap``'s Tiled map, those inside group layers too (arcade
+    loads them all, under their own names)."""
+    top = getattr(getattr(tile_map, "tiled_map", None), "layers", None)
+    if top is None:
         raise InvalidInputError(f"tile_map must be an arcade.TileMap, got {type(tile_map).__name__}")
+
+    def flatten(layers: Iterable[Any]) -> list[Any]:
+        flat = []
+        for layer in layers:
+            flat += [layer, *flatten(getattr(layer, "layers", None) or ())]
+        return flat
+
+    return flatten(top)
+
+
+def _tile_layer(tile_map: Any, name: str) -> Any:
+    layers = _layers(tile_map)
     if not isinstance(name, str):
         raise InvalidInputError(f"layer must be a layer name (str), got {name!r}")
     found = [layer for layer in layers if layer.name == name]
