@@ -36,6 +36,7 @@ def read_lines(path: str | os.PathLike[str]) -> list[str]:
         data = FilePath(path).read_bytes().removeprefix(codecs.BOM_UTF8)
     except ValueError as exc:  # an embedded NUL character
         raise InvalidInputError(f"path must be a valid file name, got {path!r} ({exc})") from None
+    data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")  # LF only: errors count lines by LF
     try:
         text = data.decode("ascii")
     except UnicodeDecodeError as exc:
@@ -44,7 +45,7 @@ def read_lines(path: str | os.PathLike[str]) -> list[str]:
             f"non-ASCII byte 0x{data[exc.start]:02x} at column {exc.start - line_start + 1} "
             "(expected an ASCII text file)",
             path=path, line=data.count(b"\n", 0, exc.start) + 1) from None
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
     return lines
@@ -60,7 +61,12 @@ def _check(tokens: list[str], pattern: re.Pattern[str], noun: str, what: str,
 def to_ints(tokens: list[str], what: str, path: str | os.PathLike[str], line: int) -> list[int]:
     """``tokens`` as Python ints (any size), or a MapFormatError naming ``what``, file and line."""
     _check(tokens, _INT, "integers", what, path, line)
-    return [int(t) for t in tokens]
+    try:
+        return [int(t) for t in tokens]
+    except ValueError:  # more digits than sys.get_int_max_str_digits() allows
+        digits = max(len(t.lstrip("+-")) for t in tokens)
+        raise MapFormatError(f"bad {what}: expected integers, got one with {digits} digits",
+                             path=path, line=line) from None
 
 
 def to_floats(tokens: list[str], what: str, path: str | os.PathLike[str], line: int) -> list[float]:

@@ -88,10 +88,25 @@ def test_map_errors_name_file_and_line(tmp_path: Path, text: str, line: int | No
     assert str(info.value).startswith(f"{path}:{line}:" if line else f"{path}: ")
 
 
+@pytest.mark.parametrize(("reader", "text", "what"), [
+    (read_map, "type octile\nheight {}\nwidth 2\nmap\n..\n", "height"),
+    (read_scenarios, "version 1\n0\tm.map\t{}\t2\t0\t0\t1\t1\t1.5\n", "bucket, map size and cells"),
+], ids=["map", "scen"])
+def test_integers_beyond_the_text_limit_name_file_and_line(tmp_path: Path, reader, text: str,
+                                                           what: str) -> None:
+    path = tmp_path / "bad.txt"  # more than Python's 4300 digits: was a bare ValueError
+    path.write_text(text.format("9" * 5000))
+    with pytest.raises(gamenav.MapFormatError,
+                       match=f"bad {what}: expected integers, got one with 5000 digits") as info:
+        reader(path)
+    assert info.value.line == 2
+
+
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n", b"\r"])
 @pytest.mark.parametrize("reader", [read_map, read_scenarios])
-def test_non_ascii_bytes_name_the_line(tmp_path: Path, reader) -> None:
-    path = tmp_path / "bad.txt"
-    path.write_bytes(b"version 1\nheight 1\nwidth 1\nmap\n.\xc3\xa9\n")
+def test_non_ascii_bytes_name_the_line(tmp_path: Path, reader, newline: bytes) -> None:
+    path = tmp_path / "bad.txt"  # CR line ends named line 1 (lines were counted by LF)
+    path.write_bytes(b"version 1\nheight 1\nwidth 1\nmap\n.\xc3\xa9\n".replace(b"\n", newline))
     with pytest.raises(gamenav.MapFormatError, match=r"bad\.txt:5: non-ASCII byte 0xc3 at column 2") as info:
         reader(path)
     assert info.value.line == 5
