@@ -28,6 +28,7 @@ import argparse
 import functools
 import gc
 import math
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -137,7 +138,7 @@ def simulate(grid: TileGrid, *, agents: int, budget_ms: float, frames: int, seed
     frame_ms = np.zeros(frames)
     frame_cpu = np.zeros(frames)
     latency: list[int] = []
-    per_frame = speed / FPS
+    per_frame = max(speed / FPS, math.ulp(0.0))  # cells per frame, > 0 for subnormal speeds too
     for frame in range(frames):
         for i in wake.pop(frame, ()):
             goal = tuple(int(v) for v in pois[rng.integers(len(pois))])
@@ -152,7 +153,9 @@ def simulate(grid: TileGrid, *, agents: int, budget_ms: float, frames: int, seed
             steps = max(len(req.path) - 1, 0)
             if req.path.status.has_path:
                 position[i] = tuple(int(v) for v in req.path.cells[-1])
-            wake.setdefault(frame + 1 + int(np.ceil(steps / per_frame)), []).append(i)
+            walk = steps / per_frame  # frames on the way (inf for a speed too slow to arrive)
+            if walk < frames:  # agents arriving after the last frame never wake again
+                wake.setdefault(frame + 1 + math.ceil(walk), []).append(i)
         if progress is not None:
             progress(frame + 1)
     return SimResult(float(budget_ms), frame_ms, frame_cpu, np.asarray(latency, dtype=np.int64),
@@ -315,6 +318,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             import matplotlib  # noqa: F401
         except ImportError:
             parser.error('--plot needs matplotlib: pip install -e ".[plot]" (in a gamenav checkout)')
+        if os.path.isdir(args.plot) or not os.path.isdir(os.path.dirname(os.path.abspath(args.plot))):
+            parser.error(f"--plot must name a PNG file in an existing folder, got {args.plot!r}")
     try:
         grid = TileGrid.from_movingai(args.map)
     except (OSError, MapFormatError) as exc:

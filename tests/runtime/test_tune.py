@@ -118,6 +118,10 @@ def test_module_entry_point(small_map: Path) -> None:
     (["--budgets", "1e400"], "budgets must be finite positive numbers of ms"),
     (["--seed", "-1"], "must be an integer >= 0, got '-1'"),
     (["--speed", "inf"], "--speed must be a finite number > 0, got inf"),
+    # the plot was written after the run: a missing folder or a folder name failed only then
+    (["--plot", "no-such-folder/tune.png"],
+     "--plot must name a PNG file in an existing folder, got 'no-such-folder/tune.png'"),
+    (["--plot", "."], "--plot must name a PNG file in an existing folder, got '.'"),
 ])
 def test_arguments_the_simulation_cannot_use_fail_before_the_run(small_map: Path, args: list[str], message: str,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
@@ -152,6 +156,13 @@ def test_simulate_checks_its_arguments(small_map: Path, kwargs: dict[str, object
     options: dict[str, object] = {"agents": 2, "budget_ms": 1.0, "frames": 2, **kwargs}
     with pytest.raises(gamenav.InvalidInputError, match=message):
         tune.simulate(grid, **options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("speed", [5e-324, 1e-310])
+def test_simulate_with_a_subnormal_speed(small_map: Path, speed: float) -> None:
+    grid = gamenav.TileGrid.from_movingai(small_map)  # was ZeroDivisionError / OverflowError
+    result = tune.simulate(grid, agents=5, budget_ms=50.0, frames=90, speed=speed)
+    assert result.answered >= 5  # every agent woke up once; none arrives at that speed
 
 
 def test_simulate_on_a_map_without_a_passable_cell() -> None:
