@@ -35,7 +35,9 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         'gamenav.adapters.arcade needs arcade; from a gamenav checkout install it with: '
         'pip install -e ".[arcade]"') from exc
 
+import pytiled_parser
 import shapely
+from pytiled_parser import tiled_object
 
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav._validate import finite_point, flag, grid_dimensions, positive_number
@@ -197,51 +199,69 @@ def grid_from_sprites(sprites: Iterable[arcade.BasicSprite], *, size: Sequence[f
     return TileGrid(~blocked, cell_size=cs, origin=(ox, oy), y_up=True)
 
 
+def _object_outline(obj: Any) -> npt.NDArray[np.float64] | None:
+    """The ``(k, 2)`` outline of a Tiled rectangle, ellipse (as a 32-gon) or polygon object in
+    map pixels (y down, its rotation applied); None for points, polylines, text and tiles."""
+    w, h = obj.size.width, obj.size.height
+    if isinstance(obj, tiled_object.Polygon):
+        local = np.array([(p.x, p.y) for p in obj.points], dtype=np.float64).reshape(-1, 2)
+    elif isinstance(obj, tiled_object.Rectangle):
+        local = np.array([(0, 0), (w, 0), (w, h), (0, h)], dtype=np.float64)
+    elif isinstance(obj, tiled_object.Ellipse):
+        angles = np.linspace(0.0, 2 * np.pi, 32, endpoint=False)
+        local = np.stack([(1 + np.cos(angles)) * w / 2, (1 + np.sin(angles)) * h / 2], axis=1)
+    else:
+        return None
+    c, s = np.cos(np.radians(obj.rotation)), np.sin(np.radians(obj.rotation))  # clockwise about (x, y)
+    outline: npt.NDArray[np.float64] = local @ np.array([[c, s], [-s, c]]) + (obj.coordinates.x, obj.coordinates.y)
+    return outline
+
+
 def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
                          agent_radius: float = 0.0) -> Any:
-    """A :class:`~gamenav.NavMesh` from the polygons (and rectangles) of a Tiled object layer.
+    """A :class:`~gamenav.NavMesh` from the polygons, rectangles and ellipses of a Tiled object layer.
 
     Args:
         tile_map: an ``arcade.TileMap``.
-        layer: the name of an object layer.
+        layer: the name of an object layer (also one inside a group layer).
         walkable: False: the objects are obstacles cut out of the whole map rectangle;
             True: their union is the walkable area.
         agent_radius: obstacles are inflated (the free space shrunk) by this many world units.
 
-    Coordinates are arcade world coordinates (as in ``tile_map.object_lists``).
+    Coordinates are arcade world coordinates, those of the map's tile sprites (``scaling`` and
+    ``offset`` applied): objects are read from ``tile_map.tiled_map`` with their rotation,
+    ellipses as 32-gons; points, polylines, text and tile objects enclose no area and are ignored.
 
     Raises:
-        InvalidInputError: ``layer`` is not the name of an object layer with polygons or
-            rectangles, ``walkable`` is not a bool, or a bad ``agent_radius``.
+        InvalidInputError: ``layer`` is not the name of an object layer with polygons,
+            rectangles or ellipses, ``walkable`` is not a bool, or a bad ``agent_radius``.
         InvalidGeometryError: the objects leave no walkable area, or have coordinates outside
             ``gamenav.navmesh.MAX_COORDINATE``.
     """
     import gamenav
 
-    if not hasattr(tile_map, "object_lists"):
-        raise InvalidInputError(f"tile_map must be an arcade.TileMap, got {type(tile_map).__name__}")
+    layers = [found for found in _layers(tile_map) if isinstance(found, pytiled_parser.ObjectLayer)]
     if not isinstance(layer, str):
         raise InvalidInputError(f"layer must be a layer name (str), got {layer!r}")
     walkable = flag(walkable, "walkable")
-    objects = tile_map.object_lists.get(layer)
+    objects = next((found.tiled_objects for found in layers if found.name == layer), None)
     if objects is None:
         raise InvalidInputError(
-            f"object layer {layer!r} not found; the map's object layers are {list(tile_map.object_lists)}")
+            f"object layer {layer!r} not found; the map's object layers are {[found.name for found in layers]}")
+    scale, (ox, oy) = tile_map.scaling, getattr(tile_map, "offset", (0.0, 0.0))
+    bottom = tile_map.height * tile_map.tile_height  # map pixels (y down) of the map's bottom edge
     polygons = []
     for obj in objects:
-        shape = obj.shape
-        if len(shape) == 4 and not isinstance(shape[0], (tuple, list)):
-            x, y, w, h = shape  # a rectangle given as (x, y, width, height)
-            polygons.append(shapely.box(x, y, x + w, y + h))
-        elif len(shape) >= 3 and isinstance(shape[0], (tuple, list)):
-            polygons.append(shapely.Polygon([tuple(p) for p in shape]))
+        outline = _object_outline(obj)
+        if outline is not None and len(outline) >= 3:
+            polygons.append(shapely.Polygon(np.stack(
+                [outline[:, 0] * scale + ox, (bottom - outline[:, 1]) * scale + oy], axis=1)))
     if not polygons:
-        raise InvalidInputError(f"object layer {layer!r} has no polygons or rectangles")
+        raise InvalidInputError(f"object layer {layer!r} has no polygons, rectangles or ellipses")
     if walkable:
         return gamenav.NavMesh.from_polygons(polygons, agent_radius=agent_radius)
-    ox, oy = getattr(tile_map, "offset", (0.0, 0.0))
-    w = tile_map.width * tile_map.tile_width * tile_map.scaling
-    h = tile_map.height * tile_map.tile_height * tile_map.scaling
+    w = tile_map.width * tile_map.tile_width * scale
+    h = tile_map.height * tile_map.tile_height * scale
     return gamenav.NavMesh.from_polygons(shapely.box(ox, oy, ox + w, oy + h), obstacles=polygons,
                                          agent_radius=agent_radius)
 

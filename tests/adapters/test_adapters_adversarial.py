@@ -13,9 +13,10 @@ import pytest
 
 import arcade  # noqa: E402  (after ARCADE_HEADLESS is set by conftest)
 import pytiled_parser  # noqa: E402
+from pytiled_parser import tiled_object  # noqa: E402
 
 from gamenav import InvalidInputError  # noqa: E402
-from gamenav.adapters.arcade import grid_from_sprites, grid_from_tilemap  # noqa: E402
+from gamenav.adapters.arcade import grid_from_sprites, grid_from_tilemap, navmesh_from_tilemap  # noqa: E402
 
 
 @pytest.mark.parametrize("x", [float("nan"), float("inf")])
@@ -57,3 +58,29 @@ def test_a_tile_layer_inside_group_layers_is_found(data_dir: Path) -> None:
     sprite_cells = {tuple(grid.world_to_cell(s.position).tolist()) for s in tile_map.sprite_lists["walls"]}
     assert {(int(x), int(y)) for y, x in np.argwhere(~grid.passable)} == sprite_cells
     assert len(sprite_cells) == 5
+
+
+@pytest.mark.parametrize("scaling", [1.0, 2.0])
+def test_object_layer_shapes_are_placed_like_the_tile_sprites(data_dir: Path, scaling: float) -> None:
+    """navmesh_from_tilemap read arcade's ``object_lists``, which lose what Tiled drew: an open
+    polyline became a closed obstacle, an ellipse landed below the map (y negated) and was lost,
+    a rotated rectangle was not rotated, and with ``scaling=2`` polygons stayed unscaled."""
+    tiled_map = _tiny_map(data_dir)
+    at, size = tiled_object.OrderedPair, tiled_object.Size
+    tiled_map.layers[2].tiled_objects += [
+        tiled_object.Polyline(id=3, coordinates=at(60, 10), size=size(0, 0),
+                              points=[at(0, 0), at(30, 0), at(30, 40)]),
+        tiled_object.Ellipse(id=4, coordinates=at(64, 40), size=size(16, 16)),
+        tiled_object.Rectangle(id=5, coordinates=at(80, 20), size=size(12, 4), rotation=90),
+    ]
+    offset = (100.0, 50.0)
+    tile_map = arcade.TileMap(tiled_map=tiled_map, scaling=scaling, offset=arcade.math.Vec2(*offset))
+    mesh = navmesh_from_tilemap(tile_map, "obstacles")
+
+    def world(x: float, y: float) -> tuple[float, float]:  # Tiled map pixels -> arcade world
+        return x * scaling + offset[0], (64 - y) * scaling + offset[1]
+
+    blocked = {"rock": (48, 14), "wall": (20, 48), "pond": (72, 48), "beam": (78, 26)}
+    free = {"inside the polyline's bend": (85, 20), "where the beam lay before its rotation": (88, 22)}
+    assert (mesh.locate([world(*p) for p in blocked.values()]) == -1).all()
+    assert (mesh.locate([world(*p) for p in free.values()]) >= 0).all()
