@@ -322,8 +322,8 @@ def hpa_index(grid: TileGrid, *, cluster_size: int | None = None, spacing: int |
     rebuilt with them (later ``algorithm="hpa"`` queries on the grid use it).
 
     Raises:
-        InvalidInputError: ``cluster_size`` not an int >= 4, ``spacing`` not an int >= 1 or
-            ``single`` not an int >= 0.
+        InvalidInputError: ``cluster_size`` not an int from 4, ``spacing`` not an int from 1 or
+            ``single`` not an int from 0, to ``2**31 - 1`` (Python or numpy ints).
     """
     index = _indexes.get(grid)
     params = (CLUSTER_SIZE if cluster_size is None else cluster_size,
@@ -333,16 +333,18 @@ def hpa_index(grid: TileGrid, *, cluster_size: int | None = None, spacing: int |
                             zip(given, (index.size, index.spacing, index.single), strict=True)):
         for name, value, low in zip(("cluster_size", "spacing", "single"), params, (4, 1, 0),
                                     strict=True):
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise InvalidInputError(f"{name} must be an int >= {low}, got {value!r}")
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+                    or not low <= value < 2**31:
+                raise InvalidInputError(f"{name} must be an int from {low} to 2**31 - 1, got {value!r}")
+        params = (int(params[0]), int(params[1]), int(params[2]))
         announce_compile("grid search", *KERNELS)  # before any lock (it may run the warmup)
         with grid._edit_lock:  # the build's own lock: a listener of an edit may build one
             index = _indexes.get(grid)
             if index is None or (index.size, index.spacing, index.single) != params:
-                if index is not None:
-                    index._unsubscribe()
-                index = HpaIndex(grid, cluster_size=params[0], spacing=params[1],
-                                 single=params[2])
+                old, index = index, HpaIndex(grid, cluster_size=params[0], spacing=params[1],
+                                             single=params[2])
+                if old is not None:  # only once the new one is built (a failed build keeps it)
+                    old._unsubscribe()
                 _indexes[grid] = index
     return index
 

@@ -72,10 +72,39 @@ def test_unsupported_options_raise() -> None:
     weighted = gamenav.TileGrid(np.ones((40, 40), dtype=bool), cost=np.full((40, 40), 2.0))
     with pytest.raises(gamenav.UnsupportedOptionError, match="non-uniform cell costs"):
         gamenav.find_path(weighted, (0, 0), (39, 39), algorithm="hpa")
-    with pytest.raises(gamenav.InvalidInputError, match="cluster_size must be an int >= 4, got 2"):
+    with pytest.raises(gamenav.InvalidInputError, match=r"cluster_size must be an int from 4 to 2\*\*31 - 1, got 2"):
         hpa.hpa_index(grid, cluster_size=2)
-    with pytest.raises(gamenav.InvalidInputError, match="single must be an int >= 0, got -1"):
+    with pytest.raises(gamenav.InvalidInputError, match="single must be an int from 0 to .*, got -1"):
         hpa.hpa_index(grid, single=-1)
+
+
+def test_index_parameters_beyond_int64_or_numpy_ints() -> None:
+    """``spacing=2**64`` raised OverflowError from the kernel call and ``np.int64(8)`` was
+    refused as "not an int >= 4, got 8"."""
+    grid = gamenav.TileGrid(np.ones((40, 40), dtype=bool))
+    for name in ("cluster_size", "spacing", "single"):
+        with pytest.raises(gamenav.InvalidInputError, match=f"{name} must be an int from"):
+            hpa.hpa_index(grid, **{name: 2**64})
+    index = hpa.hpa_index(grid, cluster_size=np.int64(8), spacing=np.int32(4))
+    assert (index.size, index.spacing) == (8, 4) and hpa.hpa_index(grid, cluster_size=8) is index
+
+
+def test_a_failed_rebuild_keeps_the_index_following_its_grid(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new index that fails to build (here: out of memory) left the old one registered but
+    unsubscribed: after the next edit every "hpa" query ran A* (1482 expansions, not 10)."""
+    grid = gamenav.TileGrid(np.ones((300, 300), dtype=bool))
+    index = hpa.hpa_index(grid)
+
+    def out_of_memory(*args: object, **kwargs: object) -> hpa.HpaIndex:
+        raise MemoryError("Allocation failed")
+
+    monkeypatch.setattr(hpa, "HpaIndex", out_of_memory)
+    with pytest.raises(MemoryError):
+        hpa.hpa_index(grid, cluster_size=2**20)
+    grid.set_walkable((150, 150), False)
+    assert hpa.hpa_index(grid) is index and index.version == grid.version
+    path = _compare(grid, (0, 0), (299, 299))
+    assert path.expanded < gamenav.find_path(grid, (0, 0), (299, 299)).expanded // 10
 
 
 def test_trivial_and_near_queries() -> None:
