@@ -52,13 +52,13 @@ def read_lines(path: str | os.PathLike[str]) -> list[str]:
 
 
 def _check(tokens: list[str], pattern: re.Pattern[str], noun: str, what: str,
-           path: str | os.PathLike[str], line: int) -> None:
+           path: str | os.PathLike[str], line: int | None) -> None:
     bad = [t for t in tokens if not pattern.fullmatch(t)]
     if bad:
         raise MapFormatError(f"bad {what}: expected {noun}, got {bad[0]!r}", path=path, line=line)
 
 
-def to_ints(tokens: list[str], what: str, path: str | os.PathLike[str], line: int) -> list[int]:
+def to_ints(tokens: list[str], what: str, path: str | os.PathLike[str], line: int | None) -> list[int]:
     """``tokens`` as Python ints (any size), or a MapFormatError naming ``what``, file and line."""
     _check(tokens, _INT, "integers", what, path, line)
     try:
@@ -69,7 +69,7 @@ def to_ints(tokens: list[str], what: str, path: str | os.PathLike[str], line: in
                              path=path, line=line) from None
 
 
-def to_floats(tokens: list[str], what: str, path: str | os.PathLike[str], line: int) -> list[float]:
+def to_floats(tokens: list[str], what: str, path: str | os.PathLike[str], line: int | None) -> list[float]:
     """``tokens`` as finite floats, or a MapFormatError naming ``what``, file and line."""
     _check(tokens, _FLOAT, "finite decimal numbers", what, path, line)
     values = [float(t) for t in tokens]

@@ -129,33 +129,47 @@ def read_scenarios(path: str | os.PathLike[str]) -> list[Scenario]:
             non-ASCII bytes (file and line).
     """
     lines = read_lines(path)
-    scenarios: list[Scenario] = []
-    for n, line in enumerate(lines, start=1):
-        if not line.strip() or (n == 1 and line.lower().startswith("version")):
-            continue
-        fields = line.split()
-        if len(fields) != 9:
-            raise MapFormatError(f"expected 9 fields, got {len(fields)}", path=path, line=n)
-        bucket, width, height, sx, sy, gx, gy = to_ints(
-            [fields[i] for i in (0, 2, 3, 4, 5, 6, 7)], "bucket, map size and cells", path, n)
-        (length,) = to_floats(fields[8:], "optimal length", path, n)
-        if width <= 0 or height <= 0:
-            raise MapFormatError(f"map size must be positive, got {width} x {height}", path=path,
-                                 line=n)
-        for name, (x, y) in (("start", (sx, sy)), ("goal", (gx, gy))):
-            if not (0 <= x < width and 0 <= y < height):
-                raise MapFormatError(f"{name} {(x, y)} lies outside the {width} x {height} map",
-                                     path=path, line=n)
-        if length < 0:
-            raise MapFormatError(f"the optimal length must be >= 0, got {length}", path=path, line=n)
-        scenarios.append(Scenario(bucket, fields[1], width, height, (sx, sy), (gx, gy), length))
-    return scenarios
+    return [_scenario(line.split(), path, n) for n, line in enumerate(lines, start=1)
+            if line.strip() and not (n == 1 and line.lower().startswith("version"))]
+
+
+def _scenario(fields: list[str], path: str | os.PathLike[str], n: int | None) -> Scenario:
+    """The scenario on line ``n`` (split into fields), or the MapFormatError :func:`read_scenarios` raises."""
+    if len(fields) != 9:
+        raise MapFormatError(f"expected 9 fields, got {len(fields)}", path=path, line=n)
+    bucket, width, height, sx, sy, gx, gy = to_ints(
+        [fields[i] for i in (0, 2, 3, 4, 5, 6, 7)], "bucket, map size and cells", path, n)
+    (length,) = to_floats(fields[8:], "optimal length", path, n)
+    if width <= 0 or height <= 0:
+        raise MapFormatError(f"map size must be positive, got {width} x {height}", path=path,
+                             line=n)
+    for name, (x, y) in (("start", (sx, sy)), ("goal", (gx, gy))):
+        if not (0 <= x < width and 0 <= y < height):
+            raise MapFormatError(f"{name} {(x, y)} lies outside the {width} x {height} map",
+                                 path=path, line=n)
+    if length < 0:
+        raise MapFormatError(f"the optimal length must be >= 0, got {length}", path=path, line=n)
+    return Scenario(bucket, fields[1], width, height, (sx, sy), (gx, gy), length)
 
 
 def write_scenarios(path: str | os.PathLike[str], scenarios: Iterable[Scenario]) -> None:
-    """Write scenarios in the ``version 1`` tab-separated layout."""
+    """Write scenarios in the ``version 1`` tab-separated layout.
+
+    Raises:
+        InvalidInputError: a scenario :func:`read_scenarios` could not read back (a map name
+            that is empty, non-ASCII or holds whitespace, a non-integer cell, a cell off its
+            map, a negative or non-finite length); the file is left untouched then.
+    """
     out = ["version 1"]
-    for s in scenarios:
-        out.append("\t".join(str(v) for v in (s.bucket, s.map_name, s.width, s.height, *s.start,
-                                               *s.goal, repr(float(s.optimal_length)))))
+    for k, s in enumerate(scenarios):
+        fields = [str(v) for v in (s.bucket, s.map_name, s.width, s.height, *s.start, *s.goal)]
+        fields.append(repr(float(s.optimal_length)))
+        if fields[1].split() != [fields[1]] or not fields[1].isascii():
+            raise InvalidInputError(f"scenarios[{k}].map_name must be ASCII without whitespace, "
+                                    f"got {s.map_name!r}")
+        try:
+            _scenario(fields, f"scenarios[{k}]", None)  # the reader's checks, named by index
+        except MapFormatError as exc:
+            raise InvalidInputError(f"cannot write {exc}") from None
+        out.append("\t".join(fields))
     FilePath(path).write_text("\n".join(out) + "\n", encoding="ascii")

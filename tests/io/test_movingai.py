@@ -52,6 +52,26 @@ def test_round_trips(tmp_path: Path, data_dir: Path) -> None:
         write_map(tmp_path / "bad.map", np.ones(3, bool))
 
 
+@pytest.mark.parametrize(("change", "message"), [
+    (dict(map_name="my map.map"), r"scenarios\[1\]\.map_name must be ASCII without whitespace, got 'my map.map'"),
+    (dict(map_name=""), "map_name must be ASCII without whitespace, got ''"),
+    (dict(map_name="caf\u00e9.map"), "map_name must be ASCII without whitespace"),
+    (dict(optimal_length=float("nan")), r"cannot write scenarios\[1\]: bad optimal length: .* got 'nan'"),
+    (dict(optimal_length=-1.0), r"cannot write scenarios\[1\]: the optimal length must be >= 0, got -1.0"),
+    (dict(start=(3, 0)), r"start \(3, 0\) lies outside the 3 x 2 map"),
+    (dict(goal=(1.0, 1)), "expected integers, got '1.0'"),
+    (dict(bucket=True), "expected integers, got 'True'"),
+])
+def test_write_scenarios_refuses_what_it_could_not_read_back(tmp_path: Path, change: dict[str, object],
+                                                             message: str) -> None:
+    path = tmp_path / "out.scen"  # were written (an empty file for a non-ASCII name) and unreadable
+    good = Scenario(0, "m.map", 3, 2, (0, 0), (2, 1), 2.5)
+    write_scenarios(path, [good])
+    with pytest.raises(gamenav.InvalidInputError, match=message):
+        write_scenarios(path, [good, good._replace(**change)])
+    assert read_scenarios(path) == [good]  # left untouched
+
+
 def test_terrain_letters(tmp_path: Path) -> None:
     path = tmp_path / "letters.map"
     path.write_text("type octile\nheight 1\nwidth 8\nmap\n.GS@OTW.\n")
