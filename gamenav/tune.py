@@ -199,19 +199,16 @@ def plot_figure(results: Sequence[SimResult], title: str) -> Any:
     fig, (ax_t, ax_l) = plt.subplots(1, 2, figsize=(12, 4.6))
     for kind, attr, color, style in (("wall", "frame_ms", "tab:blue", "-"),
                                      ("CPU", "frame_cpu_ms", "tab:orange", "--")):
-        for stat, marker in (("p50", "o"), ("p99", "s"), ("max", "^")):
-            values = [float(np.percentile(getattr(r, attr), int(stat[1:]))) if stat != "max"
-                      else float(getattr(r, attr).max()) for r in results]
+        for stat, q, marker in (("p50", 50, "o"), ("p99", 99, "s"), ("max", 100, "^")):
+            values = [_pct(getattr(r, attr), q) for r in results]
             ax_t.plot(budgets, values, marker=marker, linestyle=style, color=color,
                       alpha={"p50": 1.0, "p99": 0.8, "max": 0.5}[stat], label=f"{kind} {stat}")
     ax_t.plot(budgets, budgets, color="grey", lw=1, label="budget")
     ax_t.set(xscale="log", xlabel="budget (ms per frame)", ylabel="pathfinding time per frame (ms)",
              title="frame time: wall (solid) vs thread CPU (dashed)")
     ax_t.legend(fontsize=8, ncol=2)
-    for q, style in ((50, "o-"), (95, "s--")):
-        ax_l.plot(budgets, [np.percentile(r.latency, q) if len(r.latency) else 0 for r in results],
-                  style, label=f"p{q}")
-    ax_l.plot(budgets, [r.latency.max() if len(r.latency) else 0 for r in results], "^:", label="max")
+    for q, style, label in ((50, "o-", "p50"), (95, "s--", "p95"), (100, "^:", "max")):
+        ax_l.plot(budgets, [_pct(r.latency, q) for r in results], style, label=label)
     ax_l.set(xscale="log", xlabel="budget (ms per frame)", ylabel="request latency (frames)",
              title="latency")
     ax_l.legend()

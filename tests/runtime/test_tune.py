@@ -74,6 +74,17 @@ def test_plot_shows_cpu_and_wall_time(small_map: Path) -> None:
     plt.close(fig)
 
 
+def test_plot_of_a_run_without_frames(small_map: Path) -> None:
+    grid = gamenav.TileGrid.from_movingai(small_map)  # frames=0 is valid: its row shows zeros
+    result = tune.simulate(grid, agents=3, budget_ms=1.0, frames=0)
+    fig = tune.plot_figure([result], "empty")  # was IndexError from np.percentile
+    assert all(list(line.get_ydata()) == [0.0] for ax in fig.axes for line in ax.get_lines()
+               if line.get_label() != "budget")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
 def test_simulate_is_reproducible(small_map: Path) -> None:
     grid = gamenav.TileGrid.from_movingai(small_map)
     a = tune.simulate(grid, agents=20, budget_ms=50.0, frames=60, seed=1)
@@ -124,7 +135,9 @@ def test_module_entry_point(small_map: Path) -> None:
     (["--plot", "."], "--plot must name a PNG file in an existing folder, got '.'"),
 ])
 def test_arguments_the_simulation_cannot_use_fail_before_the_run(small_map: Path, args: list[str], message: str,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+                                                                 capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(small_map.parent)  # the old code wrote '--plot .' as ./.png after the run
     with pytest.raises(SystemExit):
         tune.main(["--map", str(small_map), "--frames", "2", *args])
     assert message in capsys.readouterr().err
