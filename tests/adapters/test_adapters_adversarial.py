@@ -1,5 +1,5 @@
-"""Adversarial review of the arcade adapter: sprites with extreme or broken numbers, Tiled maps
-with group layers and object layers.
+"""Adversarial review of the engine adapters: arcade sprites with extreme or broken numbers,
+Tiled maps with group layers and object layers, pygame rectangles on fractional cells.
 Each test fails on the code before its fix."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pytiled_parser import tiled_object  # noqa: E402
 
 from gamenav import InvalidInputError  # noqa: E402
 from gamenav.adapters.arcade import grid_from_sprites, grid_from_tilemap, navmesh_from_tilemap  # noqa: E402
+from gamenav.adapters.pygame import grid_from_rects  # noqa: E402
 
 
 @pytest.mark.parametrize("x", [float("nan"), float("inf")])
@@ -84,3 +85,14 @@ def test_object_layer_shapes_are_placed_like_the_tile_sprites(data_dir: Path, sc
     free = {"inside the polyline's bend": (85, 20), "where the beam lay before its rotation": (88, 22)}
     assert (mesh.locate([world(*p) for p in blocked.values()]) == -1).all()
     assert (mesh.locate([world(*p) for p in free.values()]) >= 0).all()
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_rects_on_fractional_cells_block_only_the_cells_they_overlap(axis: int) -> None:
+    """Cell ranges were floor / ceil of float quotients: a wall from x = 0.3 to 0.5 on 0.1 cells
+    (0.3 / 0.1 = 2.9999999999999996) also blocked cell 2, whose edge it only touches."""
+    for k in range(98):
+        rect = (k * 0.1, 0.0, 0.2, 0.1) if axis == 0 else (0.0, k * 0.1, 0.1, 0.2)
+        size = (10.0, 0.1) if axis == 0 else (0.1, 10.0)
+        blocked = np.flatnonzero(~grid_from_rects([rect], size=size, cell_size=0.1).passable.ravel())
+        assert blocked.tolist() == [k, k + 1], (k, blocked.tolist())
