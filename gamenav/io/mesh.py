@@ -156,7 +156,8 @@ def read_mesh_scenarios(path: str | os.PathLike[str]) -> list[MeshScenario]:
 
     Raises:
         MapFormatError: missing ``version`` line, wrong column count, non-numeric or non-finite
-            fields, a negative cost other than ``-1``, non-ASCII bytes (file and line).
+            fields (the map size too), a negative cost other than ``-1``, non-ASCII bytes (file
+            and line).
     """
     lines = _tokens(path)
     if not lines or lines[0][1][:1] != ["version"]:
@@ -168,6 +169,7 @@ def read_mesh_scenarios(path: str | os.PathLike[str]) -> list[MeshScenario]:
             raise MapFormatError(f"expected 9 columns 'bucket mesh W H sx sy gx gy cost', got "
                                  f"{len(tok)}", path=path, line=line_no)
         (bucket,) = to_ints(tok[:1], "bucket", path, line_no)
+        to_floats(tok[2:4], "map width and height", path, line_no)  # checked, not kept
         sx, sy, gx, gy, cost = to_floats(tok[4:], "coordinates and cost", path, line_no)
         if cost < 0 and cost != -1:
             raise MapFormatError(f"cost must be >= 0 or -1 (no path), got {cost}", path=path,

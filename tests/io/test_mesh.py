@@ -95,6 +95,10 @@ def test_scenario_errors_name_file_and_line(tmp_path: Path) -> None:
     with pytest.raises(MapFormatError, match=r"bad\.scen:2: bad coordinates and cost: expected finite "
                        r"decimal numbers, got 'zero'"):
         read_mesh_scenarios(path)
+    path.write_text("version 1\n0 m.mesh 1 1 0 0 1 1 1.4\n0 m.mesh wide 1 0 0 1 1 1.4\n")  # was accepted
+    with pytest.raises(MapFormatError, match=r"bad\.scen:3: bad map width and height: expected finite "
+                       r"decimal numbers, got 'wide'"):
+        read_mesh_scenarios(path)
     path.write_text("version 1\n0 m.mesh 1 1 0 0 1 1 nan\n")
     with pytest.raises(MapFormatError, match=r"bad\.scen:2: .* got 'nan'"):
         read_mesh_scenarios(path)
