@@ -170,7 +170,7 @@ def grid_from_mask(mask: pygame.mask.Mask, *, cell_size: int, threshold: float |
         blocked = counts > 0
     else:
         area = np.outer(np.minimum(cs, height - ys), np.minimum(cs, width - xs))
-        blocked = counts >= float(threshold) * area
+        blocked = counts / area >= float(threshold)  # (0.28 * 25 is 7.000000000000001; 7 / 25 is 0.28)
     return TileGrid(~blocked, cell_size=cs, origin=_pair(origin, "origin"), y_up=False)
 
 

@@ -1,5 +1,6 @@
 """Adversarial review of the engine adapters: arcade sprites with extreme or broken numbers,
-Tiled maps with group layers and object layers, pygame rectangles on fractional cells.
+Tiled maps with group layers and object layers, pygame rectangles on fractional cells and mask
+thresholds met exactly.
 Each test fails on the code before its fix."""
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ import numpy as np
 import pytest
 
 import arcade  # noqa: E402  (after ARCADE_HEADLESS is set by conftest)
+import pygame  # noqa: E402  (after SDL_VIDEODRIVER is set by conftest)
 import pytiled_parser  # noqa: E402
 from pytiled_parser import tiled_object  # noqa: E402
 
 from gamenav import InvalidInputError  # noqa: E402
 from gamenav.adapters.arcade import grid_from_sprites, grid_from_tilemap, navmesh_from_tilemap  # noqa: E402
-from gamenav.adapters.pygame import grid_from_rects  # noqa: E402
+from gamenav.adapters.pygame import grid_from_mask, grid_from_rects  # noqa: E402
 
 
 @pytest.mark.parametrize("x", [float("nan"), float("inf")])
@@ -96,3 +98,15 @@ def test_rects_on_fractional_cells_block_only_the_cells_they_overlap(axis: int) 
         size = (10.0, 0.1) if axis == 0 else (0.1, 10.0)
         blocked = np.flatnonzero(~grid_from_rects([rect], size=size, cell_size=0.1).passable.ravel())
         assert blocked.tolist() == [k, k + 1], (k, blocked.tolist())
+
+
+@pytest.mark.parametrize(("cell_size", "count"), [(5, 7), (10, 28), (10, 7)])
+def test_a_mask_cell_with_exactly_the_threshold_fraction_set_is_blocked(cell_size: int, count: int) -> None:
+    """The threshold was compared as ``count >= threshold * area``: 0.28 * 25 is 7.000000000000001,
+    so a 5-pixel cell with 7 of its 25 pixels set stayed open under ``threshold=0.28``."""
+    mask = pygame.mask.Mask((cell_size, cell_size))
+    for i in range(count):
+        mask.set_at((i % cell_size, i // cell_size))
+    threshold = float(f"{count / cell_size ** 2:.6g}")  # as a user writes it: 0.28, 0.07
+    assert not grid_from_mask(mask, cell_size=cell_size, threshold=threshold).passable[0, 0]
+    assert grid_from_mask(mask, cell_size=cell_size, threshold=threshold + 0.01).passable[0, 0]
