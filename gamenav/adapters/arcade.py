@@ -65,9 +65,9 @@ def _path_points(path: Any) -> npt.NDArray[np.float64]:
     except (TypeError, ValueError):
         raise InvalidInputError("path must be a gamenav.Path or an (n, 2) array of (x, y) numbers, got "
                                 f"{type(path).__name__}") from None
-    if pts.ndim != 2 or (len(pts) and pts.shape[1] != 2):
+    if pts.size and (pts.ndim != 2 or pts.shape[1] != 2):
         raise InvalidInputError(f"path points must have shape (n, 2), got {pts.shape}")
-    return pts
+    return pts.reshape(-1, 2)  # (no points, e.g. ``[]``: (0, 2), as in the pygame adapter)
 
 
 def _layers(tile_map: Any) -> list[Any]:

@@ -18,7 +18,8 @@ import pytiled_parser  # noqa: E402
 from pytiled_parser import tiled_object  # noqa: E402
 
 from gamenav import InvalidInputError  # noqa: E402
-from gamenav.adapters.arcade import grid_from_sprites, grid_from_tilemap, navmesh_from_tilemap  # noqa: E402
+from gamenav.adapters.arcade import (draw_path, grid_from_sprites, grid_from_tilemap,  # noqa: E402
+                                     navmesh_from_tilemap)
 from gamenav.adapters.pygame import grid_from_mask, grid_from_rects  # noqa: E402
 
 
@@ -110,3 +111,10 @@ def test_a_mask_cell_with_exactly_the_threshold_fraction_set_is_blocked(cell_siz
     threshold = float(f"{count / cell_size ** 2:.6g}")  # as a user writes it: 0.28, 0.07
     assert not grid_from_mask(mask, cell_size=cell_size, threshold=threshold).passable[0, 0]
     assert grid_from_mask(mask, cell_size=cell_size, threshold=threshold + 0.01).passable[0, 0]
+
+
+@pytest.mark.parametrize("points", [[], (), np.zeros(0)])
+def test_arcade_draw_path_of_no_points_draws_nothing(points: Any) -> None:
+    """``draw_path([])`` raised "path points must have shape (n, 2), got (0,)" in the arcade
+    adapter, while the pygame adapter's ``draw_path`` draws nothing for an empty list."""
+    draw_path(points)
