@@ -195,6 +195,7 @@ def _warm_crowd(navmesh: bool) -> None:
         crowd.update(1 / 30)
         big = crowd.add(grid.cell_to_world([(7, 0)]), radius=2.5)  # spawning; a unit too big to pass
         crowd.update(1 / 30)  # another one in the map's gaps (passages taking turns)
+        crowd._near_goal(crowd.rows(big))  # the walk check of units stuck near their goals (idle: at it)
         crowd.remove(big)
         crowd.avoidance = "separation"  # the older steering
         crowd.update(1 / 30)

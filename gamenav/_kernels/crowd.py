@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["build_hash", "descend_field", "field_targets", "follow_paths", "narrow_passages", "passage_waits",
-           "preferred_velocities", "resolve_walls", "separation"]
+           "preferred_velocities", "resolve_walls", "separation", "walk_steps"]
 
 
 _MAX_CELL = float(2**52)
@@ -195,6 +195,59 @@ def resolve_walls(prev, pos, passable, ox, oy, cs, y_up, margin):  # pragma: no 
         pos[i, 0] = x
         pos[i, 1] = y
     return hits
+
+
+@njit(cache=True, nogil=True)
+def walk_steps(passable, starts, goals, limits, out):  # pragma: no cover - compiled
+    """Steps of the shortest walk from cell ``starts[i]`` to cell ``goals[i]`` (``(n, 2)`` int64
+    ``(x, y)``) of at most ``limits[i]`` steps into ``out[i]`` (-1: none that short, or an end on a
+    blocked cell). Moves: the 8 neighbours, a diagonal one only past two free cells (no corner
+    cut), each one step. A breadth-first search of the ``2 * limits[i] + 1`` square around the
+    start, stopped at the goal."""
+    n = starts.shape[0]
+    big = 0
+    for i in range(n):
+        big = max(big, limits[i])
+    side = 2 * big + 1
+    seen = np.zeros(side * side, np.int32)  # the stamp i + 1 of the last search that queued a cell
+    queue = np.empty(min(side * side, passable.size), np.int64)
+    for i in range(n):
+        out[i] = -1
+        sx, sy, gx, gy, lim = starts[i, 0], starts[i, 1], goals[i, 0], goals[i, 1], limits[i]
+        if not (_free(passable, sx, sy) and _free(passable, gx, gy)) or max(abs(gx - sx), abs(gy - sy)) > lim:
+            continue
+        if sx == gx and sy == gy:
+            out[i] = 0
+            continue
+        stamp = i + 1
+        seen[big * side + big] = stamp
+        queue[0] = sy * passable.shape[1] + sx
+        head, tail, level_end, steps = 0, 1, 1, 0
+        while head < tail and out[i] < 0:
+            if head == level_end:
+                steps += 1
+                level_end = tail
+            if steps >= lim:
+                break
+            y, x = divmod(queue[head], passable.shape[1])
+            head += 1
+            for dy in range(-1, 2):
+                for dx in range(-1, 2):
+                    nx, ny = x + dx, y + dy
+                    if (dx == 0 and dy == 0) or abs(nx - sx) > lim or abs(ny - sy) > lim \
+                            or not _free(passable, nx, ny):
+                        continue
+                    if dx != 0 and dy != 0 and not (passable[y, nx] and passable[ny, x]):
+                        continue
+                    k = (ny - sy + big) * side + nx - sx + big
+                    if seen[k] == stamp:
+                        continue
+                    if nx == gx and ny == gy:
+                        out[i] = steps + 1
+                    seen[k] = stamp
+                    queue[tail] = ny * passable.shape[1] + nx
+                    tail += 1
+    return out
 
 
 @njit(cache=True, nogil=True)

@@ -73,7 +73,7 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels.crowd import (descend_field, field_targets, follow_paths, narrow_passages, passage_waits,
-                                    preferred_velocities, resolve_walls, separation)
+                                    preferred_velocities, resolve_walls, separation, walk_steps)
 from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
 from gamenav._validate import check_options, finite_point, flag, keyword_options, positive_number
 from gamenav.runtime._congestion import oncoming_scale
@@ -925,7 +925,7 @@ class Crowd(Closeable):
         if dt == 0 or len(self) == 0:
             return
         announce_compile("crowd", crowd_step, follow_paths, field_targets, separation, resolve_walls, descend_field,
-                         narrow_passages, passage_waits, preferred_velocities)
+                         narrow_passages, passage_waits, preferred_velocities, walk_steps)
         self._collect_paths()
         self._sent = 0
         self._flush()
@@ -1484,8 +1484,7 @@ class Crowd(Closeable):
         if len(stuck) == 0:
             return
         self._stuck_count[stuck] = 0
-        near = np.hypot(*(self._goal[stuck] - self._pos[stuck]).T) < \
-            (2.0 * self._stride + 1.0) * self._grid.cell_size
+        near = self._near_goal(stuck)
         # bent off its way by the others. ORCA's bend also counts walls: at the destination only
         # with another disc within a cell, and a jam needs another agent within ORCA's reach; a
         # unit that walls alone hold up re-paths, then fails
@@ -1525,6 +1524,23 @@ class Crowd(Closeable):
                                 jammed[self._jams[jammed] % every == 0]])
         self.counters["stuck_repaths"] += len(stuck)
         self._repath(stuck)
+
+    def _near_goal(self, idx: _Idx) -> npt.NDArray[np.bool_]:
+        """Whether each agent of ``idx`` is near its goal: within ``2 * stride + 1`` cells, on a
+        walk at most 2 steps longer than an unobstructed one (see
+        :func:`~gamenav._kernels.crowd.walk_steps`): round a corner, not across a wall from a goal
+        the way round to which is long."""
+        g = self._grid
+        near: npt.NDArray[np.bool_] = np.hypot(*(self._goal[idx] - self._pos[idx]).T) < \
+            (2.0 * self._stride + 1.0) * g.cell_size
+        if near.any():
+            rows = idx[near]
+            cells = self._cells(rows)
+            goals = np.clip(g.world_to_cell(self._goal[rows]), 0, (g.width - 1, g.height - 1))
+            steps = np.empty(len(rows), np.int64)
+            walk_steps(g._kernel_arrays()[0], cells, goals, np.abs(goals - cells).max(axis=1) + 2, steps)
+            near[near] = steps >= 0
+        return near
 
     def _nearest_gap(self, idx: _Idx, reach: float, among: npt.NDArray[np.bool_] | None = None) -> _F64:
         """The gap (world units; < 0: overlap) between each agent of ``idx``'s disc and the

@@ -99,3 +99,55 @@ def test_opening_a_cell_of_a_grid_blocked_everywhere_frees_the_agents_on_walls()
     crowd.update(1 / 30)  # (stayed on blocked cells for good: only edits that blocked cells freed agents)
     cells = grid.world_to_cell(crowd.positions)
     assert grid.passable[cells[:, 1], cells[:, 0]].all()
+
+
+def _walk_steps(walkable: np.ndarray, start: tuple[int, int], goal: tuple[int, int]) -> int:
+    """Fewest steps from cell ``start`` to ``goal`` (8 neighbours, no corner cut; breadth first)."""
+    h, w = walkable.shape
+    seen = {start: 0}
+    frontier = [start]
+    while frontier and goal not in seen:
+        nxt = []
+        for x, y in frontier:
+            for dx in (-1, 0, 1):
+                for dy in (-1, 0, 1):
+                    nx, ny = x + dx, y + dy
+                    if (nx, ny) in seen or not (0 <= nx < w and 0 <= ny < h and walkable[ny, nx]):
+                        continue
+                    if dx and dy and not (walkable[y, nx] and walkable[ny, x]):
+                        continue
+                    seen[nx, ny] = seen[x, y] + 1
+                    nxt.append((nx, ny))
+        frontier = nxt
+    return seen.get(goal, 10**9)
+
+
+@pytest.mark.parametrize("avoidance", ["orca", "separation"])
+def test_units_jammed_across_a_wall_from_their_slots_do_not_count_as_arrived(avoidance: str) -> None:
+    """32 units walk down a corridor to a gap at the end of a thin wall; their formation slots
+    (3 cells apart) lie just across it. Units stuck in the jam were "held at the destination"
+    by their straight-line distance (under 7 cells) and stopped for good on the wrong side,
+    their way round through the gap up to 9 steps long (5 straight)."""
+    walkable = np.ones((20, 30), bool)
+    walkable[:19, 15] = False  # the wall, open in the bottom row
+    walkable[:, :11] = False  # the corridor: x 11..14
+    grid = gamenav.TileGrid(walkable)
+    start = [(x + 0.5, y + 0.5) for y in range(8) for x in range(11, 15)]
+    crowd = gamenav.Crowd(grid, start, radius=0.35, max_speed=3.0, avoidance=avoidance, spacing=3.0)
+    crowd.move(crowd.ids, (16.5, 4.5))
+    before = crowd.arrived.copy()
+    long_ways = []
+    for _ in range(3000):
+        crowd.update(1 / 30)
+        new = np.flatnonzero(crowd.arrived & ~before)
+        before = crowd.arrived.copy()
+        cells = grid.world_to_cell(crowd.positions[new])
+        goals = grid.world_to_cell(crowd.goals[new])
+        for c, g in zip(map(tuple, cells.tolist()), map(tuple, goals.tolist()), strict=True):
+            straight = max(abs(c[0] - g[0]), abs(c[1] - g[1]))
+            if _walk_steps(walkable, c, g) > straight + 2:
+                long_ways.append((c, g))
+        if (crowd.arrived | crowd.failed).all():
+            break
+    assert long_ways == []
+    assert crowd.arrived.all() and not crowd.failed.any()
