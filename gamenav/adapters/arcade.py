@@ -334,6 +334,10 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
         _check_type(path, Path, "path")
     verts = np.asarray(mesh.vertices, dtype=np.float64)
     tris = np.asarray(mesh.triangles, dtype=np.int64)  # rows are triangle ids, dead ones too
+    if path is not None and len(path.corridor) and not 0 <= path.corridor.min() <= path.corridor.max() < len(tris):
+        raise InvalidInputError(
+            f"path's corridor must hold triangle ids of this mesh (0 to {len(tris) - 1}), got ids "
+            f"{path.corridor.min()} to {path.corridor.max()} (a path found on another mesh?)")
     alive = getattr(mesh, "alive", None)
     live = np.ones(len(tris), bool) if alive is None else np.asarray(alive, dtype=bool)
     if highlight is not None:

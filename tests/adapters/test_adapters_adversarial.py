@@ -1,6 +1,6 @@
 """Adversarial review of the engine adapters: arcade sprites with extreme or broken numbers,
 Tiled maps with group layers and object layers, pygame rectangles on fractional cells and mask
-thresholds met exactly.
+thresholds met exactly, drawing with paths of another mesh.
 Each test fails on the code before its fix."""
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ import pytest
 import arcade  # noqa: E402  (after ARCADE_HEADLESS is set by conftest)
 import pygame  # noqa: E402  (after SDL_VIDEODRIVER is set by conftest)
 import pytiled_parser  # noqa: E402
+import shapely  # noqa: E402
 from pytiled_parser import tiled_object  # noqa: E402
 
+import gamenav  # noqa: E402
 from gamenav import InvalidInputError  # noqa: E402
-from gamenav.adapters.arcade import (draw_path, grid_from_sprites, grid_from_tilemap,  # noqa: E402
+from gamenav.adapters.arcade import (draw_navmesh, draw_path, grid_from_sprites, grid_from_tilemap,  # noqa: E402
                                      navmesh_from_tilemap)
 from gamenav.adapters.pygame import grid_from_mask, grid_from_rects  # noqa: E402
 
@@ -118,3 +120,21 @@ def test_arcade_draw_path_of_no_points_draws_nothing(points: Any) -> None:
     """``draw_path([])`` raised "path points must have shape (n, 2), got (0,)" in the arcade
     adapter, while the pygame adapter's ``draw_path`` draws nothing for an empty list."""
     draw_path(points)
+
+
+@pytest.fixture(scope="module")
+def window() -> Any:
+    win = arcade.Window(200, 160, "gamenav adversarial tests", visible=False)
+    yield win
+    win.close()
+
+
+def test_draw_navmesh_refuses_a_path_of_another_mesh(window: Any) -> None:
+    """A path whose corridor names triangles the drawn mesh does not have (found on another
+    mesh, e.g. before the level was rebuilt) raised IndexError from inside the adapter."""
+    grid = gamenav.TileGrid.from_strings([".....", "####.", ".....", ".####", "....."])
+    path = gamenav.find_path(gamenav.NavMesh.from_grid(grid), (0.5, 0.5), (0.5, 4.5))
+    small = gamenav.NavMesh.from_polygons(shapely.box(0, 0, 10, 10))
+    assert path.found and path.corridor.max() >= len(small.triangles)
+    with pytest.raises(InvalidInputError, match=r"path's corridor must hold triangle ids of this mesh \(0 to 1\)"):
+        draw_navmesh(small, path=path)
