@@ -295,6 +295,8 @@ def draw_expansions(grid: TileGrid, values: npt.ArrayLike, *, alpha: int = 110) 
     arr = np.asarray(values)
     if arr.shape != grid.shape:
         raise InvalidInputError(f"values must have the grid's shape {grid.shape}, got {arr.shape}")
+    if arr.dtype.kind not in "biuf":
+        raise InvalidInputError(f"values must be a bool mask or a field of numbers, got dtype {arr.dtype}")
     reached = arr if arr.dtype == np.bool_ else np.isfinite(arr)
     ys, xs = np.nonzero(reached)
     if len(xs) == 0:

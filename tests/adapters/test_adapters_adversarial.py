@@ -20,7 +20,7 @@ from pytiled_parser import tiled_object  # noqa: E402
 
 import gamenav  # noqa: E402
 from gamenav import InvalidInputError  # noqa: E402
-from gamenav.adapters.arcade import (draw_navmesh, draw_path, grid_from_sprites, grid_from_tilemap,  # noqa: E402
+from gamenav.adapters.arcade import (draw_expansions, draw_navmesh, draw_path, grid_from_sprites, grid_from_tilemap,  # noqa: E402
                                      navmesh_from_tilemap)
 from gamenav.adapters.pygame import grid_from_mask, grid_from_rects  # noqa: E402
 
@@ -138,3 +138,11 @@ def test_draw_navmesh_refuses_a_path_of_another_mesh(window: Any) -> None:
     assert path.found and path.corridor.max() >= len(small.triangles)
     with pytest.raises(InvalidInputError, match=r"path's corridor must hold triangle ids of this mesh \(0 to 1\)"):
         draw_navmesh(small, path=path)
+
+
+@pytest.mark.parametrize("values", [[["a", "b"], ["c", "d"]], [[1.0, None], [2.0, 3.0]]])
+def test_draw_expansions_refuses_values_that_are_not_numbers(window: Any, values: Any) -> None:
+    """Strings or None in the field raised numpy's TypeError ("ufunc 'isfinite' not supported")."""
+    grid = gamenav.TileGrid(np.ones((2, 2), bool))
+    with pytest.raises(InvalidInputError, match="values must be a bool mask or a field of numbers, got dtype"):
+        draw_expansions(grid, np.array(values))
