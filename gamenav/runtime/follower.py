@@ -16,7 +16,7 @@ from gamenav._validate import finite_point, positive_number
 from gamenav._events import Closeable
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import TileGrid
-from gamenav.runtime.crowd import Crowd
+from gamenav.runtime.crowd import _MAX_CELLS_PER_SECOND, Crowd, _bounded
 from gamenav.types import Path
 
 __all__ = ["Follower"]
@@ -38,7 +38,7 @@ class Follower(Closeable):
     Args:
         grid: the walkable grid; ``start`` must lie on a passable cell.
         start: world ``(x, y)`` start position.
-        speed: world units per second (> 0).
+        speed: world units per second (> 0, at most 1e9 cells per second).
         queue: a ``PathQueue`` to request paths through, or ``None`` to search at once.
         world: search on this NavMesh instead of the grid (the grid still keeps the agent off walls).
         radius: the agent's radius in world units (default: a quarter cell), for wall margins
@@ -68,7 +68,8 @@ class Follower(Closeable):
         r = grid.cell_size / 4 if radius is None else positive_number(radius, "radius")
         diagonal = path_options.pop("diagonal", "no_corner_cutting")
         self._crowd = Crowd(grid, [finite_point(start, "start")], radius=r,
-                            max_speed=positive_number(speed, "speed"), queue=queue, world=world,
+                            max_speed=_bounded(speed, "speed", _MAX_CELLS_PER_SECOND * grid.cell_size),
+                            queue=queue, world=world,
                             diagonal=diagonal, path_options=path_options,
                             arrive_radius=min(0.5, grid.cell_size / 8))
 
