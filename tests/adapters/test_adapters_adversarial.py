@@ -20,8 +20,8 @@ from pytiled_parser import tiled_object  # noqa: E402
 
 import gamenav  # noqa: E402
 from gamenav import InvalidInputError  # noqa: E402
-from gamenav.adapters.arcade import (draw_expansions, draw_navmesh, draw_path, grid_from_sprites, grid_from_tilemap,  # noqa: E402
-                                     navmesh_from_tilemap)
+from gamenav.adapters.arcade import (PathFollower, draw_expansions, draw_navmesh, draw_path,  # noqa: E402
+                                     grid_from_sprites, grid_from_tilemap, navmesh_from_tilemap)
 from gamenav.adapters.pygame import grid_from_mask, grid_from_rects  # noqa: E402
 
 
@@ -146,3 +146,12 @@ def test_draw_expansions_refuses_values_that_are_not_numbers(window: Any, values
     grid = gamenav.TileGrid(np.ones((2, 2), bool))
     with pytest.raises(InvalidInputError, match="values must be a bool mask or a field of numbers, got dtype"):
         draw_expansions(grid, np.array(values))
+
+
+def test_a_sprite_at_nan_is_named_when_it_starts_a_follower() -> None:
+    """A follower's sprite at NaN was refused as "start must be a finite (x, y) pair", an
+    argument the arcade PathFollower does not have."""
+    grid = gamenav.TileGrid.from_strings(["....", "...."], cell_size=32, y_up=True)
+    sprite = arcade.SpriteSolidColor(8, 8, center_x=float("nan"), center_y=16)
+    with pytest.raises(InvalidInputError, match=r"^the sprite's position must be a finite \(x, y\) pair"):
+        PathFollower(sprite, grid, speed=100)
