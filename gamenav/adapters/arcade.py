@@ -398,8 +398,8 @@ class PathFollower(Follower):
                  world: Any = None, radius: float | None = None, **path_options: Any) -> None:
         _check_type(sprite, arcade.BasicSprite, "sprite")
         self.sprite = sprite
-        super().__init__(grid, finite_point(sprite.position, "the sprite's position"), speed=speed, queue=queue, world=world, radius=radius,
-                         **path_options)
+        start = finite_point(sprite.position, "the sprite's position").tolist()
+        super().__init__(grid, start, speed=speed, queue=queue, world=world, radius=radius, **path_options)
 
     def update(self, dt: float) -> None:
         """Advance ``dt`` seconds and write the sprite's new position."""
