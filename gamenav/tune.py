@@ -313,10 +313,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.plot:  # fail before the long run, not after it
         try:
             import matplotlib  # noqa: F401
+            from matplotlib.backend_bases import FigureCanvasBase
         except ImportError:
             parser.error('--plot needs matplotlib: pip install -e ".[plot]" (in a gamenav checkout)')
         if os.path.isdir(args.plot) or not os.path.isdir(os.path.dirname(os.path.abspath(args.plot))):
             parser.error(f"--plot must name a PNG file in an existing folder, got {args.plot!r}")
+        formats = FigureCanvasBase.get_supported_filetypes()
+        suffix = os.path.splitext(args.plot)[1].lstrip(".").lower()
+        if suffix and suffix not in formats:
+            parser.error(f"--plot {args.plot!r}: matplotlib cannot write .{suffix} files "
+                         f"(it writes {', '.join(sorted(formats))})")
     try:
         grid = TileGrid.from_movingai(args.map)
     except (OSError, MapFormatError) as exc:

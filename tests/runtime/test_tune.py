@@ -133,6 +133,7 @@ def test_module_entry_point(small_map: Path) -> None:
     (["--plot", "no-such-folder/tune.png"],
      "--plot must name a PNG file in an existing folder, got 'no-such-folder/tune.png'"),
     (["--plot", "."], "--plot must name a PNG file in an existing folder, got '.'"),
+    (["--plot", "tune.xyz"], "--plot 'tune.xyz': matplotlib cannot write .xyz files (it writes "),
 ])
 def test_arguments_the_simulation_cannot_use_fail_before_the_run(small_map: Path, args: list[str], message: str,
                                                                  capsys: pytest.CaptureFixture[str],
