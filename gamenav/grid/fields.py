@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k
-from gamenav._validate import real_number
+from gamenav._validate import holds_bool, real_number
 from gamenav.errors import BlockedEndpointError, InvalidInputError, OutOfBoundsError
 from gamenav.grid.clearance import radius_state, threshold
 from gamenav.grid.movement import Diagonal
@@ -91,7 +91,7 @@ def snapshot_field(grid: TileGrid, snapshot: _GridState | None, sources: npt.Arr
     if src.ndim == 1:
         src = src.reshape(1, -1)
     if src.ndim != 2 or src.shape[1] != 2 or src.shape[0] == 0 or not (
-            np.issubdtype(src.dtype, np.integer)):
+            np.issubdtype(src.dtype, np.integer)) or holds_bool(sources):  # (True, 1) reads as ints
         raise InvalidInputError(
             f"sources must be an (x, y) cell or an (n, 2) int array with n >= 1, got {sources!r}")
     xs, ys = src[:, 0], src[:, 1]  # compared before any cast (uint64 beyond int64)
@@ -143,7 +143,7 @@ def _cost_scale(value: npt.ArrayLike, shape: tuple[int, int]) -> npt.NDArray[np.
         scale = np.asarray(value)
     except (TypeError, ValueError):  # ragged
         scale = np.zeros(0)
-    if scale.shape != shape or scale.dtype == np.bool_ or not (
+    if scale.shape != shape or scale.dtype == np.bool_ or holds_bool(value) or not (
             np.issubdtype(scale.dtype, np.integer) or np.issubdtype(scale.dtype, np.floating)):
         raise InvalidInputError(f"cost_scale must be a {shape[0]} x {shape[1]} array of numbers ([y, x]), "
                                 f"got {type(value).__name__} of shape {getattr(scale, 'shape', None)}")

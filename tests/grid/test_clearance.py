@@ -254,6 +254,19 @@ def test_distance_field_with_a_radius_equals_the_field_on_the_mask() -> None:
         gamenav.distance_field(grid, (0, 0), agent_radius=1.0)
 
 
+def test_distance_field_refuses_bools_mixed_with_numbers() -> None:
+    """numpy reads ``[(0, 0), (True, 1)]`` as ints: the field took True as the cell (1, 1)
+    (``find_path`` refuses it) and a ``cost_scale`` row ``[True, 1.0]`` as the scale 1.0."""
+    grid = TileGrid(np.ones((2, 2), bool))
+    for sources in ([(0, 0), (True, 1)], (np.True_, 0)):
+        with pytest.raises(InvalidInputError, match="sources must be"):
+            gamenav.distance_field(grid, sources)
+    with pytest.raises(InvalidInputError, match="cost_scale must be"):
+        gamenav.distance_field(grid, (0, 0), cost_scale=[[True, 1.0], [1.0, 1.0]])
+    assert gamenav.distance_field(grid, [[0, 0], [1, 1]], cost_scale=[[1, 2], [3, 4]]).tolist() == [[0.0, 2.0],
+                                                                                                 [3.0, 0.0]]
+
+
 def test_radius_searches_follow_edits() -> None:
     grid = TileGrid(np.ones((12, 12), bool))
     assert gamenav.find_path(grid, (2, 2), (9, 9), agent_radius=1.5).cost == pytest.approx(7 * math.sqrt(2))
