@@ -229,7 +229,8 @@ def _plot(results: Sequence[SimResult], out: str, title: str) -> None:
     except ImportError:
         raise SystemExit('--plot needs matplotlib: pip install -e ".[plot]" (in a gamenav checkout)') from None
     fig = plot_figure(results, title)
-    fig.savefig(out, dpi=100)
+    suffix = os.path.splitext(out)[1].lstrip(".")
+    fig.savefig(out, dpi=100, format=None if suffix else "png")  # no suffix: a PNG under that name
     plt.close(fig)
 
 

@@ -44,6 +44,15 @@ def test_table_and_plot(small_map: Path, tmp_path: Path, capsys: pytest.CaptureF
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_plot_without_a_file_suffix_is_a_png_under_that_name(small_map: Path, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "plot"  # was written as plot.png while "plot written to .../plot" was printed
+    assert tune.main(["--map", str(small_map), "--agents", "2", "--budgets", "1", "--frames", "2",
+                      "--plot", str(out)]) == 0
+    assert f"plot written to {out}" in capsys.readouterr().out
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_progress_bar_on_a_terminal() -> None:
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
