@@ -676,7 +676,10 @@ class Crowd(Closeable):
 
     @property
     def arrived(self) -> npt.NDArray[np.bool_]:
-        """``(n,)`` bool: the agent reached its goal (or was never ordered), read-only view."""
+        """``(n,)`` bool: the agent reached its goal (or was never ordered), or stayed stuck
+        within ``2 * s + 1`` cells of it (``s``: the slot spacing in whole cells) with others in
+        its way, on a walk at most 2 steps longer than a straight one (not across a wall);
+        read-only view."""
         self._catch_up()
         return _readonly(self._arrived)
 
