@@ -66,7 +66,7 @@ def threshold(grid: TileGrid, agent_radius: Any, name: str = "agent_radius") -> 
         raise InvalidInputError(
             f"{name} must be a finite number in [0, {limit:g}] world units ({MAX_RADIUS_CELLS} cells "
             f"of cell_size {grid.cell_size:g}), got {r}")
-    cells = r / grid.cell_size
+    cells = min(r / grid.cell_size, MAX_RADIUS_CELLS)  # (a subnormal cell_size rounds the limit up to 8 cells)
     return max(0, math.ceil(4.0 * cells * cells - 1e-9))
 
 

@@ -134,6 +134,18 @@ def test_radius_thresholds() -> None:
             gamenav.find_path(grid, (0, 0), (1, 1), agent_radius=bad)
 
 
+
+def test_the_largest_radius_on_a_subnormal_cell_size() -> None:
+    """``7.5 * 5e-324`` rounds to 8 cells (threshold 256, beyond the kernel's uint8 cap of
+    255): the largest radius left no cell usable (find_path raised BlockedEndpointError)."""
+    plain = TileGrid(np.ones((20, 20), bool))
+    for cell_size in (5e-324, 1e-323):
+        grid = TileGrid(np.ones((20, 20), bool), cell_size=cell_size)
+        r = MAX_RADIUS_CELLS * cell_size
+        assert threshold(grid, r) == threshold(plain, MAX_RADIUS_CELLS) == 225
+        np.testing.assert_array_equal(clearance_mask(grid, r), clearance_mask(plain, MAX_RADIUS_CELLS))
+        assert gamenav.find_path(grid, (10, 10), (9, 9), agent_radius=r).cost == pytest.approx(math.sqrt(2))
+
 # -- searches with a radius equal plain searches on the mask --------------------------------
 
 def _check_equal(grid: TileGrid, pairs: list[tuple[tuple[int, int], tuple[int, int]]], r: float,
