@@ -101,6 +101,9 @@ _FIELD_LOOK_AHEAD = 3
 """Flow-field agents aim at the cell this many steps down the field."""
 _MAX_REPATHS = 4  # stuck re-paths before an agent gives up (``failed``)
 _MAX_JAM_REPATHS = 8  # jam re-paths in which it did not move a cell, nobody near it making headway
+_NEAR_WALK = 64
+"""A stuck unit is near its goal only on a walk of at most this many steps (so the walk search
+stays small whatever the slot spacing)."""
 _MIN_ARRIVAL_SPEED = 0.2
 """Slowing down for the goal never goes below this fraction of ``max_speed`` (so arrival
 takes finite time), and never beyond reaching the goal within one update."""
@@ -1541,7 +1544,9 @@ class Crowd(Closeable):
             cells = self._cells(rows)
             goals = np.clip(g.world_to_cell(self._goal[rows]), 0, (g.width - 1, g.height - 1))
             steps = np.empty(len(rows), np.int64)
-            walk_steps(g._kernel_arrays()[0], cells, goals, np.abs(goals - cells).max(axis=1) + 2, steps)
+            limits = np.abs(goals - cells).max(axis=1) + 2
+            limits[limits > _NEAR_WALK] = -1  # (no search)
+            walk_steps(g._kernel_arrays()[0], cells, goals, limits, steps)
             near[near] = steps >= 0
         return near
 
