@@ -235,6 +235,8 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
     Raises:
         InvalidInputError: ``layer`` is not the name of an object layer with polygons,
             rectangles or ellipses, ``walkable`` is not a bool, or a bad ``agent_radius``.
+        MapFormatError: an object with NaN or infinite coordinates (the message names the file
+            and the object's id).
         InvalidGeometryError: the objects leave no walkable area, or have coordinates outside
             ``gamenav.navmesh.MAX_COORDINATE``.
     """
@@ -253,9 +255,13 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
     polygons = []
     for obj in objects:
         outline = _object_outline(obj)
-        if outline is not None and len(outline) >= 3:
-            polygons.append(shapely.Polygon(np.stack(
-                [outline[:, 0] * scale + ox, (bottom - outline[:, 1]) * scale + oy], axis=1)))
+        if outline is None or len(outline) < 3:
+            continue
+        points = np.stack([outline[:, 0] * scale + ox, (bottom - outline[:, 1]) * scale + oy], axis=1)
+        if not np.isfinite(points).all():
+            raise MapFormatError(f"object {obj.id} of layer {layer!r} has NaN or infinite coordinates: "
+                                 f"{points.tolist()}", path=getattr(tile_map.tiled_map, "map_file", None))
+        polygons.append(shapely.Polygon(points))
     if not polygons:
         raise InvalidInputError(f"object layer {layer!r} has no polygons, rectangles or ellipses")
     if walkable:

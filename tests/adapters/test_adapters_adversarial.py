@@ -19,7 +19,7 @@ import shapely  # noqa: E402
 from pytiled_parser import tiled_object  # noqa: E402
 
 import gamenav  # noqa: E402
-from gamenav import InvalidInputError  # noqa: E402
+from gamenav import InvalidInputError, MapFormatError  # noqa: E402
 from gamenav.adapters.arcade import (PathFollower, draw_expansions, draw_navmesh, draw_path,  # noqa: E402
                                      grid_from_sprites, grid_from_tilemap, navmesh_from_tilemap)
 from gamenav.adapters.pygame import grid_from_mask, grid_from_rects  # noqa: E402
@@ -155,3 +155,13 @@ def test_a_sprite_at_nan_is_named_when_it_starts_a_follower() -> None:
     sprite = arcade.SpriteSolidColor(8, 8, center_x=float("nan"), center_y=16)
     with pytest.raises(InvalidInputError, match=r"^the sprite's position must be a finite \(x, y\) pair"):
         PathFollower(sprite, grid, speed=100)
+
+
+def test_an_object_at_nan_is_a_map_format_error(data_dir: Path) -> None:
+    """A Tiled rectangle at x = NaN raised shapely's GEOSException ("Points of LinearRing do not
+    form a closed linestring") from inside navmesh_from_tilemap."""
+    tiled_map = _tiny_map(data_dir)
+    tiled_map.layers[2].tiled_objects.append(tiled_object.Rectangle(
+        id=9, coordinates=tiled_object.OrderedPair(float("nan"), 5), size=tiled_object.Size(4, 4)))
+    with pytest.raises(MapFormatError, match=r"tiny\.json: object 9 of layer 'obstacles' has NaN or infinite"):
+        navmesh_from_tilemap(arcade.TileMap(tiled_map=tiled_map), "obstacles")
