@@ -350,9 +350,13 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
     live = np.ones(len(tris), bool) if alive is None else np.asarray(alive, dtype=bool)
     if highlight is not None:
         try:
-            ids = np.asarray(highlight, dtype=np.int64).ravel()
-        except (TypeError, ValueError, OverflowError):
-            raise InvalidInputError(f"highlight must be triangle ids (ints), got {highlight!r}") from None
+            raw = np.asarray(highlight)
+            ints = raw.size == 0 or raw.dtype.kind in "iu"  # (not bools, floats, or 10**30: an object)
+        except ValueError:  # ragged
+            ints = False
+        if not ints:
+            raise InvalidInputError(f"highlight must be triangle ids (ints), got {highlight!r}")
+        ids = raw.astype(np.int64).ravel()
         ids = ids[(ids >= 0) & (ids < len(tris))]
         for x1, y1, x2, y2, x3, y3 in verts[tris[ids[live[ids]]]].reshape(-1, 6).tolist():
             arcade.draw_triangle_filled(x1, y1, x2, y2, x3, y3, highlight_color)

@@ -165,3 +165,12 @@ def test_an_object_at_nan_is_a_map_format_error(data_dir: Path) -> None:
         id=9, coordinates=tiled_object.OrderedPair(float("nan"), 5), size=tiled_object.Size(4, 4)))
     with pytest.raises(MapFormatError, match=r"tiny\.json: object 9 of layer 'obstacles' has NaN or infinite"):
         navmesh_from_tilemap(arcade.TileMap(tiled_map=tiled_map), "obstacles")
+
+
+@pytest.mark.parametrize("highlight", [[True, False], np.array([0.0, 1.5])])
+def test_draw_navmesh_refuses_highlights_that_are_not_ids(window: Any, highlight: Any) -> None:
+    """Bools and floats were cast to ids: the mask ``[True, False]`` highlighted triangles 1 and
+    0, ``1.5`` highlighted triangle 1."""
+    mesh = gamenav.NavMesh.from_polygons(shapely.box(0, 0, 10, 10))
+    with pytest.raises(InvalidInputError, match="highlight must be triangle ids"):
+        draw_navmesh(mesh, highlight=highlight)
