@@ -1,6 +1,6 @@
 """Adversarial review of the engine adapters: arcade sprites with extreme or broken numbers,
 Tiled maps with group layers and object layers, pygame rectangles on fractional cells and mask
-thresholds met exactly, drawing with paths of another mesh.
+thresholds met exactly, drawing and following with inputs of the wrong kind or of another mesh.
 Each test fails on the code before its fix."""
 
 from __future__ import annotations
