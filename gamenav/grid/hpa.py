@@ -37,7 +37,10 @@ from measurements on the GPPC 2014 maps, ``benchmarks/grid_large.py``, 200 longe
 * Result (``python benchmarks/grid_large.py``, one run, CPU medians): maze 3.8 ms (A* 166 ms,
   44.1x), rooms 0.71 ms (64.9x), orz700d 0.24 ms (21.3x), Cauldron 0.66 ms (55.6x); mean length
   1.0000-1.0051 x optimal, max 1.0188 x. Graph build 0.05-1.3 s CPU, 10-71 MiB; a 4 x 4 edit
-  repairs in 0.9-4.0 ms (median CPU).
+  repairs in 0.9-4.0 ms (median CPU). Open ground strewn with single-cell obstacles is the worst
+  case: long entrances get transitions only at their ends and the string-pulling's lines are
+  often blocked (``benchmarks/hpa_quality.py``: 2% of the cells blocked, max 1.147 x; transitions
+  every 16 cells gave 1.029 x, but Cauldron's queries took 0.50 -> 0.98 ms); A* is faster there anyway.
 * Sizes (medians, ms per query / mean and max length over optimal; one machine, one run):
   16-cell clusters with transitions every 8 cells gave near-optimal paths (mean <= 1.0006 after
   smoothing) but searched graphs of 25 000 - 80 000 nodes (room 9.5 ms, maze 21 ms); sparser
