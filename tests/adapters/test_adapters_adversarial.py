@@ -174,3 +174,10 @@ def test_draw_navmesh_refuses_highlights_that_are_not_ids(window: Any, highlight
     mesh = gamenav.NavMesh.from_polygons(shapely.box(0, 0, 10, 10))
     with pytest.raises(InvalidInputError, match="highlight must be triangle ids"):
         draw_navmesh(mesh, highlight=highlight)
+
+
+@pytest.mark.parametrize(("size", "cell_size"), [((10, 10), 5e-324), ((1e308, 1.0), 1e-300)])
+def test_a_grid_size_overflowing_cells_is_too_big_not_an_overflow(size: tuple[float, float], cell_size: float) -> None:
+    """``10 / 5e-324`` cells is inf: ``math.ceil(inf)`` raised a bare OverflowError."""
+    with pytest.raises(InvalidInputError, match=r"grid: more than 134217728 cells"):
+        grid_from_rects([], size=size, cell_size=cell_size)
