@@ -151,3 +151,26 @@ def test_units_jammed_across_a_wall_from_their_slots_do_not_count_as_arrived(avo
             break
     assert long_ways == []
     assert crowd.arrived.all() and not crowd.failed.any()
+
+
+@pytest.mark.parametrize("avoidance", ["orca", "separation"])
+@pytest.mark.parametrize("dt", [100.0, 1e8, 1e300])
+def test_a_hitch_of_minutes_or_more_moves_agents_on_to_their_goals(avoidance: str, dt: float) -> None:
+    """One update(100) took an agent 8 cells from its goal beyond it, update(1e8) left it where
+    it stood (32 sub-steps of minutes: paths' turns overshot, ORCA's wall horizon of a sub-step
+    froze it); a Follower likewise. A hitch is cut to MAX_SUBSTEPS half cells of movement, so
+    the agent walks on (8 to 11 of the 11.3 cells) and arrives within the next 2 seconds."""
+    grid = gamenav.TileGrid(np.ones((10, 10), bool))
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5)], radius=0.3, max_speed=1.0, avoidance=avoidance)
+    crowd.move([0], (8.5, 8.5))
+    follower = gamenav.Follower(grid, (0.5, 0.5), speed=1.0)
+    follower.move_to((8.5, 8.5))
+    crowd.update(dt)
+    follower.update(dt)
+    assert np.hypot(*(crowd.positions[0] - (8.5, 8.5))) < 1.0
+    assert np.hypot(*(np.asarray(follower.position) - (8.5, 8.5))) < 1.0
+    for _ in range(60):
+        crowd.update(1 / 30)
+        follower.update(1 / 30)
+    assert crowd.arrived[0] and np.hypot(*(crowd.positions[0] - (8.5, 8.5))) < 0.5
+    assert follower.arrived and np.hypot(*(np.asarray(follower.position) - (8.5, 8.5))) < 0.5
