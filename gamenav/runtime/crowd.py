@@ -236,6 +236,8 @@ _OVERLAP_TOLERANCE = 0.01
 def _check_queue(queue: Any) -> None:
     if queue is not None and not callable(getattr(queue, "request", None)):
         raise InvalidInputError(f"queue must be a PathQueue (or None), got {type(queue).__name__}")
+    if getattr(queue, "closed", False) is True:  # (else the first order raises, far from the cause)
+        raise InvalidInputError("queue is closed: pass an open PathQueue (or None)")
 
 
 def _points(positions: npt.ArrayLike) -> _F64:

@@ -174,3 +174,20 @@ def test_a_hitch_of_minutes_or_more_moves_agents_on_to_their_goals(avoidance: st
         follower.update(1 / 30)
     assert crowd.arrived[0] and np.hypot(*(crowd.positions[0] - (8.5, 8.5))) < 0.5
     assert follower.arrived and np.hypot(*(np.asarray(follower.position) - (8.5, 8.5))) < 0.5
+
+
+def test_a_closed_queue_is_refused_when_given_not_at_the_first_order() -> None:
+    grid = gamenav.TileGrid(np.ones((5, 5), bool))
+    queue = gamenav.PathQueue(budget_ms=1.0)
+    queue.close()
+    with pytest.raises(gamenav.InvalidInputError, match="queue is closed"):
+        gamenav.Crowd(grid, [(0.5, 0.5)], radius=0.3, max_speed=1.0, queue=queue)
+    with pytest.raises(gamenav.InvalidInputError, match="queue is closed"):
+        gamenav.Follower(grid, (0.5, 0.5), speed=1.0, queue=queue)
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5)], radius=0.3, max_speed=1.0)
+    with pytest.raises(gamenav.InvalidInputError, match="queue is closed"):
+        crowd.queue = queue
+    crowd.move([0], (4.5, 4.5))  # (synchronous paths still)
+    for _ in range(300):
+        crowd.update(1 / 30)
+    assert crowd.arrived[0]
