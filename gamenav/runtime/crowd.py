@@ -262,9 +262,11 @@ def _check_positions(grid: TileGrid, pos: _F64) -> None:
     on_free[inside] = grid.passable[cells[inside, 1], cells[inside, 0]]
     if not on_free.all():
         bad = int(np.flatnonzero(~on_free)[0])
+        where = f"in blocked cell {tuple(cells[bad].tolist())}" if inside[bad] else "outside the grid (world x " \
+            f"{grid.origin[0]:g}..{grid.origin[0] + grid.width * grid.cell_size:g}, y " \
+            f"{grid.origin[1]:g}..{grid.origin[1] + grid.height * grid.cell_size:g})"
         raise InvalidInputError(
-            f"every position must lie on a passable cell; agent {bad} at {tuple(pos[bad].tolist())} is in "
-            f"cell {tuple(cells[bad].tolist())}, which is blocked or outside the grid")
+            f"every position must lie on a passable cell; agent {bad} at {tuple(pos[bad].tolist())} is {where}")
 
 
 def _dilate(mask: npt.NDArray[np.bool_], k: int) -> npt.NDArray[np.bool_]:

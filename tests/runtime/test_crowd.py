@@ -44,7 +44,7 @@ def test_positions_must_be_n_by_2() -> None:
 
 def test_positions_on_blocked_cells_are_rejected() -> None:
     grid = gamenav.TileGrid.from_strings(["..#", "..."])
-    with pytest.raises(gamenav.InvalidInputError, match=r"agent 1 at \(2\.5, 0\.5\) is in cell \(2, 0\)"):
+    with pytest.raises(gamenav.InvalidInputError, match=r"agent 1 at \(2\.5, 0\.5\) is in blocked cell \(2, 0\)"):
         gamenav.Crowd(grid, [(0.5, 0.5), (2.5, 0.5)], radius=0.3, max_speed=1)
 
 

@@ -191,3 +191,14 @@ def test_a_closed_queue_is_refused_when_given_not_at_the_first_order() -> None:
     for _ in range(300):
         crowd.update(1 / 30)
     assert crowd.arrived[0]
+
+
+def test_a_position_far_off_the_grid_is_reported_with_the_grid_bounds_not_a_clamped_cell() -> None:
+    """``(1e300, 0.5)`` was "in cell (4611686018427387904, 0)" (world_to_cell's clamp)."""
+    grid = gamenav.TileGrid(np.ones((5, 5), bool))
+    grid.set_walkable((1, 1), False)
+    with pytest.raises(gamenav.InvalidInputError,
+                       match=r"\(1e\+300, 0.5\) is outside the grid \(world x 0..5, y 0..5\)"):
+        gamenav.Crowd(grid, [(1e300, 0.5)], radius=0.3, max_speed=1.0)
+    with pytest.raises(gamenav.InvalidInputError, match=r"\(1.5, 1.5\) is in blocked cell \(1, 1\)"):
+        gamenav.Follower(grid, (1.5, 1.5), speed=1.0)
