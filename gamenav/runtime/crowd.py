@@ -109,7 +109,8 @@ _MIN_ARRIVAL_SPEED = 0.2
 takes finite time), and never beyond reaching the goal within one update."""
 MAX_SUBSTEPS = 32
 """Most sub-steps of one :meth:`Crowd.update`, each moving an agent at most half a cell (a
-longer update is cut to this many half cells of the fastest agent)."""
+longer update is cut to this many half cells of the fastest agent, unless under a second)."""
+_UNCUT_SECONDS = 1.0
 _MAX_CELLS_PER_SECOND = 1e9  # speeds (and accelerations per second) above this many cells are refused
 _CORNER_RULES = (Diagonal.NO_CORNER_CUTTING, Diagonal.AT_MOST_ONE_BLOCKED)  # rules whose diagonal steps read corners
 _NO_ROUTE = Path.none(PathStatus.NO_PATH)
@@ -924,8 +925,8 @@ class Crowd(Closeable):
         A long ``dt`` (a hitch) or a fast agent is simulated in equal sub-steps in which no agent
         moves more than half a cell, so agents keep to their paths' turns: at most
         :data:`MAX_SUBSTEPS` of them. A hitch longer than that (the fastest agent could cross
-        more than ``MAX_SUBSTEPS`` half cells) is cut to that length, as game engines cap their
-        frame time: the rest of it is not simulated.
+        more than ``MAX_SUBSTEPS`` half cells) and than a second is cut to that length, as game
+        engines cap their frame time: the rest of it is not simulated.
         """
         self._check_open("update")
         if type(dt) is not float and (isinstance(dt, bool) or not isinstance(dt, numbers.Real)) or \
@@ -944,8 +945,10 @@ class Crowd(Closeable):
         self._rerouted = False  # (one congestion re-plan per update, not per sub-step)
         reach = (1.5 if self.avoidance == "separation" else 1.0) * self._v_max  # (separation: up to 1.5 x)
         # longer sub-steps overshoot their paths' turns, and ORCA's wall horizon (at least a
-        # sub-step) froze agents: a minute's hitch left them where they stood, or further away
-        dt = min(dt, MAX_SUBSTEPS * self._grid.cell_size / (2.0 * reach)) if reach > 0 else dt
+        # sub-step) froze agents: a minute's hitch left them where they stood, or further away.
+        # (Not below a second: a frame of very fast agents runs whole, in longer sub-steps.)
+        if reach > 0:
+            dt = min(dt, max(MAX_SUBSTEPS * self._grid.cell_size / (2.0 * reach), _UNCUT_SECONDS))
         half_cells = 2.0 * reach * dt / self._grid.cell_size
         steps = min(max(1, math.ceil(half_cells)), MAX_SUBSTEPS)
         for _ in range(steps):

@@ -202,3 +202,14 @@ def test_a_position_far_off_the_grid_is_reported_with_the_grid_bounds_not_a_clam
         gamenav.Crowd(grid, [(1e300, 0.5)], radius=0.3, max_speed=1.0)
     with pytest.raises(gamenav.InvalidInputError, match=r"\(1.5, 1.5\) is in blocked cell \(1, 1\)"):
         gamenav.Follower(grid, (1.5, 1.5), speed=1.0)
+
+
+def test_a_very_fast_agent_does_not_slow_the_others_down_at_usual_frame_rates() -> None:
+    """Cutting hitches to 32 half cells of the fastest agent, without a floor, cut every 1/30 s
+    frame of a crowd with a 1e6 cells/s agent to 1.6e-5 s: the others stood still."""
+    grid = gamenav.TileGrid(np.ones((20, 20), bool))
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5), (10.5, 10.5)], radius=0.3, max_speed=[1e6, 1.0])
+    crowd.move([1], (18.5, 10.5), formation=False)
+    for _ in range(30):
+        crowd.update(1 / 30)
+    assert crowd.positions[1, 0] == pytest.approx(11.5, abs=0.05)
