@@ -159,8 +159,23 @@ class NavMeshSearch:
     def _incident(self, v: int) -> npt.NDArray[Any]:
         return self._k["vtri"][self._k["vtri_start"][v]:self._k["vtri_start"][v + 1]]
 
+    def _fan(self, v: int, t: int) -> list[int]:
+        """The triangles around vertex ``v`` of ``t`` reached from ``t`` across edges at ``v``:
+        all of ``v``'s triangles, except at a pinch point (only ``t``'s side of it)."""
+        tris, nbrs = self._k["tris"], self._k["nbrs"]
+        fan, todo = {t}, [t]
+        while todo:
+            u = todo.pop()
+            i = tris[u].tolist().index(v)
+            for w in (int(nbrs[u, i]), int(nbrs[u, (i + 2) % 3])):  # across (v, next), (prev, v)
+                if w >= 0 and w not in fan:
+                    fan.add(w)
+                    todo.append(w)
+        return list(fan)
+
     def _containing(self, p: npt.NDArray[Any], t: int) -> npt.NDArray[np.uint8]:
-        """``(T,)`` uint8 mask of the triangles containing ``p`` (several on edges and vertices)."""
+        """``(T,)`` uint8 mask of the triangles containing ``p`` (several on edges and vertices;
+        near a pinch point only those on ``t``'s side: the regions are not connected there)."""
         verts, tris, nbrs = self._k["verts"], self._k["tris"], self._k["nbrs"]
         mask = np.zeros(len(tris), dtype=np.uint8)
         mask[t] = 1
@@ -172,7 +187,7 @@ class NavMeshSearch:
         for j in range(3):
             (ax, ay), (bx, by) = corners[j], corners[(j + 1) % 3]
             if math.hypot(px - ax, py - ay) <= tol:
-                mask[self._incident(ids[j])] = 1
+                mask[self._fan(ids[j], t)] = 1
             ex, ey = bx - ax, by - ay
             dist = (ex * (py - ay) - ey * (px - ax)) / math.hypot(ex, ey)
             if abs(dist) <= tol and across[j] >= 0:

@@ -121,3 +121,17 @@ def test_clamping_to_an_island_of_an_emptied_mesh_says_there_is_none() -> None:
     with pytest.raises(gamenav.InvalidInputError,
                        match=r"^island must be None \(edits removed every triangle\), got 0$"):
         mesh.clamp((9.0, 9.0), island=0)
+
+
+@pytest.mark.parametrize("exact", [True, False], ids=["exact", "default"])
+def test_a_goal_a_rounding_error_from_a_pinch_point_is_not_reached_through_it(data_dir: Path, exact: bool) -> None:
+    """bad-ambig: two squares touch only at (1, 1). A goal 1e-12 from that corner, inside the
+    upper-left square (within the mesh tolerance of the corner), was reached from the lower-right
+    square straight through the pinch point (cost 0.707, not 3.707): the goal's triangles were
+    every triangle at the corner, on both sides of it."""
+    mesh = NavMesh.from_mesh(*read_mesh(data_dir / "meshes/polyanya/bad-ambig.mesh"))
+    goal = (1 - 1e-12, 1 + 1e-12)
+    there = gamenav.find_path(mesh, (1.5, 0.5), goal, exact=exact)
+    back = gamenav.find_path(mesh, goal, (1.5, 0.5), exact=exact)
+    assert there.cost == pytest.approx(back.cost) == pytest.approx(3 + 0.5**0.5)
+    assert gamenav.find_path(mesh, (0.5, 1.5), goal, exact=exact).cost == pytest.approx(0.5**0.5)
