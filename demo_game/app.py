@@ -129,7 +129,7 @@ class DemoWindow(arcade.Window):
         shown = np.flatnonzero(self.selected & ~crowd.arrived)
         if len(shown) == 0:
             shown = np.flatnonzero(~crowd.arrived)
-        for points in crowd.remaining_paths(shown[:60]):
+        for points in crowd.remaining_paths(crowd.ids[shown[:60]]):  # rows -> ids (reinforcements)
             draw_path(points, color=(255, 255, 255, 90), width=1)
 
     def _draw_hud(self) -> None:

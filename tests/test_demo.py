@@ -7,11 +7,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path as FilePath
+from typing import Any
 
 import numpy as np
 import pytest
 
 import gamenav
+from demo_game import app as demo_app
 from demo_game.app import main, run_headless
 from demo_game.mapgen import BLOCKING, generate
 from demo_game import sim as demo_sim
@@ -242,3 +244,28 @@ def test_armies_spawn_on_maps_narrower_than_their_spawn_bands() -> None:
         cells = sim.grid.world_to_cell(sim.crowd.positions)
         assert ((cells >= 0) & (cells < (width, 3))).all() and sim.units_on_blocked_cells() == 0
         sim.close()
+
+
+def test_paths_overlay_after_reinforcements_draws_the_units_own_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the overlay passed crowd rows as agent ids: once units died, InvalidInputError (or another unit's path)
+    import arcade
+
+    from demo_game.app import DemoWindow
+
+    drawn: list[np.ndarray[Any, Any]] = []
+    monkeypatch.setattr(demo_app, "draw_path", lambda points, **kw: drawn.append(points))
+    sim = Simulation(generate(seed=7), agents=20, seed=7, max_expansions=20_000, reinforce_seconds=0.05)
+    window = DemoWindow(sim, visible=False, fixed_dt=1 / 30)
+    try:
+        window.on_key_press(arcade.key.A, 0)
+        window.on_mouse_press(500, 380, arcade.MOUSE_BUTTON_RIGHT, 0)
+        for _ in range(5):
+            window.on_update(1 / 30)
+            drawn.clear()
+            window.on_draw()
+        assert sim.died > 0 and not np.array_equal(sim.crowd.ids, np.arange(len(sim.crowd)))
+        moving = np.flatnonzero(window.selected & ~sim.crowd.arrived)[:60]
+        assert 0 < len(drawn) == len(moving)
+        assert np.array_equal([p[0] for p in drawn], sim.crowd.positions[moving])
+    finally:
+        window.close()
