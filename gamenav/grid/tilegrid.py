@@ -262,7 +262,7 @@ class TileGrid:
                 f"walkable has too many cells: shape {walk.shape}, but (height + 2) * (width + 2) "
                 f"must stay under {_MAX_PADDED_CELLS} (the searches index cells with int32)")
         if walk.dtype != np.bool_:
-            if not np.issubdtype(walk.dtype, np.integer):
+            if walk.dtype.kind not in "iu":  # (numpy counts timedelta64 as an integer type)
                 raise InvalidInputError(f"walkable must be bool (or 0/1 integers), got dtype {walk.dtype}")
             if not np.isin(walk, (0, 1)).all():
                 raise InvalidInputError("walkable must hold only 0/1 (or bool) values")

@@ -36,6 +36,7 @@ def test_cost_rules() -> None:
     (dict(walkable=np.ones((0, 3), bool)), "walkable must not be empty"),
     (dict(walkable=np.ones((2, 2)) * 0.5), "walkable must be bool .* got dtype float64"),
     (dict(walkable=np.full((2, 2), 2)), "walkable must hold only 0/1"),
+    (dict(walkable=np.zeros((2, 2), "m8[s]")), "walkable must be bool .* got dtype timedelta64"),
     (dict(walkable=np.ones((2, 2), bool), cost=np.ones((3, 2))), "cost must have the shape of walkable"),
     (dict(walkable=np.ones((2, 2), bool), cost=np.full((2, 2), 0.5)), "cost must be >= 1"),
     (dict(walkable=np.ones((2, 2), bool), cost=np.full((2, 2), np.nan)), "cost must not contain NaN"),
