@@ -395,8 +395,16 @@ class TileGrid:
         return 0 <= x < self.width and 0 <= y < self.height
 
     def is_passable(self, x: int, y: int) -> bool:
-        """Whether cell ``(x, y)`` is on the grid and passable."""
-        return self.in_bounds(x, y) and bool(self._state.passable[y, x])
+        """Whether cell ``(x, y)`` is on the grid and passable.
+
+        Raises:
+            InvalidInputError: ``x`` or ``y`` is not an int (a bool, a float: see :meth:`check_cell`).
+        """
+        try:
+            x, y = self.check_cell((x, y))
+        except OutOfBoundsError:
+            return False
+        return bool(self._state.passable[y, x])
 
     def check_cell(self, cell: Sequence[int], name: str = "cell") -> tuple[int, int]:
         """Validate one ``(x, y)`` cell and return it as Python ints.

@@ -191,3 +191,15 @@ def test_the_two_first_hour_mistakes_get_a_hint() -> None:
         gamenav.find_path(grid, (0.5, 1.5), (1, 1))
     with pytest.raises(InvalidInputError, match=r"pair of ints, got '01'$"):
         gamenav.find_path(grid, "01", (1, 1))
+
+
+def test_is_passable_refuses_cells_that_are_not_ints() -> None:
+    """``is_passable(True, False)`` indexed the cells with bools (a boolean mask: an empty array,
+    so False for a passable cell), ``is_passable(True, True)`` raised numpy's ValueError and a
+    float its IndexError."""
+    grid = TileGrid(np.ones((2, 3), bool))
+    for x, y in [(True, False), (True, True), (np.True_, 0), (0.5, 0.5), (1.0, 0), ("1", 0)]:
+        with pytest.raises(InvalidInputError, match=r"cell must be an \(x, y\) pair of ints"):
+            grid.is_passable(x, y)  # type: ignore[arg-type]
+    assert grid.is_passable(np.uint8(1), np.int64(0))
+    assert not grid.is_passable(3, 0) and not grid.is_passable(-1, 0) and not grid.is_passable(0, 2**70)
