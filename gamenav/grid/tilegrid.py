@@ -42,7 +42,7 @@ import numpy.typing as npt
 from gamenav._events import Listeners, Unsubscribe
 from gamenav._kernels import announce_compile
 from gamenav._kernels.components import label_components
-from gamenav._validate import finite_point, flag, positive_number
+from gamenav._validate import finite_point, flag, holds_bool, positive_number
 from gamenav.errors import InvalidInputError, OutOfBoundsError
 from gamenav.grid.movement import Diagonal
 
@@ -110,7 +110,7 @@ def _float_array(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:
     """``values`` as float64 numbers (not strings, bools or objects)."""
     try:
         raw = np.asarray(values)
-        if raw.dtype.kind not in "iuf":
+        if raw.dtype.kind not in "iuf" or holds_bool(values):  # numpy reads [True, 2.5] as [1.0, 2.5]
             raise TypeError
         return raw.astype(np.float64)
     except (TypeError, ValueError, OverflowError):
@@ -152,6 +152,8 @@ def _numeric(value: Any, name: str) -> npt.NDArray[Any]:
                                 f"got {value!r:.80}") from None
     if arr.dtype.kind not in "iuf":
         raise InvalidInputError(f"{name} must be numeric, got dtype {arr.dtype} ({value!r:.80})")
+    if holds_bool(value):  # numpy reads [[True, 2.0]] as [[1.0, 2.0]]
+        raise InvalidInputError(f"{name} must be numeric, got a bool among the numbers ({value!r:.80})")
     if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:  # longdouble: finite values float64 cannot hold
         beyond = np.isfinite(arr) & (np.abs(arr) > np.finfo(np.float64).max)
         if beyond.any():

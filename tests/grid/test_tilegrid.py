@@ -203,3 +203,18 @@ def test_is_passable_refuses_cells_that_are_not_ints() -> None:
             grid.is_passable(x, y)  # type: ignore[arg-type]
     assert grid.is_passable(np.uint8(1), np.int64(0))
     assert not grid.is_passable(3, 0) and not grid.is_passable(-1, 0) and not grid.is_passable(0, 2**70)
+
+
+def test_bools_among_numbers_are_refused() -> None:
+    """numpy reads ``[[True, 2.0]]`` as ``[[1.0, 2.0]]``: a bool among the costs was the cost 1,
+    among world points or cells the coordinate 1 (a bool array alone was refused already)."""
+    with pytest.raises(InvalidInputError, match="cost must be numeric, got a bool among the numbers"):
+        TileGrid(np.ones((1, 2), bool), cost=[[True, 2.0]])
+    grid = TileGrid(np.ones((2, 2), bool))
+    with pytest.raises(InvalidInputError, match="cost must be numeric, got a bool among the numbers"):
+        grid.set_cost((0, 0), [[True, 2.0], [2.0, 2.0]])
+    with pytest.raises(InvalidInputError, match="points must be numbers"):
+        grid.world_to_cell([(0.5, 0.5), (True, 1.5)])
+    with pytest.raises(InvalidInputError, match="cells must be numbers"):
+        grid.cell_to_world([True, 1])
+    assert grid.version == 0 and grid.cell_to_world([1, 1]).tolist() == [1.5, 1.5]
