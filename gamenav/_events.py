@@ -30,6 +30,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Generic, NoReturn, SupportsIndex, TypeVar
 
+from gamenav._validate import flag
 from gamenav.errors import InvalidInputError
 
 __all__ = ["Closeable", "Inbox", "Listeners", "NotCopyable", "Unsubscribe"]
@@ -94,10 +95,11 @@ class Listeners(Generic[C]):
 
         Raises:
             TypeError: ``listener`` is not callable (checked here, not at the next edit).
+            InvalidInputError: ``weak`` is not a bool.
         """
         if not callable(listener):
             raise TypeError(f"listener must be callable, got {type(listener).__name__}")
-        sub: _Subscription[C] = _Subscription(listener, weak)
+        sub: _Subscription[C] = _Subscription(listener, flag(weak, "weak"))
         with self._lock:
             self._subs = tuple(s for s in self._subs if s.target() is not None) + (sub,)
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from gamenav import GridChange, TileGrid
+from gamenav import GridChange, InvalidInputError, TileGrid
 from gamenav._events import Listeners
 
 
@@ -182,3 +182,13 @@ def test_a_weak_bound_method_does_not_keep_its_object_alive() -> None:
 def test_subscribe_rejects_non_callables_at_once() -> None:
     with pytest.raises(TypeError, match="listener must be callable, got int"):
         Listeners().subscribe(5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("weak", ["no", None, 2])
+def test_subscribe_refuses_a_weak_flag_that_is_not_a_bool(weak: object) -> None:
+    """``weak="no"`` is truthy: the listener was held weakly, so a lambda made for the call was
+    dropped at once and never heard an edit."""
+    grid = TileGrid(np.ones((1, 2), bool))
+    with pytest.raises(InvalidInputError, match="weak must be a bool, got"):
+        grid.subscribe(lambda change: None, weak=weak)  # type: ignore[arg-type]
+    assert len(grid._listeners) == 0
