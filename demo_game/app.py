@@ -7,8 +7,10 @@ built-in map (loaded maps are scaled to fit a window of about 1024 x 768).
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
+import os
 import sys
 import time
 import traceback
@@ -312,7 +314,9 @@ def run_headless(sim: Simulation, frames: int, *, screenshot: str | None = None,
             if screenshot and frame == shot_at:
                 FilePath(screenshot).parent.mkdir(parents=True, exist_ok=True)
                 image = arcade.get_image(0, 0, window.width, window.height).convert("RGB")
-                image.quantize(colors=256).save(screenshot, optimize=True)  # ~4x smaller PNG
+                if FilePath(screenshot).suffix.lower() == ".png":
+                    image = image.quantize(colors=256)  # ~4x smaller PNG (JPEG cannot store a palette)
+                image.save(screenshot, optimize=True)
             if on_frame is not None:
                 on_frame(sim)
         stats = sim.stats()
@@ -411,6 +415,29 @@ def _overlays(text: str) -> set[str]:
     return names
 
 
+def _check_output(parser: argparse.ArgumentParser, option: str, path: str, *, image: bool = False) -> None:
+    """Fail before the run, not after it: ``path`` must be a file in a folder that exists or can be
+    made (an ``image`` of a type PIL writes)."""
+    file = FilePath(path)
+    if file.is_dir():
+        parser.error(f"{option} {path!r}: is a folder")
+    if image:
+        from PIL import Image
+
+        Image.init()
+        kind = Image.registered_extensions().get(file.suffix.lower())
+        try:
+            Image.new("RGB", (1, 1)).save(io.BytesIO(), format=kind)
+        except (KeyError, OSError, ValueError):
+            parser.error(f"{option} {path!r}: not an image type PIL can write (e.g. shot.png)")
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        parser.error(f"{option} {path!r}: cannot make its folder {str(file.parent)!r} ({exc.strerror})")
+    if not os.access(file.parent, os.W_OK):
+        parser.error(f"{option} {path!r}: its folder {str(file.parent)!r} is not writable")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point (``python -m demo_game --help``)."""
     parser = argparse.ArgumentParser(prog="python -m demo_game",
@@ -438,6 +465,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.agents < 1:
         parser.error(f"--agents must be >= 1, got {args.agents}")
+    if args.screenshot:
+        _check_output(parser, "--screenshot", args.screenshot, image=True)
+    if args.stats:
+        _check_output(parser, "--stats", args.stats)
     if not args.headless:
         problem = display_problem()
         if problem is not None:

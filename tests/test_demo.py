@@ -204,10 +204,15 @@ def test_hud_and_stats_share_bounded_timings() -> None:
     (["--seed", "-1"], "argument --seed: expected an integer >= 0, got '-1'"),
     (["--screenshot-frame", "-1"], "argument --screenshot-frame: expected an integer >= 0, got '-1'"),
     (["--overlays", "grid,pahts"], "argument --overlays: unknown overlays ['pahts']; choose from grid, paths"),
+    (["--screenshot", "shot.xyz"], "--screenshot 'shot.xyz': not an image type PIL can write (e.g. shot.png)"),
+    (["--screenshot", "shot"], "--screenshot 'shot': not an image type PIL can write"),
+    (["--screenshot", "/dev/null/shot.png"], "--screenshot '/dev/null/shot.png': cannot make its folder '/dev/null'"),
+    (["--stats", "."], "--stats '.': is a folder"),
 ])
 def test_cli_rejects_bad_numbers_and_overlays_before_starting(args: list[str], message: str,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    # each was a traceback from inside gamenav or the demo, or a silent run (0 frames, NaN reinforcements)
+    # each was a traceback from inside gamenav or the demo (output files: after the run), or a silent run
+    # (0 frames, NaN reinforcements)
     with pytest.raises(SystemExit) as info:
         main(["--headless", "--agents", "4", "--frames", "1", *args])
     assert info.value.code == 2
@@ -269,3 +274,12 @@ def test_paths_overlay_after_reinforcements_draws_the_units_own_paths(monkeypatc
         assert np.array_equal([p[0] for p in drawn], sim.crowd.positions[moving])
     finally:
         window.close()
+
+
+def test_cli_screenshot_in_a_new_folder_and_as_jpeg(tmp_path: FilePath) -> None:
+    # a .jpg screenshot was quantized to a palette first: OSError "cannot write mode P as JPEG" after the run
+    from PIL import Image
+
+    shot, stats = tmp_path / "new" / "shot.jpg", tmp_path / "deeper" / "new" / "stats.json"
+    assert main(["--headless", "--agents", "4", "--frames", "2", "--screenshot", str(shot), "--stats", str(stats)]) == 0
+    assert Image.open(shot).format == "JPEG" and json.loads(stats.read_text())["frames"] == 2
