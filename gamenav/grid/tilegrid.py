@@ -479,9 +479,10 @@ class TileGrid:
         lim = float(2**62)  # far points stay far outside the grid instead of wrapping around
         size = self._cell_size
         far = lim * size  # (clipped first: with tiny cells the quotient would overflow)
-        out[..., 0] = np.clip(np.floor(np.clip(p[..., 0] - self._origin[0], -far, far) / size), -lim, lim)
-        row = np.clip(np.floor(np.clip(p[..., 1] - self._origin[1], -far, far) / size), -lim, lim
-                      ).astype(np.int64)
+        with np.errstate(over="ignore"):  # a point near 1.8e308 minus a far origin is inf: clipped to far
+            dx, dy = p[..., 0] - self._origin[0], p[..., 1] - self._origin[1]
+        out[..., 0] = np.clip(np.floor(np.clip(dx, -far, far) / size), -lim, lim)
+        row = np.clip(np.floor(np.clip(dy, -far, far) / size), -lim, lim).astype(np.int64)
         out[..., 1] = (self.height - 1 - row) if self._y_up else row
         return out
 

@@ -175,6 +175,16 @@ def test_world_to_cell_with_tiny_cells_clips_far_points_without_overflow_warning
     assert cells[2].tolist() == [0, 0]
 
 
+def test_world_to_cell_of_points_near_the_float_limit_warns_nothing() -> None:
+    """A point near 1.8e308 minus a far origin overflowed: a RuntimeWarning (an exception under
+    ``-W error``) before the clip to far away."""
+    grid = TileGrid(np.ones((3, 3), bool), origin=(-1e299, 1e299), y_up=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cells = grid.world_to_cell([(1.7976931348623157e308, 1e299), (-1e299, -1.7976931348623157e308)])
+    assert cells.tolist() == [[2**62, 2], [0, 2**62 + 2]]
+
+
 @pytest.mark.parametrize(("cell_size", "origin"), [(1e300, (0.0, 0.0)), (1.0, (-1e300, 0.0)), (1e299, (0.0, 7e299))])
 def test_a_grid_whose_cells_lie_beyond_1e300_is_refused(cell_size: float, origin: tuple[float, float]) -> None:
     """Such a grid was built, then every ``cell_to_world`` of its own cells raised "too far"."""
