@@ -264,7 +264,7 @@ def script_events(window: DemoWindow, frames: int) -> dict[int, Callable[[], Non
     def on_army(team: int) -> tuple[float, float]:
         moving = (sim.team == team) & ~sim.crowd.arrived
         pts = sim.crowd.positions[moving] if moving.any() else sim.crowd.positions[sim.team == team]
-        return tuple(np.median(pts, axis=0))
+        return tuple(np.median(pts, axis=0)) if len(pts) else (w / 2, h / 2)  # --agents 1: no red army
 
     def remove_one() -> None:
         ys, xs = np.nonzero(sim.terrain.kind == 4)

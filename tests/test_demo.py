@@ -283,3 +283,9 @@ def test_cli_screenshot_in_a_new_folder_and_as_jpeg(tmp_path: FilePath) -> None:
     shot, stats = tmp_path / "new" / "shot.jpg", tmp_path / "deeper" / "new" / "stats.json"
     assert main(["--headless", "--agents", "4", "--frames", "2", "--screenshot", str(shot), "--stats", str(stats)]) == 0
     assert Image.open(shot).format == "JPEG" and json.loads(stats.read_text())["frames"] == 2
+
+
+def test_cli_one_unit_scripted_run(capsys: pytest.CaptureFixture[str]) -> None:
+    # with no red army the script aimed its building at the median of no units: NaN -> ValueError traceback
+    assert main(["--headless", "--agents", "1", "--frames", "4"]) == 0
+    assert "Traceback" not in capsys.readouterr().err
