@@ -49,6 +49,17 @@ def _has_costs(mesh: NavMesh, version: int, costs: npt.NDArray[np.float64]) -> b
     return weighted
 
 
+def _local_origin(mesh: NavMesh) -> npt.NDArray[np.float64]:
+    """The origin of a search's coordinates: per axis, the side of the mesh's box nearer zero when
+    the other side is at most twice as far (then a vertex or a point of the box minus it is exact),
+    else 0. Far from zero, points that the exact search computes (interval ends) would be rounded
+    to world steps coarser than the mesh's tolerance (1.2e-7 at 1e9)."""
+    lo, hi = mesh._box
+    origin: npt.NDArray[np.float64] = np.where((lo > 0) & (hi <= 2 * lo), lo,
+                                               np.where((hi < 0) & (lo >= 2 * hi), hi, 0.0))
+    return origin
+
+
 class NavMeshSearch:
     """A resumable navmesh query (``begin -> step -> result``), the Search protocol.
 
@@ -121,7 +132,6 @@ class NavMeshSearch:
         if (tri < 0).any():
             pts, tri = mesh.clamp(np.stack([s, g]))
             s, g = pts[0].copy(), pts[1].copy()
-        self._start, self._goal = s, g
         self._target_status = PathStatus.FOUND
         self._k = mesh._kernel_arrays()
         if (tri < 0).any() or self._on_pinch(s, int(tri[0])) or self._on_pinch(g, int(tri[1])):
@@ -133,9 +143,15 @@ class NavMeshSearch:
                 self._finish(Path.none(PathStatus.NO_PATH))
                 return
             pts, t = mesh.clamp(g, island=int(islands[tri[0]]))
-            g = self._goal = pts[0].copy()
+            g = pts[0].copy()
             tri[1] = t[0]
             self._target_status = PathStatus.PARTIAL
+        self._origin = o = _local_origin(mesh)
+        if o.any():  # the search runs in exact local coordinates (see _local_origin)
+            self._k["verts"] = verts = self._k["verts"] - o
+            verts.flags.writeable = False  # as the mesh's own (the kernels compiled for them)
+            s, g = s - o, g - o
+        self._start, self._goal = s, g
         self._start_tri = int(tri[0])
         self._goal_mask = self._containing(g, int(tri[1]))
         self._goal_tin = int(self._k["tin"][tri[1]])
@@ -361,6 +377,8 @@ class NavMeshSearch:
         else:
             seg = np.diff(pts, axis=0)
             cost = float(np.sum(np.hypot(seg[:, 0], seg[:, 1])))
+        if self._origin.any():
+            pts += self._origin
         return Path(status=self._target_status, cost=cost, points=pts, expanded=self._expanded,
                     corridor=np.asarray(corridor, dtype=np.int64))
 

@@ -135,3 +135,25 @@ def test_a_goal_a_rounding_error_from_a_pinch_point_is_not_reached_through_it(da
     back = gamenav.find_path(mesh, goal, (1.5, 0.5), exact=exact)
     assert there.cost == pytest.approx(back.cost) == pytest.approx(3 + 0.5**0.5)
     assert gamenav.find_path(mesh, (0.5, 1.5), goal, exact=exact).cost == pytest.approx(0.5**0.5)
+
+
+@pytest.mark.parametrize("exponent", [30, 48])
+def test_a_mesh_far_from_the_origin_is_searched_as_well_as_near_it(data_dir: Path, exponent: int) -> None:
+    """Iron Harvest on a 1/8 grid (exact at 2**48 too), moved by 2**exponent: the exact search
+    computes interval ends in world coordinates, rounded to 1.2e-7 at 2**30 (0.06 at 2**48),
+    far coarser than the mesh tolerance; ends meant to be on a vertex were not, so the search
+    missed turning there: 3 of 200 paths longer at 2**30 (by up to 0.06%), 11 at 2**48 (3.8%)."""
+    data = read_mesh(data_dir / "meshes/iron-harvest/scene_mp_2p_01.mesh")
+    verts = np.round(np.asarray(data.vertices) * 8) / 8
+    near = NavMesh.from_mesh(verts, data.polygons)
+    off = 2.0 ** exponent
+    far = NavMesh.from_mesh(verts + off, data.polygons)
+    rng = np.random.default_rng(0)
+    pts = np.round(rng.uniform(verts.min(axis=0), verts.max(axis=0), (1000, 2)) * 8) / 8
+    pts = pts[near.locate(pts) >= 0][:400]
+    for a, b in zip(pts[::2], pts[1::2], strict=True):
+        for exact in (True, False):
+            one = gamenav.find_path(near, a, b, exact=exact)
+            other = gamenav.find_path(far, a + off, b + off, exact=exact)
+            assert other.cost == pytest.approx(one.cost, rel=1e-12), (a, b, exact)
+            np.testing.assert_array_equal(other.points, one.points + off)
