@@ -298,7 +298,8 @@ class TileGrid:
 
     @classmethod
     def from_strings(cls, rows: Sequence[str], *, blocked: str = "#@T", **kwargs: object) -> TileGrid:
-        """Build a grid from text rows; characters in ``blocked`` are walls, anything else is floor.
+        """Build a grid from text rows (a list or a 1-D numpy array of equally long strings);
+        characters in ``blocked`` are walls, anything else is floor.
 
         Example:
             >>> TileGrid.from_strings(["..#", "..."]).shape
@@ -307,9 +308,11 @@ class TileGrid:
         if isinstance(rows, str):  # would be read as one row per character: a 1-column grid
             raise InvalidInputError(f"rows must be a list of strings, one per row, got one string {rows!r:.80} "
                                     "(text.splitlines() gives its rows)")
-        if not rows or any(not isinstance(r, str) or len(r) != len(rows[0]) for r in rows):
-            raise InvalidInputError("rows must be a non-empty list of equally long strings")
-        walk = np.array([[ch not in blocked for ch in row] for row in rows], dtype=bool)
+        ordered = isinstance(rows, Sequence) or (isinstance(rows, np.ndarray) and rows.ndim == 1)
+        lines = list(rows) if ordered else []  # (a numpy array of rows has no truth value)
+        if not lines or any(not isinstance(r, str) or len(r) != len(lines[0]) for r in lines):
+            raise InvalidInputError(f"rows must be a non-empty list of equally long strings, got {rows!r:.80}")
+        walk = np.array([[ch not in blocked for ch in row] for row in lines], dtype=bool)
         return cls(walk, **kwargs)  # type: ignore[arg-type]
 
     def copy(self) -> TileGrid:

@@ -56,6 +56,16 @@ def test_from_strings() -> None:
         TileGrid.from_strings(["..", "."])
 
 
+def test_from_strings_takes_a_numpy_array_of_rows_and_refuses_what_is_no_list_of_rows() -> None:
+    """Two or more rows in a numpy array raised numpy's "truth value of an array is ambiguous"
+    ValueError (one row worked); an int, a set or a dict raised TypeError or KeyError."""
+    grid = TileGrid.from_strings(np.array(["..#", "..."]))
+    assert grid.passable.tolist() == [[True, True, False], [True, True, True]]
+    for rows in (5, np.array(2), np.array([[".."]]), {"..", ".#"}, {"..": 0}):
+        with pytest.raises(InvalidInputError, match="rows must be a non-empty list of equally long strings, got"):
+            TileGrid.from_strings(rows)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("y_up", [False, True])
 def test_world_transform_round_trip(y_up: bool) -> None:
     grid = TileGrid(np.ones((4, 5), bool), cell_size=2.0, origin=(-3.0, 10.0), y_up=y_up)
