@@ -254,7 +254,8 @@ class Simulation:
         return (x, y) if self.grid.in_bounds(x, y) else None
 
     def place_building(self, point: tuple[float, float], size: tuple[int, int] = (5, 4)) -> int:
-        """Put a building (``size`` cells) centred on ``point`` over grass and marsh; returns cells blocked."""
+        """Put a building (``size`` cells) centred on ``point`` over grass and marsh; returns cells blocked
+        (0: nothing to build on, or no free cell would be left for the units to stand on)."""
         cell = self.cell_at(point)
         if cell is None:
             return 0
@@ -267,6 +268,9 @@ class Simulation:
             return 0
         mask = np.zeros(self.grid.shape, bool)
         mask[y0:y1, x0:x1] = buildable
+        if not (self.grid.passable & ~mask).any():
+            self.messages.append("no building on the last free cells: the units need somewhere to stand")
+            return 0
         area[buildable] = BUILDING
         self._timed(self._edit, mask, False)
         return int(mask.sum())

@@ -289,3 +289,24 @@ def test_cli_one_unit_scripted_run(capsys: pytest.CaptureFixture[str]) -> None:
     # with no red army the script aimed its building at the median of no units: NaN -> ValueError traceback
     assert main(["--headless", "--agents", "1", "--frames", "4"]) == 0
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_building_never_covers_the_last_free_cells() -> None:
+    # B over a 5 x 1 map blocked every cell: the units stood inside the building (the headless run failed)
+    import arcade
+
+    from demo_game.app import DemoWindow
+    from demo_game.mapgen import from_walkable
+
+    sim = Simulation(from_walkable(np.ones((1, 5), bool)), agents=4, seed=1, max_expansions=1000)
+    window = DemoWindow(sim, visible=False, fixed_dt=1 / 30)
+    try:
+        window.on_mouse_motion(window.width // 2, 4, 0, 0)
+        window.on_key_press(arcade.key.B, 0)
+        window.on_update(1 / 30)
+        window.on_draw()
+        assert sim.grid.passable.all() and sim.units_on_blocked_cells() == 0
+        assert sim.messages[-1] == "no building on the last free cells: the units need somewhere to stand"
+        assert sim.place_building((4.0, 4.0), size=(1, 1)) == 1  # one cell of five: built
+    finally:
+        window.close()
