@@ -31,6 +31,9 @@ from gamenav.adapters.arcade import draw_expansions, draw_grid, draw_navmesh, dr
 __all__ = ["DemoWindow", "LoadingWindow", "display_problem", "load_terrain", "main", "run_headless"]
 
 CELL_PX = 8
+MAX_SIDE_PX = 8_192
+"""The longest side of the window and of the terrain picture: arcade's texture atlas (16384 px a side on
+most GPUs, a border round each image) must hold it beside the HUD's glyphs."""
 HUD_LINES = 9
 OVERLAYS = ("grid", "paths", "navmesh", "expansions", "help")
 CONTROLS = """\
@@ -492,8 +495,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     overlays: set[str] = args.overlays
     cell_px = cell_px_for(terrain.kind.shape)
+    h, w = terrain.kind.shape
+    if max(w, h) * cell_px > MAX_SIDE_PX:
+        print(f"python -m demo_game: the map {map_file} is too big for the demo: {w} x {h} cells at {cell_px} px "
+              f"need a {w * cell_px} x {h * cell_px} px window (at most {MAX_SIDE_PX} px a side)", file=sys.stderr)
+        return 2
     if not args.headless:
-        loading = LoadingWindow(terrain.kind.shape[1] * cell_px, terrain.kind.shape[0] * cell_px)
+        loading = LoadingWindow(w * cell_px, h * cell_px)
         gamenav.warmup(progress=loading.progress)  # before anything is timed: no compile in a frame
         if loading.cancelled:  # the window was closed while loading
             return 0

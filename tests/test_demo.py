@@ -310,3 +310,13 @@ def test_a_building_never_covers_the_last_free_cells() -> None:
         assert sim.place_building((4.0, 4.0), size=(1, 1)) == 1  # one cell of five: built
     finally:
         window.close()
+
+
+def test_cli_map_too_big_for_the_window_is_one_line(tmp_path: FilePath, capsys: pytest.CaptureFixture[str]) -> None:
+    # 8192 x 1 cells at 2 px: arcade's texture atlas had no room for the terrain picture (traceback in frame 0)
+    long = tmp_path / "long.map"
+    long.write_text("type octile\nheight 1\nwidth 8192\nmap\n" + "." * 8192 + "\n")
+    assert main(["--headless", "--map", str(long), "--agents", "4", "--frames", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "too big for the demo: 8192 x 1 cells at 2 px need a 16384 x 2 px window (at most 8192 px a side)" in err
+    assert "Traceback" not in err
