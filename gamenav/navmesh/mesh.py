@@ -437,7 +437,8 @@ class NavMesh:
         """Bucket grid: every triangle is listed in each cell its (tolerance-grown) box touches.
 
         Everything scales with the mesh: the tolerance is 1e-9 of the extent (the larger side of
-        the triangles' bounding box, > 0 since every triangle has area) and the grid covers the
+        the triangles' bounding box, > 0 since every triangle has area; at least 4 float steps of
+        the largest coordinate, see :attr:`tolerance`) and the grid covers the
         tolerance-grown box with at most 4096 cells a side; also ``cover`` (``(x0, y0, x1, y1)``,
         where edits may add triangles later: a followed grid's rectangle), if given.
         """
@@ -445,7 +446,7 @@ class NavMesh:
         lo = p.min(axis=1)
         hi = p.max(axis=1)
         size = hi.max(axis=0) - lo.min(axis=0)
-        self._tol = 1e-9 * float(size.max())
+        self._tol = max(1e-9 * float(size.max()), 4 * float(np.spacing(np.abs(p).max())))
         lo -= self._tol
         hi += self._tol
         gmin = lo.min(axis=0)
@@ -629,7 +630,9 @@ class NavMesh:
         """World distance within which a point off a triangle still counts as on it.
 
         1e-9 of the mesh extent (the larger side of :attr:`bounds`), so meshes of any scale
-        behave alike.
+        behave alike; far from the origin at least 4 float steps of the largest coordinate (a
+        230-unit mesh at 7e10: 6.1e-5), so that the points :meth:`clamp` rounds onto a wall
+        stay on the mesh.
         """
         return self._tol
 
