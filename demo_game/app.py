@@ -85,9 +85,10 @@ class DemoWindow(arcade.Window):
         self.show = {name: name in shown for name in OVERLAYS}
         self.frame_times: deque[float] = deque(maxlen=60)
         self._last_frame = time.perf_counter()
-        self.hud = [arcade.Text("", 8, self.height - 16 - 15 * i, (255, 255, 255, 255), 11,
+        self.hud = [arcade.Text("", 8, 0, (255, 255, 255, 255), 11,
                                 font_name=("DejaVu Sans Mono", "Courier New", "monospace"))
-                    for i in range(HUD_LINES)]
+                    for _ in range(HUD_LINES)]
+        self.on_resize(self.width, self.height)
         self.help = [arcade.Text(line, 8, 8 + 15 * i, (255, 255, 255, 230), 10)
                      for i, line in enumerate(reversed(CONTROLS.splitlines()))]
         arcade.set_background_color((20, 22, 26))
@@ -111,7 +112,8 @@ class DemoWindow(arcade.Window):
         if self.background_version != sim.grid.version:
             self.background = terrain_texture(sim.terrain, int(sim.grid.cell_size), sim.grid.version)
             self.background_version = sim.grid.version
-        arcade.draw_texture_rect(self.background, arcade.LBWH(0, 0, self.width, self.height), pixelated=True)
+        world = arcade.LBWH(0, 0, sim.grid.width * sim.grid.cell_size, sim.grid.height * sim.grid.cell_size)
+        arcade.draw_texture_rect(self.background, world, pixelated=True)  # under the units, whatever the window size
         if self.show["expansions"] and sim.last_field is not None:
             draw_expansions(sim.grid, sim.last_field, alpha=90)
         if self.show["grid"]:
@@ -164,6 +166,11 @@ class DemoWindow(arcade.Window):
             arcade.draw_lrbt_rectangle_filled(0, 600, 0, 14 + 15 * len(self.help), (0, 0, 0, 150))
             for text in self.help:
                 text.draw()
+
+    def on_resize(self, width: int, height: int) -> None:
+        """Keep the HUD at the top of the window (the map stays one pixel per world unit)."""
+        for i, text in enumerate(self.hud):
+            text.y = height - 16 - 15 * i
 
     # -- input ----------------------------------------------------------------------------
     def on_mouse_motion(self, x: int, y: int, dx: int, dy: int) -> None:

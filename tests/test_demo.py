@@ -320,3 +320,33 @@ def test_cli_map_too_big_for_the_window_is_one_line(tmp_path: FilePath, capsys: 
     err = capsys.readouterr().err
     assert "too big for the demo: 8192 x 1 cells at 2 px need a 16384 x 2 px window (at most 8192 px a side)" in err
     assert "Traceback" not in err
+
+
+def test_resized_window_keeps_the_terrain_under_the_units_and_the_hud_on_top(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the terrain picture was stretched over the window (1 x 1: one pixel) while units and overlays kept their
+    # world positions, and the HUD text stayed where the first window size put it
+    import arcade
+
+    from demo_game.app import DemoWindow
+
+    rects: list[Any] = []
+    real = arcade.draw_texture_rect
+
+    def record(texture: Any, rect: Any, **kw: Any) -> None:
+        rects.append(rect)
+        real(texture, rect, **kw)
+
+    monkeypatch.setattr(arcade, "draw_texture_rect", record)
+    sim = Simulation(generate(seed=7), agents=10, seed=7, max_expansions=1000)
+    window = DemoWindow(sim, visible=False, fixed_dt=1 / 30)
+    try:
+        for size in ((1, 1), (512, 384), (3000, 2000)):
+            monkeypatch.setattr(window, "get_size", lambda size=size: size)  # what the window manager did
+            window.on_resize(*size)
+            rects.clear()
+            window.on_update(1 / 30)
+            window.on_draw()
+            assert (rects[0].left, rects[0].bottom, rects[0].width, rects[0].height) == (0, 0, 128 * 8, 96 * 8)
+            assert [text.y for text in window.hud[:2]] == [size[1] - 16, size[1] - 31]
+    finally:
+        window.close()
