@@ -29,7 +29,7 @@ from gamenav.errors import InvalidInputError
 from gamenav.grid._fast import FastWorkspace, Tables, make_path, tables
 from gamenav.grid.clearance import radius_state
 from gamenav.grid.movement import Heuristic
-from gamenav.grid.search import GridSearch, SearchWorkspace
+from gamenav.grid.search import GridSearch, SearchWorkspace, prepare
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.navmesh.mesh import NavMesh
 from gamenav.navmesh.search import NavMeshSearch
@@ -208,6 +208,8 @@ def _grid_general(grid: TileGrid, starts: list[Any], goals: list[Any], workers: 
             GridSearch._from_checked(req, state)  # raises BlockedEndpointError
     if requests:  # grid-level errors (e.g. JPS on a weighted grid) come from starting a search
         GridSearch._from_checked(requests[0], state).cancel()
+        if requests[0].algorithm in ("hpa", "subgoal"):  # their graphs, built here: a build takes the
+            prepare(grid, requests[0].algorithm)  # edit lock, which this thread holds inside a listener
     results: list[Path | None] = [None] * len(starts)
 
     def make_worker() -> Callable[[int], None]:

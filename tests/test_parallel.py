@@ -533,3 +533,31 @@ def test_every_query_of_a_navmesh_batch_searches_one_snapshot(edit: str, exact: 
     for p in paths:  # every answer is that of the mesh when the batch began
         assert p.status is want.status and p.cost == want.cost
         assert np.array_equal(p.points, want.points) and np.array_equal(p.corridor, want.corridor)
+
+
+@pytest.mark.parametrize("algorithm", ["hpa", "subgoal"])
+def test_find_paths_in_a_grid_listener_builds_the_graph_before_its_threads(
+        monkeypatch: pytest.MonkeyPatch, algorithm: str) -> None:
+    """Listeners run with the grid's edit lock held, and building the hpa / subgoal graph takes
+    that lock: ``find_paths(algorithm=...)`` in a listener hung for ever once a worker thread
+    started the build (the calling thread, holding the lock, waited for that worker). The graph
+    is built in the calling thread now, before any worker starts."""
+    from gamenav.grid import hpa, subgoal
+
+    grid = _grid(3, walls=0.1)
+    starts, goals = _queries(grid, 8, seed=4)
+    wall = next((int(x), int(y)) for y, x in np.argwhere(grid.passable) if (x, y) not in starts + goals)
+    built = {"hpa": lambda: hpa._indexes.get(grid), "subgoal": lambda: subgoal._indexes.existing(grid)}[algorithm]
+    run = parallel.run_parallel
+
+    def checked(count: int, workers: int, make_worker: Any) -> None:
+        assert built() is not None, "a worker thread would build the graph (and wait for the edit lock)"
+        run(count, workers, make_worker)
+
+    monkeypatch.setattr(parallel, "run_parallel", checked)
+    answers: list[list[Path]] = []
+    grid.subscribe(lambda change: answers.append(
+        gamenav.find_paths(grid, starts, goals, algorithm=algorithm, workers=4)))
+    grid.set_walkable(wall, False)
+    expected = [gamenav.find_path(grid, s, g, algorithm=algorithm) for s, g in zip(starts, goals, strict=True)]
+    assert [(p.status, p.cost) for p in answers[0]] == [(p.status, p.cost) for p in expected]
