@@ -139,23 +139,6 @@ def _id_array(values: Any, name: str, n_vertices: int) -> npt.NDArray[np.int64]:
     return ids
 
 
-class _KernelArrays(dict):  # type: ignore[type-arg]
-    """The kernel arrays of one mesh state; the vertex -> triangle index (``vtri_start``,
-    ``vtri``: CSR over live triangles) of an edited mesh is built on first use."""
-
-    alive: npt.NDArray[np.bool_]
-
-    def __missing__(self, key: str) -> npt.NDArray[Any]:
-        if key not in ("vtri_start", "vtri"):
-            raise KeyError(key)
-        live = np.flatnonzero(self.alive)
-        a = self["tris"][live].ravel()
-        order_v = np.argsort(a, kind="stable")
-        self["vtri_start"] = np.searchsorted(a[order_v], np.arange(len(self["verts"]) + 1))
-        self["vtri"] = live[order_v // 3]
-        return self[key]  # type: ignore[no-any-return]
-
-
 def _area_costs(values: Any, n: int) -> npt.NDArray[np.float64]:
     """``(n,)`` float64 cost multipliers in ``[1, MAX_COORDINATE]`` (ones for None; a copy)."""
     if values is None:
@@ -758,14 +741,9 @@ class NavMesh:
         One consistent set (an edit installs new arrays at once, under the same lock).
         """
         with self._lock:
-            arrays = _KernelArrays(
-                verts=self._vertices, tris=self._triangles, nbrs=self._neighbours,
-                corner=self._corner, degree=self._degree, pinch=self._pinch, side=self._side,
-                tin=self._tin, tout=self._tout)
-            arrays.alive = self._alive
-            if self._vtri is not None:
-                arrays["vtri_start"], arrays["vtri"] = self._vtri_start, self._vtri
-            return arrays
+            return {"verts": self._vertices, "tris": self._triangles, "nbrs": self._neighbours,
+                    "corner": self._corner, "degree": self._degree, "pinch": self._pinch,
+                    "side": self._side, "tin": self._tin, "tout": self._tout}
 
 
 def _emptied(cls: type[NavMesh], vertices: npt.NDArray[np.float64], triangles: npt.NDArray[np.int64],

@@ -172,12 +172,9 @@ class NavMeshSearch:
         v = self._vertex_at(p, t)
         return v >= 0 and bool(self._k["pinch"][v])
 
-    def _incident(self, v: int) -> npt.NDArray[Any]:
-        return self._k["vtri"][self._k["vtri_start"][v]:self._k["vtri_start"][v + 1]]
-
     def _fan(self, v: int, t: int) -> list[int]:
-        """The triangles around vertex ``v`` of ``t`` reached from ``t`` across edges at ``v``:
-        all of ``v``'s triangles, except at a pinch point (only ``t``'s side of it)."""
+        """The triangles around vertex ``v`` of ``t`` reached from ``t`` across edges at ``v``, in
+        id order: all of ``v``'s triangles, except at a pinch point (only ``t``'s side of it)."""
         tris, nbrs = self._k["tris"], self._k["nbrs"]
         fan, todo = {t}, [t]
         while todo:
@@ -187,7 +184,7 @@ class NavMeshSearch:
                 if w >= 0 and w not in fan:
                     fan.add(w)
                     todo.append(w)
-        return list(fan)
+        return sorted(fan)
 
     def _containing(self, p: npt.NDArray[Any], t: int) -> npt.NDArray[np.uint8]:
         """``(T,)`` uint8 mask of the triangles containing ``p`` (several on edges and vertices;
@@ -237,7 +234,7 @@ class NavMeshSearch:
 
     def _begin_polyanya(self, s: npt.NDArray[Any]) -> None:
         v = self._vertex_at(s, self._start_tri)
-        starts = self._incident(v) if v >= 0 else np.array([self._start_tri])
+        starts = np.array(self._fan(v, self._start_tri) if v >= 0 else [self._start_tri])
         if self._goal_mask[starts].any():
             self._finish(self._make_path([self._start, self._goal], np.array([starts[0]])))
             return
