@@ -31,6 +31,8 @@ from gamenav.adapters.arcade import draw_expansions, draw_grid, draw_navmesh, dr
 __all__ = ["DemoWindow", "LoadingWindow", "display_problem", "load_terrain", "main", "run_headless"]
 
 CELL_PX = 8
+MAX_AGENTS = 100_000
+"""The most units ``--agents`` takes (100,000 already take seconds a frame; a trillion failed with a MemoryError)."""
 MAX_SIDE_PX = 8_192
 """The longest side of the window and of the terrain picture: arcade's texture atlas (16384 px a side on
 most GPUs, a border round each image) must hold it beside the HUD's glyphs."""
@@ -458,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--map", help="a Moving AI .map or Tiled .json/.tmx file, or the name of a map shipped with "
                                       "gamenav such as arena.map (default: the built-in map)")
     parser.add_argument("--layer", default="walls", help="the Tiled tile layer holding walls (default 'walls')")
-    parser.add_argument("--agents", type=int, default=400, help="number of units (default 400)")
+    parser.add_argument("--agents", type=int, default=400, help=f"number of units, 1..{MAX_AGENTS} (default 400)")
     parser.add_argument("--seed", type=_number(int, 0, True), default=7, help="map and spawn seed (>= 0)")
     parser.add_argument("--budget", type=_number(float, 0, False), default=1.0,
                         help="pathfinding budget in ms per frame")
@@ -475,6 +477,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.agents < 1:
         parser.error(f"--agents must be >= 1, got {args.agents}")
+    if args.agents > MAX_AGENTS:
+        parser.error(f"--agents must be <= {MAX_AGENTS}, got {args.agents}")
     if args.screenshot:
         _check_output(parser, "--screenshot", args.screenshot, image=True)
     if args.stats:

@@ -85,6 +85,13 @@ def test_cli_rejects_bad_agent_count() -> None:
     assert proc.returncode == 2 and "--agents must be >= 1, got 0" in proc.stderr
 
 
+def test_cli_rejects_more_agents_than_the_demo_can_hold(capsys: pytest.CaptureFixture[str]) -> None:
+    # 10**12 agents: numpy MemoryError traceback ("Unable to allocate 3.64 TiB") while spawning
+    with pytest.raises(SystemExit) as info:
+        main(["--headless", "--agents", str(10**12), "--frames", "1"])
+    assert info.value.code == 2 and "--agents must be <= 100000, got 1000000000000" in capsys.readouterr().err
+
+
 def test_budget_keys_scale_the_queue_budget() -> None:
     sim = Simulation(generate(seed=7), agents=10, seed=7, max_expansions=1000)
     sim.set_budget(2.0)
