@@ -35,16 +35,17 @@ _LABELS = 4096
 
 _WEIGHTED: weakref.WeakKeyDictionary[NavMesh, tuple[int, npt.NDArray[np.float64], bool]] = (
     weakref.WeakKeyDictionary())
-"""Per mesh: (version, cost array, whether any cost differs from 1), so that queries on a big
-mesh do not scan its costs each time."""
+"""Per mesh: (version, cost array, whether any live triangle's cost differs from 1), so that
+queries on a big mesh do not scan its costs each time."""
 
 
-def _has_costs(mesh: NavMesh, version: int, costs: npt.NDArray[np.float64]) -> bool:
-    """Whether ``costs`` (those of ``mesh`` at ``version``) has a cost other than 1."""
+def _has_costs(mesh: NavMesh, version: int, costs: npt.NDArray[np.float64], alive: npt.NDArray[np.bool_]) -> bool:
+    """Whether a live triangle has a cost other than 1 (``costs``, ``alive``: those of ``mesh`` at
+    ``version``; triangles that edits removed keep their costs)."""
     hit = _WEIGHTED.get(mesh)
     if hit is not None and hit[0] == version and hit[1] is costs:
         return hit[2]
-    weighted = bool((costs != 1.0).any())
+    weighted = bool((costs[alive] != 1.0).any())
     _WEIGHTED[mesh] = (version, costs, weighted)
     return weighted
 
@@ -113,7 +114,7 @@ class NavMeshSearch:
         owner, mesh = mesh, mesh._snapshot()  # every read from one state, whatever edits come meanwhile
         self._mesh = mesh
         self._costs = mesh._cost_array()
-        self._weighted = _has_costs(owner, mesh.version, self._costs)
+        self._weighted = _has_costs(owner, mesh.version, self._costs, mesh.alive)
         if self._exact and self._weighted:
             raise UnsupportedOptionError(
                 "exact=True is not supported on a mesh with area costs (weighted-region shortest "

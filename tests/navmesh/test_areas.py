@@ -109,3 +109,18 @@ def test_bad_area_costs_array() -> None:
         gamenav.NavMesh(mesh.vertices, mesh.triangles, np.ones(len(mesh) + 1))
     with pytest.raises(InvalidInputError, match="area_costs must be finite numbers >= 1"):
         gamenav.NavMesh(mesh.vertices, mesh.triangles, np.full(len(mesh), 0.5))
+
+
+def test_costs_of_triangles_an_edit_removed_do_not_count() -> None:
+    """With its only costly area carved away, a mesh once refused ``exact=True`` (the removed
+    triangles, kept as dead rows, still cost 5) and searched in the weighted mode, until compact()."""
+    mesh = gamenav.NavMesh.from_polygons(SQUARE, areas=[([(4, 4), (6, 4), (6, 6), (4, 6)], 5.0)])
+    mesh.add_obstacle([(3.5, 3.5), (6.5, 3.5), (6.5, 6.5), (3.5, 6.5)])
+    assert mesh.area_costs.max() == 5.0 and mesh.area_costs[mesh.alive].max() == 1.0
+    path = gamenav.find_path(mesh, (1, 1), (9, 9), exact=True)
+    default = gamenav.find_path(mesh, (1, 1), (9, 9))
+    mesh.compact()
+    for exact, found in [(True, path), (False, default)]:
+        again = gamenav.find_path(mesh, (1, 1), (9, 9), exact=exact)
+        np.testing.assert_array_equal(found.points, again.points)
+        assert found.cost == again.cost
