@@ -116,8 +116,9 @@ class DemoWindow(arcade.Window):
             self.background_version = sim.grid.version
         world = arcade.LBWH(0, 0, sim.grid.width * sim.grid.cell_size, sim.grid.height * sim.grid.cell_size)
         arcade.draw_texture_rect(self.background, world, pixelated=True)  # under the units, whatever the window size
-        if self.show["expansions"] and sim.last_field is not None:
-            draw_expansions(sim.grid, sim.last_field, alpha=90)
+        field = sim.last_field if self.show["expansions"] else None
+        if field is not None:
+            draw_expansions(sim.grid, field, alpha=90)
         if self.show["grid"]:
             draw_grid(sim.grid, line_color=(255, 255, 255, 28), blocked_color=(220, 40, 40, 60))
         if self.show["navmesh"] and sim.navmesh is not None:

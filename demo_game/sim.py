@@ -115,7 +115,6 @@ class Simulation:
         self._builder: ThreadPoolExecutor | None = None
         self.frame = 0
         self.version_drawn = -1
-        self.last_field: npt.NDArray[np.float64] | None = None
         self.update_ms = Timings()
         self.path_ms = Timings()
         self.steer_ms = Timings()
@@ -243,9 +242,13 @@ class Simulation:
         for team in np.unique(self.team[rows]).tolist():
             self.rally[int(team)] = (float(target[0]), float(target[1]))
         self._timed(self.crowd.move, self.crowd.ids[rows], target)
+
+    @property
+    def last_field(self) -> npt.NDArray[np.float64] | None:
+        """The newest group order's flow field as the crowd uses it now (re-planned round edits and
+        other units), or None when no group order is in progress (the expansions overlay)."""
         fields = self.crowd.flow_fields
-        if fields:
-            self.last_field = fields[-1]
+        return fields[-1] if fields else None
 
     # -- world edits ----------------------------------------------------------------------
     def cell_at(self, point: tuple[float, float]) -> tuple[int, int] | None:

@@ -15,7 +15,7 @@ import pytest
 import gamenav
 from demo_game import app as demo_app
 from demo_game.app import main, run_headless
-from demo_game.mapgen import BLOCKING, generate
+from demo_game.mapgen import BLOCKING, BUILDING, generate
 from demo_game import sim as demo_sim
 from demo_game.sim import Simulation
 
@@ -355,5 +355,31 @@ def test_resized_window_keeps_the_terrain_under_the_units_and_the_hud_on_top(mon
             window.on_draw()
             assert (rects[0].left, rects[0].bottom, rects[0].width, rects[0].height) == (0, 0, 128 * 8, 96 * 8)
             assert [text.y for text in window.hud[:2]] == [size[1] - 16, size[1] - 31]
+    finally:
+        window.close()
+
+
+def test_expansions_overlay_draws_the_flow_field_the_crowd_uses_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the overlay kept the field of the order: after a building on the way (or a re-plan round the other army) it
+    # showed a finite distance on the building's cells while the crowd already walked round it
+    import arcade
+
+    from demo_game.app import DemoWindow
+
+    drawn: list[np.ndarray[Any, Any]] = []
+    monkeypatch.setattr(demo_app, "draw_expansions", lambda grid, field, **kw: drawn.append(np.array(field)))
+    sim = Simulation(generate(seed=7), agents=200, seed=7, max_expansions=20_000)
+    window = DemoWindow(sim, visible=False, fixed_dt=1 / 30, overlays={"expansions"})
+    try:
+        window.on_key_press(arcade.key.A, 0)
+        window.on_mouse_press(700, 380, arcade.MOUSE_BUTTON_RIGHT, 0)
+        window.on_mouse_motion(660, 380, 0, 0)
+        window.on_key_press(arcade.key.B, 0)  # a building just before the target
+        for _ in range(3):
+            window.on_update(1 / 30)
+        window.on_draw()
+        cells = np.flatnonzero(sim.terrain.kind.ravel() == BUILDING)
+        assert sim.grid.version == 1 and len(drawn) == 1 and np.array_equal(drawn[0], sim.crowd.flow_fields[-1])
+        assert np.isinf(drawn[0].ravel()[cells]).all()
     finally:
         window.close()
