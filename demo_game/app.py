@@ -379,7 +379,7 @@ class LoadingWindow(arcade.Window):
     def draw_progress(self, done: int, total: int, name: str) -> None:
         """Draw the loading screen (no flip)."""
         self.clear()
-        bar_w, bar_h = min(480, self.width - 80), 18
+        bar_w, bar_h = max(min(480, self.width - 80), 0), 18  # none in a window under 80 px (a map of a few cells)
         x0, y0 = (self.width - bar_w) / 2, self.height / 2 - 9
         frac = done / total if total else 1.0
         arcade.draw_lrbt_rectangle_filled(x0, x0 + bar_w, y0, y0 + bar_h, (50, 54, 62))

@@ -383,3 +383,16 @@ def test_expansions_overlay_draws_the_flow_field_the_crowd_uses_now(monkeypatch:
         assert np.isinf(drawn[0].ravel()[cells]).all()
     finally:
         window.close()
+
+
+def test_loading_screen_of_a_map_a_few_cells_wide() -> None:
+    # a 1 x 1 map opens a 16 x 16 px window: the progress bar got a negative width (ValueError from arcade)
+    from demo_game.app import LoadingWindow
+
+    window = LoadingWindow(16, 16, visible=False)
+    try:
+        for done in range(5):
+            window.draw_progress(done, 4, "grid")
+        assert window.status.text.startswith("ready   4/4")
+    finally:
+        window.close()
