@@ -571,6 +571,8 @@ class TileGrid:
                box: tuple[slice, slice]) -> GridChange | None:
         """Install arrays that differ from ``state``'s only inside ``box`` as the new snapshot
         and notify the listeners (the caller holds the edit lock)."""
+        if np.array_equal(walkable[box], state.walkable[box]) and np.array_equal(cost[box], state.cost[box]):
+            return None  # nothing changed: the snapshot, and every table built on it, stays
         was = state.passable[box]
         now = walkable[box] & np.isfinite(cost[box])
         both = now & was

@@ -238,3 +238,21 @@ def test_bools_among_numbers_are_refused() -> None:
     with pytest.raises(InvalidInputError, match="cells must be numbers"):
         grid.cell_to_world([True, 1])
     assert grid.version == 0 and grid.cell_to_world([1, 1]).tolist() == [1.5, 1.5]
+
+
+def test_an_edit_that_changes_nothing_keeps_the_snapshot_and_its_tables() -> None:
+    """set_walkable of an open cell to open (a game re-opening its doors every frame) installed
+    a new snapshot: the fast path's kernel tables, island labels and padded arrays were built
+    again for the next query."""
+    grid = TileGrid(np.ones((30, 40), bool))
+    grid.set_walkable((5, 0, 6, 20), False)
+    grid.set_cost((10, 10, 12, 12), 3.0)
+    gamenav.find_path(grid, (0, 0), (39, 29))
+    before = grid._snapshot()
+    assert grid.set_walkable((1, 1, 4, 4), True) is None
+    assert grid.set_walkable((5, 0, 6, 20), False) is None
+    assert grid.set_cost((10, 10, 12, 12), 3.0) is None
+    assert grid._snapshot() is before and grid.version == before.version
+    grid.set_cost((5, 3), 2.0)  # under a wall: stored, not seen by searches (a new snapshot, same version)
+    assert grid._snapshot() is not before and grid.version == before.version
+    assert grid.cost[3, 5] == 2.0
