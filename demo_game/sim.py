@@ -447,8 +447,10 @@ class Simulation:
         self._mesh_job = None
 
     def set_budget(self, budget_ms: float) -> None:
-        """A new per-frame pathfinding budget (clamped to 0.125..16 ms), applied from the next frame."""
-        old, self.budget_ms = self.budget_ms, float(min(max(budget_ms, 0.125), 16.0))
+        """A new per-frame pathfinding budget, applied from the next frame: clamped to 0.125..16 ms, a
+        range widened to the current budget when that lies outside it (so a change never goes the other way)."""
+        old = self.budget_ms
+        self.budget_ms = float(min(max(budget_ms, min(0.125, old)), max(16.0, old)))
         if self.max_expansions is not None:  # an expansion budget scales with the ms budget
             self.max_expansions = max(64, round(self.max_expansions * self.budget_ms / old))
             self.queue.max_expansions = self.max_expansions

@@ -100,6 +100,24 @@ def test_budget_keys_scale_the_queue_budget() -> None:
     assert sim.budget_ms == 16.0
 
 
+def test_budget_keys_never_move_a_command_line_budget_the_wrong_way() -> None:
+    # --budget 0.01 then '-' raised the budget to 0.125 ms; --budget 100 then '+' cut it to 16 ms
+    import arcade
+
+    from demo_game.app import DemoWindow
+
+    for budget, symbol, expected in ((0.01, arcade.key.MINUS, 0.01), (0.01, arcade.key.PLUS, 0.02),
+                                     (100.0, arcade.key.PLUS, 100.0), (100.0, arcade.key.MINUS, 50.0)):
+        sim = Simulation(generate(seed=7), agents=4, seed=7, budget_ms=budget)
+        window = DemoWindow(sim, visible=False, fixed_dt=1 / 30)
+        try:
+            window.on_key_press(symbol, 0)
+            assert sim.budget_ms == expected and sim.queue.budget_ms == expected
+        finally:
+            window.close()
+            sim.close()
+
+
 def test_every_key_and_overlay_draws(tmp_path: FilePath) -> None:
     import arcade
 
