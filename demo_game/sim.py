@@ -160,11 +160,11 @@ class Simulation:
                 continue
             half = slice(0, g.width // 2) if team == 0 else slice(g.width // 2, g.width)
             near = np.zeros(g.shape, bool)
-            building = np.zeros(g.shape, bool)
-            building[:, half] = self.terrain.kind[:, half] == BUILDING
-            for dy in (-1, 0, 1):  # passable cells beside a building: the doors
-                for dx in (-1, 0, 1):
-                    near |= np.roll(np.roll(building, dy, axis=0), dx, axis=1)
+            building = np.zeros((g.height + 2, g.width + 2), bool)  # a border: no wrapping round the map
+            building[1:-1, 1:-1][:, half] = self.terrain.kind[:, half] == BUILDING
+            for dy in (0, 1, 2):  # passable cells beside a building: the doors
+                for dx in (0, 1, 2):
+                    near |= building[dy:dy + g.height, dx:dx + g.width]
             near[:, slice(g.width // 2, g.width) if team == 0 else slice(0, g.width // 2)] = False
             ys, xs = np.nonzero(near & g.passable)
             if len(xs) == 0:

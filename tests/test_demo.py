@@ -414,3 +414,19 @@ def test_loading_screen_of_a_map_a_few_cells_wide() -> None:
         assert window.status.text.startswith("ready   4/4")
     finally:
         window.close()
+
+
+def test_reinforcements_spawn_beside_a_building_on_the_map_edge() -> None:
+    # the doors were found with np.roll, which wraps: beside a building on the top edge, units spawned on the
+    # bottom edge, 36 cells away (seeds 4 and 6 of these)
+    from demo_game.mapgen import from_walkable
+
+    for seed in range(8):
+        sim = Simulation(from_walkable(np.ones((40, 60), bool)), agents=100, seed=seed, max_expansions=1000)
+        assert sim.place_building((16.0, 304.0)) == 20  # cells x 0..4, rows 0..3 (the top edge)
+        ids = sim.crowd.ids.copy()
+        sim.reinforce()
+        rows = np.flatnonzero(~np.isin(sim.crowd.ids, ids) & (sim.team == 0))
+        cells = sim.grid.world_to_cell(sim.crowd.positions[rows])
+        assert len(rows) and (cells[:, 0] <= 5).all() and (cells[:, 1] <= 4).all(), (seed, cells.tolist())
+        sim.close()
