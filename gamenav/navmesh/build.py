@@ -2,8 +2,8 @@
 
 Everything here is world ``(x, y)``. :func:`free_space` turns user polygons into valid shapely
 free space (walkable minus obstacles, shrunk by the agent radius; a polygon's holes are
-subtracted from its shell like obstacles, so a hole outside the shell adds nothing and a hole
-covering it removes it); :func:`triangulate_free_space`
+subtracted from its shell like obstacles, so a hole covering it removes it, and a hole wholly
+outside it removes nothing, an error for a sequence of rings); :func:`triangulate_free_space`
 triangulates it with ``triangle`` (Shewchuk) using only the boundary vertices (no Steiner points
 unless boundaries cross); :func:`grid_triangulation` triangulates a TileGrid's passable cells directly;
 :func:`triangulate_convex` splits convex polygons (180-degree corners allowed) into triangles.
@@ -133,12 +133,32 @@ def _repair(geom: BaseGeometry) -> BaseGeometry:
     return shapely.union_all(pieces) if pieces else shapely.Polygon()
 
 
+def _check_holes_overlap(rings: list[Any], name: str) -> None:
+    """A ring after the first (a hole) with area that lies wholly outside the first would remove
+    nothing: most likely a second polygon given as a hole (``obstacles=[ring_a, ring_b]``).
+
+    Raises:
+        InvalidGeometryError: naming the ring.
+    """
+    shell = shapely.make_valid(shapely.Polygon(rings[0]))
+    if shell.area == 0:
+        return  # (nothing walkable anyway: that error comes later)
+    for k, ring in enumerate(rings[1:], 1):
+        hole = shapely.make_valid(shapely.Polygon(ring))
+        if hole.area > 0 and shapely.intersection(shell, hole).area == 0:
+            raise InvalidGeometryError(
+                f"{name}: ring {k} lies outside ring 0, so as its hole it would remove nothing (in a list of "
+                f"rings the first is the outer boundary, the others its holes); give several polygons as a "
+                f"list of shapely Polygons")
+
+
 def _as_geometry(shapes: Any, name: str) -> BaseGeometry:
     """A valid polygonal shapely geometry from a geometry or a sequence of rings / geometries.
 
     A sequence of rings is read as one polygon: the first ring is the outer boundary, the others
-    are holes (subtracted from it: see :func:`_repair`); a single ring of ``(x, y)`` points is
-    accepted too. A sequence of shapely geometries is unioned.
+    are holes (subtracted from it: see :func:`_repair`; one wholly outside it is an error, see
+    :func:`_check_holes_overlap`); a single ring of ``(x, y)`` points is accepted too. A sequence
+    of shapely geometries is unioned.
 
     Raises:
         InvalidInputError: ``shapes`` is neither a geometry nor a sequence.
@@ -169,6 +189,7 @@ def _as_geometry(shapes: Any, name: str) -> BaseGeometry:
             rings = [_ring(r, name, k) for k, r in enumerate([items] if single else items)]
             with _geometry_errors(f"reading the rings of {name}"):
                 geoms = [shapely.Polygon(rings[0], rings[1:])]
+                _check_holes_overlap(rings, name)
     for geom in geoms:
         if geom.geom_type not in ("Polygon", "MultiPolygon", "GeometryCollection"):
             raise InvalidGeometryError(f"{name} must be polygonal, got a {geom.geom_type}")

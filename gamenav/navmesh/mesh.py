@@ -271,9 +271,12 @@ class NavMesh:
                 rings (``(n, 2)`` world ``(x, y)`` points: outer boundary first, then holes), or
                 one ring.
                 Invalid input (self-intersections, overlaps) is repaired with shapely.
-                A polygon's holes are subtracted from its shell: a hole outside the shell adds
-                nothing, a hole covering the shell leaves nothing of it.
-            obstacles: the same kinds of input, subtracted from ``walkable``.
+                A polygon's holes are subtracted from its shell: a hole covering the shell
+                leaves nothing of it; in a sequence of rings, a hole wholly outside the first
+                ring is an InvalidGeometryError (it would remove nothing: several polygons go as
+                shapely polygons), in a shapely polygon it removes nothing.
+            obstacles: the same kinds of input, subtracted from ``walkable`` (several obstacles:
+                a sequence of shapely polygons; a sequence of rings is one polygon and its holes).
             agent_radius: world units to keep between the agent's centre and any obstacle,
                 a number in ``[0, MAX_COORDINATE]``.
             areas: ``[(polygon, cost), ...]``: regions (the same kinds of input as

@@ -200,12 +200,27 @@ OUTSIDE_HOLE = [(20, 0), (30, 0), (30, 10), (20, 10)]
 ENCLOSING_HOLE = [(-5, -5), (15, -5), (15, 15), (-5, 15)]
 
 
-@pytest.mark.parametrize("as_shapely", [False, True])
-def test_a_hole_outside_its_shell_adds_no_walkable_area(as_shapely: bool) -> None:
-    walkable = shapely.Polygon(SQUARE, [OUTSIDE_HOLE]) if as_shapely else [SQUARE, OUTSIDE_HOLE]
-    mesh = NavMesh.from_polygons(walkable)
+def test_a_hole_outside_its_shell_adds_no_walkable_area() -> None:
+    mesh = NavMesh.from_polygons(shapely.Polygon(SQUARE, [OUTSIDE_HOLE]))
     assert mesh.bounds == (0, 0, 10, 10)
     assert mesh.locate([(25, 5), (5, 5)]).tolist()[0] == -1
+
+
+@pytest.mark.parametrize("name", ["walkable", "obstacles"])
+def test_a_ring_wholly_outside_the_first_is_refused_not_dropped(name: str) -> None:
+    """``obstacles=[ring_a, ring_b]`` reads ring_b as a hole of ring_a: wholly outside it, it
+    removed nothing, so the second obstacle was silently walkable (a path of 50.0 ran straight
+    through it)."""
+    floor = [(0, 0), (60, 0), (60, 20), (0, 20)]
+    rings = [[(10, 0), (14, 0), (14, 15), (10, 15)], [(30, 5), (34, 5), (34, 20), (30, 20)]]
+    with pytest.raises(InvalidGeometryError, match=f"{name}: ring 1 lies outside ring 0, so as its hole it would "
+                                                   "remove nothing"):
+        if name == "walkable":
+            NavMesh.from_polygons(rings)
+        else:
+            NavMesh.from_polygons([floor], obstacles=rings)
+    mesh = NavMesh.from_polygons([floor], obstacles=[shapely.Polygon(r) for r in rings])  # as meant
+    assert mesh.locate([(32, 10), (12, 5)]).tolist() == [-1, -1]
 
 
 @pytest.mark.parametrize("as_shapely", [False, True])

@@ -134,6 +134,11 @@ def test_from_polygons_covers_repaired_free_space_or_raises(rings, holes) -> Non
     try:
         mesh = NavMesh.from_polygons(walkable)
     except InvalidGeometryError as err:
+        if holes and "lies outside ring 0" in str(err):  # a hole that would remove nothing
+            shell = shapely.make_valid(shapely.Polygon(rings[0]))
+            assert any(shapely.make_valid(shapely.Polygon(r)).area > 0
+                       and shell.intersection(shapely.make_valid(shapely.Polygon(r))).area == 0 for r in rings[1:])
+            return
         assert "no walkable area left" in str(err) or "non-zero area" in str(err)
         return
     free = free_space(walkable)
