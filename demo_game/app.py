@@ -267,7 +267,7 @@ def script_events(window: DemoWindow, frames: int) -> dict[int, Callable[[], Non
             window.selected[:] = False
             window.selected[squad] = True
             _click(window, target[0], target[1] + (0.3 if team == 0 else -0.3) * h, arcade.MOUSE_BUTTON_RIGHT)
-        window.team = 0
+        window.on_key_press(arcade.key.TAB, 0)  # back to blue, as a player would: the red squad is deselected
 
     def key_at(symbol: int, point: tuple[float, float]) -> None:
         window.on_mouse_motion(int(point[0]), int(point[1]), 0, 0)

@@ -430,3 +430,17 @@ def test_reinforcements_spawn_beside_a_building_on_the_map_edge() -> None:
         cells = sim.grid.world_to_cell(sim.crowd.positions[rows])
         assert len(rows) and (cells[:, 0] <= 5).all() and (cells[:, 1] <= 4).all(), (seed, cells.tolist())
         sim.close()
+
+
+def test_scripted_orders_leave_blue_playing_with_no_red_units_selected() -> None:
+    # the script set window.team = 0 directly: the HUD said "team blue   selected 10" over ten red units
+    from demo_game.app import DemoWindow, script_events
+
+    sim = Simulation(generate(seed=7), agents=60, seed=7, max_expansions=1000)
+    window = DemoWindow(sim, visible=False, fixed_dt=1 / 30)
+    try:
+        script_events(window, 100)[1]()
+        assert window.team == 0 and (sim.team[window.selected] == 0).all()
+        assert sim.crowd.pending + len(sim.crowd.flow_fields) > 0, "the orders were given"
+    finally:
+        window.close()
