@@ -860,7 +860,7 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
         "_vertices": all_verts, "_triangles": all_tris, "_neighbours": views["nbrs"],
         "_alive": views["alive"], "_islands": views["islands"], "_side": side, "_tin": tin, "_tout": tin,
         "_degree": views["degree"], "_border_edges": border_edges, "_border_tri": border_tri,
-        "_corner": views["corner"], "_pinch": views["pinch"], "_vtri_start": None, "_vtri": None,
+        "_corner": views["corner"], "_pinch": views["pinch"],
         "_cell_start": views["bounds"], "_cell_items": views["items"], "_version": version,
     }
     if es.costs is not None:  # area costs: a new triangle takes the cost at its centroid
@@ -1209,8 +1209,8 @@ def compact(mesh: NavMesh) -> _I64:
             "_alive": views["alive"], "_islands": views["islands"], "_side": fresh._side,
             "_tin": fresh._tin, "_tout": fresh._tout, "_degree": views["degree"],
             "_border_edges": fresh._border_edges, "_border_tri": fresh._border_tri,
-            "_corner": views["corner"], "_pinch": views["pinch"], "_vtri_start": fresh._vtri_start,
-            "_vtri": fresh._vtri, "_cell_start": views["bounds"], "_cell_items": views["items"],
+            "_corner": views["corner"], "_pinch": views["pinch"], "_cell_start": views["bounds"],
+            "_cell_items": views["items"],
             "_version": version}
         if costs is not None:
             state["_area_costs"] = fresh._area_costs

@@ -414,10 +414,6 @@ class NavMesh:
         self._corner = _readonly(counts > 0)
         self._pinch = _readonly(counts > 2)
         self._degree = (self._neighbours >= 0).sum(axis=1).astype(np.int64)
-        # vertex -> incident triangles (CSR)
-        order_v = np.argsort(a, kind="stable")
-        self._vtri_start = np.searchsorted(a[order_v], np.arange(n_v + 1))
-        self._vtri = order_v // 3
 
     def _build_index(self, cover: tuple[float, float, float, float] | None = None) -> None:
         """Bucket grid: every triangle is listed in each cell its (tolerance-grown) box touches.
