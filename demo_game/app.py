@@ -28,7 +28,8 @@ from demo_game.render import SELECTED_COLOR, TEAM_COLORS, UnitRenderer, terrain_
 from demo_game.sim import Simulation
 from gamenav.adapters.arcade import draw_expansions, draw_grid, draw_navmesh, draw_path
 
-__all__ = ["DemoWindow", "LoadingWindow", "display_problem", "load_terrain", "main", "run_headless"]
+__all__ = ["DemoWindow", "LoadingCancelled", "LoadingWindow", "display_problem", "load_terrain", "main",
+           "run_headless"]
 
 CELL_PX = 8
 MAX_AGENTS = 100_000
@@ -340,11 +341,16 @@ def run_headless(sim: Simulation, frames: int, *, screenshot: str | None = None,
         window.close()
 
 
+class LoadingCancelled(Exception):
+    """The loading window was closed: raised by :meth:`LoadingWindow.progress` to stop :func:`gamenav.warmup`."""
+
+
 class LoadingWindow(arcade.Window):
     """The loading screen shown while :func:`gamenav.warmup` loads (first run: compiles) the kernels.
 
     Pass :meth:`progress` as warmup's ``progress``: it redraws the bar between kernel groups and
-    handles window events, so the window stays responsive. Closing it sets :attr:`cancelled`.
+    handles window events, so the window stays responsive. Closing it sets :attr:`cancelled`, and
+    the next progress call raises :class:`LoadingCancelled` (no more kernels are compiled).
     """
 
     def __init__(self, width: int, height: int, *, visible: bool = True) -> None:
@@ -366,12 +372,15 @@ class LoadingWindow(arcade.Window):
         super().on_close()
 
     def progress(self, done: int, total: int, name: str) -> None:
-        """Draw the bar at ``done / total`` groups with ``name`` running (a warmup progress callback)."""
+        """Draw the bar at ``done / total`` groups with ``name`` running (a warmup progress callback).
+
+        Raises:
+            LoadingCancelled: the window was closed.
+        """
+        if not self.cancelled:
+            self.dispatch_events()
         if self.cancelled:
-            return
-        self.dispatch_events()
-        if self.cancelled:
-            return
+            raise LoadingCancelled
         self.switch_to()
         self.draw_progress(done, total, name)
         self.flip()
@@ -514,8 +523,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if not args.headless:
         loading = LoadingWindow(w * cell_px, h * cell_px)
-        gamenav.warmup(progress=loading.progress)  # before anything is timed: no compile in a frame
-        if loading.cancelled:  # the window was closed while loading
+        try:
+            gamenav.warmup(progress=loading.progress)  # before anything is timed: no compile in a frame
+        except LoadingCancelled:  # the window was closed while loading: quit without compiling the rest
             return 0
         loading.close()
     try:

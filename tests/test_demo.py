@@ -444,3 +444,24 @@ def test_scripted_orders_leave_blue_playing_with_no_red_units_selected() -> None
         assert sim.crowd.pending + len(sim.crowd.flow_fields) > 0, "the orders were given"
     finally:
         window.close()
+
+
+def test_closing_the_loading_window_stops_the_warmup() -> None:
+    # the progress callback only stopped drawing: a first run went on compiling (about 20 s) with no window
+    from demo_game.app import LoadingWindow
+
+    window = LoadingWindow(320, 200, visible=False)
+    calls: list[str] = []
+
+    def progress(done: int, total: int, name: str) -> None:
+        calls.append(name)
+        window.progress(done, total, name)
+
+    window.on_close()
+    stopped: Exception | None = None
+    try:
+        gamenav.warmup(progress=progress)
+    except Exception as exc:
+        stopped = exc
+    assert type(stopped).__name__ == "LoadingCancelled" and window.cancelled
+    assert len(calls) == 1, "no kernel group ran after the close"
