@@ -61,6 +61,25 @@ def _local_origin(mesh: NavMesh) -> npt.NDArray[np.float64]:
     return origin
 
 
+_LOCAL: weakref.WeakKeyDictionary[NavMesh, tuple[npt.NDArray[np.float64], tuple[float, float],
+                                                 npt.NDArray[np.float64]]] = weakref.WeakKeyDictionary()
+"""Per mesh: (vertex array, origin, the vertices minus the origin), so that queries on a mesh far
+from zero do not copy its vertices each time (12 000 vertices: 47 us a query)."""
+
+
+def _local_vertices(mesh: NavMesh, verts: npt.NDArray[np.float64], origin: npt.NDArray[np.float64]
+                    ) -> npt.NDArray[np.float64]:
+    """Read-only ``verts - origin`` (``verts``: those of ``mesh``'s current state)."""
+    key = (float(origin[0]), float(origin[1]))
+    hit = _LOCAL.get(mesh)
+    if hit is not None and hit[0] is verts and hit[1] == key:
+        return hit[2]
+    local = verts - origin
+    local.flags.writeable = False  # as the mesh's own (the kernels compiled for them)
+    _LOCAL[mesh] = (verts, key, local)
+    return local
+
+
 class NavMeshSearch:
     """A resumable navmesh query (``begin -> step -> result``), the Search protocol.
 
@@ -149,8 +168,7 @@ class NavMeshSearch:
             self._target_status = PathStatus.PARTIAL
         self._origin = o = _local_origin(mesh)
         if o.any():  # the search runs in exact local coordinates (see _local_origin)
-            self._k["verts"] = verts = self._k["verts"] - o
-            verts.flags.writeable = False  # as the mesh's own (the kernels compiled for them)
+            self._k["verts"] = _local_vertices(owner, self._k["verts"], o)
             s, g = s - o, g - o
         self._start, self._goal = s, g
         self._start_tri = int(tri[0])
