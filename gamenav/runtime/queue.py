@@ -517,7 +517,7 @@ class PathQueue(Closeable):
     def _quick(self, job: _Job, req: PathRequest, expansions: int) -> None:
         """Run ``expansions`` of ``job`` (started on the current world) now; answer it if done,
         else give ``req`` a partial path."""
-        search = job.search if job.search is not None else self._begin(job)
+        search: Search = job.search  # type: ignore[assignment]
         search.step(expansions)
         if search.status.done:
             self._finish(job)
@@ -819,10 +819,10 @@ class PathQueue(Closeable):
         return search
 
     def _current(self, job: _Job) -> bool:
-        """Whether ``job``'s search (if started) searches the world as it is now (also before
+        """Whether ``job``'s search is started and searches the world as it is now (also before
         the queue has heard of an edit: from inside another listener of the world)."""
         search = job.search
-        return search is None or bool(search.world_version == job.query.world.version)
+        return search is not None and bool(search.world_version == job.query.world.version)
 
     def _drop_job(self, job: _Job) -> None:
         job.alive = False

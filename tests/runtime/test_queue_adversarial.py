@@ -128,3 +128,21 @@ def test_the_largest_finite_budget_runs_like_no_time_limit(workers: int, monkeyp
     assert len(queue) == 0
     for req in requests:
         assert req.path.cost == gamenav.find_path(grid, req.start, req.goal).cost
+
+
+def test_a_quick_request_that_raises_for_a_blocked_start_is_not_queued() -> None:
+    """Joining a queued, not yet started search with ``quick_expansions`` raised
+    BlockedEndpointError (its start was blocked since), yet the request stayed queued: counted in
+    ``len(queue)`` and its ``on_done`` called with STALE for a handle the caller never got."""
+    grid = TileGrid(np.ones((5, 10), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=10)
+    queue.request(grid, (0, 0), (9, 4))  # runs next: started at once
+    waiting = queue.request(grid, (0, 4), (9, 0))  # started lazily in update()
+    grid.set_walkable((0, 4), False)
+    calls: list[gamenav.PathRequest] = []
+    with pytest.raises(gamenav.BlockedEndpointError, match="start"):
+        queue.request(grid, (0, 4), (9, 0), quick_expansions=5, on_done=calls.append)
+    assert len(queue) == 2
+    while len(queue):
+        queue.update()
+    assert waiting.status is PathStatus.STALE and calls == [] and queue.stats.stale == 1
