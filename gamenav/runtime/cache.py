@@ -72,6 +72,17 @@ class _GridEntries(GridWatch):
         self.seen = grid.version  # read once subscribed: every later edit is heard
 
 
+def _refused(query: Query) -> bool:
+    """Whether a fresh search would refuse ``query`` on its world as it is now, although no edit
+    invalidated its entry: ``algorithm="jps"``, ``"hpa"`` or ``"subgoal"`` on a grid whose costs
+    edits made non-uniform (UnsupportedOptionError)."""
+    if query.checked is None or query.checked.algorithm not in ("jps", "hpa", "subgoal"):
+        return False
+    from gamenav.grid.search import padded
+
+    return not padded(query.world).uniform
+
+
 _Entries = _GridEntries | MeshEntries
 """The entries of one world (:class:`_GridEntries` or :class:`MeshEntries`)."""
 
@@ -163,7 +174,7 @@ class PathCache(Closeable):
             return None
         self._entries(query.world)  # (first forgets a dead world's entries under this id)
         entry = self._lru.get(key)
-        if entry is None or not self._current(query):
+        if entry is None or not self._current(query) or _refused(query):
             self._misses += 1
             return None
         self._lru.move_to_end(key)

@@ -248,3 +248,24 @@ def test_a_dropped_grid_or_mesh_is_freed_and_a_world_under_its_id_finds_none_of_
     assert cached.cost == fresh.cost > 7.0 and np.array_equal(cached.cells, fresh.cells)
     assert cache.find_path(mesh, (0.5, 7.5), (7.5, 7.5)).cost > 7.0
     assert len(cache) == 2 and cache.stats.hits == 0
+
+
+@pytest.mark.parametrize("algorithm", ["jps", "hpa", "subgoal"])
+def test_graph_algorithm_entries_are_not_answered_once_the_grid_has_costs(algorithm: str) -> None:
+    """After ``set_cost((5, 5), 3.0)`` far off the path, ``find_path(..., algorithm="jps")`` raises
+    UnsupportedOptionError, but the cache (and a queue using it) answered the old query FOUND:
+    the answer depended on what was cached. Such entries now miss and the search raises."""
+    grid = gamenav.TileGrid.from_strings(["." * 10] * 6)
+    cache = PathCache()
+    cache.find_path(grid, (0, 0), (9, 0), algorithm=algorithm)
+    grid.set_cost((5, 5), 3.0)
+    with pytest.raises(gamenav.UnsupportedOptionError, match="uniform-cost"):
+        gamenav.find_path(grid, (0, 0), (9, 0), algorithm=algorithm)
+    with pytest.raises(gamenav.UnsupportedOptionError, match="uniform-cost"):
+        cache.find_path(grid, (0, 0), (9, 0), algorithm=algorithm)
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=10, cache=cache)
+    with pytest.raises(gamenav.UnsupportedOptionError, match="uniform-cost"):
+        queue.request(grid, (0, 0), (9, 0), algorithm=algorithm)
+    grid.set_cost((5, 5), 1.0)  # uniform again: the entry (still exact) answers
+    assert cache.find_path(grid, (0, 0), (9, 0), algorithm=algorithm).cost == 9.0
+    assert cache.stats.hits == 1
