@@ -50,6 +50,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 import shapely
+import shapely.errors
 from shapely.geometry.base import BaseGeometry
 
 from gamenav._kernels import announce_compile
@@ -601,7 +602,8 @@ def _union(es: EditState, verts: _F64, tris: _I64, nbrs: _I64, ids: _I64, tag: _
            inner: tuple[float, float, float, float] | None = None) -> BaseGeometry:
     """The union of triangles ``ids`` (edge-adjacent through ``nbrs``) as a shapely geometry,
     built from its boundary rings: each edge-connected component of ``ids`` is one polygon,
-    its outline and its holes (GEOS's coverage union when a pinch point leaves that unclear).
+    its outline and its holes (GEOS's coverage union when a pinch point leaves that unclear,
+    its general union when slivers make the triangles no coverage GEOS accepts).
 
     ``inner``: a box to be subtracted from the union afterwards; holes strictly inside it are
     left out (the caller's difference removes them anyway, with less work).
@@ -620,7 +622,11 @@ def _union(es: EditState, verts: _F64, tris: _I64, nbrs: _I64, ids: _I64, tag: _
             out = shapely.from_ragged_array(shapely.GeometryType.MULTIPOLYGON, coords,
                                             (ring_offsets, poly_offsets, np.array([0, n])))[0]
         return out
-    return shapely.coverage_union_all(shapely.polygons(verts[tris[ids]]))
+    polygons = shapely.polygons(verts[tris[ids]])
+    try:
+        return shapely.coverage_union_all(polygons)
+    except shapely.errors.GEOSException:  # slivers (kept, see NavMesh) GEOS may refuse as a coverage
+        return shapely.union_all(polygons)
 
 
 def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], *, opened: bool,

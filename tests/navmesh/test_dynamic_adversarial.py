@@ -369,3 +369,25 @@ def test_a_mesh_that_edits_emptied_round_trips_through_pickle_and_copy(radius: f
         twin.add_obstacle(shapely.box(2, 2, 3, 3))  # nothing left to carve
         assert not twin.alive.any()
     assert not mesh.alive.any() and answers(mesh) == expected
+
+
+def test_an_edit_next_to_a_sliver_of_an_area_boundary_succeeds() -> None:
+    """Removing an obstacle that an area boundary crosses left a sliver triangle (vertex 1e-16 off
+    its long edge); the next carve there failed with InvalidGeometryError (GEOS's coverage union
+    refused the triangles around it) for a valid obstacle."""
+    areas = [(shapely.box(3, 2, 11, 9), 3.0)]
+    mesh = NavMesh.from_polygons(ROOM, areas=areas)
+    wall = mesh.add_obstacle(shapely.box(2, 6, 8, 7))
+    bar = shapely.Polygon([(6.602949912282201, 3.812774794705871), (1.5436620520803919, 5.684769177992477),
+                           (1.3268116149102642, 5.098705034825485), (6.386099475112072, 3.2267106515388795)])
+    mesh.add_obstacle(bar)
+    mesh.remove_obstacle(wall)
+    spike = shapely.Polygon([(4.175156688270741, 4.1226272208328965), (8.793362914120763, 4.1226272208328965),
+                             (6.484259801195751, 7.014455815780691)])
+    mesh.add_obstacle(spike)
+    fresh = NavMesh.from_polygons(ROOM, obstacles=[bar, spike], areas=areas)
+    assert live_area(mesh) == pytest.approx(live_area(fresh), rel=1e-12)
+    assert cost_weighted_area(mesh) == pytest.approx(cost_weighted_area(fresh), rel=1e-12)
+    for start, goal in [((1, 1), (19, 11)), ((2, 3), (10, 5)), ((5, 8), (8, 3))]:
+        assert gamenav.find_path(mesh, start, goal).cost == pytest.approx(
+            gamenav.find_path(fresh, start, goal).cost, rel=1e-9)
