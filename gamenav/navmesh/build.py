@@ -289,7 +289,8 @@ def triangulate_free_space(free: BaseGeometry) -> tuple[npt.NDArray[np.float64],
 
 def area_list(areas: Any) -> list[tuple[BaseGeometry, float]]:
     """``areas`` as ``[(valid polygonal geometry, cost), ...]``: each item a pair of a polygon
-    (what :func:`free_space` accepts as ``walkable``) and a finite cost multiplier >= 1.
+    (what :func:`free_space` accepts as ``walkable``) and a finite cost multiplier >= 1; areas
+    whose shape has no area (empty, or flat rings) cover nothing and are left out.
 
     Raises:
         InvalidInputError: not a sequence of pairs, or a cost that is not a number in ``[1, 1e15]``.
@@ -307,7 +308,9 @@ def area_list(areas: Any) -> list[tuple[BaseGeometry, float]]:
         cost = real_number(item[1], f"areas[{k}] cost", "a finite number >= 1")
         if not 1.0 <= cost <= MAX_COORDINATE:
             raise InvalidInputError(f"areas[{k}] cost must be a finite number >= 1, got {item[1]!r}")
-        out.append((_as_geometry(item[0], f"areas[{k}]"), cost))
+        geom = _as_geometry(item[0], f"areas[{k}]")
+        if not geom.is_empty:
+            out.append((geom, cost))
     return out
 
 

@@ -189,6 +189,15 @@ def test_agent_radius_must_be_a_finite_number_in_range(radius) -> None:
         NavMesh.from_grid(gamenav.TileGrid.from_strings(["...", "..."]), agent_radius=radius)
 
 
+@pytest.mark.parametrize("shape", [shapely.Polygon(), [(1, 1), (2, 1), (3, 1)], []])
+def test_an_area_without_area_covers_nothing(shape: Any) -> None:
+    """An empty (or flat) area raised a bare AttributeError from inside the triangulation."""
+    mesh = NavMesh.from_polygons([SQUARE], areas=[(shape, 2.0), (shapely.box(0, 0, 5, 10), 3.0)])
+    assert sorted(set(mesh.area_costs.tolist())) == [1.0, 3.0]
+    alone = NavMesh.from_polygons([SQUARE], areas=[(shape, 2.0)])
+    assert (alone.area_costs == 1.0).all() and len(alone) == 2
+
+
 def test_numpy_radius_and_single_ring_array_are_accepted() -> None:
     mesh = NavMesh.from_polygons(np.array(SQUARE, dtype=float), agent_radius=np.float32(0.5))
     x0, y0, x1, y1 = mesh.bounds
