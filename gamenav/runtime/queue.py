@@ -304,16 +304,17 @@ def _count(value: Any, name: str, expected: str = "an int >= 1") -> int:
     return int(value)
 
 
-def _check_budget(budget_ms: float | None, max_expansions: int | None) -> None:
+def _check_budget(budget_ms: float | None, max_expansions: int | None) -> int | None:
+    """Check a budget pair; returns ``max_expansions`` as a Python int (or None)."""
     if budget_ms is not None:
         expected = "a finite number > 0 or None"
         ms = real_number(budget_ms, "budget_ms", expected)  # (an int beyond float64 is infinite)
         if not math.isfinite(ms) or ms <= 0:
             raise InvalidInputError(f"budget_ms must be {expected}, got {budget_ms!r}")
-    if max_expansions is not None:
-        expansion_budget(max_expansions)  # what a search's step takes: checked here, not in update()
     if budget_ms is None and max_expansions is None:
         raise InvalidInputError("give budget_ms or max_expansions (or both); got neither")
+    # what a search's step takes: checked here, not in update(); an int (np.uint64 arithmetic gives floats)
+    return None if max_expansions is None else expansion_budget(max_expansions)
 
 
 class PathQueue(Closeable):
@@ -379,7 +380,7 @@ class PathQueue(Closeable):
     def __init__(self, *, budget_ms: float | None = 1.0, max_expansions: int | None = None,
                  cache: PathCache | None = None, chunk: int | None = None, aging: float = 0.05,
                  on_change: str = "restart", window: int = 600, workers: int | None = 1) -> None:
-        _check_budget(budget_ms, max_expansions)
+        max_expansions = _check_budget(budget_ms, max_expansions)
         self._workers = check_workers(workers)
         if cache is not None and not isinstance(cache, PathCache):
             raise InvalidInputError(f"cache must be a PathCache or None, got {type(cache).__name__}")
@@ -436,8 +437,7 @@ class PathQueue(Closeable):
 
     @max_expansions.setter
     def max_expansions(self, value: int | None) -> None:
-        _check_budget(self.budget_ms, value)
-        self._max_expansions = value
+        self._max_expansions = _check_budget(self.budget_ms, value)
 
     # -- requests --------------------------------------------------------------------------
     def request(self, world: Any, start: Any, goal: Any, *, priority: float = 0,

@@ -146,3 +146,18 @@ def test_a_quick_request_that_raises_for_a_blocked_start_is_not_queued() -> None
     while len(queue):
         queue.update()
     assert waiting.status is PathStatus.STALE and calls == [] and queue.stats.stale == 1
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_unsigned_numpy_expansion_budget_is_spent_as_an_int(workers: int) -> None:
+    """``max_expansions=np.uint64(100)`` was accepted and kept as given; ``uint64 - int`` is a
+    float in numpy 1.x, so the update after a finished search raised InvalidInputError
+    ('max_expansions must be an int ..., got 97.0') from inside ``update()``."""
+    grid = TileGrid(np.ones((5, 40), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=np.uint64(100), workers=workers)  # type: ignore[arg-type]
+    short = queue.request(grid, (0, 0), (3, 0))
+    long = queue.request(grid, (0, 4), (39, 4))
+    queue.update()
+    assert short.status is PathStatus.FOUND and long.status is PathStatus.FOUND
+    queue.max_expansions = np.uint64(7)  # type: ignore[assignment]
+    assert type(queue.max_expansions) is int and queue.max_expansions == 7
