@@ -301,14 +301,34 @@ def _relax(nb, via, ng, nx, ny, s, gx, gy, stamp, used, size, key, pg, pf, pnode
 
 
 @njit(cache=True, nogil=True)
+def write_chain(s, pnode, pparent, pvia, parent):
+    """Write the parent chain of pool slot ``s`` into ``parent`` (through the intermediate
+    cells), for ``trace_path``. Only one chain at a time holds: an intermediate cell may be a
+    closed node itself or lie on the chains of several."""
+    node = pnode[s]
+    q = pparent[s]
+    v = pvia[s]
+    while q >= 0:
+        if v >= 0:
+            parent[node] = v
+            node = v
+        parent[node] = pnode[q]
+        node = pnode[q]
+        v = pvia[q]
+        q = pparent[q]
+    parent[node] = -1
+
+
+@njit(cache=True, nogil=True)
 def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, parent, mark,
                 pg, pf, pnode, pparent, pvia, heap, hpos, order, state, reserve):
     """Run JPS+ from the state in the pool for at most ``max_expansions`` expansions.
 
     ``key`` ``(N,)`` int64 maps nodes to pool slots (``stamp << 32 | slot``); ``g``, ``parent``,
     ``mark`` ``(N,)`` are the workspace arrays of :mod:`gamenav._kernels.grid_search`: expanded
-    nodes are written there (closed mark ``stamp + 1``) when a call returns IN_PROGRESS, and the
-    goal's parent chain when found, so ``trace_path`` and partial paths read them as for A*.
+    nodes are written there (g and closed mark ``stamp + 1``) when a call returns IN_PROGRESS,
+    and the goal's parent chain when found (:func:`write_chain`), so ``trace_path`` reads it as
+    for A*; a partial path writes its node's chain first.
     Pool arrays (capacity ``C``): ``pg``, ``pf`` float64 g and f, ``pnode`` int64 node,
     ``pparent`` int64 parent slot, ``pvia`` int64 the intermediate cell a successor was reached
     through (-1: on a straight or diagonal line from its parent), ``heap`` / ``hpos`` int64
@@ -334,19 +354,8 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, parent,
         n = pnode[s]
         if n == goal:
             status = FOUND
-            node = n
-            q = pparent[s]
             g[n] = pg[s]
-            v = pvia[s]
-            while q >= 0:  # the goal's chain for trace_path (through the intermediate cells)
-                if v >= 0:
-                    parent[node] = v
-                    node = v
-                parent[node] = pnode[q]
-                node = pnode[q]
-                v = pvia[q]
-                q = pparent[q]
-            parent[node] = -1
+            write_chain(s, pnode, pparent, pvia, parent)
             break
         if budget <= 0:
             break
@@ -405,19 +414,11 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, parent,
                         used, size = _relax(m, c, gc + dist, cx + ex * dist, cy + ey * dist, s,
                                             gx, gy, stamp, used, size, key, pg, pf, pnode,
                                             pparent, pvia, heap, hpos)
-    if status == IN_PROGRESS:  # partial paths read the closed nodes from the workspace
+    if status == IN_PROGRESS:  # partial paths pick from the closed nodes in the workspace
         for j in range(state[4], expanded):
             s = order[j]
-            n = pnode[s]
-            q = pparent[s]
-            mark[n] = closed
-            g[n] = pg[s]
-            p0 = pnode[q] if q >= 0 else -1
-            v = pvia[s]
-            if v >= 0:  # a via cell shared by two closed nodes keeps the last parent written
-                parent[v] = p0
-                p0 = v
-            parent[n] = p0
+            mark[pnode[s]] = closed
+            g[pnode[s]] = pg[s]
         state[4] = expanded
     state[1] = used
     state[2] = size

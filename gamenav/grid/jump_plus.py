@@ -52,7 +52,7 @@ DENSE_SHARE = 0.2
 obstacles: 0.34, corridors of width 1: 0.45; GPPC rooms and mazes: 0.005, game maps 0.02-0.09)
 ``algorithm="jps"`` runs A* instead: every cell is then nearly a jump point and A* is faster."""
 
-KERNELS = (_kp.build_tables, _kp.repair_tables, _kp.search_step)
+KERNELS = (_kp.build_tables, _kp.repair_tables, _kp.search_step, _kp.write_chain)
 _INT16_LIMIT = 32000
 
 
@@ -160,6 +160,12 @@ class PlusSearch:
             for new, old in zip(bigger, self.pool, strict=True):
                 new[:used] = old[:used]
             self.pool = bigger
+
+    def chain(self, node: int, key: npt.NDArray[np.int64], parent: npt.NDArray[np.int32]) -> None:
+        """Write the parent chain of the closed ``node`` into the workspace's ``parent`` (for
+        ``trace_path``; ``key`` the workspace's ``rkey``)."""
+        _, _, pnode, pparent, pvia, _, _, _ = self.pool
+        _kp.write_chain(int(key[node]) & 0xFFFFFFFF, pnode, pparent, pvia, parent)
 
     @property
     def expanded(self) -> int:

@@ -928,6 +928,8 @@ class GridSearch(NotCopyable):
         h = dx + dy if self._diagonal is Diagonal.NEVER else \
             np.maximum(dx, dy) + (math.sqrt(2.0) - 1.0) * np.minimum(dx, dy)
         node = int(closed[np.lexsort((ws.g[closed], h))[0]])
+        if self._plus is not None:  # JPS+ keeps its chains in its node pool
+            self._plus.chain(node, ws.rkey, ws.parent)
         cells = _k.trace_path(ws.parent, node, self._stride)
         # a binary-heap search may since have reopened a cell on the way to ``node`` (a cheaper
         # parent chain, g[node] not yet lowered): the cost is that of the cells traced

@@ -388,3 +388,23 @@ def test_numpy_bools_are_accepted_wherever_bools_are(room) -> None:
         field = gamenav.distance_field(room, [(0, 0)], diagonal=np.bool_(value))
         np.testing.assert_array_equal(field, gamenav.distance_field(room, [(0, 0)], diagonal=rule))
     assert gamenav.Diagonal.parse(np.bool_(False)) is gamenav.Diagonal.NEVER
+
+
+def test_jps_partial_results_trace_the_chain_of_their_node() -> None:
+    # JPS+ reached (10, 14) through the closed jump point (10, 16) and wrote that cell's parent
+    # over: the partial path to (2, 14) zig-zagged through it, its cells cost 33.7, not 30.3
+    grid = gamenav.TileGrid.from_strings([
+        "...........#######.....", "...........#######.....", "...........#######.....",
+        "...........#######.....", "...........#######....#", "......############....#",
+        "......############.....", "......########.........", "......########.........",
+        "......########.........", "......########.........", "......########.........",
+        "....#####..............", "....#####...........###", "....#####....####...###",
+        "...#######...####......", "....#####....####......", "....#####....####......",
+        "....#####..............", "......................."])
+    search = gamenav.GridSearch(grid, (22, 9), (3, 3), algorithm="jps")
+    while search.step(1) is PathStatus.IN_PROGRESS:
+        path = search.partial_result()
+        end = tuple(path.cells[-1])
+        assert path.cost == pytest.approx(check_path(grid, path, (22, 9), end), rel=1e-12)
+        assert path.cost == pytest.approx(gamenav.find_path(grid, (22, 9), end).cost, rel=1e-12)
+    assert search.result().cost == pytest.approx(gamenav.find_path(grid, (22, 9), (3, 3)).cost)
