@@ -234,7 +234,8 @@ class _Undo:
     """How to undo the edit that carved an obstacle (see :func:`_restore`): the triangles it
     removed (``pre``, dead rows whose vertex ids stay valid) and added (``added``), the sorted
     keys of the edges ``pre`` shared with live triangles around them (``ring``), the bounds of
-    the region it re-triangulated and the other obstacles whose bounds met those then."""
+    the region it re-triangulated and of the obstacle, and the other obstacles whose bounds met
+    those then."""
 
     __slots__ = ("pre", "added", "ring", "bounds", "near")
 
@@ -669,8 +670,11 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
     near = es.last_near
     change = _install(mesh, es, box, rem, new_v, new_t, opened, blocked, n_fixed)
     if undo_key and es.grid is None and near is not None and len(rem) and len(change.added):
-        es.undo[undo_key] = _Undo(rem, np.array(change.added), es.last_ring, near[0],
-                                  [x for x in near[1] if x != undo_key])
+        # with the obstacle's own box: where it lay in other obstacles, their removal carved it
+        # since, outside this region (so their removal must make the undo invalid)
+        lo_hi = (min(box[0], near[0][0]), min(box[1], near[0][1]), max(box[2], near[0][2]), max(box[3], near[0][3]))
+        es.undo[undo_key] = _Undo(rem, np.array(change.added), es.last_ring, lo_hi,
+                                  es.near_ids(lo_hi, skip=undo_key))
     return change
 
 
@@ -715,8 +719,9 @@ def _restore(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     (no edit since touched the region it re-triangulated, so that region still holds just
     them); the edges they share with the live triangles around are the edges the removed
     triangles shared with them then (the same vertex ids, so they stitch back); and the other
-    obstacles whose bounds meet the region are the ones that did then (obstacles never change,
-    ids are never reused). The removed triangles covered the region's free space with exactly
+    obstacles whose bounds meet the region or the obstacle's are the ones that did then
+    (obstacles never change, ids are never reused; where the obstacle lay in another one, that
+    one's removal carved it outside the region). The removed triangles covered the region's free space with exactly
     those obstacles carved; so do the copies (new ids, the same vertices and geometry).
     """
     if es.grid is not None or not es.master["alive"][undo.added].all():
