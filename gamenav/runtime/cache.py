@@ -74,13 +74,21 @@ class _GridEntries(GridWatch):
 
 def _refused(query: Query) -> bool:
     """Whether a fresh search would refuse ``query`` on its world as it is now, although no edit
-    invalidated its entry: ``algorithm="jps"``, ``"hpa"`` or ``"subgoal"`` on a grid whose costs
-    edits made non-uniform (UnsupportedOptionError)."""
-    if query.checked is None or query.checked.algorithm not in ("jps", "hpa", "subgoal"):
-        return False
-    from gamenav.grid.search import padded
+    invalidated its entry (UnsupportedOptionError): ``algorithm="jps"``, ``"hpa"`` or
+    ``"subgoal"`` on a grid whose costs edits made non-uniform, or ``exact=True`` on a mesh
+    that edits gave area costs (a mesh following a grid's costs)."""
+    if query.checked is not None:
+        if query.checked.algorithm not in ("jps", "hpa", "subgoal"):
+            return False
+        from gamenav.grid.search import padded
 
-    return not padded(query.world).uniform
+        return not padded(query.world).uniform
+    if not query.options.get("exact", False):
+        return False
+    from gamenav.navmesh.search import _has_costs
+
+    mesh = query.world._snapshot()
+    return _has_costs(query.world, mesh.version, mesh._cost_array(), mesh.alive)
 
 
 _Entries = _GridEntries | MeshEntries

@@ -269,3 +269,18 @@ def test_graph_algorithm_entries_are_not_answered_once_the_grid_has_costs(algori
     grid.set_cost((5, 5), 1.0)  # uniform again: the entry (still exact) answers
     assert cache.find_path(grid, (0, 0), (9, 0), algorithm=algorithm).cost == 9.0
     assert cache.stats.hits == 1
+
+
+def test_exact_mesh_entries_are_not_answered_once_the_mesh_has_area_costs() -> None:
+    """A mesh following a grid gets area costs from ``set_cost`` far from a cached path: a fresh
+    ``exact=True`` search then raises UnsupportedOptionError, but the cache answered FOUND."""
+    grid = gamenav.TileGrid(np.ones((40, 20), bool))
+    mesh = gamenav.NavMesh.from_grid(grid, follow=True)
+    cache = PathCache()
+    assert cache.find_path(mesh, (0.5, 0.5), (19.5, 0.5), exact=True).cost == 19.0
+    grid.set_cost((10, 39), 3.0)
+    with pytest.raises(gamenav.UnsupportedOptionError, match="area costs"):
+        gamenav.find_path(mesh, (0.5, 0.5), (19.5, 0.5), exact=True)
+    with pytest.raises(gamenav.UnsupportedOptionError, match="area costs"):
+        cache.find_path(mesh, (0.5, 0.5), (19.5, 0.5), exact=True)
+    assert cache.find_path(mesh, (0.5, 0.5), (19.5, 0.5)).cost == 19.0  # the default mode answers
