@@ -1130,9 +1130,10 @@ def _obstacle_geometry(shape: Any) -> tuple[BaseGeometry, tuple[float, float, fl
     if isinstance(shape, shapely.Polygon):
         geom = shape
     elif isinstance(shape, (list, tuple, np.ndarray)) and len(shape) >= 3:
-        try:
-            ring = np.asarray(shape, dtype=np.float64)
-        except (TypeError, ValueError):
+        try:  # numbers only (no strings, bools or ints beyond float), as _as_geometry reads them
+            raw = np.asarray(shape)
+            ring = raw.astype(np.float64) if raw.dtype.kind in "iuf" else None
+        except (TypeError, ValueError, OverflowError):
             ring = None
         if ring is not None and ring.ndim == 2 and ring.shape[1] == 2 and np.isfinite(ring).all():
             geom = shapely.Polygon(ring)

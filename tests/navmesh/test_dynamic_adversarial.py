@@ -257,6 +257,19 @@ def test_nan_and_inf_obstacles_are_refused(bad: Any) -> None:
     assert mesh.version == version and not mesh.obstacles
 
 
+@pytest.mark.parametrize("ring", [[("2", "2"), ("4", "2"), ("4", "4")], np.array([["2", "2"], ["4", "2"], ["4", "4"]]),
+                                  [(True, False), (True, True), (False, True)], [(10**400, 0), (1, 1), (2, 0)]])
+def test_rings_of_strings_bools_or_huge_ints_are_refused_like_walkable_rings(ring: Any) -> None:
+    """add_obstacle converted strings and bools to coordinates (carving them) and let numpy's
+    OverflowError out for 10**400, where from_polygons refuses all three with one message."""
+    mesh = NavMesh.from_polygons(SQUARE)
+    version = mesh.version
+    for add in (mesh.add_obstacle, lambda r: NavMesh.from_polygons(SQUARE, obstacles=[r])):
+        with pytest.raises(InvalidGeometryError, match=r"ring 0 must be an \(n >= 3, 2\) array of \(x, y\) numbers"):
+            add(ring)
+    assert mesh.version == version and not mesh.obstacles
+
+
 @pytest.mark.parametrize("oid", [99, True, 1.0, "1", None])
 def test_unknown_obstacle_ids_are_refused(oid: Any) -> None:
     mesh = NavMesh.from_polygons(SQUARE)
