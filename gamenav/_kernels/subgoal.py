@@ -346,7 +346,7 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, corner, 
            free, adj, adir, meta):
     """Bring the graph to ``p`` after the cells ``x0 <= x < x1``, ``y0 <= y < y1`` (unpadded)
     changed (the whole grid on an empty graph builds it). Node arrays must have room for
-    ``meta[0]`` plus the cells of the box grown by one; returns ``(adj, adir, rescanned)`` (the
+    ``meta[0]`` plus the subgoals of the box grown by one; returns ``(adj, adir, rescanned)`` (the
     edge pools may be reallocated)."""
     rows = p.shape[0] // stride
     touched = np.zeros(ncell.shape[0], dtype=np.bool_)  # edges or corners changed: _settle

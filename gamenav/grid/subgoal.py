@@ -230,8 +230,9 @@ class _Workspace:
 
 
 def _count_subgoals(pad: npt.NDArray[np.uint8]) -> int:
-    """Subgoals of a padded ``(h + 2, w + 2)`` grid (cells with a blocked diagonal neighbour
-    whose two cells between are passable)."""
+    """Subgoals among the inner cells of a padded window (the grid, or a part of it with a
+    rim of one cell: cells with a blocked diagonal neighbour whose two cells between are
+    passable)."""
     free = pad != 0
     mid = free[1:-1, 1:-1]
     corner = np.zeros_like(mid)
@@ -284,8 +285,12 @@ class SubgoalIndex(GridIndex[_Graph]):
         h, w = self.shape
         gr = self._data
         gr.generation = next(_generations)  # the landmark distances no longer hold
-        gr.p.reshape(h + 2, w + 2)[y0 + 1:y1 + 1, x0 + 1:x1 + 1] = passable[y0:y1, x0:x1]
-        return self._run(gr, x0, y0, x1, y1, (x1 - x0 + 2) * (y1 - y0 + 2))
+        pad = gr.p.reshape(h + 2, w + 2)
+        pad[y0 + 1:y1 + 1, x0 + 1:x1 + 1] = passable[y0:y1, x0:x1]
+        # new ids: at most the subgoals within one cell of the box (not its area: one edit
+        # loading a whole map would reserve an id per cell, and landmark rows as many entries)
+        more = _count_subgoals(pad[max(y0 - 1, 0):y1 + 3, max(x0 - 1, 0):x1 + 3])
+        return self._run(gr, x0, y0, x1, y1, more)
 
     @property
     def nbytes(self) -> int:

@@ -449,3 +449,21 @@ def test_the_search_workspace_grows_with_the_graph_after_edits() -> None:
     graph = index._data
     ws = index._local.ws
     assert ws is not before and ws.fits(graph) and ws.generation == graph.generation
+
+
+def test_one_edit_loading_a_map_reserves_ids_for_its_subgoals_not_its_cells() -> None:
+    """A map loaded by one set_walkable into a grid built empty: the repair reserved a node id
+    per cell of the box (27 000 here; 1.4 million on orz700d, whose 96 landmark rows then held
+    1.1 GB and each query's landmark update copied them: 2.6 s)."""
+    walk = np.ones((200, 200), dtype=bool)
+    for i in range(8):
+        walk[20 * i + 10:20 * i + 16, 25 * i + 5:25 * i + 12] = False
+    grid = gamenav.TileGrid(np.ones(walk.shape, dtype=bool))
+    index = subgoal.subgoal_index(grid)
+    grid.set_walkable(~walk, False)
+    fresh = subgoal.subgoal_index(gamenav.TileGrid(walk))
+    assert index.nodes == fresh.nodes == 32
+    assert index._data.ncell.shape[0] <= 64
+    assert index.nbytes < 2 * fresh.nbytes
+    _compare(grid, (0, 0), (199, 199))
+    assert index.nbytes < 2 * fresh.nbytes
