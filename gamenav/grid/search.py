@@ -513,8 +513,9 @@ def prepare(grid: TileGrid, *algorithms: str) -> None:
     ``algorithm="hpa"`` (the cluster graph) and ``algorithm="subgoal"`` (the subgoal graph)
     otherwise build on their first query: 0.05-1.3 s on 1000-cell maps, for a loading screen
     rather than a frame. They are then kept in step with ``set_walkable`` while the grid lives
-    (for ``"subgoal"``, calling it again after edits also brings the landmark distances of its
-    heuristic up to date at once; queries otherwise update one each). ``"astar"`` and
+    (for ``"subgoal"``, calling it again after edits also spreads the landmarks of its
+    heuristic over the edited graph and computes them at once; queries otherwise update one
+    each, where they were). ``"astar"`` and
     ``"dijkstra"`` need nothing.
 
     Raises:

@@ -47,7 +47,9 @@ Design (Simple Subgoal Graphs, Uras, Koenig & Hernandez, ICAPS 2013):
   already brought up to date, and each query on the current graph first updates one more
   (one Dijkstra over the graph: 0.7-3 ms on the GPPC maps), so all are current again after
   :data:`LANDMARKS` queries. ``gamenav.prepare(grid, "subgoal")`` after a batch of edits
-  updates them all at once (at a loading screen rather than in a frame).
+  spreads them over the graph anew and updates them all at once (at a loading screen rather
+  than in a frame; queries keep the places chosen before, which suit the graph less and less
+  after large edits).
 * Threads: as :mod:`gamenav.grid.hpa` (:class:`~gamenav.grid._index.GridIndex`): a query
   borrows the graph of its snapshot's version; an edit while queries hold it repairs a copy. A
   query whose snapshot and the index disagree runs A* (same cost).
@@ -406,16 +408,23 @@ class SubgoalIndex(GridIndex[_Graph]):
         return True
 
     def update_landmarks(self) -> int:
-        """Bring every landmark up to date with the current graph now (after edits, queries
-        otherwise update one each); returns how many were updated."""
+        """Spread the landmarks over the current graph again and compute their distances now
+        (after edits; queries otherwise update one each at the places chosen before, which
+        may no longer suit the graph: a grid built empty has none); returns how many were
+        computed (0 when all were current)."""
         with self._lock:
             graph = self._data
             self._users += 1
         try:
-            count = 0
-            while self._refresh(graph):
-                count += 1
-            return count
+            marks = self._landmarks
+            placed = marks.cells >= 0
+            if placed.any() and (marks.generation[placed] == graph.generation).all():
+                return 0
+            fresh = self._select_landmarks(graph)
+            with self._lock:
+                if graph is self._data:
+                    self._landmarks = fresh
+            return int((fresh.cells >= 0).sum())
         finally:
             self.release(graph)
 
