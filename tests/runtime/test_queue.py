@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import shapely
 
 import gamenav
 from gamenav import PathCache, PathQueue, PathStatus
@@ -351,8 +352,9 @@ def test_errors_name_what_was_expected() -> None:
 
 def test_navmesh_requests_match_one_shot() -> None:
     room = [(0.0, 0.0), (20.0, 0.0), (20.0, 12.0), (0.0, 12.0)]
-    pillars = [[(x, 2.0), (x + 1.0, 2.0), (x + 1.0, 10.0), (x, 10.0)] for x in (4.0, 9.0, 14.0)]
+    pillars = [shapely.box(x, 2.0, x + 1.0, 10.0) for x in (4.0, 9.0, 14.0)]  # (rings: a shell and its holes)
     mesh = gamenav.NavMesh.from_polygons([room], obstacles=pillars)
+    assert (mesh.locate([(4.5, 6.0), (9.5, 6.0), (14.5, 6.0)]) == -1).all()
     pairs = [((0.5, 0.5), (19.5, 11.5)), ((2.0, 6.0), (17.0, 6.0)), ((0.5, 11.5), (19.5, 0.5))]
     queue = PathQueue(budget_ms=None, max_expansions=2)
     requests = [queue.request(mesh, s, g) for s, g in pairs]
