@@ -171,7 +171,7 @@ class QueueStats:
         last_frame_expansions: expansions in the most recent update.
         pending: requests waiting for an answer.
         searches: distinct searches pending (identical requests share one).
-        completed: requests answered (FOUND, PARTIAL, NO_PATH or STALE).
+        completed: requests answered FOUND, PARTIAL or NO_PATH (STALE ones count in ``stale``).
         cancelled: requests cancelled.
         stale: requests answered STALE (``on_change="stale"``).
         restarts: searches restarted because an edit invalidated their result.
