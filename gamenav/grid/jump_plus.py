@@ -65,8 +65,6 @@ class JumpIndex(GridIndex[Table]):
     Attributes:
         version: the grid version the current table describes.
         repaired: diagonal entries rewritten by the last repair (a measure of its work).
-        jump_share: share of the passable cells next to a jump point (at the last build).
-        dense: ``jump_share > DENSE_SHARE`` (searches run A* there).
     """
 
     def _build(self, passable: npt.NDArray[np.bool_]) -> None:
@@ -78,9 +76,23 @@ class JumpIndex(GridIndex[Table]):
         table: Table = np.zeros((self._p.shape[0], 8), dtype=dtype)
         _kp.build_tables(self._p, self._stride, table)
         self._data = table
-        cells = max(int(passable.sum()), 1)
-        self.jump_share = float((table[:, :4] == 1).any(axis=1).sum()) / cells
-        self.dense = self.jump_share > DENSE_SHARE
+        self._cells = int(passable.sum())
+        self._jumps = self._jump_cells(slice(None), slice(None))
+
+    def _jump_cells(self, rows: slice, columns: slice) -> int:
+        """Cells next to a jump point (a straight entry of 1) in the padded ``rows`` and ``columns``."""
+        table = self._data.reshape(-1, self._stride, 8)[rows, columns, :4]
+        return int((table == 1).any(axis=2).sum())
+
+    @property
+    def jump_share(self) -> float:
+        """Share of the passable cells next to a jump point (kept up to date by repairs)."""
+        return self._jumps / max(self._cells, 1)
+
+    @property
+    def dense(self) -> bool:
+        """``jump_share > DENSE_SHARE`` (searches run A* there)."""
+        return self.jump_share > DENSE_SHARE
 
     def _copy(self, data: Table) -> Table:
         copied: Table = data.copy()
@@ -88,8 +100,16 @@ class JumpIndex(GridIndex[Table]):
 
     def _repair(self, passable: npt.NDArray[np.bool_], x0: int, y0: int, x1: int, y1: int) -> int:
         h, w = passable.shape
-        self._p.reshape(h + 2, w + 2)[y0 + 1:y1 + 1, x0 + 1:x1 + 1] = passable[y0:y1, x0:x1]
-        return int(_kp.repair_tables(self._p, self._stride, self._data, y0 + 1, y1 + 1, x0 + 1, x1 + 1))
+        pad = self._p.reshape(h + 2, w + 2)
+        # an entry of 1 depends on the cells next to its own: those within one cell of the box
+        rows, columns = slice(y0, y1 + 2), slice(x0, x1 + 2)
+        jumps = self._jump_cells(rows, columns)
+        self._cells -= int(pad[y0 + 1:y1 + 1, x0 + 1:x1 + 1].sum())
+        pad[y0 + 1:y1 + 1, x0 + 1:x1 + 1] = passable[y0:y1, x0:x1]
+        self._cells += int(passable[y0:y1, x0:x1].sum())
+        repaired = int(_kp.repair_tables(self._p, self._stride, self._data, y0 + 1, y1 + 1, x0 + 1, x1 + 1))
+        self._jumps += self._jump_cells(rows, columns) - jumps
+        return repaired
 
     @property
     def nbytes(self) -> int:
