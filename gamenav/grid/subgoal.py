@@ -392,6 +392,8 @@ class SubgoalIndex(GridIndex[_Graph]):
         column = self._distances(graph, src)
         with self._lock:
             current = self._landmarks
+            if j >= current.dist.shape[0] or current.generation[j] == graph.generation:
+                return True  # done meanwhile: by another query, or a new spread (maybe fewer)
             cap = max(graph.ncell.shape[0], current.dist.shape[1])
             dist = np.full((current.dist.shape[0], cap), _ks.NO_DIST, dtype=np.uint32)
             dist[:, :current.dist.shape[1]] = current.dist

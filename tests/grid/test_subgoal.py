@@ -497,3 +497,29 @@ def test_prepare_spreads_the_landmarks_over_the_graph_after_edits(first) -> None
         expanded[0] += _compare(grid, a, b).expanded
         expanded[1] += gamenav.find_path(built, a, b, algorithm="subgoal").expanded
     assert expanded[0] <= 1.2 * expanded[1]
+
+
+def test_a_landmark_update_racing_a_new_spread_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query updating landmark 10 while prepare() (or a rebuild) published a spread of 4
+    landmarks wrote row 10 of a 4-row table: IndexError from find_path."""
+    rng = np.random.default_rng(0)
+    grid = gamenav.TileGrid(np.ones((150, 200), dtype=bool))
+    grid.set_walkable((10, 10, 12, 12), False)
+    index = subgoal.subgoal_index(grid)
+    walls = rng.random(grid.shape) < 0.2
+    walls[:, [0, -1]] = False
+    grid.set_walkable(walls, False)  # many subgoals: a spread now gets fewer landmarks
+    for i in range(10):
+        gamenav.find_path(grid, (0, i), (199, 149 - i), algorithm="subgoal")
+    assert index.landmarks_current == 10
+    distances = subgoal.SubgoalIndex._distances
+    monkeypatch.setattr(subgoal, "LANDMARK_BUDGET", 1000)
+
+    def racing(self: subgoal.SubgoalIndex, graph: object, src: int) -> object:
+        monkeypatch.setattr(subgoal.SubgoalIndex, "_distances", distances)
+        assert self.update_landmarks() == subgoal.ACTIVE  # another thread's prepare()
+        return distances(self, graph, src)
+
+    monkeypatch.setattr(subgoal.SubgoalIndex, "_distances", racing)
+    _compare(grid, (0, 20), (199, 100))
+    assert index.landmarks_current == subgoal.ACTIVE
