@@ -320,15 +320,15 @@ def write_chain(s, pnode, pparent, pvia, parent):
 
 
 @njit(cache=True, nogil=True)
-def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, parent, mark,
+def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, mark,
                 pg, pf, pnode, pparent, pvia, heap, hpos, order, state, reserve):
     """Run JPS+ from the state in the pool for at most ``max_expansions`` expansions.
 
-    ``key`` ``(N,)`` int64 maps nodes to pool slots (``stamp << 32 | slot``); ``g``, ``parent``,
-    ``mark`` ``(N,)`` are the workspace arrays of :mod:`gamenav._kernels.grid_search`: expanded
-    nodes are written there (g and closed mark ``stamp + 1``) when a call returns IN_PROGRESS,
-    and the goal's parent chain when found (:func:`write_chain`), so ``trace_path`` reads it as
-    for A*; a partial path writes its node's chain first.
+    ``key`` ``(N,)`` int64 maps nodes to pool slots (``stamp << 32 | slot``); ``g`` and ``mark``
+    ``(N,)`` are the workspace arrays of :mod:`gamenav._kernels.grid_search`: expanded nodes are
+    written there (g and closed mark ``stamp + 1``) when a call returns IN_PROGRESS, and the
+    goal's g when found; :func:`write_chain` then writes the parent chain of the goal (or of a
+    partial path's node) into the workspace's ``parent`` for ``trace_path``.
     Pool arrays (capacity ``C``): ``pg``, ``pf`` float64 g and f, ``pnode`` int64 node,
     ``pparent`` int64 parent slot, ``pvia`` int64 the intermediate cell a successor was reached
     through (-1: on a straight or diagonal line from its parent), ``heap`` / ``hpos`` int64
@@ -355,7 +355,6 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, parent,
         if n == goal:
             status = FOUND
             g[n] = pg[s]
-            write_chain(s, pnode, pparent, pvia, parent)
             break
         if budget <= 0:
             break

@@ -167,12 +167,15 @@ class PlusSearch:
     def step(self, passable: npt.NDArray[np.uint8], stride: int, goal: int, gx: int, gy: int,
              budget: int, key: npt.NDArray[np.int64], g: npt.NDArray[np.float64],
              parent: npt.NDArray[np.int32], mark: npt.NDArray[np.int32]) -> int:
-        """Run up to ``budget`` expansions; returns a ``gamenav._kernels.grid_search`` status."""
+        """Run up to ``budget`` expansions; returns a ``gamenav._kernels.grid_search`` status
+        (FOUND: the goal's chain written into ``parent``)."""
         while True:
             pg, pf, pnode, pparent, pvia, heap, hpos, order = self.pool
             code = int(_kp.search_step(self.table, passable, stride, goal, gx, gy, budget, key, g,
-                                       parent, mark, pg, pf, pnode, pparent, pvia, heap, hpos,
-                                       order, self.state, self.reserve))
+                                       mark, pg, pf, pnode, pparent, pvia, heap, hpos, order,
+                                       self.state, self.reserve))
+            if code == _kp.FOUND:
+                self.chain(goal, key, parent)
             if code != _kp.GROW:
                 return code
             used = max(int(self.state[1]), int(self.state[3]))
