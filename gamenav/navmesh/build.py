@@ -31,7 +31,7 @@ from gamenav._validate import real_number
 from gamenav.errors import GamenavError, InvalidGeometryError, InvalidInputError
 
 __all__ = ["MAX_COORDINATE", "agent_radius_value", "area_list", "free_space", "grid_triangulation",
-           "triangulate_areas", "triangulate_convex", "triangulate_free_space"]
+           "mesh_tolerance", "triangulate_areas", "triangulate_convex", "triangulate_free_space"]
 
 MAX_COORDINATE = 1e15
 """Largest absolute world coordinate a navmesh accepts (vertices, polygons, query points).
@@ -225,11 +225,29 @@ def _without_slivers(free: BaseGeometry) -> BaseGeometry:
     return shapely.union_all(parts) if parts else shapely.Polygon()
 
 
+def mesh_tolerance(extent: float, largest: float) -> float:
+    """The :attr:`~gamenav.NavMesh.tolerance` of a mesh whose bounding box's larger side is
+    ``extent`` and whose largest absolute coordinate is ``largest``."""
+    return max(1e-9 * extent, 4 * float(np.spacing(largest)))
+
+
+def _merged(free: BaseGeometry) -> BaseGeometry:
+    """``free`` with outline points within the tolerance of its mesh merged (overlays leave
+    some a rounding error apart; as two vertices, an edit whose region holds one of them
+    would leave the edge on the other without its neighbour: a crack)."""
+    if free.is_empty:
+        return free
+    x0, y0, x1, y1 = free.bounds
+    tol = mesh_tolerance(max(x1 - x0, y1 - y0), max(abs(x0), abs(y0), abs(x1), abs(y1)))
+    return _polygonal(shapely.remove_repeated_points(free, tol))
+
+
 def free_space(walkable: Any, obstacles: Any = (), agent_radius: float = 0.0) -> BaseGeometry:
     """Repaired free space: ``walkable`` minus ``obstacles``, shrunk by ``agent_radius``.
 
     See :func:`_as_geometry` for the accepted inputs and :func:`_shrink` for how the radius is
-    applied; parts with an area below float noise are dropped (:func:`_without_slivers`).
+    applied; parts with an area below float noise are dropped (:func:`_without_slivers`) and
+    outline points within the mesh tolerance merged (:func:`_merged`).
 
     Raises:
         InvalidGeometryError: nothing walkable is left, the input is not polygonal, or has
@@ -244,7 +262,7 @@ def free_space(walkable: Any, obstacles: Any = (), agent_radius: float = 0.0) ->
             free = _polygonal(shapely.difference(free, blocked))
         if radius > 0 and not free.is_empty:
             free = _shrink(free, radius)
-        free = _without_slivers(free)
+        free = _merged(_without_slivers(free))
     if free.is_empty:
         raise InvalidGeometryError(
             "no walkable area left (walkable is empty, covered by obstacles or narrower than "

@@ -24,8 +24,8 @@ from gamenav._kernels.navmesh import dual_graph, locate_points, nearest_points, 
 from gamenav._validate import finite_point, flag, holds_bool
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, agent_radius_value, area_list, free_space,
-                                   grid_triangulation, triangulate_areas, triangulate_convex,
-                                   triangulate_free_space)
+                                   grid_triangulation, mesh_tolerance, triangulate_areas,
+                                   triangulate_convex, triangulate_free_space)
 
 if TYPE_CHECKING:
     from shapely.geometry.base import BaseGeometry
@@ -428,7 +428,7 @@ class NavMesh:
         lo = p.min(axis=1)
         hi = p.max(axis=1)
         size = hi.max(axis=0) - lo.min(axis=0)
-        self._tol = max(1e-9 * float(size.max()), 4 * float(np.spacing(np.abs(p).max())))
+        self._tol = mesh_tolerance(float(size.max()), float(np.abs(p).max()))
         lo -= self._tol
         hi += self._tol
         gmin = lo.min(axis=0)
