@@ -934,7 +934,7 @@ def _succ(sf, si, n, rid, rx, ry, g, pv, qv, t0, t1, e, tri_from):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def polyanya_step(verts, tris, nbrs, corner, degree, side, tin, tout, goal_tin, goal_mask, goal,
-                  start, starts, nf, ni, hf, hg, hn, pos, root_g, ctr, max_expansions):
+                  start, starts, nf, ni, hf, hg, hn, pos, root_g, ctr, max_expansions, tol):
     """Advance a Polyanya search by at most ``max_expansions`` node expansions.
 
     ``ctr`` = [heap size, expanded, node count, final node, start vertex (-1: none), 1 until the
@@ -943,7 +943,10 @@ def polyanya_step(verts, tris, nbrs, corner, degree, side, tin, tout, goal_tin, 
     opposite edge of each incident triangle in ``starts``. A lone successor entering a corridor
     triangle (two neighbours, not the goal's) is expanded at once without touching the heap
     (Polyanya's intermediate pruning). Empty successors, those leading off the mesh and those
-    crossing a bridge away from the goal (:func:`dual_graph`) are dropped. Returns RUNNING,
+    crossing a bridge away from the goal (:func:`dual_graph`) are dropped. An interval end within
+    ``tol`` (world units, the mesh tolerance) of its edge's end vertex is that vertex: computed
+    ends drift (next to a sliver, 2e-8 from a corner at (12, 6)), and a corner is a new root
+    only when an end is exactly on it (else the way round it was lost). Returns RUNNING,
     DONE_FOUND (``ctr[3]`` = final node), DONE_NONE, or NEED_SPACE (grow ``nf``/``ni``/heap
     and call again; nothing was changed). On DONE_FOUND, ``hn[:ctr[0]]`` is the chain of nodes
     from an initial one to the final one.
@@ -1107,6 +1110,11 @@ def polyanya_step(verts, tris, nbrs, corner, degree, side, tin, tout, goal_tin, 
             qv = si[m, 2]
             px, py = verts[pv, 0], verts[pv, 1]
             ex, ey = verts[qv, 0], verts[qv, 1]
+            span = _dist(px, py, ex, ey)
+            if t0 > 0.0 and t0 * span <= tol:
+                t0 = 0.0
+            if t1 < 1.0 and (1.0 - t1) * span <= tol:
+                t1 = 1.0
             rgx, rgy = px, py  # right end (at t0)
             lfx, lfy = ex, ey  # left end (at t1)
             if t0 > 0.0:

@@ -308,7 +308,7 @@ class NavMeshSearch:
                                      k["side"], k["tin"], k["tout"], self._goal_tin,
                                      self._goal_mask, self._goal, self._start, self._starts,
                                      self._nf, self._ni, self._hf, self._hg, self._hn, self._pos,
-                                     self._root_g, self._ctr, budget)
+                                     self._root_g, self._ctr, budget, self._mesh.tolerance)
                 if code != NEED_SPACE:
                     break
                 self._grow()
