@@ -258,7 +258,7 @@ def _check_positions(grid: TileGrid, pos: _F64) -> None:
         bad = int(np.flatnonzero(~np.isfinite(pos).all(axis=1))[0])
         raise InvalidInputError(f"positions must be finite; agent {bad} is at {tuple(pos[bad].tolist())}")
     cells = grid.world_to_cell(pos) if len(pos) else np.zeros((0, 2), np.int64)
-    inside = ((cells >= 0) & (cells < (grid.width, grid.height))).all(axis=1)
+    inside = np.asarray(((cells >= 0) & (cells < (grid.width, grid.height))).all(axis=1))
     on_free = inside.copy()
     on_free[inside] = grid.passable[cells[inside, 1], cells[inside, 0]]
     if not on_free.all():
