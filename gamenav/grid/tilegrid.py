@@ -305,6 +305,8 @@ class TileGrid:
             >>> TileGrid.from_strings(["..#", "..."]).shape
             (2, 3)
         """
+        if not isinstance(blocked, str):
+            raise InvalidInputError(f"blocked must be a string of wall characters, got {blocked!r}")
         if isinstance(rows, str):  # would be read as one row per character: a 1-column grid
             raise InvalidInputError(f"rows must be a list of strings, one per row, got one string {rows!r:.80} "
                                     "(text.splitlines() gives its rows)")

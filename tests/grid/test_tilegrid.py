@@ -256,3 +256,11 @@ def test_an_edit_that_changes_nothing_keeps_the_snapshot_and_its_tables() -> Non
     grid.set_cost((5, 3), 2.0)  # under a wall: stored, not seen by searches (a new snapshot, same version)
     assert grid._snapshot() is not before and grid.version == before.version
     assert grid.cost[3, 5] == 2.0
+
+
+@pytest.mark.parametrize("blocked", [None, ["#"], 3])
+def test_from_strings_needs_a_string_of_wall_characters(blocked: object) -> None:
+    """``blocked=None`` raised a bare TypeError ("argument of type 'NoneType' is not iterable")."""
+    with pytest.raises(InvalidInputError, match="blocked must be a string of wall characters"):
+        TileGrid.from_strings(["..#", "..."], blocked=blocked)  # type: ignore[arg-type]
+    assert TileGrid.from_strings(["..x", "..."], blocked="x").passable.sum() == 5
