@@ -894,6 +894,25 @@ def _near_walls(x, y, r, sat, ox, oy, cs):  # pragma: no cover - compiled
     return not _window_clear(sat, i0, j0, i1, j1)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _out_by_side(x, y, r, ii, j, x0, y0, cs, passable, y_up):  # pragma: no cover - compiled
+    """The centre ``(x, y)`` on (or in) blocked square ``(ii, j)`` (lower corner ``x0, y0``) moved
+    ``r`` beyond its nearest side that has a free cell across (unmoved when none has)."""
+    best = np.inf
+    nx = x
+    ny = y
+    eps = 1e-9 * cs
+    if not _blocked(passable, ii + 1, j, y_up) and x0 + cs - x < best:
+        best, nx, ny = x0 + cs - x, x0 + cs + r + eps, y
+    if not _blocked(passable, ii - 1, j, y_up) and x - x0 < best:
+        best, nx, ny = x - x0, x0 - r - eps, y
+    if not _blocked(passable, ii, j + 1, y_up) and y0 + cs - y < best:
+        best, nx, ny = y0 + cs - y, x, y0 + cs + r + eps
+    if not _blocked(passable, ii, j - 1, y_up) and y - y0 < best:
+        nx, ny = x, y0 - r - eps
+    return nx, ny
+
+
 @njit(cache=True, nogil=True)
 def _disc_off_walls(pos, i, r, passable, ox, oy, cs, y_up):  # pragma: no cover - compiled
     """Move disc ``i`` of ``pos`` out of the blocked and off-grid cell squares it overlaps (see
@@ -926,6 +945,7 @@ def _disc_off_walls(pos, i, r, passable, ox, oy, cs, y_up):  # pragma: no cover 
                     continue
                 clear = False
                 if d2 < 1e-18:  # centre on the square's boundary or inside: leave by the nearest side
+                    x, y = _out_by_side(x, y, r, ii, j, x0, y0, cs, passable, y_up)
                     continue
                 d = math.sqrt(d2)
                 over = r - d + 1e-9 * cs

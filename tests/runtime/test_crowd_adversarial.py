@@ -8,6 +8,7 @@ import pytest
 
 import gamenav
 from gamenav.runtime.crowd import IDLE
+from tests.runtime.test_crowd_invariants import wall_overlap
 
 
 def test_update_refuses_an_int_beyond_float64() -> None:
@@ -213,3 +214,25 @@ def test_a_very_fast_agent_does_not_slow_the_others_down_at_usual_frame_rates() 
     for _ in range(30):
         crowd.update(1 / 30)
     assert crowd.positions[1, 0] == pytest.approx(11.5, abs=0.05)
+
+
+@pytest.mark.parametrize("y_up", [False, True])
+def test_a_disc_centred_exactly_on_a_walls_edge_is_pushed_off_it(y_up: bool) -> None:
+    """A centre exactly on the edge of a blocked (or off-grid) cell square is at distance 0 from
+    it: the push off the wall had no direction and was skipped, so an idle unit spawned on a
+    cell border beside a wall (or the map's edge) overlapped it by its whole radius for ever, and
+    a goal on the map's edge stayed there, 0.4 beyond where the disc can stand: a lone unit sent
+    there failed (walls held it up) instead of arriving."""
+    grid = gamenav.TileGrid.from_strings(["......", "..#...", "......", "......"], y_up=y_up)
+    wall = tuple(grid.cell_to_world(np.array([2, 1])).tolist())
+    crowd = gamenav.Crowd(grid, [(wall[0] + 0.5, wall[1]), (0.0, 0.0), (0.0, 2.5)], radius=0.4, max_speed=1.0)
+    crowd.update(1 / 30)
+    assert (wall_overlap(crowd) <= 1e-6).all()  # (was 0.4 each: the whole radius)
+    lone = gamenav.Crowd(gamenav.TileGrid(np.ones((6, 6), bool), y_up=y_up), [(3.5, 0.5)], radius=0.4, max_speed=1.0)
+    lone.move([0], (0.0, 5.5), formation=False)
+    assert lone.goals[0] == pytest.approx((0.4, 5.5))
+    for _ in range(600):
+        lone.update(1 / 30)
+        if lone.arrived[0] or lone.failed[0]:
+            break
+    assert lone.arrived[0] and (wall_overlap(lone) <= 1e-6).all()
