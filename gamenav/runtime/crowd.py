@@ -392,7 +392,7 @@ class Crowd(Closeable):
         self.requests_per_update = _positive_int(requests_per_update, "requests_per_update")
         self.flow_threshold = _positive_int(flow_threshold, "flow_threshold")
         self.avoidance = avoidance
-        self.max_neighbors = _count(max_neighbors, "max_neighbors")
+        self.max_neighbors = max_neighbors
         self.time_horizon = positive_number(time_horizon, "time_horizon")
         self.keep_right = _KEEP_RIGHT
         """ORCA: with oncoming neighbours an agent bends its preferred velocity to the right by
@@ -609,6 +609,15 @@ class Crowd(Closeable):
     @reroute_seconds.setter
     def reroute_seconds(self, value: float | None) -> None:
         self._reroute_seconds = None if value is None else positive_number(value, "reroute_seconds")
+
+    @property
+    def max_neighbors(self) -> int:
+        """ORCA: at most this many nearest agents are avoided (may be assigned)."""
+        return self._max_neighbors
+
+    @max_neighbors.setter
+    def max_neighbors(self, value: int) -> None:
+        self._max_neighbors = _count(value, "max_neighbors")
 
     @property
     def neighbor_dist(self) -> float:
@@ -1014,9 +1023,10 @@ class Crowd(Closeable):
         # goes first (see crowd_step)
         yielded = np.empty(len(self), np.int64)
         new_vel = np.empty_like(self._vel)
+        neighbours = min(self.max_neighbors, len(self) - 1)  # (no agent has more: a huge max allocates nothing)
         infeasible, stuck = crowd_step(
             self._pos, self._vel, desired, self._radii, cap, self._speeds, self._mode != IDLE, self._order, self._goal,
-            _IDLE_MASS, self.keep_right, hcell, neighbor_dist, self.max_neighbors, self.time_horizon,
+            _IDLE_MASS, self.keep_right, hcell, neighbor_dist, neighbours, self.time_horizon,
             min(max(self.time_horizon_obst, dt), 1e9), dt, passable, self._blocked_table(passable), ox, oy,
             g.cell_size, g.y_up, _OVERLAP_ITERATIONS, _OVERLAP_TOLERANCE, new_vel, self._yielded, yielded, wait,
             self._sep)

@@ -236,3 +236,22 @@ def test_a_disc_centred_exactly_on_a_walls_edge_is_pushed_off_it(y_up: bool) -> 
         if lone.arrived[0] or lone.failed[0]:
             break
     assert lone.arrived[0] and (wall_overlap(lone) <= 1e-6).all()
+
+
+@pytest.mark.parametrize("huge", [2**62, 2**70])
+def test_a_huge_max_neighbors_is_the_number_of_other_agents(huge: int) -> None:
+    """``max_neighbors=2**62`` passed the check and then update raised ValueError ("array is too
+    big": the kernel's buffers had that many rows), ``2**70`` OverflowError; an assigned 1.5 went
+    to the kernel unchecked (numba TypingError). No agent has more than ``n - 1`` neighbours."""
+    grid = gamenav.TileGrid(np.ones((8, 12), bool))
+    start = [(1.5, 1.5), (2.5, 1.5), (1.5, 2.5), (10.5, 6.5)]
+    crowds = [gamenav.Crowd(grid, start, radius=0.4, max_speed=3.0, max_neighbors=k) for k in (huge, 3)]
+    for crowd in crowds:
+        crowd.move([0, 1, 2], (10.5, 6.5))
+        crowd.move([3], (1.5, 1.5))
+        for _ in range(30):
+            crowd.update(1 / 30)
+    assert np.array_equal(crowds[0].positions, crowds[1].positions)
+    with pytest.raises(gamenav.InvalidInputError, match="max_neighbors must be an int >= 0, got 1.5"):
+        crowds[0].max_neighbors = 1.5  # type: ignore[assignment]
+    assert crowds[0].max_neighbors == huge
