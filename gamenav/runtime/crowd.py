@@ -75,7 +75,7 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels.crowd import (descend_field, field_targets, follow_paths, narrow_passages, passage_waits,
                                     preferred_velocities, resolve_walls, separation, walk_steps)
 from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
-from gamenav._validate import check_options, finite_point, flag, keyword_options, positive_number
+from gamenav._validate import check_options, finite_point, flag, holds_bool, keyword_options, positive_number
 from gamenav.runtime._congestion import oncoming_scale
 from gamenav._events import Closeable, Inbox
 from gamenav.errors import BlockedEndpointError, GamenavError, InvalidInputError
@@ -199,8 +199,7 @@ def _per_agent(value: Any, n: int, name: str, most: float = math.inf) -> _F64 | 
     """A number > 0 (returned as float) or ``n`` finite numbers > 0 (an (n,) float64 array),
     none above ``most``."""
     try:
-        scalar = np.ndim(value) == 0
-        arr = None if scalar else np.array(value, dtype=np.float64).reshape(-1)
+        arr = None if np.ndim(value) == 0 else _numbers(value).reshape(-1)
     except (TypeError, ValueError):  # ragged, or not numbers
         raise InvalidInputError(f"{name} must be a number > 0 or one per agent, got {value!r}") from None
     if arr is None:
@@ -241,10 +240,20 @@ def _check_queue(queue: Any) -> None:
         raise InvalidInputError("queue is closed: pass an open PathQueue (or None)")
 
 
+def _numbers(values: Any) -> _F64:
+    """``values`` as a float64 array; raises TypeError for strings, bools, objects and ints beyond
+    float64, which ``np.array(values, np.float64)`` would read as numbers (or overflow on)."""
+    raw = np.asarray(values)
+    if raw.dtype.kind not in "iuf" or holds_bool(values):
+        raise TypeError
+    numbers: _F64 = raw.astype(np.float64)
+    return numbers
+
+
 def _points(positions: npt.ArrayLike) -> _F64:
     """``positions`` as a float64 array, at least 2-D (an empty one: ``(0, 2)``)."""
     try:
-        pos = np.array(positions, dtype=np.float64, ndmin=2)
+        pos = np.array(_numbers(positions), ndmin=2)
     except (TypeError, ValueError):
         raise InvalidInputError(f"positions must be an (n, 2) array of numbers, got {positions!r}") from None
     return pos.reshape(0, 2) if pos.size == 0 else pos

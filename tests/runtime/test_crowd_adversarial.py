@@ -255,3 +255,23 @@ def test_a_huge_max_neighbors_is_the_number_of_other_agents(huge: int) -> None:
     with pytest.raises(gamenav.InvalidInputError, match="max_neighbors must be an int >= 0, got 1.5"):
         crowds[0].max_neighbors = 1.5  # type: ignore[assignment]
     assert crowds[0].max_neighbors == huge
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("positions", [(2**1100, 0.5)]), ("positions", [("1.5", "1.5")]), ("positions", [(1.5, True)]),
+    ("radius", [2**1100]), ("radius", ["0.3"]), ("radius", [True]),
+    ("max_speed", [2**1100]), ("max_speed", ["1"]), ("max_speed", np.array([True])),
+])
+def test_positions_and_sizes_must_be_numbers(name: str, value: object) -> None:
+    """Lists of strings or bools were read as numbers (``radius=["0.3"]`` and ``[True]`` taken, while
+    ``"0.3"`` and ``True`` were refused), and an int beyond float64 raised a bare OverflowError."""
+    grid = gamenav.TileGrid(np.ones((5, 5), bool))
+    args: dict[str, object] = {"radius": 0.3, "max_speed": 1.0, name: value}
+    positions = args.pop("positions", [(1.5, 1.5)])
+    match = "positions must be an" if name == "positions" else f"{name} must be a number > 0 or one per agent"
+    with pytest.raises(gamenav.InvalidInputError, match=match):
+        gamenav.Crowd(grid, positions, **args)  # type: ignore[arg-type]
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5)], radius=0.3, max_speed=1.0)
+    with pytest.raises(gamenav.InvalidInputError, match=match):
+        crowd.add(positions, **args)  # type: ignore[arg-type]
+    assert len(crowd) == 1
