@@ -187,6 +187,13 @@ def _count(value: Any, name: str) -> int:
     return int(value)
 
 
+def _agent_id(agent: Any) -> int:
+    """``agent`` as an int: one agent id (bools, lists and arrays refused)."""
+    if isinstance(agent, bool) or not isinstance(agent, numbers.Integral):
+        raise InvalidInputError(f"agent must be one agent id (an int), got {agent!r}")
+    return int(agent)
+
+
 def _bounded(value: Any, name: str, most: float) -> float:
     """``value`` as a float, which must be finite, > 0 and at most ``most``."""
     number = positive_number(value, name)
@@ -789,7 +796,7 @@ class Crowd(Closeable):
 
     def remaining_path(self, agent: int) -> npt.NDArray[np.float64]:
         """``remaining_paths([agent])[0]``: the ``(k, 2)`` world route ahead of one agent."""
-        return self.remaining_paths([agent])[0]
+        return self.remaining_paths([_agent_id(agent)])[0]
 
     def path(self, agent: int) -> Path:
         """The path result ``agent`` follows (or last followed) for its current order.
@@ -802,7 +809,7 @@ class Crowd(Closeable):
             field): an empty path with status NO_PATH.
         """
         self._catch_up()
-        i = int(self._indices([agent])[0])
+        i = int(self.rows([_agent_id(agent)])[0])
         route = self._routes.get(i)
         if route is not None:
             return route

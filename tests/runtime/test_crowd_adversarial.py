@@ -275,3 +275,16 @@ def test_positions_and_sizes_must_be_numbers(name: str, value: object) -> None:
     with pytest.raises(gamenav.InvalidInputError, match=match):
         crowd.add(positions, **args)  # type: ignore[arg-type]
     assert len(crowd) == 1
+
+
+@pytest.mark.parametrize("agent", [[], [0, 1], np.array([1]), True, 1.0])
+def test_path_and_remaining_path_take_one_agent_id(agent: object) -> None:
+    """``path([])`` and ``remaining_path([])`` raised a bare IndexError; ``path([0, 1])`` and
+    ``path(np.array([1]))`` answered for some agent; ``path(True)`` read True as a mask."""
+    grid = gamenav.TileGrid(np.ones((5, 5), bool))
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5), (1.5, 1.5)], radius=0.3, max_speed=1.0)
+    for method in (crowd.path, crowd.remaining_path):
+        with pytest.raises(gamenav.InvalidInputError, match="agent must be one agent id"):
+            method(agent)  # type: ignore[arg-type]
+    assert crowd.path(np.int64(1)).status is gamenav.PathStatus.NO_PATH
+    assert crowd.remaining_path(np.uint8(1)).tolist() == [[1.5, 1.5]]
