@@ -20,6 +20,7 @@ import heapq
 import itertools
 import math
 import numbers
+import sys
 import time
 import weakref
 from collections import deque
@@ -133,11 +134,12 @@ class PathRequest(NotCopyable):
 class _Job:
     """One search shared by every identical pending request."""
 
-    __slots__ = ("query", "search", "requests", "score", "seq", "changes", "alive", "rate")
+    __slots__ = ("query", "search", "requests", "score", "seq", "changes", "alive", "rate", "checked")
 
-    def __init__(self, query: Query, score: float, seq: int) -> None:
+    def __init__(self, query: Query, score: float, seq: int, checked: int) -> None:
         self.query = query
         self.search: Search | None = None
+        self.checked = checked  # the world version its search last started on
         self.requests: list[PathRequest] = []
         self.score = score
         self.seq = seq
@@ -297,9 +299,10 @@ def _finite(value: numbers.Real) -> bool:
         return False
 
 
-def _count(value: Any, name: str, expected: str = "an int >= 1") -> int:
-    """``value`` as an int >= 1 (a Python or numpy int, not a bool)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+def _count(value: Any, name: str, expected: str = "an int >= 1", most: float = math.inf) -> int:
+    """``value`` as an int from 1 to ``most`` (a Python or numpy int, not a bool)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or not 1 <= value <= most:
         raise InvalidInputError(f"{name} must be {expected}, got {value!r}")
     return int(value)
 
@@ -389,7 +392,7 @@ class PathQueue(Closeable):
         if on_change not in ("restart", "stale"):
             raise InvalidInputError(f"on_change must be 'restart' or 'stale', got {on_change!r}")
         chunk = None if chunk is None else _count(chunk, "chunk", "an int >= 1 or None")
-        window = _count(window, "window")
+        window = _count(window, "window", f"an int >= 1 and at most {sys.maxsize}", sys.maxsize)
         self._budget_ms = None if budget_ms is None else float(budget_ms)
         self._max_expansions = max_expansions
         self._cache = cache
@@ -491,12 +494,16 @@ class PathQueue(Closeable):
         job = self._jobs.get(query.key) if query.key is not None else None
         if job is not None and quick_expansions and not self._current(job):
             self._begin(job)  # quick paths come from the world as it is now (raises, if it does, before any change)
+        elif job is not None and job.checked != query.world.version:
+            check = start_search(query)  # raises what a fresh search would (an endpoint blocked since)
+            check.cancel()
+            job.checked = check.world_version
         if job is None:
             search = start_search(query)
             if search.status.done:  # start == goal, or another island: answered at once
                 self._store_and_answer(query, search.result(), [req], search.world_version)
                 return req
-            job = _Job(query, score, next(self._seq))
+            job = _Job(query, score, next(self._seq), search.world_version)
             if quick_expansions or self._peek() is None:  # it runs next: keep it started
                 job.search = search
             else:
@@ -814,6 +821,7 @@ class PathQueue(Closeable):
         if job.search is not None:
             job.search.cancel()
         job.search = search
+        job.checked = search.world_version
         job.changes.clear()
         job.rate = None
         return search

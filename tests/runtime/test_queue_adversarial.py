@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 
 import numpy as np
@@ -161,3 +162,31 @@ def test_an_unsigned_numpy_expansion_budget_is_spent_as_an_int(workers: int) -> 
     assert short.status is PathStatus.FOUND and long.status is PathStatus.FOUND
     queue.max_expansions = np.uint64(7)  # type: ignore[assignment]
     assert type(queue.max_expansions) is int and queue.max_expansions == 7
+
+
+def test_a_request_joining_a_search_whose_goal_an_edit_blocked_raises_like_a_new_one() -> None:
+    """A request identical to a pending one, made after an edit blocked its goal (or made the
+    grid weighted for JPS), joined the pending search: queued, then answered STALE, where a new
+    request raises (the errors of ``find_path`` are raised at request time, not in ``update``)."""
+    grid = TileGrid(np.ones((5, 20), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=3)
+    first = queue.request(grid, (0, 0), (19, 4))
+    queue.request(grid, (0, 4), (19, 0), algorithm="jps")  # started lazily in update()
+    queue.update()
+    grid.set_walkable((19, 4), False)
+    with pytest.raises(gamenav.BlockedEndpointError, match="goal"):
+        queue.request(grid, (0, 0), (19, 4))
+    grid.set_cost((10, 2), 2.0)
+    with pytest.raises(gamenav.UnsupportedOptionError, match="non-uniform"):
+        queue.request(grid, (0, 4), (19, 0), algorithm="jps")
+    assert len(queue) == 2 and queue.stats.shared == 0
+    while len(queue):
+        queue.update()
+    assert first.status is PathStatus.STALE and queue.stats.stale == 2
+
+
+def test_a_window_beyond_a_deques_length_is_refused_clearly() -> None:
+    """``window=10**20`` raised a bare OverflowError (too large to convert to C ssize_t)."""
+    with pytest.raises(gamenav.InvalidInputError, match="window must be an int >= 1 and at most"):
+        PathQueue(window=10**20)
+    assert PathQueue(window=np.int64(sys.maxsize)).stats.frames == 0  # type: ignore[arg-type]
