@@ -878,8 +878,9 @@ class PathQueue(Closeable):
     def _valid_at(self, job: _Job, path: Path) -> int | None:
         """The world version at which ``path``, found on the snapshot the search started from,
         is known to hold now, or None (search again). Grid paths that spanned edits are checked
-        against every one of them; an edit the queue has not acted on (its notification on its
-        way, or waiting in the inbox: made in another thread) means searching again."""
+        against every one of them, after acting on the edits other threads made meanwhile; an
+        edit the queue has not heard of yet (its notification on its way) means searching again."""
+        self._inbox.catch_up()
         query = job.query
         now: int = query.world.version
         seen: int = job.search.world_version  # type: ignore[union-attr]

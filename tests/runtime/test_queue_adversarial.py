@@ -190,3 +190,34 @@ def test_a_window_beyond_a_deques_length_is_refused_clearly() -> None:
     with pytest.raises(gamenav.InvalidInputError, match="window must be an int >= 1 and at most"):
         PathQueue(window=10**20)
     assert PathQueue(window=np.int64(sys.maxsize)).stats.frames == 0  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("cell, status", [((30, 29), PathStatus.FOUND), ((30, 0), PathStatus.STALE)])
+def test_an_edit_from_another_thread_during_an_update_is_checked_exactly(
+        cell: tuple[int, int], status: PathStatus, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search that another thread's edit overtook during ``update()`` was answered STALE
+    (``on_change="stale"``; restarted by default) even when the edit could not affect its path:
+    the edit waited in the inbox, unchecked. The queue acts on it first now."""
+    import time
+    import types
+
+    from gamenav.runtime import queue as queue_module
+
+    grid = TileGrid(np.ones((30, 60), bool))
+    edited: list[bool] = []
+
+    def perf_counter() -> float:  # the update's first clock reading: another thread edits
+        if not edited:
+            edited.append(True)
+            editor = threading.Thread(target=grid.set_walkable, args=(cell, False))
+            editor.start()
+            editor.join()
+        return time.perf_counter()
+
+    queue = PathQueue(budget_ms=None, max_expansions=100_000, on_change="stale")
+    req = queue.request(grid, (0, 0), (59, 0))  # started at once, on the grid before the edit
+    monkeypatch.setattr(queue_module, "time", types.SimpleNamespace(perf_counter=perf_counter))
+    queue.update()
+    assert edited and req.status is status and queue.stats.stale == (status is PathStatus.STALE)
+    if status is PathStatus.FOUND:
+        assert req.path.cost == gamenav.find_path(grid, (0, 0), (59, 0)).cost == 59.0
