@@ -333,7 +333,7 @@ class PathQueue(Closeable):
             search, which runs the whole query whatever its budget (see
             :class:`~gamenav.GridSearch`). With ``budget_ms=None`` the queue is fully
             deterministic (tests, lockstep multiplayer).
-        cache: a :class:`PathCache` consulted before queueing and filled with every result.
+        cache: an open :class:`PathCache` consulted before queueing and filled with every result.
         chunk: fixed expansions per ``step`` call instead of the adaptive size (>= 1), or None.
         aging: priority gained per frame of waiting (>= 0). A request of priority ``p`` is
             overtaken by a later request of priority ``q`` arriving ``k`` frames after it only
@@ -387,6 +387,8 @@ class PathQueue(Closeable):
         self._workers = check_workers(workers)
         if cache is not None and not isinstance(cache, PathCache):
             raise InvalidInputError(f"cache must be a PathCache or None, got {type(cache).__name__}")
+        if cache is not None and cache.closed:  # (else the first request raises, far from the cause)
+            raise InvalidInputError("cache is closed: pass an open PathCache (or None)")
         if not 0.0 <= real_number(aging, "aging", "a finite number >= 0") < math.inf:
             raise InvalidInputError(f"aging must be a finite number >= 0, got {aging!r}")
         if on_change not in ("restart", "stale"):

@@ -221,3 +221,12 @@ def test_an_edit_from_another_thread_during_an_update_is_checked_exactly(
     assert edited and req.status is status and queue.stats.stale == (status is PathStatus.STALE)
     if status is PathStatus.FOUND:
         assert req.path.cost == gamenav.find_path(grid, (0, 0), (59, 0)).cost == 59.0
+
+
+def test_a_closed_cache_is_refused_where_it_is_given() -> None:
+    """``PathQueue(cache=closed_cache)`` was accepted; every request then raised 'cannot look up
+    paths in a closed PathCache', far from the cause (as a Crowd given a closed queue did)."""
+    cache = gamenav.PathCache()
+    cache.close()
+    with pytest.raises(gamenav.InvalidInputError, match="cache is closed: pass an open PathCache"):
+        PathQueue(cache=cache)
