@@ -708,13 +708,17 @@ def boundary_rings(verts, tris, nbrs, ids, tag, stamp, x0, y0, x1, y1):
             continue
         e = e0
         a2 = 0.0
+        # twice the area about the ring's first point (products of coordinates far from the
+        # origin, 3e9, cancel to noise larger than the area: its sign made outlines holes)
+        x0r = verts[ea[e0], 0]
+        y0r = verts[ea[e0], 1]
         while not used[e]:
             used[e] = True
             xa = verts[ea[e], 0]
             ya = verts[ea[e], 1]
             xb = verts[eb[e], 0]
             yb = verts[eb[e], 1]
-            a2 += xa * yb - xb * ya
+            a2 += (xa - x0r) * (yb - y0r) - (xb - x0r) * (ya - y0r)
             coords[nc, 0] = xa
             coords[nc, 1] = ya
             nc += 1

@@ -31,7 +31,7 @@ from gamenav._validate import real_number
 from gamenav.errors import GamenavError, InvalidGeometryError, InvalidInputError
 
 __all__ = ["MAX_COORDINATE", "agent_radius_value", "area_list", "free_space", "grid_triangulation",
-           "mesh_tolerance", "triangulate_areas", "triangulate_convex", "triangulate_free_space"]
+           "merge_points", "mesh_tolerance", "triangulate_areas", "triangulate_convex", "triangulate_free_space"]
 
 MAX_COORDINATE = 1e15
 """Largest absolute world coordinate a navmesh accepts (vertices, polygons, query points).
@@ -231,6 +231,22 @@ def mesh_tolerance(extent: float, largest: float) -> float:
     return max(1e-9 * extent, 4 * float(np.spacing(largest)))
 
 
+def merge_points(geom: BaseGeometry, tol: float) -> BaseGeometry:
+    """Polygonal ``geom`` with outline points within ``tol`` merged; a ring that collapses
+    (a hole or a part within ``tol`` of one point, which GEOS refuses as a ring) goes."""
+    try:
+        return shapely.remove_repeated_points(geom, tol)
+    except shapely.errors.GEOSException:  # a ring collapsed: merge ring by ring
+        pass
+    polygons = []
+    for poly in _single_parts(geom):
+        rings = [shapely.get_coordinates(shapely.remove_repeated_points(shapely.LineString(r.coords), tol))
+                 for r in (poly.exterior, *poly.interiors)]
+        if len(rings[0]) >= 4:
+            polygons.append(shapely.Polygon(rings[0], [r for r in rings[1:] if len(r) >= 4]))
+    return shapely.MultiPolygon(polygons)
+
+
 def _merged(free: BaseGeometry) -> BaseGeometry:
     """``free`` with outline points within the tolerance of its mesh merged (overlays leave
     some a rounding error apart; as two vertices, an edit whose region holds one of them
@@ -239,7 +255,7 @@ def _merged(free: BaseGeometry) -> BaseGeometry:
         return free
     x0, y0, x1, y1 = free.bounds
     tol = mesh_tolerance(max(x1 - x0, y1 - y0), max(abs(x0), abs(y0), abs(x1), abs(y1)))
-    return _polygonal(shapely.remove_repeated_points(free, tol))
+    return _polygonal(merge_points(free, tol))
 
 
 def free_space(walkable: Any, obstacles: Any = (), agent_radius: float = 0.0) -> BaseGeometry:
@@ -449,7 +465,8 @@ def triangulate_convex(vertices: npt.NDArray[np.float64],
         prv = np.roll(pts, 1, axis=0)
         turns = ((pts[:, 0] - prv[:, 0]) * (nxt[:, 1] - pts[:, 1])
                  - (pts[:, 1] - prv[:, 1]) * (nxt[:, 0] - pts[:, 0]))
-        area = 0.5 * float(np.sum(pts[:, 0] * nxt[:, 1] - nxt[:, 0] * pts[:, 1]))
+        rel, rel_nxt = pts - pts[0], nxt - pts[0]  # about a corner: products of absolute coordinates cancel
+        area = 0.5 * float(np.sum(rel[:, 0] * rel_nxt[:, 1] - rel_nxt[:, 0] * rel[:, 1]))
         if area <= eps:
             if area < -eps or (turns < -eps).any():
                 raise InvalidGeometryError(

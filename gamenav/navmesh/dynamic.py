@@ -58,7 +58,7 @@ from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, reindex
                                       split_groups, stitch, tri_cells)
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
-                                   triangulate_areas, triangulate_free_space)
+                                   merge_points, triangulate_areas, triangulate_free_space)
 
 if TYPE_CHECKING:
     from gamenav.grid.tilegrid import GridChange, TileGrid
@@ -656,7 +656,7 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
             return None
         # one vertex for outline points a rounding error apart (GEOS keeps some): of two such
         # mesh vertices a later edit's region may hold one, and the edge on the other would crack
-        region = _area_part(shapely.remove_repeated_points(region, es.tol))
+        region = _area_part(merge_points(region, es.tol))
     if region.is_empty:
         new_v = np.zeros((0, 2))
         new_t = np.zeros((0, 3), dtype=np.int64)

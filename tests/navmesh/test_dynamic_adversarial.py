@@ -459,3 +459,32 @@ def test_an_edit_next_to_a_sliver_of_an_area_boundary_succeeds() -> None:
     for start, goal in [((1, 1), (19, 11)), ((2, 3), (10, 5)), ((5, 8), (8, 3))]:
         assert gamenav.find_path(mesh, start, goal).cost == pytest.approx(
             gamenav.find_path(fresh, start, goal).cost, rel=1e-9)
+
+
+@pytest.mark.parametrize("offset", [3e9, 7e9])
+def test_an_edit_far_from_the_origin_carves_only_the_obstacle(offset: float) -> None:
+    """The outline of an edit's triangles had its orientation from products of absolute
+    coordinates (9e18 at 3e9, rounded to 2048): an outline taken for a hole dropped the region,
+    and a 3 x 4 box removed 76 of 224 area, leaving 2 islands where a build has 1."""
+    room = shapely.affinity.translate(ROOM, offset, offset)
+    box = shapely.box(offset + 10, offset + 1, offset + 13, offset + 5)
+    mesh = NavMesh.from_polygons(room)
+    mesh.add_obstacle(box)
+    assert live_area(mesh) == pytest.approx(212.0)
+    assert int(mesh.islands[mesh.alive].max()) == 0
+    path = gamenav.find_path(mesh, (offset + 8, offset + 1), (offset + 15, offset + 1), exact=True)
+    fresh = gamenav.find_path(NavMesh.from_polygons(room, obstacles=[box]), (offset + 8, offset + 1),
+                              (offset + 15, offset + 1), exact=True)
+    assert path.found and path.cost == pytest.approx(fresh.cost, rel=1e-9)
+
+
+@pytest.mark.parametrize("shape", [shapely.box(5, 5, 5 + 1e-10, 5 + 1e-10),
+                                   shapely.Polygon([(5, 5), (5 + 1e-9, 5), (5, 5 + 1e-9)])])
+def test_an_obstacle_within_the_tolerance_of_a_point_is_carved_without_error(shape: Any) -> None:
+    """Merging the region's outline points within the tolerance (2e-8) collapsed the obstacle's
+    hole to 2 points: add_obstacle raised InvalidGeometryError for a valid (tiny) obstacle."""
+    mesh = NavMesh.from_polygons(SQUARE)
+    oid = mesh.add_obstacle(shape)
+    assert live_area(mesh) == pytest.approx(100.0)
+    mesh.remove_obstacle(oid)
+    assert live_area(mesh) == pytest.approx(100.0)

@@ -125,6 +125,16 @@ def test_triangles_with_underflowing_edges_are_dropped() -> None:
         assert path.found and np.isfinite(path.cost)
 
 
+
+@pytest.mark.parametrize("offset", [3e9, 1e12, 9.9e14])
+def test_from_mesh_keeps_convex_polygons_far_from_the_origin(offset: float) -> None:
+    # the signed area of a polygon was summed from products of absolute coordinates: at 3e9
+    # both polygons rounded to no area and were dropped, at 1e12 one was refused as clockwise
+    verts = np.array([(0, 0), (1, 0), (2, 0), (2, 1), (0, 1), (3, 0), (3, 1)]) * 64.0 + offset
+    mesh = NavMesh.from_mesh(verts, [[0, 1, 2, 3, 4], [2, 5, 6, 3]])
+    assert int(mesh.islands.max()) == 0
+    assert float(shapely.area(shapely.polygons(mesh.vertices[mesh.triangles])).sum()) == 64.0 * 64 * 3
+
 # -- from_polygons input ---------------------------------------------------------------------
 @pytest.mark.parametrize("exponent", [16, 80, 120, 150])
 def test_coordinates_beyond_the_range_are_rejected_before_triangulating(exponent: int) -> None:
@@ -248,6 +258,15 @@ def test_holes_are_subtracted_like_obstacles() -> None:
     area = shapely.union_all(shapely.polygons(mesh.vertices[mesh.triangles])).area
     assert area == pytest.approx(expected.area) == pytest.approx(100 - 4 - 4 - 4 + 1)
     assert mesh.locate([(11, 5), (3.5, 3.5), (9, 5), (1, 1)]).tolist()[:3] == [-1, -1, -1]
+
+
+@pytest.mark.parametrize("hole", [shapely.box(5, 5, 5 + 1e-10, 5 + 1e-10),
+                                  shapely.Polygon([(5, 5), (5 + 1e-9, 5), (5, 5 + 1e-9)])])
+def test_an_obstacle_within_the_tolerance_of_a_point_is_no_error(hole: shapely.Polygon) -> None:
+    # merging outline points within the mesh tolerance (2e-8 here) collapsed the hole's ring to 2
+    # points, which GEOS refused: "subtracting obstacles ... failed (Invalid number of points)"
+    mesh = NavMesh.from_polygons([SQUARE], obstacles=[hole])
+    assert float(shapely.area(shapely.polygons(mesh.vertices[mesh.triangles])).sum()) == pytest.approx(100.0)
 
 
 def test_a_self_intersecting_shell_is_still_repaired() -> None:
