@@ -1198,13 +1198,13 @@ def compact(mesh: NavMesh) -> _I64:
     from gamenav.navmesh.mesh import NavMesh, _versions
 
     es = mesh._edits
-    n = len(mesh._triangles)
     if es is None:
-        return _ro(np.arange(n, dtype=np.int64))
+        return _ro(np.arange(len(mesh._triangles), dtype=np.int64))
     with es.lock:
         with mesh._lock:
             alive, verts, tris = mesh._alive, mesh._vertices, mesh._triangles
             costs = mesh._cost_array() if es.has_costs else None
+        n = len(tris)  # under the lock: an edit in another thread appends triangles
         live = np.flatnonzero(alive)
         if len(live) == n or not len(live):
             return _ro(np.arange(n, dtype=np.int64))  # nothing dead (or nothing left)

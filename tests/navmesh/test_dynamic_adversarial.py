@@ -488,3 +488,35 @@ def test_an_obstacle_within_the_tolerance_of_a_point_is_carved_without_error(sha
     assert live_area(mesh) == pytest.approx(100.0)
     mesh.remove_obstacle(oid)
     assert live_area(mesh) == pytest.approx(100.0)
+
+
+class _EditFirst:
+    """The edit lock, with one edit made just before it is first taken (as another thread's
+    edit lands while ``compact`` waits for the lock)."""
+
+    def __init__(self, lock: Any, edit: Any) -> None:
+        self.lock, self.edit = lock, edit
+
+    def __enter__(self) -> Any:
+        edit, self.edit = self.edit, None
+        if edit is not None:
+            edit()
+        return self.lock.__enter__()
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self.lock.__exit__(*exc)
+
+
+def test_compact_counts_the_triangles_of_an_edit_made_while_it_waited() -> None:
+    """compact read the number of triangles before taking the edit lock: an edit in another
+    thread meanwhile appended some, and compact raised IndexError (index 465 is out of bounds
+    for axis 0 with size 465; 1 of 4 threads editing and compacting)."""
+    mesh = NavMesh.from_polygons(SQUARE)
+    mesh.remove_obstacle(mesh.add_obstacle(shapely.box(4, 4, 6, 6)))  # dead triangles to reclaim
+    es = mesh._edits
+    assert es is not None
+    es.lock = _EditFirst(es.lock, lambda: mesh.add_obstacle(shapely.box(1, 1, 2, 2)))
+    n = len(mesh)
+    remap = mesh.compact()
+    assert len(remap) > n and bool(mesh.alive.all())
+    assert live_area(mesh) == pytest.approx(99.0)
