@@ -66,7 +66,8 @@ import math
 import numbers
 import sys
 import time
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -75,7 +76,8 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels.crowd import (descend_field, field_targets, follow_paths, narrow_passages, passage_waits,
                                     preferred_velocities, resolve_walls, separation, walk_steps)
 from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
-from gamenav._validate import check_options, finite_point, flag, holds_bool, keyword_options, positive_number
+from gamenav._validate import (check_options, finite_point, flag, holds_bool, keyword_options, positive_number,
+                               real_number)
 from gamenav.runtime._congestion import oncoming_scale
 from gamenav._events import Closeable, Inbox
 from gamenav.errors import BlockedEndpointError, GamenavError, InvalidInputError
@@ -86,6 +88,7 @@ from gamenav.types import Path, PathStatus
 __all__ = ["Crowd"]
 
 _S = TypeVar("_S", bound=np.generic)
+_T = TypeVar("_T")
 _F64 = npt.NDArray[np.float64]
 _I64 = npt.NDArray[np.int64]
 _Idx = npt.NDArray[np.integer[Any]]
@@ -218,6 +221,39 @@ def _per_agent(value: Any, n: int, name: str, most: float = math.inf) -> _F64 | 
         k = int(np.flatnonzero(bad)[0])
         raise InvalidInputError(f"{name} must be finite numbers > 0 (at most {most:g}); agent {k} has {arr[k]!r}")
     return arr
+
+
+def _non_negative(value: Any, name: str) -> float:
+    """``value`` as a float, which must be finite and >= 0."""
+    number = real_number(value, name, "a finite number >= 0")
+    if not math.isfinite(number) or number < 0:
+        raise InvalidInputError(f"{name} must be a finite number >= 0, got {value!r}")
+    return number
+
+
+class _Setting(Generic[_T]):
+    """A public setting of a :class:`Crowd`, checked by ``check(value, name)`` on every assignment
+    (the constructor's included): a bad value fails where it is given, not in a later update."""
+
+    def __init__(self, check: Callable[[Any, str], _T], doc: str) -> None:
+        self._check = check
+        self.__doc__ = doc
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> _Setting[_T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type) -> _T: ...
+    def __get__(self, obj: object | None, owner: type) -> _Setting[_T] | _T:
+        if obj is None:
+            return self
+        value: _T = obj.__dict__[self._name]
+        return value
+
+    def __set__(self, obj: object, value: _T) -> None:
+        obj.__dict__[self._name] = self._check(value, self._name)
 
 
 _AVOIDANCE = ("orca", "separation")
@@ -398,34 +434,26 @@ class Crowd(Closeable):
         n = len(pos)
         radii = _per_agent(radius, n, "radius")
         speeds = _per_agent(max_speed, n, "max_speed", _MAX_CELLS_PER_SECOND * grid.cell_size)
-        stuck_seconds = positive_number(stuck_seconds, "stuck_seconds")
         r_max = float(np.max(radii)) if np.size(radii) else 0.25 * grid.cell_size
         v_max = float(np.max(speeds)) if np.size(speeds) else 1.0
-        accel = 8.0 * v_max if max_accel is None else \
-            _bounded(max_accel, "max_accel", 8.0 * _MAX_CELLS_PER_SECOND * grid.cell_size)
         self._spacing = None if spacing is None else positive_number(spacing, "spacing")
-        arrive = 0.25 * grid.cell_size if arrive_radius is None else positive_number(arrive_radius, "arrive_radius")
-        self.requests_per_update = _positive_int(requests_per_update, "requests_per_update")
-        self.flow_threshold = _positive_int(flow_threshold, "flow_threshold")
+        self.arrive_radius = 0.25 * grid.cell_size if arrive_radius is None else arrive_radius
+        self.requests_per_update = requests_per_update
+        self.flow_threshold = flow_threshold
         self.avoidance = avoidance
         self.max_neighbors = max_neighbors
-        self.time_horizon = positive_number(time_horizon, "time_horizon")
+        self.time_horizon = time_horizon
         self.keep_right = _KEEP_RIGHT
-        """ORCA: with oncoming neighbours an agent bends its preferred velocity to the right by
-        this fraction of its preferred speed, so that counter-flows form lanes (0: plain RVO2)."""
         self._time_horizon_obst = None if time_horizon_obst is None else \
             positive_number(time_horizon_obst, "time_horizon_obst")
         self._neighbor_dist = None if neighbor_dist is None else positive_number(neighbor_dist, "neighbor_dist")
         self.radius = radii if isinstance(radii, float) else r_max
-        """The default radius of :meth:`add` (the largest when one was given per agent)."""
         self.max_speed = speeds if isinstance(speeds, float) else v_max
-        """The default max_speed of :meth:`add` (the largest when one was given per agent)."""
-        self.max_accel = accel
+        self.max_accel = 8.0 * v_max if max_accel is None else max_accel
         _check_queue(queue)
         self._queue = queue
         self._stride = 1
         self.stuck_seconds = stuck_seconds
-        self.arrive_radius = arrive
         self.diagonal = Diagonal.parse(diagonal)
         self.path_options = dict(path_options or {})
         self._world: Any = self._routing_checked(grid if world is None else world, grid)
@@ -492,6 +520,18 @@ class Crowd(Closeable):
         self._inbox = Inbox(self._edited)  # edits heard in other threads wait for the crowd's thread
         self._unsubscribe = grid.subscribe(self._on_change, weak=True)
         self._seen = grid.version  # the last grid edit acted on (read once subscribed)
+
+    # settings (may be assigned)
+    radius = _Setting(positive_number, "The default radius of :meth:`add` (the largest when one was given per agent).")
+    requests_per_update = _Setting(_positive_int, "At most this many path requests go to the queue per update.")
+    flow_threshold = _Setting(_positive_int, "Group orders of at least this many agents descend a shared field.")
+    stuck_seconds = _Setting(positive_number, "Seconds of too little progress before an agent re-paths.")
+    arrive_radius = _Setting(positive_number, "An agent has arrived within this distance of its goal (world units).")
+    time_horizon = _Setting(positive_number, "ORCA: seconds ahead an agent's velocity is safe from the others.")
+    max_neighbors = _Setting(_count, "ORCA: at most this many nearest agents are avoided.")
+    keep_right = _Setting(_non_negative, "ORCA: with oncoming neighbours an agent bends its preferred velocity to the "
+                          "right by this fraction of its preferred speed, so that counter-flows form lanes (0: plain "
+                          "RVO2).")
 
     # -- lifetime -------------------------------------------------------------------------
     def _close(self) -> None:
@@ -627,13 +667,22 @@ class Crowd(Closeable):
         self._reroute_seconds = None if value is None else positive_number(value, "reroute_seconds")
 
     @property
-    def max_neighbors(self) -> int:
-        """ORCA: at most this many nearest agents are avoided (may be assigned)."""
-        return self._max_neighbors
+    def max_speed(self) -> float:
+        """The default max_speed of :meth:`add` (the largest when one was given per agent; may be assigned)."""
+        return self._max_speed
 
-    @max_neighbors.setter
-    def max_neighbors(self, value: int) -> None:
-        self._max_neighbors = _count(value, "max_neighbors")
+    @max_speed.setter
+    def max_speed(self, value: float) -> None:
+        self._max_speed = _bounded(value, "max_speed", _MAX_CELLS_PER_SECOND * self._grid.cell_size)
+
+    @property
+    def max_accel(self) -> float:
+        """Separation: world units per second squared (may be assigned)."""
+        return self._max_accel
+
+    @max_accel.setter
+    def max_accel(self, value: float) -> None:
+        self._max_accel = _bounded(value, "max_accel", 8.0 * _MAX_CELLS_PER_SECOND * self._grid.cell_size)
 
     @property
     def neighbor_dist(self) -> float:

@@ -288,3 +288,28 @@ def test_path_and_remaining_path_take_one_agent_id(agent: object) -> None:
             method(agent)  # type: ignore[arg-type]
     assert crowd.path(np.int64(1)).status is gamenav.PathStatus.NO_PATH
     assert crowd.remaining_path(np.uint8(1)).tolist() == [[1.5, 1.5]]
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("time_horizon", 0.0), ("keep_right", None), ("keep_right", float("nan")), ("requests_per_update", 0),
+    ("flow_threshold", None), ("stuck_seconds", -1.0), ("arrive_radius", float("inf")), ("max_accel", None),
+    ("radius", None), ("max_speed", 1e300), ("max_neighbors", -1),
+])
+def test_settings_assigned_after_construction_are_checked(name: str, value: object) -> None:
+    """The settings the constructor checks took anything once assigned, to fail later, far from the
+    cause: ``time_horizon = 0`` made the next update raise ZeroDivisionError, ``keep_right = None``
+    a numba TypingError, ``requests_per_update = 0`` kept path requests waiting for ever,
+    ``radius = None`` (the default of ``add``) a TypeError once the last agent was removed."""
+    grid = gamenav.TileGrid(np.ones((6, 6), bool))
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5), (1.5, 0.5)], radius=0.3, max_speed=2.0, queue=gamenav.PathQueue(),
+                          avoidance="separation" if name == "max_accel" else "orca")
+    before = getattr(crowd, name)
+    with pytest.raises(gamenav.InvalidInputError, match=f"{name} must be"):
+        setattr(crowd, name, value)
+    assert getattr(crowd, name) == before
+    crowd.flow_threshold = 2  # (as benchmarks/demo.py sets it)
+    crowd.move(crowd.ids, (4.5, 4.5))
+    for _ in range(150):
+        crowd.queue.update()
+        crowd.update(1 / 30)
+    assert crowd.arrived.all() and crowd.flow_threshold == 2
