@@ -279,7 +279,8 @@ class Simulation:
         return int(mask.sum())
 
     def remove_building(self, point: tuple[float, float]) -> int:
-        """Demolish the building under ``point`` (its 4-connected BUILDING cells); returns cells opened."""
+        """Demolish the building under ``point`` (its 4-connected BUILDING cells); returns cells opened.
+        The ground comes back as the grid still prices it: marsh where the building stood on marsh."""
         cell = self.cell_at(point)
         if cell is None or self.terrain.kind[cell[1], cell[0]] != BUILDING:
             return 0
@@ -294,7 +295,7 @@ class Simulation:
                         and kind[ny, nx] == BUILDING:
                     mask[ny, nx] = True
                     stack.append((ny, nx))
-        kind[mask] = GRASS
+        kind[mask] = np.where(self.grid.cost[mask] > 1.0, MARSH, GRASS)
         self._timed(self._edit, mask, True)
         return int(mask.sum())
 

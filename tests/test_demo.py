@@ -465,3 +465,19 @@ def test_closing_the_loading_window_stops_the_warmup() -> None:
         stopped = exc
     assert type(stopped).__name__ == "LoadingCancelled" and window.cancelled
     assert len(calls) == 1, "no kernel group ran after the close"
+
+
+def test_a_building_demolished_on_marsh_leaves_marsh() -> None:
+    # the cells came back as grass (drawn and rebuilt into the navmesh as grass) while the grid still charged
+    # the marsh cost 2.0 there: units avoided ground the picture showed as open grass
+    from demo_game.mapgen import GRASS, MARSH, Terrain
+
+    kind = np.full((8, 12), GRASS, np.uint8)
+    kind[2:6, 2:5] = MARSH
+    sim = Simulation(Terrain(kind, np.full(kind.shape, 0.5, np.float32)), agents=2, seed=1, max_expansions=1000)
+    try:
+        point = tuple(sim.grid.cell_to_world((3, 3)))
+        assert sim.place_building(point) == 20 and sim.remove_building(point) == 20
+        assert np.array_equal(sim.terrain.kind, kind) and np.array_equal(sim.terrain.cost, sim.grid.cost)
+    finally:
+        sim.close()
