@@ -105,9 +105,13 @@ class PathRequest(NotCopyable):
     @property
     def path(self) -> Path:
         """The result once done. While queued: the quick partial path when one was asked for
-        and found (status PARTIAL), else an empty path with status IN_PROGRESS."""
+        and found (status PARTIAL), else an empty path with status IN_PROGRESS (also while an
+        edit the queue has not acted on yet may block it: read from inside a grid listener)."""
         if not self._status.done:
-            self._queue._inbox.catch_up()  # an edit heard in another thread may withdraw it
+            queue = self._queue
+            queue._inbox.catch_up()  # an edit heard in another thread may withdraw it
+            if not queue._acted_on_all(self.world):
+                return _PENDING
         return self._path
 
     @property
@@ -149,11 +153,13 @@ class _Job:
 
 
 class _GridJobs(GridWatch):
-    """The pending jobs on one grid and the queue's subscription to its edits."""
+    """The pending jobs on one grid, the queue's subscription to its edits and ``seen``, the
+    grid version of the last edit the queue acted on."""
 
     def __init__(self, grid: TileGrid, handler: Callable[[TileGrid, GridChange], None]) -> None:
         super().__init__(grid, handler)
         self.jobs: set[_Job] = set()
+        self.seen = grid.version  # read once subscribed: every later edit is heard
 
 
 @dataclass(frozen=True)
@@ -531,7 +537,9 @@ class PathQueue(Closeable):
         if search.status.done:
             self._finish(job)
         partial = getattr(job.search, "partial_result", None)
-        if not req.done and partial is not None:
+        entry = self._grids.get(id(job.query.world))
+        # (an edit since the search's snapshot that the queue never heard could not withdraw it)
+        if not req.done and partial is not None and (entry is None or entry.seen <= search.world_version):
             req._path = partial()
 
     def cancel_all(self) -> None:
@@ -834,6 +842,12 @@ class PathQueue(Closeable):
         search = job.search
         return search is not None and bool(search.world_version == job.query.world.version)
 
+    def _acted_on_all(self, world: Any) -> bool:
+        """Whether the queue has acted on every edit of ``world`` that it follows (False while an
+        edit's notification is on its way: from inside another listener of the grid)."""
+        entry = self._grids.get(id(world))
+        return entry is None or entry.seen == world.version
+
     def _drop_job(self, job: _Job) -> None:
         job.alive = False
         self._searches -= 1
@@ -859,6 +873,7 @@ class PathQueue(Closeable):
         entry = self._grids.get(id(grid))
         if entry is None:
             return
+        entry.seen = max(entry.seen, change.version)
         worsened = len(change.worsened) > 0  # (else no cell left a radius mask either)
         worse_by_mask: dict[int, npt.NDArray[np.int64]] = {}  # flat worsened cells per radius mask
         for job in list(entry.jobs):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from typing import Any
 
 import numpy as np
 import pytest
@@ -230,3 +231,48 @@ def test_a_closed_cache_is_refused_where_it_is_given() -> None:
     cache.close()
     with pytest.raises(gamenav.InvalidInputError, match="cache is closed: pass an open PathCache"):
         PathQueue(cache=cache)
+
+
+def test_a_grid_listener_never_reads_a_quick_path_across_the_wall_just_built() -> None:
+    """A listener of the grid subscribed before the queue (the game's own) read ``req.path``
+    during an edit: the quick partial path still crossed the cell just blocked (the queue, told
+    later, withdrew it only then). It reads an empty IN_PROGRESS path until the queue acted."""
+    grid = TileGrid(np.ones((5, 30), bool))
+    read: list[gamenav.Path] = []
+    grid.subscribe(lambda change: read.append(req.path))
+    queue = PathQueue(budget_ms=None, max_expansions=10)
+    req = queue.request(grid, (0, 2), (29, 2), quick_expansions=8)
+    assert req.path.status is PathStatus.PARTIAL and [3, 2] in req.path.cells.tolist()
+    grid.set_walkable((3, 2), False)
+    assert read[0].status is PathStatus.IN_PROGRESS and len(read[0].cells) == 0
+    assert req.path.status is PathStatus.IN_PROGRESS  # withdrawn
+    other = queue.request(grid, (0, 4), (29, 4), quick_expansions=8)
+    grid.set_walkable((10, 0), False)  # off its path: kept, read once the queue acted on the edit
+    assert other.path.status is PathStatus.PARTIAL and len(other.path.cells) == 8
+
+
+def test_a_quick_path_searched_before_an_edit_the_queue_never_heard_is_not_handed_out(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another thread blocked a cell between the start of a new search and the queue's
+    subscription to the grid: the quick partial path, from the snapshot before, crossed it and
+    no notification would ever withdraw it."""
+    from gamenav.runtime import queue as queue_module
+
+    grid = TileGrid(np.ones((5, 30), bool))
+    start_search = queue_module.start_search
+
+    def start_then_edit(query: Any) -> Any:
+        search = start_search(query)
+        editor = threading.Thread(target=grid.set_walkable, args=((3, 2), False))
+        editor.start()
+        editor.join()
+        return search
+
+    monkeypatch.setattr(queue_module, "start_search", start_then_edit)
+    queue = PathQueue(budget_ms=None, max_expansions=10)
+    req = queue.request(grid, (0, 2), (29, 2), quick_expansions=8)
+    assert grid.version == 1 and req.path.status is PathStatus.IN_PROGRESS
+    monkeypatch.undo()
+    while not req.done:
+        queue.update()
+    assert req.path.cost == gamenav.find_path(grid, (0, 2), (29, 2)).cost
