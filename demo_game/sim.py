@@ -6,9 +6,10 @@ arrays are ``[y, x]`` with row 0 at the top (``TileGrid(y_up=True)``).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, wait
 from typing import Any
 
 import numpy as np
@@ -112,7 +113,6 @@ class Simulation:
         self.mesh_patches: list[tuple[int, npt.NDArray[np.int64]]] = []
         """``(frame, triangle ids)`` re-triangulated by recent navmesh edits (the overlay shows them)."""
         self._mesh_stale = False  # the grid changed while the running build read it
-        self._builder: ThreadPoolExecutor | None = None
         self.frame = 0
         self.version_drawn = -1
         self.update_ms = Timings()
@@ -367,11 +367,19 @@ class Simulation:
             self._mesh_stale = True
             return
         g = self.grid
-        if self._builder is None:
-            self._builder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="navmesh-build")
-        self._mesh_job = self._builder.submit(self._build_navmesh, g.walkable.copy(), g.cost.copy(),
-                                              self.terrain.kind == BUILDING)
+        job: Future[tuple[gamenav.NavMesh, dict[int, npt.NDArray[np.int64]]]] = Future()
+        grids = (g.walkable.copy(), g.cost.copy(), self.terrain.kind == BUILDING)
+
+        def build() -> None:
+            try:
+                job.set_result(self._build_navmesh(*grids))
+            except Exception as exc:  # noqa: BLE001 - reported by _poll_navmesh
+                job.set_exception(exc)
+
+        self._mesh_job = job
         self._mesh_stale = False
+        # a daemon thread: quitting never waits for a build (up to 7 s on the GPPC maps)
+        threading.Thread(target=build, name="navmesh-build", daemon=True).start()
 
     def _build_navmesh(self, walkable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64],
                        buildings: npt.NDArray[np.bool_]) -> tuple[gamenav.NavMesh, dict[int, npt.NDArray[np.int64]]]:
@@ -441,10 +449,7 @@ class Simulation:
             self._poll_navmesh()
 
     def close(self) -> None:
-        """Stop the navmesh build thread (a running build is abandoned)."""
-        if self._builder is not None:
-            self._builder.shutdown(wait=False, cancel_futures=True)
-            self._builder = None
+        """Abandon a running navmesh build (its daemon thread never holds up the exit)."""
         self._mesh_job = None
 
     def set_budget(self, budget_ms: float) -> None:

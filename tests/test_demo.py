@@ -481,3 +481,18 @@ def test_a_building_demolished_on_marsh_leaves_marsh() -> None:
         assert np.array_equal(sim.terrain.kind, kind) and np.array_equal(sim.terrain.cost, sim.grid.cost)
     finally:
         sim.close()
+
+
+def test_quitting_never_waits_for_a_navmesh_build() -> None:
+    # close() left the build running in an executor thread that the interpreter joins at exit: after N on a big
+    # map and Esc, the process lingered with no window until the build ended (Cauldron.map: 10 s)
+    code = ("import threading\nimport numpy as np\nfrom demo_game import sim as s\n"
+            "from demo_game.mapgen import from_walkable\n"
+            "s.Simulation._build_navmesh = lambda self, *grids: threading.Event().wait()  # a build that never ends\n"
+            "sim = s.Simulation(from_walkable(np.ones((4, 6), bool)), agents=2, max_expansions=100)\n"
+            "sim.toggle_navmesh()\nsim.close()\n")
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the demo waited for the navmesh build at exit")
+    assert proc.returncode == 0, proc.stderr
