@@ -171,6 +171,7 @@ class PlusSearch:
         (FOUND: the goal's chain written into ``parent``)."""
         while True:
             pg, pf, pnode, pparent, pvia, heap, hpos, order = self.pool
+            expanded = self.expanded
             code = int(_kp.search_step(self.table, passable, stride, goal, gx, gy, budget, key, g,
                                        mark, pg, pf, pnode, pparent, pvia, heap, hpos, order,
                                        self.state, self.reserve))
@@ -178,6 +179,7 @@ class PlusSearch:
                 self.chain(goal, key, parent)
             if code != _kp.GROW:
                 return code
+            budget -= self.expanded - expanded  # (GROW comes with budget left)
             used = max(int(self.state[1]), int(self.state[3]))
             bigger = self._alloc(2 * self.pool[0].shape[0])
             for new, old in zip(bigger, self.pool, strict=True):

@@ -431,3 +431,29 @@ def test_jps_measures_the_share_of_jump_cells_after_edits_too() -> None:
         assert index.jump_share == jump_plus.JumpIndex(gamenav.TileGrid(grid.passable)).jump_share
     grid.set_walkable(np.ones(noise.shape, dtype=bool), True)
     assert index.jump_share == 0.0 and not index.dense
+
+
+def test_jps_steps_keep_their_budget_when_the_node_pool_grows() -> None:
+    # JPS+ grows its node pool mid-step (long searches through a dense part of an open map), and
+    # the kernel then ran again with the whole budget: step(10) expanded 19 nodes on a 1500 x 1500
+    # open map with an 800 x 800 block of random obstacles
+    walk = np.ones((40, 40), dtype=bool)
+    walk[4::6, 3::5] = False
+    walk[10:30, 20] = False
+    grid = gamenav.TileGrid(walk)
+    search = gamenav.GridSearch(grid, (0, 0), (39, 39), algorithm="jps")
+    plus = search._plus
+    assert plus is not None  # JPS+, not A* (not a dense map)
+    small = plus._alloc(plus.reserve + 8)  # room for 8 nodes: grows at the first steps
+    for new, old in zip(small, plus.pool, strict=True):
+        new[:1] = old[:1]  # the start, opened by begin()
+    plus.pool = small
+    done = [0]
+    while search.step(5) is PathStatus.IN_PROGRESS:
+        done.append(search.expanded)
+    done.append(search.expanded)
+    assert len(plus.pool[0]) > len(small[0])  # it grew
+    assert max(np.diff(done)) <= 5
+    one = gamenav.find_path(grid, (0, 0), (39, 39), algorithm="jps")
+    assert search.result().cost == one.cost and search.expanded == one.expanded
+    np.testing.assert_array_equal(search.result().cells, one.cells)
