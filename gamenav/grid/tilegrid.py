@@ -184,6 +184,8 @@ class _GridState:
                  passable: npt.NDArray[np.bool_], version: int,
                  previous: _GridState | None = None,
                  changed: tuple[int, int, int, int] | None = None) -> None:
+        for array in (walkable, cost, passable):  # frozen: a view handed out cannot be made writable
+            array.flags.writeable = False
         self.walkable = walkable
         self.cost = cost
         self.passable = passable

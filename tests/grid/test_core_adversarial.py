@@ -250,3 +250,16 @@ def test_weak_listeners_live_as_long_as_their_owner() -> None:
     del owner
     grid.set_walkable((0, 0), True)
     assert heard == [1]
+
+
+def test_the_arrays_a_grid_hands_out_cannot_be_made_writable() -> None:
+    # numpy lets a read-only view be made writable again when its base is writable: the
+    # grid's cells changed behind its back (no new version, no listener, stale caches)
+    grid = TileGrid.from_strings(["...", "...", "..."])
+    change = grid.set_walkable((0, 0), False)
+    assert change is not None
+    for view in (grid.walkable, grid.cost, grid.passable, change.passable):
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            view.flags.writeable = True
+    assert find_path(grid, (0, 1), (2, 1)).cells.tolist() == [[0, 1], [1, 1], [2, 1]]
+    assert grid.version == 1 and grid.passable.sum() == 8
