@@ -21,6 +21,7 @@ from typing import Any
 
 import arcade
 import numpy as np
+import numpy.typing as npt
 
 import gamenav
 from demo_game.mapgen import Terrain, from_walkable, generate
@@ -141,7 +142,7 @@ class DemoWindow(arcade.Window):
         if len(shown) == 0:
             shown = np.flatnonzero(~crowd.arrived)
         for points in crowd.remaining_paths(crowd.ids[shown[:60]]):  # rows -> ids (reinforcements)
-            draw_path(points, color=(255, 255, 255, 90), width=1)
+            draw_path(_corners(points), color=(255, 255, 255, 90), width=1)
 
     def _draw_hud(self) -> None:
         sim = self.sim
@@ -232,6 +233,16 @@ class DemoWindow(arcade.Window):
             names = {key.G: "grid", key.P: "paths", key.M: "navmesh", key.E: "expansions", key.H: "help"}
             if symbol in names:
                 self.show[names[symbol]] = not self.show[names[symbol]]
+
+
+def _corners(points: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """``points`` ``(k, 2)`` without the inner points of straight runs (equal steps): the same polyline
+    in fewer vertices (a flow-field trace has one a cell, up to 6,000 on a 1550 x 1550 maze)."""
+    if len(points) < 3:
+        return points
+    step = np.diff(points, axis=0)
+    corners: npt.NDArray[np.float64] = points[np.concatenate([[True], (step[1:] != step[:-1]).any(axis=1), [True]])]
+    return corners
 
 
 # -- headless scripted run ---------------------------------------------------------------

@@ -496,3 +496,34 @@ def test_quitting_never_waits_for_a_navmesh_build() -> None:
     except subprocess.TimeoutExpired:
         pytest.fail("the demo waited for the navmesh build at exit")
     assert proc.returncode == 0, proc.stderr
+
+
+def test_paths_overlay_draws_straight_runs_as_one_segment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a flow-field trace has a point a cell, and the overlay drew them all: 240,000 points through arcade's line
+    # strips a frame on maze-1550-15.map (the default overlay took 0.5 s a frame there, about 0.08 s now)
+    import arcade
+
+    from demo_game.app import DemoWindow
+    from demo_game.mapgen import from_walkable
+
+    drawn: list[np.ndarray[Any, Any]] = []
+    monkeypatch.setattr(demo_app, "draw_path", lambda points, **kw: drawn.append(np.asarray(points)))
+    sim = Simulation(from_walkable(np.ones((3, 120), bool)), agents=40, seed=3, max_expansions=20_000)
+    window = DemoWindow(sim, visible=False, fixed_dt=1 / 30)
+    try:
+        window.on_key_press(arcade.key.A, 0)
+        window.on_mouse_press(window.width - 4, 12, arcade.MOUSE_BUTTON_RIGHT, 0)
+        window.on_update(1 / 30)
+        window.on_draw()
+        moving = np.flatnonzero(window.selected & ~sim.crowd.arrived)
+        full = sim.crowd.remaining_paths(sim.crowd.ids[moving])
+        assert len(drawn) == len(full) == 20 and max(len(p) for p in full) > 90
+        for points, route in zip(drawn, full, strict=True):
+            assert len(points) <= 6 and np.array_equal(points[[0, -1]], route[[0, -1]])
+            ends = (points[:-1, None, :], points[1:, None, :])  # every point of the route lies on the polyline
+            t = np.clip(np.einsum("sij,sij->si", route[None] - ends[0], ends[1] - ends[0])
+                        / np.maximum(np.einsum("sij,sij->si", ends[1] - ends[0], ends[1] - ends[0]), 1e-12), 0, 1)
+            gap = np.linalg.norm(ends[0] + t[..., None] * (ends[1] - ends[0]) - route[None], axis=2).min(axis=0)
+            assert gap.max() < 1e-9
+    finally:
+        window.close()
