@@ -127,8 +127,8 @@ def _cells_of(mask: npt.NDArray[np.bool_], corner: tuple[int, int] = (0, 0)) -> 
     """``(k, 2)`` read-only ``(x, y)`` cells of a ``[y, x]`` mask whose cell [0, 0] is ``corner``."""
     ys, xs = np.nonzero(mask)
     cells: npt.NDArray[np.int64] = np.stack([xs + corner[0], ys + corner[1]], axis=1).astype(np.int64)
-    cells.flags.writeable = False
-    return cells
+    cells.flags.writeable = False  # frozen: the view handed out cannot be made writable
+    return _readonly(cells)
 
 
 def _check_cost(cost: npt.NDArray[np.float64], name: str = "cost") -> None:
@@ -210,7 +210,7 @@ class _GridState:
         labels = self.labels.get(eight)
         if labels is None:  # two threads may both compute them: same result, no harm
             announce_compile("grid", label_components)
-            labels = label_components(self.passable, eight)
+            labels = label_components(self.passable, eight).copy()  # numpy's own (numba's may be made writable)
             labels.flags.writeable = False
             self.labels[eight] = labels
         return labels
@@ -622,7 +622,7 @@ class TileGrid:
         diagonal walls); every other rule has the 4-connected islands. Recomputed lazily after
         edits. Read-only.
         """
-        return self._state.components(Diagonal.parse(diagonal))
+        return _readonly(self._state.components(Diagonal.parse(diagonal)))
 
     def connected(self, a: Sequence[int], b: Sequence[int],
                   diagonal: Diagonal | str = Diagonal.NO_CORNER_CUTTING) -> bool:

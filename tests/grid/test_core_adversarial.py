@@ -263,3 +263,19 @@ def test_the_arrays_a_grid_hands_out_cannot_be_made_writable() -> None:
             view.flags.writeable = True
     assert find_path(grid, (0, 1), (2, 1)).cells.tolist() == [[0, 1], [1, 1], [2, 1]]
     assert grid.version == 1 and grid.passable.sum() == 8
+
+
+@pytest.mark.parametrize("diagonal", ["no_corner_cutting", "always"])
+def test_island_labels_and_change_cells_cannot_be_made_writable(diagonal: str) -> None:
+    # the labels came from numba (a writable base) and a change's cells were frozen owners:
+    # both could be made writable, and labels written there made searches answer NO_PATH
+    grid = TileGrid.from_strings(["....", "....", "...."])
+    labels = grid.components(diagonal)
+    change = grid.set_walkable((0, 0, 2, 1), False)
+    assert change is not None
+    for view in (labels, grid.components(diagonal), change.blocked, change.opened,
+                 change.cost_raised, change.cost_lowered):
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            view.flags.writeable = True
+    assert find_path(grid, (0, 2), (3, 0), diagonal=diagonal).status is PathStatus.FOUND
+    assert change.blocked.tolist() == [[0, 0], [1, 0]]
