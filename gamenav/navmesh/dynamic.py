@@ -53,6 +53,7 @@ import shapely
 import shapely.errors
 from shapely.geometry.base import BaseGeometry
 
+from gamenav._arrays import frozen
 from gamenav._kernels import announce_compile
 from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, reindex, relabel,
                                       split_groups, stitch, tri_cells)
@@ -99,12 +100,6 @@ class NavMeshChange:
     remap: _I64 | None = None
 
 
-def _ro(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    v: npt.NDArray[Any] = a.view()
-    v.flags.writeable = False
-    return v
-
-
 class _Buffer:
     """An append-only array with spare capacity: views of the first rows never change."""
 
@@ -126,7 +121,7 @@ class _Buffer:
     def view(self, n: int) -> npt.NDArray[Any]:
         """Mark the first ``n`` rows as used (filled by the caller); a read-only view of them."""
         self.n = n
-        return _ro(self.buf[:n])
+        return frozen(self.buf[:n])
 
     def extend(self, rows: npt.NDArray[Any]) -> npt.NDArray[Any]:
         """Append ``rows``; returns a read-only view of all rows."""
@@ -137,7 +132,7 @@ class _Buffer:
             self.buf = new
         self.buf[self.n:need] = rows
         self.n = need
-        return _ro(self.buf[:need])
+        return frozen(self.buf[:need])
 
 
 _LOG = 8  # edits remembered for generations that missed some
@@ -411,10 +406,10 @@ class EditState:
                     self._replay(bufs, rows)
             self.gen_seq[gen] = self.seq
         bufs = self.current = self.gens[gen]
-        views = {name: _ro(bufs[name][:self.n_v if name in ("corner", "pinch") else self.n_t])
+        views = {name: frozen(bufs[name][:self.n_v if name in ("corner", "pinch") else self.n_t])
                  for name in ("nbrs", "alive", "islands", "degree", "corner", "pinch")}
-        views["items"] = _ro(bufs["items"])
-        views["bounds"] = _ro(bufs["bounds"])
+        views["items"] = frozen(bufs["items"])
+        views["bounds"] = frozen(bufs["bounds"])
         return views
 
     def _replay(self, bufs: dict[str, npt.NDArray[Any]], rows: dict[str, _I64]) -> None:
@@ -855,8 +850,8 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     all_verts = es.verts.view(nv) if nv > nv_old else verts
     all_tris = es.tris.view(n_old + k) if k else tris
     added = np.arange(n_old, n_old + k, dtype=np.int64)
-    border_edges = es.border_edges.extend(b_edges) if len(b_edges) else _ro(es.border_edges.buf[:es.border_edges.n])
-    border_tri = es.border_tri.extend(b_owner) if len(b_owner) else _ro(es.border_tri.buf[:es.border_tri.n])
+    border_edges = es.border_edges.extend(b_edges) if len(b_edges) else frozen(es.border_edges.buf[:es.border_edges.n])
+    border_tri = es.border_tri.extend(b_owner) if len(b_owner) else frozen(es.border_tri.buf[:es.border_tri.n])
     # -- islands, point location index
     relabelled = _islands(es, rem, added, local_root, ring_u, k, blocked)
     es.n_t, es.n_v = n_old + k, nv
@@ -867,8 +862,8 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
                "bounds": index_cells}
     views = es.commit(touched)
     n_new = n_old + k
-    side = es.zero_side.extend(np.zeros((k, 3), dtype=np.int8)) if k else _ro(es.zero_side.buf[:n_new])
-    tin = es.zero_time.extend(np.zeros(k, dtype=np.int64)) if k else _ro(es.zero_time.buf[:n_new])
+    side = es.zero_side.extend(np.zeros((k, 3), dtype=np.int8)) if k else frozen(es.zero_side.buf[:n_new])
+    tin = es.zero_time.extend(np.zeros(k, dtype=np.int64)) if k else frozen(es.zero_time.buf[:n_new])
     version = next(_versions)
     state = {
         "_vertices": all_verts, "_triangles": all_tris, "_neighbours": views["nbrs"],
@@ -893,7 +888,7 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     with mesh._lock:
         mesh.__dict__.update(state)
     bounds = (float(box[0]), float(box[1]), float(box[2]), float(box[3]))
-    return NavMeshChange(version, bounds, _ro(rem.astype(np.int64)), _ro(added), opened, blocked)
+    return NavMeshChange(version, bounds, frozen(rem.astype(np.int64)), frozen(added), opened, blocked)
 
 
 def _islands(es: EditState, rem: _I64, added: _I64, local_root: _I64, ring_u: _I64, k: int,
@@ -1199,7 +1194,7 @@ def compact(mesh: NavMesh) -> _I64:
 
     es = mesh._edits
     if es is None:
-        return _ro(np.arange(len(mesh._triangles), dtype=np.int64))
+        return frozen(np.arange(len(mesh._triangles), dtype=np.int64))
     with es.lock:
         with mesh._lock:
             alive, verts, tris = mesh._alive, mesh._vertices, mesh._triangles
@@ -1207,7 +1202,7 @@ def compact(mesh: NavMesh) -> _I64:
         n = len(tris)  # under the lock: an edit in another thread appends triangles
         live = np.flatnonzero(alive)
         if len(live) == n or not len(live):
-            return _ro(np.arange(n, dtype=np.int64))  # nothing dead (or nothing left)
+            return frozen(np.arange(n, dtype=np.int64))  # nothing dead (or nothing left)
         remap = np.full(n, -1, dtype=np.int64)
         remap[live] = np.arange(len(live))
         used, inverse = np.unique(tris[live], return_inverse=True)
@@ -1233,8 +1228,8 @@ def compact(mesh: NavMesh) -> _I64:
         with mesh._lock:
             mesh.__dict__.update(state)
         change = NavMeshChange(version, (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])),
-                               _ro(live), _ro(np.arange(len(live), dtype=np.int64)), False, False,
-                               _ro(remap))
+                               frozen(live), frozen(np.arange(len(live), dtype=np.int64)), False, False,
+                               frozen(remap))
         _notify(mesh, change)
     return change.remap if change.remap is not None else remap
 

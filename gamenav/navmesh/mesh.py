@@ -12,12 +12,13 @@ import itertools
 import math
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 import shapely
 
+from gamenav._arrays import frozen
 from gamenav._events import Listeners, Unsubscribe
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import dual_graph, locate_points, nearest_points, raycast_walk
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 __all__ = ["NavMesh", "RaycastHit"]
 
 _versions = itertools.count(1)
-_Array = TypeVar("_Array", bound="np.ndarray[Any, Any]")
 
 MIN_EDGE = 1e-100
 """Triangles with an edge shorter than this (world units) are degenerate and dropped: the
@@ -58,11 +58,6 @@ class RaycastHit(NamedTuple):
 
 def _announce() -> None:
     announce_compile("navmesh", dual_graph, locate_points, nearest_points, raycast_walk)
-
-
-def _readonly(a: _Array) -> _Array:
-    a.flags.writeable = False
-    return a
 
 
 def _check_range(p: npt.NDArray[np.float64], name: str) -> None:
@@ -232,11 +227,11 @@ class NavMesh:
         tris[flip] = tris[flip][:, ::-1]
         if len(tris) == 0:
             raise InvalidGeometryError("a navmesh needs at least one triangle with non-zero area")
-        self._vertices = _readonly(verts)
-        self._triangles: npt.NDArray[np.int64] = _readonly(tris)
-        self._area_costs: npt.NDArray[np.float64] = _readonly(costs)
+        self._vertices = frozen(verts)
+        self._triangles: npt.NDArray[np.int64] = frozen(tris)
+        self._area_costs: npt.NDArray[np.float64] = frozen(costs)
         self._version = next(_versions)
-        self._alive: npt.NDArray[np.bool_] = _readonly(np.ones(len(tris), dtype=bool))
+        self._alive: npt.NDArray[np.bool_] = frozen(np.ones(len(tris), dtype=bool))
         self._lock = threading.RLock()  # installs of edited arrays vs readers taking a set of them
         self._listeners: Listeners[NavMeshChange] = Listeners()
         self._edits: EditState | None = None  # gamenav.navmesh.dynamic, created at the first edit
@@ -403,16 +398,16 @@ class NavMesh:
         i, j = i[opposite], j[opposite]
         nbrs[i] = j // 3
         nbrs[j] = i // 3
-        self._neighbours: npt.NDArray[np.int64] = _readonly(nbrs.reshape(n_t, 3))
+        self._neighbours: npt.NDArray[np.int64] = frozen(nbrs.reshape(n_t, 3))
         _announce()
         islands, self._side, self._tin, self._tout = dual_graph(self._neighbours)
-        self._islands: npt.NDArray[np.int64] = _readonly(islands)
+        self._islands: npt.NDArray[np.int64] = frozen(islands)
         border = self._neighbours.ravel() < 0
         self._border_edges = np.stack([a[border], b[border]], axis=1)
         self._border_tri = np.flatnonzero(border) // 3
         counts = np.bincount(self._border_edges.ravel(), minlength=n_v)
-        self._corner = _readonly(counts > 0)
-        self._pinch = _readonly(counts > 2)
+        self._corner = frozen(counts > 0)
+        self._pinch = frozen(counts > 2)
         self._degree = (self._neighbours >= 0).sum(axis=1).astype(np.int64)
 
     def _build_index(self, cover: tuple[float, float, float, float] | None = None) -> None:

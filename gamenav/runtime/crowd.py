@@ -72,6 +72,7 @@ from typing import Any, Generic, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 
+from gamenav._arrays import frozen
 from gamenav._kernels import announce_compile
 from gamenav._kernels.crowd import (descend_field, field_targets, follow_paths, narrow_passages, passage_waits,
                                     preferred_velocities, resolve_walls, separation, walk_steps)
@@ -87,7 +88,6 @@ from gamenav.types import Path, PathStatus
 
 __all__ = ["Crowd"]
 
-_S = TypeVar("_S", bound=np.generic)
 _T = TypeVar("_T")
 _F64 = npt.NDArray[np.float64]
 _I64 = npt.NDArray[np.int64]
@@ -618,7 +618,7 @@ class Crowd(Closeable):
     @property
     def ids(self) -> npt.NDArray[np.int64]:
         """``(n,)`` int64: the id of the agent in each row, read-only view."""
-        return _readonly(self._ids)
+        return frozen(self._ids)
 
     def rows(self, ids: npt.ArrayLike) -> npt.NDArray[np.int64]:
         """The rows (into :attr:`positions` etc.) of agents ``ids``, in the order given."""
@@ -638,12 +638,12 @@ class Crowd(Closeable):
     @property
     def radii(self) -> npt.NDArray[np.float64]:
         """``(n,)`` float64 radius of each agent, world units, read-only view."""
-        return _readonly(self._radii)
+        return frozen(self._radii)
 
     @property
     def max_speeds(self) -> npt.NDArray[np.float64]:
         """``(n,)`` float64 max speed of each agent, world units per second, read-only view."""
-        return _readonly(self._speeds)
+        return frozen(self._speeds)
 
     @property
     def avoidance(self) -> str:
@@ -742,19 +742,19 @@ class Crowd(Closeable):
     def positions(self) -> npt.NDArray[np.float64]:
         """``(n, 2)`` float64 world ``(x, y)``, read-only view."""
         self._catch_up()
-        return _readonly(self._pos)
+        return frozen(self._pos)
 
     @property
     def velocities(self) -> npt.NDArray[np.float64]:
         """``(n, 2)`` float64 world units per second, read-only view."""
         self._catch_up()
-        return _readonly(self._vel)
+        return frozen(self._vel)
 
     @property
     def goals(self) -> npt.NDArray[np.float64]:
         """``(n, 2)`` float64 world ``(x, y)`` of each agent's current goal, read-only view."""
         self._catch_up()
-        return _readonly(self._goal)
+        return frozen(self._goal)
 
     @property
     def arrived(self) -> npt.NDArray[np.bool_]:
@@ -763,7 +763,7 @@ class Crowd(Closeable):
         its way, on a walk at most 2 steps longer than a straight one (not across a wall);
         read-only view."""
         self._catch_up()
-        return _readonly(self._arrived)
+        return frozen(self._arrived)
 
     @property
     def failed(self) -> npt.NDArray[np.bool_]:
@@ -771,19 +771,19 @@ class Crowd(Closeable):
         through 4 re-paths, or a jam through 8 re-paths in which it did not move a cell while
         no agent near it made headway); read-only view."""
         self._catch_up()
-        return _readonly(self._failed)
+        return frozen(self._failed)
 
     @property
     def mode(self) -> npt.NDArray[np.int8]:
         """``(n,)`` int8 navigation mode: 0 idle, 1 path, 2 flow field, 3 direct approach."""
         self._catch_up()
-        return _readonly(self._mode)
+        return frozen(self._mode)
 
     @property
     def flow_fields(self) -> list[npt.NDArray[np.float64]]:
         """Distance fields ``(h, w)`` float64 ``[y, x]`` of group orders still in progress, oldest first."""
         self._catch_up()
-        return [_readonly(field) for _, field in self._fields.values()]
+        return [frozen(field) for _, field in self._fields.values()]
 
     @property
     def pending(self) -> int:
@@ -1778,9 +1778,3 @@ def _moved_velocity(step: _F64, dt: float, cap: _F64) -> _F64:
     unit = step / np.where(length > 0.0, length, 1.0)[:, None]
     moved: _F64 = unit * speed[:, None]
     return moved
-
-
-def _readonly(array: npt.NDArray[_S]) -> npt.NDArray[_S]:
-    view: npt.NDArray[_S] = array.view()
-    view.flags.writeable = False
-    return view

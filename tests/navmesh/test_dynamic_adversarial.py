@@ -520,3 +520,19 @@ def test_compact_counts_the_triangles_of_an_edit_made_while_it_waited() -> None:
     remap = mesh.compact()
     assert len(remap) > n and bool(mesh.alive.all())
     assert live_area(mesh) == pytest.approx(99.0)
+
+
+def test_the_arrays_a_mesh_hands_out_cannot_be_made_writable() -> None:
+    # numpy let a caller set flags.writeable = True on them and write: a triangle's vertex ids
+    # set to 10**9 crashed the process in the next find_path (kernels trust the mesh)
+    mesh = NavMesh.from_polygons(ROOM, agent_radius=0.25)
+    fresh = [mesh.vertices, mesh.triangles, mesh.neighbours, mesh.area_costs, mesh.islands, mesh.alive]
+    changes: list[Any] = []
+    mesh.subscribe(changes.append)
+    mesh.add_obstacle(shapely.box(2, 2, 3, 3))
+    edited = [mesh.vertices, mesh.triangles, mesh.neighbours, mesh.islands, mesh.alive, changes[0].added,
+              changes[0].removed]
+    for array in fresh + edited:
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            array.flags.writeable = True
+    assert gamenav.find_path(mesh, (1, 1), (19, 11)).status is gamenav.PathStatus.FOUND

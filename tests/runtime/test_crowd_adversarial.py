@@ -313,3 +313,19 @@ def test_settings_assigned_after_construction_are_checked(name: str, value: obje
         crowd.queue.update()
         crowd.update(1 / 30)
     assert crowd.arrived.all() and crowd.flow_threshold == 2
+
+
+def test_the_arrays_a_crowd_hands_out_cannot_be_made_writable() -> None:
+    # numpy let a caller set flags.writeable = True on these views of the crowd's own state
+    grid = gamenav.TileGrid(np.ones((8, 8), dtype=bool))
+    crowd = gamenav.Crowd(grid, [(1.5, 1.5), (5.5, 5.5)], radius=0.3, max_speed=2.0)
+    crowd.move([0, 1], (4.5, 4.5))
+    crowd.update(1 / 30)
+    arrays = [crowd.ids, crowd.radii, crowd.max_speeds, crowd.positions, crowd.velocities, crowd.goals,
+              crowd.arrived, crowd.failed, crowd.mode, *crowd.flow_fields]
+    for array in arrays:
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            array.flags.writeable = True
+    before = crowd.positions.copy()
+    crowd.update(1 / 30)
+    assert not np.array_equal(crowd.positions, before)  # the views still come from the live state
