@@ -17,9 +17,11 @@ Abstract graph (arrays owned by ``gamenav.grid.hpa``):
 * ``dist[doff[c] + i * ccap[c] + j]``: the shortest path from node i to node j of cluster c
   that stays inside c; inf when there is none, or when two such edges through a third node
   of c are as short (the abstract distances stay exact with fewer edges).
-* ``tree[toff[c] + i * _tree_area(C) + _tiled(x - x0, y - y0, C)]``: the shortest-path tree of
-  node i inside c: the direction (index into :data:`DX`, :data:`DY`) of each cell's parent, 255
-  for the root and cells not reached; stored in 8 x 8 tiles (see :func:`_tiled`).
+* ``tree[toff[c] + i * _tree_area(cw, ch) + _tiled(x - x0, y - y0, cw)]``: the shortest-path tree
+  of node i inside c: the direction (index into :data:`DX`, :data:`DY`) of each cell's parent,
+  255 for the root and cells not reached; stored in 8 x 8 tiles (see :func:`_tiled`). ``cw =
+  min(C, w)``, ``ch = min(C, h)``: the largest cluster's extent (a cluster size beyond the map
+  takes no room beyond it).
 * ``node_xy[v]`` (int64): x, y and cluster of node v (read instead of dividing ``node_cell``).
 * ``inter[v, :]`` (int64, -1 after the last) and ``inter_cost[v, :]``: the border steps of
   node v: every transition cell of another cluster that is a neighbour (a valid step:
@@ -99,34 +101,34 @@ def _sift_down(hk, hn, size, pos):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _tiled(lx, ly, size):
-    """Index of local cell ``(lx, ly)`` in a tree: 8 x 8 tiles (64 bytes: one cache line) in
-    row order, cells in row order inside a tile, so a walk up a tree touches a new cache line
-    about every 8 steps instead of every row."""
-    return ((((ly >> 3) * ((size + 7) >> 3)) + (lx >> 3)) << 6) + ((ly & 7) << 3) + (lx & 7)
+def _tiled(lx, ly, cw):
+    """Index of local cell ``(lx, ly)`` in a tree of clusters ``cw`` cells wide: 8 x 8 tiles (64
+    bytes: one cache line) in row order, cells in row order inside a tile, so a walk up a tree
+    touches a new cache line about every 8 steps instead of every row."""
+    return ((((ly >> 3) * ((cw + 7) >> 3)) + (lx >> 3)) << 6) + ((ly & 7) << 3) + (lx & 7)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _tree_area(size):
-    """Entries of one tree of a ``size`` x ``size`` cluster (whole 8 x 8 tiles)."""
-    return ((size + 7) >> 3) * ((size + 7) >> 3) * 64
+def _tree_area(cw, ch):
+    """Entries of one tree of a ``cw`` x ``ch`` cluster (whole 8 x 8 tiles)."""
+    return ((cw + 7) >> 3) * ((ch + 7) >> 3) * 64
 
 
 @njit(cache=True, nogil=True)
-def _local_dijkstra(p, stride, size, x0, y0, x1, y1, src, dist, tree, hk, hn):
+def _local_dijkstra(p, stride, cw, x0, y0, x1, y1, src, dist, tree, hk, hn):
     """Shortest paths from cell ``src`` (padded flat) to every cell of the box
-    ``[x0, x1) x [y0, y1)`` without leaving it: ``dist`` indexed by local cell
-    ``(y - y0) * size + (x - x0)``, ``tree`` by :func:`_tiled`. Returns the number of cells
-    settled."""
+    ``[x0, x1) x [y0, y1)`` (at most ``cw`` cells wide) without leaving it: ``dist`` indexed by
+    local cell ``(y - y0) * cw + (x - x0)``, ``tree`` by :func:`_tiled`. Returns the number of
+    cells settled."""
     dx = DX
     dy = DY
-    for i in range(size * size):
+    for i in range(dist.shape[0]):
         dist[i] = np.inf
     for i in range(tree.shape[0]):
         tree[i] = NO_PARENT
     sx = src % stride - 1
     sy = src // stride - 1
-    ls = (sy - y0) * size + (sx - x0)
+    ls = (sy - y0) * cw + (sx - x0)
     dist[ls] = 0.0
     no_pos = np.empty(0, dtype=np.int32)  # a heap with duplicates: no position index
     _sift_up(hk, hn, 0, 0.0, ls, no_pos)
@@ -139,8 +141,8 @@ def _local_dijkstra(p, stride, size, x0, y0, x1, y1, src, dist, tree, hk, hn):
         if d > dist[loc]:
             continue
         settled += 1
-        ly = loc // size
-        lx = loc - ly * size
+        ly = loc // cw
+        lx = loc - ly * cw
         x = lx + x0
         y = ly + y0
         cell = (y + 1) * stride + x + 1
@@ -158,11 +160,11 @@ def _local_dijkstra(p, stride, size, x0, y0, x1, y1, src, dist, tree, hk, hn):
                     continue
                 step = SQRT2
             nd = d + step
-            lq = loc + dy[k] * size + dx[k]
+            lq = loc + dy[k] * cw + dx[k]
             if nd < dist[lq]:
                 dist[lq] = nd
                 # the direction back to the parent
-                tree[_tiled(nx - x0, ny - y0, size)] = k ^ 1 if k < 4 else 11 - k
+                tree[_tiled(nx - x0, ny - y0, cw)] = k ^ 1 if k < 4 else 11 - k
                 _sift_up(hk, hn, n, nd, lq, no_pos)
                 n += 1
     return settled
@@ -203,7 +205,7 @@ def _border(p, stride, fixed, lo, hi, vertical, other, spacing, single, out, n):
 @njit(cache=True, nogil=True)
 def cluster_nodes(p, stride, h, w, size, clusters, spacing, single, out, counts):
     """Transition cells of each listed cluster: ``out[i, :counts[i]]`` sorted padded cells
-    (``out`` has ``4 * size`` columns)."""
+    (``out`` has at least ``2 * (cw + ch)`` columns)."""
     ncx = (w + size - 1) // size
     for i in range(clusters.shape[0]):
         c = clusters[i]
@@ -239,8 +241,9 @@ def cluster_edges(p, stride, h, w, size, clusters, relink, node_of, cstart, ccou
     ``clusters``, then the border steps (``inter``, ``inter_cost``) of every node of the
     ``relink`` clusters (see the module docstring). Returns the number of cells settled."""
     ncx = (w + size - 1) // size
-    area = size * size
-    tarea = _tree_area(size)
+    cw, ch = min(size, w), min(size, h)  # the largest cluster's extent
+    area = cw * ch
+    tarea = _tree_area(cw, ch)
     ldist = np.empty(area, dtype=np.float64)
     hk = np.empty(8 * area + 8, dtype=np.float64)
     hn = np.empty(8 * area + 8, dtype=np.int64)
@@ -258,11 +261,11 @@ def cluster_edges(p, stride, h, w, size, clusters, relink, node_of, cstart, ccou
         base = cstart[c]
         for a in range(k):
             t = tree[toff[c] + a * tarea: toff[c] + (a + 1) * tarea]
-            settled += _local_dijkstra(p, stride, size, x0, y0, x1, y1, node_cell[base + a],
+            settled += _local_dijkstra(p, stride, cw, x0, y0, x1, y1, node_cell[base + a],
                                        ldist, t, hk, hn)
             for b in range(k):
                 q = node_cell[base + b]
-                lq = (q // stride - 1 - y0) * size + (q % stride - 1 - x0)
+                lq = (q // stride - 1 - y0) * cw + (q % stride - 1 - x0)
                 dist[doff[c] + a * cap + b] = ldist[lq]
         # drop every edge that two edges through a third node match: abstract distances stay
         # exact (by induction on the distance), and the search relaxes fewer edges
@@ -313,14 +316,15 @@ def _octile(ax, ay, bx, by):
 
 
 @njit(cache=True, nogil=True)
-def _walk(tree, base, stride, size, x0, y0, cell, out, n):
-    """Append the cells after ``cell`` on the way to the root of the tree at ``tree[base:]``."""
+def _walk(tree, base, stride, cw, x0, y0, cell, out, n):
+    """Append the cells after ``cell`` on the way to the root of the tree at ``tree[base:]``
+    (clusters ``cw`` cells wide)."""
     dx = DX
     dy = DY
     lx = cell % stride - 1 - x0
     ly = cell // stride - 1 - y0
     while True:
-        k = tree[base + _tiled(lx, ly, size)]
+        k = tree[base + _tiled(lx, ly, cw)]
         if k == NO_PARENT:
             return n
         cell += dy[k] * stride + dx[k]
@@ -333,15 +337,15 @@ def _walk(tree, base, stride, size, x0, y0, cell, out, n):
 
 
 @njit(cache=True, nogil=True)
-def _tree_dist(tree, base, stride, size, x0, y0, cell, root):
-    """The length of the way from ``cell`` to ``root`` in the tree at ``tree[base:]`` (inf
-    when the tree does not reach ``cell``)."""
+def _tree_dist(tree, base, stride, cw, x0, y0, cell, root):
+    """The length of the way from ``cell`` to ``root`` in the tree at ``tree[base:]`` (clusters
+    ``cw`` cells wide; inf when the tree does not reach ``cell``)."""
     straight = 0
     diagonal = 0
     lx = cell % stride - 1 - x0
     ly = cell // stride - 1 - y0
     while True:
-        k = tree[base + _tiled(lx, ly, size)]
+        k = tree[base + _tiled(lx, ly, cw)]
         if k == NO_PARENT:
             break
         if k < 4:
@@ -489,8 +493,9 @@ def query(p, stride, h, w, size, cstart, ccount, ccap, node_cell, node_xy, doff,
         NOT_CONNECTED with an empty array.
     """
     ncx = (w + size - 1) // size
-    area = size * size
-    tarea = _tree_area(size)
+    cw, ch = min(size, w), min(size, h)  # the largest cluster's extent
+    area = cw * ch
+    tarea = _tree_area(cw, ch)
     m = node_cell.shape[0]
     s_node = m
     g_node = m + 1
@@ -506,11 +511,11 @@ def query(p, stride, h, w, size, cstart, ccount, ccap, node_cell, node_xy, doff,
     sdist = np.empty(ccount[cs], dtype=np.float64)
     expanded = 0
     for j in range(ccount[cs]):
-        sdist[j] = _tree_dist(tree, toff[cs] + j * tarea, stride, size, sx0, sy0, start,
+        sdist[j] = _tree_dist(tree, toff[cs] + j * tarea, stride, cw, sx0, sy0, start,
                               node_cell[cstart[cs] + j])
     gdist = np.empty(ccount[cg], dtype=np.float64)
     for j in range(ccount[cg]):
-        gdist[j] = _tree_dist(tree, toff[cg] + j * tarea, stride, size, gx0, gy0, goal,
+        gdist[j] = _tree_dist(tree, toff[cg] + j * tarea, stride, cw, gx0, gy0, goal,
                               node_cell[cstart[cg] + j])
     direct = np.inf  # start and goal in one cluster: the way inside it
     gtree = np.empty(tarea if cs == cg else 0, dtype=np.uint8)
@@ -518,9 +523,9 @@ def query(p, stride, h, w, size, cstart, ccount, ccap, node_cell, node_xy, doff,
         ldist = np.empty(area, dtype=np.float64)
         hk = np.empty(8 * area + 8, dtype=np.float64)
         hn = np.empty(8 * area + 8, dtype=np.int64)
-        expanded += _local_dijkstra(p, stride, size, gx0, gy0, min(gx0 + size, w),
+        expanded += _local_dijkstra(p, stride, cw, gx0, gy0, min(gx0 + size, w),
                                     min(gy0 + size, h), goal, ldist, gtree, hk, hn)
-        direct = ldist[(sy - gy0) * size + (sx - gx0)]
+        direct = ldist[(sy - gy0) * cw + (sx - gx0)]
 
     # abstract A*
     na = _open(s_node, 0.0, weight * _octile(sx, sy, gx, gy), -1, g, parent, pos, seen, stamp,
@@ -591,13 +596,13 @@ def query(p, stride, h, w, size, cstart, ccount, ccap, node_cell, node_xy, doff,
         cur = cells[n - 1]
         while True:
             if v == g_node and nodes[i - 1] == s_node:  # the way inside one cluster
-                n2 = _walk(gtree, 0, stride, size, gx0, gy0, cur, cells, n)
+                n2 = _walk(gtree, 0, stride, cw, gx0, gy0, cur, cells, n)
             elif v == g_node:  # up the tree of the last node from the goal, reversed
                 u = nodes[i - 1]
                 n2 = -1
                 if n < cells.shape[0]:
                     cells[n] = goal
-                    n2 = _walk(tree, toff[cg] + (u - cstart[cg]) * tarea, stride, size, gx0, gy0,
+                    n2 = _walk(tree, toff[cg] + (u - cstart[cg]) * tarea, stride, cw, gx0, gy0,
                                goal, cells, n + 1)
                 if n2 >= 0:
                     n2 -= 1  # drop the node itself (already the last cell)
@@ -617,7 +622,7 @@ def query(p, stride, h, w, size, cstart, ccount, ccap, node_cell, node_xy, doff,
                         n2 = n + 1
                 else:
                     base = toff[c] + (v - cstart[c]) * tarea
-                    n2 = _walk(tree, base, stride, size, (c % ncx) * size, (c // ncx) * size,
+                    n2 = _walk(tree, base, stride, cw, (c % ncx) * size, (c // ncx) * size,
                                cur, cells, n)
             if n2 >= 0:
                 n = n2

@@ -194,7 +194,6 @@ class HpaIndex(GridIndex[_Graph]):
     def __init__(self, grid: TileGrid, *, cluster_size: int = CLUSTER_SIZE,
                  spacing: int = SPACING, single: int = SINGLE) -> None:
         self.size = int(cluster_size)
-        self.tree_area = ((self.size + 7) // 8) ** 2 * 64  # one tree: whole 8 x 8 tiles
         self.spacing = int(spacing)
         self.single = int(single)
         self._local = threading.local()
@@ -205,6 +204,11 @@ class HpaIndex(GridIndex[_Graph]):
         self.stride = w + 2
         self.ncx = -(-w // self.size)
         self.ncy = -(-h // self.size)
+        cw, ch = min(self.size, w), min(self.size, h)  # the largest cluster's extent
+        self.tree_area = ((cw + 7) // 8) * ((ch + 7) // 8) * 64  # one tree: whole 8 x 8 tiles
+        self.border = 2 * (cw + ch)  # the most transition cells of one cluster
+        # A* budget of near queries (never beyond 4 h w: A* expands each cell at most once)
+        self.near_expansions = NEAR_EXPANSIONS * min(self.size, max(h, w)) ** 2
         self._data = _Graph(padded_cells(passable), self.ncx * self.ncy)
         announce_compile("grid search", *KERNELS)
         self._rebuild(self._data, np.arange(self.ncx * self.ncy, dtype=np.int64))
@@ -229,7 +233,7 @@ class HpaIndex(GridIndex[_Graph]):
         """Recompute the nodes, distances and trees of ``clusters`` in ``gr`` (in place)."""
         size, area = self.size, self.tree_area
         h, w = self.shape
-        cells = np.empty((clusters.shape[0], 4 * size), dtype=np.int64)
+        cells = np.empty((clusters.shape[0], self.border), dtype=np.int64)
         counts = np.empty(clusters.shape[0], dtype=np.int64)
         _kh.cluster_nodes(gr.p, self.stride, h, w, size, clusters, self.spacing, self.single,
                           cells, counts)
@@ -373,7 +377,7 @@ def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[
         # on ``state`` itself: an edit from another thread since the check above may have
         # blocked start or goal on the grid's current snapshot
         exact = GridSearch._from_checked(GridSearch._check(grid, start, goal), state)
-        if exact.step(NEAR_EXPANSIONS * index.size * index.size).done:
+        if exact.step(index.near_expansions).done:
             path = exact.result()
             if path.status is not PathStatus.FOUND:
                 return None

@@ -89,6 +89,29 @@ def test_index_parameters_beyond_int64_or_numpy_ints() -> None:
     assert (index.size, index.spacing) == (8, 4) and hpa.hpa_index(grid, cluster_size=8) is index
 
 
+def test_clusters_larger_than_the_map_take_only_the_map_room() -> None:
+    """A cluster size beyond the map (allowed up to 2**31 - 1) sized the trees and the Dijkstra
+    arrays by the cluster, not the map: on a 10 x 5 map ``cluster_size=100_000`` raised
+    MemoryError ("Allocation failed"), 2**31 - 1 asked for 64 GiB."""
+    grid = gamenav.TileGrid.from_strings(["." * 10] * 5)
+    for size in (100_000, 2**31 - 1):
+        index = hpa.hpa_index(grid, cluster_size=size)
+        assert index.size == size and index.nbytes < 10_000
+        assert _compare(grid, (0, 0), (9, 4), tolerance=1.0).cost == pytest.approx(4 * 2**0.5 + 5)
+    walk = np.ones((3, 400), dtype=bool)  # clusters 150 x 3: the graph answers across them
+    walk[:2, 100::100] = walk[1:, 150::100] = False
+    grid = gamenav.TileGrid(walk)
+    index = hpa.hpa_index(grid, cluster_size=150, spacing=4, single=1)
+    assert index.tree_area == 19 * 1 * 64 and not index.near((0, 0), (399, 0))
+    for a, b in [((0, 0), (399, 0)), ((399, 2), (1, 1)), ((120, 0), (299, 2))]:
+        _compare(grid, a, b)
+        graph = index.acquire(grid._snapshot())
+        assert graph is not None
+        found = index.query(graph, a, b)
+        index.release(graph)
+        assert found is not None and found.cost == pytest.approx(gamenav.find_path(grid, a, b).cost)
+
+
 def test_a_failed_rebuild_keeps_the_index_following_its_grid(monkeypatch: pytest.MonkeyPatch) -> None:
     """A new index that fails to build (here: out of memory) left the old one registered but
     unsubscribed: after the next edit every "hpa" query ran A* (1482 expansions, not 10)."""
