@@ -324,36 +324,40 @@ def hpa_index(grid: TileGrid, *, cluster_size: int | None = None, spacing: int |
               single: int | None = None) -> HpaIndex:
     """The grid's :class:`HpaIndex`, built on first use (kept while the grid lives).
 
-    ``cluster_size``, ``spacing``, ``single`` (default :data:`CLUSTER_SIZE`, :data:`SPACING`,
-    :data:`SINGLE`): when given and different from the current index's, the grid's index is
-    rebuilt with them (later ``algorithm="hpa"`` queries on the grid use it).
+    ``cluster_size``, ``spacing``, ``single`` (default: the current index's, else
+    :data:`CLUSTER_SIZE`, :data:`SPACING`, :data:`SINGLE`): when given and different from the
+    current index's, the grid's index is rebuilt with them (later ``algorithm="hpa"`` queries on
+    the grid use it).
 
     Raises:
         InvalidInputError: ``cluster_size`` not an int from 4, ``spacing`` not an int from 1 or
             ``single`` not an int from 0, to ``2**31 - 1`` (Python or numpy ints).
     """
-    index = _indexes.get(grid)
-    params = (CLUSTER_SIZE if cluster_size is None else cluster_size,
-              SPACING if spacing is None else spacing, SINGLE if single is None else single)
     given = (cluster_size, spacing, single)
-    if index is None or any(v is not None and v != have for v, have in
-                            zip(given, (index.size, index.spacing, index.single), strict=True)):
-        for name, value, low in zip(("cluster_size", "spacing", "single"), params, (4, 1, 0),
-                                    strict=True):
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-                    or not low <= value < 2**31:
-                raise InvalidInputError(f"{name} must be an int from {low} to 2**31 - 1, got {value!r}")
-        params = (int(params[0]), int(params[1]), int(params[2]))
+    for name, value, low in zip(("cluster_size", "spacing", "single"), given, (4, 1, 0), strict=True):
+        if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
+                                  or not low <= value < 2**31):
+            raise InvalidInputError(f"{name} must be an int from {low} to 2**31 - 1, got {value!r}")
+    index = _indexes.get(grid)
+    if index is None or _settings(index, given) != (index.size, index.spacing, index.single):
         announce_compile("grid search", *KERNELS)  # before any lock (it may run the warmup)
         with grid._edit_lock:  # the build's own lock: a listener of an edit may build one
             index = _indexes.get(grid)
-            if index is None or (index.size, index.spacing, index.single) != params:
+            params = _settings(index, given)
+            if index is None or params != (index.size, index.spacing, index.single):
                 old, index = index, HpaIndex(grid, cluster_size=params[0], spacing=params[1],
                                              single=params[2])
                 if old is not None:  # only once the new one is built (a failed build keeps it)
                     old._unsubscribe()
                 _indexes[grid] = index
     return index
+
+
+def _settings(index: HpaIndex | None, given: tuple[Any, Any, Any]) -> tuple[int, ...]:
+    """``given`` ``(cluster_size, spacing, single)`` as ints, None as ``index``'s setting (no
+    index: the default)."""
+    have = (CLUSTER_SIZE, SPACING, SINGLE) if index is None else (index.size, index.spacing, index.single)
+    return tuple(int(h if v is None else v) for v, h in zip(given, have, strict=True))
 
 
 def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[int, int]

@@ -89,6 +89,21 @@ def test_index_parameters_beyond_int64_or_numpy_ints() -> None:
     assert (index.size, index.spacing) == (8, 4) and hpa.hpa_index(grid, cluster_size=8) is index
 
 
+def test_index_parameters_not_given_keep_the_index_settings() -> None:
+    """``hpa_index(grid, spacing=8)`` on a 16-cell-cluster index rebuilt it with 80-cell clusters
+    (the default), and a float or bool setting was refused only when the index was rebuilt:
+    ``cluster_size=80.0`` on a grid whose index had 80-cell clusters was taken."""
+    grid = gamenav.TileGrid(np.ones((40, 40), dtype=bool))
+    hpa.hpa_index(grid, cluster_size=16, single=2)
+    index = hpa.hpa_index(grid, spacing=8)
+    assert (index.size, index.spacing, index.single) == (16, 8, 2) and hpa.hpa_index(grid) is index
+    assert hpa.hpa_index(grid, cluster_size=16, spacing=np.int64(8)) is index
+    for name, value in [("cluster_size", 16.0), ("spacing", True), ("single", np.float64(2))]:
+        with pytest.raises(gamenav.InvalidInputError, match=f"{name} must be an int from .*, got {value!r}"):
+            hpa.hpa_index(grid, **{name: value})
+    assert hpa.hpa_index(grid) is index
+
+
 def test_clusters_larger_than_the_map_take_only_the_map_room() -> None:
     """A cluster size beyond the map (allowed up to 2**31 - 1) sized the trees and the Dijkstra
     arrays by the cluster, not the map: on a 10 x 5 map ``cluster_size=100_000`` raised
