@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 import gamenav
 from demo_game.mapgen import Terrain, from_walkable, generate
-from demo_game.render import SELECTED_COLOR, TEAM_COLORS, UnitRenderer, terrain_texture
+from demo_game.render import SELECTED_COLOR, TEAM_COLORS, TerrainPicture, UnitRenderer
 from demo_game.sim import Simulation
 from gamenav.adapters.arcade import draw_expansions, draw_grid, draw_navmesh, draw_path
 
@@ -75,8 +75,8 @@ class DemoWindow(arcade.Window):
         self.sim = sim
         self.fixed_dt = fixed_dt
         self.units = UnitRenderer(self.ctx, 2 * len(sim.crowd) + 64)  # room for reinforcements
-        self.background: arcade.Texture | None = None
-        self.background_version = -1
+        self.background = TerrainPicture(sim.terrain, int(sim.grid.cell_size))
+        self.background_version = sim.grid.version
         self.team = 0
         self.selected = np.zeros(len(sim.crowd), bool)
         self.drag_start: tuple[float, float] | None = None
@@ -113,11 +113,11 @@ class DemoWindow(arcade.Window):
         self._last_frame = now
         self.clear()
         sim = self.sim
-        if self.background_version != sim.grid.version:
-            self.background = terrain_texture(sim.terrain, int(sim.grid.cell_size), sim.grid.version)
+        if self.background_version != sim.grid.version:  # buildings placed or demolished: redraw their cells
+            self.background.update(self.ctx.default_atlas)
             self.background_version = sim.grid.version
         world = arcade.LBWH(0, 0, sim.grid.width * sim.grid.cell_size, sim.grid.height * sim.grid.cell_size)
-        arcade.draw_texture_rect(self.background, world, pixelated=True)  # under the units, whatever the window size
+        arcade.draw_texture_rect(self.background.texture, world, pixelated=True)  # under the units, any window size
         field = sim.last_field if self.show["expansions"] else None
         if field is not None:
             draw_expansions(sim.grid, field, alpha=90)
