@@ -937,13 +937,16 @@ def polyanya_step(verts, tris, nbrs, corner, degree, side, tin, tout, goal_tin, 
                   start, starts, nf, ni, hf, hg, hn, pos, root_g, ctr, max_expansions, tol):
     """Advance a Polyanya search by at most ``max_expansions`` node expansions.
 
-    ``ctr`` = [heap size, expanded, node count, final node, start vertex (-1: none), 1 until the
-    initial nodes are pushed]. The first call pushes the initial intervals: the edges of the start
-    triangle ``starts[0]`` (root = start point), or, when the start is vertex ``ctr[4]``, the
-    opposite edge of each incident triangle in ``starts``. A lone successor entering a corridor
-    triangle (two neighbours, not the goal's) is expanded at once without touching the heap
-    (Polyanya's intermediate pruning). Empty successors, those leading off the mesh and those
-    crossing a bridge away from the goal (:func:`dual_graph`) are dropped. An interval end within
+    ``ctr`` = [heap size, expanded, node count, final node, start vertex (-1: none), node to
+    expand first: -1 the initial intervals (set by the caller), -2 one popped from the heap, else
+    a corridor node the last call's budget stopped at]. The first call pushes the initial
+    intervals: the edges of the start triangle ``starts[0]`` (root = start point), or, when the
+    start is vertex ``ctr[4]``, the opposite edge of each incident triangle in ``starts``. A lone
+    successor entering a corridor triangle (two neighbours, not the goal's) is expanded next
+    without touching the heap (Polyanya's intermediate pruning): in this call if the budget
+    allows, else first in the next one (so slices expand the nodes in the one-shot order).
+    Empty successors, those leading off the mesh and those crossing a bridge away from the goal
+    (:func:`dual_graph`) are dropped. An interval end within
     ``tol`` (world units, the mesh tolerance) of its edge's end vertex is that vertex: computed
     ends drift (next to a sliver, 2e-8 from a corner at (12, 6)), and a corner is a new root
     only when an end is exactly on it (else the way round it was lost). Returns RUNNING,
@@ -957,10 +960,8 @@ def polyanya_step(verts, tris, nbrs, corner, degree, side, tin, tout, goal_tin, 
     sf = np.empty((max(4, 3 * starts.shape[0]), 5))
     si = np.empty((sf.shape[0], 5), dtype=np.int64)
     count = 0
-    k = -2  # node to expand next: -2 pop one from the heap, -1 the initial intervals
-    if ctr[5] == 1:
-        ctr[5] = 0
-        k = -1
+    k = ctr[5]  # node to expand next: -2 pop one from the heap, -1 the initial intervals
+    ctr[5] = -2
     while True:
         n = 0
         first = ctr[2]
@@ -1138,6 +1139,9 @@ def polyanya_step(verts, tris, nbrs, corner, degree, side, tin, tout, goal_tin, 
         if k >= 0 and ctr[2] == first + 1 and ctr[2] + 8 <= cap:
             nxt = ni[first, 3]
             if nxt >= 0 and degree[nxt] == 2 and not goal_mask[nxt]:
+                if count >= max_expansions:
+                    ctr[5] = first
+                    return RUNNING
                 k = first
                 continue
         for kk in range(first, ctr[2]):

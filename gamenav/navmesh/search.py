@@ -262,8 +262,8 @@ class NavMeshSearch:
         self._ni = np.empty((cap, 6), dtype=np.int64)
         self._heap(cap, cap)
         self._root_g = np.full(len(self._k["verts"]), np.inf)
-        # ctr: heap size, expanded, node count, final node, start vertex, start triangle(s) pending
-        self._ctr = np.array([0, 0, 0, -1, v, 1], dtype=np.int64)
+        # ctr: heap size, expanded, node count, final node, start vertex, node to expand first
+        self._ctr = np.array([0, 0, 0, -1, v, -1], dtype=np.int64)
         self._starts = np.ascontiguousarray(starts, dtype=np.int64)
         if v >= 0:
             self._root_g[v] = 0.0

@@ -231,3 +231,27 @@ def test_the_exact_search_turns_at_a_corner_next_to_a_sliver() -> None:
     for a, b in zip(points[::2], points[1::2], strict=True):
         shortest, portal = gamenav.find_path(mesh, a, b, exact=True), gamenav.find_path(mesh, a, b)
         assert shortest.cost <= portal.cost + 1e-9, (a, b)
+
+
+@pytest.mark.parametrize("budget", [1, 5])
+def test_an_exact_search_step_keeps_to_its_budget_along_a_corridor(budget: int) -> None:
+    """Polyanya expands a lone successor in a corridor triangle at once, off the heap: that went
+    on past the budget, so ``step(1)`` expanded 394 nodes along a strip of 398 triangles (and up
+    to 18 on Iron Harvest), overrunning queue budgets. The next corridor node now waits for the
+    next step; slices still give the one-shot path, bit for bit."""
+    n = 200
+    verts = np.r_[np.c_[np.arange(n), np.ones(n)], np.c_[np.arange(n) + 0.5, np.zeros(n)]]
+    tris = [t for i in range(n - 1) for t in ([n + i, i + 1, i], [n + i, n + i + 1, i + 1])]
+    mesh = NavMesh(verts, np.array(tris))
+    one = gamenav.find_path(mesh, (0.5, 0.4), (198.0, 0.6), exact=True)
+    search = NavMeshSearch(mesh, (0.5, 0.4), (198.0, 0.6), exact=True)
+    before = 0
+    while not search.step(budget).done:
+        assert search.expanded - before == budget
+        before = search.expanded
+    assert search.expanded - before <= budget
+    path = search.result()
+    assert path.status is PathStatus.FOUND and path.expanded == one.expanded > 300
+    np.testing.assert_array_equal(path.points, one.points)
+    np.testing.assert_array_equal(path.corridor, one.corridor)
+    assert path.cost == one.cost
