@@ -183,3 +183,26 @@ def test_importing_the_command_module_keeps_gamenav_warmup_the_function() -> Non
     module = importlib.import_module("gamenav.warmup")
     assert callable(module.main)
     assert gamenav.warmup is warmup
+
+
+def test_a_read_only_install_with_no_writable_cache_folder_still_imports(tmp_path: Path) -> None:
+    # numba caches kernels beside their sources or in the user's cache folder; with neither writable
+    # (a read-only install, a user with no writable home) it refused to define them: import gamenav
+    # raised "RuntimeError: cannot cache function ...: no locator available"
+    import shutil
+
+    copy = tmp_path / "site"
+    shutil.copytree(ROOT / "gamenav", copy / "gamenav", ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "gamenav" / "_kernels" / "__pycache__").write_text("")  # not a folder: nothing can go in there
+    (tmp_path / "file").write_text("")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    environ = {k: v for k, v in os.environ.items() if k not in ("GAMENAV_QUIET", "NUMBA_CACHE_DIR")}
+    environ.update(PYTHONPATH=str(copy), XDG_CACHE_HOME=str(tmp_path / "file" / "cache"), TMPDIR=str(temp))
+    code = "import gamenav; from numba.core import config; print(gamenav.__file__); print(config.CACHE_DIR)"
+    first, second = (subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                                    env=environ, timeout=600, check=True) for _ in range(2))
+    where, folder = first.stdout.split()
+    assert where.startswith(str(copy)) and Path(folder).parent == temp and second.stdout == first.stdout
+    assert oct(Path(folder).stat().st_mode & 0o777) == "0o700"
+    assert "caching them in " + folder in first.stderr and notices(second.stderr) == []  # said once, when made

@@ -12,12 +12,17 @@ routine, so "first run only" is true: a later run that uses another kernel of th
 it cached. A numba compile-event listener tells whether compiling really happens, so the notice
 (one line before, one line with the time after) is printed only then; compiles outside any group
 (e.g. new argument types) get their own notice. ``GAMENAV_QUIET=1`` silences the notices.
+
+Cache folder: where numba finds no writable one for the kernels (see :func:`_choose_cache_dir`),
+they are cached in a private folder of the system's temporary directory instead.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -131,6 +136,68 @@ def _install_listener() -> bool:
 
 
 _LISTENING = _install_listener()
+
+
+def _writable(folder: str) -> bool:
+    """Whether numba can cache in ``folder`` (made if missing), tested as its cache locators test."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:
+        return False
+    return True
+
+
+def _private_folder(folder: str) -> bool:
+    """Whether ``folder`` exists or was made, belongs to this user and only this user can write it
+    (numba's cache files hold machine code: a folder in a shared temporary directory that another
+    user made or can write is not used)."""
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        info = os.lstat(folder)
+    except OSError:
+        return False
+    mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+    return stat.S_ISDIR(info.st_mode) and mine and not info.st_mode & 0o022 and _writable(folder)
+
+
+def _choose_cache_dir() -> None:
+    """Give numba a writable cache folder when it would find none.
+
+    numba caches a ``cache=True`` kernel in ``NUMBA_CACHE_DIR``, beside its source
+    (``__pycache__``) or in the user's cache folder; where none is writable (a read-only install
+    run by a user with no writable home, as in some containers) it refuses to define the kernel,
+    and ``import gamenav`` failed with "no locator available". Then the kernels are cached in
+    ``gamenav-numba-<user id>`` of the system's temporary directory (with a notice when it is
+    made; a fresh private folder each run if that one is not this user's alone), and when
+    nothing is writable the import fails saying what to set.
+    """
+    from numba.core import config
+    from numba.misc import appdirs
+
+    app_dirs: Callable[..., Any] = appdirs.AppDirs  # numba's choice of the user's cache folder
+    given = getattr(config, "CACHE_DIR", "")  # NUMBA_CACHE_DIR (set by numba at import)
+    tried = [str(given)] if given else []
+    tried += [os.path.join(os.path.dirname(__file__), "__pycache__"),
+              str(app_dirs(appname="numba", appauthor=False).user_cache_dir)]
+    if any(_writable(folder) for folder in tried):
+        return
+    folder = os.path.join(tempfile.gettempdir(), f"gamenav-numba-{os.getuid() if hasattr(os, 'getuid') else 0}")
+    fresh = not os.path.isdir(folder)
+    try:
+        if not _private_folder(folder):
+            folder, fresh = tempfile.mkdtemp(prefix="gamenav-numba-"), True
+    except OSError:
+        raise ImportError("gamenav: numba finds no writable folder to cache its compiled kernels in (not beside "
+                          f"gamenav, not in {tried[-1]}, not in {tempfile.gettempdir()}): set NUMBA_CACHE_DIR to "
+                          "a writable folder") from None
+    config.CACHE_DIR = folder  # type: ignore[attr-defined]  # read by numba as each kernel is defined
+    if fresh and not _quiet():  # (later runs use the folder silently)
+        _say(f"numba cannot cache compiled kernels beside gamenav or in {tried[-1]}: caching them in {folder} "
+             "(set NUMBA_CACHE_DIR to choose the folder)")
+
+
+_choose_cache_dir()
 
 
 @contextmanager
