@@ -717,7 +717,8 @@ class NavMesh:
             return RaycastHit(False, s.copy(), 0.0)
         frac = raycast_walk(mesh._vertices, mesh._triangles, mesh._neighbours, t, s[0], s[1], e[0], e[1],
                             mesh._tol)
-        return RaycastHit(frac >= 1.0, s + frac * (e - s), float(frac))
+        clear = frac >= 1.0  # then the end itself: s + (e - s) may round off it
+        return RaycastHit(clear, e if clear else s + frac * (e - s), float(frac))
 
     def _snapshot(self) -> NavMesh:
         """The mesh's current state: a read-only NavMesh sharing its arrays, taken at once under
