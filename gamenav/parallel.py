@@ -208,8 +208,8 @@ def _grid_general(grid: TileGrid, starts: list[Any], goals: list[Any], workers: 
             GridSearch._from_checked(req, state)  # raises BlockedEndpointError
     if requests:  # grid-level errors (e.g. JPS on a weighted grid) come from starting a search
         GridSearch._from_checked(requests[0], state).cancel()
-        if requests[0].algorithm in ("hpa", "subgoal"):  # their graphs, built here: a build takes the
-            prepare(grid, requests[0].algorithm)  # edit lock, which this thread holds inside a listener
+        if requests[0].algorithm in ("jps", "hpa", "subgoal"):  # their indexes, built here: a build takes
+            prepare(grid, requests[0].algorithm)  # the edit lock, which this thread holds inside a listener
     results: list[Path | None] = [None] * len(starts)
 
     def make_worker() -> Callable[[int], None]:

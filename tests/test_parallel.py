@@ -535,19 +535,22 @@ def test_every_query_of_a_navmesh_batch_searches_one_snapshot(edit: str, exact: 
         assert np.array_equal(p.points, want.points) and np.array_equal(p.corridor, want.corridor)
 
 
-@pytest.mark.parametrize("algorithm", ["hpa", "subgoal"])
+@pytest.mark.parametrize("algorithm", ["jps", "hpa", "subgoal"])
 def test_find_paths_in_a_grid_listener_builds_the_graph_before_its_threads(
         monkeypatch: pytest.MonkeyPatch, algorithm: str) -> None:
-    """Listeners run with the grid's edit lock held, and building the hpa / subgoal graph takes
-    that lock: ``find_paths(algorithm=...)`` in a listener hung for ever once a worker thread
-    started the build (the calling thread, holding the lock, waited for that worker). The graph
-    is built in the calling thread now, before any worker starts."""
-    from gamenav.grid import hpa, subgoal
+    """Listeners run with the grid's edit lock held, and building the jps / hpa / subgoal index
+    takes that lock: ``find_paths(algorithm=...)`` in a listener hung for ever once a worker thread
+    started the build (the calling thread, holding the lock, waited for that worker). The index
+    is built in the calling thread now, before any worker starts (also when the first query,
+    start == goal, builds none: JPS+ still hung then)."""
+    from gamenav.grid import hpa, jump_plus, subgoal
 
     grid = _grid(3, walls=0.1)
     starts, goals = _queries(grid, 8, seed=4)
+    goals[0] = starts[0]
     wall = next((int(x), int(y)) for y, x in np.argwhere(grid.passable) if (x, y) not in starts + goals)
-    built = {"hpa": lambda: hpa._indexes.get(grid), "subgoal": lambda: subgoal._indexes.existing(grid)}[algorithm]
+    built = {"jps": lambda: jump_plus._indexes.existing(grid), "hpa": lambda: hpa._indexes.get(grid),
+             "subgoal": lambda: subgoal._indexes.existing(grid)}[algorithm]
     run = parallel.run_parallel
 
     def checked(count: int, workers: int, make_worker: Any) -> None:
