@@ -91,7 +91,9 @@ class NavMeshSearch:
         clamp: snap a start or goal outside the mesh onto its nearest point instead of raising
             (``NO_PATH`` when edits left no triangle to snap onto).
         partial: when the goal is on another island, return a ``PARTIAL`` path to the point
-            of the start's island closest to the goal instead of ``NO_PATH``.
+            of the start's island closest to the goal instead of ``NO_PATH`` (with ``clamp``:
+            when the goal's nearest point is on another island, to the point of the start's
+            island closest to the goal as given).
 
     Raises:
         InvalidInputError: NaN / malformed points, coordinates outside
@@ -149,6 +151,7 @@ class NavMeshSearch:
                 raise BlockedEndpointError(
                     f"{name} must lie on the navmesh (bounds x {x0:g}..{x1:g}, y {y0:g}..{y1:g}), "
                     f"got {(float((s, g)[i][0]), float((s, g)[i][1]))}; pass clamp=True to snap it")
+        asked = g  # a partial path ends nearest to the goal as given, not to its clamped point
         if (tri < 0).any():
             pts, tri = mesh.clamp(np.stack([s, g]))
             s, g = pts[0].copy(), pts[1].copy()
@@ -162,7 +165,7 @@ class NavMeshSearch:
             if not partial:
                 self._finish(Path.none(PathStatus.NO_PATH))
                 return
-            pts, t = mesh.clamp(g, island=int(islands[tri[0]]))
+            pts, t = mesh.clamp(asked, island=int(islands[tri[0]]))
             g = pts[0].copy()
             tri[1] = t[0]
             self._target_status = PathStatus.PARTIAL

@@ -267,3 +267,17 @@ def test_a_clear_ray_hits_its_end_exactly() -> None:
         hit = mesh.raycast(start, end)
         assert hit.clear and hit.fraction == 1.0
         assert hit.point.tolist() == end.tolist(), (start, end)
+
+
+@pytest.mark.parametrize("exact", [True, False], ids=["exact", "default"])
+def test_a_clamped_partial_path_ends_nearest_the_goal_as_given(exact: bool) -> None:
+    """A goal off the mesh in the gap of a U, 0.9 from the arm the start is on, 0.4 from a small
+    island: ``clamp`` put it on that island, and ``partial`` then led to the start island's point
+    closest to the clamped point, on the other arm: round the U (cost 18.71), ending 1.1 from the
+    goal. The partial path ends at the start island's point closest to the goal as given."""
+    u = shapely.box(0, 0, 4, 1).union(shapely.box(0, 0, 1, 10)).union(shapely.box(3, 0, 4, 10))
+    mesh = NavMesh.from_polygons([u, shapely.box(2.3, 9, 2.5, 9.5)])
+    path = gamenav.find_path(mesh, (0.5, 9.5), (1.9, 9.2), clamp=True, partial=True, exact=exact)
+    assert path.status is PathStatus.PARTIAL
+    np.testing.assert_allclose(path.points[-1], (1.0, 9.2), atol=1e-12)
+    assert path.cost == pytest.approx(np.hypot(0.5, 0.3))
