@@ -27,7 +27,7 @@ import threading
 import weakref
 from collections import deque
 from collections.abc import Callable
-from types import TracebackType
+from types import ModuleType, TracebackType
 from typing import Generic, NoReturn, SupportsIndex, TypeVar
 
 from gamenav._validate import flag
@@ -51,11 +51,19 @@ def _bound(fn: Callable[..., object]) -> bool:
 
 
 def _holder(fn: F, weak: bool) -> Callable[[], F | None]:
-    """A getter of ``fn``: strong, or weak (None once ``fn`` or its bound object is gone)."""
+    """A getter of ``fn``: strong, or weak (None once ``fn`` or its bound object is gone).
+
+    Raises:
+        TypeError: ``weak`` and ``fn`` (or its bound object) cannot be weakly referenced.
+    """
     if not weak:
         return lambda: fn
     if _bound(fn):
         return weakref.WeakMethod(fn)
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and not isinstance(owner, ModuleType):  # a C method (deque.append): made per access
+        ref, name = weakref.ref(owner), fn.__name__
+        return lambda: None if (live := ref()) is None else getattr(live, name)
     return weakref.ref(fn)
 
 
@@ -94,12 +102,17 @@ class Listeners(Generic[C]):
                 when the listener (or a bound method's object) is garbage-collected.
 
         Raises:
-            TypeError: ``listener`` is not callable (checked here, not at the next edit).
+            TypeError: ``listener`` is not callable, or ``weak`` and it (or a bound method's
+                object, such as the list of ``list.append``) cannot be weakly referenced (checked
+                here, not at the next edit).
             InvalidInputError: ``weak`` is not a bool.
         """
         if not callable(listener):
             raise TypeError(f"listener must be callable, got {type(listener).__name__}")
-        sub: _Subscription[C] = _Subscription(listener, flag(weak, "weak"))
+        try:
+            sub: _Subscription[C] = _Subscription(listener, flag(weak, "weak"))
+        except TypeError as exc:
+            raise TypeError(f"weak=True needs a listener that can be weakly referenced: {exc}") from None
         with self._lock:
             self._subs = tuple(s for s in self._subs if s.target() is not None) + (sub,)
 

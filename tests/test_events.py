@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import logging
 import weakref
+from collections import deque
 from collections.abc import Callable
 
 import numpy as np
@@ -192,3 +193,22 @@ def test_subscribe_refuses_a_weak_flag_that_is_not_a_bool(weak: object) -> None:
     with pytest.raises(InvalidInputError, match="weak must be a bool, got"):
         grid.subscribe(lambda change: None, weak=weak)  # type: ignore[arg-type]
     assert len(grid._listeners) == 0
+
+
+def test_a_weak_method_of_a_builtin_type_hears_edits_while_its_object_lives() -> None:
+    # deque.append has no __func__: it was held through a weakref to the method object made
+    # for the call, which died at once (the subscription never heard an edit)
+    grid = TileGrid(np.ones((2, 2), bool))
+    heard: deque[GridChange] = deque()
+    alive = weakref.ref(heard)
+    grid.subscribe(heard.append, weak=True)
+    grid.set_walkable((0, 0), False)
+    assert [change.version for change in heard] == [1] and len(grid._listeners) == 1
+    del heard
+    assert alive() is None
+    grid.set_walkable((0, 0), True)
+    assert len(grid._listeners) == 0
+    grid.subscribe(print, weak=True)  # a module's function: held as before
+    assert len(grid._listeners) == 1
+    with pytest.raises(TypeError, match="weak=True needs a listener that can be weakly referenced"):
+        grid.subscribe([].append, weak=True)  # a list cannot be weakly referenced: refused, not silent
