@@ -400,8 +400,16 @@ class TileGrid:
 
     # -- cells ----------------------------------------------------------------------------
     def in_bounds(self, x: int, y: int) -> bool:
-        """Whether cell ``(x, y)`` lies on the grid."""
-        return 0 <= x < self.width and 0 <= y < self.height
+        """Whether cell ``(x, y)`` lies on the grid.
+
+        Raises:
+            InvalidInputError: ``x`` or ``y`` is not an int (a bool, a float: see :meth:`check_cell`).
+        """
+        try:
+            self.check_cell((x, y))
+        except OutOfBoundsError:
+            return False
+        return True
 
     def is_passable(self, x: int, y: int) -> bool:
         """Whether cell ``(x, y)`` is on the grid and passable.
@@ -434,7 +442,7 @@ class TileGrid:
                 if isinstance(x, (float, np.floating)) or isinstance(y, (float, np.floating)) else ""
             raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {cell!r}{hint}")
         x, y = int(x), int(y)
-        if not self.in_bounds(x, y):
+        if not (0 <= x < self.width and 0 <= y < self.height):
             raise OutOfBoundsError(
                 f"{name} {(x, y)} is outside the grid (x in 0..{self.width - 1}, y in 0..{self.height - 1})")
         return x, y

@@ -225,6 +225,17 @@ def test_is_passable_refuses_cells_that_are_not_ints() -> None:
     assert not grid.is_passable(3, 0) and not grid.is_passable(-1, 0) and not grid.is_passable(0, 2**70)
 
 
+def test_in_bounds_refuses_cells_that_are_not_ints() -> None:
+    """``in_bounds(0.5, 0.5)`` and ``in_bounds(True, False)`` answered True for cells that do not
+    exist (indexing the arrays with them then failed), ``in_bounds("1", 0)`` raised a bare TypeError."""
+    grid = TileGrid(np.ones((2, 3), bool))
+    for x, y in [(0.5, 0.5), (2.9, 0), (True, False), (np.True_, 0), (1.0, 0), ("1", 0), (None, 0)]:
+        with pytest.raises(InvalidInputError, match=r"cell must be an \(x, y\) pair of ints"):
+            grid.in_bounds(x, y)  # type: ignore[arg-type]
+    assert grid.in_bounds(np.uint8(2), np.int64(1)) and grid.in_bounds(0, 0)
+    assert not grid.in_bounds(3, 0) and not grid.in_bounds(-1, 0) and not grid.in_bounds(0, 2**70)
+
+
 def test_bools_among_numbers_are_refused() -> None:
     """numpy reads ``[[True, 2.0]]`` as ``[[1.0, 2.0]]``: a bool among the costs was the cost 1,
     among world points or cells the coordinate 1 (a bool array alone was refused already)."""
