@@ -11,19 +11,21 @@ spanned an edit; the cache drops the entries an edit can affect).
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import weakref
 from dataclasses import dataclass
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from gamenav._arrays import frozen
 from gamenav.errors import InvalidInputError
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.navmesh.mesh import world_point
 from gamenav.runtime._invalidation import MANHATTAN, OCTILE
 from gamenav.query import begin_search
-from gamenav.types import Cell, Point, Search
+from gamenav.types import Cell, Path, Point, Search
 
 __all__ = ["GridWatch", "Query", "make_query", "start_search"]
 
@@ -130,6 +132,15 @@ def start_search(query: Query) -> Search:
 
         return GridSearch._from_checked(query.checked)
     return begin_search(query.world, query.start, query.goal, **query.options)
+
+
+def shared(path: Path) -> Path:
+    """``path`` with arrays that no caller can make writable (:func:`gamenav._arrays.frozen`), for
+    a result handed to more than one caller: the cache's entries, the requests that joined one
+    search. (A search's own arrays are read-only, but numpy lets a caller set them writable: one
+    caller scaling its points in place moved every other caller's path.)"""
+    return dataclasses.replace(path, cells=frozen(path.cells), points=frozen(path.points),
+                               corridor=frozen(path.corridor))
 
 
 class GridWatch:

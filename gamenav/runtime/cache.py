@@ -26,7 +26,7 @@ from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.runtime._invalidation import EntryTable
 from gamenav.runtime._mesh_invalidation import MeshEntries
-from gamenav.runtime._search import GridWatch, Query, make_query, start_search
+from gamenav.runtime._search import GridWatch, Query, make_query, shared, start_search
 from gamenav.types import Path, PathStatus
 
 __all__ = ["CacheStats", "PathCache"]
@@ -164,7 +164,7 @@ class PathCache(Closeable):
             return hit
         search = start_search(query)
         search.step(None)
-        path = search.result()
+        path = shared(search.result())
         self._store(query, path, search.world_version)
         return path
 

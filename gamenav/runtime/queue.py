@@ -38,7 +38,7 @@ from gamenav.grid.clearance import mask_change
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.parallel import check_workers, run_parallel
 from gamenav.runtime._invalidation import EntryTable, footprint
-from gamenav.runtime._search import GridWatch, Query, make_query, start_search
+from gamenav.runtime._search import GridWatch, Query, make_query, shared, start_search
 from gamenav.runtime.cache import PathCache
 from gamenav.types import Path, PathStatus, Search
 
@@ -928,6 +928,7 @@ class PathQueue(Closeable):
     def _store_and_answer(self, query: Query, path: Path, requests: list[PathRequest],
                           version: int | None) -> None:
         """Answer ``requests`` with ``path``, cached when it holds at world ``version``."""
+        path = shared(path)
         if self._cache is not None and version is not None:
             self._cache._store(query, path, version)
         for req in requests:

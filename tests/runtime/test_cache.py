@@ -284,3 +284,22 @@ def test_exact_mesh_entries_are_not_answered_once_the_mesh_has_area_costs() -> N
     with pytest.raises(gamenav.UnsupportedOptionError, match="area costs"):
         cache.find_path(mesh, (0.5, 0.5), (19.5, 0.5), exact=True)
     assert cache.find_path(mesh, (0.5, 0.5), (19.5, 0.5)).cost == 19.0  # the default mode answers
+
+
+def test_a_path_handed_to_several_callers_cannot_be_made_writable() -> None:
+    # the cache returns one Path to every caller and a queue one Path to the requests that joined a
+    # search; numpy let a caller make its arrays writable, and one caller scaling its points in
+    # place moved every other caller's path
+    grid = gamenav.TileGrid(np.ones((6, 6), dtype=bool))
+    cache = gamenav.PathCache()
+    first = cache.find_path(grid, (0, 0), (5, 5))
+    queue = gamenav.PathQueue()
+    requests = [queue.request(grid, (0, 0), (5, 4)) for _ in range(2)]
+    queue.update()
+    assert cache.find_path(grid, (0, 0), (5, 5)) is first and requests[0].path is requests[1].path
+    for path in (first, requests[0].path):
+        for array in (path.cells, path.points, path.corridor):
+            with pytest.raises(ValueError, match="WRITEABLE"):
+                array.flags.writeable = True
+    fresh = gamenav.find_path(grid, (0, 0), (5, 5))
+    assert np.array_equal(first.points, fresh.points) and first.cost == fresh.cost
