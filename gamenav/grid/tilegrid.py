@@ -387,7 +387,7 @@ class TileGrid:
         return bool((state.cost[state.passable] == 1.0).all())
 
     def _kernel_arrays(self) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
-        """``(passable, cost)`` of one snapshot, writable, for kernels. Never modify them.
+        """``(passable, cost)`` of one snapshot for kernels (frozen: kernels only read them).
 
         Both come from the same snapshot (an edit in another thread cannot tear the pair).
         """
