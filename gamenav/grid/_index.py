@@ -105,7 +105,9 @@ class GridIndex(Generic[Data]):
                 self._data = self._copy(self._data)
                 self._users = 0
             passable = change.passable
-            if change.version != self.version + 1 or passable.shape != self.shape:
+            last, self.version = self.version, -1  # no version while changing: a repair or build
+            # that fails part-way (MemoryError) leaves data that no search borrows (rebuilt next edit)
+            if change.version != last + 1 or passable.shape != self.shape:
                 self._rebuild_all(passable, change.version)  # missed an edit: start again
                 return
             cells = np.concatenate([change.blocked, change.opened])

@@ -75,3 +75,33 @@ def test_the_clearance_warmup_runs_outside_the_clearance_lock(monkeypatch: Any) 
     grid = gamenav.TileGrid(np.ones((5, 5), dtype=bool))
     assert gamenav.clearance_field(grid)[2].tolist() == [0.5, 1.5, 2.5, 1.5, 0.5]
     assert held and not any(held)
+
+
+@pytest.mark.parametrize("algorithm", ["jps", "hpa", "subgoal"])
+def test_an_index_whose_repair_failed_lends_no_data(algorithm: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a repair that raised part-way (MemoryError growing a pool) kept the index's version: a search on
+    # the snapshot before the edit borrowed the half-repaired data
+    from gamenav.grid import jump_plus
+
+    grid = gamenav.TileGrid(np.ones((24, 24), dtype=bool))
+    make = {"jps": jump_plus.jump_index, "hpa": hpa.hpa_index, "subgoal": subgoal.subgoal_index}[algorithm]
+    index: Any = make(grid)
+    before = grid._snapshot()
+
+    def fail(*args: Any) -> int:
+        raise MemoryError("no room to repair")
+
+    monkeypatch.setattr(index, "_repair", fail)
+    with pytest.raises(MemoryError):
+        grid.set_walkable((4, 2, 20, 3), False)
+    assert index.acquire(before) is None and index.acquire(grid._snapshot()) is None
+    for s, g in (((0, 0), (23, 23)), ((10, 0), (10, 10))):
+        assert gamenav.find_path(grid, s, g, algorithm=algorithm).cost == pytest.approx(
+            gamenav.find_path(grid, s, g).cost, abs=1e-9)
+    monkeypatch.undo()
+    grid.set_walkable((4, 20, 20, 21), False)  # the next edit rebuilds it
+    data = index.acquire(grid._snapshot())
+    assert data is not None
+    index.release(data)
+    assert gamenav.find_path(grid, (10, 0), (10, 23), algorithm=algorithm).cost == pytest.approx(
+        gamenav.find_path(grid, (10, 0), (10, 23)).cost, abs=1e-9)
