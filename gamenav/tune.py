@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
+import io
 import math
 import os
 import sys
@@ -315,6 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             import matplotlib  # noqa: F401
             from matplotlib.backend_bases import FigureCanvasBase
+            from matplotlib.figure import Figure
         except ImportError:
             parser.error('--plot needs matplotlib: pip install -e ".[plot]" (in a gamenav checkout)')
         if os.path.isdir(args.plot) or not os.path.isdir(os.path.dirname(os.path.abspath(args.plot))):
@@ -324,6 +326,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if suffix and suffix not in formats:
             parser.error(f"--plot {args.plot!r}: matplotlib cannot write .{suffix} files "
                          f"(it writes {', '.join(sorted(formats))})")
+        probe = Figure()  # a listed format may still need a tool that is missing (.pgf: LaTeX)
+        probe.text(0.5, 0.5, "gamenav")
+        try:
+            probe.savefig(io.BytesIO(), format=suffix or "png")
+        except Exception as exc:  # noqa: BLE001 - whatever the writer raises, before the run
+            parser.error(f"--plot {args.plot!r}: matplotlib cannot write .{suffix or 'png'} files here: {exc}")
     try:
         grid = TileGrid.from_movingai(args.map)
     except (OSError, MapFormatError) as exc:

@@ -153,6 +153,16 @@ def test_arguments_the_simulation_cannot_use_fail_before_the_run(small_map: Path
     assert message in capsys.readouterr().err
 
 
+def test_a_listed_format_that_cannot_be_written_here_fails_before_the_run(
+        small_map: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no LaTeX: matplotlib lists .pgf but cannot write it
+    monkeypatch.setattr(tune, "warmup", lambda **kwargs: pytest.fail("the run started"))
+    with pytest.raises(SystemExit):  # was a RuntimeError ('xelatex' not found) after the whole run
+        tune.main(["--map", str(small_map), "--frames", "2", "--plot", str(tmp_path / "tune.pgf")])
+    assert "tune.pgf': matplotlib cannot write .pgf files here: 'xelatex' not found" in capsys.readouterr().err
+    assert not (tmp_path / "tune.pgf").exists()
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("type octile\nheight 2\nwidth 3\nmap\n@@@\n@@@\n", "has no passable cell"),
     ("type octile\nheight 3\nwidth 3\nmap\n...\n", "cannot read --map"),
