@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gamenav.errors import InvalidInputError, MapFormatError
+from gamenav.grid.tilegrid import TileGrid
 from gamenav.io._text import read_lines, to_floats, to_ints
 
 __all__ = ["Scenario", "read_map", "read_scenarios", "write_map", "write_scenarios"]
@@ -111,11 +112,14 @@ def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
 
 
 def write_map(path: str | os.PathLike[str], walkable: npt.ArrayLike) -> None:
-    """Write a ``(h, w)`` bool array as a Moving AI ``.map`` file (``.`` passable, ``@`` blocked)."""
-    walk = np.asarray(walkable)
-    if walk.ndim != 2 or walk.size == 0:
-        raise InvalidInputError(f"walkable must be a non-empty 2-D array, got shape {walk.shape}")
-    rows = ["".join("." if v else "@" for v in row) for row in walk.astype(bool)]
+    """Write a ``(h, w)`` bool array as a Moving AI ``.map`` file (``.`` passable, ``@`` blocked).
+
+    Raises:
+        InvalidInputError: ``walkable`` is not what :class:`~gamenav.TileGrid` takes (a non-empty
+            2-D array of bools or 0/1 integers); the file is left untouched then.
+    """
+    walk = TileGrid(walkable).passable
+    rows = ["".join("." if v else "@" for v in row) for row in walk]
     text = f"type octile\nheight {walk.shape[0]}\nwidth {walk.shape[1]}\nmap\n" + "\n".join(rows) + "\n"
     FilePath(path).write_text(text, encoding="ascii")
 

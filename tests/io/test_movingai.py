@@ -48,8 +48,23 @@ def test_round_trips(tmp_path: Path, data_dir: Path) -> None:
     scenarios = read_scenarios(data_dir / "movingai" / "arena.map.scen")
     write_scenarios(tmp_path / "copy.scen", scenarios)
     assert read_scenarios(tmp_path / "copy.scen") == scenarios
-    with pytest.raises(gamenav.InvalidInputError, match="walkable must be a non-empty 2-D array"):
+    with pytest.raises(gamenav.InvalidInputError, match=r"walkable must be 2-D \[y, x\], got shape \(3,\)"):
         write_map(tmp_path / "bad.map", np.ones(3, bool))
+
+
+@pytest.mark.parametrize(("walkable", "message"), [
+    (np.array([[np.nan, 0.0]]), r"walkable must be bool \(or 0/1 integers\), got dtype float64"),
+    ([[2, 0]], r"walkable must hold only 0/1 \(or bool\) values"),
+    ([[None, 1]], "got dtype object"),
+    (np.array([["False", ""]]), "got dtype <U5"),
+    ([[1], [1, 0]], "rows of equal length"),
+], ids=["nan", "two", "none", "strings", "ragged"])
+def test_write_map_takes_what_tilegrid_takes(tmp_path: Path, walkable: object, message: str) -> None:
+    path = tmp_path / "out.map"  # NaN and 2 were written passable, None blocked, "False" a bare ValueError
+    write_map(path, [[1, 0]])
+    with pytest.raises(gamenav.InvalidInputError, match=message):
+        write_map(path, walkable)
+    assert read_map(path).tolist() == [[True, False]]  # left untouched
 
 
 @pytest.mark.parametrize(("change", "message"), [
