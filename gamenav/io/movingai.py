@@ -21,6 +21,7 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
+from gamenav._validate import real_number
 from gamenav.errors import InvalidInputError, MapFormatError
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.io._text import read_lines, to_floats, to_ints
@@ -161,16 +162,17 @@ def write_scenarios(path: str | os.PathLike[str], scenarios: Iterable[Scenario])
 
     Raises:
         InvalidInputError: a scenario :func:`read_scenarios` could not read back (a map name
-            that is empty, non-ASCII or holds whitespace, a non-integer cell, a cell off its
-            map, a negative or non-finite length); the file is left untouched then.
+            that is not a str, empty, non-ASCII or holds whitespace, a non-integer cell, a cell
+            off its map, a length that is not a real number, negative or non-finite); the file
+            is left untouched then.
     """
     out = ["version 1"]
     for k, s in enumerate(scenarios):
-        fields = [str(v) for v in (s.bucket, s.map_name, s.width, s.height, *s.start, *s.goal)]
-        fields.append(repr(float(s.optimal_length)))
-        if fields[1].split() != [fields[1]] or not fields[1].isascii():
-            raise InvalidInputError(f"scenarios[{k}].map_name must be ASCII without whitespace, "
-                                    f"got {s.map_name!r}")
+        name = s.map_name
+        if not isinstance(name, str) or name.split() != [name] or not name.isascii():
+            raise InvalidInputError(f"scenarios[{k}].map_name must be ASCII without whitespace, got {name!r}")
+        length = real_number(s.optimal_length, f"scenarios[{k}].optimal_length", "a finite number >= 0")
+        fields = [str(v) for v in (s.bucket, name, s.width, s.height, *s.start, *s.goal)] + [repr(length)]
         try:
             _scenario(fields, f"scenarios[{k}]", None)  # the reader's checks, named by index
         except MapFormatError as exc:

@@ -76,6 +76,11 @@ def test_write_map_takes_what_tilegrid_takes(tmp_path: Path, walkable: object, m
     (dict(start=(3, 0)), r"start \(3, 0\) lies outside the 3 x 2 map"),
     (dict(goal=(1.0, 1)), "expected integers, got '1.0'"),
     (dict(bucket=True), "expected integers, got 'True'"),
+    # were an OverflowError, a TypeError, the length 1.0 and the map name "b'm.map'"
+    (dict(optimal_length=10**400), r"cannot write scenarios\[1\]: bad optimal length: .* got 'inf'"),
+    (dict(optimal_length=None), r"scenarios\[1\]\.optimal_length must be a finite number >= 0, got None"),
+    (dict(optimal_length=True), r"optimal_length must be a finite number >= 0, got True"),
+    (dict(map_name=b"m.map"), "map_name must be ASCII without whitespace, got b'm.map'"),
 ])
 def test_write_scenarios_refuses_what_it_could_not_read_back(tmp_path: Path, change: dict[str, object],
                                                              message: str) -> None:
