@@ -62,7 +62,7 @@ def _path_points(path: Any) -> npt.NDArray[np.float64]:
     """The ``(n, 2)`` world points of a :class:`~gamenav.Path` or of an array of ``(x, y)`` numbers."""
     try:
         pts = np.asarray(path.points if isinstance(path, Path) else path, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # (OverflowError: an int beyond float64)
         raise InvalidInputError("path must be a gamenav.Path or an (n, 2) array of (x, y) numbers, got "
                                 f"{type(path).__name__}") from None
     if pts.size and (pts.ndim != 2 or pts.shape[1] != 2):

@@ -68,7 +68,7 @@ def _rect_array(rects: Iterable[Any]) -> npt.NDArray[np.float64]:
     try:
         rows = rects if isinstance(rects, np.ndarray) else [tuple(getattr(r, "rect", r)) for r in rects]
         arr = np.array(rows, dtype=np.float64) if len(rows) else np.zeros((0, 4))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # (OverflowError: an int beyond float64)
         raise InvalidInputError("rects must be (x, y, w, h) rectangles of numbers") from None
     if arr.ndim != 2 or arr.shape[1] != 4:
         raise InvalidInputError(
@@ -151,9 +151,9 @@ def grid_from_mask(mask: pygame.mask.Mask, *, cell_size: int, threshold: float |
     """
     if not isinstance(mask, pygame.mask.Mask):
         raise InvalidInputError(f"mask must be a pygame.mask.Mask, got {type(mask).__name__}")
-    if not is_real(cell_size) or not float(cell_size).is_integer() or not 1 <= cell_size <= 1 << 31:
+    if not is_real(cell_size) or not 1 <= cell_size <= 1 << 31 or not float(cell_size).is_integer():
         raise InvalidInputError(f"cell_size must be an integer from 1 to 2**31 for masks, got {cell_size!r}")
-    if threshold is not None and not (is_real(threshold) and 0 < float(threshold) <= 1):
+    if threshold is not None and not (is_real(threshold) and 0 < threshold <= 1):  # (no float(): 10**400)
         raise InvalidInputError(f"threshold must be None or in (0, 1], got {threshold!r}")
     cs = int(cell_size)
     width, height = mask.get_size()
@@ -385,7 +385,7 @@ def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: Col
     _check_type(surface, pygame.Surface, "surface")
     try:
         points = np.asarray(path.points if isinstance(path, Path) else path, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # (OverflowError: an int beyond float64)
         raise InvalidInputError("path must be a gamenav.Path or an (n, 2) array of (x, y) numbers, got "
                                 f"{type(path).__name__}") from None
     if points.size == 0:

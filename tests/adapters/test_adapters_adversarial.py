@@ -22,6 +22,7 @@ import gamenav  # noqa: E402
 from gamenav import InvalidInputError, MapFormatError  # noqa: E402
 from gamenav.adapters.arcade import (PathFollower, draw_expansions, draw_navmesh, draw_path,  # noqa: E402
                                      grid_from_sprites, grid_from_tilemap, navmesh_from_tilemap)
+from gamenav.adapters import pygame as pygame_adapter  # noqa: E402
 from gamenav.adapters.pygame import grid_from_mask, grid_from_rects  # noqa: E402
 
 
@@ -181,3 +182,17 @@ def test_a_grid_size_overflowing_cells_is_too_big_not_an_overflow(size: tuple[fl
     """``10 / 5e-324`` cells is inf: ``math.ceil(inf)`` raised a bare OverflowError."""
     with pytest.raises(InvalidInputError, match=r"grid: more than 134217728 cells"):
         grid_from_rects([], size=size, cell_size=cell_size)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: grid_from_mask(pygame.mask.Mask((4, 4)), cell_size=10**400),
+    lambda: grid_from_mask(pygame.mask.Mask((4, 4)), cell_size=2, threshold=10**400),
+    lambda: grid_from_rects([(10**400, 0, 5, 5)], size=(10, 10), cell_size=1),
+    lambda: draw_path([(10**400, 0), (1, 1)]),
+    lambda: pygame_adapter.draw_path(pygame.Surface((10, 10)), [(10**400, 0), (1, 1)]),
+], ids=["mask cell_size", "mask threshold", "rect", "arcade path", "pygame path"])
+def test_an_int_beyond_float64_is_refused_clearly(call: Any) -> None:
+    """An int beyond float64 (10**400) raised a bare OverflowError ("int too large to convert to
+    float") from ``float()`` or numpy inside the adapters."""
+    with pytest.raises(InvalidInputError, match="must be"):
+        call()
