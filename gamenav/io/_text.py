@@ -16,26 +16,37 @@ from pathlib import Path as FilePath
 
 from gamenav.errors import InvalidInputError, MapFormatError
 
-__all__ = ["read_lines", "to_floats", "to_ints"]
+__all__ = ["file_path", "read_lines", "to_floats", "to_ints"]
 
 _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def file_path(path: str | os.PathLike[str]) -> FilePath:
+    """``path`` (a file to read or write) as a :class:`pathlib.Path`.
+
+    Raises:
+        InvalidInputError: ``path`` is not a ``str`` or an ``os.PathLike`` giving one, or holds a
+            NUL character.
+    """
+    name = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
+    if not isinstance(name, str):  # (an os.PathLike may give bytes)
+        got = type(path).__name__ if name is None else f"{type(path).__name__} giving {type(name).__name__}"
+        raise InvalidInputError(f"path must be a str or os.PathLike, got {got}")
+    if "\0" in name:
+        raise InvalidInputError(f"path must be a valid file name, got {path!r} (embedded null byte)")
+    return FilePath(name)
 
 
 def read_lines(path: str | os.PathLike[str]) -> list[str]:
     """The lines of an ASCII text file, without line endings (line ``k`` is ``lines[k - 1]``).
 
     Raises:
-        InvalidInputError: ``path`` is not a ``str`` or ``os.PathLike`` (or holds a NUL character).
+        InvalidInputError: ``path`` is not a file name (see :func:`file_path`).
         MapFormatError: a non-ASCII byte (the message names its line and column).
         OSError: the file cannot be read (missing, a folder, no permission).
     """
-    if not isinstance(path, (str, os.PathLike)):
-        raise InvalidInputError(f"path must be a str or os.PathLike, got {type(path).__name__}")
-    try:
-        data = FilePath(path).read_bytes().removeprefix(codecs.BOM_UTF8)
-    except ValueError as exc:  # an embedded NUL character
-        raise InvalidInputError(f"path must be a valid file name, got {path!r} ({exc})") from None
+    data = file_path(path).read_bytes().removeprefix(codecs.BOM_UTF8)
     data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")  # LF only: errors count lines by LF
     try:
         text = data.decode("ascii")

@@ -14,7 +14,6 @@ is a :class:`~gamenav.errors.MapFormatError` naming the file and line.
 from __future__ import annotations
 
 import os
-from pathlib import Path as FilePath
 from typing import NamedTuple
 from collections.abc import Iterable
 
@@ -24,7 +23,7 @@ import numpy.typing as npt
 from gamenav._validate import real_number
 from gamenav.errors import InvalidInputError, MapFormatError
 from gamenav.grid.tilegrid import TileGrid
-from gamenav.io._text import read_lines, to_floats, to_ints
+from gamenav.io._text import file_path, read_lines, to_floats, to_ints
 
 __all__ = ["Scenario", "read_map", "read_scenarios", "write_map", "write_scenarios"]
 
@@ -122,7 +121,7 @@ def write_map(path: str | os.PathLike[str], walkable: npt.ArrayLike) -> None:
     walk = TileGrid(walkable).passable
     rows = ["".join("." if v else "@" for v in row) for row in walk]
     text = f"type octile\nheight {walk.shape[0]}\nwidth {walk.shape[1]}\nmap\n" + "\n".join(rows) + "\n"
-    FilePath(path).write_text(text, encoding="ascii")
+    file_path(path).write_text(text, encoding="ascii")
 
 
 def read_scenarios(path: str | os.PathLike[str]) -> list[Scenario]:
@@ -178,4 +177,4 @@ def write_scenarios(path: str | os.PathLike[str], scenarios: Iterable[Scenario])
         except MapFormatError as exc:
             raise InvalidInputError(f"cannot write {exc}") from None
         out.append("\t".join(fields))
-    FilePath(path).write_text("\n".join(out) + "\n", encoding="ascii")
+    file_path(path).write_text("\n".join(out) + "\n", encoding="ascii")

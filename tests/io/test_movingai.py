@@ -162,6 +162,24 @@ def test_paths_must_be_file_names(tmp_path: Path, reader) -> None:
         reader(tmp_path / "missing.map")
 
 
+class _BytesPath:
+    def __fspath__(self) -> bytes:
+        return b"out.map"
+
+
+@pytest.mark.parametrize("call", [
+    lambda path: read_map(path), lambda path: write_map(path, [[True]]),
+    lambda path: write_scenarios(path, [Scenario(0, "m.map", 1, 1, (0, 0), (0, 0), 0.0)]),
+], ids=["read", "write_map", "write_scenarios"])
+def test_writers_check_paths_as_readers_do(call) -> None:
+    with pytest.raises(gamenav.InvalidInputError, match="path must be a str or os.PathLike, got float"):
+        call(1.5)  # the writers raised a bare TypeError
+    with pytest.raises(gamenav.InvalidInputError, match="got _BytesPath giving bytes"):
+        call(_BytesPath())  # so did the readers
+    with pytest.raises(gamenav.InvalidInputError, match="path must be a valid file name"):
+        call("bad\0name.map")  # the writers raised a bare ValueError
+
+
 def test_crlf_cr_and_byte_order_mark_simply_work(tmp_path: Path) -> None:
     text = "type octile\nheight 2\nwidth 3\nmap\n.@.\n..@\n"
     expected = [[True, False, True], [True, True, False]]
