@@ -34,7 +34,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
         'pip install -e ".[pygame]"'
     ) from exc
 
-from gamenav._validate import finite_point, flag, grid_dimensions, is_real, positive_number
+from gamenav._validate import finite_point, flag, grid_dimensions, holds_bool, is_real, positive_number
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 
 __all__ = ["PathFollower", "draw_grid", "draw_path", "grid_from_mask", "grid_from_rects", "grid_from_tmx",
@@ -67,6 +67,8 @@ def _rect_array(rects: Iterable[Any]) -> npt.NDArray[np.float64]:
     """``(n, 4)`` float64 ``(x, y, w, h)`` from Rects, FRects, 4-tuples or objects with ``.rect``."""
     try:
         rows = rects if isinstance(rects, np.ndarray) else [tuple(getattr(r, "rect", r)) for r in rects]
+        if holds_bool(rows):  # (numpy reads True as 1)
+            raise TypeError
         arr = np.array(rows, dtype=np.float64) if len(rows) else np.zeros((0, 4))
     except (TypeError, ValueError, OverflowError):  # (OverflowError: an int beyond float64)
         raise InvalidInputError("rects must be (x, y, w, h) rectangles of numbers") from None

@@ -196,3 +196,11 @@ def test_an_int_beyond_float64_is_refused_clearly(call: Any) -> None:
     float") from ``float()`` or numpy inside the adapters."""
     with pytest.raises(InvalidInputError, match="must be"):
         call()
+
+
+def test_a_rect_holding_a_bool_is_refused() -> None:
+    """numpy read ``(True, 0, 1, 1)`` as the rectangle at x = 1 and blocked cell (1, 0); a bool
+    among numbers is refused elsewhere (crowd positions, costs, world points)."""
+    with pytest.raises(InvalidInputError, match=r"rects must be \(x, y, w, h\) rectangles of numbers"):
+        grid_from_rects([(True, 0, 1, 1)], size=(4, 4), cell_size=1)
+    assert not grid_from_rects([(1, 0, 1, 1)], size=(4, 4), cell_size=1).passable[0, 1]
