@@ -185,7 +185,7 @@ def grid_from_sprites(sprites: Iterable[arcade.BasicSprite], *, size: Sequence[f
         if not np.isfinite(pts).all():
             raise InvalidInputError(f"wall sprites must have finite hit boxes (position, scale, angle); "
                                     f"{sprite!r} has the points {pts.tolist()}")
-        poly = shapely.Polygon(pts)
+        poly = shapely.make_valid(shapely.Polygon(pts))  # (a self-crossing hit box: the areas it encloses)
         # cell ranges clipped to the grid before they become ints (a huge sprite stays in range)
         lo = np.clip(np.floor((pts.min(axis=0) - (ox, oy)) / cs), 0, (width, height)).astype(np.int64)
         hi = np.clip(np.ceil((pts.max(axis=0) - (ox, oy)) / cs), 0, (width, height)).astype(np.int64)

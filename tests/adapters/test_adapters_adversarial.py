@@ -204,3 +204,15 @@ def test_a_rect_holding_a_bool_is_refused() -> None:
     with pytest.raises(InvalidInputError, match=r"rects must be \(x, y, w, h\) rectangles of numbers"):
         grid_from_rects([(True, 0, 1, 1)], size=(4, 4), cell_size=1)
     assert not grid_from_rects([(1, 0, 1, 1)], size=(4, 4), cell_size=1).passable[0, 1]
+
+
+def test_a_self_crossing_hit_box_blocks_the_cells_it_encloses() -> None:
+    """A bow-tie hit box (a custom ``HitBox`` whose outline crosses itself) raised shapely's
+    GEOSException ("TopologyException: side location conflict") from grid_from_sprites."""
+    wall = arcade.SpriteSolidColor(96, 32, center_x=64, center_y=16)
+    wall.hit_box = arcade.hitbox.HitBox([(-48, -16), (48, 16), (48, -16), (-48, 16)], position=(64, 16))
+    grid = grid_from_sprites([wall], size=(160, 64), cell_size=16)
+    # two triangles meeting at (64, 16), over x = 16 .. 112 and y = 0 .. 32: cells 1-6 of rows 2-3
+    expected = np.ones((4, 10), bool)
+    expected[2:, 1:7] = False
+    assert grid.passable.tolist() == expected.tolist()
