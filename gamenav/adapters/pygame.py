@@ -335,7 +335,8 @@ def draw_grid(surface: pygame.Surface, grid: TileGrid, *, blocked_color: ColorLi
 
     def cells(first: int, count: int, offset: float, n: int) -> npt.NDArray[np.int64]:
         """The cell under the centre of pixels ``first ..`` (-1: outside the grid's ``n``)."""
-        pos = np.floor((np.arange(first, first + count) + 0.5 - offset) / cs)
+        with np.errstate(over="ignore"):  # (a tiny cell: infinite quotients, clipped below)
+            pos = np.floor((np.arange(first, first + count) + 0.5 - offset) / cs)
         index: npt.NDArray[np.int64] = np.clip(pos, -1, n).astype(np.int64)  # (clipped before the cast)
         index[index >= n] = -1
         return index
@@ -367,8 +368,9 @@ def draw_grid(surface: pygame.Surface, grid: TileGrid, *, blocked_color: ColorLi
 
 def _lines(offset: float, cs: float, n: int, lo: int, hi: int) -> list[int]:
     """The pixel positions ``round(offset + k * cs)`` (k = 0 .. n) of grid lines within ``lo .. hi``."""
-    first = max(0, min(n, int(np.floor((lo - 1 - offset) / cs))))  # (a line or two early: rounding)
-    last = max(0, min(n, int(np.ceil((hi + 1 - offset) / cs))))
+    # (a line or two early: rounding; clipped before the cast: a tiny cell gives an infinite quotient)
+    first = int(np.clip(np.floor((lo - 1 - offset) / cs), 0, n))
+    last = int(np.clip(np.ceil((hi + 1 - offset) / cs), 0, n))
     at = np.round(offset + np.arange(first, last + 1) * cs)
     return [int(p) for p in at[(at >= lo) & (at <= hi)]]
 

@@ -216,3 +216,15 @@ def test_a_self_crossing_hit_box_blocks_the_cells_it_encloses() -> None:
     expected = np.ones((4, 10), bool)
     expected[2:, 1:7] = False
     assert grid.passable.tolist() == expected.tolist()
+
+
+def test_pygame_draw_grid_of_sub_pixel_cells_draws_its_lines() -> None:
+    """Cells of 1e-320 pixels gave an infinite line index: ``int(inf)`` raised OverflowError
+    (after numpy's "overflow encountered in divide" RuntimeWarning)."""
+    grid = gamenav.TileGrid(np.ones((3, 3), bool), cell_size=1e-320)
+    surface = pygame.Surface((8, 8))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pygame_adapter.draw_grid(surface, grid, line_color=(255, 0, 0))
+    assert surface.get_at((0, 0))[:3] == (255, 0, 0)  # every line on pixel 0
+    assert surface.get_at((1, 1))[:3] == (0, 0, 0)
