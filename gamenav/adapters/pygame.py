@@ -58,9 +58,10 @@ def _check_type(value: Any, expected: type, name: str) -> None:
 
 
 def _sprite_rect(sprite: pygame.sprite.Sprite) -> pygame.Rect | pygame.FRect:
-    if sprite.rect is None:
-        raise InvalidInputError(f"the sprite has no rect (rect is None): {sprite!r}")
-    return sprite.rect
+    rect = getattr(sprite, "rect", None)
+    if not isinstance(rect, (pygame.Rect, pygame.FRect)):  # (a tuple has no ``center`` to read or write)
+        raise InvalidInputError(f"the sprite's rect must be a pygame.Rect or FRect, got {rect!r}: {sprite!r}")
+    return rect
 
 
 def _rect_array(rects: Iterable[Any]) -> npt.NDArray[np.float64]:

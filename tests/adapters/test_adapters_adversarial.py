@@ -228,3 +228,13 @@ def test_pygame_draw_grid_of_sub_pixel_cells_draws_its_lines() -> None:
         pygame_adapter.draw_grid(surface, grid, line_color=(255, 0, 0))
     assert surface.get_at((0, 0))[:3] == (255, 0, 0)  # every line on pixel 0
     assert surface.get_at((1, 1))[:3] == (0, 0, 0)
+
+
+def test_a_pygame_sprite_whose_rect_is_a_tuple_is_refused_clearly() -> None:
+    """A sprite with ``rect = (10, 10, 4, 4)`` (pygame draws such sprites) raised AttributeError
+    ("'tuple' object has no attribute 'center'") from inside the pygame PathFollower."""
+    grid = grid_from_rects([], size=(40, 40), cell_size=10)
+    sprite = pygame.sprite.Sprite()
+    sprite.rect = (10, 10, 4, 4)
+    with pytest.raises(InvalidInputError, match=r"the sprite's rect must be a pygame\.Rect or FRect, got \(10, 10"):
+        pygame_adapter.PathFollower(sprite, grid, speed=10)
