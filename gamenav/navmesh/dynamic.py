@@ -152,6 +152,14 @@ def _unreferenced(bufs: dict[str, npt.NDArray[Any]]) -> bool:
     return _refs(bufs) <= _BASE_REFS
 
 
+def _moved(geom: BaseGeometry, off: _F64) -> BaseGeometry:
+    """``geom`` translated by ``off`` ``(2,)``."""
+    if not off.any():
+        return geom
+    moved: BaseGeometry = shapely.transform(geom, lambda p: p + off)
+    return moved
+
+
 def _area_part(geom: BaseGeometry) -> BaseGeometry:
     """:func:`~gamenav.navmesh.build._polygonal` without its union when nothing is dropped."""
     if geom.geom_type == "Polygon":
@@ -242,11 +250,13 @@ class _Undo:
 class _Obstacle:
     __slots__ = ("shape", "inflated", "bounds", "inner")
 
-    def __init__(self, shape: BaseGeometry, inflated: BaseGeometry,
+    def __init__(self, shape: BaseGeometry, inflated: BaseGeometry, origin: _F64,
                  inner: tuple[float, float, float, float] | None) -> None:
         self.shape = shape
-        self.inflated = inflated
-        self.bounds = inflated.bounds
+        self.inflated = inflated  # in the edits' frame (about ``origin``, see EditState)
+        x0, y0, x1, y1 = inflated.bounds
+        ox, oy = float(origin[0]), float(origin[1])
+        self.bounds = (x0 + ox, y0 + oy, x1 + ox, y1 + oy)  # world
         self.inner = inner  # an axis-aligned box inside the inflated shape (the shape's), or None
 
 
@@ -255,6 +265,17 @@ class EditState:
 
     The original triangles (and their bucket index) describe the free space the mesh was built
     from, used to restore space when an obstacle goes away.
+
+    Every edit computes and triangulates its region in a frame about ``origin`` (world minus
+    ``origin``; inflated obstacles and a followed grid's free space are kept in it): the centre
+    of the mesh's bucket grid rounded to a multiple of a power of two at least 64 times its
+    extent, so 0 for a mesh about the origin. GEOS's overlays fall back to snapping with a
+    tolerance of about the coordinates' magnitude / 1e12, which far from the origin exceeds
+    the mesh tolerance (1e-6 at 1e6 for a 20-wide mesh with 2e-8): outline points of the
+    untouched triangles moved or went, and their edges lost their neighbours (a crack). In the
+    frame magnitudes are those of the mesh's extent, and the mesh's vertices shift exactly
+    (they and ``origin`` are multiples of their float step, within about their own magnitude
+    of each other), so the region's outline comes back bit for bit.
 
     Readers never see a write: the editor changes private *master* arrays in place (with spare
     capacity) and copies only the rows an edit touched into a *generation*, a full set of
@@ -265,6 +286,9 @@ class EditState:
 
     def __init__(self, mesh: NavMesh) -> None:
         self.radius = float(getattr(mesh, "_agent_radius", 0.0))
+        gmin, cell, nx, ny = mesh._grid
+        step = 2.0 ** math.ceil(math.log2(64 * cell * max(nx, ny)))
+        self.origin: _F64 = np.round((gmin + 0.5 * cell * np.array([nx, ny])) / step) * step
         if not mesh._alive.all():  # pragma: no cover - meshes start with every triangle alive
             raise InvalidGeometryError("cannot start editing a mesh with dead triangles")
         # the free space as built (restored where space opens) and its bucket index (CSR)
@@ -288,7 +312,7 @@ class EditState:
         self.lock = threading.RLock()
         self.grid_blocked: npt.NDArray[np.bool_] | None = None  # following a grid: its blocked cells
         self.grid: Any = None
-        self.grid_free: BaseGeometry = shapely.Polygon()  # following a grid: its cells' rectangle, shrunk
+        self.grid_free: BaseGeometry = shapely.Polygon()  # following a grid: its cells' rectangle, shrunk (frame)
         self.follower: Any = None
         self.last_near: tuple[tuple[float, float, float, float], list[int]] | None = None
         self.last_ring: _I64 = np.zeros(0, dtype=np.int64)  # the last edit's ring edges (stitch)
@@ -453,7 +477,7 @@ class EditState:
 
     def blocked_near(self, bounds: tuple[float, float, float, float], skip: int = 0) -> BaseGeometry | None:
         """Union of the inflated obstacles (and a followed grid's blocked cells) whose bounds
-        meet ``bounds``, or None."""
+        meet ``bounds``, or None (in the frame)."""
         ids = self.near_ids(bounds, skip)
         self.last_near = (bounds, ids)
         parts = [self.obstacles[k].inflated for k in ids]
@@ -467,7 +491,7 @@ class EditState:
             return parts[0]
         polygons = [p for p in parts if isinstance(p, shapely.Polygon)]
         if len(polygons) == len(parts) == len(ids):
-            b = np.array([self.obstacles[k].bounds for k in ids])
+            b = shapely.bounds(polygons)  # in the frame
             apart = ((b[:, None, 0] > b[None, :, 2]) | (b[:, None, 2] < b[None, :, 0])
                      | (b[:, None, 1] > b[None, :, 3]) | (b[:, None, 3] < b[None, :, 1]))
             if apart.sum() == len(ids) * (len(ids) - 1):  # boxes far apart: a valid multipolygon
@@ -496,17 +520,21 @@ class EditState:
         return cx0, cx1, cy0, cy1
 
     def grid_boxes(self, xs: _I64, ys: _I64) -> npt.NDArray[np.object_]:
-        """The world rectangles of the followed grid's cells ``(xs, ys)`` (corners on the
-        lattice ``origin + k * cell_size``, as a build from the grid computes them)."""
+        """The rectangles of the followed grid's cells ``(xs, ys)`` in the frame (corners on the
+        lattice ``origin + k * cell_size``, as a build from the grid computes them, minus the
+        frame's origin)."""
         grid = self.grid
         h = grid.shape[0]
         cs = float(grid.cell_size)
         ox, oy = float(grid.origin[0]), float(grid.origin[1])
+        fx, fy = float(self.origin[0]), float(self.origin[1])
         rows = h - ys if grid.y_up else ys + 1
-        return shapely.box(ox + xs * cs, oy + (rows - 1) * cs, ox + (xs + 1) * cs, oy + rows * cs)
+        boxes: npt.NDArray[np.object_] = shapely.box(ox + xs * cs - fx, oy + (rows - 1) * cs - fy,
+                                                     ox + (xs + 1) * cs - fx, oy + rows * cs - fy)
+        return boxes
 
     def grid_cells_near(self, bounds: tuple[float, float, float, float]) -> BaseGeometry | None:
-        """Inflated union of the followed grid's blocked cells near ``bounds``."""
+        """Inflated union of the followed grid's blocked cells near ``bounds`` (in the frame)."""
         assert self.grid_blocked is not None
         window = self.grid_window(bounds, 2 * self.radius + float(self.grid.cell_size))
         if window is None:
@@ -520,7 +548,7 @@ class EditState:
 
     def grid_cost_zones(self, bounds: tuple[float, float, float, float]) -> list[tuple[BaseGeometry, float]]:
         """The followed grid's passable cells of each cost other than 1 near ``bounds``, one
-        union per cost (the areas a build from the grid now would have there)."""
+        union per cost (the areas a build from the grid now would have there), in the frame."""
         assert self.grid_blocked is not None
         window = self.grid_window(bounds, float(self.grid.cell_size))
         if window is None:
@@ -599,7 +627,8 @@ def _union(es: EditState, verts: _F64, tris: _I64, nbrs: _I64, ids: _I64, tag: _
     """The union of triangles ``ids`` (edge-adjacent through ``nbrs``) as a shapely geometry,
     built from its boundary rings: each edge-connected component of ``ids`` is one polygon,
     its outline and its holes (GEOS's coverage union when a pinch point leaves that unclear,
-    its general union when slivers make the triangles no coverage GEOS accepts).
+    its general union when slivers make the triangles no coverage GEOS accepts); in the frame
+    (see :class:`EditState`).
 
     ``inner``: a box to be subtracted from the union afterwards; holes strictly inside it are
     left out (the caller's difference removes them anyway, with less work).
@@ -610,6 +639,7 @@ def _union(es: EditState, verts: _F64, tris: _I64, nbrs: _I64, ids: _I64, tag: _
     coords, ring_offsets, poly_offsets, ok = boundary_rings(verts, tris, nbrs, ids, tag, es.tag_stamp, *box)
     es.tag_stamp += len(ids) + 1
     if ok:
+        coords = coords - es.origin
         n = len(poly_offsets) - 1
         if n == 1:
             out: BaseGeometry = shapely.from_ragged_array(shapely.GeometryType.POLYGON, coords,
@@ -618,7 +648,7 @@ def _union(es: EditState, verts: _F64, tris: _I64, nbrs: _I64, ids: _I64, tag: _
             out = shapely.from_ragged_array(shapely.GeometryType.MULTIPOLYGON, coords,
                                             (ring_offsets, poly_offsets, np.array([0, n])))[0]
         return out
-    polygons = shapely.polygons(verts[tris[ids]])
+    polygons = shapely.polygons(verts[tris[ids]] - es.origin)
     try:
         return shapely.coverage_union_all(polygons)
     except shapely.errors.GEOSException:  # slivers (kept, see NavMesh) GEOS may refuse as a coverage
@@ -660,6 +690,7 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
         with _geometry_errors("re-triangulating an edited region"):
             new_v, new_t = (triangulate_areas(region, zones)[:2] if zones
                             else triangulate_free_space(region))
+        new_v = new_v + es.origin
     n_fixed = 0
     if len(reuse):  # the build's triangles copied as they are, first (stitch merges their corners)
         n_fixed = 3 * len(reuse)
@@ -677,21 +708,35 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
 
 
 def _cost_zones(es: EditState, region: BaseGeometry) -> list[tuple[BaseGeometry, float]]:
-    """The areas of each cost other than 1 near ``region``: constraints for its
-    re-triangulation, so that every new triangle lies in one area, as in a build, and takes
+    """The areas of each cost other than 1 near ``region`` (both in the frame): constraints for
+    its re-triangulation, so that every new triangle lies in one area, as in a build, and takes
     that area's cost. Those of the build (unions of its triangles of that cost); following a
     grid, those of the grid now (its cells of that cost: cells opened or costed since the
     build have none of the build's triangles)."""
+    bounds = _world_bounds(es, region)
     if es.grid is not None:
-        return es.grid_cost_zones(region.bounds)
+        return es.grid_cost_zones(bounds)
     assert es.base_costs is not None
-    ids = _cavity(es, es.base_verts, es.base_tris, region.bounds, base=True).ids
+    ids = _cavity(es, es.base_verts, es.base_tris, bounds, base=True).ids
     costs = es.base_costs[ids]
     zones = []
     for c in np.unique(costs[costs != 1.0]).tolist():
-        part = es.base_verts[es.base_tris[ids[costs == c]]]
+        part = es.base_verts[es.base_tris[ids[costs == c]]] - es.origin
         zones.append((shapely.coverage_union_all(shapely.polygons(part)), float(c)))
     return zones
+
+
+def _world_bounds(es: EditState, geom: BaseGeometry) -> tuple[float, float, float, float]:
+    """The world bounds of ``geom``, given in the frame."""
+    x0, y0, x1, y1 = geom.bounds
+    ox, oy = float(es.origin[0]), float(es.origin[1])
+    return (x0 + ox, y0 + oy, x1 + ox, y1 + oy)
+
+
+def _frame_box(es: EditState, box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    """World ``box`` in the frame."""
+    ox, oy = float(es.origin[0]), float(es.origin[1])
+    return (box[0] - ox, box[1] - oy, box[2] - ox, box[3] - oy)
 
 
 def _ring_keys(es: EditState, tris: _I64, ids: _I64) -> _I64:
@@ -737,9 +782,9 @@ def _restore(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
 
 def _grid_region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], rem: _I64,
                  skip: int) -> BaseGeometry | None:
-    """The new free space of the cavity of a mesh following a grid: inside ``box`` computed
-    afresh from the grid (its rectangle shrunk at the border, minus every blocked cell and
-    obstacle, inflated), outside it the removed triangles as they were.
+    """The new free space of the cavity of a mesh following a grid (in the frame): inside
+    ``box`` computed afresh from the grid (its rectangle shrunk at the border, minus every
+    blocked cell and obstacle, inflated), outside it the removed triangles as they were.
 
     Subtracting the inflated walls from the old triangles instead would cut them along lines
     the build computed with other rounding (1e-16 apart): slivers and vertices off the edges of
@@ -747,7 +792,7 @@ def _grid_region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, f
     parts meet only on the box's edges, which no untouched triangle reaches. None when the box
     meets neither triangles nor free space.
     """
-    clip = shapely.box(*box)
+    clip = shapely.box(*_frame_box(es, box))
     inside = shapely.intersection(es.grid_free, clip)
     blocked = es.blocked_near(box, skip)
     if blocked is not None:
@@ -773,9 +818,10 @@ def _clip(geom: BaseGeometry, box: tuple[float, float, float, float]) -> BaseGeo
 
 def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], cav: _Cavity, opened: bool,
             skip: int, new: int = 0) -> tuple[BaseGeometry | None, _I64]:
-    """The new free space of the cavity ``cav``: the removed triangles (and with ``opened`` the
-    free space of the build inside ``box``) minus the obstacles; None when there is none of
-    either. Also returns the build's triangles to put back as they are, left out of the region.
+    """The new free space of the cavity ``cav`` (in the frame): the removed triangles (and with
+    ``opened`` the free space of the build inside ``box``) minus the obstacles; None when there
+    is none of either. Also returns the build's triangles to put back as they are, left out of
+    the region.
 
     ``new``: the id of the obstacle being carved. Without ``opened`` the removed triangles
     already lie outside every other obstacle (they cover the mesh's free space), so only that
@@ -807,7 +853,7 @@ def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float]
         bc = base.ids[~base.covered]
         if len(bc):
             union = _union(es, es.base_verts, es.base_tris, es.base_nbrs, bc, es.base_tag)
-            parts.append(_clip(union, box))
+            parts.append(_clip(union, _frame_box(es, box)))
     if not parts:
         return (shapely.Polygon() if len(reuse) else None), reuse
     region = parts[0] if len(parts) == 1 else shapely.union(parts[0], parts[1])
@@ -815,7 +861,7 @@ def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float]
         es.last_near = (cav.bounds, es.near_ids(cav.bounds))
         obstacles = es.obstacles[new].inflated if new in es.last_near[1] else None
     else:
-        obstacles = es.blocked_near(region.bounds, skip)
+        obstacles = es.blocked_near(_world_bounds(es, region), skip)
     if obstacles is not None:
         region = shapely.difference(region, obstacles)
     return _area_part(region), reuse
@@ -1154,12 +1200,12 @@ def add_obstacle(mesh: NavMesh, shape: Any) -> int:
     if geom.is_empty:
         raise InvalidGeometryError("shape must be a polygon with area, got an empty geometry")
     es = edit_state(mesh)
-    with _geometry_errors("inflating the obstacle"):
-        inflated = _inflate(geom, es.radius, box)
+    with _geometry_errors("inflating the obstacle"):  # as a build shrinks free space; kept in the frame
+        inflated = _moved(_inflate(geom, es.radius, box), -es.origin)
     with es.lock:
         oid = es.next_id
         es.next_id += 1
-        ob = _Obstacle(geom, inflated, box)
+        ob = _Obstacle(geom, inflated, es.origin, box)
         es.add_obstacle(oid, ob)
         try:
             change = remesh(mesh, es, _grown(mesh, ob.bounds), opened=False, blocked=True, undo_key=oid)
@@ -1265,7 +1311,7 @@ class GridFollower:
             # space restored where cells open: the whole grid, shrunk at its outer border only
             w, h = grid.shape[1] * float(grid.cell_size), grid.shape[0] * float(grid.cell_size)
             ox, oy = float(grid.origin[0]), float(grid.origin[1])
-            es.grid_free = free_space(shapely.box(ox, oy, ox + w, oy + h), agent_radius=es.radius)
+            es.grid_free = _moved(free_space(shapely.box(ox, oy, ox + w, oy + h), agent_radius=es.radius), -es.origin)
         self.unsubscribe: Callable[[], None] = grid.subscribe(self.on_change, weak=True)
 
     def on_change(self, change: GridChange) -> None:

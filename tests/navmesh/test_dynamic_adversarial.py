@@ -536,3 +536,44 @@ def test_the_arrays_a_mesh_hands_out_cannot_be_made_writable() -> None:
         with pytest.raises(ValueError, match="WRITEABLE"):
             array.flags.writeable = True
     assert gamenav.find_path(mesh, (1, 1), (19, 11)).status is gamenav.PathStatus.FOUND
+
+
+# a 20 x 12 room with two walls, and four obstacles (relative to the room's corner)
+CRACK_ROOM = [(0, 12), (13, 12), (13, 4), (14, 4), (14, 12), (20, 12), (20, 0), (7, 0), (7, 8), (6, 8), (6, 0),
+              (0, 0)]
+CRACK_OBSTACLES = [
+    [(10.870236855465919, 0.8031923619564623), (8.145884013036266, 3.19269840430934),
+     (5.897372359060682, 0.6290978076867759), (8.621725201490335, -1.7604082346661016)],
+    [(9.482023371150717, -1.4451654036529362), (9.482023371150717, 1.9868652576114982),
+     (6.244756682775915, 1.9868652576114982), (6.244756682775915, -1.4451654036529362)],
+    [(10, -2), (10, 2), (7, 2), (7, -2)],
+    [(11.298744523664936, 5.92333525326103), (11.20177052973304, 5.561423380742781),
+     (10.936832651146688, 5.296485502156429), (10.574920778628439, 5.199511508224532),
+     (10.21300890611019, 5.296485502156429), (9.948071027523838, 5.561423380742781),
+     (9.851097033591941, 5.92333525326103), (9.948071027523838, 6.285247125895694),
+     (10.21300890611019, 6.5501850043656304), (10.574920778628439, 6.647158998413943),
+     (10.936832651146688, 6.5501850043656304), (11.20177052973304, 6.285247125895694)],
+]
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e6, 1e9])
+def test_edits_far_from_the_origin_leave_no_crack(offset: float) -> None:
+    """Overlays about the origin of the world snapped with a tolerance of about the coordinates'
+    magnitude / 1e12 (1e-6 at 1e6, where the mesh tolerance is 2e-8): removing two of four
+    obstacles at 1e6 dropped a corner 3.2e-7 off a wall, so an untouched triangle lost its
+    neighbour (2 islands where a build has 1, and no path where it finds one)."""
+    room = shapely.Polygon([(offset + x, offset + y) for x, y in CRACK_ROOM])
+    shapes = [affinity.translate(shapely.Polygon(s), offset, offset) for s in CRACK_OBSTACLES]
+    mesh = NavMesh.from_polygons(room)
+    ids = [mesh.add_obstacle(s) for s in shapes]
+    mesh.remove_obstacle(ids[2])
+    mesh.remove_obstacle(ids[1])
+    fresh = NavMesh.from_polygons(room, obstacles=[shapes[0], shapes[3]])
+    assert int(mesh.islands[mesh.alive].max()) == int(fresh.islands.max()) == 0
+    points = [(7.05, 1.99), (1, 1), (19, 1), (17, 10), (10.5, 9), (3, 11)]
+    for (sx, sy), (gx, gy) in zip(points, points[1:] + points[:1], strict=True):
+        start, goal = (offset + sx, offset + sy), (offset + gx, offset + gy)
+        a, b = gamenav.find_path(mesh, start, goal, exact=True), gamenav.find_path(fresh, start, goal, exact=True)
+        assert a.status == b.status == gamenav.PathStatus.FOUND
+        assert a.cost == pytest.approx(b.cost, rel=1e-9)
+        assert gamenav.find_path(mesh, start, goal).status == gamenav.find_path(fresh, start, goal).status
