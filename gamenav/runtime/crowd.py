@@ -926,14 +926,16 @@ class Crowd(Closeable):
         slots = np.resize(slots, (len(idx), 2))
         order = self._assign(idx, slots, tcell, field if use_field else None)
         slots = slots[order]
-        self._cancel(idx)
-        for i in idx.tolist():
-            self._routes.pop(i, None)
         goals = self._grid.cell_to_world(slots)
         px, py = self._grid.world_to_cell(point).tolist()
         if not formation and self._grid.in_bounds(px, py) and snap.passable[py, px]:
             goals = np.repeat(point[None, :], len(idx), axis=0)  # the exact point, not its cell centre
         self._keep_off_walls(goals.copy(), goals, self._radii[idx])  # as far from walls as agents keep
+        if not use_field and self._following(idx, goals):
+            return  # the order they carry out already (given again every frame): their searches go on
+        self._cancel(idx)
+        for i in idx.tolist():
+            self._routes.pop(i, None)
         self._goal[idx] = goals
         self._slot_cost[idx] = field[slots[:, 1], slots[:, 0]]
         self._orders += 1
@@ -976,6 +978,14 @@ class Crowd(Closeable):
             self._mode[idx] = IDLE
             self._request(idx)
         self._drop_unused_fields()
+
+    def _following(self, idx: _Idx, goals: _F64) -> bool:
+        """Whether every agent of ``idx`` is on its way to its goal in ``goals`` (``(n, 2)``) on a
+        path order: its path pending or followed (not arrived, failed or in a group)."""
+        if not np.array_equal(self._goal[idx], goals) or (self._failed[idx] | self._arrived[idx]).any() \
+                or (self._group[idx] >= 0).any():
+            return False
+        return all(i in self._requests or i in self._backlog or i in self._routes for i in idx.tolist())
 
     def stop(self, agents: npt.ArrayLike) -> None:
         """Stop ``agents`` (ids, or a bool mask over the rows) where they stand (they count as arrived)."""

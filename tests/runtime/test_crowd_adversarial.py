@@ -329,3 +329,30 @@ def test_the_arrays_a_crowd_hands_out_cannot_be_made_writable() -> None:
     before = crowd.positions.copy()
     crowd.update(1 / 30)
     assert not np.array_equal(crowd.positions, before)  # the views still come from the live state
+
+
+def test_an_order_given_again_every_frame_lets_its_search_finish() -> None:
+    # each repeated order cancelled the pending search and started it again: with a queue whose
+    # searches take several frames, a unit ordered to the same place every frame never moved
+    grid = gamenav.TileGrid(np.ones((120, 120), dtype=bool))
+    queue = gamenav.PathQueue(max_expansions=50)
+    follower = gamenav.Follower(grid, (1.5, 1.5), speed=20.0, queue=queue)
+    crowd = gamenav.Crowd(grid, [(1.5, 110.5), (3.5, 110.5), (5.5, 110.5)], radius=0.3, max_speed=20.0,
+                          queue=queue)
+    for _ in range(120):
+        follower.move_to((110.5, 100.5))
+        crowd.move(crowd.ids, (110.5, 20.5))
+        queue.update()
+        follower.update(1 / 30)
+        crowd.update(1 / 30)
+    assert follower.path.status is gamenav.PathStatus.FOUND and follower.position[0] > 40
+    assert (crowd.positions[:, 0] > 40).all()
+    requests = crowd.counters["path_requests"]
+    assert requests < 3 * 120 / 4  # not one a frame each (slots handed round afresh may still differ)
+    # an order given again once arrived is a new order (an agent pushed off its goal walks back)
+    for _ in range(400):
+        queue.update()
+        crowd.update(1 / 30)
+    assert crowd.arrived.all()
+    crowd.move(crowd.ids, (110.5, 20.5))
+    assert crowd.counters["path_requests"] == requests + 3
