@@ -22,6 +22,8 @@ Example:
 
 from __future__ import annotations
 
+import itertools
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -35,6 +37,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         'gamenav.adapters.arcade needs arcade; from a gamenav checkout install it with: '
         'pip install -e ".[arcade]"') from exc
 
+import PIL.Image
 import pytiled_parser
 import shapely
 from pytiled_parser import tiled_object
@@ -273,25 +276,65 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
 
 
 # -- debug drawing -----------------------------------------------------------------------
+class _BlockedPicture:
+    """A grid's blocked cells as an arcade texture, one pixel per cell (row 0 on top), kept in
+    step with the grid's version and the colour; rewritten in place in the atlas on a change."""
+
+    _count = itertools.count()
+
+    def __init__(self, grid: TileGrid, atlas: Any) -> None:
+        self.atlas = atlas
+        self.key: tuple[int, tuple[int, ...]] | None = None
+        image = PIL.Image.new("RGBA", (grid.width, grid.height))
+        self.texture = arcade.Texture(image, hash=f"gamenav-blocked-cells-{next(self._count)}",
+                                      hit_box_algorithm=arcade.hitbox.algo_bounding_box)
+
+    def update(self, grid: TileGrid, color: tuple[int, ...]) -> None:
+        """Repaint the picture if the grid or the colour changed."""
+        key = (grid.version, color)
+        if key != self.key:
+            self._paint(grid, color)
+            self.key = key
+
+    def _paint(self, grid: TileGrid, color: tuple[int, ...]) -> None:
+        """Paint the blocked cells in ``color`` (the rest transparent), in the image and the atlas."""
+        blocked = ~grid.passable if grid.y_up else ~grid.passable[::-1]
+        rgba = np.zeros((*blocked.shape, 4), dtype=np.uint8)
+        rgba[blocked] = color
+        self.texture.image.paste(PIL.Image.fromarray(rgba))
+        if self.atlas.has_texture(self.texture):
+            self.atlas.update_texture_image(self.texture)
+
+
+_pictures: weakref.WeakKeyDictionary[TileGrid, _BlockedPicture] = weakref.WeakKeyDictionary()
+"""The blocked-cell picture of each grid drawn (dropped with the grid; the atlas frees its texture)."""
+
+
 def draw_grid(grid: TileGrid, *, line_color: Color | None = (255, 255, 255, 40),
               blocked_color: Color | None = (200, 40, 40, 90)) -> None:
-    """Draw grid lines and (optionally) blocked cells as translucent squares."""
+    """Draw grid lines and (optionally) blocked cells as translucent squares.
+
+    The blocked cells are one cached texture per grid (one pixel per cell, drawn scaled with
+    pixelated sampling), repainted only when the grid's version or ``blocked_color`` changes."""
     _check_type(grid, TileGrid, "grid")
     cs = grid.cell_size
     ox, oy = grid.origin
     if blocked_color is not None:
-        ys, xs = np.nonzero(~grid.passable)
-        if len(xs):
-            centres = grid.cell_to_world(np.stack([xs, ys], axis=1))
-            arcade.draw_points(centres.tolist(), blocked_color, size=cs)
+        color = tuple(arcade.types.Color.from_iterable(blocked_color))
+        atlas = arcade.get_window().ctx.default_atlas
+        picture = _pictures.get(grid)
+        if picture is None or picture.atlas is not atlas:
+            picture = _pictures[grid] = _BlockedPicture(grid, atlas)
+        picture.update(grid, color)
+        arcade.draw_texture_rect(picture.texture, arcade.LBWH(ox, oy, grid.width * cs, grid.height * cs),
+                                 pixelated=True)
     if line_color is not None:
         lx = ox + np.arange(grid.width + 1) * cs
         ly = oy + np.arange(grid.height + 1) * cs
         top, right = oy + grid.height * cs, ox + grid.width * cs
         vertical = np.stack([np.stack([lx, np.full_like(lx, oy)], 1), np.stack([lx, np.full_like(lx, top)], 1)], 1)
         horizontal = np.stack([np.stack([np.full_like(ly, ox), ly], 1), np.stack([np.full_like(ly, right), ly], 1)], 1)
-        ends = np.concatenate([vertical, horizontal]).reshape(-1, 2)
-        arcade.draw_lines([(float(x), float(y)) for x, y in ends], line_color, 1)
+        arcade.draw_lines(np.concatenate([vertical, horizontal]).reshape(-1, 2).tolist(), line_color, 1)
 
 
 def draw_expansions(grid: TileGrid, values: npt.ArrayLike, *, alpha: int = 110) -> None:

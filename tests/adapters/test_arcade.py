@@ -258,3 +258,78 @@ def test_navmesh_drawing_of_an_edited_mesh_uses_triangle_ids(window, monkeypatch
     assert len(fills) == len(added)  # removed (dead) triangles are not filled
     corners = {tuple(np.round(verts[tris[t]].ravel(), 9)) for t in added}
     assert {tuple(np.round(f[:6], 9)) for f in fills} == corners
+
+
+def _old_draw_grid(grid, line_color, blocked_color) -> None:
+    """draw_grid as it was: every blocked cell a square point, then the lines (the reference picture)."""
+    ys, xs = np.nonzero(~grid.passable)
+    if blocked_color is not None and len(xs):
+        arcade.draw_points(grid.cell_to_world(np.stack([xs, ys], axis=1)).tolist(), blocked_color,
+                           size=grid.cell_size)
+    if line_color is not None:
+        draw_grid(grid, line_color=line_color, blocked_color=None)
+
+
+@pytest.mark.parametrize(("cell_size", "origin", "y_up", "exact"), [
+    (8.0, (0.0, 0.0), True, True), (8.0, (0.0, 0.0), False, True), (9.0, (3.0, 5.0), False, True),
+    (1.0, (17.0, 2.0), True, True), (7.5, (0.0, 11.0), True, False), (13.3, (-7.7, 20.5), False, False),
+    (2.5, (3.25, -4.0), True, False), (0.7, (20.5, 3.25), False, False),
+])
+def test_draw_grid_texture_paints_what_the_per_cell_squares_painted(window, cell_size, origin, y_up,
+                                                                    exact) -> None:
+    """draw_grid drew every blocked cell as its own square (1.1 s a frame on a 1550 x 1550 map); it
+    now draws one cached texture, one texel per cell, with pixelated sampling. The picture is the
+    same: exactly for whole cells on whole pixels; else wherever a pixel's centre is 0.5 px or more
+    from a cell edge (nearer, the GPU's sub-pixel rules pick the cell, for the squares too)."""
+    rng = np.random.default_rng(5)
+    grid = gamenav.TileGrid(rng.random((9, 11)) < 0.6, cell_size=cell_size, origin=origin, y_up=y_up)
+    h, w = _pixels().shape[:2]
+    xs, ys = np.arange(w) + 0.5, h - np.arange(h) - 0.5  # pixel centres in world units (rows from the top)
+
+    def far_from_edges(centres: np.ndarray, start: float) -> np.ndarray:
+        return np.abs((centres - start) / cell_size - np.round((centres - start) / cell_size)) * cell_size >= 0.5
+
+    compared = far_from_edges(ys, origin[1])[:, None] & far_from_edges(xs, origin[0])[None, :]
+    colors = [(220, 40, 40, 60), (220, 40, 40, 60), (30, 200, 90, 255), (30, 200, 90, 255)]
+    for step, color in enumerate(colors):
+        if step == 1:  # an edit after the picture was made
+            edit = np.zeros(grid.shape, bool)
+            edit[2:6, 3:5] = True
+            grid.set_walkable(edit, False)
+            grid.set_walkable((0, 0), True)
+        pictures = []
+        for draw in (_old_draw_grid, lambda g, lc, bc: draw_grid(g, line_color=lc, blocked_color=bc)):
+            window.clear(color=(10, 20, 30, 255))
+            draw(grid, (255, 255, 255, 40), color)
+            pictures.append(_pixels())
+        old, new = pictures
+        assert np.array_equal(old[compared], new[compared]), (step, int((old != new).any(axis=2).sum()))
+        if exact:
+            assert np.array_equal(old, new)
+        assert (np.abs(new - (10, 20, 30)).sum(axis=2) > 0).sum() > 20  # the picture is not empty
+
+
+def test_draw_grid_repaints_its_picture_only_when_the_grid_or_the_colour_changes(window, monkeypatch) -> None:
+    """The blocked cells' picture is made once per grid and repainted only after an edit or with
+    another colour (it was rebuilt from every blocked cell on every call)."""
+    from gamenav.adapters import arcade as adapter
+
+    paints: list[int] = []
+    paint = adapter._BlockedPicture._paint
+    monkeypatch.setattr(adapter._BlockedPicture, "_paint",
+                        lambda self, grid, color: (paints.append(grid.version), paint(self, grid, color)))
+    grid = gamenav.TileGrid(np.random.default_rng(2).random((6, 7)) < 0.5, cell_size=10, y_up=True)
+    for _ in range(3):
+        draw_grid(grid)
+    texture = adapter._pictures[grid].texture
+    assert len(paints) == 1
+    grid.set_walkable((1, 1), not grid.passable[1, 1])
+    draw_grid(grid)
+    draw_grid(grid)
+    draw_grid(grid, blocked_color=(0, 0, 255))
+    draw_grid(grid, blocked_color=(0, 0, 255), line_color=None)
+    assert len(paints) == 3 and adapter._pictures[grid].texture is texture  # updated in place
+    window.clear(color=(0, 0, 0, 255))
+    draw_grid(grid, blocked_color=(0, 0, 255, 255), line_color=None)
+    blocked = np.asarray(arcade.get_image().convert("RGB"))[-60:, :70][5::10, 5::10]  # cell centres
+    assert np.array_equal((blocked == (0, 0, 255)).all(axis=2), ~grid.passable)
