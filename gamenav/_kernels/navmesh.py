@@ -87,40 +87,95 @@ def locate_points(points, verts, tris, alive, grid_min, cell, nx, ny, cell_begin
     return out
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _box_gap(px, py, x0, y0, x1, y1):
+    """Distance from ``(px, py)`` to the box ``[x0, x1] x [y0, y1]`` (inf when it is empty)."""
+    if x0 > x1 or y0 > y1:
+        return np.inf
+    dx = max(x0 - px, 0.0, px - x1)
+    dy = max(y0 - py, 0.0, py - y1)
+    d: float = np.sqrt(dx * dx + dy * dy)
+    return d
+
+
 @njit(cache=True, nogil=True)
-def nearest_points(points, verts, edges, edge_tri, edge_ok):
+def nearest_points(points, verts, edges, edge_order, edge_start, edge_box, alive, islands, island, grid_min,
+                   cell, nx, ny, cell_begin, cell_end, cell_items):
     """Closest point on the border edges (``(E, 2)`` vertex ids) to each point.
 
-    Only edges with ``edge_ok`` set are considered. Returns ``(n, 2)`` points and the ``(n,)``
-    triangle owning the chosen edge (-1 if no edge qualifies).
+    Only edges of alive triangles (of ``islands`` label ``island``, if >= 0) count; ties go to
+    the lowest edge id. Edges are found through the triangles' bucket grid (see
+    :func:`locate_points`), in growing square rings of cells about the point's cell, until no
+    unseen cell can hold a closer edge: ``edge_order[edge_start[t]:edge_start[t + 1]]`` are
+    triangle ``t``'s edges in ascending id, ``edge_box`` ``(x0, y0, x1, y1)`` bounds every
+    edge. Returns ``(n, 2)`` points and the ``(n,)`` triangle owning the chosen edge (-1 if no
+    edge qualifies).
     """
     n = points.shape[0]
     out = np.empty((n, 2))
     tri = np.full(n, -1, dtype=np.int64)
+    bx0, by0, bx1, by1 = edge_box[0], edge_box[1], edge_box[2], edge_box[3]
+    size = max(abs(bx0), abs(by0), abs(bx1), abs(by1), abs(grid_min[0]) + nx * cell, abs(grid_min[1]) + ny * cell)
     for i in range(n):
         px = points[i, 0]
         py = points[i, 1]
         best = np.inf
+        best_e = -1
         out[i, 0] = px
         out[i, 1] = py
-        for e in range(edges.shape[0]):
-            if not edge_ok[e]:
-                continue
-            ax = verts[edges[e, 0], 0]
-            ay = verts[edges[e, 0], 1]
-            ex = verts[edges[e, 1], 0] - ax
-            ey = verts[edges[e, 1], 1] - ay
-            ll = ex * ex + ey * ey
-            t = ((px - ax) * ex + (py - ay) * ey) / ll if ll > 0 else 0.0
-            t = min(1.0, max(0.0, t))
-            qx = ax + t * ex
-            qy = ay + t * ey
-            d = (qx - px) ** 2 + (qy - py) ** 2
-            if d < best:
-                best = d
-                out[i, 0] = qx
-                out[i, 1] = qy
-                tri[i] = edge_tri[e]
+        # rounding slack of the distances (far above a few float steps of the coordinates)
+        slack = 1e-12 * (abs(px) + abs(py) + size)
+        cx = int(min(max((px - grid_min[0]) / cell, 0.0), nx - 1.0))
+        cy = int(min(max((py - grid_min[1]) / cell, 0.0), ny - 1.0))
+        r = 0
+        while True:
+            x0, x1, y0, y1 = cx - r, cx + r, cy - r, cy + r
+            for y in range(max(y0, 0), min(y1, ny - 1) + 1):
+                step = x1 - x0 if y0 < y < y1 else 1  # inner rows: the two side cells
+                for x in range(x0, x1 + 1, step):
+                    if x < 0 or x >= nx:
+                        continue
+                    c = y * nx + x
+                    for k in range(cell_begin[c], cell_end[c]):
+                        t = cell_items[k]
+                        if not alive[t] or (island >= 0 and islands[t] != island):
+                            continue
+                        for m in range(edge_start[t], edge_start[t + 1]):
+                            e = edge_order[m]
+                            ax = verts[edges[e, 0], 0]
+                            ay = verts[edges[e, 0], 1]
+                            ex = verts[edges[e, 1], 0] - ax
+                            ey = verts[edges[e, 1], 1] - ay
+                            ll = ex * ex + ey * ey
+                            s = ((px - ax) * ex + (py - ay) * ey) / ll if ll > 0 else 0.0
+                            s = min(1.0, max(0.0, s))
+                            qx = ax + s * ex
+                            qy = ay + s * ey
+                            d = (qx - px) ** 2 + (qy - py) ** 2
+                            if d < best or (d == best and e < best_e):
+                                best = d
+                                best_e = e
+                                out[i, 0] = qx
+                                out[i, 1] = qy
+                                tri[i] = t
+            # the unseen cells: beyond the ring on a side not at the grid's edge (the edge
+            # cells also list triangles reaching past it), within the edges' box
+            gx0 = grid_min[0] + x0 * cell
+            gx1 = grid_min[0] + (x1 + 1) * cell
+            gy0 = grid_min[1] + y0 * cell
+            gy1 = grid_min[1] + (y1 + 1) * cell
+            gap = np.inf
+            if x0 > 0:
+                gap = min(gap, _box_gap(px, py, bx0, by0, min(gx0 + slack, bx1), by1))
+            if x1 < nx - 1:
+                gap = min(gap, _box_gap(px, py, max(gx1 - slack, bx0), by0, bx1, by1))
+            if y0 > 0:
+                gap = min(gap, _box_gap(px, py, bx0, by0, bx1, min(gy0 + slack, by1)))
+            if y1 < ny - 1:
+                gap = min(gap, _box_gap(px, py, bx0, max(gy1 - slack, by0), bx1, by1))
+            if gap == np.inf or gap > np.sqrt(best) + slack:
+                break
+            r += 1
     return out, tri
 
 

@@ -236,6 +236,7 @@ class NavMesh:
         self._listeners: Listeners[NavMeshChange] = Listeners()
         self._edits: EditState | None = None  # gamenav.navmesh.dynamic, created at the first edit
         self._agent_radius = 0.0
+        self._border_cache: list[tuple[Any, ...]] = [(None,)]  # see _border_index
         self._build_topology()
         self._build_index()
 
@@ -645,12 +646,8 @@ class NavMesh:
         out = np.full(len(p), -1, dtype=np.int64)
         gmin, cell, nx, ny = self._grid
         with self._lock:  # one consistent set of arrays (edits install new ones)
-            verts, tris, alive, start, items = (self._vertices, self._triangles, self._alive,
-                                                self._cell_start, self._cell_items)
-        # an edited mesh's index has a [begin, end) row per cell (with spare room), a built one
-        # CSR offsets (also while a mesh following a grid has seen no edit yet)
-        begin, end = (start[:, 0], start[:, 1]) if start.ndim == 2 else (start[:-1], start[1:])
-        out[near] = locate_points(p[near], verts, tris, alive, gmin, cell, nx, ny, begin, end, items, self._tol)
+            verts, tris, alive, rows = self._vertices, self._triangles, self._alive, self._cell_rows()
+        out[near] = locate_points(p[near], verts, tris, alive, gmin, cell, nx, ny, *rows, self._tol)
         return out
 
     def nearest(self, points: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -689,10 +686,12 @@ class NavMesh:
             tri[(tri >= 0) & (mesh._islands[np.maximum(tri, 0)] != island)] = -1
         out = p.copy()
         outside = tri < 0
-        if outside.any():  # edited meshes keep dead triangles' border entries: skip them
-            owner, alive = mesh._border_tri, mesh._alive
-            ok = alive[owner] if island is None else alive[owner] & (mesh._islands[owner] == island)
-            pts, t = nearest_points(p[outside], mesh._vertices, mesh._border_edges, owner, ok)
+        if outside.any() and n_islands:  # edited meshes keep dead triangles' border entries: skipped
+            gmin, cell, nx, ny = mesh._grid
+            pts, t = nearest_points(p[outside], mesh._vertices, mesh._border_edges,
+                                    *mesh._border_index(), mesh._alive, mesh._islands,
+                                    -1 if island is None else int(island), gmin, cell, nx, ny,
+                                    *mesh._cell_rows())
             out[outside] = pts
             tri[outside] = t
         return out, tri
@@ -719,6 +718,32 @@ class NavMesh:
                             mesh._tol)
         clear = frac >= 1.0  # then the end itself: s + (e - s) may round off it
         return RaycastHit(clear, e if clear else s + frac * (e - s), float(frac))
+
+    def _cell_rows(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The bucket index as ``(begin, end, items)``: cell ``c`` lists ``items[begin[c]:end[c]]``
+        (an edited mesh's index has a [begin, end) row per cell, with spare room; a built one CSR
+        offsets, also while a mesh following a grid has seen no edit yet). Call under the lock
+        or on a snapshot."""
+        start = self._cell_start
+        begin, end = (start[:, 0], start[:, 1]) if start.ndim == 2 else (start[:-1], start[1:])
+        return begin, end, self._cell_items
+
+    def _border_index(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """The border edges by triangle for :func:`nearest_points`: ``order[start[t]:start[t + 1]]``
+        are triangle ``t``'s entries of ``_border_edges`` (ascending), and ``(x0, y0, x1, y1)``
+        bounds every entry. Computed once per state (edits install new border arrays); call on a
+        snapshot."""
+        owner = self._border_tri
+        held = self._border_cache[0]
+        if held[0] is not owner:
+            order = np.argsort(owner, kind="stable")
+            start = np.zeros(len(self._triangles) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(owner, minlength=len(self._triangles)), out=start[1:])
+            p = self._vertices[self._border_edges.ravel()]
+            box = np.r_[p.min(axis=0), p.max(axis=0)] if len(p) else np.array([np.inf, np.inf, -np.inf, -np.inf])
+            held = (owner, order, start, box)
+            self._border_cache[0] = held  # shared with snapshots (a plain list: swapped at once)
+        return held[1], held[2], held[3]
 
     def _snapshot(self) -> NavMesh:
         """The mesh's current state: a read-only NavMesh sharing its arrays, taken at once under
