@@ -731,17 +731,16 @@ class NavMesh:
     def _border_index(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """The border edges by triangle for :func:`nearest_points`: ``order[start[t]:start[t + 1]]``
         are triangle ``t``'s entries of ``_border_edges`` (ascending), and ``(x0, y0, x1, y1)``
-        bounds every entry. Computed once per state (edits install new border arrays); call on a
-        snapshot."""
+        bounds every entry (the vertices' box). Computed once per state (edits install new border
+        arrays); call on a snapshot."""
         owner = self._border_tri
         held = self._border_cache[0]
         if held[0] is not owner:
             order = np.argsort(owner, kind="stable")
             start = np.zeros(len(self._triangles) + 1, dtype=np.int64)
             np.cumsum(np.bincount(owner, minlength=len(self._triangles)), out=start[1:])
-            p = self._vertices[self._border_edges.ravel()]
-            box = np.r_[p.min(axis=0), p.max(axis=0)] if len(p) else np.array([np.inf, np.inf, -np.inf, -np.inf])
-            held = (owner, order, start, box)
+            x, y = self._vertices[:, 0], self._vertices[:, 1]  # (columns: axis-0 reductions are slow)
+            held = (owner, order, start, np.array([x.min(), y.min(), x.max(), y.max()]))
             self._border_cache[0] = held  # shared with snapshots (a plain list: swapped at once)
         return held[1], held[2], held[3]
 
