@@ -334,7 +334,8 @@ def draw_grid(grid: TileGrid, *, line_color: Color | None = (255, 255, 255, 40),
         top, right = oy + grid.height * cs, ox + grid.width * cs
         vertical = np.stack([np.stack([lx, np.full_like(lx, oy)], 1), np.stack([lx, np.full_like(lx, top)], 1)], 1)
         horizontal = np.stack([np.stack([np.full_like(ly, ox), ly], 1), np.stack([np.full_like(ly, right), ly], 1)], 1)
-        arcade.draw_lines(np.concatenate([vertical, horizontal]).reshape(-1, 2).tolist(), line_color, 1)
+        ends = np.concatenate([vertical, horizontal]).reshape(-1, 2).tolist()
+        arcade.draw_lines([(x, y) for x, y in ends], line_color, 1)
 
 
 def draw_expansions(grid: TileGrid, values: npt.ArrayLike, *, alpha: int = 110) -> None:
