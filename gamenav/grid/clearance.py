@@ -34,12 +34,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gamenav._arrays import frozen
 from gamenav._kernels import announce_compile
 from gamenav._kernels.clearance import clearance_box
 from gamenav._kernels.components import label_components
 from gamenav._validate import real_number
 from gamenav.errors import InvalidInputError
-from gamenav.grid.tilegrid import GridChange, TileGrid, _cells_of, _GridState, _readonly
+from gamenav.grid.tilegrid import GridChange, TileGrid, _cells_of, _GridState
 
 __all__ = ["MAX_RADIUS_CELLS", "clearance_field", "clearance_mask"]
 
@@ -194,7 +195,7 @@ def clearance_mask(grid: TileGrid, agent_radius: float) -> npt.NDArray[np.bool_]
     if not isinstance(grid, TileGrid):
         raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
     thr = threshold(grid, agent_radius)
-    return _readonly(radius_state(grid._snapshot(), thr).passable)
+    return frozen(radius_state(grid._snapshot(), thr).passable)
 
 
 def mask_change(change: GridChange, thr: int) -> GridChange:

@@ -33,12 +33,13 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Mapping, Sequence, Set
 
 import numpy as np
 import numpy.typing as npt
 
+from gamenav._arrays import frozen
 from gamenav._events import Listeners, Unsubscribe
 from gamenav._kernels import announce_compile
 from gamenav._kernels.components import label_components
@@ -99,7 +100,6 @@ class GridChange:
 
 GridListener = Callable[[GridChange], None]
 
-_S = TypeVar("_S", bound=np.generic)
 
 
 _FAR = 1e300
@@ -117,18 +117,11 @@ def _float_array(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:
         raise InvalidInputError(f"{name} must be numbers of shape (2,) or (n, 2), got {values!r:.200}") from None
 
 
-def _readonly(array: npt.NDArray[_S]) -> npt.NDArray[_S]:
-    view: npt.NDArray[_S] = array.view()
-    view.flags.writeable = False
-    return view
-
-
 def _cells_of(mask: npt.NDArray[np.bool_], corner: tuple[int, int] = (0, 0)) -> npt.NDArray[np.int64]:
     """``(k, 2)`` read-only ``(x, y)`` cells of a ``[y, x]`` mask whose cell [0, 0] is ``corner``."""
     ys, xs = np.nonzero(mask)
     cells: npt.NDArray[np.int64] = np.stack([xs + corner[0], ys + corner[1]], axis=1).astype(np.int64)
-    cells.flags.writeable = False  # frozen: the view handed out cannot be made writable
-    return _readonly(cells)
+    return frozen(cells)
 
 
 def _check_cost(cost: npt.NDArray[np.float64], name: str = "cost") -> None:
@@ -368,17 +361,17 @@ class TileGrid:
     @property
     def walkable(self) -> npt.NDArray[np.bool_]:
         """``(h, w)`` bool, read-only view, ``[y, x]`` (of the snapshot current when read)."""
-        return _readonly(self._state.walkable)
+        return frozen(self._state.walkable)
 
     @property
     def cost(self) -> npt.NDArray[np.float64]:
         """``(h, w)`` float64 cell costs (>= 1, inf = blocked), read-only view, ``[y, x]``."""
-        return _readonly(self._state.cost)
+        return frozen(self._state.cost)
 
     @property
     def passable(self) -> npt.NDArray[np.bool_]:
         """``(h, w)`` bool: walkable and finite cost; read-only view, ``[y, x]``."""
-        return _readonly(self._state.passable)
+        return frozen(self._state.passable)
 
     @property
     def uniform_cost(self) -> bool:
@@ -605,7 +598,7 @@ class TileGrid:
         corner = (box[1].start, box[0].start)
         change = GridChange(state.version + 1, _cells_of(blocked, corner), _cells_of(opened, corner),
                             _cells_of(raised, corner), _cells_of(lowered, corner),
-                            _readonly(passable))
+                            frozen(passable))
         self._listeners.notify(change)
         return change
 
@@ -630,7 +623,7 @@ class TileGrid:
         diagonal walls); every other rule has the 4-connected islands. Recomputed lazily after
         edits. Read-only.
         """
-        return _readonly(self._state.components(Diagonal.parse(diagonal)))
+        return frozen(self._state.components(Diagonal.parse(diagonal)))
 
     def connected(self, a: Sequence[int], b: Sequence[int],
                   diagonal: Diagonal | str = Diagonal.NO_CORNER_CUTTING) -> bool:
