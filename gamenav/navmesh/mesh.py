@@ -237,6 +237,7 @@ class NavMesh:
         self._edits: EditState | None = None  # gamenav.navmesh.dynamic, created at the first edit
         self._agent_radius = 0.0
         self._border_cache: list[tuple[Any, ...]] = [(None,)]  # see _border_index
+        self._island_counts: list[tuple[int, int]] = [(0, 0)]  # see _island_count
         self._build_topology()
         self._build_index()
 
@@ -627,7 +628,7 @@ class NavMesh:
 
     def __repr__(self) -> str:
         return (f"NavMesh(vertices={len(self._vertices)}, triangles={len(self._triangles)}, "
-                f"islands={int(self._islands.max()) + 1}, version={self._version})")
+                f"islands={self._snapshot()._island_count()}, version={self._version})")
 
     # -- queries --------------------------------------------------------------------------
     def locate(self, points: npt.ArrayLike) -> npt.NDArray[np.int64]:
@@ -675,7 +676,7 @@ class NavMesh:
         """
         mesh = self._snapshot()  # every read below from one state of the mesh
         p = points_array(points)
-        n_islands = int(mesh._islands.max()) + 1
+        n_islands = mesh._island_count()
         if island is not None and (isinstance(island, (bool, np.bool_))
                                    or not isinstance(island, (int, np.integer))
                                    or not 0 <= island < n_islands):
@@ -743,6 +744,17 @@ class NavMesh:
             held = (owner, order, start, np.array([x.min(), y.min(), x.max(), y.max()]))
             self._border_cache[0] = held  # shared with snapshots (a plain list: swapped at once)
         return held[1], held[2], held[3]
+
+    def _island_count(self) -> int:
+        """``islands.max() + 1`` (0 once edits removed every triangle), computed once per
+        :attr:`version` (a whole-array pass: 119k triangles, not one per query); shared with
+        snapshots, keyed by version rather than by the islands array (a reference to an edited
+        mesh's array would keep its buffers from being reused); call on a snapshot."""
+        version, count = self._island_counts[0]
+        if version != self._version:
+            count = int(self._islands.max()) + 1
+            self._island_counts[0] = (self._version, count)
+        return count
 
     def _snapshot(self) -> NavMesh:
         """The mesh's current state: a read-only NavMesh sharing its arrays, taken at once under

@@ -390,3 +390,34 @@ def test_clamping_one_point_allocates_nothing_the_size_of_the_border() -> None:
     finally:
         tracemalloc.stop()
     assert peak < n_edges // 3, peak  # the old scan: n_edges + 4 KB
+
+
+class _CountingMax(np.ndarray):  # type: ignore[type-arg]
+    """An ndarray view that counts its whole-array ``max`` calls."""
+
+    calls = 0
+
+    def max(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
+        type(self).calls += 1
+        return super().max(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def test_clamp_and_nearest_count_the_islands_once_per_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``clamp``/``nearest`` took ``islands.max()`` on every call: a pass over every triangle per
+    query (119k on random512-10-0). Now once per version, and an edit's new islands are counted
+    again (a split mesh accepts ``island=1`` after the edit, not before)."""
+    mesh = NavMesh.from_polygons([(0, 0), (10, 0), (10, 10), (0, 10)])
+    monkeypatch.setattr(_CountingMax, "calls", 0)
+    mesh.__dict__["_islands"] = mesh._islands.view(_CountingMax)
+    for _ in range(5):
+        np.testing.assert_array_equal(mesh.nearest((12.0, 5.0)), [[10.0, 5.0]])
+        pts, tri = mesh.clamp([(-1.0, 5.0), (5.0, 5.0)], island=0)
+        np.testing.assert_array_equal(pts, [[0.0, 5.0], [5.0, 5.0]])
+        assert (tri >= 0).all()
+    assert _CountingMax.calls == 1
+    with pytest.raises(InvalidInputError, match=r"island must be None or an int in 0\.\.0, got 1"):
+        mesh.clamp((12.0, 5.0), island=1)
+    mesh.add_obstacle([(4, -1), (6, -1), (6, 11), (4, 11)])  # splits the mesh in two islands
+    pts, tri = mesh.clamp((5.2, 5.0), island=int(mesh.islands[mesh.locate((9.0, 5.0))[0]]))
+    np.testing.assert_allclose(pts, [[6.0, 5.0]])
+    assert repr(mesh).count("islands=2")
