@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from gamenav._arrays import frozen
+from gamenav._validate import check_options, flag, keyword_options
 from gamenav.errors import InvalidInputError
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange, TileGrid
@@ -80,7 +81,9 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
     """Validate ``start``/``goal`` and build the :class:`Query`.
 
     Raises:
-        InvalidInputError: unsupported world, malformed points or a ``workspace`` option.
+        InvalidInputError: unsupported world, malformed points, navmesh flags that are not
+            bools, or a ``workspace`` option.
+        InvalidOptionError: an option the world's search does not have.
         OutOfBoundsError: a grid cell outside the grid.
     """
     if "workspace" in options:
@@ -109,8 +112,10 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
         s, g = (float(sp[0]), float(sp[1])), (float(gp[0]), float(gp[1]))
         from gamenav.navmesh.search import NavMeshSearch
 
-        effective = dict(_defaults(NavMeshSearch))
-        effective.update(options)
+        check_options(options, keyword_options(NavMeshSearch), "NavMeshSearch")
+        # its options are flags, keyed as the search reads them: exact=1.0 (refused) is not True's
+        effective = {name: flag(options.get(name, default), name)
+                     for name, default in _defaults(NavMeshSearch).items()}
     key: Hashable | None
     try:
         key = (id(world), s, g, tuple(sorted(effective.items())))

@@ -303,3 +303,23 @@ def test_a_path_handed_to_several_callers_cannot_be_made_writable() -> None:
                 array.flags.writeable = True
     fresh = gamenav.find_path(grid, (0, 0), (5, 5))
     assert np.array_equal(first.points, fresh.points) and first.cost == fresh.cost
+
+
+def test_equal_mesh_queries_share_one_entry_and_refused_flags_are_not_answered() -> None:
+    """Equal queries spelt differently (-0.0, ints, numpy scalars, numpy bools, 0/1 flags) share
+    one entry; a flag a fresh search refuses (``exact=1.0``) shared the key of ``exact=True``
+    (``1.0 == True``), so the cache answered FOUND where ``find_path`` raises InvalidInputError."""
+    mesh = gamenav.NavMesh.from_polygons([(-5, -5), (10, -5), (10, 10), (-5, 10)])
+    cache = PathCache()
+    first = cache.find_path(mesh, (0.0, 0.0), (3.0, 3.0), exact=True)
+    for start, goal, exact in [((-0.0, -0.0), (3.0, 3.0), True), ((0, 0), (3, 3), 1),
+                               (np.float32([0, -0.0]), (np.float64(3), np.int8(3)), np.True_)]:
+        assert cache.find_path(mesh, start, goal, exact=exact) is first
+    assert (cache.stats.hits, len(cache)) == (3, 1)
+    for bad in (1.0, np.float64(1.0), "yes"):
+        with pytest.raises(gamenav.InvalidInputError, match="exact must be a bool"):
+            gamenav.find_path(mesh, (0.0, 0.0), (3.0, 3.0), exact=bad)
+        with pytest.raises(gamenav.InvalidInputError, match="exact must be a bool"):
+            cache.find_path(mesh, (0.0, 0.0), (3.0, 3.0), exact=bad)
+    with pytest.raises(gamenav.InvalidOptionError, match="exakt"):
+        cache.find_path(mesh, (0.0, 0.0), (3.0, 3.0), exakt=True)
