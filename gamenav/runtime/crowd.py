@@ -52,10 +52,11 @@ Agents and ids: every agent has a stable id (``int``; the first ``n`` are ``0..n
 so ids equal rows only until the first removal.
 
 Lifetime: a crowd follows its grid's edits through a weak subscription, so a dropped crowd is
-neither kept alive nor notified by the grid. :meth:`Crowd.close` (or leaving a
-``with Crowd(...) as crowd:`` block) ends the subscription and cancels the pending path
-requests; afterwards the orders and :meth:`Crowd.update` raise InvalidInputError, while the
-state (positions, paths, ...) stays readable.
+neither kept alive nor notified by the grid, and its pending path requests are cancelled at the
+queue's next request or update. :meth:`Crowd.close` (or leaving a ``with Crowd(...) as crowd:``
+block) ends the subscription and cancels the pending path requests; afterwards the orders and
+:meth:`Crowd.update` raise InvalidInputError, while the state (positions, paths, ...) stays
+readable.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ import math
 import numbers
 import sys
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar, overload
 
@@ -487,7 +489,8 @@ class Crowd(Closeable):
         self._fstack: tuple[list[_F64], _F64, _F64, _I64, npt.NDArray[np.bool_], _I64] | None = None
         self._slot_cost = np.zeros(n)
         self._next_group = 0
-        self._requests: dict[int, Any] = {}
+        self._requests: dict[int, Any] = {}  # (changed in place only: the finalizer holds it)
+        weakref.finalize(self, _abandon, self._requests)
         self._backlog: dict[int, None] = {}  # agents waiting to send a request (insertion order)
         self._routes: dict[int, Path] = {}  # the path result each path-following agent follows
         self._sent = 0  # requests sent since the last update began
@@ -609,7 +612,9 @@ class Crowd(Closeable):
         def remap(d: dict[int, Any]) -> dict[int, Any]:
             return {int(new_row[i]): v for i, v in d.items() if new_row[i] >= 0}
 
-        self._requests = remap(self._requests)
+        requests = remap(self._requests)
+        self._requests.clear()
+        self._requests.update(requests)
         self._backlog = remap(self._backlog)
         self._routes = remap(self._routes)
         self._drop_unused_fields()
@@ -1777,6 +1782,13 @@ class Crowd(Closeable):
                 t_out = np.minimum(t_out, np.where(flat[:, None], 1.0, np.maximum(t1, t2)))
             meets[owner[(t_in <= t_out).any(axis=1)]] = True
         return meets
+
+
+def _abandon(requests: dict[int, Any]) -> None:
+    """Finalizer of a dropped crowd: cancel its pending requests (a PathQueue's at its next request
+    or update: a garbage collection may strike in the middle of the queue's work)."""
+    for req in requests.values():
+        getattr(req, "_abandon", req.cancel)()
 
 
 def _moved_velocity(step: _F64, dt: float, cap: _F64) -> _F64:

@@ -31,7 +31,8 @@ class Follower(Closeable):
     :meth:`update`. For dozens of agents use one ``Crowd``: its update is vectorised.
 
     The follower follows the grid's edits through a weak subscription: a dropped follower is
-    neither kept alive nor notified. :meth:`close` (or leaving a ``with Follower(...) as
+    neither kept alive nor notified, and its pending path request is cancelled at the queue's
+    next request or update. :meth:`close` (or leaving a ``with Follower(...) as
     agent:`` block) ends it and cancels a pending path request; afterwards :meth:`move_to`,
     :meth:`stop` and :meth:`update` raise InvalidInputError, the state stays readable.
 

@@ -130,6 +130,12 @@ class PathRequest(NotCopyable):
         if not self._status.done:
             self._queue._cancel(self)
 
+    def _abandon(self) -> None:
+        """:meth:`cancel` at the queue's next request or update: for the finalizer of an owner
+        that was garbage-collected (in any thread, possibly in the middle of the queue's work)."""
+        if not self._status.done:
+            self._queue._abandoned.append(self)
+
     def __repr__(self) -> str:
         return (f"PathRequest(start={self.start}, goal={self.goal}, priority={self.priority}, "
                 f"status={self._status.name}, frames_waited={self.frames_waited})")
@@ -371,7 +377,9 @@ class PathQueue(Closeable):
     whatever the edit).
 
     The queue follows the edits of the grids it has pending searches on through weak
-    subscriptions: a dropped queue is neither kept alive nor notified by a grid. :meth:`close`
+    subscriptions: a dropped queue is neither kept alive nor notified by a grid. The pending
+    requests of a dropped :class:`~gamenav.Crowd` or :class:`~gamenav.Follower` are cancelled at
+    the next :meth:`request` or :meth:`update`. :meth:`close`
     (or leaving a ``with PathQueue(...) as queue:`` block) cancels every pending request and
     ends the subscriptions; after it, :meth:`request` and :meth:`update` raise
     InvalidInputError, while :attr:`stats` and the answered requests stay readable.
@@ -416,6 +424,7 @@ class PathQueue(Closeable):
         self._searches = 0
         self._pending = 0
         self._answered: deque[PathRequest] = deque()  # answered, on_done not called yet
+        self._abandoned: deque[PathRequest] = deque()  # to cancel (PathRequest._abandon; any thread appends)
         # per world (weak: a dropped world's figures go with it, none passes to a new world)
         self._rate: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()  # expansions per second
         self._start_s = 20e-6                  # measured cost of starting a search
@@ -481,6 +490,7 @@ class PathQueue(Closeable):
         """
         self._check_open("request paths from")
         self._inbox.claim()
+        self._cancel_abandoned()
         if isinstance(priority, bool) or not isinstance(priority, numbers.Real) \
                 or not _finite(priority):
             shown = priority.item() if isinstance(priority, np.generic) else priority  # no np.float64(...)
@@ -542,9 +552,15 @@ class PathQueue(Closeable):
         if not req.done and partial is not None and (entry is None or entry.seen <= search.world_version):
             req._path = partial()
 
+    def _cancel_abandoned(self) -> None:
+        """Cancel the requests abandoned since the last call (:meth:`PathRequest._abandon`)."""
+        while self._abandoned:
+            self._abandoned.popleft().cancel()
+
     def cancel_all(self) -> None:
         """Cancel every pending request (e.g. when a level is unloaded)."""
         self._inbox.catch_up()
+        self._abandoned.clear()
         for job in list(self._jobs_alive()):
             for req in list(job.requests):
                 req.cancel()
@@ -573,6 +589,7 @@ class PathQueue(Closeable):
         """
         self._check_open("update")
         self._inbox.claim()
+        self._cancel_abandoned()
         t0 = now = time.perf_counter()
         self._frame += 1
         budget_s = None if self._budget_ms is None else self._budget_ms / 1000.0

@@ -3,6 +3,8 @@ cut a group off its target, agents removed and added while their requests are pe
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -356,3 +358,21 @@ def test_an_order_given_again_every_frame_lets_its_search_finish() -> None:
     assert crowd.arrived.all()
     crowd.move(crowd.ids, (110.5, 20.5))
     assert crowd.counters["path_requests"] == requests + 3
+
+
+def test_a_dropped_crowd_leaves_no_work_in_the_queue() -> None:
+    """A crowd garbage-collected with requests pending left them in the queue: they kept spending
+    its budget (2 pending after the drop, 1 expansion per update, until answered)."""
+    grid = gamenav.TileGrid(np.ones((20, 60), bool))
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=1)
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5), (0.5, 2.5)], radius=0.3, max_speed=2.0, queue=queue)
+    crowd.move(crowd.ids, (55.5, 10.5))
+    kept = gamenav.Crowd(grid, [(0.5, 4.5)], radius=0.3, max_speed=2.0, queue=queue)
+    kept.move(kept.ids, (55.5, 4.5))
+    assert len(queue) == 3
+    del crowd
+    gc.collect()
+    queue.update()
+    assert len(queue) == 1 and queue.stats.cancelled == 2 and queue.stats.searches == 1
+    kept.remove(kept.ids)  # removed agents' requests are cancelled at once
+    assert len(queue) == 0
