@@ -60,6 +60,28 @@ def test_notice_only_when_compiling_and_with_the_time(tmp_path: Path) -> None:
     assert notices(smooth.stderr) == []
 
 
+def test_damaged_cache_files_are_compiled_again_with_one_notice(tmp_path: Path) -> None:
+    # a cache file truncated by a crash or a full disk, or garbage, made the first kernel call raise
+    # numba's UnpicklingError / ValueError / EOFError: the game died on start
+    code = """
+        import gamenav
+        print(gamenav.TileGrid.from_strings(["..", ".#"]).components().tolist())
+    """
+    cold = run(code, cache=tmp_path)
+    (index,) = tmp_path.glob("*/components.label_components-*.nbi")
+    index.write_bytes(b"garbage")
+    (data,) = tmp_path.glob("*/clearance.clearance_box-*.nbc")
+    data.write_bytes(data.read_bytes()[:100])
+    damaged = run(code, cache=tmp_path)
+    assert damaged.stdout == cold.stdout
+    lines = notices(damaged.stderr)
+    assert lines[0].startswith("gamenav: numba's cache of compiled kernels has an unreadable file in "), lines
+    assert lines[0].endswith("compiling again (the new machine code replaces it)")
+    assert lines[1:2] == notices(cold.stderr)[:1] and len(lines) == 3, lines  # then the compile notice
+    repaired = run(code, cache=tmp_path)
+    assert notices(repaired.stderr) == [] and repaired.stdout == cold.stdout
+
+
 def test_quiet_silences_the_notice(tmp_path: Path) -> None:
     code = """
         import gamenav

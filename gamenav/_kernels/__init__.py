@@ -13,6 +13,9 @@ it cached. A numba compile-event listener tells whether compiling really happens
 (one line before, one line with the time after) is printed only then; compiles outside any group
 (e.g. new argument types) get their own notice. ``GAMENAV_QUIET=1`` silences the notices.
 
+Damaged cache files (truncated by a crash or a full disk): a kernel whose cache entry cannot be
+read is compiled again and its entry rewritten, with one notice (see :func:`_install_cache`).
+
 Cache folder: where numba finds no writable one for the kernels (see :func:`_choose_cache_dir`),
 they are cached in a private folder of the system's temporary directory instead.
 """
@@ -136,6 +139,89 @@ def _install_listener() -> bool:
 
 
 _LISTENING = _install_listener()
+
+_told: set[str] = set()
+"""Cache troubles already reported in this process (one notice each)."""
+
+
+def _tell_once(kind: str, text: str) -> None:
+    with _lock:
+        if kind in _told:
+            return
+        _told.add(kind)
+    if not _quiet():
+        _say(text)
+
+
+def _damaged(where: str, exc: Exception) -> None:
+    _tell_once("damaged", f"numba's cache of compiled kernels has an unreadable file in {where} "
+               f"({type(exc).__name__}: {exc}): compiling again (the new machine code replaces it)")
+
+
+def _install_cache() -> None:
+    """Give every gamenav kernel a numba disk cache that treats an unreadable file as a miss.
+
+    numba loads a kernel's index (``*.nbi``) and machine code (``*.nbc``) when it is first called
+    with new argument types, and an unpickling error there (a file truncated by a crash or a full
+    disk, garbage) escaped from the call: the game died on start. Here a file that cannot be read
+    or rebuilt is a cache miss (one notice): the kernel is compiled and its entry overwritten; a
+    file that cannot be written (a full disk) leaves the kernel compiled but uncached (one notice).
+    Only compilations pass here: calls with known argument types cost nothing more. Where
+    numba's caching internals changed, numba's own cache is used.
+    """
+    try:
+        from numba.core import caching as numba_caching
+        from numba.core import dispatcher as numba_dispatcher
+
+        caching: Any = numba_caching  # numba's caching internals are unannotated
+        dispatcher_class: Any = numba_dispatcher.Dispatcher
+
+        class _CacheFile(caching.IndexDataCacheFile):  # type: ignore[misc]  # (subclasses Any)
+            def _load_index(self) -> dict[Any, str]:
+                try:
+                    index: dict[Any, str] = super()._load_index()
+                except Exception as exc:  # noqa: BLE001 - whatever unpickling garbage raises
+                    _damaged(self._index_path, exc)
+                    return {}  # a miss; saving the compiled kernel writes a new index
+                return index
+
+        class _Cache(caching.FunctionCache):  # type: ignore[misc]  # (subclasses Any)
+            _cache_file: Any
+
+            def __init__(self, py_func: Callable[..., Any]) -> None:
+                super().__init__(py_func)
+                self._cache_file = _CacheFile(self._cache_path, self._impl.filename_base,
+                                              self._cache_file._source_stamp)
+
+            def load_overload(self, sig: Any, target_context: Any) -> Any:
+                try:
+                    return super().load_overload(sig, target_context)
+                except Exception as exc:  # noqa: BLE001 - an unreadable data file: a miss
+                    _damaged(self._cache_path, exc)
+                    return None
+
+            def save_overload(self, sig: Any, data: Any) -> None:
+                try:
+                    super().save_overload(sig, data)
+                except OSError as exc:
+                    _tell_once("unwritable", f"cannot write numba's cache of compiled kernels in "
+                               f"{self._cache_path} ({exc}): the kernels work, but the next run "
+                               "compiles them again")
+
+        numba_enable: Callable[[Any], None] = dispatcher_class.enable_caching
+
+        def enable_caching(dispatcher: Any) -> None:
+            if _is_ours(dispatcher):
+                dispatcher._cache = _Cache(dispatcher.py_func)
+            else:
+                numba_enable(dispatcher)
+
+        dispatcher_class.enable_caching = enable_caching
+    except (ImportError, AttributeError):  # numba internals changed: numba's own cache
+        pass
+
+
+_install_cache()
 
 
 def _writable(folder: str) -> bool:
