@@ -10,7 +10,8 @@ triangles ``removed`` (ids are never reused). For a cached result of the query `
   did not touch, in triangles that are still alive;
 * a path is **shortened** only through new free space, so only when the edit opened space
   (``change.opened``) and a path through some point ``p`` of ``B`` could beat its cost:
-  ``min over p in B of |s - p| + |p - g| < cost``. The bound is exact (the minimum of a convex
+  ``min over p in B of |s - p| + |p - g| < cost``, with ``s`` and ``g`` the path's ends (for
+  ``clamp=True``, the points the query's were snapped to). The bound is exact (the minimum of a convex
   function over the box, computed in closed form) and holds for meshes with area costs too
   (multipliers >= 1 make a weighted length at least the Euclidean one);
 * "no path" results are dropped when space opens or when the start or goal lies in ``B`` (a
@@ -155,6 +156,9 @@ class MeshEntryTable:
         arr: dict[str, Any] = {"keys": keys}
         arr["s"] = np.array([r[0] for r in rows]).reshape(n, 2)
         arr["g"] = np.array([r[1] for r in rows]).reshape(n, 2)
+        # the ends of the paths (clamp=True: the points the query's were snapped to), else the query's
+        arr["ps"] = np.array([r[6][0] if len(r[6]) else r[0] for r in rows]).reshape(n, 2)
+        arr["pg"] = np.array([r[6][-1] if len(r[6]) else r[1] for r in rows]).reshape(n, 2)
         arr["cost"] = np.array([r[2] for r in rows], dtype=np.float64)
         arr["kind"] = np.array([r[3] for r in rows], dtype=np.int8)
         arr["exact"] = np.array([r[4] for r in rows], dtype=bool)
@@ -210,7 +214,7 @@ class MeshEntryTable:
         left = normal & ~drop
         if left.any():
             idx = np.flatnonzero(left)
-            lb = box_bound(s[idx], g[idx], box)
+            lb = box_bound(arr["ps"][idx], arr["pg"][idx], box)  # a path through the box joins these
             c = cost[idx]
             slack = 1e-9 * np.maximum(1.0, c)
             shorter = np.zeros(len(idx), dtype=bool)

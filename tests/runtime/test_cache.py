@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import shapely
 
 import gamenav
 from gamenav import PathCache, PathStatus
@@ -323,3 +324,21 @@ def test_equal_mesh_queries_share_one_entry_and_refused_flags_are_not_answered()
             cache.find_path(mesh, (0.0, 0.0), (3.0, 3.0), exact=bad)
     with pytest.raises(gamenav.InvalidOptionError, match="exakt"):
         cache.find_path(mesh, (0.0, 0.0), (3.0, 3.0), exakt=True)
+
+
+@pytest.mark.parametrize("exact", [True, False], ids=["exact", "default"])
+def test_a_clamped_mesh_entry_is_dropped_when_space_opens_a_shorter_way(exact: bool) -> None:
+    """``clamp=True`` with both ends far off the mesh: the bound "could a path through the opened
+    box beat the cached cost" was taken from the ends as given (1e6 away), not from the points
+    they were snapped to, so opening a door kept a 198.9-long path where a fresh search finds 100."""
+    walls = [[(40, 1), (60, 1), (60, 80), (40, 80)], [(40, 82), (60, 82), (60, 101), (40, 101)]]
+    mesh = gamenav.NavMesh.from_polygons([(0, 0), (100, 0), (100, 100), (0, 100)],
+                                         obstacles=[shapely.Polygon(w) for w in walls])
+    door = mesh.add_obstacle([(45, 79), (55, 79), (55, 83), (45, 83)])
+    cache = PathCache()
+    start, goal = (-1e6, 81.0), (1e6 + 100, 81.0)
+    around = cache.find_path(mesh, start, goal, clamp=True, exact=exact)
+    assert around.cost == pytest.approx(198.885438) and around.points[0].tolist() == [0.0, 81.0]
+    mesh.remove_obstacle(door)
+    through = cache.find_path(mesh, start, goal, clamp=True, exact=exact)
+    assert through.cost == pytest.approx(100.0) and cache.stats.invalidations == 1
