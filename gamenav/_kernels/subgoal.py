@@ -51,6 +51,7 @@ from numba import njit
 
 from gamenav._kernels.grid_fast import _readonly, world_points
 from gamenav._kernels.hpa import _octile, _sift_down, _sift_up
+from gamenav._kernels.prefetch import prefetch
 
 SQRT2 = math.sqrt(2.0)
 FOUND = 1
@@ -230,6 +231,7 @@ def _scan(sg, stride, clear, s, target, out, box):
             cur += dd
             cx += dx
             cy += dy
+            prefetch(clear, cur + 6 * dd)  # each step reads another row (lines, pages apart)
             if cx == tx and cy == ty:
                 out[n] = TARGET
                 n += 1
@@ -875,6 +877,10 @@ def query(p, stride, sg, clear, node_x, node_y, corner, off, cnt, adj, adir, lm,
                     rec[v, 1] = u
                     rec[v, 0] = ((kv & MARK) | tag | OPEN | (STRAIGHT_FIRST >> (e & 1))
                                  | np.int64(a & CLASS_MASK) << ARRIVAL_SHIFT)
+                    ov = off[v]  # v's edges, read if v is expanded (mostly soon: the path's chain)
+                    prefetch(adir, ov)
+                    prefetch(adj, ov)
+                    prefetch(adj, ov + 7)
                     na, held, held_key = _push(hk, hn, na, held, held_key,
                                                nd + hv - TIE * nd, v, no_pos)
                 if ku & MARK:
