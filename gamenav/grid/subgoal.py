@@ -97,6 +97,10 @@ differ most."""
 TAUT = True
 """Expand only taut successors (see :func:`gamenav._kernels.subgoal._taut`)."""
 
+_POOL_SLACK = 4096
+"""Edge entries the pool may hold beyond twice the live ones before a repair compacts it
+(:meth:`_Graph.compact_edges`)."""
+
 _generations = itertools.count()
 
 _Transform = tuple[tuple[float, float], float, bool, float]
@@ -150,6 +154,26 @@ class _Graph:
         self._nodes(max(need, 2 * have, 64))
         for name, array in zip(_NODE_ARRAYS, old, strict=True):
             getattr(self, name)[:have] = array
+
+    def compact_edges(self) -> None:
+        """Lay the edge blocks out again in node order, each exactly as long as its entries. A
+        block that outgrows its room moves to the end of the pool and leaves its old place
+        unused, so edits would grow the pool (and every search workspace's heap, sized by it)
+        without bound; and blocks in node order put the edges of nodes near in Z order, which a
+        query expands one after the other, in shared cache lines."""
+        cnt = self.cnt.astype(np.int64)
+        live = int(cnt.sum())
+        off = np.zeros_like(self.off)
+        np.cumsum(cnt[:-1], out=off[1:])
+        source = np.repeat(self.off - off, cnt) + np.arange(live)
+        room = live + live // 4 + 64  # for the blocks the next edits move
+        adj = np.zeros(room, dtype=np.int64)
+        adir = np.zeros(room, dtype=np.uint8)
+        adj[:live] = self.adj[source]
+        adir[:live] = self.adir[source]
+        self.adj, self.adir, self.off = adj, adir, off
+        self.cap[:] = self.cnt
+        self.meta[2] = live
 
     def copy(self) -> _Graph:
         other = _Graph.__new__(_Graph)
@@ -270,6 +294,7 @@ class SubgoalIndex(GridIndex[_Graph]):
         gr = _Graph(padded_cells(passable), dtype)
         announce_compile("grid search", *KERNELS)
         self._run(gr, 0, 0, w, h, _count_subgoals(gr.p.reshape(h + 2, w + 2)))
+        gr.compact_edges()
         self._data = gr
         self._landmarks = self._select_landmarks(gr)
 
@@ -278,6 +303,8 @@ class SubgoalIndex(GridIndex[_Graph]):
         gr.adj, gr.adir, rescanned = _ks.repair(
             gr.p, self.stride, x0, y0, x1, y1, gr.sg, gr.clear, gr.ncell, gr.node_x, gr.node_y,
             gr.corner, gr.box, gr.off, gr.cnt, gr.cap, gr.free, gr.adj, gr.adir, gr.meta)
+        if gr.meta[2] > 2 * int(gr.cnt.sum()) + _POOL_SLACK:  # mostly moved-out blocks
+            gr.compact_edges()
         return int(rescanned)
 
     def _copy(self, data: _Graph) -> _Graph:

@@ -303,6 +303,30 @@ def test_edits_on_a_big_map_repair_locally() -> None:
     _compare(grid, (100, 109), (102, 115))
 
 
+def test_the_edge_pool_stays_bounded_under_repeated_edits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks that outgrow their room move to the end of the edge pool; the pool is compacted
+    (blocks in node order, answers unchanged) instead of growing with every edit."""
+    monkeypatch.setattr(subgoal, "_POOL_SLACK", 64, raising=False)
+    walk = np.ones((40, 40), dtype=bool)
+    walk[8:32:4, 8:32:4] = False  # pillars: many subgoals, many edges
+    grid = gamenav.TileGrid(walk)
+    index = subgoal.subgoal_index(grid)
+    edges = index.edge_set()
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        x, y = (int(v) for v in rng.integers(2, 36, size=2))
+        if not walk[y:y + 2, x:x + 2].all():
+            continue  # (reopening a box gives back open floor only)
+        grid.set_walkable((x, y, x + 2, y + 2), False)
+        grid.set_walkable((x, y, x + 2, y + 2), True)
+        graph = index._data
+        live = int(graph.cnt.sum())
+        assert graph.meta[2] <= 2 * live + 64 and graph.adj.shape[0] <= 2 * (2 * live + 64)
+    assert index.edge_set() == edges == subgoal.SubgoalIndex(grid.copy()).edge_set()
+    for a, b in [((0, 0), (39, 39)), ((9, 7), (30, 33)), ((39, 0), (0, 39))]:
+        _compare(grid, a, b)
+
+
 def test_a_held_graph_is_copied_not_repaired() -> None:
     walk = np.ones((32, 32), dtype=bool)
     walk[5, 5:20] = False
