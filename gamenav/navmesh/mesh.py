@@ -102,11 +102,11 @@ def _vertex_array(values: Any) -> npt.NDArray[np.float64]:
     """``(V, 2)`` float64 finite in-range vertices (a copy)."""
     try:
         raw = np.asarray(values)
-        verts = raw.astype(np.float64) if raw.dtype.kind in "iuf" else None
+        verts = raw.astype(np.float64) if raw.dtype.kind in "iuf" and not holds_bool(values) else None
     except (TypeError, ValueError, OverflowError):
         verts = None
     if verts is None:
-        raise InvalidInputError(f"vertices must be a (V, 2) array of numbers, got "
+        raise InvalidInputError(f"vertices must be a (V, 2) array of numbers (no bools), got "
                                 f"{type(values).__name__}")
     if verts.ndim != 2 or verts.shape[1] != 2:
         raise InvalidInputError(f"vertices must have shape (V, 2), got {verts.shape}")
@@ -122,10 +122,12 @@ def _id_array(values: Any, name: str, n_vertices: int) -> npt.NDArray[np.int64]:
         raw = np.asarray(values)
     except (TypeError, ValueError):
         raw = np.asarray(None)
-    ok = raw.dtype.kind in "iu" or (raw.dtype.kind == "f" and bool(
-        np.all(np.isfinite(raw) & (raw == np.round(raw)) & (np.abs(raw) < 2.0**62))))
+    mixed = holds_bool(values)  # numpy reads (0, True, 2) as ints
+    ok = not mixed and (raw.dtype.kind in "iu" or (raw.dtype.kind == "f" and bool(
+        np.all(np.isfinite(raw) & (raw == np.round(raw)) & (np.abs(raw) < 2.0**62)))))
     if not ok:
-        got = "non-integer or non-finite numbers" if raw.dtype.kind == "f" else f"{raw.dtype} values"
+        got = ("bool values" if mixed else "non-integer or non-finite numbers" if raw.dtype.kind == "f"
+               else f"{raw.dtype} values")
         raise InvalidInputError(f"{name} must hold integer vertex ids, got {got}")
     ids = raw.astype(np.int64)
     if ids.size and (raw.min() < 0 or raw.max() >= n_vertices):
@@ -140,7 +142,7 @@ def _area_costs(values: Any, n: int) -> npt.NDArray[np.float64]:
         return np.ones(n)
     try:
         raw = np.asarray(values)
-        costs = raw.astype(np.float64) if raw.dtype.kind in "iuf" else None
+        costs = raw.astype(np.float64) if raw.dtype.kind in "iuf" and not holds_bool(values) else None
     except (TypeError, ValueError, OverflowError):
         costs = None
     if costs is None or costs.shape != (n,):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -421,3 +422,27 @@ def test_clamp_and_nearest_count_the_islands_once_per_version(monkeypatch: pytes
     pts, tri = mesh.clamp((5.2, 5.0), island=int(mesh.islands[mesh.locate((9.0, 5.0))[0]]))
     np.testing.assert_allclose(pts, [[6.0, 5.0]])
     assert repr(mesh).count("islands=2")
+
+
+
+@pytest.mark.parametrize(("vertices", "triangles", "costs", "match"), [
+    ([(0, 0), (True, 0), (1, 1)], [[0, 1, 2]], None, r"vertices must be a \(V, 2\) array of numbers \(no bools\)"),
+    ([(0, 0), (1, 0), (1, 1)], [[0, True, 2]], None, "triangles must hold integer vertex ids, got bool values"),
+    ([(0, 0), (1, 0), (1, 1)], [[0, 1, 2]], [True], "area_costs must be a"),
+    ([(0, 0), (1, 0), (1, 1), (0, 1)], [[0, 1, 2], [0, 2, 3]], [2.0, True], "area_costs must be a"),
+], ids=["vertex", "triangle", "cost", "mixed_costs"])
+def test_a_bool_among_a_meshs_numbers_is_refused(vertices: Any, triangles: Any, costs: Any, match: str) -> None:
+    """A bool mixed with numbers was read as 0 or 1 (numpy reads ``[0, True, 2]`` as the ints
+    ``[0, 1, 2]``): ``NavMesh(vertices, [[0, True, 2]])`` built a triangle; bools among query
+    points were already refused, as were arrays of bools."""
+    with pytest.raises(InvalidInputError, match=match):
+        NavMesh(vertices, triangles, costs)
+
+
+def test_a_bool_among_from_mesh_polygons_is_refused() -> None:
+    """As :func:`test_a_bool_among_a_meshs_numbers_is_refused`, through ``from_mesh``."""
+    square = [(0, 0), (1, 0), (1, 1), (0, 1)]
+    with pytest.raises(InvalidInputError, match="polygon 0 must hold integer vertex ids, got bool values"):
+        NavMesh.from_mesh(square, [[0, True, 2, 3]])
+    with pytest.raises(InvalidInputError, match=r"vertices must be a \(V, 2\) array of numbers \(no bools\)"):
+        NavMesh.from_mesh([(0, 0), (1, False), (1, 1), (0, 1)], [[0, 1, 2, 3]])
