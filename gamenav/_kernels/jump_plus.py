@@ -37,6 +37,7 @@ import numpy as np
 from numba import njit
 
 from gamenav._kernels.jps import jump_directions
+from gamenav._kernels.prefetch import prefetch
 
 SQRT2 = math.sqrt(2.0)
 IN_PROGRESS = 0
@@ -222,6 +223,15 @@ def _jump(tables, stride, n, x, y, dx, dy, goal, gx, gy):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _expects(tables, p, stride, n):
+    """Prefetch what expanding node ``n`` (a successor just found) reads: its table row and
+    the cells around it (:func:`gamenav._kernels.jps.jump_directions`)."""
+    prefetch(tables, n)
+    prefetch(p, n - stride)
+    prefetch(p, n + stride)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _before(f1, g1, f2, g2):
     return f1 < f2 or (f1 == f2 and g1 > g2)
 
@@ -379,6 +389,7 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, mark,
             if dx == 0 or dy == 0:
                 nb = _jump(tables, stride, n, x, y, dx, dy, goal, gx, gy)
                 if nb >= 0:
+                    _expects(tables, p, stride, nb)
                     dist = abs(nb - n) // abs(d)
                     used, size = _relax(nb, -1, gn + dist, x + dx * dist, y + dy * dist, s, gx, gy,
                                         stamp, used, size, key, pg, pf, pnode, pparent, pvia,
@@ -409,6 +420,7 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, mark,
                     ey = 0 if e == 0 else dy
                     m = _jump(tables, stride, c, cx, cy, ex, ey, goal, gx, gy)
                     if m >= 0:
+                        _expects(tables, p, stride, m)
                         dist = abs(m - c) // (1 if e == 0 else stride)
                         used, size = _relax(m, c, gc + dist, cx + ex * dist, cy + ey * dist, s,
                                             gx, gy, stamp, used, size, key, pg, pf, pnode,
