@@ -39,6 +39,7 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
+from gamenav._kernels import report
 from gamenav._validate import positive_number
 from gamenav._warmup import warmup
 from gamenav.errors import InvalidInputError, MapFormatError
@@ -235,27 +236,28 @@ def _plot(results: Sequence[SimResult], out: str, title: str) -> None:
     plt.close(fig)
 
 
-def _progress_printer(budgets: Sequence[float], frames: int, stream: TextIO
+def _progress_printer(budgets: Sequence[float], frames: int, stream: TextIO | None
                       ) -> Callable[[int, int], None]:
     """``show(k, frame)``: frame ``frame`` of budget ``k`` done. A bar redrawn with ``\\r`` on a
-    terminal; otherwise one plain line per finished budget (no carriage returns in logs)."""
+    terminal; otherwise one plain line per finished budget (no carriage returns in logs); nothing
+    where ``stream`` is missing or closed (see :func:`~gamenav._kernels.report`)."""
     total = len(budgets) * frames
-    tty = stream.isatty()
+    tty = stream is not None and stream.isatty()
     shown = -1
 
     def show(k: int, frame: int) -> None:
         nonlocal shown
         if not tty:
             if frame == frames:
-                print(f"gamenav-tune: budget {budgets[k]:g} ms done ({k + 1}/{len(budgets)})",
-                      file=stream, flush=True)
+                report(f"gamenav-tune: budget {budgets[k]:g} ms done ({k + 1}/{len(budgets)})",
+                       stream=stream)
             return
         pct = 100 * (k * frames + frame) // total
         if pct != shown:
             shown = pct
             bar = "#" * (pct // 4) + "." * (25 - pct // 4)
             end = "\n" if pct == 100 else ""
-            print(f"\r[{bar}] {pct:3d}%", end=end, file=stream, flush=True)
+            report(f"\r[{bar}] {pct:3d}%", end=end, stream=stream)
 
     return show
 

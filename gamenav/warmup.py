@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from gamenav._kernels import report
 from gamenav._warmup import GROUPS, warmup
 
 __all__ = ["main"]
@@ -27,7 +28,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="warm up only these parts (default: all)")
     args = parser.parse_args(argv)
     parts = set(args.only or GROUPS.values())
-    tty = sys.stderr.isatty()
+    tty = sys.stderr is not None and sys.stderr.isatty()  # None: no stderr (nothing is shown)
     t0 = last = time.perf_counter()
     running = ""
 
@@ -36,20 +37,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         now = time.perf_counter()
         if tty:
             bar = "#" * (20 * done // total) + "-" * (20 - 20 * done // total)
-            print(f"\rgamenav warmup: [{bar}] {done}/{total} {name:<16}", end="", file=sys.stderr,
-                  flush=True)
+            report(f"\rgamenav warmup: [{bar}] {done}/{total} {name:<16}", end="")
         elif done:  # one plain line per finished group in logs
-            print(f"gamenav warmup: {done}/{total} {running} ({now - last:.1f} s)",
-                  file=sys.stderr, flush=True)
+            report(f"gamenav warmup: {done}/{total} {running} ({now - last:.1f} s)")
         last, running = now, name
 
     seconds = warmup(grid="grid" in parts, navmesh="navmesh" in parts, crowd="crowd" in parts,
                      progress=show)
     if tty:
-        print(file=sys.stderr)
+        report("")
     detail = ", ".join(f"{group} {s:.1f} s" for group, s in seconds.items())
-    print(f"gamenav warmup: done in {time.perf_counter() - t0:.1f} s ({detail})", file=sys.stderr,
-          flush=True)
+    report(f"gamenav warmup: done in {time.perf_counter() - t0:.1f} s ({detail})")
     return 0
 
 

@@ -6,7 +6,10 @@ loads from that cache (warm).
 
 from __future__ import annotations
 
+import errno
+import io
 import os
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -80,6 +83,27 @@ def test_damaged_cache_files_are_compiled_again_with_one_notice(tmp_path: Path) 
     assert lines[1:2] == notices(cold.stderr)[:1] and len(lines) == 3, lines  # then the compile notice
     repaired = run(code, cache=tmp_path)
     assert notices(repaired.stderr) == [] and repaired.stdout == cold.stdout
+
+
+def test_a_closed_stderr_stops_neither_a_game_nor_the_warmup_command(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # with `2>&-` the compile notice raised OSError (bad file descriptor) from the first kernel call;
+    # `python -m gamenav.warmup` exited 1 (AttributeError without stderr, OSError with a closed one)
+    code = "import gamenav; print(gamenav.TileGrid.from_strings(['..', '.#']).components().tolist())"
+    environ = {k: v for k, v in os.environ.items() if k != "GAMENAV_QUIET"}
+    environ["NUMBA_CACHE_DIR"] = str(tmp_path)
+    game = subprocess.run(shlex.join([sys.executable, "-c", code]) + " 2>&-", shell=True, stdout=subprocess.PIPE,
+                          text=True, cwd=ROOT, env=environ, timeout=600, check=False)
+    assert (game.returncode, game.stdout) == (0, "[[0, 0], [0, -1]]\n")
+    from gamenav.warmup import main
+
+    class Closed(io.StringIO):
+        def write(self, text: str) -> int:
+            raise OSError(errno.EBADF, "Bad file descriptor")
+
+    for stderr in (None, Closed()):
+        monkeypatch.setattr(sys, "stderr", stderr)
+        assert main(["--only", "grid"]) == 0
 
 
 def test_quiet_silences_the_notice(tmp_path: Path) -> None:
@@ -166,7 +190,7 @@ def test_warmup_loads_every_kernel_a_program_uses() -> None:
     # only kernels called from inside other kernels stay without a Python-level signature
     assert set(out) <= {"grid_search.heap_sift_up", "grid_search.heap_pop", "grid_search.heuristic",
                         "jps.jump", "jps.jump_directions", "crowd.build_hash", "orca.cell_list",
-                        "orca.orca_velocities", "orca.resolve_discs", "navmesh.point_slot"}, out
+                        "orca.orca_velocities", "orca.resolve_discs", "navmesh.point_slot", "prefetch.prefetch"}, out
 
 
 def test_warmup_reports_groups_and_progress() -> None:

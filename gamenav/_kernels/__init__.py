@@ -29,11 +29,11 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 
-__all__ = ["CompileRecord", "announce_compile", "compiling"]
+__all__ = ["CompileRecord", "announce_compile", "compiling", "report"]
 
 _PACKAGE = __name__ + "."
 _lock = threading.Lock()
@@ -77,8 +77,19 @@ def _quiet() -> bool:
     return bool(os.environ.get("GAMENAV_QUIET"))
 
 
+def report(text: str, *, end: str = "\n", stream: TextIO | None = None) -> None:
+    """Print ``text`` to ``stream`` (default: stderr) and flush it; nothing when the stream is
+    missing or closed (``2>&-``, ``pythonw``): a notice or a progress line never stops a game or
+    a tool (printing to a closed stderr raised OSError from the first compiling kernel call)."""
+    out = sys.stderr if stream is None else stream
+    if out is None:  # no stderr at all (print would fall back to stdout)
+        return
+    with suppress(OSError, ValueError):  # a closed descriptor or file
+        print(text, end=end, file=out, flush=True)
+
+
 def _say(text: str) -> None:
-    print(f"gamenav: {text}", file=sys.stderr, flush=True)
+    report(f"gamenav: {text}")
 
 
 def _start_line(what: str) -> str:

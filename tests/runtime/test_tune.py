@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -131,6 +132,15 @@ def test_module_entry_point(small_map: Path) -> None:
                           capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     assert "| 1 |" in done.stdout
+
+
+def test_runs_with_stderr_closed(small_map: Path) -> None:
+    # with `2>&-` printing the progress raised OSError (bad file descriptor): exit 1, nothing printed
+    command = shlex.join([sys.executable, "-m", "gamenav.tune", "--map", str(small_map), "--agents", "5",
+                          "--budgets", "1", "--frames", "10"])
+    done = subprocess.run(command + " 2>&-", shell=True, stdout=subprocess.PIPE, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0 and "| 1 |" in done.stdout
 
 
 @pytest.mark.parametrize(("args", "message"), [
