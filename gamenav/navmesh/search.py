@@ -257,8 +257,9 @@ class NavMeshSearch:
     def _begin_polyanya(self, s: npt.NDArray[Any]) -> None:
         v = self._vertex_at(s, self._start_tri)
         starts = np.array(self._fan(v, self._start_tri) if v >= 0 else [self._start_tri])
-        if self._goal_mask[starts].any():
-            self._finish(self._make_path([self._start, self._goal], np.array([starts[0]])))
+        shared = starts[self._goal_mask[starts] > 0]  # triangles holding both ends (and the segment)
+        if len(shared):
+            self._finish(self._make_path([self._start, self._goal], shared[:1]))
             return
         cap = 16384 + 2 * len(starts)
         self._nf = np.empty((cap, 8))

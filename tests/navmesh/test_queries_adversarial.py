@@ -446,3 +446,22 @@ def test_a_bool_among_from_mesh_polygons_is_refused() -> None:
         NavMesh.from_mesh(square, [[0, True, 2, 3]])
     with pytest.raises(InvalidInputError, match=r"vertices must be a \(V, 2\) array of numbers \(no bools\)"):
         NavMesh.from_mesh([(0, 0), (1, False), (1, 1), (0, 1)], [[0, 1, 2, 3]])
+
+
+def test_an_exact_path_from_a_vertex_has_a_corridor_holding_both_ends() -> None:
+    """A start on a vertex whose fan holds the goal ended the exact search at once with the
+    fan's first triangle as the corridor, which need not hold the goal: 10 of 128 vertex-to-vertex
+    paths on this mesh (``(0, 0) -> (0, 10)``: corridor ``[0]``, the triangle (0, 0), (4, 0),
+    (4, 8)). Now the corridor is a triangle of the fan that holds the goal."""
+    mesh = NavMesh.from_polygons([(0, 0), (10, 0), (10, 10), (0, 10)],
+                                 obstacles=[[(4, -1), (6, -1), (6, 8), (4, 8)]])
+
+    def holds(t: int, p: np.ndarray) -> bool:
+        corners = shapely.Polygon(mesh.vertices[mesh.triangles[t]])
+        return bool(corners.distance(shapely.Point(p)) <= mesh.tolerance)
+
+    for start in mesh.vertices:
+        for goal in mesh.vertices:
+            path = gamenav.find_path(mesh, start, goal, exact=True)
+            assert path.status is PathStatus.FOUND
+            assert holds(path.corridor[0], start) and holds(path.corridor[-1], goal), (start, goal, path.corridor)
