@@ -50,6 +50,10 @@ from gamenav.runtime.queue import PathQueue, PathRequest
 __all__ = ["SimResult", "main", "plot_figure", "simulate"]
 
 FPS = 60
+MAX_AGENTS = 1_000_000
+"""Most agents one run simulates (each holds a position, a request and a wake-up slot)."""
+MAX_FRAMES = 10_000_000
+"""Most frames one budget simulates (46 hours of game time; two float64 timings a frame)."""
 
 
 @dataclass(frozen=True)
@@ -107,9 +111,9 @@ def simulate(grid: TileGrid, *, agents: int, budget_ms: float, frames: int, seed
 
     Args:
         grid: the map.
-        agents: number of agents (>= 1).
+        agents: number of agents (1 to :data:`MAX_AGENTS`).
         budget_ms: the PathQueue budget per frame.
-        frames: frames to simulate (60 per second).
+        frames: frames to simulate (60 per second, at most :data:`MAX_FRAMES`).
         seed: random seed (the same seed replays the same scenario).
         speed: agent speed in cells per second (a diagonal step counts as one cell).
         destinations: number of points of interest agents start on and travel between
@@ -118,8 +122,10 @@ def simulate(grid: TileGrid, *, agents: int, budget_ms: float, frames: int, seed
 
     Raises:
         InvalidInputError: ``grid`` not a TileGrid or without a passable cell, ``agents`` not
-            an int >= 1, ``frames`` / ``seed`` / ``destinations`` not ints >= 0, ``speed`` not
-            a finite number > 0, or a ``budget_ms`` that :class:`~gamenav.PathQueue` refuses.
+            an int >= 1, ``frames`` / ``seed`` / ``destinations`` not ints >= 0, ``agents`` /
+            ``frames`` above :data:`MAX_AGENTS` / :data:`MAX_FRAMES` (their arrays would not fit
+            in memory), ``speed`` not a finite number > 0, or a ``budget_ms`` that
+            :class:`~gamenav.PathQueue` refuses.
     """
     _check_scenario(grid, agents, frames, seed, speed, destinations)
     rng = np.random.default_rng(seed)
@@ -175,6 +181,9 @@ def _check_scenario(grid: TileGrid, agents: Any, frames: Any, seed: Any, speed: 
                              ("destinations", destinations, 0)):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
             raise InvalidInputError(f"{name} must be an int >= {low}, got {value!r}")
+    for name, value, high in (("agents", agents, MAX_AGENTS), ("frames", frames, MAX_FRAMES)):
+        if value > high:
+            raise InvalidInputError(f"{name} must be at most {high:_}, got {value!r}")
     positive_number(speed, "speed")
 
 
@@ -273,13 +282,15 @@ def _budgets(text: str) -> list[float]:
     return values
 
 
-def _positive_int(text: str) -> int:
+def _positive_int(text: str, limit: int) -> int:
     try:
         value = int(text)
     except ValueError:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    if value > limit:
+        raise argparse.ArgumentTypeError(f"must be at most {limit:_}, got {text!r}")
     return value
 
 
@@ -299,11 +310,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="gamenav-tune", description="Simulate agents re-pathing at 60 fps and compare "
         "PathQueue budgets: frame time, latency, throughput, cache hit rate.")
     parser.add_argument("--map", required=True, help="a Moving AI .map file")
-    parser.add_argument("--agents", type=_positive_int, default=100, help="agents (default 100)")
+    parser.add_argument("--agents", type=functools.partial(_positive_int, limit=MAX_AGENTS), default=100,
+                        help=f"agents (default 100, at most {MAX_AGENTS:_})")
     parser.add_argument("--budgets", type=_budgets, default=[0.25, 0.5, 1.0, 2.0, 4.0],
                         help="comma-separated budgets in ms per frame (default 0.25,0.5,1,2,4)")
-    parser.add_argument("--frames", type=_positive_int, default=600,
-                        help="frames per budget at 60 fps (default 600 = 10 s)")
+    parser.add_argument("--frames", type=functools.partial(_positive_int, limit=MAX_FRAMES), default=600,
+                        help=f"frames per budget at 60 fps (default 600 = 10 s, at most {MAX_FRAMES:_})")
     parser.add_argument("--plot", metavar="PNG", help="write a plot of latency and frame time")
     parser.add_argument("--seed", type=_natural, default=0, help="random seed (default 0)")
     parser.add_argument("--speed", type=float, default=8.0, help="cells per second (default 8)")

@@ -147,6 +147,9 @@ def test_runs_with_stderr_closed(small_map: Path) -> None:
     (["--budgets", "1,inf"], "budgets must be finite positive numbers of ms, got '1,inf'"),
     (["--budgets", "1e400"], "budgets must be finite positive numbers of ms"),
     (["--seed", "-1"], "must be an integer >= 0, got '-1'"),
+    # MemoryError (7.28 TiB for the agents' start cells) after the warmup
+    (["--agents", str(10**12)], "argument --agents: must be at most 1_000_000, got '1000000000000'"),
+    (["--frames", str(10**12)], "argument --frames: must be at most 10_000_000, got '1000000000000'"),
     (["--speed", "inf"], "--speed must be a finite number > 0, got inf"),
     # the plot was written after the run: a missing folder or a folder name failed only then
     (["--plot", "no-such-folder/tune.png"],
@@ -190,6 +193,8 @@ def test_unusable_maps_are_argument_errors(tmp_path: Path, text: str, message: s
     (dict(agents=0), "agents must be an int >= 1, got 0"),
     (dict(agents=2.5), "agents must be an int >= 1, got 2.5"),
     (dict(frames=-1), "frames must be an int >= 0, got -1"),
+    (dict(agents=10**12), "agents must be at most 1_000_000, got 1000000000000"),  # was MemoryError
+    (dict(frames=10**12), "frames must be at most 10_000_000, got 1000000000000"),
     (dict(seed=-3), "seed must be an int >= 0, got -3"),
     (dict(destinations=-1), "destinations must be an int >= 0, got -1"),
     (dict(speed=float("nan")), "speed must be a finite number > 0, got nan"),
