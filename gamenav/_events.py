@@ -7,7 +7,8 @@ them, whatever they do meanwhile:
   have run (later ones are logged on the ``"gamenav"`` logger), so a user's bug is reported but
   cannot keep a cache or a queue from hearing about an edit;
 * subscribing or unsubscribing during a notification is safe: a notification goes to the
-  listeners subscribed when it started, minus those unsubscribed before their turn;
+  listeners subscribed when it was made (also one queued behind another), minus those
+  unsubscribed before their turn;
 * changes arrive in order: a change notified from inside a listener (a listener that edits the
   world again) is delivered to everyone once the current one has reached every listener;
 * ``weak=True`` holds the listener through a weak reference (a ``WeakMethod`` for bound methods),
@@ -136,15 +137,15 @@ class Listeners(Generic[C]):
         Called from a listener (in the same thread), it queues ``change`` behind the change being
         delivered and returns at once: every listener hears the changes in the order notified.
         """
-        waiting: deque[C] | None = getattr(self._local, "waiting", None)
+        waiting: deque[tuple[C, tuple[_Subscription[C], ...]]] | None = getattr(self._local, "waiting", None)
         if waiting is not None:
-            waiting.append(change)
+            waiting.append((change, self._subs))  # its listeners: those subscribed now
             return
-        waiting = self._local.waiting = deque([change])
+        waiting = self._local.waiting = deque([(change, self._subs)])
         first: BaseException | None = None
         try:
             while waiting:
-                error = self._deliver(waiting.popleft())
+                error = self._deliver(*waiting.popleft())
                 if first is None:
                     first = error
                 elif error is not None:
@@ -154,12 +155,12 @@ class Listeners(Generic[C]):
         if first is not None:
             raise first
 
-    def _deliver(self, change: C) -> BaseException | None:
-        """Call every listener with ``change``; return the first error (later ones are logged).
-        A ``KeyboardInterrupt`` or ``SystemExit`` in a listener waits too: the listeners after it
-        (a cache, a queue) must still hear of the edit."""
+    def _deliver(self, change: C, subs: tuple[_Subscription[C], ...]) -> BaseException | None:
+        """Call the listeners ``subs`` still subscribed with ``change``; return the first error
+        (later ones are logged). A ``KeyboardInterrupt`` or ``SystemExit`` in a listener waits too:
+        the listeners after it (a cache, a queue) must still hear of the edit."""
         first: BaseException | None = None
-        for sub in self._subs:
+        for sub in subs:
             listener = sub.target()
             if listener is None:
                 continue

@@ -85,6 +85,28 @@ def test_subscribing_during_notification_starts_with_the_next_one() -> None:
     assert heard == ["spawner1", "spawner2", "new2"]
 
 
+def test_a_listener_subscribed_after_a_queued_edit_does_not_hear_that_edit() -> None:
+    """A listener subscribed inside a listener after a nested edit heard that edit, which its
+    subscriber had already seen on the grid: an incremental wall count said 3 walls for 2."""
+    grid = TileGrid(np.ones((3, 4), bool))
+    walls: list[int] = []
+
+    def count(change: GridChange) -> None:
+        walls[0] += len(change.blocked) - len(change.opened)
+
+    def door(change: GridChange) -> None:
+        if change.version == 1:
+            grid.set_walkable((3, 2), False)  # version 2, delivered after version 1
+            walls.append(int((~grid.passable).sum()))  # a new counter sees both walls
+            grid.subscribe(count)
+
+    grid.subscribe(door)
+    grid.set_walkable((0, 0), False)
+    assert walls == [2]
+    grid.set_walkable((1, 1), False)  # it hears the edits notified after it subscribed
+    assert walls == [3] == [int((~grid.passable).sum())]
+
+
 def test_a_listener_that_edits_again_does_not_reorder_the_changes() -> None:
     grid = TileGrid(np.ones((3, 3), bool))
     heard: list[tuple[str, int]] = []
