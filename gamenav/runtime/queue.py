@@ -311,6 +311,14 @@ def _finite(value: numbers.Real) -> bool:
         return False
 
 
+def _score(priority: float, aging: float, frame: int) -> float:
+    """The serving rank of a request of ``priority`` made at ``frame`` (higher first): ``priority -
+    aging * frame``, divided by ``aging`` when that is above 1 (a positive factor: the same order),
+    so that it stays finite for any finite priority and aging (1e308 - 1e308 * 2 was -inf, and
+    every such request tied)."""
+    return priority - aging * frame if aging <= 1.0 else priority / aging - frame
+
+
 def _count(value: Any, name: str, expected: str = "an int >= 1", most: float = math.inf) -> int:
     """``value`` as an int from 1 to ``most`` (a Python or numpy int, not a bool)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
@@ -501,7 +509,7 @@ class PathQueue(Closeable):
                 or quick_expansions < 0:
             raise InvalidInputError(f"quick_expansions must be an int >= 0, got {quick_expansions!r}")
         query = make_query(world, start, goal, search_options)
-        score = float(priority) - self._aging * self._frame
+        score = _score(float(priority), self._aging, self._frame)
         req = PathRequest(self, query, priority, on_done, self._frame, score)
         if self._cache is not None:
             hit = self._cache._lookup(query)

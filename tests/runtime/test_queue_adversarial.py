@@ -276,3 +276,20 @@ def test_a_quick_path_searched_before_an_edit_the_queue_never_heard_is_not_hande
     while not req.done:
         queue.update()
     assert req.path.cost == gamenav.find_path(grid, (0, 2), (29, 2)).cost
+
+
+@pytest.mark.parametrize("aging", [1e308, 5e-324])
+def test_priorities_and_aging_near_the_float_limit_keep_their_order(aging: float) -> None:
+    """A request of priority 1e308 made a frame after one of -1e308 must go first (2e308 >
+    aging * 1): with ``aging=1e308`` both ranks overflowed to -inf and tied, so the older went first."""
+    grid = TileGrid(np.ones((3, 30), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=1, aging=aging)
+    served: list[str] = []
+    queue.update()
+    queue.request(grid, (0, 0), (29, 1), priority=-1e308, on_done=lambda r: served.append("low"))
+    queue.update()
+    queue.request(grid, (0, 2), (29, 0), priority=1e308, on_done=lambda r: served.append("high"))
+    while len(queue):
+        queue.update()
+    queue.update()
+    assert served == ["high", "low"]
