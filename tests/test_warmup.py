@@ -106,6 +106,24 @@ def test_a_closed_stderr_stops_neither_a_game_nor_the_warmup_command(tmp_path: P
         assert main(["--only", "grid"]) == 0
 
 
+def test_a_stderr_that_only_writes_gets_the_notice(tmp_path: Path) -> None:
+    # a game's console object in place of sys.stderr, without flush: the compile notice raised
+    # AttributeError from the first kernel call
+    code = """
+        import sys
+        class Console:
+            def __init__(self): self.lines = []
+            def write(self, text): self.lines.append(text); return len(text)
+        sys.stderr = console = Console()
+        import gamenav
+        print(gamenav.TileGrid.from_strings(["..", ".#"]).components().tolist())
+        sys.stderr = sys.__stderr__  # (Python flushes stderr at exit)
+        print(console.lines[0])
+    """
+    assert run(code, cache=tmp_path).stdout.splitlines() == [
+        "[[0, 0], [0, -1]]", "gamenav: compiling grid kernels with numba (first run only)..."]
+
+
 def test_quiet_silences_the_notice(tmp_path: Path) -> None:
     code = """
         import gamenav

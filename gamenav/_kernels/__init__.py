@@ -79,12 +79,14 @@ def _quiet() -> bool:
 
 def report(text: str, *, end: str = "\n", stream: TextIO | None = None) -> None:
     """Print ``text`` to ``stream`` (default: stderr) and flush it; nothing when the stream is
-    missing or closed (``2>&-``, ``pythonw``): a notice or a progress line never stops a game or
-    a tool (printing to a closed stderr raised OSError from the first compiling kernel call)."""
+    missing or closed (``2>&-``, ``pythonw``), no flush where it has none (a game's console object
+    that only writes): a notice or a progress line never stops a game or a tool (such a stderr
+    raised OSError or AttributeError from the first compiling kernel call)."""
     out = sys.stderr if stream is None else stream
     if out is None:  # no stderr at all (print would fall back to stdout)
         return
-    with suppress(OSError, ValueError):  # a closed descriptor or file
+    # a closed descriptor or file; an object without flush (a game's console that only writes)
+    with suppress(OSError, ValueError, AttributeError):
         print(text, end=end, file=out, flush=True)
 
 
