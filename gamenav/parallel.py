@@ -68,10 +68,13 @@ def check_workers(workers: Any) -> int:
 
 
 def _submit(fn: Callable[[], None], threads: int) -> list[Future[None]]:
-    """Run ``fn`` on ``threads`` threads of the shared worker pool (grown to that many first).
+    """Run ``fn`` on up to ``threads`` threads of the shared worker pool (grown to that many
+    first); returns the futures of the calls the pool took.
 
     Under the lock, so that no other caller growing the pool shuts this one down between the
-    two (work submitted before a shutdown still runs)."""
+    two (work submitted before a shutdown still runs). Once the interpreter shuts down (the
+    main thread ended while other threads run, or in ``atexit`` handlers) the pool takes no
+    new work, nor when no thread can be started: fewer calls, or none, are taken."""
     global _executor, _executor_size
     with _lock:
         if _executor is None or _executor_size < threads:
@@ -80,7 +83,13 @@ def _submit(fn: Callable[[], None], threads: int) -> list[Future[None]]:
             _executor_size = threads
             if old is not None:
                 old.shutdown(wait=False)
-        return [_executor.submit(fn) for _ in range(threads)]
+        futures: list[Future[None]] = []
+        for _ in range(threads):
+            try:
+                futures.append(_executor.submit(fn))
+            except RuntimeError:
+                break
+        return futures
 
 
 def run_parallel(count: int, workers: int, make_worker: Callable[[], Callable[[int], None]]) -> None:
@@ -88,11 +97,15 @@ def run_parallel(count: int, workers: int, make_worker: Callable[[], Callable[[i
 
     ``make_worker()`` is called once in each thread and returns that thread's ``job`` (so it
     can own a workspace). The first exception stops the others (they finish their current job)
-    and is raised here, in the caller, once every thread stopped.
+    and is raised here, in the caller, once every thread stopped. Threads the pool does not
+    provide (see :func:`_submit`) leave their share to the others: the caller alone does every
+    job if need be.
     """
     workers = max(1, min(workers, count))
     counter = itertools.count()
     failed: list[BaseException] = []
+    running = 0  # pool threads inside loop() (a job is taken only after entering)
+    stopped = threading.Condition()
 
     def loop() -> None:
         try:
@@ -105,11 +118,24 @@ def run_parallel(count: int, workers: int, make_worker: Callable[[], Callable[[i
         except BaseException as exc:
             failed.append(exc)
 
-    futures = _submit(loop, workers - 1) if workers > 1 else []
+    def pooled() -> None:
+        nonlocal running
+        with stopped:
+            running += 1
+        try:
+            loop()
+        finally:
+            with stopped:
+                running -= 1
+                stopped.notify_all()
+
+    futures = _submit(pooled, workers - 1) if workers > 1 else []
     loop()  # returns once every job was taken
     for future in futures:
-        if not future.cancel():  # a thread not started yet has nothing left to do: no wait
-            future.result()
+        future.cancel()  # a thread not started yet has nothing left to do
+    if workers > 1:
+        with stopped:  # (a thread entering from now on finds no job left)
+            stopped.wait_for(lambda: running == 0)
     if failed:
         raise failed[0]
 

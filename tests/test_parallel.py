@@ -564,3 +564,53 @@ def test_find_paths_in_a_grid_listener_builds_the_graph_before_its_threads(
     grid.set_walkable(wall, False)
     expected = [gamenav.find_path(grid, s, g, algorithm=algorithm) for s, g in zip(starts, goals, strict=True)]
     assert [(p.status, p.cost) for p in answers[0]] == [(p.status, p.cost) for p in expected]
+
+
+def test_a_pool_that_takes_no_work_leaves_every_query_to_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the interpreter shuts down (the main thread ended while a game thread still runs, or
+    in an atexit handler), concurrent.futures takes no new work: find_paths(workers=2) raised
+    'cannot schedule new futures after interpreter shutdown' instead of answering in the caller."""
+    refusing = parallel.ThreadPoolExecutor(max_workers=1)
+    refusing.shutdown()  # submit now raises RuntimeError, as every pool does at interpreter shutdown
+    monkeypatch.setattr(parallel, "default_workers", lambda: 4)
+    monkeypatch.setattr(parallel, "_executor", refusing)
+    monkeypatch.setattr(parallel, "_executor_size", 4)
+    grid = _grid(2)
+    starts, goals = _queries(grid, 12, seed=3)
+    for options in ({}, {"weight": 1.5}):
+        paths = gamenav.find_paths(grid, starts, goals, workers=3, **options)
+        for p, s, g in zip(paths, starts, goals, strict=True):
+            _same(p, gamenav.find_path(grid, s, g, **options))
+
+
+def test_a_thread_the_pool_could_not_start_is_waited_for_if_it_runs_a_job(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A submission that fails after the pool queued it (no thread could be started) may still
+    run on a pool thread: run_parallel waits for every thread that took a job."""
+    import threading
+
+    stray_busy, caller_done = threading.Event(), threading.Event()
+    done: list[int] = []
+
+    class NoNewThread(parallel.ThreadPoolExecutor):
+        def submit(self, *args: Any, **kwargs: Any) -> Any:
+            super().submit(*args, **kwargs)  # queued, and run by the pool's thread
+            stray_busy.wait(5)
+            raise RuntimeError("can't start new thread")
+
+    def make_worker() -> Any:
+        def job(i: int) -> None:
+            if threading.current_thread() is threading.main_thread():
+                caller_done.set()
+            else:
+                stray_busy.set()
+                caller_done.wait(5)  # still running when the caller has done its share
+            done.append(i)
+
+        return job
+
+    monkeypatch.setattr(parallel, "ThreadPoolExecutor", NoNewThread)
+    monkeypatch.setattr(parallel, "_executor", None)
+    monkeypatch.setattr(parallel, "_executor_size", 0)
+    parallel.run_parallel(2, 2, make_worker)
+    assert sorted(done) == [0, 1]
+    parallel._executor.shutdown(wait=True)  # type: ignore[union-attr]  # (the test's own pool)
