@@ -39,7 +39,7 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from gamenav._kernels import report
+from gamenav._kernels import _writable, report
 from gamenav._validate import positive_number
 from gamenav._warmup import warmup
 from gamenav.errors import InvalidInputError, MapFormatError
@@ -333,8 +333,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from matplotlib.figure import Figure
         except ImportError:
             parser.error('--plot needs matplotlib: pip install -e ".[plot]" (in a gamenav checkout)')
-        if os.path.isdir(args.plot) or not os.path.isdir(os.path.dirname(os.path.abspath(args.plot))):
+        folder = os.path.dirname(os.path.abspath(args.plot))
+        if os.path.isdir(args.plot) or not os.path.isdir(folder):
             parser.error(f"--plot must name a PNG file in an existing folder, got {args.plot!r}")
+        if not _writable(folder):
+            parser.error(f"--plot {args.plot!r}: cannot write files in {folder}")
         formats = FigureCanvasBase.get_supported_filetypes()
         suffix = os.path.splitext(args.plot)[1].lstrip(".").lower()
         if suffix and suffix not in formats:

@@ -166,6 +166,15 @@ def test_arguments_the_simulation_cannot_use_fail_before_the_run(small_map: Path
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc, where nobody can make files")
+def test_a_folder_that_cannot_be_written_fails_before_the_run(small_map: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(tune, "warmup", lambda **kwargs: pytest.fail("the run started"))
+    with pytest.raises(SystemExit):  # was a FileNotFoundError / PermissionError after the whole run
+        tune.main(["--map", str(small_map), "--frames", "2", "--plot", "/proc/tune.png"])
+    assert "--plot '/proc/tune.png': cannot write files in /proc" in capsys.readouterr().err
+
+
 def test_a_listed_format_that_cannot_be_written_here_fails_before_the_run(
         small_map: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # no LaTeX: matplotlib lists .pgf but cannot write it
