@@ -199,15 +199,14 @@ def plot_figure(results: Sequence[SimResult], title: str) -> Any:
     Left: pathfinding time per frame, p50 / p99 / max, as wall time (solid lines: what the frame
     took, including the moments the OS ran other processes) and as thread CPU time (dashed: the
     work itself, which the budget bounds), with the budget line. Right: request latency in frames.
+    A plain :class:`matplotlib.figure.Figure`: pyplot's state and backend are left alone.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import matplotlib.ticker
+    from matplotlib.figure import Figure
 
     budgets = [r.budget_ms for r in results]
-    fig, (ax_t, ax_l) = plt.subplots(1, 2, figsize=(12, 4.6))
+    fig = Figure(figsize=(12, 4.6))
+    ax_t, ax_l = fig.subplots(1, 2)
     for kind, attr, color, style in (("wall", "frame_ms", "tab:blue", "-"),
                                      ("CPU", "frame_cpu_ms", "tab:orange", "--")):
         for stat, q, marker in (("p50", 50, "o"), ("p99", 99, "s"), ("max", 100, "^")):
@@ -236,13 +235,11 @@ def plot_figure(results: Sequence[SimResult], title: str) -> Any:
 
 def _plot(results: Sequence[SimResult], out: str, title: str) -> None:
     try:
-        import matplotlib.pyplot as plt
+        fig = plot_figure(results, title)
     except ImportError:
         raise SystemExit('--plot needs matplotlib: pip install -e ".[plot]" (in a gamenav checkout)') from None
-    fig = plot_figure(results, title)
     suffix = os.path.splitext(out)[1].lstrip(".")
     fig.savefig(out, dpi=100, format=None if suffix else "png")  # no suffix: a PNG under that name
-    plt.close(fig)
 
 
 def _progress_printer(budgets: Sequence[float], frames: int, stream: TextIO | None

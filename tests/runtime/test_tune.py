@@ -84,6 +84,20 @@ def test_plot_shows_cpu_and_wall_time(small_map: Path) -> None:
     plt.close(fig)
 
 
+def test_plot_figure_leaves_the_callers_matplotlib_backend_alone(small_map: Path) -> None:
+    import matplotlib
+
+    grid = gamenav.TileGrid.from_movingai(small_map)
+    results = [tune.simulate(grid, agents=3, budget_ms=1.0, frames=5)]
+    before = matplotlib.get_backend()
+    matplotlib.use("svg")  # the caller's choice (a notebook's, a GUI's)
+    try:
+        tune.plot_figure(results, "backend")  # switched every caller to Agg
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        matplotlib.use(before)
+
+
 def test_plot_of_a_run_without_frames(small_map: Path) -> None:
     grid = gamenav.TileGrid.from_movingai(small_map)  # frames=0 is valid: its row shows zeros
     result = tune.simulate(grid, agents=3, budget_ms=1.0, frames=0)
