@@ -25,7 +25,8 @@ Thread model:
   thread (they act on an edit made in another thread at their next call, in their thread).
 
 Copies: ``grid.copy()``, ``copy.copy``, ``copy.deepcopy`` and pickle give an independent grid
-with its own arrays and caches, the same cells, costs and transform, version 0 and no listeners.
+of the same class with its own arrays and caches, the same cells, costs and transform (and the
+attributes a subclass added), version 0 and no listeners.
 """
 
 from __future__ import annotations
@@ -209,10 +210,17 @@ class _GridState:
         return labels
 
 
+_OWN_ATTRIBUTES = frozenset(("_cell_size", "_origin", "_y_up", "_state", "_edit_lock", "_listeners"))
+"""What :meth:`TileGrid.__init__` sets; a copy makes its own (a subclass's other attributes are copied)."""
+
+
 def _rebuild(cls: type[TileGrid], walkable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64], cell_size: float,
              origin: tuple[float, float], y_up: bool) -> TileGrid:
-    """Unpickle / copy helper: a new grid of class ``cls`` (see :meth:`TileGrid.__reduce__`)."""
-    return cls(walkable, cost=cost, cell_size=cell_size, origin=origin, y_up=y_up)
+    """Unpickle / copy helper: a new grid of class ``cls`` (see :meth:`TileGrid.__reduce__`), made
+    by TileGrid's constructor (a subclass's own ``__init__`` may take other arguments)."""
+    grid = cls.__new__(cls)
+    TileGrid.__init__(grid, walkable, cost=cost, cell_size=cell_size, origin=origin, y_up=y_up)
+    return grid
 
 
 class TileGrid:
@@ -317,13 +325,18 @@ class TileGrid:
 
         ``copy.copy``, ``copy.deepcopy`` and pickle give the same (see :meth:`__reduce__`).
         """
-        return _rebuild(*self.__reduce__()[1])
+        rebuild, args, extra = self.__reduce__()
+        grid = rebuild(*args)
+        vars(grid).update(extra or {})
+        return grid
 
-    def __reduce__(self) -> tuple[Callable[..., TileGrid], tuple[Any, ...]]:
-        """Copy and pickle support: the cells, costs and transform; never listeners or caches."""
+    def __reduce__(self) -> tuple[Callable[..., TileGrid], tuple[Any, ...], dict[str, Any] | None]:
+        """Copy and pickle support: the class, cells, costs and transform, and the attributes a
+        subclass added; never listeners or caches. A subclass's ``__init__`` is not called."""
         state = self._state
+        extra = {name: value for name, value in vars(self).items() if name not in _OWN_ATTRIBUTES}
         return _rebuild, (type(self), state.walkable, state.cost, self._cell_size, self._origin,
-                          self._y_up)
+                          self._y_up), extra or None
 
     # -- read-only state ------------------------------------------------------------------
     @property

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import math
+import pickle
 import warnings
 
 import numpy as np
@@ -171,6 +173,31 @@ def test_copy_is_independent() -> None:
     twin.set_walkable((1, 1), False)
     assert grid.is_passable(1, 1) and not twin.is_passable(0, 0) and twin.version == 1
     assert twin.cell_size == 3.0 and math.isclose(float(twin.cost[1, 0]), 2.0)
+
+
+class _Level(TileGrid):
+    """A game's grid subclass whose constructor takes other arguments."""
+
+    def __init__(self, name: str, rows: list[str]) -> None:
+        super().__init__(np.array([[ch != "#" for ch in row] for row in rows]), y_up=True)
+        self.name = name
+        self.spawns = [(0, 0)]
+
+
+def test_copies_and_pickles_of_a_subclass_keep_its_class_and_attributes() -> None:
+    """Copies called the subclass's __init__ with TileGrid's arguments: copy and deepcopy raised
+    TypeError, and pickle.dumps worked while pickle.loads raised it (a save that cannot be
+    loaded); a subclass's own attributes were dropped."""
+    level = _Level("cave", ["..#", "..."])
+    level.subscribe(lambda change: None)
+    level.set_walkable((0, 1), False)
+    for twin in (level.copy(), copy.copy(level), copy.deepcopy(level), pickle.loads(pickle.dumps(level))):
+        assert type(twin) is _Level and twin.name == "cave" and twin.spawns == [(0, 0)]
+        assert twin.passable.tolist() == [[True, True, False], [False, True, True]] and twin.y_up
+        assert twin.version == 0 and len(twin._listeners) == 0 and twin._edit_lock is not level._edit_lock
+        twin.set_walkable((0, 0), False)
+        assert level.is_passable(0, 0)
+    assert copy.copy(level).spawns is level.spawns and copy.deepcopy(level).spawns is not level.spawns
 
 
 @pytest.mark.parametrize("cell_size", [5e-324, 1e-300])
