@@ -167,8 +167,9 @@ def _tell_once(kind: str, text: str) -> None:
 
 
 def _damaged(where: str, exc: Exception) -> None:
+    reason = " ".join(str(exc).split())  # one line (LLVM's messages span several)
     _tell_once("damaged", f"numba's cache of compiled kernels has an unreadable file in {where} "
-               f"({type(exc).__name__}: {exc}): compiling again (the new machine code replaces it)")
+               f"({type(exc).__name__}: {reason}): compiling again (the new machine code replaces it)")
 
 
 def _install_cache() -> None:
