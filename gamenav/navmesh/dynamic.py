@@ -57,6 +57,7 @@ from gamenav._arrays import frozen
 from gamenav._kernels import announce_compile
 from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, reindex, relabel,
                                       split_groups, stitch, tri_cells)
+from gamenav._validate import holds_bool
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
                                    merge_points, triangulate_areas, triangulate_free_space)
@@ -1176,7 +1177,7 @@ def _obstacle_geometry(shape: Any) -> tuple[BaseGeometry, tuple[float, float, fl
     elif isinstance(shape, (list, tuple, np.ndarray)) and len(shape) >= 3:
         try:  # numbers only (no strings, bools or ints beyond float), as _as_geometry reads them
             raw = np.asarray(shape)
-            ring = raw.astype(np.float64) if raw.dtype.kind in "iuf" else None
+            ring = raw.astype(np.float64) if raw.dtype.kind in "iuf" and not holds_bool(shape) else None
         except (TypeError, ValueError, OverflowError):
             ring = None
         if ring is not None and ring.ndim == 2 and ring.shape[1] == 2 and np.isfinite(ring).all():

@@ -313,10 +313,12 @@ def test_a_build_has_no_vertices_a_rounding_error_apart() -> None:
 
 
 @pytest.mark.parametrize("ring", [[("2", "2"), ("4", "2"), ("4", "4")], np.array([["2", "2"], ["4", "2"], ["4", "4"]]),
-                                  [(True, False), (True, True), (False, True)], [(10**400, 0), (1, 1), (2, 0)]])
+                                  [(True, False), (True, True), (False, True)], [(10**400, 0), (1, 1), (2, 0)],
+                                  [(2, 2), (4, 2), (4, 4), (True, 4)]])
 def test_rings_of_strings_bools_or_huge_ints_are_refused_like_walkable_rings(ring: Any) -> None:
     """add_obstacle converted strings and bools to coordinates (carving them) and let numpy's
-    OverflowError out for 10**400, where from_polygons refuses all three with one message."""
+    OverflowError out for 10**400, where from_polygons refuses all three with one message; a
+    bool among numbers was read as 0 or 1 by both."""
     mesh = NavMesh.from_polygons(SQUARE)
     version = mesh.version
     for add in (mesh.add_obstacle, lambda r: NavMesh.from_polygons(SQUARE, obstacles=[r])):
