@@ -614,3 +614,26 @@ def test_a_thread_the_pool_could_not_start_is_waited_for_if_it_runs_a_job(monkey
     parallel.run_parallel(2, 2, make_worker)
     assert sorted(done) == [0, 1]
     parallel._executor.shutdown(wait=True)  # type: ignore[union-attr]  # (the test's own pool)
+
+
+def test_a_subgoal_batch_after_an_edit_does_not_spread_the_landmarks_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """find_paths built the graph through gamenav.prepare, which after an edit also spreads the
+    landmarks again and computes them all: every batch of a game that edits each frame paid a
+    full pass (18-21 ms on AR0011SR, 51-75 ms on orz100d) that find_path in a loop never pays."""
+    from gamenav.grid import subgoal
+
+    grid = _grid(8, h=40, w=50, walls=0.2)
+    starts, goals = _queries(grid, 10, seed=9)
+    gamenav.prepare(grid, "subgoal")
+    wall = next((int(x), int(y)) for y, x in np.argwhere(grid.passable) if (x, y) not in starts + goals)
+    spread: list[int] = []
+    select = subgoal.SubgoalIndex._select_landmarks
+    monkeypatch.setattr(subgoal.SubgoalIndex, "_select_landmarks",
+                        lambda index, graph: spread.append(1) or select(index, graph))
+    for _ in range(3):
+        grid.set_walkable(wall, not grid.is_passable(*wall))
+        paths = gamenav.find_paths(grid, starts, goals, algorithm="subgoal", workers=2)
+        for p, s, g in zip(paths, starts, goals, strict=True):
+            q = gamenav.find_path(grid, s, g)
+            assert p.status is q.status and p.cost == pytest.approx(q.cost, rel=1e-12)
+    assert spread == []
