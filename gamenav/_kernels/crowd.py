@@ -83,9 +83,10 @@ def separation(pos, vel, radius, out, flow):  # pragma: no cover - compiled
     """Neighbour terms of each agent, written into ``out`` and ``flow`` (both (n, 2)).
 
     ``out``: the push away from agents closer than ``2 * radius``, growing linearly from 0 at
-    distance ``2 * radius`` to 1 at distance 0 (a sum of unit vectors). ``flow``: the mean
-    velocity (``vel``, (n, 2); e.g. desired headings) of the agents closer than ``4 * radius``
-    (zero if none).
+    distance ``2 * radius`` to 1 at distance 0 (a sum of unit vectors; agents within
+    ``2e-6 * radius`` of each other split along a direction set by their index). ``flow``: the
+    mean velocity (``vel``, (n, 2); e.g. desired headings) of the agents closer than
+    ``4 * radius`` (zero if none).
     Neighbours are found in the 3 x 3 cells around each agent in the spatial hash
     (:func:`build_hash`) of cell size ``4 * radius``: O(n) for bounded density.
     """
@@ -119,7 +120,7 @@ def separation(pos, vel, radius, out, flow):  # pragma: no cover - compiled
                             fy += vel[j, 1]
                             count += 1
                             if d2 < diam * diam:
-                                if d2 < 1e-12:  # coincident: split deterministically by index
+                                if d2 < 1e-12 * diam * diam:  # coincident: split deterministically by index
                                     angle = 2.399963 * (i + 1)
                                     dx = math.cos(angle)
                                     dy = math.sin(angle)
@@ -269,7 +270,8 @@ def preferred_velocities(pos, goal, target, mode, speeds, idle, direct, arrive_r
     ``target`` ``(n, 2)``: the point each agent steers at (agents in ``direct`` mode steer at
     their ``goal`` instead, slowing down within ``ease_dist`` of it, to no less than
     ``min_ease`` of their speed, and never overshooting it in ``dt``). ``heading`` ``(n, 2)``
-    receives the unit direction (0 at the target); ``want`` ``(n,)`` the speed, 0 for agents in
+    receives the unit direction (0 within ``1e-9 * ease_dist`` of the target: scaled
+    with the grid); ``want`` ``(n,)`` the speed, 0 for agents in
     ``idle`` mode and for those arriving; ``desired`` ``(n, 2)`` their product, the preferred
     velocity. Returns the ``(n,)`` bool mask of agents arriving: in
     ``direct`` mode and closer than ``arrive_radius`` to their goal.
@@ -291,7 +293,7 @@ def preferred_velocities(pos, goal, target, mode, speeds, idle, direct, arrive_r
             dy = target[i, 1] - py
             speed = speeds[i]
         dist = math.hypot(dx, dy)
-        if dist > 1e-9:
+        if dist > 1e-9 * ease_dist:
             heading[i, 0] = dx / dist
             heading[i, 1] = dy / dist
         else:

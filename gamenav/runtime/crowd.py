@@ -1075,11 +1075,10 @@ class Crowd(Closeable):
         change = desired - self._vel
         mag = np.hypot(change[:, 0], change[:, 1])
         limit = self.max_accel * dt
-        scale = np.where(mag > limit, limit / np.maximum(mag, 1e-12), 1.0)
-        self._vel += change * scale[:, None]
+        self._vel += change * _shrink(mag, limit)[:, None]
         vmag = np.hypot(self._vel[:, 0], self._vel[:, 1])
         cap = 1.5 * self._speeds
-        self._vel *= np.where(vmag > cap, cap / np.maximum(vmag, 1e-12), 1.0)[:, None]
+        self._vel *= _shrink(vmag, cap)[:, None]
         prev = self._pos.copy()
         self._pos += self._vel * dt
         self._keep_off_walls(prev, self._pos)
@@ -1097,7 +1096,7 @@ class Crowd(Closeable):
         cap = (g.width + g.height + 2) * g.cell_size
         neighbor_dist = min(self.neighbor_dist, cap + 2 * min(self._r_max, cap))
         # cells about as wide as a typical disc and its move: the rings stop at the k-th neighbour
-        hcell = min(max(2.0 * min(self._r_mean, cap) + self._v_max * dt, 1e-9), neighbor_dist)
+        hcell = min(max(2.0 * min(self._r_mean, cap) + self._v_max * dt, 1e-9 * g.cell_size), neighbor_dist)
         # who gives way: idle agents to moving ones, which do not avoid them (they shove them
         # aside); moving agents share equally, as RVO2, but in head-on jams the older order
         # goes first (see crowd_step)
@@ -1789,6 +1788,13 @@ def _abandon(requests: dict[int, Any]) -> None:
     or update: a garbage collection may strike in the middle of the queue's work)."""
     for req in requests.values():
         getattr(req, "_abandon", req.cancel)()
+
+
+def _shrink(length: _F64, most: _F64 | float) -> _F64:
+    """Factors (n,) that scale vectors of ``length`` (n,) down to at most ``most`` (1 for those
+    within it), at any scale (no floor on the length: on a grid of 1e-30 cells every length is tiny)."""
+    over = length > most
+    return np.where(over, most / np.where(over, length, 1.0), 1.0)
 
 
 def _moved_velocity(step: _F64, dt: float, cap: _F64) -> _F64:

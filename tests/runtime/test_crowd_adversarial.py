@@ -376,3 +376,24 @@ def test_a_dropped_crowd_leaves_no_work_in_the_queue() -> None:
     assert len(queue) == 1 and queue.stats.cancelled == 2 and queue.stats.searches == 1
     kept.remove(kept.ids)  # removed agents' requests are cancelled at once
     assert len(queue) == 0
+
+
+def _walk(cell_size: float, avoidance: str) -> tuple[list[bool], np.ndarray]:
+    grid = gamenav.TileGrid(np.ones((10, 20), bool), cell_size=cell_size)
+    start = np.array([(0.5, 0.5), (0.5, 2.5), (1.5, 4.5)]) * cell_size
+    crowd = gamenav.Crowd(grid, start, radius=0.3 * cell_size, max_speed=4.0 * cell_size, avoidance=avoidance)
+    crowd.move(crowd.ids, np.array([15.5, 5.5]) * cell_size, formation=False)
+    for _ in range(150):
+        crowd.update(0.05)
+    return crowd.arrived.tolist(), crowd.positions / cell_size
+
+
+@pytest.mark.parametrize("avoidance", ["orca", "separation"])
+@pytest.mark.parametrize("cell_size", [1e-10, 1e-30, 1e9])
+def test_agents_walk_the_same_in_cells_of_any_size(avoidance: str, cell_size: float) -> None:
+    """On a grid of 1e-10 cells no agent moved (absolute length cutoffs: no heading within 1e-9
+    of the target, accelerations divided by at least 1e-12), and they ended up failed."""
+    arrived, cells = _walk(cell_size, avoidance)
+    expected_arrived, expected_cells = _walk(1.0, avoidance)
+    assert arrived == expected_arrived == [True] * 3
+    np.testing.assert_allclose(cells, expected_cells, atol=1e-6)
