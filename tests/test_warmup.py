@@ -211,6 +211,18 @@ def test_warmup_loads_every_kernel_a_program_uses() -> None:
                         "orca.orca_velocities", "orca.resolve_discs", "navmesh.point_slot", "prefetch.prefetch"}, out
 
 
+def test_no_notice_inside_a_silent_block(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # warmup(progress=...) leaves the notices out, but a group that one of its routines used first
+    # (warmup(grid=False, crowd=True) on a first run: the grid kernels) printed its own notice
+    from gamenav import _kernels
+
+    monkeypatch.delenv("GAMENAV_QUIET", raising=False)
+    with _kernels.compiling("outer test group", notify=False), _kernels.compiling("inner test group"):
+        _kernels._on_compile_start(None)  # as numba's compile event does
+        _kernels._on_compile_end()
+    assert capsys.readouterr().err == ""
+
+
 def test_warmup_reports_groups_and_progress() -> None:
     calls: list[tuple[int, int, str]] = []
     seconds = gamenav.warmup(navmesh=False, progress=lambda *a: calls.append(a))

@@ -306,15 +306,16 @@ def compiling(group: str, *, notify: bool = True) -> Iterator[CompileRecord]:
 
     If anything is compiled, prints ``gamenav: compiling <group> kernels with numba (first run
     only)...`` when the first compilation starts and ``gamenav: ... done in <s> s`` when the
-    block ends (unless ``notify`` is False or ``GAMENAV_QUIET`` is set). Also marks the group as
-    handled, so :func:`announce_compile` does not warm it up again.
+    block ends (unless ``notify`` is False, here or in an enclosing block of this thread, or
+    ``GAMENAV_QUIET`` is set). Also marks the group as handled, so :func:`announce_compile` does
+    not warm it up again.
 
     Yields:
         the :class:`CompileRecord` of the block (filled in when it ends).
     """
     with _lock:
         _seen.add(group)
-    record = CompileRecord(group, notify=notify)
+    record = CompileRecord(group, notify=notify and all(block.notify for block in _state.blocks))
     _state.blocks.append(record)
     t0 = time.perf_counter()
     try:
