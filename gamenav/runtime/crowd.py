@@ -324,6 +324,11 @@ def _check_positions(grid: TileGrid, pos: _F64) -> None:
             f"every position must lie on a passable cell; agent {bad} at {tuple(pos[bad].tolist())} is {where}")
 
 
+_KERNELS = (crowd_step, follow_paths, field_targets, separation, resolve_walls, descend_field, narrow_passages,
+            passage_waits, preferred_velocities, walk_steps, blocked_table, discs_off_walls)
+"""The crowd's kernels, compiled as one group (:func:`gamenav._kernels.announce_compile`) on first use."""
+
+
 def _dilate(mask: npt.NDArray[np.bool_], k: int) -> npt.NDArray[np.bool_]:
     """The cells [y, x] within ``k`` cells (Chebyshev) of a True cell of ``mask``."""
     h, w = mask.shape
@@ -1025,8 +1030,7 @@ class Crowd(Closeable):
         self._inbox.claim()
         if dt == 0 or len(self) == 0:
             return
-        announce_compile("crowd", crowd_step, follow_paths, field_targets, separation, resolve_walls, descend_field,
-                         narrow_passages, passage_waits, preferred_velocities, walk_steps)
+        announce_compile("crowd", *_KERNELS)
         self._collect_paths()
         self._sent = 0
         self._flush()
@@ -1150,6 +1154,7 @@ class Crowd(Closeable):
     def _keep_off_walls(self, prev: _F64, pos: _F64, radii: _F64 | None = None) -> None:
         """Keep ``pos`` (m, 2) off walls, in place: wall sliding (:func:`resolve_walls`), then
         (ORCA) discs of ``radii`` (m,) pushed out of blocked cells, or (separation) margins."""
+        announce_compile("crowd", *_KERNELS)  # (move() runs them before any update)
         g = self._grid
         ox, oy = g.origin
         passable, _ = g._kernel_arrays()

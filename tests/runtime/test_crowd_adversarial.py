@@ -397,3 +397,28 @@ def test_agents_walk_the_same_in_cells_of_any_size(avoidance: str, cell_size: fl
     expected_arrived, expected_cells = _walk(1.0, avoidance)
     assert arrived == expected_arrived == [True] * 3
     np.testing.assert_allclose(cells, expected_cells, atol=1e-6)
+
+
+@pytest.mark.parametrize("avoidance", ["orca", "separation"])
+def test_an_order_before_the_first_update_compiles_the_crowd_kernels_as_one_group(
+        avoidance: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """move() runs the wall kernels (goal slots kept off walls) before any update: on a first
+    run they compiled one by one, each with its own notice, outside the crowd group."""
+    import gamenav.runtime.crowd as crowd_module
+    from gamenav._kernels.crowd import resolve_walls
+    from gamenav._kernels.orca import discs_off_walls
+
+    calls: list[tuple[str, tuple[object, ...]]] = []
+    real_resolve = crowd_module.resolve_walls
+
+    def spy(*args: object) -> object:
+        assert calls, "a crowd kernel ran before its group was announced"
+        return real_resolve(*args)
+
+    monkeypatch.setattr(crowd_module, "announce_compile", lambda group, *kernels: calls.append((group, kernels)))
+    monkeypatch.setattr(crowd_module, "resolve_walls", spy)
+    grid = gamenav.TileGrid.from_strings(["......", ".##...", "......"])
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5), (4.5, 2.5)], radius=0.3, max_speed=2.0, avoidance=avoidance)
+    crowd.move([0, 1], (5.5, 0.5))
+    assert calls and calls[0][0] == "crowd"
+    assert {resolve_walls, discs_off_walls} <= set(calls[0][1])
