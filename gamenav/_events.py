@@ -87,7 +87,7 @@ class Listeners(Generic[C]):
 
     def __init__(self) -> None:
         self._subs: tuple[_Subscription[C], ...] = ()
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: see _replace
         self._local = threading.local()  # per thread: the changes waiting for the one being delivered
 
     def __len__(self) -> int:
@@ -114,15 +114,27 @@ class Listeners(Generic[C]):
             sub: _Subscription[C] = _Subscription(listener, flag(weak, "weak"))
         except TypeError as exc:
             raise TypeError(f"weak=True needs a listener that can be weakly referenced: {exc}") from None
-        with self._lock:
-            self._subs = tuple(s for s in self._subs if s.target() is not None) + (sub,)
+        self._replace(lambda subs: tuple(s for s in subs if s.target() is not None) + (sub,))
 
         def unsubscribe() -> None:
             sub.active = False
-            with self._lock:
-                self._subs = tuple(s for s in self._subs if s is not sub)
+            self._replace(lambda subs: tuple(s for s in subs if s is not sub))
 
         return unsubscribe
+
+    def _replace(self, update: Callable[[tuple[_Subscription[C], ...]], tuple[_Subscription[C], ...]]) -> None:
+        """Set the subscriptions to ``update(subscriptions)`` under the lock.
+
+        A garbage collection may strike while the new tuple is built, and a ``__del__`` it runs
+        may subscribe or unsubscribe (a unit that unsubscribes when dropped): in this thread, so
+        the lock is re-entrant (a plain lock hung for ever), and the tuple is built again from
+        the subscriptions that ``__del__`` left."""
+        with self._lock:
+            subs = None
+            while subs is not self._subs:
+                subs = self._subs
+                new = update(subs)
+            self._subs = new
 
     def clear(self) -> None:
         """End every subscription."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import threading
 import weakref
 from collections import deque
 from collections.abc import Callable
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 from gamenav import GridChange, InvalidInputError, TileGrid
-from gamenav._events import Listeners
+from gamenav._events import Listeners, _Subscription
 
 
 def test_every_listener_runs_and_the_first_error_is_raised_after_all(caplog) -> None:
@@ -105,6 +106,49 @@ def test_a_listener_subscribed_after_a_queued_edit_does_not_hear_that_edit() -> 
     assert walls == [2]
     grid.set_walkable((1, 1), False)  # it hears the edits notified after it subscribed
     assert walls == [3] == [int((~grid.passable).sum())]
+
+
+def test_a_collection_inside_subscribe_may_run_a_del_that_subscribes_or_unsubscribes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A garbage collection that struck while subscribe rebuilt its tuple ran the __del__ of
+    dropped units: one that unsubscribes took the subscriptions' lock again and hung for ever
+    (a plain lock); one that subscribes must not lose its subscription either."""
+    grid = TileGrid(np.ones((2, 2), bool))
+    heard: list[str] = []
+
+    class Unit:
+        def __init__(self, on_drop: Callable[[Unit], None]) -> None:
+            self.me = self  # a cycle: only a collection frees it
+            self.on_drop = on_drop
+            self.unsubscribe = grid.subscribe(self.on_change, weak=True)
+
+        def on_change(self, change: GridChange) -> None:
+            heard.append("unit")
+
+        def __del__(self) -> None:
+            self.on_drop(self)
+
+    strike = [gc.collect]
+    target = _Subscription.target
+
+    def collecting(sub: _Subscription[GridChange]) -> Callable[[GridChange], object] | None:
+        if strike:
+            strike.pop()()  # the collection strikes here, inside subscribe
+        return target(sub)
+
+    gc.disable()
+    try:
+        Unit(lambda unit: unit.unsubscribe())
+        Unit(lambda unit: grid.subscribe(lambda change: heard.append("corpse")))
+        monkeypatch.setattr(_Subscription, "target", collecting)
+        subscriber = threading.Thread(target=grid.subscribe, args=(lambda change: heard.append("new"),), daemon=True)
+        subscriber.start()
+        subscriber.join(10)  # (the old code never returned)
+    finally:
+        gc.enable()
+    assert not subscriber.is_alive() and not strike
+    grid.set_walkable((0, 0), False)
+    assert sorted(heard) == ["corpse", "new"] and len(grid._listeners) == 2
 
 
 def test_a_listener_that_edits_again_does_not_reorder_the_changes() -> None:

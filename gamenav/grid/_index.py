@@ -55,7 +55,9 @@ class GridIndex(Generic[Data]):
     shape: tuple[int, int]
 
     def __init__(self, grid: TileGrid) -> None:
-        self._lock = threading.Lock()
+        # re-entrant: a garbage collection in a repair may drop a search, whose __del__ gives its
+        # data back (release) in this thread
+        self._lock = threading.RLock()
         self._users = 0
         self.repaired = 0
         self.version = -1

@@ -279,3 +279,47 @@ def test_island_labels_and_change_cells_cannot_be_made_writable(diagonal: str) -
             view.flags.writeable = True
     assert find_path(grid, (0, 2), (3, 0), diagonal=diagonal).status is PathStatus.FOUND
     assert change.blocked.tolist() == [[0, 0], [1, 0]]
+
+
+def test_a_search_collected_during_an_index_repair_gives_its_table_back() -> None:
+    """A garbage collection that struck while an edit repaired the JPS+ table dropped an unfinished
+    JPS+ search held in a reference cycle; its __del__ gave the table back, taking the index's
+    lock that the repair held: the edit (and the game) hung for ever."""
+    import gc
+    import threading
+
+    from gamenav.grid import jump_plus
+
+    rng = np.random.default_rng(1)
+    walk = rng.random((60, 60)) > 0.02  # sparse walls: JPS+ answers
+    walk[0], walk[-1] = True, True
+    grid = TileGrid(walk)
+    gamenav.prepare(grid, "jps")
+
+    class Unit:
+        def __init__(self) -> None:
+            self.me = self  # a cycle: only a collection frees it
+            self.search = GridSearch(grid, (0, 0), (59, 59), algorithm="jps")
+            self.search.step(1)
+
+    index = jump_plus.jump_index(grid)
+    repair = index._repair
+
+    def collecting(*args: int) -> int:
+        gc.collect()  # the collection strikes here, inside the repair
+        return repair(*args)
+
+    gc.disable()
+    try:
+        Unit()
+        assert index._users == 1  # the dropped unit's search holds the table
+        index._repair = collecting  # type: ignore[method-assign]
+        editor = threading.Thread(target=grid.set_walkable, args=((30, 30, 33, 33), False), daemon=True)
+        editor.start()
+        editor.join(10)  # (the old code never returned)
+    finally:
+        gc.enable()
+    assert not editor.is_alive() and grid.version == 1 and index.version == 1
+    expected = find_path(grid, (0, 0), (59, 59))
+    got = find_path(grid, (0, 0), (59, 59), algorithm="jps")
+    assert got.status is PathStatus.FOUND and got.cost == pytest.approx(expected.cost, rel=1e-12)
