@@ -10,7 +10,6 @@ import argparse
 import io
 import json
 import math
-import os
 import sys
 import time
 import traceback
@@ -449,8 +448,8 @@ def _overlays(text: str) -> set[str]:
 
 
 def _check_output(parser: argparse.ArgumentParser, option: str, path: str, *, image: bool = False) -> None:
-    """Fail before the run, not after it: ``path`` must be a file in a folder that exists or can be
-    made (an ``image`` of a type PIL writes)."""
+    """Fail before the run, not after it: ``path`` must be a file that can be written, in a folder that
+    exists or can be made (an ``image`` of a type PIL writes)."""
     file = FilePath(path)
     if file.is_dir():
         parser.error(f"{option} {path!r}: is a folder")
@@ -467,8 +466,14 @@ def _check_output(parser: argparse.ArgumentParser, option: str, path: str, *, im
         file.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         parser.error(f"{option} {path!r}: cannot make its folder {str(file.parent)!r} ({exc.strerror})")
-    if not os.access(file.parent, os.W_OK):
-        parser.error(f"{option} {path!r}: its folder {str(file.parent)!r} is not writable")
+    existed = file.exists()
+    try:
+        with file.open("ab"):  # as the run will: a read-only file or folder, /proc, /sys fail here
+            pass
+    except OSError as exc:
+        parser.error(f"{option} {path!r}: cannot write to it ({exc.strerror})")
+    if not existed:
+        file.unlink()
 
 
 def main(argv: list[str] | None = None) -> int:

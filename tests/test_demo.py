@@ -244,6 +244,22 @@ def test_cli_rejects_bad_numbers_and_overlays_before_starting(args: list[str], m
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+def test_cli_rejects_an_output_file_it_cannot_write_before_the_run(tmp_path: FilePath,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    # only the folder was checked (os.access): --stats /proc/version (or a read-only stats.json, for users other
+    # than root) ran the whole scene, then an OSError traceback when the stats were written
+    for args, message in ((["--stats", "/proc/version"], "--stats '/proc/version': cannot write to it"),
+                          (["--screenshot", "/proc/shot.png"], "--screenshot '/proc/shot.png': cannot write to it")):
+        with pytest.raises(SystemExit) as info:
+            main(["--headless", "--agents", "4", "--frames", "1", *args])
+        assert info.value.code == 2 and message in capsys.readouterr().err
+    stats = tmp_path / "stats.json"
+    with pytest.raises(SystemExit):
+        main(["--headless", "--stats", str(stats), "--map", str(tmp_path / "nosuch.map")])
+    assert not stats.exists(), "the check leaves no empty file behind"
+
+
 def test_cli_names_a_missing_or_malformed_map_and_takes_the_sample_maps(tmp_path: FilePath,
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
     for map_arg, problem in ((str(tmp_path / "nosuch.map"), "no such file"), (str(tmp_path), "is not a file"),
