@@ -162,14 +162,12 @@ class DemoWindow(arcade.Window):
             f"arrived {int(crowd.arrived.sum())}   failed {int(crowd.failed.sum())}   "
             f"re-paths stuck {crowd.counters['stuck_repaths']} edit {crowd.counters['edit_repaths']}",
         ] + sim.messages[-1:]
-        arcade.draw_lrbt_rectangle_filled(0, 520, self.height - 18 - 15 * len(lines), self.height, (0, 0, 0, 150))
-        for text, line in zip(self.hud, lines, strict=False):
+        shown = self.hud[:len(lines)]
+        for text, line in zip(shown, lines, strict=True):
             text.text = line
-            text.draw()
+        _draw_panel(shown, self.height - 18 - 15 * len(lines), self.height)
         if self.show["help"]:
-            arcade.draw_lrbt_rectangle_filled(0, 600, 0, 14 + 15 * len(self.help), (0, 0, 0, 150))
-            for text in self.help:
-                text.draw()
+            _draw_panel(self.help, 0, 14 + 15 * len(self.help))
 
     def on_resize(self, width: int, height: int) -> None:
         """Keep the HUD at the top of the window (the map stays one pixel per world unit)."""
@@ -232,6 +230,15 @@ class DemoWindow(arcade.Window):
             names = {key.G: "grid", key.P: "paths", key.M: "navmesh", key.E: "expansions", key.H: "help"}
             if symbol in names:
                 self.show[names[symbol]] = not self.show[names[symbol]]
+
+
+def _draw_panel(texts: list[arcade.Text], bottom: float, top: float) -> None:
+    """``texts`` on a dark box from the window's left edge to just past the longest of them (their
+    widths depend on the numbers shown and on the font found)."""
+    right = max(text.x + text.content_width for text in texts) + 8
+    arcade.draw_lrbt_rectangle_filled(0, right, bottom, top, (0, 0, 0, 150))
+    for text in texts:
+        text.draw()
 
 
 def _corners(points: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

@@ -586,3 +586,32 @@ def test_a_building_redraws_only_its_cells_and_the_picture_stays_exact(monkeypat
         assert np.array_equal(shown, full)  # what the GPU draws
     finally:
         window.close()
+
+
+def test_hud_and_help_boxes_hold_their_longest_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the boxes were 520 and 600 px wide whatever they held: the HUD's steering and queue lines (558 px in DejaVu
+    # Sans Mono) and long messages ran out of the box over the map, hard to read on bright ground
+    import arcade
+
+    from demo_game.app import DemoWindow
+
+    boxes: list[tuple[float, float, float, float]] = []
+    real = arcade.draw_lrbt_rectangle_filled
+
+    def record(left: float, right: float, bottom: float, top: float, color: Any) -> None:
+        boxes.append((left, right, bottom, top))
+        real(left, right, bottom, top, color)
+
+    monkeypatch.setattr(arcade, "draw_lrbt_rectangle_filled", record)
+    sim = Simulation(generate(seed=7), agents=10, seed=7, max_expansions=1000)
+    window = DemoWindow(sim, visible=False, fixed_dt=1 / 30, overlays={"help"})
+    try:
+        sim.messages.append("navmesh build failed: " + "a long reason " * 8)
+        window.on_update(1 / 30)
+        window.on_draw()
+        hud, help_box = boxes
+        assert hud[1] >= max(text.x + text.content_width for text in window.hud if text.text)
+        assert window.hud[6].text == sim.messages[-1] and hud[2] < window.hud[6].y
+        assert help_box[1] >= max(text.x + text.content_width for text in window.help)
+    finally:
+        window.close()
