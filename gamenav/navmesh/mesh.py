@@ -243,21 +243,24 @@ class NavMesh:
         self._build_topology()
         self._build_index()
 
-    def __reduce__(self) -> tuple[Callable[..., NavMesh], tuple[Any, ...], dict[str, float]]:
-        """Pickle (and copy) as ``(vertices, live triangles, area costs)`` plus the agent radius:
-        unpickling runs :meth:`__init__`, which validates the arrays, rebuilds everything derived
-        from them read-only, and gives the copy a new :attr:`version` (obstacle ids, subscriptions,
-        grid following and dead triangle ids are not kept; carved obstacles stay carved, and
-        obstacles added to the copy are inflated by the same :attr:`agent_radius`). A mesh that
-        edits emptied (no live triangle) is rebuilt from its dead triangles, then emptied by one
-        edit: a copy as empty, answering queries alike."""
+    def __reduce__(self) -> tuple[Callable[..., NavMesh], tuple[Any, ...], dict[str, Any]]:
+        """Pickle (and copy) as ``(class, vertices, live triangles, area costs)`` plus the agent
+        radius and the attributes a subclass (or the caller) added: unpickling runs NavMesh's
+        :meth:`__init__` (not a subclass's, which may take other arguments), which validates the
+        arrays, rebuilds everything derived from them read-only, and gives the copy a new
+        :attr:`version` (obstacle ids, subscriptions, grid following and dead triangle ids are
+        not kept; carved obstacles stay carved, and obstacles added to the copy are inflated by
+        the same :attr:`agent_radius`). A mesh that edits emptied (no live triangle) is rebuilt
+        from its dead triangles, then emptied by one edit: a copy as empty, answering queries alike."""
         with self._lock:
             alive = self._alive
+            state = {name: value for name, value in vars(self).items() if name not in _OWN_ATTRIBUTES}
+            state["_agent_radius"] = self._agent_radius
             if not alive.any():
                 return (_emptied, (type(self), self._vertices, self._triangles, self._cost_array(),
-                                   self._agent_radius), {"_agent_radius": self._agent_radius})
-            return (type(self), (self._vertices, self._triangles[alive], self._cost_array()[alive]),
-                    {"_agent_radius": self._agent_radius})
+                                   self._agent_radius), state)
+            return (_rebuild, (type(self), self._vertices, self._triangles[alive], self._cost_array()[alive]),
+                    state)
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
@@ -779,6 +782,23 @@ class NavMesh:
                     "side": self._side, "tin": self._tin, "tout": self._tout}
 
 
+_OWN_ATTRIBUTES = frozenset((
+    "_vertices", "_triangles", "_area_costs", "_version", "_alive", "_lock", "_listeners", "_edits",
+    "_agent_radius", "_border_cache", "_island_counts", "_neighbours", "_islands", "_side", "_tin", "_tout",
+    "_border_edges", "_border_tri", "_corner", "_pinch", "_degree", "_tol", "_grid", "_box", "_cell_items",
+    "_cell_start", "_edits_follower"))
+"""What a mesh's construction and edits set; a copy makes its own (other attributes are copied)."""
+
+
+def _rebuild(cls: type[NavMesh], vertices: npt.NDArray[np.float64], triangles: npt.NDArray[np.int64],
+             area_costs: npt.NDArray[np.float64]) -> NavMesh:
+    """Unpickle / copy helper: a mesh of class ``cls`` made by NavMesh's constructor (see
+    :meth:`NavMesh.__reduce__`)."""
+    mesh = cls.__new__(cls)
+    NavMesh.__init__(mesh, vertices, triangles, area_costs)
+    return mesh
+
+
 def _emptied(cls: type[NavMesh], vertices: npt.NDArray[np.float64], triangles: npt.NDArray[np.int64],
              area_costs: npt.NDArray[np.float64], agent_radius: float) -> NavMesh:
     """Unpickle a mesh that edits emptied (see :meth:`NavMesh.__reduce__`): built from its
@@ -786,7 +806,7 @@ def _emptied(cls: type[NavMesh], vertices: npt.NDArray[np.float64], triangles: n
     state keeps it for obstacles added later)."""
     from gamenav.navmesh.dynamic import remove_all
 
-    mesh = cls(vertices, triangles, area_costs)
+    mesh = _rebuild(cls, vertices, triangles, area_costs)
     mesh._agent_radius = agent_radius
     remove_all(mesh)
     return mesh

@@ -45,6 +45,32 @@ def test_copies_keep_arrays_read_only_and_answer_alike(walled: NavMesh, clone) -
         np.testing.assert_array_equal(a.corridor, b.corridor)
 
 
+class _NamedMesh(NavMesh):
+    """A subclass whose constructor takes another argument first."""
+
+    def __init__(self, name: str, vertices: Any, triangles: Any, area_costs: Any = None) -> None:
+        super().__init__(vertices, triangles, area_costs)
+        self.name = name
+
+
+@pytest.mark.parametrize("clone", [lambda m: pickle.loads(pickle.dumps(m)), copy.deepcopy, copy.copy],
+                         ids=["pickle", "deepcopy", "copy"])
+@pytest.mark.parametrize("emptied", [False, True])
+def test_copies_keep_the_class_and_added_attributes(clone, emptied: bool) -> None:
+    """A subclass whose ``__init__`` takes other arguments is copied through NavMesh's constructor
+    (copying raised 'vertices must have shape (V, 2), got (1, 3)'), and attributes added to a mesh
+    are kept (they were dropped), also by a mesh that edits emptied."""
+    mesh = _NamedMesh("level 1", SQUARE, [[0, 1, 2], [0, 2, 3]])
+    mesh.spawn = [(1.0, 1.0)]
+    if emptied:
+        mesh.add_obstacle([(-1, -1), (11, -1), (11, 11), (-1, 11)])
+    twin = clone(mesh)
+    assert type(twin) is _NamedMesh and (twin.name, twin.spawn) == ("level 1", [(1.0, 1.0)])
+    assert twin.alive.any() != emptied and len(twin.obstacles) == 0
+    twin.add_obstacle([(4, 4), (6, 4), (6, 6), (4, 6)])  # editable: its own edit state
+    assert len(mesh.obstacles) == emptied
+
+
 class _Forged:
     """Pickles as a NavMesh built from the given (possibly corrupt) arrays."""
 
