@@ -257,14 +257,15 @@ class Simulation:
         return (x, y) if self.grid.in_bounds(x, y) else None
 
     def place_building(self, point: tuple[float, float], size: tuple[int, int] = (5, 4)) -> int:
-        """Put a building (``size`` cells) centred on ``point`` over grass and marsh; returns cells blocked
-        (0: nothing to build on, or no free cell would be left for the units to stand on)."""
+        """Put a building (``size`` cells, cut off by the map's edges) centred on ``point`` over grass and
+        marsh; returns cells blocked (0: nothing to build on, or no free cell would be left for the units to
+        stand on)."""
         cell = self.cell_at(point)
         if cell is None:
             return 0
         w, h = size
-        x0, y0 = max(cell[0] - w // 2, 0), max(cell[1] - h // 2, 0)
-        x1, y1 = min(x0 + w, self.grid.width), min(y0 + h, self.grid.height)
+        x0, y0 = cell[0] - w // 2, cell[1] - h // 2
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x0 + w, self.grid.width), min(y0 + h, self.grid.height)
         area = self.terrain.kind[y0:y1, x0:x1]
         buildable = np.isin(area, (GRASS, MARSH))
         if not buildable.any():

@@ -439,7 +439,7 @@ def test_reinforcements_spawn_beside_a_building_on_the_map_edge() -> None:
 
     for seed in range(8):
         sim = Simulation(from_walkable(np.ones((40, 60), bool)), agents=100, seed=seed, max_expansions=1000)
-        assert sim.place_building((16.0, 304.0)) == 20  # cells x 0..4, rows 0..3 (the top edge)
+        assert sim.place_building((16.0, 296.0)) == 20  # cells x 0..4, rows 0..3 (the top edge)
         ids = sim.crowd.ids.copy()
         sim.reinforce()
         rows = np.flatnonzero(~np.isin(sim.crowd.ids, ids) & (sim.team == 0))
@@ -615,3 +615,21 @@ def test_hud_and_help_boxes_hold_their_longest_lines(monkeypatch: pytest.MonkeyP
         assert help_box[1] >= max(text.x + text.content_width for text in window.help)
     finally:
         window.close()
+
+
+def test_a_building_on_the_map_edge_is_cut_off_not_shifted() -> None:
+    # at the left and top edges the 5 x 4 building was pushed inwards (its full size, 2 cells past the cursor's
+    # side) while at the right and bottom edges it was cut off: B over column 0 blocked columns 0..4
+    from demo_game.mapgen import from_walkable
+
+    sim = Simulation(from_walkable(np.ones((40, 60), bool)), agents=2, seed=1, max_expansions=1000)
+    try:
+        for cell, columns, rows in (((0, 20), (0, 2), (18, 21)), ((59, 20), (57, 59), (18, 21)),
+                                    ((30, 0), (28, 32), (0, 1)), ((30, 39), (28, 32), (37, 39))):
+            point = tuple(sim.grid.cell_to_world(cell))
+            assert sim.place_building(point) > 0
+            ys, xs = np.nonzero(sim.terrain.kind == BUILDING)
+            assert (xs.min(), xs.max(), ys.min(), ys.max()) == (*columns, *rows), cell
+            assert sim.remove_building(point) > 0
+    finally:
+        sim.close()
