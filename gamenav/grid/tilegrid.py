@@ -560,11 +560,13 @@ class TileGrid:
         """
         value = flag(walkable, "walkable")
         box, inside = self._region_box(region)
-        with self._edit_lock:
-            state = self._state
+
+        def edit(state: _GridState) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
             new_walkable = state.walkable.copy()
             new_walkable[box][inside] = value
-            return self._apply(state, new_walkable, state.cost, box)
+            return new_walkable, state.cost
+
+        return self._apply(edit, box)
 
     def set_cost(self, region: Region, cost: float | npt.ArrayLike) -> GridChange | None:
         """Set the cost of a region (a scalar, or an ``(h, w)`` array read where the region is).
@@ -579,18 +581,41 @@ class TileGrid:
                 f"cost must be a scalar or an array of shape {self.shape}, got shape {given.shape}")
         values = np.broadcast_to(given.astype(np.float64), self.shape)[box][inside]
         _check_cost(values if given.ndim else given.astype(np.float64))  # a scalar even for an empty region
-        with self._edit_lock:
-            state = self._state
+
+        def edit(state: _GridState) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
             new_cost = state.cost.copy()
             new_cost[box][inside] = values
-            return self._apply(state, state.walkable, new_cost, box)
+            return state.walkable, new_cost
 
-    def _apply(self, state: _GridState, walkable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64],
+        return self._apply(edit, box)
+
+    def _apply(self, edit: Callable[[_GridState], tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]],
                box: tuple[slice, slice]) -> GridChange | None:
-        """Install arrays that differ from ``state``'s only inside ``box`` as the new snapshot
-        and notify the listeners (the caller holds the edit lock)."""
+        """Install ``edit(state)``, the arrays of the current snapshot ``state`` changed inside
+        ``box``, as the new snapshot and notify the listeners.
+
+        Made again from the grid's new snapshot if it changed meanwhile: in this thread (the
+        edit lock is re-entrant) a garbage collection may run a ``__del__`` that edits the grid,
+        and that edit must stay.
+        """
+        with self._edit_lock:
+            state: _GridState | None = None
+            while state is not self._state:
+                state = self._state
+                new, change = self._successor(state, *edit(state), box)
+            if new is not state:
+                self._state = new
+            if change is not None:
+                self._listeners.notify(change)
+            return change
+
+    @staticmethod
+    def _successor(state: _GridState, walkable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64],
+                   box: tuple[slice, slice]) -> tuple[_GridState, GridChange | None]:
+        """The snapshot after ``state`` whose arrays are ``walkable`` and ``cost`` (they differ
+        from ``state``'s only inside ``box``), and the change to report (None: none to report)."""
         if np.array_equal(walkable[box], state.walkable[box]) and np.array_equal(cost[box], state.cost[box]):
-            return None  # nothing changed: the snapshot, and every table built on it, stays
+            return state, None  # nothing changed: the snapshot, and every table built on it, stays
         was = state.passable[box]
         now = walkable[box] & np.isfinite(cost[box])
         both = now & was
@@ -602,18 +627,14 @@ class TileGrid:
             quiet = _GridState(walkable, cost, state.passable, state.version)
             quiet.labels, quiet.padded, quiet.padded_base = state.labels, state.padded, state.padded_base
             quiet.clearance, quiet.clearance_base = state.clearance, state.clearance_base
-            self._state = quiet
-            return None
+            return quiet, None
         passable = state.passable.copy()
         passable[box] = now
-        self._state = _GridState(walkable, cost, passable, state.version + 1, state,
-                                 (box[0].start, box[0].stop, box[1].start, box[1].stop))
         corner = (box[1].start, box[0].start)
-        change = GridChange(state.version + 1, _cells_of(blocked, corner), _cells_of(opened, corner),
-                            _cells_of(raised, corner), _cells_of(lowered, corner),
-                            frozen(passable))
-        self._listeners.notify(change)
-        return change
+        return (_GridState(walkable, cost, passable, state.version + 1, state,
+                           (box[0].start, box[0].stop, box[1].start, box[1].stop)),
+                GridChange(state.version + 1, _cells_of(blocked, corner), _cells_of(opened, corner),
+                           _cells_of(raised, corner), _cells_of(lowered, corner), frozen(passable)))
 
     def subscribe(self, listener: GridListener, *, weak: bool = False) -> Unsubscribe:
         """Call ``listener(change)`` after every effective edit; returns a function that unsubscribes.

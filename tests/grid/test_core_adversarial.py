@@ -4,6 +4,7 @@ oracle, the fast path against the general search, sliced against one-shot, and h
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -323,3 +324,43 @@ def test_a_search_collected_during_an_index_repair_gives_its_table_back() -> Non
     expected = find_path(grid, (0, 0), (59, 59))
     got = find_path(grid, (0, 0), (59, 59), algorithm="jps")
     assert got.status is PathStatus.FOUND and got.cost == pytest.approx(expected.cost, rel=1e-12)
+
+
+def test_an_edit_by_a_del_during_another_edit_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A garbage collection that struck while an edit built its new snapshot ran the __del__ of a
+    dropped crate, which edits the grid (blocks its cell): the outer edit then installed a
+    snapshot made from the grid before that edit. The crate's edit was lost (cell (2, 2) open
+    again, although the listeners had heard it blocked) and version 1 was reported twice."""
+    import gc
+
+    from gamenav.grid import tilegrid
+
+    grid = TileGrid(np.ones((3, 3), dtype=bool))
+    heard: list[tuple[int, list[list[int]]]] = []
+    grid.subscribe(lambda change: heard.append((change.version, change.blocked.tolist())))
+
+    class Crate:
+        def __init__(self) -> None:
+            self.me = self  # a cycle: only a collection frees it
+
+        def __del__(self) -> None:
+            grid.set_walkable((2, 2), False)
+
+    strike = [gc.collect]
+    init = tilegrid._GridState.__init__
+
+    def collecting(state: tilegrid._GridState, *args: Any, **kwargs: Any) -> None:
+        if strike and args[3] == 1:  # while the snapshot of version 1 is built
+            strike.pop()()
+        init(state, *args, **kwargs)
+
+    monkeypatch.setattr(tilegrid._GridState, "__init__", collecting)
+    gc.disable()
+    try:
+        Crate()
+        change = grid.set_walkable((0, 0), False)
+    finally:
+        gc.enable()
+    assert not strike and change is not None and change.version == 2
+    assert heard == [(1, [[2, 2]]), (2, [[0, 0]])]
+    assert grid.version == 2 and not grid.passable[2, 2] and not grid.passable[0, 0]
