@@ -6,6 +6,7 @@ Arrays are indexed ``[y, x]``; sources are ``(x, y)`` cells.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -84,17 +85,11 @@ def snapshot_field(grid: TileGrid, snapshot: _GridState | None, sources: npt.Arr
     limit = abs(limit)  # -0.0 is 0.0 (the kernel compares the float bits)
     scale = None if cost_scale is None else _cost_scale(cost_scale, grid.shape)
     mask = threshold(grid, agent_radius)
-    try:
-        src = np.asarray(sources)
-    except (TypeError, ValueError):  # ragged
-        src = np.zeros(0)
-    if src.ndim == 1:
-        src = src.reshape(1, -1)
-    if src.ndim != 2 or src.shape[1] != 2 or src.shape[0] == 0 or not (
-            np.issubdtype(src.dtype, np.integer)) or holds_bool(sources):  # (True, 1) reads as ints
+    src = _source_cells(sources)
+    if src is None:
         raise InvalidInputError(
             f"sources must be an (x, y) cell or an (n, 2) int array with n >= 1, got {sources!r}")
-    xs, ys = src[:, 0], src[:, 1]  # compared before any cast (uint64 beyond int64)
+    xs, ys = src[:, 0], src[:, 1]  # compared before any cast (uint64 or Python ints beyond int64)
     outside = (xs < 0) | (xs >= grid.width) | (ys < 0) | (ys >= grid.height)
     if outside.any():
         i = int(np.argmax(outside))
@@ -135,6 +130,27 @@ def snapshot_field(grid: TileGrid, snapshot: _GridState | None, sources: npt.Arr
     _pool.give_back(ws)
     inner: npt.NDArray[np.float64] = field.reshape(grid.height + 2, stride)[1:-1, 1:-1].copy()
     return inner
+
+
+def _source_cells(sources: npt.ArrayLike) -> npt.NDArray[Any] | None:
+    """``sources`` as an ``(n, 2)`` array of ints, n >= 1 (an object array of the given ints
+    where numpy would not keep them as ints: a uint64 beside an int, ints beyond 64 bits), or
+    None if it is not one ``(x, y)`` cell or a sequence of them."""
+    try:
+        src = np.asarray(sources)
+    except (TypeError, ValueError):  # ragged
+        return None
+    if src.dtype.kind in "fO" and not isinstance(sources, np.ndarray):
+        src = np.asarray(sources, dtype=object)
+        if not all(isinstance(v, (int, np.integer)) for v in src.flat):
+            return None
+    elif not np.issubdtype(src.dtype, np.integer):
+        return None
+    if src.ndim == 1:
+        src = src.reshape(1, -1)
+    if src.ndim != 2 or src.shape[1] != 2 or src.shape[0] == 0 or holds_bool(sources):  # (True, 1) reads as ints
+        return None
+    return src
 
 
 def _cost_scale(value: npt.ArrayLike, shape: tuple[int, int]) -> npt.NDArray[np.float64]:

@@ -279,6 +279,21 @@ def test_distance_field_refuses_bools_mixed_with_numbers() -> None:
                                                                                                  [3.0, 0.0]]
 
 
+def test_distance_field_takes_the_int_cells_find_path_takes() -> None:
+    """numpy reads ``(np.uint64(1), 1)`` as floats and ``(2**70, 0)`` as objects: the field called
+    those ``(x, y)`` cells "not an (x, y) cell" (InvalidInputError), where ``find_path`` takes
+    the first and calls the second outside the grid."""
+    grid = TileGrid(np.ones((3, 3), bool))
+    centre = gamenav.distance_field(grid, (1, 1))
+    np.testing.assert_array_equal(gamenav.distance_field(grid, (np.uint64(1), 1)), centre)
+    np.testing.assert_array_equal(gamenav.distance_field(grid, [(np.int8(1), np.uint64(1)), (1, 1)]), centre)
+    for sources in ((2**70, 0), [(0, 0), (1, -2**70)], (np.uint64(2**64 - 1), -1)):
+        with pytest.raises(gamenav.OutOfBoundsError, match="outside the grid"):
+            gamenav.distance_field(grid, sources)
+    for sources in ((2**70, True), [(0, 0), (1.5, 1)], np.array([[1, 1]], dtype=object)):
+        with pytest.raises(InvalidInputError, match="sources must be"):
+            gamenav.distance_field(grid, sources)
+
 def test_radius_searches_follow_edits() -> None:
     grid = TileGrid(np.ones((12, 12), bool))
     assert gamenav.find_path(grid, (2, 2), (9, 9), agent_radius=1.5).cost == pytest.approx(7 * math.sqrt(2))
