@@ -317,7 +317,8 @@ class NavMesh:
 
         Raises:
             InvalidGeometryError: no passable cell (or none wide enough for ``agent_radius``).
-            InvalidInputError: ``grid`` is not a TileGrid, or a bad ``agent_radius`` or ``follow``.
+            InvalidInputError: ``grid`` is not a TileGrid, its cells are narrower than
+                :data:`MIN_EDGE` or reach beyond ``MAX_COORDINATE``, or a bad ``agent_radius`` or ``follow``.
         """
         follow = flag(follow, "follow")
         mesh = cls._from_grid(grid, agent_radius)
@@ -334,6 +335,12 @@ class NavMesh:
         if not isinstance(grid, TileGrid):
             raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
         agent_radius = agent_radius_value(agent_radius)
+        cs, (ox, oy), (h, w) = grid.cell_size, grid.origin, grid.shape
+        reach = max(abs(ox), abs(oy), abs(ox + w * cs), abs(oy + h * cs))
+        if not (cs >= MIN_EDGE and reach <= MAX_COORDINATE):
+            raise InvalidInputError(
+                f"a navmesh needs grid cells at least {MIN_EDGE:g} wide within [-{MAX_COORDINATE:g}, "
+                f"{MAX_COORDINATE:g}], got cell_size={cs!r} and origin={(ox, oy)!r}: cells reach {reach!r}")
         passable = grid.passable
         values, classes = np.unique(np.where(passable, grid.cost, 1.0), return_inverse=True)
         uniform = bool(values[values < np.inf].max(initial=1.0) == 1.0)

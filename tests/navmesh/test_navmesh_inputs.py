@@ -173,6 +173,21 @@ def test_coordinates_beyond_the_range_are_rejected_before_triangulating(exponent
         NavMesh.from_polygons([SQUARE], obstacles=[[(1, 1), (2, 1), (2, s)]])
 
 
+@pytest.mark.parametrize("radius", [0.0, 0.1])
+@pytest.mark.parametrize("follow", [False, True])
+@pytest.mark.parametrize(("cell_size", "origin"), [(1.0, (1e16, 0.0)), (1.0, (1e15 - 5, 0.0)), (1e14, (0.0, 0.0)),
+                                                   (1e-120, (0.0, 0.0))])
+def test_a_grid_beyond_the_range_or_with_underflowing_cells_names_the_grid(
+        cell_size: float, origin: tuple[float, float], follow: bool, radius: float) -> None:
+    """Such a grid is refused naming its cell size and origin, whatever the radius (the error named
+    'vertices' or 'walkable coordinates' the caller never gave, InvalidInputError without a radius and
+    InvalidGeometryError with one; cells of 1e-120 were 'no triangle with non-zero area')."""
+    grid = gamenav.TileGrid(np.ones((3, 20), dtype=bool), cell_size=cell_size, origin=origin)
+    with pytest.raises(InvalidInputError, match=r"grid cells at least 1e-100 wide within \[-1e\+15, 1e\+15\], "
+                                                r"got cell_size=.* and origin=.*: cells reach"):
+        NavMesh.from_grid(grid, agent_radius=radius, follow=follow)
+
+
 def test_coordinates_near_1e160_do_not_hang() -> None:
     # before: an uninterruptible hang inside triangle; run in a child process to bound it
     code = ("import gamenav, shapely\n"
