@@ -418,7 +418,9 @@ class LoadingWindow(arcade.Window):
 
 
 def display_problem() -> str | None:
-    """Why no window can be opened (pyglet finds no display), or None when one can."""
+    """Why no window can be opened (pyglet finds no display, or arcade runs headless), or None when one can."""
+    if arcade.headless:  # arcade.run() would draw off-screen for ever, with no input to quit
+        return "ARCADE_HEADLESS is set: arcade draws off-screen"
     import pyglet
 
     display = getattr(pyglet, "display", None) or getattr(pyglet, "canvas", None)

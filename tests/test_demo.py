@@ -203,6 +203,15 @@ def test_without_a_display_one_clear_message_before_compiling() -> None:
     assert "compiling" not in proc.stderr  # checked before any kernel is loaded
 
 
+def test_arcade_headless_without_the_headless_flag_is_one_clear_message() -> None:
+    # ARCADE_HEADLESS=1 python -m demo_game (no --headless): pyglet found a display, so the game started and
+    # arcade.run() drew off-screen for ever: no window, no output, no input to quit
+    proc = subprocess.run([sys.executable, "-m", "demo_game", "--agents", "4"], cwd=ROOT, capture_output=True,
+                          text=True, env=dict(os.environ, ARCADE_HEADLESS="1", GAMENAV_QUIET="1"), timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "no display to open a window on (ARCADE_HEADLESS is set" in proc.stderr and "--headless" in proc.stderr
+
+
 def test_hud_and_stats_share_bounded_timings() -> None:
     from demo_game.sim import Timings
 
