@@ -133,7 +133,7 @@ class Simulation:
         for team, (x0, x1) in enumerate(((0, band), (g.width - band, g.width))):
             count = agents // 2 + (agents % 2 if team == 0 else 0)
             ys, xs = np.nonzero(g.passable[:, x0:x1])
-            if len(xs) == 0:
+            if len(xs) == 0 and count:  # a team of no units (--agents 1) needs no room
                 raise gamenav.InvalidInputError(f"no passable cells in columns {x0}..{x1 - 1} to spawn team {team}")
             pick = rng.choice(len(xs), size=count, replace=count > len(xs))
             cells = np.stack([xs[pick] + x0, ys[pick]], axis=1)

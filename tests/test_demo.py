@@ -301,6 +301,23 @@ def test_armies_spawn_on_maps_narrower_than_their_spawn_bands() -> None:
         sim.close()
 
 
+def test_one_unit_starts_on_a_map_with_no_room_on_the_red_side() -> None:
+    # --agents 1 (no red army) on a map whose 6 right columns are wall: "cannot start on this map: no passable cells in
+    # columns 14..19 to spawn team 1", for a team of no units
+    from demo_game.mapgen import from_walkable
+
+    walkable = np.ones((3, 20), bool)
+    walkable[:, 14:] = False
+    sim = Simulation(from_walkable(walkable), agents=1, seed=1, max_expansions=1000)
+    try:
+        assert sim.team.tolist() == [0] and sim.units_on_blocked_cells() == 0
+        sim.step(1 / 30)
+    finally:
+        sim.close()
+    with pytest.raises(gamenav.InvalidInputError, match="no passable cells in columns 14..19 to spawn team 1"):
+        Simulation(from_walkable(walkable), agents=2, seed=1, max_expansions=1000)
+
+
 def test_paths_overlay_after_reinforcements_draws_the_units_own_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     # the overlay passed crowd rows as agent ids: once units died, InvalidInputError (or another unit's path)
     import arcade
