@@ -14,7 +14,7 @@ INSTALL_HINT = ('the demo needs the arcade package, which is not installed.\n'
 
 
 def run() -> int:
-    """Import the demo (arcade) and run it; exit code 2 with a hint when arcade is missing."""
+    """Import the demo (arcade) and run it; exit code 2 with a hint when arcade is missing, 130 on Ctrl+C."""
     if "--headless" in sys.argv[1:]:
         os.environ.setdefault("ARCADE_HEADLESS", "1")  # must be set before arcade is imported
     try:
@@ -26,7 +26,10 @@ def run() -> int:
         return 2
     from demo_game.app import main
 
-    return main()
+    try:
+        return main()
+    except KeyboardInterrupt:  # Ctrl+C in the terminal (say while the kernels compile): quit without a traceback
+        return 130
 
 
 if __name__ == "__main__":

@@ -194,6 +194,16 @@ def test_without_arcade_one_clear_message() -> None:
     assert 'pip install -e ".[demo]"' in proc.stderr and "arcade" in proc.stderr
 
 
+def test_ctrl_c_quits_without_a_traceback() -> None:
+    # Ctrl+C in the terminal (a first run compiles for about 20 s) printed a KeyboardInterrupt traceback
+    interrupt = ("from demo_game import sim\n"
+                 "def step(self, dt):\n"
+                 "    raise KeyboardInterrupt\n"
+                 "sim.Simulation.step = step\n")
+    proc = _demo(["--headless", "--agents", "4", "--frames", "5"], dict(os.environ, GAMENAV_QUIET="1"), pre=interrupt)
+    assert proc.returncode == 130 and proc.stderr == "", proc.stderr
+
+
 def test_without_a_display_one_clear_message_before_compiling() -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "ARCADE_HEADLESS")}
     proc = _demo([], env)
