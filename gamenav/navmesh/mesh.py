@@ -31,6 +31,7 @@ from gamenav.navmesh.build import (MAX_COORDINATE, agent_radius_value, area_list
 if TYPE_CHECKING:
     from shapely.geometry.base import BaseGeometry
 
+    from gamenav.grid.tilegrid import TileGrid
     from gamenav.navmesh.dynamic import EditState, NavMeshChange
 
 __all__ = ["NavMesh", "RaycastHit"]
@@ -313,27 +314,30 @@ class NavMesh:
                 re-triangulates only the region around the cells whose passability or cost
                 changed (see :meth:`add_obstacle`), in both directions: cells blocked when the
                 mesh was built open the mesh there too. New triangles take the grid's cell
-                costs, as a build would. The grid holds the mesh weakly.
+                costs, as a build would. The grid holds the mesh weakly. The mesh is built from
+                one state of the grid, and follows every edit after it (an edit in another thread
+                waits for the build).
 
         Raises:
             InvalidGeometryError: no passable cell (or none wide enough for ``agent_radius``).
             InvalidInputError: ``grid`` is not a TileGrid, its cells are narrower than
                 :data:`MIN_EDGE` or reach beyond ``MAX_COORDINATE``, or a bad ``agent_radius`` or ``follow``.
         """
-        follow = flag(follow, "follow")
-        mesh = cls._from_grid(grid, agent_radius)
-        if follow:
-            from gamenav.navmesh.dynamic import follow_grid
+        from gamenav.grid.tilegrid import TileGrid
 
-            follow_grid(mesh, grid)
+        follow = flag(follow, "follow")
+        if not isinstance(grid, TileGrid):
+            raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
+        with grid._edit_lock:  # one state of the grid: no edit between the build and the subscription
+            mesh = cls._from_grid(grid, agent_radius)
+            if follow:
+                from gamenav.navmesh.dynamic import follow_grid
+
+                follow_grid(mesh, grid)
         return mesh
 
     @classmethod
-    def _from_grid(cls, grid: Any, agent_radius: float) -> NavMesh:
-        from gamenav.grid.tilegrid import TileGrid
-
-        if not isinstance(grid, TileGrid):
-            raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
+    def _from_grid(cls, grid: TileGrid, agent_radius: float) -> NavMesh:
         agent_radius = agent_radius_value(agent_radius)
         cs, (ox, oy), (h, w) = grid.cell_size, grid.origin, grid.shape
         reach = max(abs(ox), abs(oy), abs(ox + w * cs), abs(oy + h * cs))

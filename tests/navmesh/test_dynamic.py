@@ -220,6 +220,35 @@ def test_from_grid_follow(radius: float) -> None:
     grid.set_walkable((0, 0, 3, 3), True)
 
 
+@pytest.mark.parametrize("radius", [0.0, 0.2])
+def test_from_grid_follow_misses_no_edit_made_in_another_thread_during_the_build(
+        monkeypatch: pytest.MonkeyPatch, radius: float) -> None:
+    """An edit in another thread between the build and the follower's subscription was never
+    applied: a wall across the grid stayed open in the mesh (area 24 of 20 cells, a path through
+    it), for good; now the edit waits for the build and is followed."""
+    import threading
+
+    from gamenav.navmesh import dynamic
+
+    grid = gamenav.TileGrid(np.ones((4, 6), dtype=bool))
+    editors: list[threading.Thread] = []
+    subscribe = dynamic.GridFollower.__init__
+
+    def edit_then_subscribe(follower: Any, mesh: NavMesh, followed: Any) -> None:
+        editor = threading.Thread(target=grid.set_walkable, args=((2, 0, 3, 4), False))
+        editors.append(editor)
+        editor.start()
+        editor.join(0.5)  # the old code: the edit lands before the subscription
+        subscribe(follower, mesh, followed)
+
+    monkeypatch.setattr(dynamic.GridFollower, "__init__", edit_then_subscribe)
+    mesh = NavMesh.from_grid(grid, agent_radius=radius, follow=True)
+    editors[0].join()
+    assert not grid.passable[:, 2].any()
+    check_mesh(mesh, NavMesh.from_grid(grid, agent_radius=radius))
+    assert gamenav.find_path(mesh, (0.5, 2), (5.5, 2)).status is gamenav.PathStatus.NO_PATH
+
+
 @pytest.mark.parametrize("angle", [0.0, 17.0, 45.0])
 def test_rectangle_inflation_matches_the_stadium_union(angle: float) -> None:
     """Rectangles take a shortcut (one buffer); it must give the stadiums' union of the build."""
