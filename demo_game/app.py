@@ -161,7 +161,7 @@ class DemoWindow(arcade.Window):
             f"cache hit rate {q['cache_hit_rate'] * 100:5.1f} %   navigation {nav}",
             f"arrived {int(crowd.arrived.sum())}   failed {int(crowd.failed.sum())}   "
             f"re-paths stuck {crowd.counters['stuck_repaths']} edit {crowd.counters['edit_repaths']}",
-        ] + sim.messages[-1:]
+        ] + sim.recent_messages()
         shown = self.hud[:len(lines)]
         for text, line in zip(shown, lines, strict=True):
             text.text = line

@@ -26,6 +26,8 @@ REROUTE_SECONDS = 1.0
 """Armies re-plan their flow fields round each other this often (``Crowd(reroute_seconds=)``)."""
 PATCH_FRAMES = 90
 """The navmesh overlay highlights the triangles of edits this many frames old or younger (3 s)."""
+MESSAGE_FRAMES = 150
+"""The HUD shows a message for this many frames (5 s)."""
 UNIT_KINDS = (("infantry", 0.3, 7.0, 0.6), ("cavalry", 0.4, 10.0, 0.28), ("tank", 0.5, 5.0, 0.12))
 """(name, radius in cells, max speed in cells per second, share of an army)."""
 
@@ -122,6 +124,8 @@ class Simulation:
         self._carry_ms = 0.0  # orders and edits between frames count towards the next update
         self._carry_path_ms = 0.0
         self.messages: list[str] = []
+        """Everything :meth:`say` said, oldest first."""
+        self._said = -MESSAGE_FRAMES  # the frame of the newest message
         self.errors: list[str] = []
         """Problems the game survived (e.g. a navmesh that failed to build); the headless run fails on them."""
 
@@ -273,7 +277,7 @@ class Simulation:
         mask = np.zeros(self.grid.shape, bool)
         mask[y0:y1, x0:x1] = buildable
         if not (self.grid.passable & ~mask).any():
-            self.messages.append("no building on the last free cells: the units need somewhere to stand")
+            self.say("no building on the last free cells: the units need somewhere to stand")
             return 0
         area[buildable] = BUILDING
         self._timed(self._edit, mask, False)
@@ -353,7 +357,7 @@ class Simulation:
         """
         if not self.navmesh_on:
             if not self.navmesh_available:
-                self.messages.append("navmesh navigation is not available")
+                self.say("navmesh navigation is not available")
                 return False
             self.navmesh_on = True
             self._start_navmesh_build()
@@ -423,7 +427,7 @@ class Simulation:
             mesh, self._mesh_obstacles = job.result()
         except Exception as exc:  # noqa: BLE001 - keep playing on the grid; the headless run reports it
             self.errors.append(f"navmesh build failed: {type(exc).__name__}: {exc}")
-            self.messages.append(self.errors[-1])
+            self.say(self.errors[-1])
             self.navmesh_on = False
             self.navmesh = None
             self.crowd.world = self.grid
@@ -463,6 +467,15 @@ class Simulation:
             self.queue.max_expansions = self.max_expansions
         else:
             self.queue.budget_ms = self.budget_ms
+
+    def say(self, text: str) -> None:
+        """Tell the player ``text`` (the HUD's last line for :data:`MESSAGE_FRAMES` frames)."""
+        self.messages.append(text)
+        self._said = self.frame
+
+    def recent_messages(self) -> list[str]:
+        """The newest message while it is :data:`MESSAGE_FRAMES` frames old or younger, else none."""
+        return self.messages[-1:] if self.frame - self._said < MESSAGE_FRAMES else []
 
     # -- checks and numbers ---------------------------------------------------------------
     def units_on_blocked_cells(self) -> int:

@@ -642,7 +642,7 @@ def test_hud_and_help_boxes_hold_their_longest_lines(monkeypatch: pytest.MonkeyP
     sim = Simulation(generate(seed=7), agents=10, seed=7, max_expansions=1000)
     window = DemoWindow(sim, visible=False, fixed_dt=1 / 30, overlays={"help"})
     try:
-        sim.messages.append("navmesh build failed: " + "a long reason " * 8)
+        sim.say("navmesh build failed: " + "a long reason " * 8)
         window.on_update(1 / 30)
         window.on_draw()
         hud, help_box = boxes
@@ -669,3 +669,31 @@ def test_a_building_on_the_map_edge_is_cut_off_not_shifted() -> None:
             assert sim.remove_building(point) > 0
     finally:
         sim.close()
+
+
+def test_a_hud_message_goes_away(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the newest message stayed on the HUD for ever: "no building on the last free cells" under later buildings,
+    # "navmesh build failed" over a navmesh that had been built since
+    import arcade
+
+    from demo_game.app import DemoWindow
+    from demo_game.mapgen import from_walkable
+
+    drawn: list[str] = []
+    monkeypatch.setattr(arcade.Text, "draw", lambda text: drawn.append(text.text))
+    sim = Simulation(from_walkable(np.ones((1, 5), bool)), agents=2, seed=1, max_expansions=1000)
+    window = DemoWindow(sim, visible=False, fixed_dt=1 / 30, overlays=set())
+    try:
+        window.on_mouse_motion(window.width // 2, 4, 0, 0)
+        window.on_key_press(arcade.key.B, 0)  # refused: the message
+        texts = []
+        for _ in range(151):  # 5 s at 30 frames a second
+            drawn.clear()
+            window.on_draw()
+            texts.append(list(drawn))
+            window.on_update(1 / 30)
+        said = "no building on the last free cells: the units need somewhere to stand"
+        assert said in texts[0] and said in texts[-2] and said not in texts[-1]
+        assert sim.messages == [said]
+    finally:
+        window.close()
