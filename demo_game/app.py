@@ -37,6 +37,8 @@ MAX_AGENTS = 100_000
 MAX_SIDE_PX = 8_192
 """The longest side of the window and of the terrain picture: arcade's texture atlas (16384 px a side on
 most GPUs, a border round each image) must hold it beside the HUD's glyphs."""
+LOADING_MIN_PX = (880, 240)
+"""The smallest loading screen: room for its title, bar and note (the window of a small map cut them off)."""
 HUD_LINES = 9
 OVERLAYS = ("grid", "paths", "navmesh", "expansions", "help")
 CONTROLS = """\
@@ -547,7 +549,7 @@ def main(argv: list[str] | None = None) -> int:
               f"need a {w * cell_px} x {h * cell_px} px window (at most {MAX_SIDE_PX} px a side)", file=sys.stderr)
         return 2
     if not args.headless:
-        loading = LoadingWindow(w * cell_px, h * cell_px)
+        loading = LoadingWindow(max(w * cell_px, LOADING_MIN_PX[0]), max(h * cell_px, LOADING_MIN_PX[1]))
         try:
             gamenav.warmup(progress=loading.progress)  # before anything is timed: no compile in a frame
         except LoadingCancelled:  # the window was closed while loading: quit without compiling the rest

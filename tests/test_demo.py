@@ -468,6 +468,28 @@ def test_loading_screen_of_a_map_a_few_cells_wide() -> None:
         window.close()
 
 
+def test_the_loading_screen_of_a_small_map_has_room_for_its_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the loading window took the map's size: 96 x 64 px for tiny.json, where the title, the status and the note
+    # (832 px wide: "the first run compiles ... about 20 s") were cut off during the first run's compile
+    from demo_game.app import LoadingWindow
+
+    shown: list[tuple[int, int, float]] = []
+
+    class Closed(LoadingWindow):
+        def __init__(self, width: int, height: int) -> None:
+            super().__init__(width, height, visible=False)
+            self.draw_progress(0, 4, "grid")
+            texts = (self.title, self.status, self.note)
+            shown.append((width, height, max(text.content_width for text in texts)))
+            self.on_close()  # the player closes it: the demo quits before compiling
+
+    monkeypatch.setattr(demo_app, "LoadingWindow", Closed)
+    monkeypatch.setattr(demo_app, "display_problem", lambda: None)
+    assert main(["--map", "tiny.json", "--agents", "4"]) == 0
+    (width, height, widest), = shown
+    assert widest <= width and height >= 240
+
+
 def test_reinforcements_spawn_beside_a_building_on_the_map_edge() -> None:
     # the doors were found with np.roll, which wraps: beside a building on the top edge, units spawned on the
     # bottom edge, 36 cells away (seeds 4 and 6 of these)
