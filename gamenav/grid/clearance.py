@@ -51,7 +51,9 @@ _CAP = 255
 """Stored ``D`` values are capped here: 255 is no sum of two odd squares, so it means "farther
 than every supported radius needs" (about 7.98 cells)."""
 
-_lock = threading.Lock()
+_lock = threading.RLock()
+"""Builds of clearances and views. Re-entrant: a garbage collection inside one may run a ``__del__``
+that edits a grid, whose listeners may ask for the new snapshot's clearance in this thread."""
 
 
 def threshold(grid: TileGrid, agent_radius: Any, name: str = "agent_radius") -> int:

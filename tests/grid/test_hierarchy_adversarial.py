@@ -3,6 +3,7 @@ the clearance transform: locks taken by first builds, listeners that search."""
 
 from __future__ import annotations
 
+import gc
 import threading
 from typing import Any
 
@@ -11,6 +12,21 @@ import pytest
 
 import gamenav
 from gamenav.grid import _index, clearance, hpa, subgoal
+
+
+def _held(lock: Any) -> bool:
+    """Whether some thread holds ``lock`` (tried from another thread: an RLock lets its owner in)."""
+    free: list[bool] = []
+
+    def attempt() -> None:
+        free.append(lock.acquire(blocking=False))
+        if free[0]:
+            lock.release()
+
+    other = threading.Thread(target=attempt)
+    other.start()
+    other.join()
+    return not free[0]
 
 
 @pytest.mark.parametrize("algorithm", ["subgoal", "hpa"])
@@ -71,11 +87,47 @@ def test_the_clearance_warmup_runs_outside_the_clearance_lock(monkeypatch: Any) 
     a clearance itself: called with the module's (non re-entrant) lock held it hung forever."""
     held: list[bool] = []
     monkeypatch.setattr(clearance, "announce_compile",
-                        lambda group, *dispatchers: held.append(clearance._lock.locked()))
+                        lambda group, *dispatchers: held.append(_held(clearance._lock)))
     grid = gamenav.TileGrid(np.ones((5, 5), dtype=bool))
     assert gamenav.clearance_field(grid)[2].tolist() == [0.5, 1.5, 2.5, 1.5, 0.5]
     assert held and not any(held)
 
+
+def test_a_collection_inside_a_clearance_build_may_edit_the_grid(monkeypatch: Any) -> None:
+    """A garbage collection that struck while a clearance was built ran the __del__ of a crate
+    that blocks its cell; a listener asked for the new snapshot's clearance mask in the same
+    thread and waited forever for the clearance lock its own thread held."""
+    grid = gamenav.TileGrid(np.ones((12, 12), dtype=bool))
+    gamenav.clearance_field(gamenav.TileGrid(np.ones((3, 3), dtype=bool)))  # compiled
+    usable: list[int] = []
+    grid.subscribe(lambda change: usable.append(int(gamenav.clearance_mask(grid, 1.0).sum())))
+
+    class Crate:
+        def __init__(self) -> None:
+            self.me = self  # a cycle: only a collection frees it
+
+        def __del__(self) -> None:
+            grid.set_walkable((6, 6, 7, 7), False)
+
+    real = clearance.clearance_box
+
+    def collecting(*args: Any) -> None:
+        gc.collect()  # the collection strikes here, inside the build
+        real(*args)
+
+    monkeypatch.setattr(clearance, "clearance_box", collecting)
+    field: list[float] = []
+    gc.disable()
+    try:
+        Crate()
+        build = threading.Thread(target=lambda: field.append(float(gamenav.clearance_field(grid)[6, 6])),
+                                 daemon=True)
+        build.start()
+        build.join(10)
+    finally:
+        gc.enable()
+    assert not build.is_alive(), "deadlock"
+    assert field == [5.5] and usable == [100 - 9]  # the field of the snapshot it took; the crate's mask
 
 @pytest.mark.parametrize("algorithm", ["jps", "hpa", "subgoal"])
 def test_an_index_whose_repair_failed_lends_no_data(algorithm: str, monkeypatch: pytest.MonkeyPatch) -> None:
