@@ -15,7 +15,7 @@ INSTALL_HINT = ('the demo needs the arcade package, which is not installed.\n'
 
 def run() -> int:
     """Import the demo (arcade) and run it; exit code 2 with a hint when arcade is missing, 130 on Ctrl+C."""
-    if "--headless" in sys.argv[1:]:
+    if any(len(arg) > len("--he") and "--headless".startswith(arg) for arg in sys.argv[1:]):  # argparse's --head too
         os.environ.setdefault("ARCADE_HEADLESS", "1")  # must be set before arcade is imported
     try:
         import arcade  # noqa: F401

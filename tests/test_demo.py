@@ -204,6 +204,15 @@ def test_ctrl_c_quits_without_a_traceback() -> None:
     assert proc.returncode == 130 and proc.stderr == "", proc.stderr
 
 
+def test_an_abbreviated_headless_flag_runs_without_a_display() -> None:
+    # argparse takes --head for --headless, but only the full spelling set ARCADE_HEADLESS before arcade was
+    # imported: with no display, a NoSuchDisplayException traceback from the first window
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "ARCADE_HEADLESS")}
+    proc = _demo(["--head", "--agents", "4", "--frames", "2"], dict(env, GAMENAV_QUIET="1"))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert json.loads(proc.stdout)["frames"] == 2
+
+
 def test_without_a_display_one_clear_message_before_compiling() -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "ARCADE_HEADLESS")}
     proc = _demo([], env)
