@@ -484,7 +484,7 @@ def _check_output(parser: argparse.ArgumentParser, option: str, path: str, *, im
     except OSError as exc:
         parser.error(f"{option} {path!r}: cannot write to it ({exc.strerror})")
     if not existed:
-        file.unlink()
+        file.resolve().unlink()  # (a dangling link stays: its target goes)
 
 
 def main(argv: list[str] | None = None) -> int:

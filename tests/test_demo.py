@@ -282,10 +282,13 @@ def test_cli_rejects_an_output_file_it_cannot_write_before_the_run(tmp_path: Fil
         with pytest.raises(SystemExit) as info:
             main(["--headless", "--agents", "4", "--frames", "1", *args])
         assert info.value.code == 2 and message in capsys.readouterr().err
-    stats = tmp_path / "stats.json"
-    with pytest.raises(SystemExit):
-        main(["--headless", "--stats", str(stats), "--map", str(tmp_path / "nosuch.map")])
+    stats, link = tmp_path / "stats.json", tmp_path / "link.json"
+    link.symlink_to(tmp_path / "target.json")  # a dangling link
+    for path in (stats, link):
+        with pytest.raises(SystemExit):
+            main(["--headless", "--stats", str(path), "--map", str(tmp_path / "nosuch.map")])
     assert not stats.exists(), "the check leaves no empty file behind"
+    assert link.is_symlink() and not (tmp_path / "target.json").exists(), "nor a link's target, and keeps the link"
 
 
 def test_cli_names_a_missing_or_malformed_map_and_takes_the_sample_maps(tmp_path: FilePath,
