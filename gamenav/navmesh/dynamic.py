@@ -1305,6 +1305,7 @@ class GridFollower:
         from gamenav.navmesh.build import free_space
 
         self._mesh = weakref.ref(mesh)
+        self.pending: list[tuple[tuple[float, float, float, float], bool, bool]] = []  # (box, opened, blocked)
         es = edit_state(mesh)
         with es.lock:
             es.grid = grid
@@ -1343,8 +1344,12 @@ class GridFollower:
             g = es.radius / math.cos(math.pi / (4 * QUAD_SEGS)) if es.radius > 0 else 0.0
             box = _grown(mesh, (x0 - g, y0 - g, x1 + g, y1 + g))
             opened = bool(len(change.opened) or len(change.cost_lowered))  # paths may get cheaper
-            result = remesh(mesh, es, box, opened=opened, blocked=bool(len(change.blocked)))
-            _notify(mesh, result)
+            self.pending.append((box, opened, bool(len(change.blocked))))
+            # the costs are read from the grid as it is now: while a later edit (made by a listener)
+            # is still to come, the boxes wait for it, so that passability and costs agree
+            while self.pending and grid.version == change.version:
+                box, opened, blocked = self.pending.pop(0)
+                _notify(mesh, remesh(mesh, es, box, opened=opened, blocked=blocked))
 
 
 def follow_grid(mesh: NavMesh, grid: TileGrid) -> None:
