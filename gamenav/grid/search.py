@@ -363,7 +363,9 @@ class _Padded:
         return self._jump_table
 
 
-_padded_lock = threading.Lock()
+_padded_lock = threading.RLock()
+"""Builds of padded arrays, one at a time (re-entrant: a garbage collection inside a build may run
+a ``__del__`` that edits a grid, and a listener search the new snapshot in this thread)."""
 
 
 def padded(grid: TileGrid | _GridState) -> _Padded:

@@ -129,6 +129,48 @@ def test_a_collection_inside_a_clearance_build_may_edit_the_grid(monkeypatch: An
     assert not build.is_alive(), "deadlock"
     assert field == [5.5] and usable == [100 - 9]  # the field of the snapshot it took; the crate's mask
 
+
+def test_a_collection_inside_a_padded_build_may_edit_the_grid(monkeypatch: Any) -> None:
+    """The same with a search: a collection inside the build of a snapshot's padded arrays ran a
+    crate's __del__ that blocks its cell; a listener's find_path on the new snapshot waited
+    forever for the padded-arrays lock its own thread held."""
+    from gamenav.grid import search
+
+    grid = gamenav.TileGrid(np.ones((12, 12), dtype=bool))
+    gamenav.find_path(gamenav.TileGrid(np.ones((3, 3), dtype=bool)), (0, 0), (2, 2))  # compiled
+    seen: list[float] = []
+    grid.subscribe(lambda change: seen.append(gamenav.find_path(grid, (0, 0), (11, 11)).cost))
+
+    class Crate:
+        def __init__(self) -> None:
+            self.me = self  # a cycle: only a collection frees it
+
+        def __del__(self) -> None:
+            grid.set_walkable((6, 6, 7, 7), False)
+
+    real = search._Padded.__init__
+
+    def collecting(self: Any, *args: Any) -> None:
+        gc.collect()  # the collection strikes here, inside the build
+        real(self, *args)
+
+    monkeypatch.setattr(search._Padded, "__init__", collecting)
+    gc.disable()
+    try:
+        Crate()
+        query = threading.Thread(target=lambda: seen.append(gamenav.find_path(grid, (0, 0), (11, 0)).cost),
+                                 daemon=True)
+        query.start()
+        query.join(10)
+    finally:
+        gc.enable()
+    assert not query.is_alive(), "deadlock"
+    crated = gamenav.TileGrid(np.ones((12, 12), dtype=bool))
+    crated.set_walkable((6, 6, 7, 7), False)
+    # the listener's search on the crate's snapshot, then the first one on the snapshot it took
+    assert seen == [gamenav.find_path(crated, (0, 0), (11, 11)).cost, 11.0]
+
+
 @pytest.mark.parametrize("algorithm", ["jps", "hpa", "subgoal"])
 def test_an_index_whose_repair_failed_lends_no_data(algorithm: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # a repair that raised part-way (MemoryError growing a pool) kept the index's version: a search on
