@@ -1248,10 +1248,10 @@ def compact(mesh: NavMesh) -> _I64:
             costs = mesh._cost_array() if es.has_costs else None
         n = len(tris)  # under the lock: an edit in another thread appends triangles
         live = np.flatnonzero(alive)
-        if len(live) == n or not len(live):
-            return frozen(np.arange(n, dtype=np.int64))  # nothing dead (or nothing left)
         remap = np.full(n, -1, dtype=np.int64)
         remap[live] = np.arange(len(live))
+        if len(live) == n or not len(live):
+            return frozen(remap)  # nothing dead (the identity), or nothing left to renumber (all -1)
         used, inverse = np.unique(tris[live], return_inverse=True)
         fresh = NavMesh(verts[used], inverse.reshape(-1, 3), None if costs is None else costs[live])
         if len(fresh) != len(live):  # pragma: no cover - edits keep no degenerate triangle

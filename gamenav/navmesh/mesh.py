@@ -585,7 +585,8 @@ class NavMesh:
 
         Returns:
             ``(T_old,)`` int64, read-only: the new id of each old triangle id, -1 for dead ones
-            (the identity, with no new version, when nothing is dead).
+            (the identity, with no new version, when nothing is dead; all -1, with no new
+            version, when edits removed every triangle).
 
         Example:
             >>> import gamenav

@@ -431,6 +431,20 @@ def test_build_triangles_are_found_after_compactions() -> None:
         assert live_area(mesh) == pytest.approx(full, rel=1e-12)
 
 
+def test_compacting_an_emptied_mesh_maps_every_id_to_minus_one() -> None:
+    """Every triangle dead: the map said each old id was still its own (the identity, promised
+    only when nothing is dead), so a corridor translated with it named dead triangles."""
+    mesh = NavMesh.from_polygons(SQUARE)
+    mesh.add_obstacle(shapely.box(2, 2, 4, 4))
+    oid = mesh.add_obstacle(shapely.box(-1, -1, 11, 11))
+    version, n = mesh.version, len(mesh)
+    remap = mesh.compact()
+    assert remap.tolist() == [-1] * n and not remap.flags.writeable
+    assert (mesh.version, len(mesh)) == (version, n)  # nothing renumbered
+    mesh.remove_obstacle(oid)
+    assert live_area(mesh) == pytest.approx(96.0)
+
+
 # -- pickling an emptied mesh ------------------------------------------------------------------
 
 def outcome(call: Any) -> Any:
