@@ -1346,9 +1346,12 @@ class GridFollower:
             opened = bool(len(change.opened) or len(change.cost_lowered))  # paths may get cheaper
             self.pending.append((box, opened, bool(len(change.blocked))))
             # the costs are read from the grid as it is now: while a later edit (made by a listener)
-            # is still to come, the boxes wait for it, so that passability and costs agree
+            # is still to come, the boxes wait for it, so that passability and costs agree; each
+            # box then shows the state after every waiting edit, so its change says what any did
+            opened = any(p[1] for p in self.pending)
+            blocked = any(p[2] for p in self.pending)
             while self.pending and grid.version == change.version:
-                box, opened, blocked = self.pending.pop(0)
+                box = self.pending.pop(0)[0]
                 _notify(mesh, remesh(mesh, es, box, opened=opened, blocked=blocked))
 
 

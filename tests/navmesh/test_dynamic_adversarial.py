@@ -395,7 +395,8 @@ def test_grid_edits_keep_the_costs_of_a_fresh_build(seed: int) -> None:
 def test_an_edit_made_by_a_grid_listener_never_gives_the_mesh_an_infinite_cost(radius: float) -> None:
     """A grid listener (heard before the mesh) that walls cells off by cost inf: the mesh followed
     the first edit with the costs of the second (inf) on cells it still took as open, and its
-    listeners saw triangles of area cost inf; now it applies both from the grid after the second."""
+    listeners saw triangles of area cost inf; now it applies both from the grid after the second
+    (each change saying that space was blocked)."""
     grid = gamenav.TileGrid(np.ones((6, 8), dtype=bool))
     nested: list[Any] = []
 
@@ -405,10 +406,11 @@ def test_an_edit_made_by_a_grid_listener_never_gives_the_mesh_an_infinite_cost(r
 
     grid.subscribe(wall_off)
     mesh = NavMesh.from_grid(grid, agent_radius=radius, follow=True)
-    heard: list[float] = []
-    mesh.subscribe(lambda change: heard.append(float(mesh.area_costs[:len(mesh.alive)][mesh.alive].max())))
+    heard: list[tuple[float, bool]] = []
+    mesh.subscribe(lambda change: heard.append((float(mesh.area_costs[:len(mesh.alive)][mesh.alive].max()),
+                                                change.blocked)))
     grid.set_cost((2, 0, 6, 6), 2.0)
-    assert nested[0] is not None and heard and max(heard) == 2.0
+    assert nested[0] is not None and heard == [(2.0, True)] * len(heard) and heard  # each change shows the wall
     fresh = NavMesh.from_grid(grid, agent_radius=radius)
     assert cost_weighted_area(mesh) == pytest.approx(cost_weighted_area(fresh), rel=1e-9)
     assert gamenav.find_path(mesh, (0.5, 3), (7.5, 3)).status is gamenav.PathStatus.NO_PATH
