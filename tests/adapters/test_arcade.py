@@ -315,9 +315,9 @@ def test_draw_grid_repaints_its_picture_only_when_the_grid_or_the_colour_changes
     from gamenav.adapters import arcade as adapter
 
     paints: list[int] = []
-    paint = adapter._BlockedPicture._paint
-    monkeypatch.setattr(adapter._BlockedPicture, "_paint",
-                        lambda self, grid, color: (paints.append(grid.version), paint(self, grid, color)))
+    paint = adapter._CellPicture.paint
+    monkeypatch.setattr(adapter._CellPicture, "paint",
+                        lambda self, grid, rgba: (paints.append(grid.version), paint(self, grid, rgba)))
     grid = gamenav.TileGrid(np.random.default_rng(2).random((6, 7)) < 0.5, cell_size=10, y_up=True)
     for _ in range(3):
         draw_grid(grid)
@@ -333,3 +333,57 @@ def test_draw_grid_repaints_its_picture_only_when_the_grid_or_the_colour_changes
     draw_grid(grid, blocked_color=(0, 0, 255, 255), line_color=None)
     blocked = np.asarray(arcade.get_image().convert("RGB"))[-60:, :70][5::10, 5::10]  # cell centres
     assert np.array_equal((blocked == (0, 0, 255)).all(axis=2), ~grid.passable)
+
+
+def _old_draw_expansions(grid, values, alpha) -> None:
+    """draw_expansions as it was: a square point per reached cell, 8 shades (the reference picture)."""
+    arr = np.asarray(values)
+    reached = arr if arr.dtype == np.bool_ else np.isfinite(arr)
+    ys, xs = np.nonzero(reached)
+    if len(xs) == 0:
+        return
+    centres = grid.cell_to_world(np.stack([xs, ys], axis=1))
+    if arr.dtype == np.bool_:
+        arcade.draw_points(centres.tolist(), (255, 220, 60, alpha), size=grid.cell_size)
+        return
+    v = arr[ys, xs]
+    level = np.minimum((v / max(float(v.max()), 1e-9) * 8).astype(int), 7)
+    for k in range(8):
+        t = k / 7
+        if (level == k).any():
+            arcade.draw_points(centres[level == k].tolist(),
+                               (int(255 - 120 * t), int(220 - 200 * t), int(60 + 160 * t), alpha), size=grid.cell_size)
+
+
+@pytest.mark.parametrize(("cell_size", "origin", "y_up"), [(8.0, (0.0, 0.0), True), (9.0, (3.0, 5.0), False),
+                                                           (1.0, (17.0, 2.0), True)])
+def test_draw_expansions_texture_paints_what_the_per_cell_squares_painted(window, cell_size, origin, y_up) -> None:
+    """draw_expansions drew a square per reached cell (10 s a frame on a 1550 x 1550 map, a demo
+    overlay that froze the game); it now paints one texture per grid, a texel per cell: the
+    same picture, pixel for pixel, for whole cells on whole pixels."""
+    rng = np.random.default_rng(7)
+    grid = gamenav.TileGrid(rng.random((9, 11)) < 0.8, cell_size=cell_size, origin=origin, y_up=y_up)
+    field = gamenav.distance_field(grid, [(0, 0)] if grid.passable[0, 0] else np.argwhere(grid.passable)[:1, ::-1])
+    field[3, 4] = -1.0  # a negative value is not drawn
+    for values, alpha in [(field, 110), (np.isfinite(field), 90), (field * 0, 255), (np.full(grid.shape, np.inf), 50)]:
+        pictures = []
+        for draw in (_old_draw_expansions, lambda g, v, a: draw_expansions(g, v, alpha=a)):
+            window.clear(color=(10, 20, 30, 255))
+            draw(grid, values, alpha)
+            pictures.append(_pixels())
+        assert np.array_equal(*pictures), int((pictures[0] != pictures[1]).any(axis=2).sum())
+    with pytest.raises(gamenav.InvalidInputError, match="alpha must be an int from 0 to 255, got 256"):
+        draw_expansions(grid, field, alpha=256)
+
+
+def test_draw_expansions_draws_no_point_per_cell(window, monkeypatch) -> None:
+    """One texture, not a point per reached cell (1.2 million points a frame on maze-1550)."""
+    grid = gamenav.TileGrid(np.ones((40, 50), bool))
+    field = gamenav.distance_field(grid, [(0, 0)])
+
+    def per_cell(*args, **kwargs) -> None:
+        raise AssertionError("a point per cell")
+
+    monkeypatch.setattr(arcade, "draw_points", per_cell)
+    draw_expansions(grid, field)
+    draw_expansions(grid, np.isfinite(field))
