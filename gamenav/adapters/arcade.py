@@ -396,12 +396,26 @@ def draw_path(path: Path | npt.ArrayLike, *, color: Color = (255, 255, 255, 200)
         arcade.draw_points(pts.tolist(), color, size=width * 2.5)
 
 
+_mesh_lines: weakref.WeakKeyDictionary[NavMesh, tuple[Any, Any]] = weakref.WeakKeyDictionary()
+"""Each navmesh's edges as an arcade line shape, with the (version, colour, context) it shows."""
+
+
+def _edge_ends(verts: npt.NDArray[np.float64], tris: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """The two ends of every edge of triangles ``tris`` (each shared edge once): ``(2 * edges, 2)``."""
+    edges = np.concatenate([tris[:, [0, 1]], tris[:, [1, 2]], tris[:, [2, 0]]])
+    edges = np.unique(np.sort(edges, axis=1), axis=0)
+    ends: npt.NDArray[np.float64] = verts[edges].reshape(-1, 2)
+    return ends
+
+
 def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path | None = None,
                  portal_color: Color = (255, 200, 40, 220), width: float = 1.0,
                  highlight: npt.ArrayLike | None = None, highlight_color: Color = (255, 240, 120, 90)) -> None:
     """Draw a navmesh's triangle edges; with ``path``, also the portals (shared edges) of its
     corridor; with ``highlight`` (triangle ids, e.g. :attr:`gamenav.NavMeshChange.added`), also
-    fill those triangles. Dead triangles of an edited mesh are never drawn."""
+    fill those triangles. Dead triangles of an edited mesh are never drawn. At ``width`` 1 the
+    edges are kept in the GPU as one shape per mesh, made again only after an edit or with
+    another colour (big meshes drew for seconds a frame)."""
     _check_type(mesh, NavMesh, "mesh")
     if path is not None:
         _check_type(path, Path, "path")
@@ -425,11 +439,20 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
         ids = ids[(ids >= 0) & (ids < len(tris))]
         for x1, y1, x2, y2, x3, y3 in verts[tris[ids[live[ids]]]].reshape(-1, 6).tolist():
             arcade.draw_triangle_filled(x1, y1, x2, y2, x3, y3, highlight_color)
-    shown = tris[live]
-    if len(shown):
-        edges = np.concatenate([shown[:, [0, 1]], shown[:, [1, 2]], shown[:, [2, 0]]])
-        edges = np.unique(np.sort(edges, axis=1), axis=0)
-        arcade.draw_lines(verts[edges].reshape(-1, 2).tolist(), color, width)
+    if width == 1.0:  # the edges as one line shape in the GPU, made again only after an edit
+        key = (mesh.version, tuple(arcade.types.Color.from_iterable(color)), arcade.get_window().ctx)
+        cached = _mesh_lines.get(mesh)
+        if cached is None or cached[0] != key:
+            shape: arcade.shape_list.ShapeElementList[Any] = arcade.shape_list.ShapeElementList()
+            ends = _edge_ends(verts, tris[live])
+            if len(ends):
+                shape.append(arcade.shape_list.create_lines(ends.tolist(), color))
+            cached = _mesh_lines[mesh] = (key, shape)
+        cached[1].draw()
+    else:
+        ends = _edge_ends(verts, tris[live])
+        if len(ends):
+            arcade.draw_lines(ends.tolist(), color, width)
     if path is not None and len(path.corridor) >= 2:
         segs = []
         for a, b in zip(path.corridor[:-1], path.corridor[1:], strict=True):

@@ -387,3 +387,36 @@ def test_draw_expansions_draws_no_point_per_cell(window, monkeypatch) -> None:
     monkeypatch.setattr(arcade, "draw_points", per_cell)
     draw_expansions(grid, field)
     draw_expansions(grid, np.isfinite(field))
+
+
+def test_draw_navmesh_keeps_its_edges_in_the_gpu_until_an_edit(window, monkeypatch) -> None:
+    """The edges were found and sent again every frame (4 s a frame on a 424k-triangle mesh, the
+    demo's navmesh overlay): now one line shape per mesh, made again only after an edit or with
+    another colour, drawing the same pixels as the per-frame lines."""
+    from shapely.geometry import box
+
+    mesh = gamenav.NavMesh.from_polygons(box(3, 3, 190, 150), obstacles=[box(40, 40, 80, 90)])
+    made: list[int] = []
+    create = arcade.shape_list.create_lines
+    monkeypatch.setattr(arcade.shape_list, "create_lines", lambda *args: (made.append(mesh.version), create(*args))[1])
+    tris = np.asarray(mesh.triangles)
+    edges = np.unique(np.sort(np.concatenate([tris[:, [0, 1]], tris[:, [1, 2]], tris[:, [2, 0]]]), axis=1), axis=0)
+    ends = np.asarray(mesh.vertices)[edges].reshape(-1, 2).tolist()
+    pictures = []
+    for draw in (lambda: arcade.draw_lines(ends, (120, 220, 255, 110), 1.0), lambda: draw_navmesh(mesh)):
+        window.clear(color=(0, 0, 0, 255))
+        draw()
+        pictures.append(_pixels())
+    assert np.array_equal(*pictures) and (pictures[1].sum(axis=2) > 0).sum() > 500
+    for _ in range(3):
+        draw_navmesh(mesh)
+    assert made == [mesh.version]
+    mesh.add_obstacle(box(120, 20, 130, 140))
+    draw_navmesh(mesh)
+    draw_navmesh(mesh, color=(255, 0, 0, 255))
+    draw_navmesh(mesh, color=(255, 0, 0, 255))
+    assert made == [mesh.version - 1, mesh.version, mesh.version]
+    window.clear(color=(0, 0, 0, 255))
+    draw_navmesh(mesh, color=(255, 0, 0, 255))
+    lit = _pixels()
+    assert ((lit == (255, 0, 0)).all(axis=2)).sum() > 500  # the edited mesh, in the new colour
