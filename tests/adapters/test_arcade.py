@@ -50,6 +50,17 @@ def test_scaled_map_scales_cells(data_dir, window) -> None:
         assert not grid.passable[y, x]
 
 
+@pytest.mark.parametrize("orientation", ["isometric", "staggered", "hexagonal"])
+def test_a_map_that_is_not_orthogonal_is_refused(data_dir, window, orientation) -> None:
+    """A hexagonal (or isometric, staggered) map was read as if its tiles formed a square grid."""
+    fresh = arcade.load_tilemap(data_dir / "tiled" / "tiny.json")
+    fresh.tiled_map.orientation = orientation
+    for read in (lambda: grid_from_tilemap(fresh, "walls"), lambda: navmesh_from_tilemap(fresh, "walkable")):
+        with pytest.raises(gamenav.MapFormatError, match=rf"tiny\.json: only orthogonal Tiled maps are supported, "
+                                                         rf"got a {orientation} map"):
+            read()
+
+
 def test_unknown_layer_names_the_layers(tile_map) -> None:
     with pytest.raises(gamenav.InvalidInputError, match=r"tile layer 'water' not found; .*\['floor', 'walls'\]"):
         grid_from_tilemap(tile_map, "water")
