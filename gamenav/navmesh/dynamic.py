@@ -40,12 +40,13 @@ only lose that optional pruning (a compaction restores them until the next edit)
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import numpy.typing as npt
@@ -1195,6 +1196,15 @@ def _obstacle_geometry(shape: Any) -> tuple[BaseGeometry, tuple[float, float, fl
     return read, box
 
 
+@contextlib.contextmanager
+def _edit_locks(es: EditState) -> Iterator[None]:
+    """``es.lock``, taken after the followed grid's edit lock (if any) as a grid edit takes them
+    (its follower takes ``es.lock``): a mesh edit whose listener edits the grid deadlocked with
+    an edit of the grid in another thread."""
+    with es.grid._edit_lock if es.grid is not None else contextlib.nullcontext(), es.lock:
+        yield
+
+
 def add_obstacle(mesh: NavMesh, shape: Any) -> int:
     """See :meth:`gamenav.NavMesh.add_obstacle`."""
     geom, box = _obstacle_geometry(shape)
@@ -1203,7 +1213,7 @@ def add_obstacle(mesh: NavMesh, shape: Any) -> int:
     es = edit_state(mesh)
     with _geometry_errors("inflating the obstacle"):  # as a build shrinks free space; kept in the frame
         inflated = _moved(_inflate(geom, es.radius, box), -es.origin)
-    with es.lock:
+    with _edit_locks(es):
         oid = es.next_id
         es.next_id += 1
         ob = _Obstacle(geom, inflated, es.origin, box)
@@ -1221,7 +1231,7 @@ def add_obstacle(mesh: NavMesh, shape: Any) -> int:
 def remove_obstacle(mesh: NavMesh, oid: Any) -> None:
     """See :meth:`gamenav.NavMesh.remove_obstacle`."""
     es = edit_state(mesh)
-    with es.lock:
+    with _edit_locks(es):
         if isinstance(oid, bool) or not isinstance(oid, (int, np.integer)) or int(oid) not in es.obstacles:
             raise InvalidInputError(f"oid must be the id of an obstacle of this mesh (one of "
                                     f"{sorted(es.obstacles)[:10]}), got {oid!r}")
@@ -1242,7 +1252,7 @@ def compact(mesh: NavMesh) -> _I64:
     es = mesh._edits
     if es is None:
         return frozen(np.arange(len(mesh._triangles), dtype=np.int64))
-    with es.lock:
+    with _edit_locks(es):
         with mesh._lock:
             alive, verts, tris = mesh._alive, mesh._vertices, mesh._triangles
             costs = mesh._cost_array() if es.has_costs else None

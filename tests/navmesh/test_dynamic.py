@@ -249,6 +249,49 @@ def test_from_grid_follow_misses_no_edit_made_in_another_thread_during_the_build
     assert gamenav.find_path(mesh, (0.5, 2), (5.5, 2)).status is gamenav.PathStatus.NO_PATH
 
 
+def test_a_mesh_edit_whose_listener_edits_the_followed_grid_does_not_deadlock(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Thread B adds an obstacle and its mesh listener edits the grid, while thread A edits the grid:
+    A held the grid's edit lock waiting for the mesh's edit lock, B the other way round, for good;
+    a mesh edit now takes the grid's lock first, as a grid edit does."""
+    import threading
+
+    from gamenav.navmesh import dynamic
+
+    in_listener, grid_locked = threading.Event(), threading.Event()
+    follow = dynamic.GridFollower.on_change
+
+    def signal_then_follow(follower: Any, change: Any) -> None:
+        grid_locked.set()  # thread A holds the grid's edit lock
+        follow(follower, change)
+
+    monkeypatch.setattr(dynamic.GridFollower, "on_change", signal_then_follow)
+    grid = gamenav.TileGrid(np.ones((6, 8), dtype=bool))
+    mesh = NavMesh.from_grid(grid, follow=True)
+
+    def edit_the_grid(change: NavMeshChange) -> None:
+        if threading.current_thread().name == "B":
+            in_listener.set()
+            grid_locked.wait(0.5)  # the old code: A takes the grid's lock meanwhile
+            grid.set_walkable((0, 0, 1, 1), False)
+
+    mesh.subscribe(edit_the_grid)
+
+    def edit_grid_in_a() -> None:
+        in_listener.wait(5)
+        grid.set_walkable((7, 5, 8, 6), False)
+
+    a = threading.Thread(target=edit_grid_in_a, name="A", daemon=True)
+    b = threading.Thread(target=mesh.add_obstacle, args=(shapely.box(3, 3, 4, 4),), name="B", daemon=True)
+    b.start()
+    a.start()
+    a.join(5)
+    b.join(5)
+    assert not a.is_alive() and not b.is_alive()
+    check_mesh(mesh, NavMesh.from_polygons(shapely.box(0, 0, 8, 6), obstacles=[
+        shapely.box(0, 0, 1, 1), shapely.box(7, 5, 8, 6), shapely.box(3, 3, 4, 4)]))
+
+
 @pytest.mark.parametrize("angle", [0.0, 17.0, 45.0])
 def test_rectangle_inflation_matches_the_stadium_union(angle: float) -> None:
     """Rectangles take a shortcut (one buffer); it must give the stadiums' union of the build."""
