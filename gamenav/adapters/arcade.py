@@ -76,15 +76,15 @@ def _path_points(path: Any) -> npt.NDArray[np.float64]:
 
 def _layers(tile_map: Any) -> list[Any]:
     """Every layer of an ``arcade.TileMap``'s Tiled map, those inside group layers too (arcade
-    loads them all, under their own names); MapFormatError for a map that is not orthogonal."""
+    loads them all, under their own names); InvalidInputError for a map that is not orthogonal."""
     tiled_map = getattr(tile_map, "tiled_map", None)
     top = getattr(tiled_map, "layers", None)
     if top is None:
         raise InvalidInputError(f"tile_map must be an arcade.TileMap, got {type(tile_map).__name__}")
     orientation = getattr(tiled_map, "orientation", "orthogonal")
     if orientation != "orthogonal":  # its tiles and objects are not laid out on a square grid
-        raise MapFormatError(f"only orthogonal Tiled maps are supported, got a {orientation} map",
-                             path=getattr(tiled_map, "map_file", None))
+        raise InvalidInputError(f"tile_map must be an orthogonal map, got {orientation!r} "
+                                f"({getattr(tiled_map, 'map_file', 'the map')})")
 
     def flatten(layers: Iterable[Any]) -> list[Any]:
         flat = []
