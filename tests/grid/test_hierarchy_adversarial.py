@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -93,6 +94,29 @@ def test_the_clearance_warmup_runs_outside_the_clearance_lock(monkeypatch: Any) 
     assert held and not any(held)
 
 
+def _finishes_with_a_crate_to_collect(grid: gamenav.TileGrid, work: Callable[[], None]) -> bool:
+    """Drop a crate (a reference cycle whose ``__del__`` blocks cell (6, 6) of ``grid``) with
+    automatic collection off, run ``work`` in a thread (the test makes a collection strike inside
+    it), and tell whether the thread finished within 10 s (else: a deadlock)."""
+
+    class Crate:
+        def __init__(self) -> None:
+            self.me = self  # a cycle: only a collection frees it
+
+        def __del__(self) -> None:
+            grid.set_walkable((6, 6, 7, 7), False)
+
+    gc.disable()
+    try:
+        Crate()
+        thread = threading.Thread(target=work, daemon=True)
+        thread.start()
+        thread.join(10)
+    finally:
+        gc.enable()
+    return not thread.is_alive()
+
+
 def test_a_collection_inside_a_clearance_build_may_edit_the_grid(monkeypatch: Any) -> None:
     """A garbage collection that struck while a clearance was built ran the __del__ of a crate
     that blocks its cell; a listener asked for the new snapshot's clearance mask in the same
@@ -102,13 +126,6 @@ def test_a_collection_inside_a_clearance_build_may_edit_the_grid(monkeypatch: An
     usable: list[int] = []
     grid.subscribe(lambda change: usable.append(int(gamenav.clearance_mask(grid, 1.0).sum())))
 
-    class Crate:
-        def __init__(self) -> None:
-            self.me = self  # a cycle: only a collection frees it
-
-        def __del__(self) -> None:
-            grid.set_walkable((6, 6, 7, 7), False)
-
     real = clearance.clearance_box
 
     def collecting(*args: Any) -> None:
@@ -117,16 +134,8 @@ def test_a_collection_inside_a_clearance_build_may_edit_the_grid(monkeypatch: An
 
     monkeypatch.setattr(clearance, "clearance_box", collecting)
     field: list[float] = []
-    gc.disable()
-    try:
-        Crate()
-        build = threading.Thread(target=lambda: field.append(float(gamenav.clearance_field(grid)[6, 6])),
-                                 daemon=True)
-        build.start()
-        build.join(10)
-    finally:
-        gc.enable()
-    assert not build.is_alive(), "deadlock"
+    assert _finishes_with_a_crate_to_collect(grid, lambda: field.append(float(gamenav.clearance_field(grid)[6, 6]))), \
+        "deadlock"
     assert field == [5.5] and usable == [100 - 9]  # the field of the snapshot it took; the crate's mask
 
 
@@ -140,14 +149,6 @@ def test_a_collection_inside_a_padded_build_may_edit_the_grid(monkeypatch: Any) 
     gamenav.find_path(gamenav.TileGrid(np.ones((3, 3), dtype=bool)), (0, 0), (2, 2))  # compiled
     seen: list[float] = []
     grid.subscribe(lambda change: seen.append(gamenav.find_path(grid, (0, 0), (11, 11)).cost))
-
-    class Crate:
-        def __init__(self) -> None:
-            self.me = self  # a cycle: only a collection frees it
-
-        def __del__(self) -> None:
-            grid.set_walkable((6, 6, 7, 7), False)
-
     real = search._Padded.__init__
 
     def collecting(self: Any, *args: Any) -> None:
@@ -155,16 +156,8 @@ def test_a_collection_inside_a_padded_build_may_edit_the_grid(monkeypatch: Any) 
         real(self, *args)
 
     monkeypatch.setattr(search._Padded, "__init__", collecting)
-    gc.disable()
-    try:
-        Crate()
-        query = threading.Thread(target=lambda: seen.append(gamenav.find_path(grid, (0, 0), (11, 0)).cost),
-                                 daemon=True)
-        query.start()
-        query.join(10)
-    finally:
-        gc.enable()
-    assert not query.is_alive(), "deadlock"
+    assert _finishes_with_a_crate_to_collect(
+        grid, lambda: seen.append(gamenav.find_path(grid, (0, 0), (11, 0)).cost)), "deadlock"
     crated = gamenav.TileGrid(np.ones((12, 12), dtype=bool))
     crated.set_walkable((6, 6, 7, 7), False)
     # the listener's search on the crate's snapshot, then the first one on the snapshot it took
