@@ -223,6 +223,20 @@ def test_no_notice_inside_a_silent_block(monkeypatch: pytest.MonkeyPatch, capsys
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.parametrize(("value", "quiet"), [("1", True), ("yes", True), ("0", False), ("false", False),
+                                              ("No", False), ("off", False), ("", False), (" 0 ", False)])
+def test_gamenav_quiet_set_to_0_or_false_leaves_the_notices_on(
+        value: str, quiet: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # GAMENAV_QUIET=0 silenced the notices too (any value counted as set)
+    from gamenav import _kernels
+
+    monkeypatch.setenv("GAMENAV_QUIET", value)
+    with _kernels.compiling("quiet test group"):
+        _kernels._on_compile_start(None)  # as numba's compile event does
+        _kernels._on_compile_end()
+    assert (capsys.readouterr().err == "") is quiet
+
+
 def test_warmup_reports_groups_and_progress() -> None:
     calls: list[tuple[int, int, str]] = []
     seconds = gamenav.warmup(navmesh=False, progress=lambda *a: calls.append(a))

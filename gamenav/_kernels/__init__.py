@@ -11,7 +11,8 @@ sources changed), the whole group is compiled at once by running its :mod:`gamen
 routine, so "first run only" is true: a later run that uses another kernel of the group finds
 it cached. A numba compile-event listener tells whether compiling really happens, so the notice
 (one line before, one line with the time after) is printed only then; compiles outside any group
-(e.g. new argument types) get their own notice. ``GAMENAV_QUIET=1`` silences the notices.
+(e.g. new argument types) get their own notice. ``GAMENAV_QUIET=1`` silences the notices
+(``GAMENAV_QUIET=0`` does not).
 
 Damaged cache files (truncated by a crash or a full disk): a kernel whose cache entry cannot be
 read is compiled again and its entry rewritten, with one notice (see :func:`_install_cache`).
@@ -74,7 +75,8 @@ _state = _State()
 
 
 def _quiet() -> bool:
-    return bool(os.environ.get("GAMENAV_QUIET"))
+    """``GAMENAV_QUIET`` set to anything but empty, ``0``, ``false``, ``no`` or ``off``."""
+    return os.environ.get("GAMENAV_QUIET", "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
 def report(text: str, *, end: str = "\n", stream: TextIO | None = None) -> None:
