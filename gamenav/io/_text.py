@@ -16,7 +16,7 @@ from pathlib import Path as FilePath
 
 from gamenav.errors import InvalidInputError, MapFormatError
 
-__all__ = ["file_path", "read_lines", "to_floats", "to_ints"]
+__all__ = ["file_path", "read_lines", "to_floats", "to_ints", "token_lines"]
 
 _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -60,6 +60,11 @@ def read_lines(path: str | os.PathLike[str]) -> list[str]:
     if lines[-1] == "":
         lines.pop()
     return lines
+
+
+def token_lines(path: str | os.PathLike[str]) -> list[tuple[int, list[str]]]:
+    """The non-blank lines of :func:`read_lines` as (1-based line number, whitespace-separated tokens)."""
+    return [(n, line.split()) for n, line in enumerate(read_lines(path), 1) if line.strip()]
 
 
 def _check(tokens: list[str], pattern: re.Pattern[str], noun: str, what: str,

@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gamenav.errors import MapFormatError
-from gamenav.io._text import read_lines, to_floats, to_ints
+from gamenav.io._text import to_floats, to_ints, token_lines
 
 __all__ = ["MeshData", "MeshScenario", "read_mesh", "read_mesh_scenarios"]
 
@@ -61,11 +61,6 @@ class MeshScenario(NamedTuple):
     cost: float
 
 
-def _tokens(path: str | os.PathLike[str]) -> list[tuple[int, list[str]]]:
-    """Non-blank lines as (1-based line number, whitespace-separated tokens)."""
-    return [(n, line.split()) for n, line in enumerate(read_lines(path), 1) if line.strip()]
-
-
 def read_mesh(path: str | os.PathLike[str]) -> MeshData:
     """Read a "mesh 2" or "mesh 3" file; keep only traversable polygons.
 
@@ -87,7 +82,7 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
         ((112, 2), 120)
         >>> mesh = gamenav.NavMesh.from_mesh(*data)
     """
-    lines = _tokens(path)
+    lines = token_lines(path)
     if len(lines) < 3 or lines[0][1] != ["mesh"]:
         raise MapFormatError("expected the header line 'mesh' followed by a version and counts",
                              path=path, line=lines[0][0] if lines else None)
@@ -159,7 +154,7 @@ def read_mesh_scenarios(path: str | os.PathLike[str]) -> list[MeshScenario]:
             fields (the map size too), a negative cost other than ``-1``, non-ASCII bytes (file
             and line).
     """
-    lines = _tokens(path)
+    lines = token_lines(path)
     if not lines or lines[0][1][:1] != ["version"]:
         raise MapFormatError("expected a 'version' header line", path=path,
                              line=lines[0][0] if lines else 1)

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from gamenav._validate import real_number
 from gamenav.errors import InvalidInputError, MapFormatError
 from gamenav.grid.tilegrid import TileGrid
-from gamenav.io._text import file_path, read_lines, to_floats, to_ints
+from gamenav.io._text import file_path, read_lines, to_floats, to_ints, token_lines
 
 __all__ = ["Scenario", "read_map", "read_scenarios", "write_map", "write_scenarios"]
 
@@ -127,14 +127,17 @@ def write_map(path: str | os.PathLike[str], walkable: npt.ArrayLike) -> None:
 def read_scenarios(path: str | os.PathLike[str]) -> list[Scenario]:
     """Read a Moving AI ``.scen`` file (``version 1`` tab-separated, or legacy space-separated).
 
+    Blank lines are ignored (before the ``version`` header too) and so is indentation.
+
     Raises:
         MapFormatError: a line without 9 fields, non-numeric values, a map size <= 0, a start
             or goal outside its declared map size, a non-finite or negative optimal length, or
             non-ASCII bytes (file and line).
     """
-    lines = read_lines(path)
-    return [_scenario(line.split(), path, n) for n, line in enumerate(lines, start=1)
-            if line.strip() and not (n == 1 and line.lower().startswith("version"))]
+    lines = token_lines(path)
+    if lines and lines[0][1][0].lower().startswith("version"):
+        lines = lines[1:]
+    return [_scenario(fields, path, n) for n, fields in lines]
 
 
 def _scenario(fields: list[str], path: str | os.PathLike[str], n: int | None) -> Scenario:

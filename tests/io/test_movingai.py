@@ -221,3 +221,9 @@ def test_legacy_space_separated_scenarios(tmp_path: Path) -> None:
     path.write_text("version 1.0\n3 maps/bgmaps/AR0011SR.map 512 512 10 20 30 40 50.25\n\n")
     (s,) = read_scenarios(path)
     assert s == Scenario(3, "maps/bgmaps/AR0011SR.map", 512, 512, (10, 20), (30, 40), 50.25)
+
+
+def test_blank_lines_and_indentation_before_the_scenario_header(tmp_path: Path) -> None:
+    path = tmp_path / "indented.scen"
+    path.write_bytes(b"\r\n  \r\n\tversion 1\r\n\r\n0\tm.map\t3\t2\t0\t0\t2\t1\t2.5\r\n")
+    assert read_scenarios(path) == [Scenario(0, "m.map", 3, 2, (0, 0), (2, 1), 2.5)]
