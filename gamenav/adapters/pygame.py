@@ -68,9 +68,10 @@ def _rect_array(rects: Iterable[Any]) -> npt.NDArray[np.float64]:
     """``(n, 4)`` float64 ``(x, y, w, h)`` from Rects, FRects, 4-tuples or objects with ``.rect``."""
     try:
         rows = rects if isinstance(rects, np.ndarray) else [tuple(getattr(r, "rect", r)) for r in rects]
-        if holds_bool(rows):  # (numpy reads True as 1)
+        raw = np.asarray(rows) if len(rows) else np.zeros((0, 4))
+        if raw.dtype.kind not in "iufO" or holds_bool(rows):  # (a float64 cast reads "5" and True as numbers)
             raise TypeError
-        arr = np.array(rows, dtype=np.float64) if len(rows) else np.zeros((0, 4))
+        arr = raw.astype(np.float64)
     except (TypeError, ValueError, OverflowError):  # (OverflowError: an int beyond float64)
         raise InvalidInputError("rects must be (x, y, w, h) rectangles of numbers") from None
     if arr.ndim != 2 or arr.shape[1] != 4:

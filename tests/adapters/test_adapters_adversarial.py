@@ -206,6 +206,15 @@ def test_a_rect_holding_a_bool_is_refused() -> None:
     assert not grid_from_rects([(1, 0, 1, 1)], size=(4, 4), cell_size=1).passable[0, 1]
 
 
+@pytest.mark.parametrize("rects", [[("0", "0", "10", "10")], np.array([[True, False, True, True]])],
+                         ids=["strings", "bool array"])
+def test_rects_of_strings_or_bools_are_refused(rects: Any) -> None:
+    """The float64 cast read ``("0", "0", "10", "10")`` as a wall (cell (0, 0) blocked) and a
+    bool array as numbers (a list holding a bool was refused)."""
+    with pytest.raises(InvalidInputError, match=r"rects must be \(x, y, w, h\) rectangles of numbers"):
+        grid_from_rects(rects, size=(20, 20), cell_size=10)
+
+
 def test_a_self_crossing_hit_box_blocks_the_cells_it_encloses() -> None:
     """A bow-tie hit box (a custom ``HitBox`` whose outline crosses itself) raised shapely's
     GEOSException ("TopologyException: side location conflict") from grid_from_sprites."""
