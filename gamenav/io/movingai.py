@@ -14,6 +14,7 @@ is a :class:`~gamenav.errors.MapFormatError` naming the file and line.
 from __future__ import annotations
 
 import os
+import sys
 from typing import NamedTuple
 from collections.abc import Iterable
 
@@ -164,9 +165,10 @@ def write_scenarios(path: str | os.PathLike[str], scenarios: Iterable[Scenario])
 
     Raises:
         InvalidInputError: a scenario :func:`read_scenarios` could not read back (a map name
-            that is not a str, empty, non-ASCII or holds whitespace, a non-integer cell, a cell
-            off its map, a length that is not a real number, negative or non-finite); the file
-            is left untouched then.
+            that is not a str, empty, non-ASCII or holds whitespace, a start or goal that is not
+            a pair, a non-integer cell, a cell off its map, an integer too long for ``int()`` to
+            read back, a length that is not a real number, negative or non-finite); the file is
+            left untouched then.
     """
     out = ["version 1"]
     for k, s in enumerate(scenarios):
@@ -174,7 +176,14 @@ def write_scenarios(path: str | os.PathLike[str], scenarios: Iterable[Scenario])
         if not isinstance(name, str) or name.split() != [name] or not name.isascii():
             raise InvalidInputError(f"scenarios[{k}].map_name must be ASCII without whitespace, got {name!r}")
         length = real_number(s.optimal_length, f"scenarios[{k}].optimal_length", "a finite number >= 0")
-        fields = [str(v) for v in (s.bucket, name, s.width, s.height, *s.start, *s.goal)] + [repr(length)]
+        try:
+            fields = [str(v) for v in (s.bucket, name, s.width, s.height, *s.start, *s.goal)] + [repr(length)]
+        except TypeError:  # a start or goal that is not a sequence
+            raise InvalidInputError(f"scenarios[{k}].start and .goal must be (x, y) cells, got "
+                                    f"{type(s.start).__name__} and {type(s.goal).__name__}") from None
+        except ValueError:  # str() of an int beyond the digits int() reads back
+            raise InvalidInputError(f"cannot write scenarios[{k}]: an integer field has more than "
+                                    f"{sys.get_int_max_str_digits()} digits") from None
         try:
             _scenario(fields, f"scenarios[{k}]", None)  # the reader's checks, named by index
         except MapFormatError as exc:

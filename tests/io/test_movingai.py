@@ -81,6 +81,9 @@ def test_write_map_takes_what_tilegrid_takes(tmp_path: Path, walkable: object, m
     (dict(optimal_length=None), r"scenarios\[1\]\.optimal_length must be a finite number >= 0, got None"),
     (dict(optimal_length=True), r"optimal_length must be a finite number >= 0, got True"),
     (dict(map_name=b"m.map"), "map_name must be ASCII without whitespace, got b'm.map'"),
+    # were a bare ValueError (int to str digit limit) and a TypeError (unpacking an int)
+    (dict(bucket=10**5000), r"cannot write scenarios\[1\]: an integer field has more than \d+ digits"),
+    (dict(start=5), r"scenarios\[1\]\.start and \.goal must be \(x, y\) cells, got int and tuple"),
 ])
 def test_write_scenarios_refuses_what_it_could_not_read_back(tmp_path: Path, change: dict[str, object],
                                                              message: str) -> None:
