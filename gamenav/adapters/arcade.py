@@ -282,32 +282,48 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
 
 
 # -- debug drawing -----------------------------------------------------------------------
+_BLOCK = 1024
+"""Cells per side of one picture texture: every OpenGL 3.3 GPU holds 1024 x 1024 (a 1 x 20000 map
+was one texture wider than the atlas's 16384)."""
+
+
 class _CellPicture:
-    """An RGBA picture of a grid's cells as an arcade texture, one pixel per cell, drawn over the
-    grid's area with pixelated sampling; repainted in place in the atlas. ``key``: what the
-    picture shows (its owner repaints it when that changes)."""
+    """An RGBA picture of a grid's cells as arcade textures, one pixel per cell, in blocks of at
+    most ``_BLOCK`` x ``_BLOCK`` cells drawn over their part of the grid's area with pixelated
+    sampling; repainted in place in the atlas. ``key``: what the picture shows (its owner
+    repaints it when that changes)."""
 
     _count = itertools.count()
 
     def __init__(self, grid: TileGrid, atlas: Any, name: str) -> None:
         self.atlas = atlas
         self.key: Any = None
-        image = PIL.Image.new("RGBA", (grid.width, grid.height))
-        self.texture = arcade.Texture(image, hash=f"gamenav-{name}-{next(self._count)}",
-                                      hit_box_algorithm=arcade.hitbox.algo_bounding_box)
+        self.blocks = [  # (first image row, first column, texture); image row 0 is on top
+            (i, j, arcade.Texture(PIL.Image.new("RGBA", (min(_BLOCK, grid.width - j), min(_BLOCK, grid.height - i))),
+                                  hash=f"gamenav-{name}-{next(self._count)}",
+                                  hit_box_algorithm=arcade.hitbox.algo_bounding_box))
+            for i in range(0, grid.height, _BLOCK) for j in range(0, grid.width, _BLOCK)]
+
+    @property
+    def texture(self) -> arcade.Texture:
+        """The first block's texture (the only one for a grid of at most ``_BLOCK`` cells a side)."""
+        return self.blocks[0][2]
 
     def paint(self, grid: TileGrid, rgba: npt.NDArray[np.uint8]) -> None:
         """Show ``rgba`` ``(h, w, 4)``, a colour per cell (row y of the grid at index y)."""
         rows = rgba if grid.y_up else rgba[::-1]  # (the image's row 0 is on top)
-        self.texture.image.paste(PIL.Image.fromarray(np.ascontiguousarray(rows)))
-        if self.atlas.has_texture(self.texture):
-            self.atlas.update_texture_image(self.texture)
+        for i, j, texture in self.blocks:
+            texture.image.paste(PIL.Image.fromarray(np.ascontiguousarray(rows[i:i + _BLOCK, j:j + _BLOCK])))
+            if self.atlas.has_texture(texture):
+                self.atlas.update_texture_image(texture)
 
     def draw(self, grid: TileGrid) -> None:
         ox, oy = grid.origin
         cs = grid.cell_size
-        arcade.draw_texture_rect(self.texture, arcade.LBWH(ox, oy, grid.width * cs, grid.height * cs),
-                                 pixelated=True)
+        for i, j, texture in self.blocks:
+            w, h = texture.image.size
+            arcade.draw_texture_rect(texture, arcade.LBWH(ox + j * cs, oy + (grid.height - i - h) * cs, w * cs, h * cs),
+                                     pixelated=True)
 
 
 _pictures: weakref.WeakKeyDictionary[TileGrid, _CellPicture] = weakref.WeakKeyDictionary()

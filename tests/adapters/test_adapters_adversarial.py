@@ -20,7 +20,7 @@ from pytiled_parser import tiled_object  # noqa: E402
 
 import gamenav  # noqa: E402
 from gamenav import InvalidInputError, MapFormatError  # noqa: E402
-from gamenav.adapters.arcade import (PathFollower, draw_expansions, draw_navmesh, draw_path,  # noqa: E402
+from gamenav.adapters.arcade import (PathFollower, draw_expansions, draw_grid, draw_navmesh, draw_path,  # noqa: E402
                                      grid_from_sprites, grid_from_tilemap, navmesh_from_tilemap)
 from gamenav.adapters import pygame as pygame_adapter  # noqa: E402
 from gamenav.adapters.pygame import grid_from_mask, grid_from_rects  # noqa: E402
@@ -147,6 +147,19 @@ def test_draw_expansions_refuses_values_that_are_not_numbers(window: Any, values
     grid = gamenav.TileGrid(np.ones((2, 2), bool))
     with pytest.raises(InvalidInputError, match="values must be a bool mask or a field of numbers, got dtype"):
         draw_expansions(grid, np.array(values))
+
+
+def test_a_grid_wider_than_a_texture_is_drawn_across_the_seams(window: Any) -> None:
+    """A 2 x 20000 grid's picture was one 20000-pixel texture: arcade raised AllocatorException (the
+    atlas holds 16384 a side); cells 1000-1199 around a block seam are drawn at one pixel each."""
+    grid = gamenav.TileGrid(np.random.default_rng(5).random((2, 20000)) < 0.5, origin=(-1000, 0), y_up=True)
+    shown = np.asarray(~grid.passable[:, 1000:1200])
+    window.clear(color=(0, 0, 0, 255))
+    draw_grid(grid, blocked_color=(0, 0, 255, 255), line_color=None)
+    assert np.array_equal((np.asarray(arcade.get_image().convert("RGB"))[-2:] == (0, 0, 255)).all(axis=2), shown)
+    window.clear(color=(0, 0, 0, 255))
+    draw_expansions(grid, ~grid.passable, alpha=255)
+    assert np.array_equal((np.asarray(arcade.get_image().convert("RGB"))[-2:] == (255, 220, 60)).all(axis=2), shown)
 
 
 def test_a_sprite_at_nan_is_named_when_it_starts_a_follower() -> None:
