@@ -164,14 +164,16 @@ def write_scenarios(path: str | os.PathLike[str], scenarios: Iterable[Scenario])
     """Write scenarios in the ``version 1`` tab-separated layout.
 
     Raises:
-        InvalidInputError: a scenario :func:`read_scenarios` could not read back (a map name
-            that is not a str, empty, non-ASCII or holds whitespace, a start or goal that is not
-            a pair, a non-integer cell, a cell off its map, an integer too long for ``int()`` to
-            read back, a length that is not a real number, negative or non-finite); the file is
-            left untouched then.
+        InvalidInputError: an item that is not a :class:`Scenario`, or a scenario
+            :func:`read_scenarios` could not read back (a map name that is not a str, empty,
+            non-ASCII or holds whitespace, a start or goal that is not a pair, a non-integer
+            cell, a cell off its map, an integer too long for ``int()`` to read back, a length
+            that is not a real number, negative or non-finite); the file is left untouched then.
     """
     out = ["version 1"]
     for k, s in enumerate(scenarios):
+        if not isinstance(s, Scenario):
+            raise InvalidInputError(f"scenarios[{k}] must be a Scenario, got {type(s).__name__}")
         name = s.map_name
         if not isinstance(name, str) or name.split() != [name] or not name.isascii():
             raise InvalidInputError(f"scenarios[{k}].map_name must be ASCII without whitespace, got {name!r}")

@@ -95,6 +95,17 @@ def test_write_scenarios_refuses_what_it_could_not_read_back(tmp_path: Path, cha
     assert read_scenarios(path) == [good]  # left untouched
 
 
+@pytest.mark.parametrize(("scenarios", "message"), [
+    ([(0, "m.map", 3, 2, (0, 0), (2, 1), 2.5)], r"scenarios\[0\] must be a Scenario, got tuple"),
+    (Scenario(0, "m.map", 3, 2, (0, 0), (2, 1), 2.5), r"scenarios\[0\] must be a Scenario, got int"),
+])
+def test_write_scenarios_takes_scenarios(tmp_path: Path, scenarios: object, message: str) -> None:
+    path = tmp_path / "out.scen"  # were AttributeErrors ('tuple' / 'int' object has no attribute 'map_name')
+    with pytest.raises(gamenav.InvalidInputError, match=message):
+        write_scenarios(path, scenarios)  # type: ignore[arg-type]
+    assert not path.exists()
+
+
 def test_terrain_letters(tmp_path: Path) -> None:
     path = tmp_path / "letters.map"
     path.write_text("type octile\nheight 1\nwidth 8\nmap\n.GS@OTW.\n")
