@@ -397,7 +397,9 @@ def draw_expansions(grid: TileGrid, values: npt.ArrayLike, *, alpha: int = 110) 
         rgba[reached] = (255, 220, 60, alpha)
     else:
         v = arr[reached].astype(np.float64)
-        level = np.minimum((v / max(float(v.max()), 1e-9) * 8).astype(int), 7)
+        with np.errstate(over="ignore"):  # (-1e308 scaled is -inf: clipped, not drawn)
+            scaled = v / max(float(v.max()), 1e-9) * 8
+        level = np.clip(scaled, -1, 7).astype(int)  # (clipped before the cast)
         ys, xs = np.nonzero(reached)
         shown = level >= 0  # (negative values: not drawn)
         rgba[ys[shown], xs[shown], :3] = _FIELD_COLORS[level[shown]]

@@ -162,6 +162,18 @@ def test_a_grid_wider_than_a_texture_is_drawn_across_the_seams(window: Any) -> N
     assert np.array_equal((np.asarray(arcade.get_image().convert("RGB"))[-2:] == (255, 220, 60)).all(axis=2), shown)
 
 
+def test_draw_expansions_of_a_huge_negative_value_warns_of_nothing(window: Any) -> None:
+    """A field holding -1e308 overflowed when scaled to its 8 shades: RuntimeWarnings "overflow
+    encountered in multiply" and "invalid value encountered in cast" on every frame."""
+    grid = gamenav.TileGrid(np.ones((1, 4), bool), cell_size=10, y_up=True)
+    window.clear(color=(0, 0, 0, 255))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        draw_expansions(grid, np.array([[-1e308, 0.0, 1.0, 2.0]]), alpha=255)
+    drawn = (np.asarray(arcade.get_image().convert("RGB"))[-5, 5:40:10] != 0).any(axis=1)
+    assert drawn.tolist() == [False, True, True, True]
+
+
 def test_a_sprite_at_nan_is_named_when_it_starts_a_follower() -> None:
     """A follower's sprite at NaN was refused as "start must be a finite (x, y) pair", an
     argument the arcade PathFollower does not have."""
