@@ -876,6 +876,8 @@ class PathQueue(Closeable):
     def _drop_job(self, job: _Job) -> None:
         job.alive = False
         self._searches -= 1
+        if not self._searches:  # only dropped jobs left in the heap: they would hold their worlds
+            self._heap.clear()
         if job.query.key is not None and self._jobs.get(job.query.key) is job:
             del self._jobs[job.query.key]
         entry = self._grids.get(id(job.query.world))

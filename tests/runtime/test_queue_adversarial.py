@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
+import weakref
 from typing import Any
 
 import numpy as np
@@ -293,3 +295,18 @@ def test_priorities_and_aging_near_the_float_limit_keep_their_order(aging: float
         queue.update()
     queue.update()
     assert served == ["high", "low"]
+
+
+@pytest.mark.parametrize("end", ["close", "cancel_all"])
+def test_a_queue_whose_requests_were_all_cancelled_keeps_no_world_alive(end: str) -> None:
+    """A level unloaded with ``close()`` or ``cancel_all()``: the cancelled searches stayed in
+    the queue's heap with their grid (and a closed queue never updates again to drop them)."""
+    grid = TileGrid(np.ones((400, 400), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=1)
+    queue.request(grid, (0, 0), (300, 300))
+    queue.request(grid, (0, 0), (200, 300), priority=1)
+    alive = weakref.ref(grid)
+    getattr(queue, end)()
+    del grid
+    gc.collect()
+    assert alive() is None
