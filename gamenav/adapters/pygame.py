@@ -389,6 +389,10 @@ def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: Col
         radius: waypoint dot radius in pixels (0: no dots).
     """
     _check_type(surface, pygame.Surface, "surface")
+    if not is_real(width) or not abs(width) < 1 << 31 or not float(width).is_integer():
+        raise InvalidInputError(f"width must be an int of pixels below 2**31, got {width!r}")
+    if not is_real(radius) or not abs(radius) < 1 << 31:  # (not NaN: pygame drew nothing)
+        raise InvalidInputError(f"radius must be a number of pixels below 2**31, got {radius!r}")
     try:
         points = np.asarray(path.points if isinstance(path, Path) else path, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):  # (OverflowError: an int beyond float64)
@@ -400,7 +404,7 @@ def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: Col
         raise InvalidInputError(f"path points must have shape (n, 2), got {points.shape}")
     pts = points.tolist()
     if len(pts) >= 2:
-        pygame.draw.lines(surface, color, False, pts, width)
+        pygame.draw.lines(surface, color, False, pts, int(width))
     if radius > 0:
         for p in pts:
             pygame.draw.circle(surface, color, p, radius)

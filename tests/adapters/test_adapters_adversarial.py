@@ -264,6 +264,16 @@ def test_pygame_draw_grid_of_sub_pixel_cells_draws_its_lines() -> None:
     assert surface.get_at((1, 1))[:3] == (0, 0, 0)
 
 
+@pytest.mark.parametrize(("option", "value"), [("width", 1.5), ("width", 2**31), ("width", 10**400), ("width", "3"),
+                                             ("radius", 10**30), ("radius", float("nan")), ("radius", "3")])
+def test_pygame_draw_path_refuses_widths_and_radii_that_are_not_pixels(option: str, value: Any) -> None:
+    """pygame's own TypeError ("'float' object cannot be interpreted as an integer", "radius argument
+    must be a number") or OverflowError came out of draw_path, and a NaN radius drew nothing."""
+    with pytest.raises(InvalidInputError, match=f"{option} must be an? (int|number) of pixels below 2\\*\\*31"):
+        pygame_adapter.draw_path(pygame.Surface((10, 10)), [(1, 1), (5, 5)], **{option: value})
+    pygame_adapter.draw_path(pygame.Surface((10, 10)), [(1, 1), (5, 5)], width=3, radius=2.5)
+
+
 def test_a_pygame_sprite_whose_rect_is_a_tuple_is_refused_clearly() -> None:
     """A sprite with ``rect = (10, 10, 4, 4)`` (pygame draws such sprites) raised AttributeError
     ("'tuple' object has no attribute 'center'") from inside the pygame PathFollower."""
