@@ -28,7 +28,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="warm up only these parts (default: all)")
     args = parser.parse_args(argv)
     parts = set(args.only or GROUPS.values())
-    tty = sys.stderr is not None and sys.stderr.isatty()  # None: no stderr (nothing is shown)
+    try:
+        tty = sys.stderr.isatty()
+    except (AttributeError, ValueError, OSError):  # no stderr (None), a closed one, one without isatty
+        tty = False
     t0 = last = time.perf_counter()
     running = ""
 

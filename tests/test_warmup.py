@@ -101,7 +101,13 @@ def test_a_closed_stderr_stops_neither_a_game_nor_the_warmup_command(tmp_path: P
         def write(self, text: str) -> int:
             raise OSError(errno.EBADF, "Bad file descriptor")
 
-    for stderr in (None, Closed()):
+    class WriteOnly:  # a game's console: isatty raised AttributeError, as a closed file's ValueError
+        def write(self, text: str) -> int:
+            return len(text)
+
+    closed = io.StringIO()
+    closed.close()
+    for stderr in (None, Closed(), closed, WriteOnly()):
         monkeypatch.setattr(sys, "stderr", stderr)
         assert main(["--only", "grid"]) == 0
 
