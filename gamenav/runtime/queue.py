@@ -363,6 +363,8 @@ class PathQueue(Closeable):
             result the edit invalidates (checked exactly, as in :class:`PathCache`):
             ``"restart"`` it on the new grid (default, keeping its place in the queue) or answer
             ``"stale"`` (status STALE). Results the edit cannot affect are delivered as they are.
+            With ``"stale"``, a request that joins a search started before an edit starts it
+            again on the world as it is (no request is answered STALE for an edit made before it).
             A request whose start or goal cell was blocked since it was made is answered STALE
             in either mode (a new search would raise BlockedEndpointError).
         window: how many recent frames / answers :attr:`stats` summarises.
@@ -518,8 +520,11 @@ class PathQueue(Closeable):
                 self._answer(req, hit)
                 return req
         job = self._jobs.get(query.key) if query.key is not None else None
-        if job is not None and quick_expansions and not self._current(job):
-            self._begin(job)  # quick paths come from the world as it is now (raises, if it does, before any change)
+        if job is not None and (quick_expansions or not self._restart and job.search is not None) \
+                and not self._current(job):
+            # quick paths, and "stale" answers, come from the world as it is now (a request made
+            # after an edit never gets STALE for it); raises, if it does, before any change
+            self._begin(job)
         elif job is not None and job.checked != query.world.version:
             check = start_search(query)  # raises what a fresh search would (an endpoint blocked since)
             check.cancel()

@@ -310,3 +310,21 @@ def test_a_queue_whose_requests_were_all_cancelled_keeps_no_world_alive(end: str
     del grid
     gc.collect()
     assert alive() is None
+
+
+def test_a_request_made_after_an_edit_is_not_answered_stale_for_it() -> None:
+    """``on_change="stale"``: a request identical to a pending one, made after an edit walled off
+    the pending search's path, joined that search and was answered STALE with it, where a new
+    request (or the same one made alone) finds the path on the edited grid."""
+    grid = TileGrid(np.ones((3, 30), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=5, on_change="stale")
+    first = queue.request(grid, (0, 1), (29, 1))
+    queue.update()
+    grid.set_walkable((15, 1), False)  # on the path the pending search follows
+    second = queue.request(grid, (0, 1), (29, 1))
+    while len(queue):
+        queue.update()
+    fresh = gamenav.find_path(grid, (0, 1), (29, 1))
+    assert second.status is PathStatus.FOUND and second.path.cost == fresh.cost
+    assert queue.stats.shared == 1 and queue.stats.stale == 0
+    assert first.path is second.path
