@@ -71,6 +71,8 @@ def _path_points(path: Any) -> npt.NDArray[np.float64]:
                                 f"{type(path).__name__}") from None
     if pts.size and (pts.ndim != 2 or pts.shape[1] != 2):
         raise InvalidInputError(f"path points must have shape (n, 2), got {pts.shape}")
+    if not np.isfinite(pts).all():
+        raise InvalidInputError("path points must be finite (got NaN or inf)")
     return pts.reshape(-1, 2)  # (no points, e.g. ``[]``: (0, 2), as in the pygame adapter)
 
 

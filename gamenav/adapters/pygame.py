@@ -402,6 +402,8 @@ def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: Col
         return
     if points.ndim != 2 or points.shape[1] != 2:
         raise InvalidInputError(f"path points must have shape (n, 2), got {points.shape}")
+    if not np.isfinite(points).all():  # (pygame drew a NaN as a line to the surface's left edge)
+        raise InvalidInputError("path points must be finite (got NaN or inf)")
     pts = points.tolist()
     if len(pts) >= 2:
         pygame.draw.lines(surface, color, False, pts, int(width))

@@ -274,6 +274,16 @@ def test_pygame_draw_path_refuses_widths_and_radii_that_are_not_pixels(option: s
     pygame_adapter.draw_path(pygame.Surface((10, 10)), [(1, 1), (5, 5)], width=3, radius=2.5)
 
 
+@pytest.mark.parametrize("x", [float("nan"), float("inf")])
+@pytest.mark.parametrize("draw", [lambda pts: pygame_adapter.draw_path(pygame.Surface((50, 50)), pts, radius=0),
+                                  draw_path], ids=["pygame", "arcade"])
+def test_draw_path_refuses_points_at_nan_or_inf(draw: Any, x: float) -> None:
+    """pygame drew ``[(nan, 10), (40, 40)]`` as a line from (40, 40) to the surface's left edge
+    (82 pixels lit); the arcade adapter sent NaN to the GPU."""
+    with pytest.raises(InvalidInputError, match=r"path points must be finite \(got NaN or inf\)"):
+        draw([(x, 10), (40, 40)])
+
+
 def test_a_pygame_sprite_whose_rect_is_a_tuple_is_refused_clearly() -> None:
     """A sprite with ``rect = (10, 10, 4, 4)`` (pygame draws such sprites) raised AttributeError
     ("'tuple' object has no attribute 'center'") from inside the pygame PathFollower."""
