@@ -879,6 +879,8 @@ class PathQueue(Closeable):
         return entry is None or entry.seen == world.version
 
     def _drop_job(self, job: _Job) -> None:
+        if not job.alive:  # cancelled while the queue was starting or stepping it: dropped then
+            return
         job.alive = False
         self._searches -= 1
         if not self._searches:  # only dropped jobs left in the heap: they would hold their worlds

@@ -328,3 +328,26 @@ def test_a_request_made_after_an_edit_is_not_answered_stale_for_it() -> None:
     assert second.status is PathStatus.FOUND and second.path.cost == fresh.cost
     assert queue.stats.shared == 1 and queue.stats.stale == 0
     assert first.path is second.path
+
+
+def test_a_request_cancelled_while_its_search_starts_is_dropped_once() -> None:
+    """A request cancelled from code the queue runs while starting its search (a ``__del__`` that a
+    collection runs there; here its heuristic) had its search dropped twice: ``stats.searches``
+    went to -1, and the queue lost track of the searches still queued (one never answered)."""
+    grid = TileGrid(np.ones((20, 20), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=10_000)
+    victim: list[gamenav.PathRequest] = []
+
+    def heuristic(dx: int, dy: int) -> float:
+        if victim and not victim[0].done:
+            victim[0].cancel()
+        return 0.0
+
+    first = queue.request(grid, (0, 19), (19, 0))
+    victim.append(queue.request(grid, (0, 0), (19, 19), heuristic=heuristic, priority=1))  # started in update()
+    last = queue.request(grid, (1, 1), (18, 18))
+    assert queue.stats.searches == 3
+    queue.update()
+    assert victim[0].status is PathStatus.CANCELLED
+    assert first.status is PathStatus.FOUND and last.status is PathStatus.FOUND
+    assert (queue.stats.searches, queue.stats.pending, len(queue)) == (0, 0, 0)
