@@ -39,7 +39,7 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from gamenav._kernels import _writable, report
+from gamenav._kernels import _writable, is_terminal, report
 from gamenav._validate import positive_number
 from gamenav._warmup import warmup
 from gamenav.errors import InvalidInputError, MapFormatError
@@ -248,7 +248,7 @@ def _progress_printer(budgets: Sequence[float], frames: int, stream: TextIO | No
     terminal; otherwise one plain line per finished budget (no carriage returns in logs); nothing
     where ``stream`` is missing or closed (see :func:`~gamenav._kernels.report`)."""
     total = len(budgets) * frames
-    tty = stream is not None and stream.isatty()
+    tty = is_terminal(stream) if stream is not None else False
     shown = -1
 
     def show(k: int, frame: int) -> None:

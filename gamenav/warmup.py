@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from gamenav._kernels import report
+from gamenav._kernels import is_terminal, report
 from gamenav._warmup import GROUPS, warmup
 
 __all__ = ["main"]
@@ -28,10 +28,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="warm up only these parts (default: all)")
     args = parser.parse_args(argv)
     parts = set(args.only or GROUPS.values())
-    try:
-        tty = sys.stderr.isatty()
-    except (AttributeError, ValueError, OSError):  # no stderr (None), a closed one, one without isatty
-        tty = False
+    tty = is_terminal()
     t0 = last = time.perf_counter()
     running = ""
 

@@ -34,7 +34,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-__all__ = ["CompileRecord", "announce_compile", "compiling", "report"]
+__all__ = ["CompileRecord", "announce_compile", "compiling", "is_terminal", "report"]
 
 _PACKAGE = __name__ + "."
 _lock = threading.Lock()
@@ -90,6 +90,16 @@ def report(text: str, *, end: str = "\n", stream: TextIO | None = None) -> None:
     # a closed descriptor or file; an object without flush (a game's console that only writes)
     with suppress(OSError, ValueError, AttributeError):
         print(text, end=end, file=out, flush=True)
+
+
+def is_terminal(stream: TextIO | None = None) -> bool:
+    """Whether ``stream`` (default: stderr) is a terminal, for a redrawn progress bar: False for a
+    missing or closed one, or one without ``isatty`` (as :func:`report` prints nothing there)."""
+    out = sys.stderr if stream is None else stream
+    try:
+        return bool(out is not None and out.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _say(text: str) -> None:

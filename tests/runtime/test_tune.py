@@ -157,6 +157,33 @@ def test_runs_with_stderr_closed(small_map: Path) -> None:
     assert done.returncode == 0 and "| 1 |" in done.stdout
 
 
+@pytest.mark.parametrize("stream", ["closed", "write-only"])
+def test_the_progress_printer_takes_a_closed_or_write_only_stream(stream: str) -> None:
+    # a closed sys.stderr (an embedding that closed it) raised ValueError from isatty(); a
+    # game's console object with only write() raised AttributeError
+    class Console:
+        def __init__(self) -> None:
+            self.text: list[str] = []
+
+        def write(self, text: str) -> int:
+            self.text.append(text)
+            return len(text)
+
+    out: object
+    if stream == "closed":
+        out = io.StringIO()
+        out.close()
+    else:
+        out = Console()
+    show = tune._progress_printer([1.0, 2.0], 10, out)  # type: ignore[arg-type]
+    for k in range(2):
+        for frame in range(1, 11):
+            show(k, frame)
+    if isinstance(out, Console):
+        assert "".join(out.text).splitlines() == ["gamenav-tune: budget 1 ms done (1/2)",
+                                                  "gamenav-tune: budget 2 ms done (2/2)"]
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--budgets", "1,inf"], "budgets must be finite positive numbers of ms, got '1,inf'"),
     (["--budgets", "1e400"], "budgets must be finite positive numbers of ms"),
