@@ -403,7 +403,7 @@ def draw_expansions(grid: TileGrid, values: npt.ArrayLike, *, alpha: int = 110) 
             scaled = v / max(float(v.max()), 1e-9) * 8
         level = np.clip(scaled, -1, 7).astype(int)  # (clipped before the cast)
         ys, xs = np.nonzero(reached)
-        shown = level >= 0  # (negative values: not drawn)
+        shown = level >= 0  # (values below -1/8 of the largest: not drawn, as before; above: the first shade)
         rgba[ys[shown], xs[shown], :3] = _FIELD_COLORS[level[shown]]
         rgba[ys[shown], xs[shown], 3] = alpha
     picture = _picture(_field_pictures, grid, "expansions")
