@@ -845,9 +845,10 @@ class PathQueue(Closeable):
         try:
             search = self._begin(job)
         except InvalidInputError:
-            self._drop_job(job)
-            self._pending -= len(job.requests)
-            self._store_and_answer(job.query, Path.none(PathStatus.STALE), job.requests, None)
+            if job.alive:  # (see _finish)
+                self._drop_job(job)
+                self._pending -= len(job.requests)
+                self._store_and_answer(job.query, Path.none(PathStatus.STALE), job.requests, None)
             return None, time.perf_counter()
         t = time.perf_counter()
         self._start_s = _track(self._start_s, t - now)
@@ -879,8 +880,6 @@ class PathQueue(Closeable):
         return entry is None or entry.seen == world.version
 
     def _drop_job(self, job: _Job) -> None:
-        if not job.alive:  # cancelled while the queue was starting or stepping it: dropped then
-            return
         job.alive = False
         self._searches -= 1
         if not self._searches:  # only dropped jobs left in the heap: they would hold their worlds
@@ -947,6 +946,8 @@ class PathQueue(Closeable):
         return None if any(table.invalidate(change) for change in changes) else now
 
     def _finish(self, job: _Job) -> None:
+        if not job.alive:  # dropped by code run while its search started (a heuristic, a __del__):
+            return         # cancelled, or answered by an update() made there
         path = job.search.result()  # type: ignore[union-attr]
         version = self._valid_at(job, path)
         if version is None:

@@ -351,3 +351,28 @@ def test_a_request_cancelled_while_its_search_starts_is_dropped_once() -> None:
     assert victim[0].status is PathStatus.CANCELLED
     assert first.status is PathStatus.FOUND and last.status is PathStatus.FOUND
     assert (queue.stats.searches, queue.stats.pending, len(queue)) == (0, 0, 0)
+
+
+def test_an_update_made_while_a_search_starts_answers_its_requests_once() -> None:
+    """``update()`` run from code the queue runs while starting a search (its heuristic; a
+    ``__del__``) answered that search's request there, and the outer update answered it again:
+    ``on_done`` called twice, ``len(queue)`` -1."""
+    grid = TileGrid(np.ones((20, 20), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=10_000)
+    armed: list[bool] = []
+    answers: list[gamenav.PathRequest] = []
+
+    def heuristic(dx: int, dy: int) -> float:
+        if armed:
+            armed.clear()
+            queue.update()
+        return 0.0
+
+    first = queue.request(grid, (0, 19), (19, 0))
+    nested = queue.request(grid, (0, 0), (19, 19), heuristic=heuristic, priority=1, on_done=answers.append)
+    armed.append(True)  # (the heuristic also runs when the request is checked)
+    queue.update()
+    queue.update()
+    assert nested.status is PathStatus.FOUND and first.status is PathStatus.FOUND
+    assert answers == [nested]
+    assert (len(queue), queue.stats.pending, queue.stats.completed, queue.stats.searches) == (0, 0, 2, 0)
