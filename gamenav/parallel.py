@@ -29,10 +29,7 @@ from gamenav.errors import InvalidInputError
 from gamenav.grid._fast import FastWorkspace, Tables, make_path, tables
 from gamenav.grid.clearance import radius_state
 from gamenav.grid.movement import Heuristic
-from gamenav.grid.hpa import hpa_index
-from gamenav.grid.jump_plus import jump_index
-from gamenav.grid.search import GridSearch, SearchWorkspace
-from gamenav.grid.subgoal import fits, subgoal_index
+from gamenav.grid.search import GridSearch, SearchWorkspace, build_index
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.navmesh.mesh import NavMesh
 from gamenav.navmesh.search import NavMeshSearch
@@ -221,19 +218,6 @@ def _grid_default(grid: TileGrid, starts: list[Any], goals: list[Any], workers: 
     return results  # type: ignore[return-value]  # every slot filled
 
 
-def _build_index(grid: TileGrid, algorithm: str) -> None:
-    """Build ``grid``'s index for ``algorithm`` ("jps", "hpa", "subgoal"), if it has none, in the
-    calling thread: a build takes the grid's edit lock, which this thread holds inside a listener.
-    Only that (``gamenav.prepare`` also spreads the subgoal landmarks again, a full pass after
-    every edit that the queries do not need)."""
-    if algorithm == "jps":
-        jump_index(grid)
-    elif algorithm == "hpa":
-        hpa_index(grid)
-    elif algorithm == "subgoal" and fits(grid.shape):
-        subgoal_index(grid)
-
-
 def _grid_general(grid: TileGrid, starts: list[Any], goals: list[Any], workers: int,
                   options: dict[str, Any]) -> list[Path]:
     """Queries with options: a GridSearch per query on one snapshot, one workspace per thread."""
@@ -250,7 +234,9 @@ def _grid_general(grid: TileGrid, starts: list[Any], goals: list[Any], workers: 
             GridSearch._from_checked(req, state)  # raises BlockedEndpointError
     if requests:  # grid-level errors (e.g. JPS on a weighted grid) come from starting a search
         GridSearch._from_checked(requests[0], state).cancel()
-        _build_index(grid, requests[0].algorithm)
+        # its index, built here: a build takes the grid's edit lock, which this thread holds
+        # inside a listener (only the index: prepare() would also spread the subgoal landmarks)
+        build_index(grid, requests[0].algorithm)
     results: list[Path | None] = [None] * len(starts)
 
     def make_worker() -> Callable[[int], None]:

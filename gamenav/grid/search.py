@@ -532,12 +532,23 @@ def prepare(grid: TileGrid, *algorithms: str) -> None:
     for name in algorithms:
         if not isinstance(name, str) or name not in ALGORITHMS:
             raise InvalidInputError(f"algorithm must be one of {list(ALGORITHMS)}, got {name!r}")
-    if "jps" in algorithms:
-        _jump_plus.jump_index(grid)
-    if "hpa" in algorithms:
-        _hpa.hpa_index(grid)
+    for name in ("jps", "hpa", "subgoal"):
+        if name in algorithms:
+            build_index(grid, name)
     if "subgoal" in algorithms and _subgoal.fits(grid.shape):
         _subgoal.subgoal_index(grid).update_landmarks()
+
+
+def build_index(grid: TileGrid, algorithm: str) -> None:
+    """Build ``grid``'s index for ``algorithm`` (``"jps"``: the JPS+ table, ``"hpa"``, ``"subgoal"``:
+    the graphs; subgoal graphs only where :func:`gamenav.grid.subgoal.fits`) if it has none, and
+    nothing more (:func:`prepare` also spreads the subgoal landmarks over the current graph)."""
+    if algorithm == "jps":
+        _jump_plus.jump_index(grid)
+    elif algorithm == "hpa":
+        _hpa.hpa_index(grid)
+    elif algorithm == "subgoal" and _subgoal.fits(grid.shape):
+        _subgoal.subgoal_index(grid)
 
 
 def _centres(grid: TileGrid, cells: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
