@@ -940,6 +940,7 @@ class Crowd(Closeable):
         px, py = self._grid.world_to_cell(point).tolist()
         if not formation and self._grid.in_bounds(px, py) and snap.passable[py, px]:
             goals = np.repeat(point[None, :], len(idx), axis=0)  # the exact point, not its cell centre
+        announce_compile("crowd", *_KERNELS)  # (the first order may come before any update)
         self._keep_off_walls(goals.copy(), goals, self._radii[idx])  # as far from walls as agents keep
         if not use_field and self._following(idx, goals):
             return  # the order they carry out already (given again every frame): their searches go on
@@ -1154,7 +1155,6 @@ class Crowd(Closeable):
     def _keep_off_walls(self, prev: _F64, pos: _F64, radii: _F64 | None = None) -> None:
         """Keep ``pos`` (m, 2) off walls, in place: wall sliding (:func:`resolve_walls`), then
         (ORCA) discs of ``radii`` (m,) pushed out of blocked cells, or (separation) margins."""
-        announce_compile("crowd", *_KERNELS)  # (move() runs them before any update)
         g = self._grid
         ox, oy = g.origin
         passable, _ = g._kernel_arrays()
