@@ -39,7 +39,7 @@ from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.parallel import check_workers, run_parallel
 from gamenav.runtime._invalidation import EntryTable, footprint
 from gamenav.runtime._search import GridWatch, Query, make_query, shared, start_search
-from gamenav.runtime.cache import PathCache
+from gamenav.runtime.cache import PathCache, _refused
 from gamenav.types import Path, PathStatus, Search
 
 __all__ = ["PathQueue", "PathRequest", "QueueStats"]
@@ -365,8 +365,10 @@ class PathQueue(Closeable):
             ``"stale"`` (status STALE). Results the edit cannot affect are delivered as they are.
             With ``"stale"``, a request that joins a search started before an edit starts it
             again on the world as it is (no request is answered STALE for an edit made before it).
-            A request whose start or goal cell was blocked since it was made is answered STALE
-            in either mode (a new search would raise BlockedEndpointError).
+            A request whose start or goal cell was blocked since it was made, or an
+            ``algorithm="jps"``, ``"hpa"`` or ``"subgoal"`` request on a grid made weighted
+            since, is answered STALE in either mode (a new search would raise
+            BlockedEndpointError, UnsupportedOptionError).
         window: how many recent frames / answers :attr:`stats` summarises.
         workers: searches stepped at once on threads (>= 1, at most the usable cores; None:
             every core). With N > 1,
@@ -929,14 +931,16 @@ class PathQueue(Closeable):
         """The world version at which ``path``, found on the snapshot the search started from,
         is known to hold now, or None (search again). Grid paths that spanned edits are checked
         against every one of them, after acting on the edits other threads made meanwhile; an
-        edit the queue has not heard of yet (its notification on its way) means searching again."""
+        edit the queue has not heard of yet (its notification on its way) means searching again,
+        and so does one after which a fresh search would refuse the query (JPS on a grid made
+        weighted: its start answers STALE)."""
         self._inbox.catch_up()
         query = job.query
         now: int = query.world.version
         seen: int = job.search.world_version  # type: ignore[union-attr]
         if seen == now:
             return now
-        if not query.is_grid:
+        if not query.is_grid or _refused(query):
             return None
         changes = job.changes  # versions seen + 1 .. now, in order, if none is missing
         if len(changes) != now - seen or changes[-1].version != now:

@@ -376,3 +376,22 @@ def test_an_update_made_while_a_search_starts_answers_its_requests_once() -> Non
     assert nested.status is PathStatus.FOUND and first.status is PathStatus.FOUND
     assert answers == [nested]
     assert (len(queue), queue.stats.pending, queue.stats.completed, queue.stats.searches) == (0, 0, 2, 0)
+
+
+@pytest.mark.parametrize("on_change", ["restart", "stale"])
+@pytest.mark.parametrize("algorithm", ["jps", "hpa", "subgoal"])
+def test_a_uniform_cost_search_spanning_an_edit_that_weights_the_grid_is_not_found(
+        algorithm: str, on_change: str) -> None:
+    """A ``jps`` / ``hpa`` / ``subgoal`` search started before an edit made the grid weighted (a
+    cost of 5 off its path) was answered FOUND (cost 59), where a fresh search raises
+    UnsupportedOptionError and a request still waiting for its start is answered STALE."""
+    grid = TileGrid(np.ones((3, 60), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=3, on_change=on_change)
+    req = queue.request(grid, (0, 1), (59, 1), algorithm=algorithm)  # started at once
+    waiting = queue.request(grid, (0, 0), (59, 0), algorithm=algorithm)  # started in update()
+    grid.set_cost((30, 2), 5.0)
+    while len(queue):
+        queue.update()
+    assert req.status is PathStatus.STALE and waiting.status is PathStatus.STALE
+    with pytest.raises(gamenav.UnsupportedOptionError, match="non-uniform cell costs"):
+        gamenav.find_path(grid, (0, 1), (59, 1), algorithm=algorithm)
