@@ -531,6 +531,8 @@ class PathQueue(Closeable):
             check = start_search(query)  # raises what a fresh search would (an endpoint blocked since)
             check.cancel()
             job.checked = check.world_version
+        if job is not None and not job.alive:  # answered or cancelled by code its start ran (a
+            job = None                         # heuristic, a __del__): this request searches anew
         if job is None:
             search = start_search(query)
             if search.status.done:  # start == goal, or another island: answered at once

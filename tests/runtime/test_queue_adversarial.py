@@ -395,3 +395,35 @@ def test_a_uniform_cost_search_spanning_an_edit_that_weights_the_grid_is_not_fou
     assert req.status is PathStatus.STALE and waiting.status is PathStatus.STALE
     with pytest.raises(gamenav.UnsupportedOptionError, match="non-uniform cell costs"):
         gamenav.find_path(grid, (0, 1), (59, 1), algorithm=algorithm)
+
+
+@pytest.mark.parametrize("drop", ["cancel", "update"])
+def test_a_request_joining_a_search_that_its_check_dropped_is_answered(drop: str) -> None:
+    """A request joining a search re-checks it on the edited grid by starting it; code run there
+    (its heuristic, a ``__del__``) that cancelled the search's only request or answered it from a
+    nested ``update()`` dropped the search, and the request joined it anyway: IN_PROGRESS for ever,
+    ``len(queue)`` 1 with no search left."""
+    grid = TileGrid(np.ones((20, 20), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=10_000)
+    armed: list[bool] = []
+    first: list[gamenav.PathRequest] = []
+
+    def heuristic(dx: int, dy: int) -> float:
+        if armed:
+            armed.clear()
+            if drop == "cancel":
+                first[0].cancel()
+            else:
+                queue.update()
+        return 0.0
+
+    queue.request(grid, (0, 19), (19, 0))  # served first: the next search starts lazily
+    first.append(queue.request(grid, (0, 0), (19, 19), heuristic=heuristic))
+    grid.set_walkable((5, 10), False)
+    armed.append(True)
+    joiner = queue.request(grid, (0, 0), (19, 19), heuristic=heuristic)
+    for _ in range(3):
+        queue.update()
+    assert joiner.status is PathStatus.FOUND
+    assert joiner.path.cost == gamenav.find_path(grid, (0, 0), (19, 19), heuristic=heuristic).cost
+    assert (queue.stats.searches, queue.stats.pending) == (0, 0)
