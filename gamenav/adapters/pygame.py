@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from typing import Any
+from xml.etree import ElementTree
 
 import numpy as np
 import numpy.typing as npt
@@ -223,6 +224,29 @@ def _tmx_gids(tmx_map: Any, tiles: Any) -> npt.NDArray[np.int64]:
     return np.array(rows, dtype=np.int64).reshape(height, width)
 
 
+def _tmx_shapes(tmx_map: Any, group: Any) -> list[str | None]:
+    """The Tiled shape of each object of a pytmx object group, in order: the tag of its shape element
+    (``"ellipse"``, ``"point"``, ``"polygon"``, ``"polyline"``, ``"text"``), None for a rectangle or a
+    tile object. pytmx keeps no such flag, so they are read from the map's file (the last object
+    group of that name, the one pytmx names); all None for a map parsed without a file.
+
+    Raises:
+        MapFormatError: the file's layer no longer holds the group's objects (edited since it was loaded).
+    """
+    if tmx_map.filename is None:
+        return [None] * len(group)
+    found = [node for node in ElementTree.parse(tmx_map.filename).getroot().iter("objectgroup")
+             if node.get("name") == group.name]
+    nodes = found[-1].findall("object") if found else []
+    ids = [int(node.get("id", 0)) for node in nodes]
+    if ids != [obj.id for obj in group]:
+        raise MapFormatError(f"object layer {group.name!r} holds the objects {ids} in the file but "
+                             f"{[obj.id for obj in group]} in tmx_map: load the map again after editing it",
+                             path=tmx_map.filename)
+    tags = ("ellipse", "point", "polygon", "polyline", "text")
+    return [next((child.tag for child in node if child.tag in tags), None) for node in nodes]
+
+
 def grid_from_tmx(tmx_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
     """A :class:`~gamenav.TileGrid` from a tile layer of a Tiled map loaded with pytmx.
 
@@ -263,9 +287,12 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     """A :class:`~gamenav.NavMesh` from the polygons and rectangles of a Tiled object layer (pytmx).
 
     Coordinates are map pixels (y down), the objects' points as pytmx places them
-    (``obj.apply_transformations()``: rotation applied) plus the layer's offset. Polylines and
-    polygons of fewer than 3 points enclose no area and are ignored; ellipses count as their
-    bounding rectangles (pytmx keeps no ellipse flag).
+    (``obj.apply_transformations()``: rotation applied) plus the layer's offset. Points, text,
+    polylines and polygons of fewer than 3 points enclose no area and are ignored, and so are tile
+    objects (sprites such as decorations or spawn markers: draw a rectangle or polygon to block,
+    or put wall tiles in a tile layer for :func:`grid_from_tmx`), as in the arcade adapter;
+    ellipses count as their bounding rectangles (pytmx keeps no ellipse outline). The shapes
+    pytmx does not keep are read again from ``tmx_map.filename``.
 
     Args:
         tmx_map: a ``pytmx.TiledMap`` (orthogonal).
@@ -279,7 +306,7 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
         InvalidInputError: not a ``pytmx.TiledMap``, no such object layer, a layer with no
             polygon or rectangle, ``walkable`` not a bool or a bad ``agent_radius``.
         MapFormatError: an object with NaN or infinite coordinates (the message names the file
-            and the object's id).
+            and the object's id), or a layer edited in the file since the map was loaded.
 
     Example:
         >>> import pytmx, gamenav
@@ -291,9 +318,9 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     group = _tmx_layer(tmx_map, object_layer, "object")
     shift = np.array([group.offsetx, group.offsety], dtype=np.float64)
     polygons = []
-    for obj in group:
-        if not getattr(obj, "closed", True):
-            continue  # a polyline
+    for obj, shape in zip(group, _tmx_shapes(tmx_map, group), strict=True):
+        if obj.gid or shape in ("point", "polyline", "text"):
+            continue  # a tile object (a sprite), or no area
         points = np.asarray(obj.apply_transformations(), dtype=np.float64).reshape(-1, 2) + shift
         if not np.isfinite(points).all():
             raise MapFormatError(f"object {obj.id} of layer {object_layer!r} has NaN or infinite coordinates: "

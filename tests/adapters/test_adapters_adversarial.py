@@ -15,6 +15,7 @@ import pytest
 import arcade  # noqa: E402  (after ARCADE_HEADLESS is set by conftest)
 import pygame  # noqa: E402  (after SDL_VIDEODRIVER is set by conftest)
 import pytiled_parser  # noqa: E402
+import pytmx  # noqa: E402
 import shapely  # noqa: E402
 from pytiled_parser import tiled_object  # noqa: E402
 
@@ -292,3 +293,47 @@ def test_a_pygame_sprite_whose_rect_is_a_tuple_is_refused_clearly() -> None:
     sprite.rect = (10, 10, 4, 4)
     with pytest.raises(InvalidInputError, match=r"the sprite's rect must be a pygame\.Rect or FRect, got \(10, 10"):
         pygame_adapter.PathFollower(sprite, grid, speed=10)
+
+
+KINDS_TMX = """<?xml version="1.0" encoding="UTF-8"?>
+<map version="1.10" tiledversion="1.10.2" orientation="orthogonal" renderorder="right-down" width="10"
+     height="10" tilewidth="10" tileheight="10" infinite="0" nextlayerid="2" nextobjectid="6">
+ <tileset firstgid="1" name="tiles" tilewidth="16" tileheight="16" tilecount="2" columns="2">
+  <image source="tiles.png" width="32" height="16"/>
+ </tileset>
+ <objectgroup id="1" name="obstacles">
+  <object id="1" name="wall" x="10" y="10" width="20" height="20"/>
+  <object id="2" name="label" x="50" y="10" width="40" height="20"><text wrap="1">Gate</text></object>
+  <object id="3" name="spawn" x="50" y="50"><point/></object>
+  <object id="4" name="crate" gid="1" x="10" y="90" width="16" height="16"/>
+  <object id="5" name="trail" x="60" y="60"><polyline points="0,0 30,0 30,30"/></object>
+ </objectgroup>
+</map>
+"""
+
+
+def test_text_point_and_tile_objects_cut_no_holes_in_either_adapter(tmp_path: Path) -> None:
+    """pytmx keeps no text or point flag: navmesh_from_tmx cut a text label (50..90 x 10..30) and a
+    tile object (a crate sprite) out of the mesh, 8544 of 10000 pixels left where the one
+    rectangle leaves 9600; navmesh_from_tilemap (pytiled_parser's classes) ignored them already."""
+    path = tmp_path / "kinds.tmx"
+    path.write_text(KINDS_TMX, encoding="utf-8")
+    (tmp_path / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
+    label, spawn, crate = (70, 20), (50, 50), (18, 82)
+    for radius in (0, 2):
+        mesh = pygame_adapter.navmesh_from_tmx(pytmx.TiledMap(str(path)), "obstacles", agent_radius=radius)
+        assert (mesh.locate([label, spawn, crate]) >= 0).all() and mesh.locate([(20, 20)])[0] == -1
+    assert _mesh_area(pygame_adapter.navmesh_from_tmx(pytmx.TiledMap(str(path)), "obstacles")) == pytest.approx(9600)
+    arcade_mesh = navmesh_from_tilemap(arcade.load_tilemap(path), "obstacles")  # (y up: rows flipped)
+    assert _mesh_area(arcade_mesh) == pytest.approx(9600)
+    loaded = pytmx.TiledMap(str(path))
+    path.write_text(KINDS_TMX.replace('<object id="5"', '<object id="6"'), encoding="utf-8")
+    with pytest.raises(MapFormatError, match=r"kinds\.tmx: object layer 'obstacles' holds the objects "
+                                             r"\[1, 2, 3, 4, 6\] in the file but \[1, 2, 3, 4, 5\] in tmx_map"):
+        pygame_adapter.navmesh_from_tmx(loaded, "obstacles")
+
+
+def _mesh_area(mesh: gamenav.NavMesh) -> float:
+    tri = mesh.vertices[mesh.triangles]
+    a, b = tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]
+    return float(np.abs(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]).sum() / 2)
