@@ -552,6 +552,9 @@ class PathQueue(Closeable):
         job.requests.append(req)
         req._job = job
         self._pending += 1
+        if self._closed:  # by code its search's start ran: cancelled, as close() cancels the others
+            req.cancel()
+            return req
         if quick_expansions:
             self._quick(job, req, min(int(quick_expansions), _MAX_QUICK))
         return req

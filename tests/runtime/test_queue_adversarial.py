@@ -427,3 +427,37 @@ def test_a_request_joining_a_search_that_its_check_dropped_is_answered(drop: str
     assert joiner.status is PathStatus.FOUND
     assert joiner.path.cost == gamenav.find_path(grid, (0, 0), (19, 19), heuristic=heuristic).cost
     assert (queue.stats.searches, queue.stats.pending) == (0, 0)
+
+
+@pytest.mark.parametrize("joins", [False, True])
+@pytest.mark.parametrize("closer", ["heuristic", "listener"])
+def test_a_queue_closed_while_a_request_starts_its_search_cancels_that_request(
+        closer: str, joins: bool) -> None:
+    """``close()`` from code run while ``request()`` starts its search (its heuristic; a grid
+    listener of an edit made there) left that request IN_PROGRESS for ever (``len(queue)`` 1
+    after close, the grid still followed by the closed queue)."""
+    grid = TileGrid(np.ones((20, 20), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=10_000)
+    armed: list[bool] = []
+    answers: list[gamenav.PathRequest] = []
+
+    def heuristic(dx: int, dy: int) -> float:
+        if armed:
+            armed.clear()
+            if closer == "heuristic":
+                queue.close()
+            else:
+                grid.set_cost((19, 0), 2.0)
+        return 0.0
+
+    first = queue.request(grid, (0, 19), (19, 0), on_done=answers.append)
+    if joins:  # the request joins a search that the edit since makes it check by starting
+        queue.request(grid, (0, 0), (19, 19), heuristic=heuristic, on_done=answers.append)
+        grid.set_walkable((5, 10), False)
+    if closer == "listener":
+        grid.subscribe(lambda change: queue.close())  # (after the queue's own listener)
+    armed.append(True)
+    req = queue.request(grid, (0, 0), (19, 19), heuristic=heuristic, on_done=answers.append)
+    assert queue.closed and req.status is PathStatus.CANCELLED and first.status is PathStatus.CANCELLED
+    assert (len(queue), queue.stats.searches, queue.stats.cancelled) == (0, 0, 3 if joins else 2)
+    assert answers == [] and len(grid._listeners) == (closer == "listener")  # the queue's ended
