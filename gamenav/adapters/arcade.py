@@ -265,7 +265,8 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
     bottom = tile_map.height * tile_map.tile_height  # map pixels (y down) of the map's bottom edge
     polygons = []
     for obj in objects:
-        outline = _object_outline(obj)
+        with np.errstate(invalid="ignore"):  # (an infinite size or rotation: NaN points, refused below)
+            outline = _object_outline(obj)
         if outline is None or len(outline) < 3:
             continue
         points = np.stack([outline[:, 0] * scale + ox, (bottom - outline[:, 1]) * scale + oy], axis=1)

@@ -305,8 +305,8 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     Raises:
         InvalidInputError: not a ``pytmx.TiledMap``, no such object layer, a layer with no
             polygon or rectangle, ``walkable`` not a bool or a bad ``agent_radius``.
-        MapFormatError: an object with NaN or infinite coordinates (the message names the file
-            and the object's id), or a layer edited in the file since the map was loaded.
+        MapFormatError: an object with NaN or infinite coordinates or rotation (the message names
+            the file and the object's id), or a layer edited in the file since the map was loaded.
 
     Example:
         >>> import pytmx, gamenav
@@ -321,6 +321,9 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     for obj, shape in zip(group, _tmx_shapes(tmx_map, group), strict=True):
         if obj.gid or shape in ("point", "polyline", "text"):
             continue  # a tile object (a sprite), or no area
+        if not np.isfinite(obj.rotation):  # (pytmx's math.sin raised "math domain error" for inf)
+            raise MapFormatError(f"object {obj.id} of layer {object_layer!r} has the rotation {obj.rotation}",
+                                 path=tmx_map.filename)
         points = np.asarray(obj.apply_transformations(), dtype=np.float64).reshape(-1, 2) + shift
         if not np.isfinite(points).all():
             raise MapFormatError(f"object {obj.id} of layer {object_layer!r} has NaN or infinite coordinates: "

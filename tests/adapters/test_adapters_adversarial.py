@@ -337,3 +337,22 @@ def _mesh_area(mesh: gamenav.NavMesh) -> float:
     tri = mesh.vertices[mesh.triangles]
     a, b = tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]
     return float(np.abs(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]).sum() / 2)
+
+
+@pytest.mark.parametrize("load", [lambda path: pygame_adapter.navmesh_from_tmx(pytmx.TiledMap(str(path)), "obstacles"),
+                                  lambda path: navmesh_from_tilemap(arcade.load_tilemap(path), "obstacles")],
+                         ids=["pygame", "arcade"])
+@pytest.mark.parametrize("wall", ['width="20" height="20" rotation="inf"/>',
+                                  'width="inf" height="20"><ellipse/></object>'])
+def test_an_infinite_rotation_or_size_is_a_map_format_error_naming_the_object(tmp_path: Path, load: Any,
+                                                                              wall: str) -> None:
+    """A rotation of inf raised pytmx's "ValueError: math domain error" in navmesh_from_tmx, and
+    RuntimeWarnings ("invalid value encountered in cos") before the MapFormatError in
+    navmesh_from_tilemap, as did an ellipse of infinite width."""
+    path = tmp_path / "bad.tmx"
+    path.write_text(KINDS_TMX.replace('width="20" height="20"/>', wall), encoding="utf-8")
+    (tmp_path / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(MapFormatError, match=r"bad\.tmx: object 1 of layer 'obstacles' has (the rotation inf|NaN)"):
+            load(path)
