@@ -848,7 +848,8 @@ class PathQueue(Closeable):
 
     def _start(self, job: _Job, now: float) -> tuple[Search | None, float]:
         """Start ``job``'s search (timed from ``now``) and return it with the time after; when an
-        edit blocked its start or goal since the request, answer STALE and return None."""
+        edit blocked its start or goal since the request, answer STALE and return None (None too
+        when the job was dropped meanwhile)."""
         try:
             search = self._begin(job)
         except InvalidInputError:
@@ -859,6 +860,9 @@ class PathQueue(Closeable):
             return None, time.perf_counter()
         t = time.perf_counter()
         self._start_s = _track(self._start_s, t - now)
+        if not job.alive:  # dropped by code run while it started (see _finish): costs no more time
+            search.cancel()
+            return None, t
         return search, t
 
     def _begin(self, job: _Job) -> Search:

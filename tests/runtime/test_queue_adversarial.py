@@ -461,3 +461,27 @@ def test_a_queue_closed_while_a_request_starts_its_search_cancels_that_request(
     assert queue.closed and req.status is PathStatus.CANCELLED and first.status is PathStatus.CANCELLED
     assert (len(queue), queue.stats.searches, queue.stats.cancelled) == (0, 0, 3 if joins else 2)
     assert answers == [] and len(grid._listeners) == (closer == "listener")  # the queue's ended
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_search_cancelled_while_it_starts_costs_no_expansions(workers: int) -> None:
+    """A request cancelled by code run while ``update()`` starts its search (its heuristic, a
+    ``__del__``) had that search stepped anyway: 3600 expansions of the frame on a 60 x 60 grid
+    for a cancelled request (``cancel()`` promises it costs no more time)."""
+    grid = TileGrid(np.ones((60, 60), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=100_000, workers=workers)
+    armed: list[bool] = []
+    victim: list[gamenav.PathRequest] = []
+
+    def heuristic(dx: int, dy: int) -> float:
+        if armed:
+            armed.clear()
+            victim[0].cancel()
+        return 0.0
+
+    first = queue.request(grid, (0, 59), (1, 59))
+    victim.append(queue.request(grid, (0, 0), (59, 59), heuristic=heuristic))  # started in update()
+    armed.append(True)
+    queue.update()
+    assert victim[0].status is PathStatus.CANCELLED and first.status is PathStatus.FOUND
+    assert queue.stats.last_frame_expansions == first.path.expanded == 1
