@@ -61,6 +61,10 @@ def _announce() -> None:
     announce_compile("navmesh", dual_graph, locate_points, nearest_points, raycast_walk)
 
 
+_PAIRS = (tuple, list)
+_PLAIN = (float, int)  # (not bool, nor numpy scalars: those take the general path)
+
+
 def _check_range(p: npt.NDArray[np.float64], name: str) -> None:
     """Reject coordinates outside ``[-MAX_COORDINATE, MAX_COORDINATE]`` (``p`` is finite)."""
     if p.size and np.abs(p).max() > MAX_COORDINATE:
@@ -94,6 +98,11 @@ def points_array(points: Any, name: str = "points") -> npt.NDArray[np.float64]:
 
 def world_point(value: Any, name: str) -> npt.NDArray[np.float64]:
     """One finite ``(2,)`` float64 world ``(x, y)`` within ``MAX_COORDINATE``."""
+    if type(value) in _PAIRS and len(value) == 2:  # the common case, checked in plain Python
+        x, y = value
+        if type(x) in _PLAIN and type(y) in _PLAIN and -MAX_COORDINATE <= x <= MAX_COORDINATE \
+                and -MAX_COORDINATE <= y <= MAX_COORDINATE:  # (NaN fails: the general path raises)
+            return np.array(value, dtype=np.float64)  # (ints this small convert exactly)
     p = finite_point(value, name)
     _check_range(p, name)
     return p
@@ -658,7 +667,10 @@ class NavMesh:
             ``(n,)`` int64 (``(1,)`` for a single point). Points on a shared edge get one of
             the triangles; points within :attr:`tolerance` outside a border count as inside.
         """
-        p = points_array(points)
+        return self._locate(points_array(points))
+
+    def _locate(self, p: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+        """:meth:`locate` of ``(n, 2)`` points that :func:`points_array` checked already."""
         lo, hi = self._box
         near = np.flatnonzero(((p >= lo) & (p <= hi)).all(axis=1))  # the rest is outside
         out = np.full(len(p), -1, dtype=np.int64)

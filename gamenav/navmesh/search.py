@@ -56,9 +56,8 @@ def _local_origin(mesh: NavMesh) -> npt.NDArray[np.float64]:
     else 0. Far from zero, points that the exact search computes (interval ends) would be rounded
     to world steps coarser than the mesh's tolerance (1.2e-7 at 1e9)."""
     lo, hi = mesh._box
-    origin: npt.NDArray[np.float64] = np.where((lo > 0) & (hi <= 2 * lo), lo,
-                                               np.where((hi < 0) & (lo >= 2 * hi), hi, 0.0))
-    return origin
+    return np.array([low if low > 0 and high <= 2 * low else high if high < 0 and low >= 2 * high else 0.0
+                     for low, high in zip(lo.tolist(), hi.tolist(), strict=True)])
 
 
 _LOCAL: weakref.WeakKeyDictionary[NavMesh, tuple[npt.NDArray[np.float64], tuple[float, float],
@@ -144,7 +143,7 @@ class NavMeshSearch:
         self._expanded = 0
         self._result: Path | None = None
         self._status = PathStatus.IN_PROGRESS
-        tri = mesh.locate(np.stack([s, g]))
+        tri = mesh._locate(np.array([s, g]))
         for i, name in enumerate(("start", "goal")):
             if tri[i] < 0 and not clamp:
                 x0, y0, x1, y1 = mesh.bounds
@@ -395,8 +394,8 @@ class NavMeshSearch:
             cost = float(weighted_length(k["verts"], k["tris"], k["nbrs"],
                                          np.asarray(corridor, dtype=np.int64), pts, self._costs))
         else:
-            seg = np.diff(pts, axis=0)
-            cost = float(np.sum(np.hypot(seg[:, 0], seg[:, 1])))
+            seg = pts[1:] - pts[:-1]
+            cost = float(np.hypot(seg[:, 0], seg[:, 1]).sum())
         if self._origin.any():
             pts += self._origin
         return Path(status=self._target_status, cost=cost, points=pts, expanded=self._expanded,
