@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 from xml.etree import ElementTree
@@ -226,15 +227,35 @@ def _tmx_gids(tmx_map: Any, tiles: Any) -> npt.NDArray[np.int64]:
 
 def _tmx_shapes(tmx_map: Any, group: Any) -> list[str | None]:
     """The Tiled shape of each object of a pytmx object group, in order: the tag of its shape element
-    (``"ellipse"``, ``"point"``, ``"polygon"``, ``"polyline"``, ``"text"``), None for a rectangle or a
-    tile object. pytmx keeps no such flag, so they are read from the map's file (the last object
-    group of that name, the one pytmx names); all None for a map parsed without a file.
+    (``"ellipse"``, ``"point"``, ``"polygon"``, ``"polyline"``, ``"text"``), ``"tile"`` for a tile
+    object, None for a rectangle. pytmx keeps no such flag and reads no templates, so shapes are
+    read from the map's file (the last object group of that name, the one pytmx names) and its
+    templates; a map parsed without a file has only pytmx's tile objects and polylines.
 
     Raises:
-        MapFormatError: the file's layer no longer holds the group's objects (edited since it was loaded).
+        MapFormatError: the file's layer no longer holds the group's objects (edited since it was
+            loaded), or an object made from a template of a rectangle, ellipse or polygon (pytmx
+            reads none of its shape).
     """
     if tmx_map.filename is None:
-        return [None] * len(group)
+        return ["tile" if obj.gid else None if obj.closed else "polyline" for obj in group]
+    tags = ("ellipse", "point", "polygon", "polyline", "text")
+
+    def shape(node: ElementTree.Element, file: str) -> str | None:
+        tag = next((child.tag for child in node if child.tag in tags), None)
+        template = node.get("template")
+        if tag is None and node.get("gid", "0") != "0":
+            tag = "tile"
+        elif tag is None and template is not None:
+            template_file = os.path.join(os.path.dirname(file), template)
+            base = ElementTree.parse(template_file).getroot().find("object")
+            tag = None if base is None else shape(base, template_file)
+            if tag in (None, "ellipse", "polygon"):
+                raise MapFormatError(f"object {node.get('id')} of layer {group.name!r} is made from the template "
+                                     f"{template!r}, whose shape pytmx does not read: detach it in Tiled",
+                                     path=tmx_map.filename)
+        return tag
+
     found = [node for node in ElementTree.parse(tmx_map.filename).getroot().iter("objectgroup")
              if node.get("name") == group.name]
     nodes = found[-1].findall("object") if found else []
@@ -243,8 +264,7 @@ def _tmx_shapes(tmx_map: Any, group: Any) -> list[str | None]:
         raise MapFormatError(f"object layer {group.name!r} holds the objects {ids} in the file but "
                              f"{[obj.id for obj in group]} in tmx_map: load the map again after editing it",
                              path=tmx_map.filename)
-    tags = ("ellipse", "point", "polygon", "polyline", "text")
-    return [next((child.tag for child in node if child.tag in tags), None) for node in nodes]
+    return [shape(node, os.fspath(tmx_map.filename)) for node in nodes]
 
 
 def grid_from_tmx(tmx_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
@@ -292,7 +312,7 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     objects (sprites such as decorations or spawn markers: draw a rectangle or polygon to block,
     or put wall tiles in a tile layer for :func:`grid_from_tmx`), as in the arcade adapter;
     ellipses count as their bounding rectangles (pytmx keeps no ellipse outline). The shapes
-    pytmx does not keep are read again from ``tmx_map.filename``.
+    pytmx does not keep are read again from ``tmx_map.filename`` and its object templates.
 
     Args:
         tmx_map: a ``pytmx.TiledMap`` (orthogonal).
@@ -306,7 +326,9 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
         InvalidInputError: not a ``pytmx.TiledMap``, no such object layer, a layer with no
             polygon or rectangle, ``walkable`` not a bool or a bad ``agent_radius``.
         MapFormatError: an object with NaN or infinite coordinates or rotation (the message names
-            the file and the object's id), or a layer edited in the file since the map was loaded.
+            the file and the object's id), one made from the template of a rectangle, ellipse or
+            polygon (pytmx reads none of its shape: detach it in Tiled), or a layer edited in the
+            file since the map was loaded.
 
     Example:
         >>> import pytmx, gamenav
@@ -319,8 +341,8 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     shift = np.array([group.offsetx, group.offsety], dtype=np.float64)
     polygons = []
     for obj, shape in zip(group, _tmx_shapes(tmx_map, group), strict=True):
-        if obj.gid or shape in ("point", "polyline", "text"):
-            continue  # a tile object (a sprite), or no area
+        if shape in ("point", "polyline", "text", "tile"):
+            continue  # no area, or a tile object (a sprite)
         if not np.isfinite(obj.rotation):  # (pytmx's math.sin raised "math domain error" for inf)
             raise MapFormatError(f"object {obj.id} of layer {object_layer!r} has the rotation {obj.rotation}",
                                  path=tmx_map.filename)

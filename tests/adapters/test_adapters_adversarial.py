@@ -5,9 +5,11 @@ Each test fails on the code before its fix."""
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import numpy as np
 import pytest
@@ -356,3 +358,33 @@ def test_an_infinite_rotation_or_size_is_a_map_format_error_naming_the_object(tm
         warnings.simplefilter("error")
         with pytest.raises(MapFormatError, match=r"bad\.tmx: object 1 of layer 'obstacles' has (the rotation inf|NaN)"):
             load(path)
+
+
+def test_a_pygame_object_made_from_a_template_is_read_or_refused(tmp_path: Path) -> None:
+    """pytmx reads no templates: an object made from the template of a 30 x 30 rectangle was a
+    rectangle of size 0 and cut nothing (9600 walkable pixels where arcade leaves 8700); such an
+    object is now a MapFormatError, and one made from a point or tile template is ignored."""
+    path = tmp_path / "templated.tmx"
+    templated = '<object id="6" template="t.tx" x="50" y="50"/>\n  <object id="5"'
+    path.write_text(KINDS_TMX.replace('<object id="5"', templated), encoding="utf-8")
+    (tmp_path / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
+    template = '<?xml version="1.0" encoding="UTF-8"?>\n<template>\n {}\n</template>\n'
+    (tmp_path / "t.tx").write_text(template.format('<object width="30" height="30"/>'), encoding="utf-8")
+    assert _mesh_area(navmesh_from_tilemap(arcade.load_tilemap(path), "obstacles")) == pytest.approx(8700)
+    with pytest.raises(MapFormatError, match=r"templated\.tmx: object 6 of layer 'obstacles' is made from the "
+                                             r"template 't\.tx', whose shape pytmx does not read"):
+        pygame_adapter.navmesh_from_tmx(pytmx.TiledMap(str(path)), "obstacles")
+    for base in ('<object><point/></object>', '<tileset firstgid="1" source="s.tsx"/>\n <object gid="1"/>'):
+        (tmp_path / "t.tx").write_text(template.format(base), encoding="utf-8")
+        mesh = pygame_adapter.navmesh_from_tmx(pytmx.TiledMap(str(path)), "obstacles")
+        assert _mesh_area(mesh) == pytest.approx(9600)
+
+
+def test_a_pygame_map_parsed_without_a_file_keeps_its_polylines_open() -> None:
+    """navmesh_from_tmx of a map parsed from text (``filename`` None) read every object as a
+    rectangle: a polyline became an obstacle."""
+    text = re.sub(r" <tileset.*?</tileset>\n|  <object id=\"4\".*?\n", "", KINDS_TMX.split("\n", 1)[1], flags=re.S)
+    tmx_map = pytmx.TiledMap()  # (pytmx loads a tileset's image from the map's folder: none here)
+    tmx_map.parse_xml(ElementTree.fromstring(text))
+    mesh = pygame_adapter.navmesh_from_tmx(tmx_map, "obstacles")
+    assert mesh.locate([(85, 65)])[0] >= 0 and mesh.locate([(20, 20)])[0] == -1
