@@ -65,6 +65,17 @@ _PAIRS = (tuple, list)
 _PLAIN = (float, int)  # (not bool, nor numpy scalars: those take the general path)
 
 
+def _plain_point(value: Any) -> bool:
+    """Whether ``value`` is a tuple or list of two plain floats or ints within
+    ``MAX_COORDINATE`` (the common case, checked in plain Python: no NaN, inf or bool; ints this
+    small convert to float64 exactly). Anything else takes the general numpy checks."""
+    if type(value) not in _PAIRS or len(value) != 2:
+        return False
+    x, y = value
+    return type(x) in _PLAIN and type(y) in _PLAIN and -MAX_COORDINATE <= x <= MAX_COORDINATE \
+        and -MAX_COORDINATE <= y <= MAX_COORDINATE
+
+
 def _check_range(p: npt.NDArray[np.float64], name: str) -> None:
     """Reject coordinates outside ``[-MAX_COORDINATE, MAX_COORDINATE]`` (``p`` is finite)."""
     if p.size and np.abs(p).max() > MAX_COORDINATE:
@@ -80,6 +91,8 @@ def points_array(points: Any, name: str = "points") -> npt.NDArray[np.float64]:
         InvalidInputError: another shape, non-numbers (bools too, also mixed with numbers),
             NaN / inf, or a coordinate outside ``[-MAX_COORDINATE, MAX_COORDINATE]``.
     """
+    if _plain_point(points):
+        return np.array([points], dtype=np.float64)
     try:
         raw = np.asarray(points)
         p = (np.array(raw, dtype=np.float64, ndmin=2) if raw.dtype.kind in "iuf" and not holds_bool(points)
@@ -98,11 +111,8 @@ def points_array(points: Any, name: str = "points") -> npt.NDArray[np.float64]:
 
 def world_point(value: Any, name: str) -> npt.NDArray[np.float64]:
     """One finite ``(2,)`` float64 world ``(x, y)`` within ``MAX_COORDINATE``."""
-    if type(value) in _PAIRS and len(value) == 2:  # the common case, checked in plain Python
-        x, y = value
-        if type(x) in _PLAIN and type(y) in _PLAIN and -MAX_COORDINATE <= x <= MAX_COORDINATE \
-                and -MAX_COORDINATE <= y <= MAX_COORDINATE:  # (NaN fails: the general path raises)
-            return np.array(value, dtype=np.float64)  # (ints this small convert exactly)
+    if _plain_point(value):
+        return np.array(value, dtype=np.float64)
     p = finite_point(value, name)
     _check_range(p, name)
     return p
@@ -711,7 +721,7 @@ class NavMesh:
                                    or not 0 <= island < n_islands):
             expected = f"None or an int in 0..{n_islands - 1}" if n_islands else "None (edits removed every triangle)"
             raise InvalidInputError(f"island must be {expected}, got {island!r}")
-        tri = mesh.locate(p)
+        tri = mesh._locate(p)
         if island is not None:
             tri[(tri >= 0) & (mesh._islands[np.maximum(tri, 0)] != island)] = -1
         out = p.copy()
@@ -741,7 +751,7 @@ class NavMesh:
         s = world_point(start, "start")
         e = world_point(end, "end")
         mesh = self._snapshot()  # the walk starts from the triangle located on the same state
-        t = int(mesh.locate(s)[0])
+        t = int(mesh._locate(s.reshape(1, 2))[0])
         if t < 0:
             return RaycastHit(False, s.copy(), 0.0)
         frac = raycast_walk(mesh._vertices, mesh._triangles, mesh._neighbours, t, s[0], s[1], e[0], e[1],

@@ -1,5 +1,5 @@
-"""``world_point``: its plain-Python fast path (tuples and lists of floats and ints) answers as
-the general numpy path does, value for value and error for error."""
+"""``world_point`` and ``points_array``: their plain-Python fast path (tuples and lists of two
+floats or ints) answers as the general numpy path does, value for value and error for error."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from gamenav.errors import InvalidInputError
 from gamenav.navmesh.build import MAX_COORDINATE
-from gamenav.navmesh.mesh import world_point
+from gamenav.navmesh.mesh import points_array, world_point
 
 _EDGES = [MAX_COORDINATE, -MAX_COORDINATE, np.nextafter(MAX_COORDINATE, np.inf), 2.0**53 + 1, 10**15, 10**15 + 1,
           -(10**15) - 1, 2**63, 0.0, -0.0, 5e-324, float("nan"), float("inf"), -float("inf"), True, False]
@@ -24,34 +24,28 @@ class _Seq(tuple):  # type: ignore[type-arg]
     """A tuple subclass: not ``type(value) is tuple``, so it takes the general path."""
 
 
-def _general(value: Any) -> Any:
-    """What the general path answers for ``value``: the array, or InvalidInputError."""
+def _answer(check: Any, value: Any) -> Any:
+    """What ``check(value, "p")`` returns, or InvalidInputError."""
     try:
-        return world_point(_Seq(value), "p")
+        return check(value, "p")
     except InvalidInputError:
         return InvalidInputError
 
 
-def _fast(value: Any) -> Any:
-    try:
-        return world_point(value, "p")
-    except InvalidInputError:
-        return InvalidInputError
-
-
-@given(_COORD, _COORD, st.sampled_from([tuple, list]))
-def test_fast_path_answers_as_the_general_path(x: Any, y: Any, kind: type) -> None:
+@given(_COORD, _COORD, st.sampled_from([tuple, list]), st.sampled_from([world_point, points_array]))
+def test_fast_path_answers_as_the_general_path(x: Any, y: Any, kind: type, check: Any) -> None:
     value = kind((x, y))
-    fast, general = _fast(value), _general(value)
+    fast, general = _answer(check, value), _answer(check, _Seq(value))
     if general is InvalidInputError:
         assert fast is InvalidInputError
     else:
-        assert isinstance(fast, np.ndarray) and fast.dtype == np.float64 and fast.shape == (2,)
-        assert fast.tobytes() == general.tobytes()  # bit for bit (signed zeros too)
+        assert isinstance(fast, np.ndarray) and fast.dtype == np.float64 and fast.shape == general.shape
+        assert fast.flags.writeable and fast.tobytes() == general.tobytes()  # bit for bit (signed zeros too)
 
 
 @pytest.mark.parametrize("value", [(float("nan"), 0.0), (0.0, float("inf")), (1e16, 0.0), (0, -(10**16)),
                                    (True, 1.0), [1.0, False], (1.0,), (1.0, 2.0, 3.0), ("1", 2.0)])
-def test_fast_path_still_rejects(value: Any) -> None:
+@pytest.mark.parametrize("check", [world_point, points_array])
+def test_fast_path_still_rejects(value: Any, check: Any) -> None:
     with pytest.raises(InvalidInputError, match="p must"):
-        world_point(value, "p")
+        check(value, "p")
