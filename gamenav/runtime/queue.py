@@ -606,6 +606,8 @@ class PathQueue(Closeable):
 
         Raises:
             InvalidInputError: the queue is closed.
+            What a request's heuristic raises when its search starts (that request is then
+            cancelled; the next update goes on with the others).
         """
         self._check_open("update")
         self._inbox.claim()
@@ -849,7 +851,8 @@ class PathQueue(Closeable):
     def _start(self, job: _Job, now: float) -> tuple[Search | None, float]:
         """Start ``job``'s search (timed from ``now``) and return it with the time after; when an
         edit blocked its start or goal since the request, answer STALE and return None (None too
-        when the job was dropped meanwhile)."""
+        when the job was dropped meanwhile). When its heuristic raises, cancel its requests (each
+        update would raise again, serving no other request) and re-raise."""
         try:
             search = self._begin(job)
         except InvalidInputError:
@@ -858,6 +861,10 @@ class PathQueue(Closeable):
                 self._pending -= len(job.requests)
                 self._store_and_answer(job.query, Path.none(PathStatus.STALE), job.requests, None)
             return None, time.perf_counter()
+        except Exception:
+            for req in list(job.requests):
+                req.cancel()
+            raise
         t = time.perf_counter()
         self._start_s = _track(self._start_s, t - now)
         if not job.alive:  # dropped by code run while it started (see _finish): costs no more time

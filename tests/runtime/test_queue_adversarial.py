@@ -485,3 +485,30 @@ def test_a_search_cancelled_while_it_starts_costs_no_expansions(workers: int) ->
     queue.update()
     assert victim[0].status is PathStatus.CANCELLED and first.status is PathStatus.FOUND
     assert queue.stats.last_frame_expansions == first.path.expanded == 1
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_heuristic_that_raises_when_its_search_starts_does_not_stall_the_queue(workers: int) -> None:
+    """A heuristic that raises once its search starts in ``update()`` (here: its level was
+    unloaded) raised from every update after, and no other request was ever served (3 pending
+    after 3 updates). The error is still raised, once; its request is cancelled."""
+    grid = TileGrid(np.ones((20, 20), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=100_000, workers=workers)
+    loaded = [True]
+
+    def heuristic(dx: int, dy: int) -> float:
+        if not loaded:
+            raise KeyError("level unloaded")
+        return 0.0
+
+    first = queue.request(grid, (0, 19), (19, 0))
+    failing = queue.request(grid, (0, 0), (19, 19), heuristic=heuristic, priority=5)  # started in update()
+    other = queue.request(grid, (0, 1), (19, 18), priority=1)
+    loaded.clear()
+    with pytest.raises(KeyError, match="level unloaded"):
+        queue.update()
+    queue.update()
+    queue.update()
+    assert failing.status is PathStatus.CANCELLED
+    assert first.status is PathStatus.FOUND and other.status is PathStatus.FOUND
+    assert (len(queue), queue.stats.searches, queue.stats.cancelled) == (0, 0, 1)
