@@ -682,11 +682,15 @@ class NavMesh:
     def _locate(self, p: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
         """:meth:`locate` of ``(n, 2)`` points that :func:`points_array` checked already."""
         lo, hi = self._box
-        near = np.flatnonzero(((p >= lo) & (p <= hi)).all(axis=1))  # the rest is outside
-        out = np.full(len(p), -1, dtype=np.int64)
+        # the rest is outside (and points far out would overflow the kernel's cell index)
+        near = ((p >= lo) & (p <= hi)).all(axis=1)
         gmin, cell, nx, ny = self._grid
         with self._lock:  # one consistent set of arrays (edits install new ones)
             verts, tris, alive, rows = self._vertices, self._triangles, self._alive, self._cell_rows()
+        if near.all() and p.flags.c_contiguous:  # the common case: no copies
+            found: npt.NDArray[np.int64] = locate_points(p, verts, tris, alive, gmin, cell, nx, ny, *rows, self._tol)
+            return found
+        out = np.full(len(p), -1, dtype=np.int64)
         out[near] = locate_points(p[near], verts, tris, alive, gmin, cell, nx, ny, *rows, self._tol)
         return out
 
