@@ -78,7 +78,8 @@ def _path_points(path: Any) -> npt.NDArray[np.float64]:
 
 def _layers(tile_map: Any) -> list[Any]:
     """Every layer of an ``arcade.TileMap``'s Tiled map, those inside group layers too (arcade
-    loads them all, under their own names); InvalidInputError for a map that is not orthogonal."""
+    loads them all, under their own names); InvalidInputError for a map that is not orthogonal,
+    MapFormatError for tiles of no size."""
     tiled_map = getattr(tile_map, "tiled_map", None)
     top = getattr(tiled_map, "layers", None)
     if top is None:
@@ -87,6 +88,9 @@ def _layers(tile_map: Any) -> list[Any]:
     if orientation != "orthogonal":  # its tiles and objects are not laid out on a square grid
         raise InvalidInputError(f"tile_map must be an orthogonal map, got {orientation!r} "
                                 f"({getattr(tiled_map, 'map_file', 'the map')})")
+    if min(tile_map.tile_width, tile_map.tile_height) <= 0:
+        raise MapFormatError(f"tiles must be at least 1 pixel, got {tile_map.tile_width} x {tile_map.tile_height}",
+                             path=getattr(tiled_map, "map_file", None))
 
     def flatten(layers: Iterable[Any]) -> list[Any]:
         flat = []
@@ -154,7 +158,8 @@ def grid_from_tilemap(tile_map: Any, layer: str, *, walls: bool = True) -> TileG
     Raises:
         InvalidInputError: ``layer`` is not the name of a tile layer, ``walls`` is not a bool,
             an infinite map, or non-square tiles.
-        MapFormatError: the layer's data is not the map's height rows of width integer tile ids.
+        MapFormatError: the layer's data is not the map's height rows of width integer tile ids,
+            or tiles of 0 or fewer pixels.
     """
     walls = flag(walls, "walls")
     gids = _layer_gids(tile_map, layer)
@@ -245,9 +250,10 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
 
     Raises:
         InvalidInputError: ``layer`` is not the name of an object layer with polygons,
-            rectangles or ellipses, ``walkable`` is not a bool, or a bad ``agent_radius``.
+            rectangles or ellipses, ``walkable`` is not a bool, a bad ``agent_radius``, or a
+            ``tile_map.scaling`` or ``offset`` that is not finite (scaling: > 0).
         MapFormatError: an object with NaN or infinite coordinates (the message names the file
-            and the object's id).
+            and the object's id), or tiles of 0 or fewer pixels.
         InvalidGeometryError: the objects leave no walkable area, or have coordinates outside
             ``gamenav.navmesh.MAX_COORDINATE``.
     """
@@ -261,8 +267,9 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
     if objects is None:
         raise InvalidInputError(
             f"object layer {layer!r} not found; the map's object layers are {[found.name for found in layers]}")
-    scale, (ox, oy) = tile_map.scaling, getattr(tile_map, "offset", (0.0, 0.0))
-    bottom = tile_map.height * tile_map.tile_height  # map pixels (y down) of the map's bottom edge
+    scale = positive_number(tile_map.scaling, "tile_map.scaling")
+    ox, oy = finite_point(getattr(tile_map, "offset", (0.0, 0.0)), "tile_map.offset")
+    bottom = float(tile_map.height * tile_map.tile_height)  # map pixels (y down) of the map's bottom edge
     polygons = []
     for obj in objects:
         with np.errstate(invalid="ignore"):  # (an infinite size or rotation: NaN points, refused below)

@@ -204,6 +204,9 @@ def _tmx_layer(tmx_map: Any, name: str, kind: str) -> Any:
     if not isinstance(layer, layer_type):
         names = [n for n, lay in tmx_map.layernames.items() if isinstance(lay, layer_type)]
         raise InvalidInputError(f"{kind} layer {name!r} not found; the map's {kind} layers are {names}")
+    if min(tmx_map.tilewidth, tmx_map.tileheight) <= 0:
+        raise MapFormatError(f"tiles must be at least 1 pixel, got {tmx_map.tilewidth} x {tmx_map.tileheight}",
+                             path=tmx_map.filename)
     return layer
 
 
@@ -284,7 +287,8 @@ def grid_from_tmx(tmx_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
     Raises:
         InvalidInputError: not a ``pytmx.TiledMap``, no such tile layer, ``walls`` not a bool,
             non-orthogonal map or non-square tiles.
-        MapFormatError: the layer is not the map's size (the message names the file).
+        MapFormatError: the layer is not the map's size, or tiles of 0 or fewer pixels (the message
+            names the file).
 
     Example:
         >>> import pytmx, gamenav
@@ -327,8 +331,8 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
             polygon or rectangle, ``walkable`` not a bool or a bad ``agent_radius``.
         MapFormatError: an object with NaN or infinite coordinates or rotation (the message names
             the file and the object's id), one made from the template of a rectangle, ellipse or
-            polygon (pytmx reads none of its shape: detach it in Tiled), or a layer edited in the
-            file since the map was loaded.
+            polygon (pytmx reads none of its shape: detach it in Tiled), tiles of 0 or fewer pixels,
+            or a layer edited in the file since the map was loaded.
 
     Example:
         >>> import pytmx, gamenav
@@ -356,7 +360,7 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
         raise InvalidInputError(f"object layer {object_layer!r} has no polygons or rectangles")
     if walkable:
         return NavMesh.from_polygons(polygons, agent_radius=agent_radius)
-    area = shapely.box(0.0, 0.0, tmx_map.width * tmx_map.tilewidth, tmx_map.height * tmx_map.tileheight)
+    area = shapely.box(0.0, 0.0, float(tmx_map.width * tmx_map.tilewidth), float(tmx_map.height * tmx_map.tileheight))
     return NavMesh.from_polygons(area, obstacles=polygons, agent_radius=agent_radius)
 
 

@@ -341,9 +341,11 @@ def _mesh_area(mesh: gamenav.NavMesh) -> float:
     return float(np.abs(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]).sum() / 2)
 
 
-@pytest.mark.parametrize("load", [lambda path: pygame_adapter.navmesh_from_tmx(pytmx.TiledMap(str(path)), "obstacles"),
-                                  lambda path: navmesh_from_tilemap(arcade.load_tilemap(path), "obstacles")],
-                         ids=["pygame", "arcade"])
+_NAVMESH_LOADERS = [lambda path: pygame_adapter.navmesh_from_tmx(pytmx.TiledMap(str(path)), "obstacles"),
+                    lambda path: navmesh_from_tilemap(arcade.load_tilemap(path), "obstacles")]
+
+
+@pytest.mark.parametrize("load", _NAVMESH_LOADERS, ids=["pygame", "arcade"])
 @pytest.mark.parametrize("wall", ['width="20" height="20" rotation="inf"/>',
                                   'width="inf" height="20"><ellipse/></object>'])
 def test_an_infinite_rotation_or_size_is_a_map_format_error_naming_the_object(tmp_path: Path, load: Any,
@@ -388,3 +390,33 @@ def test_a_pygame_map_parsed_without_a_file_keeps_its_polylines_open() -> None:
     tmx_map.parse_xml(ElementTree.fromstring(text))
     mesh = pygame_adapter.navmesh_from_tmx(tmx_map, "obstacles")
     assert mesh.locate([(85, 65)])[0] >= 0 and mesh.locate([(20, 20)])[0] == -1
+
+
+@pytest.mark.parametrize("load", _NAVMESH_LOADERS, ids=["pygame", "arcade"])
+@pytest.mark.parametrize(("tiles", "error", "match"), [
+    ("0", MapFormatError, r"sized\.tmx: tiles must be at least 1 pixel, got 0 x 0"),
+    ("-10", MapFormatError, r"sized\.tmx: tiles must be at least 1 pixel, got -10 x -10"),
+    (str(10**21), gamenav.InvalidGeometryError, r"walkable coordinates must lie in \[-1e\+15, 1e\+15\], got 1e\+22"),
+])
+def test_a_map_of_tiles_of_no_or_huge_size_is_refused_clearly(tmp_path: Path, load: Any, tiles: str,
+                                                                error: type, match: str) -> None:
+    """Tiles of -10 pixels gave a mesh of the map's rectangle mirrored to negative pixels, away from
+    its objects; tiles of 0 "no walkable area left" naming no file; tiles of 10**21 pixels
+    (beyond int64) a TypeError from numpy or shapely."""
+    path = tmp_path / "sized.tmx"
+    path.write_text(KINDS_TMX.replace('tilewidth="10" tileheight="10"', f'tilewidth="{tiles}" tileheight="{tiles}"'),
+                    encoding="utf-8")
+    (tmp_path / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
+    with pytest.raises(error, match=match):
+        load(path)
+
+
+@pytest.mark.parametrize("placement", [{"scaling": float("nan")}, {"offset": arcade.math.Vec2(float("nan"), 0)}])
+def test_a_tilemap_placed_at_nan_is_refused_as_such(tmp_path: Path, placement: dict[str, Any]) -> None:
+    """navmesh_from_tilemap of a map loaded with ``scaling=nan`` or a NaN ``offset`` blamed the
+    map file: "object 1 of layer 'obstacles' has NaN or infinite coordinates"."""
+    path = tmp_path / "placed.tmx"
+    path.write_text(KINDS_TMX, encoding="utf-8")
+    (tmp_path / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
+    with pytest.raises(InvalidInputError, match=r"tile_map\.(scaling|offset) must be a finite"):
+        navmesh_from_tilemap(arcade.load_tilemap(path, **placement), "obstacles")
