@@ -745,6 +745,8 @@ class PathQueue(Closeable):
         seconds = 0.0  # estimated thread time of the jobs taken
         work = 0  # ... in expansions
         for job in self._top(_HAND_OUT * workers):
+            if not job.alive:  # dropped by code an earlier job's start ran (a heuristic, a __del__)
+                continue
             if len(jobs) >= workers and (not timed or work >= left
                                          or seconds >= _SPARE * workers * (deadline - now)):
                 break

@@ -512,3 +512,32 @@ def test_a_heuristic_that_raises_when_its_search_starts_does_not_stall_the_queue
     assert failing.status is PathStatus.CANCELLED
     assert first.status is PathStatus.FOUND and other.status is PathStatus.FOUND
     assert (len(queue), queue.stats.searches, queue.stats.cancelled) == (0, 0, 1)
+
+
+def test_a_search_cancelled_while_another_starts_is_not_started_by_two_workers() -> None:
+    """With ``workers=2`` the searches of a round are taken before they start; one cancelled by
+    code run while an earlier one starts (its heuristic, a ``__del__``) was started anyway: its
+    heuristic ran (once) for a cancelled request, and could raise from ``update()`` for it."""
+    grid = TileGrid(np.ones((20, 20), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=100_000, workers=2)
+    armed: list[bool] = []
+    victim: list[gamenav.PathRequest] = []
+
+    def cancelling(dx: int, dy: int) -> float:
+        if armed:
+            armed.clear()
+            victim[0].cancel()
+        return 0.0
+
+    def cancelled(dx: int, dy: int) -> float:
+        if victim and victim[0].done:
+            raise AssertionError("the heuristic of a cancelled request ran")
+        return 0.0
+
+    first = queue.request(grid, (0, 19), (19, 0))
+    other = queue.request(grid, (0, 0), (19, 19), heuristic=cancelling, priority=2)  # started in update()
+    victim.append(queue.request(grid, (0, 0), (18, 19), heuristic=cancelled, priority=1))
+    armed.append(True)
+    queue.update()
+    assert victim[0].status is PathStatus.CANCELLED
+    assert first.status is PathStatus.FOUND and other.status is PathStatus.FOUND
