@@ -302,3 +302,18 @@ def test_a_read_only_install_with_no_writable_cache_folder_still_imports(tmp_pat
     assert where.startswith(str(copy)) and Path(folder).parent == temp and second.stdout == first.stdout
     assert oct(Path(folder).stat().st_mode & 0o777) == "0o700"
     assert "caching them in " + folder in first.stderr and notices(second.stderr) == []  # said once, when made
+
+
+def test_numba_disable_jit_is_refused_at_import_with_the_reason() -> None:
+    # the kernels do not run as plain Python: find_path raised "TypeError: ufunc 'bitwise_or' not
+    # supported" from deep inside the search kernel (and NotImplementedError for the intrinsics)
+    environ = {k: v for k, v in os.environ.items() if k != "GAMENAV_QUIET"}
+    environ["NUMBA_DISABLE_JIT"] = "1"
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(FIND_PATH)], capture_output=True, text=True,
+                          cwd=ROOT, env=environ, timeout=600, check=False)
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError: gamenav needs numba's compiler") and "NUMBA_DISABLE_JIT" in last
+    grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
+    assert float(run(FIND_PATH, NUMBA_DISABLE_JIT="0").stdout) == gamenav.find_path(grid, (0, 0), (3, 2)).cost
+

@@ -19,6 +19,10 @@ read is compiled again and its entry rewritten, with one notice (see :func:`_ins
 
 Cache folder: where numba finds no writable one for the kernels (see :func:`_choose_cache_dir`),
 they are cached in a private folder of the system's temporary directory instead.
+
+``NUMBA_DISABLE_JIT=1``: the kernels use numba intrinsics and machine-integer arithmetic, which
+do not run as plain Python, so importing gamenav then raises an ImportError that says so
+(rather than a TypeError from deep inside the first search).
 """
 
 from __future__ import annotations
@@ -33,6 +37,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, TextIO
+
+from numba.core import config as _numba_config
+
+if getattr(_numba_config, "DISABLE_JIT", False):  # (set from the environment at run time)
+    raise ImportError("gamenav needs numba's compiler, but NUMBA_DISABLE_JIT is set: its kernels use numba "
+                      "intrinsics and machine integers and do not run as plain Python; unset NUMBA_DISABLE_JIT "
+                      "(or set it to 0) to use gamenav")
 
 __all__ = ["CompileRecord", "announce_compile", "compiling", "is_terminal", "report"]
 
