@@ -267,9 +267,10 @@ def preferred_velocities(pos, goal, target, mode, speeds, idle, direct, arrive_r
                          heading, want, desired):
     """Heading and preferred speed of every agent towards its steering target, in place.
 
-    ``target`` ``(n, 2)``: the point each agent steers at (agents in ``direct`` mode steer at
+    ``target`` ``(n, 2)``: the point each agent steers at, never overshot in ``dt`` (a very fast
+    agent's sub-step may be longer than a turn of its path); agents in ``direct`` mode steer at
     their ``goal`` instead, slowing down within ``ease_dist`` of it, to no less than
-    ``min_ease`` of their speed, and never overshooting it in ``dt``). ``heading`` ``(n, 2)``
+    ``min_ease`` of their speed, and never overshooting it in ``dt``. ``heading`` ``(n, 2)``
     receives the unit direction (0 within ``1e-9 * ease_dist`` of the target: scaled
     with the grid); ``want`` ``(n,)`` the speed, 0 for agents in
     ``idle`` mode and for those arriving; ``desired`` ``(n, 2)`` their product, the preferred
@@ -291,7 +292,7 @@ def preferred_velocities(pos, goal, target, mode, speeds, idle, direct, arrive_r
         else:
             dx = target[i, 0] - px
             dy = target[i, 1] - py
-            speed = speeds[i]
+            speed = min(speeds[i], math.hypot(dx, dy) / dt)
         dist = math.hypot(dx, dy)
         if dist > 1e-9 * ease_dist:
             heading[i, 0] = dx / dist

@@ -422,3 +422,22 @@ def test_an_order_before_the_first_update_compiles_the_crowd_kernels_as_one_grou
     crowd.move([0, 1], (5.5, 0.5))
     assert calls and calls[0][0] == "crowd"
     assert {resolve_walls, discs_off_walls} <= set(calls[0][1])
+
+
+@pytest.mark.parametrize("max_speed", [1e4, 1e9])
+def test_a_very_fast_agent_follows_its_path_round_a_wall_to_its_goal(max_speed: float) -> None:
+    """A frame under a second runs whole, so a sub-step of a 1e4 cells/s agent covered 10 cells:
+    it overshot each turn of its path into the walls and ended failed in a corner of the map
+    ((0.3, 4.7) for a goal at (1.5, 4.5)). It now slows down to reach its steering point within
+    a sub-step, as on the final approach, and arrives in 2 frames."""
+    grid = gamenav.TileGrid.from_strings(["....................",
+                                          "....................",
+                                          "#################...",
+                                          "....................",
+                                          "...................."])
+    crowd = gamenav.Crowd(grid, [(1.5, 0.5)], radius=0.3, max_speed=max_speed)
+    crowd.move([0], (1.5, 4.5))
+    for _ in range(2):
+        crowd.update(1 / 30)
+    assert crowd.arrived[0] and not crowd.failed[0]
+    assert np.hypot(*(crowd.positions[0] - (1.5, 4.5))) < crowd.arrive_radius
