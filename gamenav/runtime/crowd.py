@@ -714,7 +714,8 @@ class Crowd(Closeable):
         when there are none), the formation stride."""
         some = len(self._radii) > 0
         self._r_max = float(self._radii.max()) if some else self.radius
-        self._r_mean = float(self._radii.mean()) if some else self.radius
+        with np.errstate(over="ignore"):  # (radii near 1e308 sum to inf: a disc the map's size where used)
+            self._r_mean = float(self._radii.mean()) if some else self.radius
         self._v_max = float(self._speeds.max()) if some else self.max_speed
         gap = 2.5 * self._r_max if self._spacing is None else self._spacing
         # formation slots more than a map apart are pointless: the cap also keeps huge radii finite
@@ -1664,7 +1665,8 @@ class Crowd(Closeable):
         pos, r = self._pos, self._radii
         order = np.argsort(pos[:, 0], kind="stable")
         xs = pos[order, 0]
-        window = reach + r[idx] + self._r_max
+        with np.errstate(over="ignore"):  # (radii near 1e308 add up to inf, which compares right)
+            window = reach + r[idx] + self._r_max
         lo = np.searchsorted(xs, pos[idx, 0] - window, "left")
         counts = np.searchsorted(xs, pos[idx, 0] + window, "right") - lo
         ends = np.cumsum(counts)
@@ -1675,7 +1677,8 @@ class Crowd(Closeable):
             rows = np.repeat(np.arange(first, last), c)
             cand = order[np.repeat(lo[first:last] - (np.cumsum(c) - c), c) + np.arange(len(rows))]
             me = idx[rows]
-            gap = np.hypot(*(pos[me] - pos[cand]).T) - (r[me] + r[cand])
+            with np.errstate(over="ignore"):
+                gap = np.hypot(*(pos[me] - pos[cand]).T) - (r[me] + r[cand])
             far = (cand == me) | (gap >= reach)
             if among is not None:
                 far |= ~among[cand]

@@ -4,6 +4,7 @@ cut a group off its target, agents removed and added while their requests are pe
 from __future__ import annotations
 
 import gc
+import warnings
 
 import numpy as np
 import pytest
@@ -441,3 +442,19 @@ def test_a_very_fast_agent_follows_its_path_round_a_wall_to_its_goal(max_speed: 
         crowd.update(1 / 30)
     assert crowd.arrived[0] and not crowd.failed[0]
     assert np.hypot(*(crowd.positions[0] - (1.5, 4.5))) < crowd.arrive_radius
+
+
+@pytest.mark.parametrize("avoidance", ["orca", "separation"])
+def test_radii_near_the_float64_limit_raise_no_overflow_warnings(avoidance: str) -> None:
+    """Radii of 1e308 (accepted: a disc bigger than the map behaves as one the map's size) summed
+    to inf: Crowd() warned 'overflow encountered in reduce' (their mean) and the stuck check
+    'overflow encountered in add' in update; under -W error both raised RuntimeWarning."""
+    grid = gamenav.TileGrid(np.ones((20, 20), bool))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        crowd = gamenav.Crowd(grid, [(2.5, 2.5), (5.5, 2.5)], radius=1e308, max_speed=3.0, avoidance=avoidance)
+        crowd.add([(8.5, 3.5)], radius=0.3)
+        crowd.move([0, 1, 2], (15.5, 15.5))
+        for _ in range(40):
+            crowd.update(1 / 30)
+    assert np.isfinite(crowd.positions).all()
