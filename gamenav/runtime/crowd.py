@@ -635,8 +635,9 @@ class Crowd(Closeable):
         idx = np.asarray(ids)
         if idx.size == 0:
             return np.zeros(0, np.int64)
-        if idx.dtype.kind not in "iu":
-            raise InvalidInputError(f"ids must be ints, got dtype {idx.dtype}")
+        if idx.dtype.kind not in "iu" or holds_bool(ids):  # ([True, 2] reads as the ints [1, 2])
+            raise InvalidInputError(f"ids must be ints, got {ids!r}" if idx.dtype.kind in "iu" else
+                                    f"ids must be ints, got dtype {idx.dtype}")
         idx = idx.astype(np.int64).reshape(-1)
         known = (idx >= 0) & (idx < len(self._row_of))
         rows = np.full(len(idx), -1, np.int64)
@@ -1175,9 +1176,10 @@ class Crowd(Closeable):
             return np.flatnonzero(idx)
         if idx.size == 0:
             return np.zeros(0, dtype=np.int64)
-        if idx.dtype.kind not in "iu":
+        if idx.dtype.kind not in "iu" or holds_bool(agents):  # ([True, 2] reads as the ints [1, 2])
+            got = repr(agents) if idx.dtype.kind in "iu" else f"dtype {idx.dtype}"
             raise InvalidInputError(f"agents must be agent ids (ints; the agent indices until one is removed) "
-                                    f"or a bool mask, got dtype {idx.dtype}")
+                                    f"or a bool mask, got {got}")
         unique: _I64 = np.unique(self.rows(idx))
         return unique
 

@@ -458,3 +458,17 @@ def test_radii_near_the_float64_limit_raise_no_overflow_warnings(avoidance: str)
         for _ in range(40):
             crowd.update(1 / 30)
     assert np.isfinite(crowd.positions).all()
+
+
+@pytest.mark.parametrize("agents", [[True, 2], [[True], [2]], (1, np.bool_(False))])
+def test_agent_ids_mixed_with_bools_are_refused_not_read_as_ids(agents: object) -> None:
+    """numpy reads [True, 2] as the ints [1, 2]: move([True, 2]) ordered agents 1 and 2 and
+    remove([[True], [2]]) removed them, where [True] alone is refused (a mask of the wrong
+    shape) and path(True) too; mixed lists are an InvalidInputError now, as in positions."""
+    grid = gamenav.TileGrid(np.ones((5, 5), bool))
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5), (1.5, 0.5), (2.5, 0.5)], radius=0.3, max_speed=1.0)
+    for order in (lambda: crowd.move(agents, (4.5, 4.5)), lambda: crowd.remove(agents),
+                  lambda: crowd.stop(agents), lambda: crowd.rows(agents), lambda: crowd.remaining_paths(agents)):
+        with pytest.raises(gamenav.InvalidInputError, match="ints"):
+            order()
+    assert len(crowd) == 3 and crowd.arrived.all() and (crowd.mode == IDLE).all()
