@@ -50,14 +50,15 @@ def _has_costs(mesh: NavMesh, version: int, costs: npt.NDArray[np.float64], aliv
     return weighted
 
 
-def _local_origin(mesh: NavMesh) -> npt.NDArray[np.float64]:
+def _local_origin(mesh: NavMesh) -> npt.NDArray[np.float64] | None:
     """The origin of a search's coordinates: per axis, the side of the mesh's box nearer zero when
     the other side is at most twice as far (then a vertex or a point of the box minus it is exact),
     else 0. Far from zero, points that the exact search computes (interval ends) would be rounded
-    to world steps coarser than the mesh's tolerance (1.2e-7 at 1e9)."""
+    to world steps coarser than the mesh's tolerance (1.2e-7 at 1e9). None for ``(0, 0)``."""
     lo, hi = mesh._box
-    return np.array([low if low > 0 and high <= 2 * low else high if high < 0 and low >= 2 * high else 0.0
-                     for low, high in zip(lo.tolist(), hi.tolist(), strict=True)])
+    origin = [low if low > 0 and high <= 2 * low else high if high < 0 and low >= 2 * high else 0.0
+              for low, high in zip(lo.tolist(), hi.tolist(), strict=True)]
+    return np.array(origin) if any(origin) else None
 
 
 _LOCAL: weakref.WeakKeyDictionary[NavMesh, tuple[npt.NDArray[np.float64], tuple[float, float],
@@ -143,7 +144,7 @@ class NavMeshSearch:
         self._expanded = 0
         self._result: Path | None = None
         self._status = PathStatus.IN_PROGRESS
-        tri = mesh._locate(np.array([s, g]))
+        tri = mesh._locate(np.array([s, g])).tolist()
         for i, name in enumerate(("start", "goal")):
             if tri[i] < 0 and not clamp:
                 x0, y0, x1, y1 = mesh.bounds
@@ -151,31 +152,32 @@ class NavMeshSearch:
                     f"{name} must lie on the navmesh (bounds x {x0:g}..{x1:g}, y {y0:g}..{y1:g}), "
                     f"got {(float((s, g)[i][0]), float((s, g)[i][1]))}; pass clamp=True to snap it")
         asked = g  # a partial path ends nearest to the goal as given, not to its clamped point
-        if (tri < 0).any():
-            pts, tri = mesh.clamp(np.stack([s, g]))
-            s, g = pts[0].copy(), pts[1].copy()
+        if min(tri) < 0:
+            pts, snapped = mesh.clamp(np.stack([s, g]))
+            s, g, tri = pts[0].copy(), pts[1].copy(), snapped.tolist()
+        start_tri, goal_tri = tri
         self._target_status = PathStatus.FOUND
         self._k = mesh._kernel_arrays()
-        if (tri < 0).any() or self._on_pinch(s, int(tri[0])) or self._on_pinch(g, int(tri[1])):
+        if min(tri) < 0 or self._on_pinch(s, start_tri) or self._on_pinch(g, goal_tri):
             self._finish(Path.none(PathStatus.NO_PATH))  # nothing to clamp onto, or ambiguous
             return
         islands = mesh.islands
-        if islands[tri[0]] != islands[tri[1]]:
+        if islands[start_tri] != islands[goal_tri]:
             if not partial:
                 self._finish(Path.none(PathStatus.NO_PATH))
                 return
-            pts, t = mesh.clamp(asked, island=int(islands[tri[0]]))
+            pts, t = mesh.clamp(asked, island=int(islands[start_tri]))
             g = pts[0].copy()
-            tri[1] = t[0]
+            goal_tri = int(t[0])
             self._target_status = PathStatus.PARTIAL
         self._origin = o = _local_origin(mesh)
-        if o.any():  # the search runs in exact local coordinates (see _local_origin)
+        if o is not None:  # the search runs in exact local coordinates (see _local_origin)
             self._k["verts"] = _local_vertices(owner, self._k["verts"], o)
             s, g = s - o, g - o
         self._start, self._goal = s, g
-        self._start_tri = int(tri[0])
-        self._goal_mask = self._containing(g, int(tri[1]))
-        self._goal_tin = int(self._k["tin"][tri[1]])
+        self._start_tri = start_tri
+        self._goal_mask = self._containing(g, goal_tri)
+        self._goal_tin = int(self._k["tin"][goal_tri])
         if self._exact:
             self._begin_polyanya(s)
         else:
@@ -184,9 +186,11 @@ class NavMeshSearch:
     # -- setup ------------------------------------------------------------------------------
     def _vertex_at(self, p: npt.NDArray[Any], t: int) -> int:
         """The vertex of triangle ``t`` exactly at ``p``, or -1."""
-        for v in self._k["tris"][t]:
-            if self._k["verts"][v, 0] == p[0] and self._k["verts"][v, 1] == p[1]:
-                return int(v)
+        ids: list[int] = self._k["tris"][t].tolist()  # plain numbers: numpy scalars are slow here
+        px, py = p.tolist()
+        for v, (x, y) in zip(ids, self._k["verts"][ids].tolist(), strict=True):
+            if x == px and y == py:
+                return v
         return -1
 
     def _on_pinch(self, p: npt.NDArray[Any], t: int) -> bool:
@@ -396,7 +400,7 @@ class NavMeshSearch:
         else:
             seg = pts[1:] - pts[:-1]
             cost = float(np.hypot(seg[:, 0], seg[:, 1]).sum())
-        if self._origin.any():
+        if self._origin is not None:
             pts += self._origin
         return Path(status=self._target_status, cost=cost, points=pts, expanded=self._expanded,
                     corridor=np.asarray(corridor, dtype=np.int64))
