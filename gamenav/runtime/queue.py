@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from gamenav._events import Closeable, Inbox, NotCopyable
 from gamenav._validate import expansion_budget, real_number
-from gamenav.errors import InvalidInputError
+from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.grid.clearance import mask_change
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.parallel import check_workers, run_parallel
@@ -606,8 +606,9 @@ class PathQueue(Closeable):
 
         Raises:
             InvalidInputError: the queue is closed.
-            What a request's heuristic raises when its search starts (that request is then
-            cancelled; the next update goes on with the others).
+            What a request's heuristic raises when its search starts, and InvalidInputError
+            when its values are not finite numbers >= 0 (that request is then cancelled; the next
+            update goes on with the others).
         """
         self._check_open("update")
         self._inbox.claim()
@@ -857,7 +858,7 @@ class PathQueue(Closeable):
         update would raise again, serving no other request) and re-raise."""
         try:
             search = self._begin(job)
-        except InvalidInputError:
+        except (BlockedEndpointError, UnsupportedOptionError):  # (see start_search)
             if job.alive:  # (see _finish)
                 self._drop_job(job)
                 self._pending -= len(job.requests)

@@ -541,3 +541,26 @@ def test_a_search_cancelled_while_another_starts_is_not_started_by_two_workers()
     queue.update()
     assert victim[0].status is PathStatus.CANCELLED
     assert first.status is PathStatus.FOUND and other.status is PathStatus.FOUND
+
+
+def test_a_heuristic_that_turns_nan_is_an_error_when_its_search_starts_not_stale() -> None:
+    """A heuristic that returned NaN by the time ``update()`` started its search (a game value it
+    reads became NaN) was answered STALE, as if an edit had blocked it, and the error was
+    swallowed (``find_path`` raises InvalidInputError)."""
+    grid = TileGrid(np.ones((20, 20), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=100_000)
+    scale = [0.0]
+
+    def heuristic(dx: Any, dy: Any) -> Any:
+        return np.full(np.shape(dx), scale[0])
+
+    first = queue.request(grid, (0, 19), (19, 0))
+    req = queue.request(grid, (0, 0), (19, 19), heuristic=heuristic)  # started in update()
+    scale[0] = np.nan
+    with pytest.raises(gamenav.InvalidInputError, match="finite values >= 0"):
+        gamenav.find_path(grid, (0, 0), (19, 19), heuristic=heuristic)
+    with pytest.raises(gamenav.InvalidInputError, match="finite values >= 0"):
+        queue.update()
+    queue.update()
+    assert req.status is PathStatus.CANCELLED and first.status is PathStatus.FOUND
+    assert (queue.stats.stale, len(queue)) == (0, 0)
