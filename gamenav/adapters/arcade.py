@@ -44,6 +44,7 @@ import shapely
 from pytiled_parser import tiled_object
 
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
+from gamenav.navmesh import MAX_COORDINATE
 from gamenav._validate import finite_point, flag, grid_dimensions, positive_number
 
 __all__ = ["PathFollower", "draw_expansions", "draw_grid", "draw_navmesh", "draw_path",
@@ -252,9 +253,10 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
         InvalidInputError: ``layer`` is not the name of an object layer with polygons,
             rectangles or ellipses, ``walkable`` is not a bool, a bad ``agent_radius``, or a
             ``tile_map.scaling`` or ``offset`` that is not finite (scaling: > 0).
-        MapFormatError: an object with NaN or infinite coordinates (the message names the file
-            and the object's id), or tiles of 0 or fewer pixels.
-        InvalidGeometryError: the objects leave no walkable area, or have coordinates outside
+        MapFormatError: an object with NaN or infinite coordinates or ones outside
+            ``gamenav.navmesh.MAX_COORDINATE`` (the message names the file and the object's id), or
+            tiles of 0 or fewer pixels.
+        InvalidGeometryError: the objects leave no walkable area, or the map reaches beyond
             ``gamenav.navmesh.MAX_COORDINATE``.
     """
     import gamenav
@@ -276,10 +278,11 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
             outline = _object_outline(obj)
         if outline is None or len(outline) < 3:
             continue
+        if not (np.abs(outline) <= MAX_COORDINATE).all():  # (NaN too; map pixels, as in the file)
+            raise MapFormatError(f"object {obj.id} of layer {layer!r} has NaN or infinite coordinates, or "
+                                 f"ones outside [-{MAX_COORDINATE:g}, {MAX_COORDINATE:g}]: {outline.tolist()}",
+                                 path=getattr(tile_map.tiled_map, "map_file", None))
         points = np.stack([outline[:, 0] * scale + ox, (bottom - outline[:, 1]) * scale + oy], axis=1)
-        if not np.isfinite(points).all():
-            raise MapFormatError(f"object {obj.id} of layer {layer!r} has NaN or infinite coordinates: "
-                                 f"{points.tolist()}", path=getattr(tile_map.tiled_map, "map_file", None))
         polygons.append(shapely.Polygon(points))
     if not polygons:
         raise InvalidInputError(f"object layer {layer!r} has no polygons, rectangles or ellipses")

@@ -38,6 +38,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
 
 from gamenav._validate import finite_point, flag, grid_dimensions, holds_bool, is_real, positive_number
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
+from gamenav.navmesh import MAX_COORDINATE
 
 __all__ = ["PathFollower", "draw_grid", "draw_path", "grid_from_mask", "grid_from_rects", "grid_from_tmx",
            "navmesh_from_tmx"]
@@ -329,10 +330,11 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     Raises:
         InvalidInputError: not a ``pytmx.TiledMap``, no such object layer, a layer with no
             polygon or rectangle, ``walkable`` not a bool or a bad ``agent_radius``.
-        MapFormatError: an object with NaN or infinite coordinates or rotation (the message names
-            the file and the object's id), one made from the template of a rectangle, ellipse or
-            polygon (pytmx reads none of its shape: detach it in Tiled), tiles of 0 or fewer pixels,
-            or a layer edited in the file since the map was loaded.
+        MapFormatError: an object with NaN or infinite coordinates or rotation, or coordinates
+            outside ``gamenav.navmesh.MAX_COORDINATE`` (the message names the file and the object's
+            id), one made from the template of a rectangle, ellipse or polygon (pytmx reads none of
+            its shape: detach it in Tiled), tiles of 0 or fewer pixels, or a layer edited in the
+            file since the map was loaded.
 
     Example:
         >>> import pytmx, gamenav
@@ -351,9 +353,10 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
             raise MapFormatError(f"object {obj.id} of layer {object_layer!r} has the rotation {obj.rotation}",
                                  path=tmx_map.filename)
         points = np.asarray(obj.apply_transformations(), dtype=np.float64).reshape(-1, 2) + shift
-        if not np.isfinite(points).all():
-            raise MapFormatError(f"object {obj.id} of layer {object_layer!r} has NaN or infinite coordinates: "
-                                 f"{points.tolist()}", path=tmx_map.filename)
+        if not (np.abs(points) <= MAX_COORDINATE).all():  # (NaN too)
+            raise MapFormatError(f"object {obj.id} of layer {object_layer!r} has NaN or infinite coordinates, or "
+                                 f"ones outside [-{MAX_COORDINATE:g}, {MAX_COORDINATE:g}]: {points.tolist()}",
+                                 path=tmx_map.filename)
         if len(points) >= 3:
             polygons.append(shapely.Polygon(points))
     if not polygons:

@@ -420,3 +420,15 @@ def test_a_tilemap_placed_at_nan_is_refused_as_such(tmp_path: Path, placement: d
     (tmp_path / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
     with pytest.raises(InvalidInputError, match=r"tile_map\.(scaling|offset) must be a finite"):
         navmesh_from_tilemap(arcade.load_tilemap(path, **placement), "obstacles")
+
+
+@pytest.mark.parametrize("load", _NAVMESH_LOADERS, ids=["pygame", "arcade"])
+def test_an_object_beyond_the_navmesh_range_is_a_map_format_error_naming_it(tmp_path: Path, load: Any) -> None:
+    """An object at x = 1e300 raised InvalidGeometryError "obstacles coordinates must lie in
+    [-1e+15, 1e+15], got 1e+300", naming neither the file nor the object."""
+    path = tmp_path / "far.tmx"
+    path.write_text(KINDS_TMX.replace('x="10" y="10" width="20"', 'x="1e300" y="10" width="20"'), encoding="utf-8")
+    (tmp_path / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
+    with pytest.raises(MapFormatError, match=r"far\.tmx: object 1 of layer 'obstacles' has NaN or infinite "
+                                             r"coordinates, or ones outside \[-1e\+15, 1e\+15\]: \[\[1e\+300, "):
+        load(path)
