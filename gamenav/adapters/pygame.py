@@ -233,16 +233,14 @@ def _tmx_shapes(tmx_map: Any, group: Any) -> list[str | None]:
     """The Tiled shape of each object of a pytmx object group, in order: the tag of its shape element
     (``"ellipse"``, ``"point"``, ``"polygon"``, ``"polyline"``, ``"text"``), ``"tile"`` for a tile
     object, None for a rectangle. pytmx keeps no such flag and reads no templates, so shapes are
-    read from the map's file (the last object group of that name, the one pytmx names) and its
-    templates; a map parsed without a file has only pytmx's tile objects and polylines.
+    read from the object of the same id in the map's file (in the last object group of that name,
+    the one pytmx names) and its template; an object not found there (a map parsed without a file,
+    an id missing or used twice) has only pytmx's tile object and polyline flags.
 
     Raises:
-        MapFormatError: the file's layer no longer holds the group's objects (edited since it was
-            loaded), or an object made from a template of a rectangle, ellipse or polygon (pytmx
+        MapFormatError: an object made from the template of a rectangle, ellipse or polygon (pytmx
             reads none of its shape).
     """
-    if tmx_map.filename is None:
-        return ["tile" if obj.gid else None if obj.closed else "polyline" for obj in group]
     tags = ("ellipse", "point", "polygon", "polyline", "text")
 
     def shape(node: ElementTree.Element, file: str) -> str | None:
@@ -260,15 +258,19 @@ def _tmx_shapes(tmx_map: Any, group: Any) -> list[str | None]:
                                      path=tmx_map.filename)
         return tag
 
-    found = [node for node in ElementTree.parse(tmx_map.filename).getroot().iter("objectgroup")
-             if node.get("name") == group.name]
-    nodes = found[-1].findall("object") if found else []
-    ids = [int(node.get("id", 0)) for node in nodes]
-    if ids != [obj.id for obj in group]:
-        raise MapFormatError(f"object layer {group.name!r} holds the objects {ids} in the file but "
-                             f"{[obj.id for obj in group]} in tmx_map: load the map again after editing it",
-                             path=tmx_map.filename)
-    return [shape(node, os.fspath(tmx_map.filename)) for node in nodes]
+    by_id: dict[int, ElementTree.Element | None] = {}
+    if tmx_map.filename is not None:
+        found = [node for node in ElementTree.parse(tmx_map.filename).getroot().iter("objectgroup")
+                 if node.get("name") == group.name]
+        for node in found[-1].findall("object") if found else []:
+            key = int(node.get("id", 0))
+            by_id[key] = None if key in by_id else node  # (an id used twice: not known)
+    shapes = []
+    for obj in group:
+        known = by_id.get(obj.id)
+        shapes.append(shape(known, os.fspath(tmx_map.filename)) if known is not None
+                      else "tile" if obj.gid else None if obj.closed else "polyline")
+    return shapes
 
 
 def grid_from_tmx(tmx_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
@@ -333,8 +335,7 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
         MapFormatError: an object with NaN or infinite coordinates or rotation, or coordinates
             outside ``gamenav.navmesh.MAX_COORDINATE`` (the message names the file and the object's
             id), one made from the template of a rectangle, ellipse or polygon (pytmx reads none of
-            its shape: detach it in Tiled), tiles of 0 or fewer pixels, or a layer edited in the
-            file since the map was loaded.
+            its shape: detach it in Tiled), or tiles of 0 or fewer pixels.
 
     Example:
         >>> import pytmx, gamenav

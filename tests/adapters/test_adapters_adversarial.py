@@ -328,11 +328,20 @@ def test_text_point_and_tile_objects_cut_no_holes_in_either_adapter(tmp_path: Pa
     assert _mesh_area(pygame_adapter.navmesh_from_tmx(pytmx.TiledMap(str(path)), "obstacles")) == pytest.approx(9600)
     arcade_mesh = navmesh_from_tilemap(arcade.load_tilemap(path), "obstacles")  # (y up: rows flipped)
     assert _mesh_area(arcade_mesh) == pytest.approx(9600)
-    loaded = pytmx.TiledMap(str(path))
-    path.write_text(KINDS_TMX.replace('<object id="5"', '<object id="6"'), encoding="utf-8")
-    with pytest.raises(MapFormatError, match=r"kinds\.tmx: object layer 'obstacles' holds the objects "
-                                             r"\[1, 2, 3, 4, 6\] in the file but \[1, 2, 3, 4, 5\] in tmx_map"):
-        pygame_adapter.navmesh_from_tmx(loaded, "obstacles")
+
+
+def test_a_pygame_object_layer_filtered_in_code_keeps_the_shapes_of_its_objects(tmp_path: Path) -> None:
+    """navmesh_from_tmx matched pytmx's objects to the file's by position and refused a layer whose
+    list was edited (objects removed or reordered in code: "holds the objects [1, 2, 3, 4, 5] in the
+    file but [5, 4, 2, 1] in tmx_map"); objects are matched by id, and the text label stays no obstacle."""
+    path = tmp_path / "kinds.tmx"
+    path.write_text(KINDS_TMX, encoding="utf-8")
+    (tmp_path / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
+    tmx_map = pytmx.TiledMap(str(path))
+    group = tmx_map.get_layer_by_name("obstacles")
+    group[:] = [obj for obj in group[::-1] if obj.name != "spawn"]  # (ids 5, 4, 2, 1)
+    mesh = pygame_adapter.navmesh_from_tmx(tmx_map, "obstacles")
+    assert _mesh_area(mesh) == pytest.approx(9600) and mesh.locate([(70, 20)])[0] >= 0
 
 
 def _mesh_area(mesh: gamenav.NavMesh) -> float:
