@@ -1099,8 +1099,7 @@ class Crowd(Closeable):
         g = self._grid
         ox, oy = g.origin
         passable, _ = g._kernel_arrays()
-        # a disc bigger than the map behaves as one the map's size (keeps the numbers finite)
-        cap = (g.width + g.height + 2) * g.cell_size
+        cap = self._radius_cap()
         neighbor_dist = min(self.neighbor_dist, cap + 2 * min(self._r_max, cap))
         # cells about as wide as a typical disc and its move: the rings stop at the k-th neighbour
         hcell = min(max(2.0 * min(self._r_mean, cap) + self._v_max * dt, 1e-9 * g.cell_size), neighbor_dist)
@@ -1128,7 +1127,7 @@ class Crowd(Closeable):
         opposing crossings take turns."""
         g = self._grid
         passable, _ = g._kernel_arrays()
-        r_max = min(self._r_max, (g.width + g.height + 2) * g.cell_size)  # (finite numbers)
+        r_max = min(self._r_max, self._radius_cap())
         width = max(math.ceil(4.0 * r_max / g.cell_size - 1e-9) - 1, 0)
         if self._passages is None or self._passages[0] is not passable or self._passages[1] != width:
             labels, count = narrow_passages(passable, width)
@@ -1147,6 +1146,11 @@ class Crowd(Closeable):
         self._want[wait] = 0.0  # (waiting is not being stuck)
         return wait
 
+    def _radius_cap(self) -> float:
+        """The largest radius the steering computes with: a disc bigger than the map behaves as one
+        the map's size (keeps the numbers finite)."""
+        return (self._grid.width + self._grid.height + 2) * self._grid.cell_size
+
     def _blocked_table(self, passable: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """The summed-area tables of blocked cells (:func:`blocked_table`), kept per grid snapshot."""
         if self._sat is None or self._sat[0] is not passable:
@@ -1162,8 +1166,8 @@ class Crowd(Closeable):
         passable, _ = g._kernel_arrays()
         if self.avoidance == "orca" and radii is not None:
             resolve_walls(prev, pos, passable, ox, oy, g.cell_size, g.y_up, 0.0)
-            discs_off_walls(pos, np.minimum(radii, (g.width + g.height + 2) * g.cell_size), passable,
-                            self._blocked_table(passable), ox, oy, g.cell_size, g.y_up)
+            discs_off_walls(pos, np.minimum(radii, self._radius_cap()), passable, self._blocked_table(passable), ox,
+                            oy, g.cell_size, g.y_up)
             return
         r = float(self._radii.min()) if len(self._radii) else self.radius
         resolve_walls(prev, pos, passable, ox, oy, g.cell_size, g.y_up, min(r, 0.45 * g.cell_size))
@@ -1568,7 +1572,7 @@ class Crowd(Closeable):
         cells = self._cells(others)
         step = self._pos[others] + heading[others] * g.cell_size
         ahead = np.clip(g.world_to_cell(step), 0, (g.width - 1, g.height - 1))
-        cover = np.pi * (self._radii[others] / g.cell_size) ** 2
+        cover = np.pi * (np.minimum(self._radii[others], self._radius_cap()) / g.cell_size) ** 2
         scale = oncoming_scale(self._fields[gid][1], cells, ahead, cover)
         if scale is not None:
             self._rerouted = True

@@ -472,3 +472,23 @@ def test_agent_ids_mixed_with_bools_are_refused_not_read_as_ids(agents: object) 
         with pytest.raises(gamenav.InvalidInputError, match="ints"):
             order()
     assert len(crowd) == 3 and crowd.arrived.all() and (crowd.mode == IDLE).all()
+
+
+def test_congestion_rerouting_takes_units_of_any_radius() -> None:
+    """With reroute_seconds, an oncoming unit's share of its cell was pi * r**2 / cell**2 whatever
+    its size: radius 1e200 (accepted) made it inf and update raised InvalidInputError 'cost_scale
+    must be finite numbers > 0, got inf'. A disc bigger than the map counts as one the map's size,
+    as in avoidance."""
+    walk = np.ones((12, 24), bool)
+    walk[3, 4:20] = walk[8, 4:20] = False
+    grid = gamenav.TileGrid(walk)
+    west = [(x + 0.5, y + 0.5) for x in range(2) for y in range(4, 8)]
+    east = [(x + 0.5, y + 0.5) for x in range(22, 24) for y in range(4, 8)]
+    crowd = gamenav.Crowd(grid, west + east, radius=[1e200] * 8 + [0.3] * 8, max_speed=4.0, reroute_seconds=0.1,
+                          flow_threshold=4)
+    crowd.move(np.arange(8), (22.5, 5.5))
+    crowd.move(np.arange(8, 16), (1.5, 5.5))
+    for _ in range(15):
+        crowd.update(1 / 30)
+    assert crowd.counters["flow_fields"] > 2  # (re-planned around the oncoming units)
+    assert np.isfinite(crowd.positions).all()
