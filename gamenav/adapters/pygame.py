@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 from xml.etree import ElementTree
@@ -235,7 +236,8 @@ def _tmx_shapes(tmx_map: Any, group: Any) -> list[str | None]:
     object, None for a rectangle. pytmx keeps no such flag and reads no templates, so shapes are
     read from the object of the same id in the map's file (in the last object group of that name,
     the one pytmx names) and its template; an object not found there (a map parsed without a file,
-    an id missing or used twice) has only pytmx's tile object and polyline flags.
+    an id missing or used twice, a file that cannot be read again: with a warning) has only
+    pytmx's tile object and polyline flags.
 
     Raises:
         MapFormatError: an object made from the template of a rectangle, ellipse or polygon (pytmx
@@ -259,9 +261,15 @@ def _tmx_shapes(tmx_map: Any, group: Any) -> list[str | None]:
         return tag
 
     by_id: dict[int, ElementTree.Element | None] = {}
+    root = None
     if tmx_map.filename is not None:
-        found = [node for node in ElementTree.parse(tmx_map.filename).getroot().iter("objectgroup")
-                 if node.get("name") == group.name]
+        try:
+            root = ElementTree.parse(tmx_map.filename).getroot()
+        except (OSError, ElementTree.ParseError) as exc:  # moved, deleted or rewritten since pytmx read it
+            warnings.warn(f"navmesh_from_tmx: cannot read {os.fspath(tmx_map.filename)!r} again ({exc}): text and "
+                          f"point objects of layer {group.name!r} are taken for rectangles", stacklevel=3)
+    if root is not None:
+        found = [node for node in root.iter("objectgroup") if node.get("name") == group.name]
         for node in found[-1].findall("object") if found else []:
             key = int(node.get("id", 0))
             by_id[key] = None if key in by_id else node  # (an id used twice: not known)

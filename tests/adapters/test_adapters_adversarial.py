@@ -401,6 +401,25 @@ def test_a_pygame_map_parsed_without_a_file_keeps_its_polylines_open() -> None:
     assert mesh.locate([(85, 65)])[0] >= 0 and mesh.locate([(20, 20)])[0] == -1
 
 
+@pytest.mark.parametrize("damage", ["delete", "garble"])
+def test_a_pygame_map_whose_file_is_gone_still_loads_with_a_warning(tmp_path: Path, damage: str) -> None:
+    """navmesh_from_tmx reads the map's file again for the objects' shapes: a file moved, deleted or
+    rewritten after pytmx loaded it raised FileNotFoundError / ParseError; the mesh is built from
+    pytmx's objects (its tile and polyline flags), with a warning naming the file."""
+    path = tmp_path / "kinds.tmx"
+    path.write_text(KINDS_TMX, encoding="utf-8")
+    (tmp_path / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
+    tmx_map = pytmx.TiledMap(str(path))
+    if damage == "delete":
+        path.unlink()
+    else:
+        path.write_text("<map", encoding="utf-8")
+    with pytest.warns(UserWarning, match=r"cannot read '.*kinds\.tmx' again .* layer 'obstacles'"):
+        mesh = pygame_adapter.navmesh_from_tmx(tmx_map, "obstacles")
+    crate, polyline_end = (18, 82), (85, 65)
+    assert mesh.locate([crate, polyline_end]).min() >= 0 and mesh.locate([(20, 20)])[0] == -1
+
+
 @pytest.mark.parametrize("load", _NAVMESH_LOADERS, ids=["pygame", "arcade"])
 @pytest.mark.parametrize(("tiles", "error", "match"), [
     ("0", MapFormatError, r"sized\.tmx: tiles must be at least 1 pixel, got 0 x 0"),
