@@ -241,7 +241,7 @@ def _tmx_shapes(tmx_map: Any, group: Any) -> list[str | None]:
 
     Raises:
         MapFormatError: an object made from the template of a rectangle, ellipse or polygon (pytmx
-            reads none of its shape).
+            reads none of its shape), or from a template that cannot be read.
     """
     tags = ("ellipse", "point", "polygon", "polyline", "text")
 
@@ -252,7 +252,11 @@ def _tmx_shapes(tmx_map: Any, group: Any) -> list[str | None]:
             tag = "tile"
         elif tag is None and template is not None:
             template_file = os.path.join(os.path.dirname(file), template)
-            base = ElementTree.parse(template_file).getroot().find("object")
+            try:
+                base = ElementTree.parse(template_file).getroot().find("object")
+            except (OSError, ElementTree.ParseError) as exc:
+                raise MapFormatError(f"object {node.get('id')} of layer {group.name!r}: cannot read its template "
+                                     f"{template!r} ({exc})", path=tmx_map.filename) from exc
             tag = None if base is None else shape(base, template_file)
             if tag in (None, "ellipse", "polygon"):
                 raise MapFormatError(f"object {node.get('id')} of layer {group.name!r} is made from the template "

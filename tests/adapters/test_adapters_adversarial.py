@@ -389,6 +389,14 @@ def test_a_pygame_object_made_from_a_template_is_read_or_refused(tmp_path: Path)
         (tmp_path / "t.tx").write_text(template.format(base), encoding="utf-8")
         mesh = pygame_adapter.navmesh_from_tmx(pytmx.TiledMap(str(path)), "obstacles")
         assert _mesh_area(mesh) == pytest.approx(9600)
+    for damage in ("garble", "delete"):  # (a ParseError / FileNotFoundError naming neither)
+        if damage == "garble":
+            (tmp_path / "t.tx").write_text("<template", encoding="utf-8")
+        else:
+            (tmp_path / "t.tx").unlink()
+        with pytest.raises(MapFormatError, match=r"templated\.tmx: object 6 of layer 'obstacles': cannot read its "
+                                                 r"template 't\.tx'"):
+            pygame_adapter.navmesh_from_tmx(pytmx.TiledMap(str(path)), "obstacles")
 
 
 def test_a_pygame_map_parsed_without_a_file_keeps_its_polylines_open() -> None:
