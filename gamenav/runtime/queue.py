@@ -969,10 +969,10 @@ class PathQueue(Closeable):
         return None if any(table.invalidate(change) for change in changes) else now
 
     def _finish(self, job: _Job) -> None:
-        if not job.alive:  # dropped by code run while its search started (a heuristic, a __del__):
-            return         # cancelled, or answered by an update() made there
         path = job.search.result()  # type: ignore[union-attr]
         version = self._valid_at(job, path)
+        if not job.alive:  # dropped by code run while its search started or was checked here (a
+            return         # heuristic, a __del__): cancelled, or answered by an update() made there
         if version is None:
             if self._restart:
                 self._counts["restarts"] += 1
@@ -1004,7 +1004,7 @@ class PathQueue(Closeable):
 
     def _cancel(self, req: PathRequest) -> None:
         job = req._job
-        if job is None:  # already answered
+        if job is None or not job.alive:  # answered, or being answered (a __del__ run meanwhile)
             return
         req._status = PathStatus.CANCELLED
         req._path = Path.none(PathStatus.CANCELLED)

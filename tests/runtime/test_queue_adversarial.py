@@ -564,3 +564,48 @@ def test_a_heuristic_that_turns_nan_is_an_error_when_its_search_starts_not_stale
     queue.update()
     assert req.status is PathStatus.CANCELLED and first.status is PathStatus.FOUND
     assert (queue.stats.stale, len(queue)) == (0, 0)
+
+
+@pytest.mark.parametrize("when", ["checked", "answered"])
+def test_a_request_cancelled_by_a_finalizer_while_its_search_finishes_is_dropped_once(
+        when: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``__del__`` that a collection runs while a finished search is checked against the edits
+    made since it started, or while its requests are answered, and that cancels one of them: the
+    search was dropped twice (the request queued behind it was never answered) or the request
+    counted twice (``len(queue)`` raised ValueError for -1). A hook stands in for the ``__del__``."""
+    from gamenav.runtime import queue as queue_module
+
+    grid = TileGrid(np.ones((3, 30), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=5)
+    first = queue.request(grid, (0, 1), (29, 1))
+    joined = queue.request(grid, (0, 1), (29, 1))
+    behind = queue.request(grid, (0, 0), (29, 0))
+    queue.update()
+    grid.set_walkable((10, 2), False)  # the search spans an edit: its result is checked
+    victims = [first, joined] if when == "checked" else [first]
+
+    def finalizer() -> None:
+        while victims:
+            victims.pop().cancel()
+
+    if when == "checked":
+        class Table(queue_module.EntryTable):
+            def add_result(self, *args: Any, **kwargs: Any) -> None:
+                finalizer()
+                super().add_result(*args, **kwargs)
+
+        monkeypatch.setattr(queue_module, "EntryTable", Table)
+    else:
+        shared = queue_module.shared
+
+        def answering(path: gamenav.Path) -> gamenav.Path:
+            finalizer()
+            return shared(path)
+
+        monkeypatch.setattr(queue_module, "shared", answering)
+    for _ in range(30):
+        queue.update()
+    answer = PathStatus.CANCELLED if when == "checked" else PathStatus.FOUND  # (decided: no effect)
+    assert first.status is answer and joined.status is answer
+    assert behind.status is PathStatus.FOUND
+    assert (len(queue), queue.stats.searches, queue.stats.pending) == (0, 0, 0)
