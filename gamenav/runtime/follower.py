@@ -6,6 +6,7 @@ world ``(x, y)``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,21 +15,77 @@ import numpy.typing as npt
 
 from gamenav._validate import finite_point, positive_number
 from gamenav._events import Closeable
+from gamenav._kernels.crowd import resolve_walls
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import TileGrid
-from gamenav.runtime.crowd import _MAX_CELLS_PER_SECOND, Crowd, _bounded
+from gamenav.runtime.crowd import _MAX_CELLS_PER_SECOND, _MIN_ARRIVAL_SPEED, DIRECT, PATH, Crowd, _bounded
 from gamenav.types import Path
 
 __all__ = ["Follower"]
 
 
+class _Walker(Crowd):
+    """The one-agent crowd of a :class:`Follower`: instead of steering, its agent walks its route."""
+
+    _first_leg = True
+    """The agent has not reached the first waypoint of its path yet (it walks from where it stood)."""
+
+    def _install(self, i: int, path: Path) -> None:
+        super()._install(i, path)
+        self._first_leg = True
+
+    def _step(self, dt: float) -> None:
+        """Walk along the route ahead, ``speed * dt`` (slowing down for the goal as crowd agents
+        do): the distance left at a corner of the path goes on along its next leg (at any speed
+        no turn is cut, so no wall between corners is crossed), and the walk ends exactly on the
+        goal. The legs that are not the path's (from where the agent stood to its first corner,
+        from the last one to a goal off the path) slide along walls. While a new route is
+        searched the agent waits."""
+        self._want = np.zeros(len(self))
+        mode = self._mode[0]
+        if mode not in (PATH, DIRECT) or self.pending:
+            return
+        first, end = (int(self._pcur[0]), int(self._pend[0])) if mode == PATH else (0, 0)
+        route = np.concatenate([self._pos[:1], self._paim[first:end], self._goal[:1]])  # (the runs' ends: corners)
+        legs = np.diff(route, axis=0)
+        ends = np.cumsum(np.hypot(legs[:, 0], legs[:, 1]))
+        g = self._grid
+        self._want[0] = self._speeds[0] * min(max(ends[-1] / (1.5 * g.cell_size), _MIN_ARRIVAL_SPEED), 1.0)
+        walk = float(self._want[0]) * dt
+        leg = min(int(np.searchsorted(ends, walk, side="right")), len(legs) - 1)  # the leg it stops on
+        start = ends[leg - 1] if leg else 0.0
+        pos = route[leg + 1:leg + 2].copy() if walk >= ends[leg] else \
+            route[leg:leg + 1] + legs[leg] * ((walk - start) / (ends[leg] - start))
+        self._first_leg &= leg == 0
+        if self._first_leg or leg == len(legs) - 1:
+            resolve_walls(route[leg:leg + 1], pos, g._kernel_arrays()[0], g.origin[0], g.origin[1], g.cell_size,
+                          g.y_up, 0.0)
+        self._vel[0] = (pos[0] - route[0]) / dt
+        self._pos[0] = pos[0]
+        if np.array_equal(pos[0], route[-1]):
+            self._arrive(np.array([0]))
+        elif leg == len(legs) - 1:  # past the path's last corner: on to the goal
+            self._mode[0] = DIRECT
+        else:  # on run ``first + leg``: past the waypoints (cells) of it behind the agent
+            run = first + leg
+            steps = int(self._pseg[run, 4])
+            ahead = steps
+            if steps > 1:
+                span = np.hypot(*(self._paim[run] - g.cell_to_world(self._pseg[run, :2])))
+                ahead = min(max(math.ceil(steps * np.hypot(*(self._paim[run] - pos[0])) / span - 1e-9), 1), steps)
+            self._pcur[0], self._pk[0] = run, steps + 1 - ahead
+
 
 class Follower(Closeable):
-    """One agent following paths on a grid: the steering of :class:`Crowd` for a single unit.
+    """One agent following paths on a grid: a one-agent :class:`Crowd` that walks its route.
 
-    Arrival, wall sliding, stuck detection and re-pathing after grid edits come from ``Crowd``.
-    With a :class:`~gamenav.PathQueue`, call ``queue.update()`` once per frame, then
-    :meth:`update`. For dozens of agents use one ``Crowd``: its update is vectorised.
+    Each update it walks ``speed * dt`` along its path's legs, whatever the speed and ``dt``
+    (turning at every waypoint, so never across a wall between two), and stops exactly on its
+    goal (then :attr:`arrived`). Path requests, goals on walls, stuck detection and re-pathing
+    after grid edits come from ``Crowd`` (while a new route is searched the agent waits), as
+    does the cut of a very long ``dt`` (see :meth:`Crowd.update`). With a
+    :class:`~gamenav.PathQueue`, call ``queue.update()`` once per frame, then :meth:`update`.
+    For dozens of agents use one ``Crowd``: its update is vectorised.
 
     The follower follows the grid's edits through a weak subscription: a dropped follower is
     neither kept alive nor notified, and its pending path request is cancelled at the queue's
@@ -56,8 +113,8 @@ class Follower(Closeable):
         >>> agent.move_to((35, 25))
         >>> for _ in range(120):
         ...     agent.update(1 / 30)
-        >>> agent.arrived, [round(v) for v in agent.position]
-        (True, [35, 25])
+        >>> agent.arrived, agent.position
+        (True, (35.0, 25.0))
         >>> agent.path.status.name, agent.path.points[-1].tolist()
         ('FOUND', [35.0, 25.0])
     """
@@ -68,11 +125,11 @@ class Follower(Closeable):
             raise InvalidInputError(f"grid must be a gamenav.TileGrid, got {type(grid).__name__}")
         r = grid.cell_size / 4 if radius is None else positive_number(radius, "radius")
         diagonal = path_options.pop("diagonal", "no_corner_cutting")
-        self._crowd = Crowd(grid, [finite_point(start, "start")], radius=r,
-                            max_speed=_bounded(speed, "speed", _MAX_CELLS_PER_SECOND * grid.cell_size),
-                            queue=queue, world=world,
-                            diagonal=diagonal, path_options=path_options,
-                            arrive_radius=min(0.5, grid.cell_size / 8))
+        self._crowd = _Walker(grid, [finite_point(start, "start")], radius=r,
+                              max_speed=_bounded(speed, "speed", _MAX_CELLS_PER_SECOND * grid.cell_size),
+                              queue=queue, world=world,
+                              diagonal=diagonal, path_options=path_options,
+                              arrive_radius=min(0.5, grid.cell_size / 8))
 
     @property
     def position(self) -> tuple[float, float]:

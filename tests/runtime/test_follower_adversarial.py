@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 
+import numpy as np
 import pytest
 
 from gamenav import Follower, InvalidInputError, PathQueue, TileGrid
@@ -31,3 +32,46 @@ def test_a_dropped_follower_leaves_no_work_in_the_queue() -> None:
     gc.collect()
     queue.update()
     assert len(queue) == 0 and queue.stats.cancelled == 1 and queue.stats.last_frame_expansions == 0
+
+
+def _on_polyline(point: tuple[float, float], polyline: np.ndarray) -> bool:
+    """Whether ``point`` lies on one of the straight legs of ``polyline`` ``(k, 2)``."""
+    p, a, b = np.asarray(point), polyline[:-1], polyline[1:]
+    ab = b - a
+    t = np.clip(np.einsum("ij,ij->i", p - a, ab) / np.maximum(np.einsum("ij,ij->i", ab, ab), 1e-300), 0, 1)
+    return bool(np.hypot(*(a + t[:, None] * ab - p).T).min() < 1e-9)
+
+
+_ZIGZAG = ["..........", ".########.", "..........", "#########.", ".........."]
+_STAIRS = ["#" * i + ".." + "#" * (18 - i) for i in range(19)]  # a path of 37 one-cell legs, each one a turn
+
+
+@pytest.mark.parametrize("rows", [_ZIGZAG, _STAIRS])
+@pytest.mark.parametrize("cells_per_second", [1.0, 2000.0, 1e9])
+@pytest.mark.parametrize("dt", [1 / 60, 0.5, 100.0])
+def test_any_speed_and_frame_length_walk_the_path_to_exactly_the_goal(rows: list[str], cells_per_second: float,
+                                                                      dt: float) -> None:
+    """The follower steered like a crowd agent: at 1 cell per second it rounded the corners (up to
+    3.2 units off the path, cell size 10) and arrived 0.47 units short of its goal; on 37
+    one-cell turns a 1e9 cells/s agent needed 2 frames (a sub-step stopped at each turn, 32 of
+    them) and a 2000 cells/s one cut corners by 0.68 units (before the crowd capped sub-steps at
+    their target, 2000 cells/s at dt 0.5 overshot the zigzag's turns and failed 18 cells short).
+    Now it walks the path's legs, carrying the rest of each step round every corner, and stands
+    exactly on its goal, arrived once."""
+    grid = TileGrid.from_strings(rows, cell_size=10)
+    goal = (5.0, 45.0) if rows is _ZIGZAG else (195.0, 185.0)
+    agent = Follower(grid, (5, 5), speed=cells_per_second * 10)
+    agent.move_to(goal)
+    route = np.concatenate([[(5.0, 5.0)], agent.path.points])
+    arrivals = 0
+    for _ in range(5000):
+        was = agent.arrived
+        agent.update(dt)
+        arrivals += agent.arrived and not was
+        assert _on_polyline(agent.position, route)
+        assert agent.arrived or cells_per_second < 1e9  # (there within the first frame)
+        if agent.arrived:
+            break
+    agent.update(dt)
+    assert agent.arrived and not agent.failed and arrivals == 1
+    assert agent.position == goal
