@@ -815,7 +815,7 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
                         continue  # the other gives way alone (and is pushed aside)
                     share = 1.0
                     if p_len == 0.0 and gap < 2.0 * radius[i]:  # idle, j close: on j's line?
-                        pj = math.sqrt(pref[j, 0] ** 2 + pref[j, 1] ** 2)
+                        pj = math.hypot(pref[j, 0], pref[j, 1])  # (> 0: squares of 1e-160 underflow to 0)
                         ahead_of_j = (px - pos[j, 0]) * pref[j, 0] + (py - pos[j, 1]) * pref[j, 1]
                         if ahead_of_j > 0.5 * pj * math.sqrt(nbd[q]):
                             side = _det(pref[j, 0], pref[j, 1], px - pos[j, 0], py - pos[j, 1])
