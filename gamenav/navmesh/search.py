@@ -133,7 +133,9 @@ class NavMeshSearch:
         partial = flag(partial, "partial")
         self._exact = flag(exact, "exact")
         owner, mesh = mesh, mesh._snapshot()  # every read from one state, whatever edits come meanwhile
-        self._mesh = mesh
+        # the state's tolerance as a number, not the state: a pickled copy of it would be rebuilt from its
+        # live triangles, with their own (smaller) tolerance, and resume on another path
+        self._tol = mesh.tolerance
         self._costs = mesh._cost_array()
         self._weighted = _has_costs(owner, mesh.version, self._costs, mesh.alive)
         if self._exact and self._weighted:
@@ -217,7 +219,7 @@ class NavMeshSearch:
         verts, tris, nbrs = self._k["verts"], self._k["tris"], self._k["nbrs"]
         mask = np.zeros(len(tris), dtype=np.uint8)
         mask[t] = 1
-        tol = self._mesh.tolerance
+        tol = self._tol
         px, py = float(p[0]), float(p[1])
         ids = tris[t].tolist()  # plain floats: numpy scalars are slow for three edges
         corners = verts[ids].tolist()
@@ -315,7 +317,7 @@ class NavMeshSearch:
                                      k["side"], k["tin"], k["tout"], self._goal_tin,
                                      self._goal_mask, self._goal, self._start, self._starts,
                                      self._nf, self._ni, self._hf, self._hg, self._hn, self._pos,
-                                     self._root_g, self._ctr, budget, self._mesh.tolerance)
+                                     self._root_g, self._ctr, budget, self._tol)
                 if code != NEED_SPACE:
                     break
                 self._grow()

@@ -465,3 +465,30 @@ def test_an_exact_path_from_a_vertex_has_a_corridor_holding_both_ends() -> None:
             path = gamenav.find_path(mesh, start, goal, exact=True)
             assert path.status is PathStatus.FOUND
             assert holds(path.corridor[0], start) and holds(path.corridor[-1], goal), (start, goal, path.corridor)
+
+
+def test_a_search_copied_by_pickle_on_a_mesh_that_edits_shrank_resumes_on_the_same_path() -> None:
+    """A pickled search carried its mesh state, which unpickling rebuilt from the live
+    triangles: edits had cut this 500-unit mesh to 300, so the copy's tolerance was 3e-7, not
+    5e-7, and the exact search resumed from it snapped interval ends onto the corners 4e-7 off
+    their rows differently: a path of 5 points, not the one-shot path's 6."""
+    import pickle
+
+    rng = np.random.default_rng(40)
+    cells = rng.random((10, 10)) > 0.25
+    grid_mesh = NavMesh.from_grid(gamenav.TileGrid(cells, cell_size=50.0))
+    jitter = rng.choice([0.0, 4e-7, -4e-7], grid_mesh.vertices.shape)
+    mesh = NavMesh(grid_mesh.vertices + jitter, grid_mesh.triangles)
+    mesh.add_obstacle([(-1, 300), (501, 300), (501, 501), (-1, 501)])
+    mesh.add_obstacle([(300, -1), (501, -1), (501, 501), (300, 501)])
+    a, b = (105.77949579801198, 294.9688601976139), (275.5053840247623, 187.9953762125781)
+    want = gamenav.find_path(mesh, a, b, exact=True)
+    search = NavMeshSearch(mesh, a, b, exact=True)
+    assert search.step(1) is PathStatus.IN_PROGRESS
+    twin = pickle.loads(pickle.dumps(search))
+    assert twin.step() is search.step() is PathStatus.FOUND
+    for path in (search.result(), twin.result()):
+        assert path.cost == want.cost and path.expanded == want.expanded
+        np.testing.assert_array_equal(path.points, want.points)
+        np.testing.assert_array_equal(path.corridor, want.corridor)
+    assert len(want.points) == 6
