@@ -46,10 +46,19 @@ class _Walker(Crowd):
         if mode not in (PATH, DIRECT) or self.pending:
             return
         first, end = (int(self._pcur[0]), int(self._pend[0])) if mode == PATH else (0, 0)
-        route = np.concatenate([self._pos[:1], self._paim[first:end], self._goal[:1]])  # (the runs' ends: corners)
-        legs = np.diff(route, axis=0)
-        ends = np.cumsum(np.hypot(legs[:, 0], legs[:, 1]))
         g = self._grid
+        reach = max(float(self._speeds[0]) * dt, 1.5 * g.cell_size)  # (and the goal's slowing-down distance)
+        count = 4
+        while True:  # the route's legs as far as the walk may reach: from the agent over the runs' ends (corners)
+            last = min(first + count, end)
+            route = np.concatenate([self._pos[:1], self._paim[first:last], self._goal[:1] if last == end else
+                                    self._goal[:0]])
+            legs = np.diff(route, axis=0)
+            ends = np.cumsum(np.hypot(legs[:, 0], legs[:, 1]))
+            if last == end or ends[-1] > reach:
+                break
+            count *= 4
+        final = len(legs) - 1 if last == end else -1  # the leg to the goal (-1: beyond these)
         self._want[0] = self._speeds[0] * min(max(ends[-1] / (1.5 * g.cell_size), _MIN_ARRIVAL_SPEED), 1.0)
         walk = float(self._want[0]) * dt
         leg = min(int(np.searchsorted(ends, walk, side="right")), len(legs) - 1)  # the leg it stops on
@@ -57,14 +66,14 @@ class _Walker(Crowd):
         pos = route[leg + 1:leg + 2].copy() if walk >= ends[leg] else \
             route[leg:leg + 1] + legs[leg] * ((walk - start) / (ends[leg] - start))
         self._first_leg &= leg == 0
-        if self._first_leg or leg == len(legs) - 1:
+        if self._first_leg or leg == final:
             resolve_walls(route[leg:leg + 1], pos, g._kernel_arrays()[0], g.origin[0], g.origin[1], g.cell_size,
                           g.y_up, 0.0)
         self._vel[0] = (pos[0] - route[0]) / dt
         self._pos[0] = pos[0]
-        if np.array_equal(pos[0], route[-1]):
+        if leg == final and np.array_equal(pos[0], route[-1]):
             self._arrive(np.array([0]))
-        elif leg == len(legs) - 1:  # past the path's last corner: on to the goal
+        elif leg == final:  # past the path's last corner: on to the goal
             self._mode[0] = DIRECT
         else:  # on run ``first + leg``: past the waypoints (cells) of it behind the agent
             run = first + leg
