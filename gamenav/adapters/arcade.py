@@ -503,9 +503,9 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
 class PathFollower(Follower):
     """Moves an arcade sprite along paths requested through a ``gamenav.PathQueue``.
 
-    A :class:`~gamenav.Follower` (one-agent :class:`~gamenav.Crowd`): the same steering (arrival, wall sliding, stuck
-    detection, re-pathing after grid edits). Call ``queue.update()`` once per frame, then
-    :meth:`update` for each follower; the sprite's position is written on every update.
+    A :class:`~gamenav.Follower`: it walks its path's legs (any speed, stopping exactly on the
+    goal), with stuck detection and re-pathing after grid edits. Call ``queue.update()`` once per
+    frame, then :meth:`update` for each follower; the sprite's position is written on every update.
 
     Args:
         sprite: the sprite to move (its current position is the start; it must be on a passable cell).

@@ -487,8 +487,8 @@ def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: Col
 class PathFollower(Follower):
     """Moves a pygame sprite's ``rect.center`` (or a bare point) along paths: a :class:`gamenav.Follower`.
 
-    The same steering as :class:`gamenav.Crowd` (arrival, wall sliding, stuck detection,
-    re-pathing after grid edits) and the same interface as the arcade adapter's follower. With
+    It walks its path's legs (any speed, stopping exactly on the goal), with stuck detection
+    and re-pathing after grid edits, and has the same interface as the arcade adapter's follower. With
     a ``gamenav.PathQueue``, call ``queue.update()`` once per frame, then :meth:`update` for
     each follower. For dozens of agents use one :class:`gamenav.Crowd` instead: its update is
     vectorised over all agents.
