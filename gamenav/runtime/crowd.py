@@ -442,7 +442,7 @@ class Crowd(Closeable):
         radii = _per_agent(radius, n, "radius")
         speeds = _per_agent(max_speed, n, "max_speed", _MAX_CELLS_PER_SECOND * grid.cell_size)
         r_max = float(np.max(radii)) if np.size(radii) else 0.25 * grid.cell_size
-        v_max = float(np.max(speeds)) if np.size(speeds) else 1.0
+        v_max = float(np.max(speeds)) if np.size(speeds) else min(1.0, _MAX_CELLS_PER_SECOND * grid.cell_size)
         self._spacing = None if spacing is None else positive_number(spacing, "spacing")
         self.arrive_radius = 0.25 * grid.cell_size if arrive_radius is None else arrive_radius
         self.requests_per_update = requests_per_update

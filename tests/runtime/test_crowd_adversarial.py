@@ -505,3 +505,16 @@ def test_an_idle_agent_beside_a_mover_of_a_vanishing_speed_does_not_stop_the_upd
         crowd.update(1 / 30)
     assert np.isfinite(crowd.positions).all() and np.isfinite(crowd.velocities).all()
     assert abs(crowd.positions[1, 1] - 2.5) > 0.01  # (stepped aside)
+
+
+def test_an_empty_crowd_given_empty_sizes_is_made_on_any_cell_size() -> None:
+    """With no agents the default max_speed was 1.0 world units per second, over the 1e9 cells
+    per second a grid of 1e-12 cells takes: Crowd(grid, [], radius=[], max_speed=[]) raised
+    'max_speed must be at most 0.001, got 1.0', a value nobody gave."""
+    grid = gamenav.TileGrid(np.ones((3, 3), bool), cell_size=1e-12)
+    crowd = gamenav.Crowd(grid, [], radius=[], max_speed=[])
+    ids = crowd.add([(1.5e-12, 1.5e-12)], radius=3e-13, max_speed=2e-12)
+    crowd.move(ids, (2.5e-12, 2.5e-12))
+    for _ in range(60):
+        crowd.update(1 / 30)
+    assert len(crowd) == 1 and crowd.arrived[0]
