@@ -14,12 +14,15 @@ Abstract graph (arrays owned by ``gamenav.grid.hpa``):
 * per cluster ``cstart``, ``ccount``, ``ccap`` (int64): its nodes are ids
   ``cstart[c] .. cstart[c] + ccount[c] - 1`` (room for ``ccap[c]``), in increasing cell order;
   ``node_cell`` ``(M,)`` int64 gives their padded cell.
-* ``dist[doff[c] + i * ccap[c] + j]``: the shortest path from node i to node j of cluster c
-  that stays inside c; inf when there is none, or when two such edges through a third node
-  of c are as short (the abstract distances stay exact with fewer edges).
+* ``full[doff[c] + i * ccap[c] + j]``: the length of the shortest path from node i to node j
+  of cluster c that stays inside c (inf: none); ``dist`` (same layout): the same, but inf also
+  when two such edges through a third node of c are as short (the abstract distances stay
+  exact with fewer edges).
 * ``tree[toff[c] + i * _tree_area(cw, ch) + _tiled(x - x0, y - y0, cw)]``: the shortest-path tree
   of node i inside c: the direction (index into :data:`DX`, :data:`DY`) of each cell's parent,
-  255 for the root and cells not reached; stored in 8 x 8 tiles (see :func:`_tiled`). ``cw =
+  the first direction to a neighbour on one of the cell's shortest ways (so the tree depends
+  on the cells only, and a repair can match a build: :func:`_repair_tree`), 255 for the root
+  and cells not reached; stored in 8 x 8 tiles (see :func:`_tiled`). ``cw =
   min(C, w)``, ``ch = min(C, h)``: the largest cluster's extent (a cluster size beyond the map
   takes no room beyond it).
 * ``node_xy[v]`` (int64): x, y and cluster of node v (read instead of dividing ``node_cell``).
@@ -234,55 +237,366 @@ def cluster_nodes(p, stride, h, w, size, clusters, spacing, single, out, counts)
         counts[i] = m
 
 
+# rows of the tree repair's scratch (see :func:`_repair_tree`), one column per local cell
+_OLD, _OS, _OD, _NEW, _NS, _ND, _SEEN, _BAD, _MARK, _LIST, _BADS, _PLIST, _DIR, _STACK = range(14)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _step_ok(p, cell, k, stride):
+    """Whether the step from padded ``cell`` in direction ``k`` enters a passable cell without
+    cutting a corner."""
+    if p[cell + DY[k] * stride + DX[k]] == 0:
+        return False
+    return k < 4 or (p[cell + DX[k]] != 0 and p[cell + DY[k] * stride] != 0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _length(s, d):
+    """The length of ``s`` straight and ``d`` diagonal steps (inf for ``s < 0``: no way)."""
+    return np.inf if s < 0 else s + SQRT2 * d
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _old_dist(tree, cw, root, loc, sc, stamp):
+    """Straight and diagonal steps of local cell ``loc``'s way to ``root`` in ``tree`` as it
+    was before the repair (``(-1, 0)``: not reached), remembered in ``sc`` for ``stamp``."""
+    n = 0
+    c = loc
+    while sc[_OLD, c] != stamp:
+        ly = c // cw
+        k = tree[_tiled(c - ly * cw, ly, cw)]
+        if k == NO_PARENT:  # the root, or a cell not reached
+            sc[_OLD, c] = stamp
+            sc[_OS, c] = 0 if c == root else -1
+            sc[_OD, c] = 0
+            break
+        sc[_STACK, n] = c
+        n += 1
+        c += DY[k] * cw + DX[k]
+    s = sc[_OS, c]
+    d = sc[_OD, c]
+    for i in range(n - 1, -1, -1):  # back down the way: each cell one step beyond its parent
+        v = sc[_STACK, i]
+        if s >= 0:
+            ly = v // cw
+            if tree[_tiled(v - ly * cw, ly, cw)] < 4:
+                s += 1
+            else:
+                d += 1
+        sc[_OLD, v] = stamp
+        sc[_OS, v] = s
+        sc[_OD, v] = d
+    return sc[_OS, loc], sc[_OD, loc]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cur_dist(tree, cw, root, loc, sc, stamp):
+    """Straight and diagonal steps of local cell ``loc``'s shortest way to the root as the
+    repair knows it now (``(-1, 0)``: none)."""
+    if sc[_NEW, loc] == stamp:
+        return sc[_NS, loc], sc[_ND, loc]
+    if sc[_BAD, loc] == stamp:
+        return -1, 0
+    return _old_dist(tree, cw, root, loc, sc, stamp)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _set_new(sc, loc, s, d, stamp, n):
+    """Give ``loc`` a shorter way; returns the new length of the list of such cells."""
+    if sc[_NEW, loc] != stamp:
+        sc[_NEW, loc] = stamp
+        sc[_LIST, n] = loc
+        n += 1
+    sc[_NS, loc] = s
+    sc[_ND, loc] = d
+    return n
+
+
 @njit(cache=True, nogil=True)
-def cluster_edges(p, stride, h, w, size, clusters, relink, node_of, cstart, ccount, ccap,
-                  node_cell, doff, dist, toff, tree, inter, inter_cost):
+def _repair_tree(p, stride, cw, x0, y0, bw, bh, root, tree, rx0, ry0, rx1, ry1, fresh, sc, hk,
+                 hn, stamp):
+    """Bring ``tree``, the shortest-path tree of local cell ``root`` in the ``bw`` x ``bh``
+    cluster at ``(x0, y0)``, to the grid ``p``, whose steps changed only between cells of the
+    local box ``[rx0, rx1) x [ry0, ry1)``; ``fresh``: ``tree`` holds no cell yet (all
+    :data:`NO_PARENT`) and is built whole.
+
+    Distances are counts of straight and diagonal steps (exact: their lengths never tie for
+    different counts in a cluster), and a cell's parent is the first direction (:data:`DX`,
+    :data:`DY` order) to a neighbour on one of its shortest ways: the tree depends on the grid
+    only, so a repaired tree equals a fresh one. A cell whose step to its parent is gone keeps
+    its distance if another neighbour gives it (checked by increasing distance), else loses it
+    and its children are checked; the changed box and the cells that lost their distance take
+    their neighbours' best step, a Dijkstra spreads the shorter ways (choosing the parents of
+    the cells it settles), then the other cells whose parent may have changed choose again.
+    ``sc`` (rows ``_OLD`` .. ``_STACK``, one column per local cell) holds nothing of ``stamp``.
+
+    Returns:
+        ``n``: the cells ``sc[_LIST, :n]`` got new distances (``sc[_NEW]`` is ``stamp``;
+        ``_NS``, ``_ND`` their steps); cells ``sc[_BAD] == stamp`` outside it lost theirs.
+    """
+    n = 0
+    na = 0
+    nbad = 0
+    m = 0  # cells whose parent is chosen again: sc[_PLIST, :m], marked in sc[_MARK]
+    no_pos = np.empty(0, dtype=np.int32)  # heaps with duplicates: no position index
+    if fresh:
+        n = _set_new(sc, root, 0, 0, stamp, n)
+        _sift_up(hk, hn, 0, 0.0, root, no_pos)
+        na = 1
+    else:
+        # the cells whose step to their parent is gone, by increasing distance
+        for ly in range(ry0, ry1):
+            for lx in range(rx0, rx1):
+                k = tree[_tiled(lx, ly, cw)]
+                cell = (y0 + ly + 1) * stride + x0 + lx + 1
+                if k != NO_PARENT and (p[cell] == 0 or not _step_ok(p, cell, k, stride)):
+                    loc = ly * cw + lx
+                    s, d = _old_dist(tree, cw, root, loc, sc, stamp)
+                    sc[_SEEN, loc] = stamp
+                    _sift_up(hk, hn, na, _length(s, d), loc, no_pos)
+                    na += 1
+        kids = np.empty(8, dtype=np.int64)
+        while na > 0:
+            loc = hn[0]
+            na = _sift_down(hk, hn, na, no_pos)
+            ly = loc // cw
+            lx = loc - ly * cw
+            cell = (y0 + ly + 1) * stride + x0 + lx + 1
+            s = sc[_OS, loc]
+            d = sc[_OD, loc]
+            kept = False
+            nkids = 0
+            for k in range(8):
+                nx = lx + DX[k]
+                ny = ly + DY[k]
+                q = loc + DY[k] * cw + DX[k]
+                if nx < 0 or nx >= bw or ny < 0 or ny >= bh:
+                    continue
+                if tree[_tiled(nx, ny, cw)] == (k ^ 1 if k < 4 else 11 - k):  # a child
+                    if sc[_SEEN, q] != stamp:
+                        kids[nkids] = q
+                        nkids += 1
+                    continue
+                if p[cell] == 0 or sc[_BAD, q] == stamp or not _step_ok(p, cell, k, stride):
+                    continue
+                qs, qd = _old_dist(tree, cw, root, q, sc, stamp)
+                if qs >= 0 and (qs + 1 == s and qd == d if k < 4 else qs == s and qd + 1 == d):
+                    kept = True
+                    break
+            if kept:  # same distance, maybe another parent
+                sc[_MARK, loc] = stamp
+                sc[_PLIST, m] = loc
+                m += 1
+                continue
+            sc[_BAD, loc] = stamp
+            sc[_BADS, nbad] = loc
+            nbad += 1
+            for i in range(nkids):  # its children are checked next
+                q = kids[i]
+                qs, qd = _old_dist(tree, cw, root, q, sc, stamp)
+                sc[_SEEN, q] = stamp
+                _sift_up(hk, hn, na, _length(qs, qd), q, no_pos)
+                na += 1
+        # the changed box and the cells that lost their distance take their neighbours' best
+        bx = rx1 - rx0
+        nbox = (ry1 - ry0) * bx
+        for j in range(nbox + nbad):
+            if j < nbox:
+                ly = ry0 + j // bx
+                lx = rx0 + j % bx
+                loc = ly * cw + lx
+            else:
+                loc = sc[_BADS, j - nbox]
+                ly = loc // cw
+                lx = loc - ly * cw
+            cell = (y0 + ly + 1) * stride + x0 + lx + 1
+            if p[cell] == 0 or sc[_NEW, loc] == stamp:
+                continue
+            s, d = _cur_dist(tree, cw, root, loc, sc, stamp)
+            now = _length(s, d)
+            best = now
+            for k in range(8):  # the ways before the repair (the Dijkstra spreads new ones)
+                nx = lx + DX[k]
+                ny = ly + DY[k]
+                q = loc + DY[k] * cw + DX[k]
+                if (nx < 0 or nx >= bw or ny < 0 or ny >= bh or sc[_BAD, q] == stamp
+                        or not _step_ok(p, cell, k, stride)):
+                    continue
+                qs, qd = _old_dist(tree, cw, root, q, sc, stamp)
+                if qs < 0:
+                    continue
+                if k < 4:
+                    qs += 1
+                else:
+                    qd += 1
+                if _length(qs, qd) < best:
+                    best = _length(qs, qd)
+                    s = qs
+                    d = qd
+            if best < now:
+                n = _set_new(sc, loc, s, d, stamp, n)
+                _sift_up(hk, hn, na, best, loc, no_pos)
+                na += 1
+    # Dijkstra from the cells with shorter ways; a cell's parent is chosen when it is settled
+    # (its neighbours with shorter ways are settled then)
+    while na > 0:
+        key = hk[0]
+        loc = hn[0]
+        na = _sift_down(hk, hn, na, no_pos)
+        s = sc[_NS, loc]
+        d = sc[_ND, loc]
+        if key > _length(s, d):
+            continue
+        ly = loc // cw
+        lx = loc - ly * cw
+        cell = (y0 + ly + 1) * stride + x0 + lx + 1
+        parent = NO_PARENT
+        for k in range(8):
+            nx = lx + DX[k]
+            ny = ly + DY[k]
+            if nx < 0 or nx >= bw or ny < 0 or ny >= bh or not _step_ok(p, cell, k, stride):
+                continue
+            q = loc + DY[k] * cw + DX[k]
+            qs = s + 1 if k < 4 else s
+            qd = d if k < 4 else d + 1
+            ts, td = _cur_dist(tree, cw, root, q, sc, stamp)
+            if parent == NO_PARENT and ts >= 0 and (ts + 1 == s and td == d if k < 4
+                                                    else ts == s and td + 1 == d):
+                parent = k
+            elif _length(qs, qd) < _length(ts, td):
+                n = _set_new(sc, q, qs, qd, stamp, n)
+                _sift_up(hk, hn, na, _length(qs, qd), q, no_pos)
+                na += 1
+            elif qs == ts and qd == td and sc[_NEW, q] != stamp and sc[_MARK, q] != stamp:
+                sc[_MARK, q] = stamp  # as short through this cell as before: a new parent?
+                sc[_PLIST, m] = q
+                m += 1
+        sc[_DIR, loc] = parent
+    # the other cells whose parent may change: the changed box and the cells that lost their
+    # distance (and, listed above, those kept their distance: other parent, or a new way as short)
+    for j in range(nbad + (ry1 - ry0) * (rx1 - rx0)):
+        if j < nbad:
+            loc = sc[_BADS, j]
+        else:
+            b = j - nbad
+            loc = (ry0 + b // (rx1 - rx0)) * cw + rx0 + b % (rx1 - rx0)
+        if sc[_MARK, loc] != stamp and sc[_NEW, loc] != stamp:
+            sc[_MARK, loc] = stamp
+            sc[_PLIST, m] = loc
+            m += 1
+    for j in range(m):
+        loc = sc[_PLIST, j]
+        ly = loc // cw
+        lx = loc - ly * cw
+        cell = (y0 + ly + 1) * stride + x0 + lx + 1
+        s, d = _cur_dist(tree, cw, root, loc, sc, stamp)
+        parent = NO_PARENT
+        if s >= 0 and loc != root and p[cell] != 0:
+            for k in range(8):
+                nx = lx + DX[k]
+                ny = ly + DY[k]
+                if nx < 0 or nx >= bw or ny < 0 or ny >= bh or not _step_ok(p, cell, k, stride):
+                    continue
+                qs, qd = _cur_dist(tree, cw, root, loc + DY[k] * cw + DX[k], sc, stamp)
+                if qs >= 0 and (qs + 1 == s and qd == d if k < 4 else qs == s and qd + 1 == d):
+                    parent = k
+                    break
+        sc[_DIR, loc] = parent
+    for j in range(m + n):  # only now: the old tree answered every question above
+        loc = sc[_PLIST, j] if j < m else sc[_LIST, j - m]
+        ly = loc // cw
+        tree[_tiled(loc - ly * cw, ly, cw)] = sc[_DIR, loc]
+    return n
+
+
+@njit(cache=True, nogil=True)
+def cluster_edges(p, stride, h, w, size, clusters, relink, box, old_cell, old_start, old_tree,
+                  old_full, node_of, cstart, ccount, ccap, node_cell, doff, dist, full, toff,
+                  tree, inter, inter_cost):
     """Exact intra-cluster distances and shortest-path trees of every node of the listed
     ``clusters``, then the border steps (``inter``, ``inter_cost``) of every node of the
-    ``relink`` clusters (see the module docstring). Returns the number of cells settled."""
+    ``relink`` clusters (see the module docstring).
+
+    The grid changed only inside ``box`` (``x0, y0, x1, y1``, cells ``x0 <= x < x1``): a node
+    that the cluster had before, ``old_cell[old_start[i]:old_start[i + 1]]`` for cluster
+    ``clusters[i]``, starts from its old tree (``old_tree``, ``tree_area`` bytes per node in the
+    same order) and its old row of unpruned distances (``old_full``, a ``k`` x ``k`` block per
+    cluster), and is repaired (:func:`_repair_tree`); a new node is built whole. Returns the
+    number of cells whose distance was computed."""
     ncx = (w + size - 1) // size
     cw, ch = min(size, w), min(size, h)  # the largest cluster's extent
     area = cw * ch
     tarea = _tree_area(cw, ch)
-    ldist = np.empty(area, dtype=np.float64)
-    hk = np.empty(8 * area + 8, dtype=np.float64)
-    hn = np.empty(8 * area + 8, dtype=np.int64)
+    sc = np.zeros((_STACK + 1, area), dtype=np.int32)
+    hk = np.empty(10 * area + 8, dtype=np.float64)
+    hn = np.empty(10 * area + 8, dtype=np.int64)
+    stamp = 0
     settled = 0
+    fo = 0
     for i in range(clusters.shape[0]):
         c = clusters[i]
         cy = c // ncx
         cx = c - cy * ncx
         x0 = cx * size
         y0 = cy * size
-        x1 = min(x0 + size, w)
-        y1 = min(y0 + size, h)
+        bw = min(x0 + size, w) - x0
+        bh = min(y0 + size, h) - y0
+        # the cells of the cluster whose steps changed: the box and one cell round it
+        rx0 = min(max(box[0] - 1 - x0, 0), bw)
+        ry0 = min(max(box[1] - 1 - y0, 0), bh)
+        rx1 = max(min(box[2] + 1 - x0, bw), rx0)
+        ry1 = max(min(box[3] + 1 - y0, bh), ry0)
         k = ccount[c]
         cap = ccap[c]
         base = cstart[c]
+        oo = old_start[i]
+        ko = old_start[i + 1] - oo
+        old = np.full(k, -1, dtype=np.int64)  # each node's index among the old ones
+        for a in range(k):
+            for j in range(ko):
+                if old_cell[oo + j] == node_cell[base + a]:
+                    old[a] = j
         for a in range(k):
             t = tree[toff[c] + a * tarea: toff[c] + (a + 1) * tarea]
-            settled += _local_dijkstra(p, stride, cw, x0, y0, x1, y1, node_cell[base + a],
-                                       ldist, t, hk, hn)
+            j = old[a]
+            if j >= 0:
+                t[:] = old_tree[(oo + j) * tarea: (oo + j + 1) * tarea]
+            else:
+                t[:] = NO_PARENT
+            q = node_cell[base + a]
+            root = (q // stride - 1 - y0) * cw + (q % stride - 1 - x0)
+            stamp += 1
+            if j >= 0:
+                settled += _repair_tree(p, stride, cw, x0, y0, bw, bh, root, t, rx0, ry0, rx1,
+                                        ry1, False, sc, hk, hn, stamp)
+            else:
+                settled += _repair_tree(p, stride, cw, x0, y0, bw, bh, root, t, 0, 0, 0, 0, True,
+                                        sc, hk, hn, stamp)
             for b in range(k):
                 q = node_cell[base + b]
                 lq = (q // stride - 1 - y0) * cw + (q % stride - 1 - x0)
-                dist[doff[c] + a * cap + b] = ldist[lq]
+                if sc[_NEW, lq] != stamp and sc[_BAD, lq] != stamp and j >= 0 and old[b] >= 0:
+                    d = old_full[fo + j * ko + old[b]]  # the way did not change
+                else:
+                    qs, qd = _cur_dist(t, cw, root, lq, sc, stamp)
+                    d = _length(qs, qd)
+                full[doff[c] + a * cap + b] = d
+                dist[doff[c] + a * cap + b] = d
+        fo += ko * ko
         # drop every edge that two edges through a third node match: abstract distances stay
-        # exact (by induction on the distance), and the search relaxes fewer edges
-        full = np.empty((k, k), dtype=np.float64)
+        # exact (by induction on the distance), and the search relaxes fewer edges (rows read
+        # in order: each third node m in turn)
         for a in range(k):
-            for b in range(k):
-                full[a, b] = dist[doff[c] + a * cap + b]
-        for a in range(k):
-            for b in range(a + 1, k):
-                dab = full[a, b]
-                if dab == np.inf:
+            ra = doff[c] + a * cap
+            for m in range(k):
+                dam = full[ra + m]
+                if m == a or dam == np.inf:
                     continue
-                for m in range(k):
-                    if m != a and m != b and full[a, m] + full[m, b] <= dab + 1e-9:
-                        dist[doff[c] + a * cap + b] = np.inf
+                rm = doff[c] + m * cap
+                for b in range(a + 1, k):
+                    if b != m and dam + full[rm + b] <= full[ra + b] + 1e-9:
+                        dist[ra + b] = np.inf
                         dist[doff[c] + b * cap + a] = np.inf
-                        break
     for i in range(relink.shape[0]):
         c = relink[i]
         for v in range(cstart[c], cstart[c] + ccount[c]):

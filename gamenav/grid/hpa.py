@@ -14,7 +14,9 @@ from measurements on the GPPC 2014 maps, ``benchmarks/grid_large.py``, 200 longe
   cutting a corner).
 * Inside a cluster, every pair of its transition cells is joined by the exact shortest path
   that stays in the cluster (a Dijkstra per transition cell, numba); the Dijkstra's
-  shortest-path tree is kept (1 byte per cell of the cluster per transition cell), so refining
+  shortest-path tree is kept (1 byte per cell of the cluster per transition cell; a cell's
+  parent is the first direction to a neighbour on one of its shortest ways, so a tree depends
+  on the cells only and a repaired tree is the one a build gives), so refining
   an abstract edge into cells, and joining a query's start and goal to their cluster's nodes,
   is a walk up a tree (trees stored in 8 x 8 tiles: one cache line per ~8 steps). An edge that
   two edges through a third node of the cluster match is dropped (distances stay exact; on the
@@ -37,9 +39,10 @@ from measurements on the GPPC 2014 maps, ``benchmarks/grid_large.py``, 200 longe
 * Result (``python benchmarks/grid_large.py``, one run, CPU medians): maze 3.8 ms (A* 166 ms,
   44.1x), rooms 0.71 ms (64.9x), orz700d 0.24 ms (21.3x), Cauldron 0.66 ms (55.6x); mean length
   1.0000-1.0051 x optimal, max 1.0188 x. Graph build 0.05-1.3 s CPU, 10-71 MiB; a 4 x 4 edit
-  repairs in 0.9-4.0 ms (median CPU). Open ground strewn with single-cell obstacles is the worst
-  case: long entrances get transitions only at their ends and the string-pulling's lines are
-  often blocked (``benchmarks/hpa_quality.py``: 2% of the cells blocked, max 1.147 x; transitions
+  repaired in 0.9-4.0 ms (median CPU; these figures are from before the trees were repaired
+  in place, see Edits). Open ground strewn with single-cell obstacles is the worst case: long
+  entrances get transitions only at their ends and the string-pulling's lines are often blocked
+  (``benchmarks/hpa_quality.py``: 2% of the cells blocked, max 1.147 x; transitions
   every 16 cells gave 1.029 x, but Cauldron's queries took 0.50 -> 0.98 ms); A* is faster there anyway.
 * Sizes (medians, ms per query / mean and max length over optimal; one machine, one run):
   16-cell clusters with transitions every 8 cells gave near-optimal paths (mean <= 1.0006 after
@@ -53,6 +56,11 @@ from measurements on the GPPC 2014 maps, ``benchmarks/grid_large.py``, 200 longe
 * Edits: the index listens to its grid (a weak subscription) and, in the editing thread,
   rebuilds only the clusters within one cell of the changed box (their entrances, edges and
   trees) and relinks the border steps of their neighbours; the other clusters keep their nodes.
+  A node that stays keeps its tree, repaired in place: only the cells whose shortest way
+  changed are searched again (:func:`gamenav._kernels.hpa._repair_tree`), with the unpruned
+  distances kept to match; a new node gets a whole Dijkstra. A 4 x 4 block set or cleared on
+  random512-10-0 (54 nodes per cluster) took 27.1 ms (median CPU, the clusters' Dijkstras)
+  before, 2.7-2.8 ms now (two runs on a busy machine); orz700d 0.78 -> 0.28-0.31 ms.
 * Threads: a query takes the graph with :meth:`HpaIndex.acquire` (only when the index is at its
   snapshot's version) and gives it back when done; an edit repairs in place only when no query
   holds the graph, and otherwise repairs a copy. A query whose snapshot and the index disagree
@@ -116,8 +124,9 @@ class HpaResult:
 class _Graph:
     """The arrays of one version of the abstract graph (see :mod:`gamenav._kernels.hpa`)."""
 
-    __slots__ = ("p", "node_of", "cstart", "ccount", "ccap", "node_cell", "doff", "dist", "toff",
-                 "tree", "inter", "inter_cost", "node_xy", "nodes_used", "dist_used", "tree_used")
+    __slots__ = ("p", "node_of", "cstart", "ccount", "ccap", "node_cell", "doff", "dist", "full",
+                 "toff", "tree", "inter", "inter_cost", "node_xy", "nodes_used", "dist_used",
+                 "tree_used")
 
     def __init__(self, p: npt.NDArray[np.uint8], clusters: int) -> None:
         self.p = p
@@ -129,6 +138,7 @@ class _Graph:
         self.toff = np.zeros(clusters, dtype=np.int64)
         self.node_cell = np.zeros(0, dtype=np.int64)
         self.dist = np.zeros(0, dtype=np.float64)
+        self.full = np.zeros(0, dtype=np.float64)
         self.tree = np.zeros(0, dtype=np.uint8)
         self.inter = np.zeros((0, 5), dtype=np.int64)
         self.inter_cost = np.zeros((0, 5), dtype=np.float64)
@@ -144,7 +154,7 @@ class _Graph:
 
     @property
     def nbytes(self) -> int:
-        return sum(int(getattr(self, name).nbytes) for name in _Graph.__slots__[:13])
+        return sum(int(getattr(self, name).nbytes) for name in _Graph.__slots__[:14])
 
 
 class _Workspace:
@@ -211,13 +221,13 @@ class HpaIndex(GridIndex[_Graph]):
         self.near_expansions = NEAR_EXPANSIONS * min(self.size, max(h, w)) ** 2
         self._data = _Graph(padded_cells(passable), self.ncx * self.ncy)
         announce_compile("grid search", *KERNELS)
-        self._rebuild(self._data, np.arange(self.ncx * self.ncy, dtype=np.int64))
+        self._rebuild(self._data, np.arange(self.ncx * self.ncy, dtype=np.int64), (0, 0, w, h))
 
     def _copy(self, data: _Graph) -> _Graph:
         return data.copy()
 
     def _repair(self, passable: npt.NDArray[np.bool_], x0: int, y0: int, x1: int, y1: int) -> int:
-        """Rebuild the clusters within one cell of the changed box."""
+        """Repair the clusters within one cell of the changed box."""
         h, w = self.shape
         gr = self._data
         gr.p.reshape(h + 2, w + 2)[y0 + 1:y1 + 1, x0 + 1:x1 + 1] = passable[y0:y1, x0:x1]
@@ -226,17 +236,27 @@ class HpaIndex(GridIndex[_Graph]):
         cy0, cy1 = max(y0 - 1, 0) // s, min(y1, h - 1) // s
         cys, cxs = np.mgrid[cy0:cy1 + 1, cx0:cx1 + 1]
         dirty = (cys * self.ncx + cxs).ravel().astype(np.int64)
-        self._rebuild(gr, dirty)
+        self._rebuild(gr, dirty, (x0, y0, x1, y1))
         return int(dirty.size)
 
-    def _rebuild(self, gr: _Graph, clusters: I64) -> None:
-        """Recompute the nodes, distances and trees of ``clusters`` in ``gr`` (in place)."""
+    def _rebuild(self, gr: _Graph, clusters: I64, box: tuple[int, int, int, int]) -> None:
+        """Recompute the nodes, distances and trees of ``clusters`` in ``gr`` (in place) for cells
+        that changed only inside ``box`` (``x0, y0, x1, y1``): the trees of nodes that stay are
+        repaired there."""
         size, area = self.size, self.tree_area
         h, w = self.shape
         cells = np.empty((clusters.shape[0], self.border), dtype=np.int64)
         counts = np.empty(clusters.shape[0], dtype=np.int64)
         _kh.cluster_nodes(gr.p, self.stride, h, w, size, clusters, self.spacing, self.single,
                           cells, counts)
+        # the old nodes of these clusters with their trees and unpruned distances
+        olds = [(int(gr.cstart[c]), int(gr.ccount[c]), int(gr.toff[c]), int(gr.doff[c]), int(gr.ccap[c]))
+                for c in clusters.tolist()]
+        old_start = np.cumsum([0] + [k for _, k, _, _, _ in olds], dtype=np.int64)
+        old_cell = np.concatenate([gr.node_cell[s:s + k] for s, k, _, _, _ in olds])
+        old_tree = np.concatenate([gr.tree[t:t + k * area] for _, k, t, _, _ in olds])
+        old_full = np.concatenate([gr.full[d:d + k * cap].reshape(k, cap)[:, :k].ravel()
+                                   for _, k, _, d, cap in olds])
         # forget the old nodes of these clusters
         for c in clusters.tolist():
             old = gr.node_cell[gr.cstart[c]:gr.cstart[c] + gr.ccount[c]]
@@ -257,6 +277,7 @@ class HpaIndex(GridIndex[_Graph]):
             gr.node_xy = _grown(gr.node_xy, gr.node_cell.shape[0], -1)
             gr.inter_cost = _grown(gr.inter_cost, gr.node_cell.shape[0], 0.0)
             gr.dist = _grown(gr.dist, gr.dist_used, np.inf)
+            gr.full = _grown(gr.full, gr.dist_used, np.inf)
             gr.tree = _grown(gr.tree, gr.tree_used, _kh.NO_PARENT)
             gr.cstart[moving], gr.ccap[moving] = starts, caps
             gr.doff[moving], gr.toff[moving] = doffs, toffs
@@ -275,9 +296,10 @@ class HpaIndex(GridIndex[_Graph]):
             for dx in (0, 1, 2):
                 near[cy + dy, cx + dx] = True
         relink = np.flatnonzero(near[1:-1, 1:-1].ravel()).astype(np.int64)
-        _kh.cluster_edges(gr.p, self.stride, h, w, size, clusters, relink, gr.node_of, gr.cstart,
-                          gr.ccount, gr.ccap, gr.node_cell, gr.doff, gr.dist, gr.toff, gr.tree,
-                          gr.inter, gr.inter_cost)
+        _kh.cluster_edges(gr.p, self.stride, h, w, size, clusters, relink, np.array(box, dtype=np.int64),
+                          old_cell, old_start, old_tree, old_full, gr.node_of, gr.cstart, gr.ccount,
+                          gr.ccap, gr.node_cell, gr.doff, gr.dist, gr.full, gr.toff, gr.tree, gr.inter,
+                          gr.inter_cost)
 
     @property
     def nbytes(self) -> int:

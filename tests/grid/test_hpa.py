@@ -44,7 +44,8 @@ def _compare(grid: gamenav.TileGrid, a: tuple[int, int], b: tuple[int, int],
 
 
 def _graph(index: hpa.HpaIndex) -> dict[int, tuple[list[int], np.ndarray, np.ndarray]]:
-    """Per cluster with nodes: its transition cells, distance matrix and trees (id-free)."""
+    """Per cluster with nodes: its transition cells, distance matrices (pruned, then unpruned)
+    and trees (id-free)."""
     gr = index._data
     area = index.tree_area
     out = {}
@@ -54,7 +55,8 @@ def _graph(index: hpa.HpaIndex) -> dict[int, tuple[list[int], np.ndarray, np.nda
             continue
         cells = gr.node_cell[start:start + k].tolist()
         assert all(gr.node_of[q] == start + i for i, q in enumerate(cells))
-        dist = gr.dist[gr.doff[c]:gr.doff[c] + k * cap].reshape(k, cap)[:, :k].copy()
+        dist = np.stack([gr.dist[gr.doff[c]:gr.doff[c] + k * cap].reshape(k, cap)[:, :k],
+                         gr.full[gr.doff[c]:gr.doff[c] + k * cap].reshape(k, cap)[:, :k]])
         trees = gr.tree[gr.toff[c]:gr.toff[c] + k * area].copy()
         out[c] = (cells, dist, trees)
     assert int((gr.node_of >= 0).sum()) == sum(len(v[0]) for v in out.values())
@@ -277,6 +279,61 @@ def test_repaired_graph_equals_rebuilt_graph(case, seed: int) -> None:
             np.testing.assert_array_equal(p1.cells, p2.cells)
             assert p1.cost == p2.cost
             _compare(grid, a, b, tolerance=1.35)
+
+
+def _assert_same_graph(index: hpa.HpaIndex, grid: gamenav.TileGrid) -> gamenav.TileGrid:
+    """``index`` (repaired) holds what an index built on a copy of ``grid`` holds; the copy."""
+    fresh_grid = grid.copy()
+    fresh = hpa.hpa_index(fresh_grid, cluster_size=index.size, spacing=index.spacing,
+                          single=index.single)
+    repaired, rebuilt = _graph(index), _graph(fresh)
+    assert repaired.keys() == rebuilt.keys()
+    for c, (cells, dist, trees) in rebuilt.items():
+        assert repaired[c][0] == cells
+        np.testing.assert_array_equal(repaired[c][1], dist)
+        np.testing.assert_array_equal(repaired[c][2], trees)
+    return fresh_grid
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(10, 40), st.integers(10, 40), st.sampled_from([0.05, 0.15, 0.3]),
+       st.integers(6, 20), st.integers(0, 2**32 - 1))
+def test_repairs_that_block_and_open_at_once_equal_a_rebuild(h: int, w: int, density: float,
+                                                             size: int, seed: int) -> None:
+    """The trees are repaired in place (only the cells whose way changed): one edit that blocks
+    some cells and opens others (``set_cost`` with inf and finite costs), in clusters up to 20
+    cells wide, leaves the graph and the answers of a build on the edited grid."""
+    rng = np.random.default_rng(seed)
+    grid = gamenav.TileGrid(rng.random((h, w)) >= density)
+    index = hpa.hpa_index(grid, cluster_size=size, spacing=int(rng.integers(1, 6)),
+                          single=int(rng.integers(0, 4)))
+    for _ in range(4):
+        x, y = int(rng.integers(w)), int(rng.integers(h))
+        box = (x, y, x + int(rng.integers(1, 7)), y + int(rng.integers(1, 7)))
+        grid.set_cost(box, np.where(rng.random((h, w)) < 0.5, np.inf, 1.0))
+        assert index.version == grid.version
+        fresh_grid = _assert_same_graph(index, grid)
+        free = _free(grid)
+        for _ in range(3 if len(free) > 1 else 0):
+            a, b = (free[i] for i in rng.integers(len(free), size=2))
+            p1 = gamenav.find_path(grid, a, b, algorithm="hpa")
+            p2 = gamenav.find_path(fresh_grid, a, b, algorithm="hpa")
+            assert p1.status is p2.status and p1.cost == p2.cost
+            np.testing.assert_array_equal(p1.cells, p2.cells)
+
+
+def test_repaired_trees_equal_built_trees_on_a_benchmark_map() -> None:
+    """A 4 x 4 block set and cleared in an 80-cell cluster of a Moving AI map (the repair that
+    ``benchmarks/grid_large.py`` times) leaves the graph a build gives."""
+    grid = gamenav.TileGrid.from_movingai(DATA / "den011d.map")
+    index = hpa.hpa_index(grid)
+    free = _free(grid)
+    rng = np.random.default_rng(3)
+    for i in rng.integers(len(free), size=3):
+        x, y = free[i]
+        for value in (False, True):
+            grid.set_walkable((x, y, x + 4, y + 4), value)
+            _assert_same_graph(index, grid)
 
 
 def test_a_held_graph_is_copied_not_repaired() -> None:
