@@ -385,17 +385,17 @@ def test_navmesh_queries_read_one_state_while_another_thread_edits(
     edit(edited)
     after = ask(edited)
     mesh = _churned_mesh()
-    locate = gamenav.NavMesh.locate
+    locate = gamenav.NavMesh._locate  # (what locate and every query locate their checked points with)
     armed = [True]
 
-    def locate_then_edit(self: gamenav.NavMesh, points: object) -> np.ndarray:
+    def locate_then_edit(self: gamenav.NavMesh, points: np.ndarray) -> np.ndarray:
         found: np.ndarray = locate(self, points)
         if armed[0]:
             armed[0] = False
             _in_thread(lambda: edit(mesh))
         return found
 
-    monkeypatch.setattr(gamenav.NavMesh, "locate", locate_then_edit)
+    monkeypatch.setattr(gamenav.NavMesh, "_locate", locate_then_edit)
     answer = ask(mesh)
     monkeypatch.undo()
     assert not armed[0]  # the edit landed during the query
