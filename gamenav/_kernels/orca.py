@@ -815,9 +815,9 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
                         continue  # the other gives way alone (and is pushed aside)
                     share = 1.0
                     if p_len == 0.0 and gap < 2.0 * radius[i]:  # idle, j close: on j's line?
-                        pj = math.hypot(pref[j, 0], pref[j, 1])  # (> 0: squares of 1e-160 underflow to 0)
+                        pj = math.sqrt(pref[j, 0] ** 2 + pref[j, 1] ** 2)
                         ahead_of_j = (px - pos[j, 0]) * pref[j, 0] + (py - pos[j, 1]) * pref[j, 1]
-                        if ahead_of_j > 0.5 * pj * math.sqrt(nbd[q]):
+                        if pj > 0.0 and ahead_of_j > 0.5 * pj * math.sqrt(nbd[q]):  # (squares of 1e-160: 0)
                             side = _det(pref[j, 0], pref[j, 1], px - pos[j, 0], py - pos[j, 1])
                             sign = 1.0 if side > 0.0 or (side == 0.0 and i > j) else -1.0
                             dodge_x += -sign * pref[j, 1] / pj
