@@ -36,31 +36,6 @@ def _dist(ax: float, ay: float, bx: float, by: float) -> float:
     return d
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _depth(verts, tris, t, px, py, tol):
-    """How deep ``(px, py)`` lies in triangle ``t``: its least signed distance to the edges' lines
-    (negative outside), or -inf beyond the triangle's box grown by ``tol`` (which keeps slivers
-    from claiming far points on their edge lines)."""
-    x0, x1, y0, y1 = np.inf, -np.inf, np.inf, -np.inf
-    for j in range(3):
-        x0 = min(x0, verts[tris[t, j], 0])
-        x1 = max(x1, verts[tris[t, j], 0])
-        y0 = min(y0, verts[tris[t, j], 1])
-        y1 = max(y1, verts[tris[t, j], 1])
-    if px < x0 - tol or px > x1 + tol or py < y0 - tol or py > y1 + tol:
-        return -np.inf
-    depth = np.inf
-    for j in range(3):
-        a = tris[t, j]
-        b = tris[t, (j + 1) % 3]
-        ex = verts[b, 0] - verts[a, 0]
-        ey = verts[b, 1] - verts[a, 1]
-        d = (ex * (py - verts[a, 1]) - ey * (px - verts[a, 0])) / np.sqrt(ex * ex + ey * ey)
-        if d < depth:
-            depth = d
-    return depth
-
-
 @njit(cache=True, nogil=True)
 def locate_points(points, verts, tris, alive, grid_min, cell, nx, ny, cell_begin, cell_end, cell_items, tol):
     """Index of the alive triangle containing each point (``-1`` outside): ``(n,)`` int64.
@@ -87,7 +62,23 @@ def locate_points(points, verts, tris, alive, grid_min, cell, nx, ny, cell_begin
                 t = cell_items[k]
                 if not alive[t]:
                     continue
-                depth = _depth(verts, tris, t, px, py, tol)
+                x0, x1, y0, y1 = np.inf, -np.inf, np.inf, -np.inf
+                for j in range(3):
+                    x0 = min(x0, verts[tris[t, j], 0])
+                    x1 = max(x1, verts[tris[t, j], 0])
+                    y0 = min(y0, verts[tris[t, j], 1])
+                    y1 = max(y1, verts[tris[t, j], 1])
+                if px < x0 - tol or px > x1 + tol or py < y0 - tol or py > y1 + tol:
+                    continue
+                depth = np.inf
+                for j in range(3):
+                    a = tris[t, j]
+                    b = tris[t, (j + 1) % 3]
+                    ex = verts[b, 0] - verts[a, 0]
+                    ey = verts[b, 1] - verts[a, 1]
+                    d = (ex * (py - verts[a, 1]) - ey * (px - verts[a, 0])) / np.sqrt(ex * ex + ey * ey)
+                    if d < depth:
+                        depth = d
                 if depth > best:
                     best = depth
                     out[i] = t
@@ -193,7 +184,7 @@ def raycast_walk(verts, tris, nbrs, t, sx, sy, ex, ey, tol):
     """Walk the segment start -> end through the triangles from ``t`` (which contains start).
 
     Returns the fraction of the segment on the mesh: 1.0 when it stays on the mesh (an end
-    within ``tol`` of the triangle the walk reached counts as on it, as in
+    within ``tol`` beyond the edge the segment leaves by counts as on it, as in
     :func:`locate_points`), otherwise where it first leaves through a border edge.
     """
     prev = -1
@@ -215,9 +206,8 @@ def raycast_walk(verts, tris, nbrs, t, sx, sy, ex, ey, tol):
         b = tris[t, (exit_j + 1) % 3]
         ax, ay = verts[a, 0], verts[a, 1]
         bx, by = verts[b, 0], verts[b, 1]
-        if (_orient(ax, ay, bx, by, ex, ey) >= -tol * _dist(ax, ay, bx, by)
-                and _depth(verts, tris, t, ex, ey, tol) >= -tol):
-            return 1.0  # the end lies inside t, or within tol of it (not merely of its exit edge's line)
+        if _orient(ax, ay, bx, by, ex, ey) >= -tol * _dist(ax, ay, bx, by):
+            return 1.0  # the end lies inside t (or within tol beyond its exit edge)
         if nbrs[t, exit_j] < 0:
             # through a corner of the border edge exactly (along a wall, past a wall's end): the
             # ray goes on in the triangle around that corner whose angle holds it, if any

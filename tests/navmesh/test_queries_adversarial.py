@@ -492,18 +492,3 @@ def test_a_search_copied_by_pickle_on_a_mesh_that_edits_shrank_resumes_on_the_sa
         np.testing.assert_array_equal(path.points, want.points)
         np.testing.assert_array_equal(path.corridor, want.corridor)
     assert len(want.points) == 6
-
-
-def test_a_ray_along_a_wall_goes_no_further_than_the_wall() -> None:
-    """A ray ended clear when its end was within the tolerance of the line of the edge it left
-    its last triangle by, however far along that line: from the top of a wall whose vertex is
-    1e-10 off the vertical, down along it and on through 1 unit of solid ground to a point of
-    another region on the same line. The end must be within the tolerance of the triangle."""
-    verts = [(0, 1), (1, 1), (1 + 1e-10, 2), (0, 2), (1 + 1e-10, -1), (2, -1), (2, 0), (1 + 1e-10, 0)]
-    mesh = NavMesh(verts, [(0, 1, 2), (0, 2, 3), (4, 5, 6), (4, 6, 7)])
-    top, below = (1 + 1e-10, 2.0), (1 + 1e-10, 0.0)
-    assert (mesh.locate([top, below]) >= 0).all() and mesh.locate((1 + 1e-10, 0.5))[0] < 0
-    for start in (top, (1 + 1e-10, 1.5), (0.5, 1.5)):
-        hit = mesh.raycast(start, below)
-        assert not hit.clear and hit.point[1] >= 1.0, (start, hit)
-    assert mesh.raycast(top, (1 + 1e-10, 1.0)).clear  # down to the wall's end: on the mesh
