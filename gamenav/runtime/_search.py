@@ -28,7 +28,7 @@ from gamenav.runtime._invalidation import MANHATTAN, OCTILE
 from gamenav.query import begin_search
 from gamenav.types import Cell, Path, Point, Search
 
-__all__ = ["GridWatch", "Query", "make_query", "start_search"]
+__all__ = ["GridWatch", "Query", "make_query", "refused", "start_search"]
 
 _DEFAULTS: dict[type, dict[str, Any]] = {}
 
@@ -137,6 +137,25 @@ def start_search(query: Query) -> Search:
 
         return GridSearch._from_checked(query.checked)
     return begin_search(query.world, query.start, query.goal, **query.options)
+
+
+def refused(query: Query) -> bool:
+    """Whether a fresh search would refuse ``query`` on its world as it is now, although no edit
+    invalidated its entry (UnsupportedOptionError): ``algorithm="jps"``, ``"hpa"`` or
+    ``"subgoal"`` on a grid whose costs edits made non-uniform, or ``exact=True`` on a mesh
+    that edits gave area costs (a mesh following a grid's costs)."""
+    if query.checked is not None:
+        if query.checked.algorithm not in ("jps", "hpa", "subgoal"):
+            return False
+        from gamenav.grid.search import padded
+
+        return not padded(query.world).uniform
+    if not query.options.get("exact", False):
+        return False
+    from gamenav.navmesh.search import _has_costs
+
+    mesh = query.world._snapshot()
+    return _has_costs(query.world, mesh.version, mesh._cost_array(), mesh.alive)
 
 
 def shared(path: Path) -> Path:

@@ -26,7 +26,7 @@ from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.runtime._invalidation import EntryTable
 from gamenav.runtime._mesh_invalidation import MeshEntries
-from gamenav.runtime._search import GridWatch, Query, make_query, shared, start_search
+from gamenav.runtime._search import GridWatch, Query, make_query, refused, shared, start_search
 from gamenav.types import Path, PathStatus
 
 __all__ = ["CacheStats", "PathCache"]
@@ -70,25 +70,6 @@ class _GridEntries(GridWatch):
         super().__init__(grid, handler)
         self.table = EntryTable(grid.shape)
         self.seen = grid.version  # read once subscribed: every later edit is heard
-
-
-def _refused(query: Query) -> bool:
-    """Whether a fresh search would refuse ``query`` on its world as it is now, although no edit
-    invalidated its entry (UnsupportedOptionError): ``algorithm="jps"``, ``"hpa"`` or
-    ``"subgoal"`` on a grid whose costs edits made non-uniform, or ``exact=True`` on a mesh
-    that edits gave area costs (a mesh following a grid's costs)."""
-    if query.checked is not None:
-        if query.checked.algorithm not in ("jps", "hpa", "subgoal"):
-            return False
-        from gamenav.grid.search import padded
-
-        return not padded(query.world).uniform
-    if not query.options.get("exact", False):
-        return False
-    from gamenav.navmesh.search import _has_costs
-
-    mesh = query.world._snapshot()
-    return _has_costs(query.world, mesh.version, mesh._cost_array(), mesh.alive)
 
 
 _Entries = _GridEntries | MeshEntries
@@ -182,7 +163,7 @@ class PathCache(Closeable):
             return None
         self._entries(query.world)  # (first forgets a dead world's entries under this id)
         entry = self._lru.get(key)
-        if entry is None or not self._current(query) or _refused(query):
+        if entry is None or not self._current(query) or refused(query):
             self._misses += 1
             return None
         self._lru.move_to_end(key)

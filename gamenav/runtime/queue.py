@@ -38,8 +38,8 @@ from gamenav.grid.clearance import mask_change
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.parallel import check_workers, run_parallel
 from gamenav.runtime._invalidation import EntryTable, footprint
-from gamenav.runtime._search import GridWatch, Query, make_query, shared, start_search
-from gamenav.runtime.cache import PathCache, _refused
+from gamenav.runtime._search import GridWatch, Query, make_query, refused, shared, start_search
+from gamenav.runtime.cache import PathCache
 from gamenav.types import Path, PathStatus, Search
 
 __all__ = ["PathQueue", "PathRequest", "QueueStats"]
@@ -959,7 +959,7 @@ class PathQueue(Closeable):
         seen: int = job.search.world_version  # type: ignore[union-attr]
         if seen == now:
             return now
-        if not query.is_grid or _refused(query):
+        if not query.is_grid or refused(query):
             return None
         changes = job.changes  # versions seen + 1 .. now, in order, if none is missing
         if len(changes) != now - seen or changes[-1].version != now:
