@@ -16,8 +16,10 @@ Libraries, called as a user would call them (setup once per map, not timed):
 
 * ``gamenav``: ``gamenav.find_path(grid, start, goal)`` (default A*, octile, no corner cutting),
   the full result: cells and world points.
-* ``general path``: the same query with an explicit default option (``smooth=False``), which
+* ``general path``: the same query with an explicit default option (``workspace=None``), which
   takes the general ``GridSearch`` path: what every query cost before the fast path.
+* ``smooth``: ``find_path(grid, start, goal, smooth=True)`` (line-of-sight waypoints; also on the
+  fast path, as are ``partial``, ``weight=1`` and ``agent_radius=0``).
 * ``4-connected``: ``find_path(grid, start, goal, diagonal="never")`` (another query: manhattan
   moves; the fast path serves every movement rule and built-in heuristic).
 * ``tcod AStar``: ``tcod.path.AStar(cost, diagonal=sqrt(2)).get_path(...)`` (libtcod's C A*,
@@ -159,7 +161,8 @@ def _time(queries: list[tuple[Cell, Cell]], libs: dict[str, Query], repeat: int)
 def _libraries(walkable: npt.NDArray[np.bool_], arcade: bool) -> dict[str, Query]:
     grid = gamenav.TileGrid(walkable)
     libs: dict[str, Query] = {"gamenav": lambda s, g: gamenav.find_path(grid, s, g),
-                              "general": lambda s, g: gamenav.find_path(grid, s, g, smooth=False),
+                              "general": lambda s, g: gamenav.find_path(grid, s, g, workspace=None),
+                              "smooth": lambda s, g: gamenav.find_path(grid, s, g, smooth=True),
                               "4-connected": lambda s, g: gamenav.find_path(grid, s, g, diagonal="never"),
                               "tcod AStar": _tcod_astar(walkable),
                               "tcod Pathfinder": tcod_pathfinder(walkable)}
@@ -209,12 +212,13 @@ def main() -> None:
         expanded = statistics.median(gamenav.find_path(gamenav.TileGrid(walkable), s, g).expanded
                                      for s, g in queries)
         rows.append([label, len(queries), f"{expanded:g}", f"{us['gamenav']:.2f}", f"{us['general']:.1f}",
-                     f"{us['4-connected']:.2f}", f"{us['tcod AStar']:.2f}", f"{us['tcod Pathfinder']:.2f}",
+                     f"{us['smooth']:.2f}", f"{us['4-connected']:.2f}", f"{us['tcod AStar']:.2f}",
+                     f"{us['tcod Pathfinder']:.2f}",
                      f"{us['arcade']:.1f}" if "arcade" in us else "-",
                      f"{us['tcod AStar'] / us['gamenav']:.2f}x"])
     print(f"median us per query (best of {args.repeat} per query), one run, libraries interleaved")
     print(markdown_table(["case", "queries", "gamenav expanded (median)", "gamenav us", "general path us",
-                          "4-connected us", "tcod AStar us", "tcod Pathfinder us", "arcade us",
+                          "smooth us", "4-connected us", "tcod AStar us", "tcod Pathfinder us", "arcade us",
                           "tcod AStar / gamenav"], rows))
 
 

@@ -208,7 +208,7 @@ def _grid_default(grid: TileGrid, starts: list[Any], goals: list[Any], workers: 
         def job(i: int) -> None:
             sx, sy, gx, gy = cells[i]
             code, c, expanded, path_cells, points = _kf.find_path_once(
-                bits, cost, labels, geo, ints, longs, sx, sy, gx, gy, Heuristic.OCTILE.code)
+                bits, cost, labels, geo, ints, longs, sx, sy, gx, gy, Heuristic.OCTILE.code, False)
             status = PathStatus.FOUND if code == FOUND else PathStatus.NO_PATH
             results[i] = make_path(status, c, path_cells, points, expanded)
 

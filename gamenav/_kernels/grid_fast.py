@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 from numba.extending import intrinsic
 
-from gamenav._kernels.grid_search import EXHAUSTED, FOUND, best_first_step, trace_path
+from gamenav._kernels.grid_search import EXHAUSTED, FOUND, best_first_step, smooth_path, trace_path
 
 BLOCKED = 3
 """Status: the start or the goal is blocked (the caller raises through the general path)."""
@@ -74,9 +74,10 @@ def _points(cells, geo):
 
 
 @njit(cache=True, nogil=True)
-def find_path_once(bits, cost, labels, geo, ints, longs, sx, sy, gx, gy, hcode):
+def find_path_once(bits, cost, labels, geo, ints, longs, sx, sy, gx, gy, hcode, smooth):
     """Answer one A* query ``(sx, sy) -> (gx, gy)`` (unpadded, in bounds) with heuristic
-    ``hcode`` (``Heuristic.code``; one that keeps the search monotone) on the moves of ``bits``.
+    ``hcode`` (``Heuristic.code``; one that keeps the search monotone) on the moves of ``bits``;
+    with ``smooth``, the cells are the line-of-sight waypoints of :func:`smooth_path`.
 
     ``labels``: ``(h * w,)`` int32 island labels of the moves' rule. Returns
     ``(status, cost, expanded, cells, points)``: status FOUND, NO_PATH or BLOCKED (then the
@@ -142,5 +143,8 @@ def find_path_once(bits, cost, labels, geo, ints, longs, sx, sy, gx, gy, hcode):
         return (NO_PATH, np.inf, expanded, _readonly(np.zeros((0, 2), np.int64)),
                 _readonly(np.zeros((0, 2), np.float64)))
     cells = trace_path(parent, goal, stride)
+    if smooth and cells.shape[0] > 2:
+        kept = cells[smooth_path(cells, passable, stride)]
+        return FOUND, g[goal], expanded, _readonly(kept), _points(kept, geo)
     return FOUND, g[goal], expanded, _readonly(cells), _points(cells, geo)
 

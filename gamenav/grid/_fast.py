@@ -1,13 +1,15 @@
 """The fast path of ``gamenav.find_path`` on a :class:`~gamenav.TileGrid`.
 
 A query with plain ``int`` cells inside the grid and no options but ``algorithm="astar"``, any
-``diagonal`` rule (a :class:`~gamenav.Diagonal`, its exact value or a bool) and a built-in
+``diagonal`` rule (a :class:`~gamenav.Diagonal`, its exact value or a bool), a built-in
 ``heuristic`` (None, a :class:`~gamenav.Heuristic` or its exact value) that keeps the search
-monotone (not manhattan with diagonal moves) is answered by one kernel call that seeds,
-searches, traces the cells and computes the world points
+monotone (not manhattan with diagonal moves), ``smooth`` and ``partial`` (bools), ``weight=1``
+and ``agent_radius=0`` is answered by one kernel call that seeds, searches, traces (and
+smooths) the cells and computes the world points
 (:func:`gamenav._kernels.grid_fast.find_path_once`). Everything else, and every query that would
 raise (a blocked start or goal, wrong types, cells off the grid), goes through the general
-:class:`~gamenav.GridSearch`, so errors and messages are the general path's. The answer is the
+:class:`~gamenav.GridSearch`, so errors and messages are the general path's; so does a
+``partial=True`` query whose goal is on another island (its answer is a PARTIAL path). The answer is the
 general path's bit for bit (same kernel, same tie-breaking; a property test checks it).
 
 Per grid snapshot (``TileGrid._snapshot()``), the kernel's tables (padded passable, move bits,
@@ -43,7 +45,8 @@ _DEFAULT_RULE = Diagonal.NO_CORNER_CUTTING
 _OCTILE = Heuristic.OCTILE.code
 _RULES = {rule.value: rule for rule in Diagonal}
 _HEURISTICS = {h.value: h for h in Heuristic}
-_FAST_OPTIONS = frozenset(("algorithm", "diagonal", "heuristic"))
+_FAST_OPTIONS = frozenset(("algorithm", "diagonal", "heuristic", "smooth", "partial", "weight", "agent_radius"))
+_NUMBERS = (int, float)
 _FOUND_CODE = _ks.FOUND
 _BLOCKED = _kf.BLOCKED
 _PAIRS = (tuple, list)
@@ -160,10 +163,18 @@ def int_pairs(start: Any, goal: Any) -> tuple[int, int, int, int] | None:
     return sx, sy, gx, gy
 
 
-def fast_rule(options: dict[str, Any]) -> tuple[Diagonal, int] | None:
-    """The movement rule and heuristic code of ``find_path`` options that the one-call kernel
-    answers as :class:`~gamenav.GridSearch` would (see the module docstring), else None."""
+def fast_rule(options: dict[str, Any]) -> tuple[Diagonal, int, bool, bool] | None:
+    """The movement rule, heuristic code, ``smooth`` and ``partial`` of ``find_path`` options that
+    the one-call kernel answers as :class:`~gamenav.GridSearch` would (see the module
+    docstring), else None."""
     if not options.keys() <= _FAST_OPTIONS:
+        return None
+    smooth = options.get("smooth", False)
+    partial = options.get("partial", False)
+    weight = options.get("weight", 1.0)
+    radius = options.get("agent_radius", 0.0)
+    if type(smooth) is not bool or type(partial) is not bool or type(weight) not in _NUMBERS \
+            or weight != 1 or type(radius) not in _NUMBERS or radius != 0:
         return None
     algorithm = options.get("algorithm", "astar")
     if type(algorithm) is not str or algorithm != "astar":
@@ -182,15 +193,16 @@ def fast_rule(options: dict[str, Any]) -> tuple[Diagonal, int] | None:
         heuristic = _HEURISTICS.get(named) if type(named) is str or type(named) is Heuristic else None
     if heuristic is None or (heuristic is Heuristic.MANHATTAN and diagonal is not Diagonal.NEVER):
         return None  # a user heuristic, another spelling, or a binary-heap search
-    return diagonal, heuristic.code
+    return diagonal, heuristic.code, smooth, partial
 
 
 def try_find_path(grid: TileGrid, start: Any, goal: Any, diagonal: Diagonal = _DEFAULT_RULE,
-                  heuristic: int = _OCTILE) -> Path | None:
-    """The answer of ``find_path(grid, start, goal)`` with movement rule ``diagonal`` and the
-    heuristic of code ``heuristic`` (defaults: the default options; see :func:`fast_rule`), or
-    None when the general path must answer (anything but two ``(x, y)`` tuples or lists of
-    ``int`` on the grid, a blocked endpoint, a grid over :data:`MAX_CELLS`)."""
+                  heuristic: int = _OCTILE, smooth: bool = False, partial: bool = False) -> Path | None:
+    """The answer of ``find_path(grid, start, goal)`` with movement rule ``diagonal``, the
+    heuristic of code ``heuristic``, ``smooth`` and ``partial`` (defaults: the default options;
+    see :func:`fast_rule`), or None when the general path must answer (anything but two
+    ``(x, y)`` tuples or lists of ``int`` on the grid, a blocked endpoint, a grid over
+    :data:`MAX_CELLS`, a partial path)."""
     cells = int_pairs(start, goal)
     if cells is None:
         return None
@@ -213,7 +225,7 @@ def try_find_path(grid: TileGrid, start: Any, goal: Any, diagonal: Diagonal = _D
     else:
         bits, labels = t.rule(diagonal)
     code, cost, expanded, cells, points = _find_path_once(
-        bits, t.cost, labels, t.geo, ws.ints, ws.longs, sx, sy, gx, gy, heuristic)
-    if code == _BLOCKED:
+        bits, t.cost, labels, t.geo, ws.ints, ws.longs, sx, sy, gx, gy, heuristic, smooth)
+    if code == _BLOCKED or (partial and code != _FOUND_CODE):
         return None
     return make_path(_FOUND if code == _FOUND_CODE else _NO_PATH, cost, cells, points, expanded)

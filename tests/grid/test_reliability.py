@@ -103,9 +103,9 @@ def test_a_dropped_search_keeps_no_reference_cycle() -> None:
 def test_pool_is_freed_with_the_last_grid_of_a_shape() -> None:
     grid = TileGrid(np.ones((17, 13), bool))
     other = TileGrid(np.ones((17, 13), bool))
-    # an option takes the general path, which pools (default queries use a thread's workspace)
-    gamenav.find_path(grid, (0, 0), (12, 16), smooth=False)
-    gamenav.find_path(other, (0, 0), (12, 16), smooth=False)
+    # workspace= takes the general path, which pools (fast-path queries use a thread's workspace)
+    gamenav.find_path(grid, (0, 0), (12, 16), workspace=None)
+    gamenav.find_path(other, (0, 0), (12, 16), workspace=None)
 
     def pooled() -> int:
         return sum(ws.shape == (17, 13) for ws in search_module._pool.spare())
@@ -124,7 +124,7 @@ def test_pool_is_bounded_by_bytes(monkeypatch) -> None:
     monkeypatch.setattr(search_module, "POOL_MAX_BYTES", 3 * small)
     grids = [TileGrid(np.ones((10, 10 + i), bool)) for i in range(6)]  # 6 shapes, all alive
     for grid in grids:
-        gamenav.find_path(grid, (0, 0), (9, 9), smooth=False)
+        gamenav.find_path(grid, (0, 0), (9, 9), workspace=None)
     spare = search_module._pool.spare()
     assert sum(ws.nbytes for ws in spare) <= 3 * small
     assert search_module._pool._bytes == sum(ws.nbytes for ws in spare)  # the running total
