@@ -36,6 +36,31 @@ def _dist(ax: float, ay: float, bx: float, by: float) -> float:
     return d
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _depth(verts, tris, t, px, py, tol):
+    """How deep ``(px, py)`` lies in triangle ``t``: its least signed distance to the edges' lines
+    (negative outside), or -inf beyond the triangle's box grown by ``tol`` (which keeps slivers
+    from claiming far points on their edge lines)."""
+    x0, x1, y0, y1 = np.inf, -np.inf, np.inf, -np.inf
+    for j in range(3):
+        x0 = min(x0, verts[tris[t, j], 0])
+        x1 = max(x1, verts[tris[t, j], 0])
+        y0 = min(y0, verts[tris[t, j], 1])
+        y1 = max(y1, verts[tris[t, j], 1])
+    if px < x0 - tol or px > x1 + tol or py < y0 - tol or py > y1 + tol:
+        return -np.inf
+    depth = np.inf
+    for j in range(3):
+        a = tris[t, j]
+        b = tris[t, (j + 1) % 3]
+        ex = verts[b, 0] - verts[a, 0]
+        ey = verts[b, 1] - verts[a, 1]
+        d = (ex * (py - verts[a, 1]) - ey * (px - verts[a, 0])) / np.sqrt(ex * ex + ey * ey)
+        if d < depth:
+            depth = d
+    return depth
+
+
 @njit(cache=True, nogil=True)
 def locate_points(points, verts, tris, alive, grid_min, cell, nx, ny, cell_begin, cell_end, cell_items, tol):
     """Index of the alive triangle containing each point (``-1`` outside): ``(n,)`` int64.
@@ -62,23 +87,7 @@ def locate_points(points, verts, tris, alive, grid_min, cell, nx, ny, cell_begin
                 t = cell_items[k]
                 if not alive[t]:
                     continue
-                x0, x1, y0, y1 = np.inf, -np.inf, np.inf, -np.inf
-                for j in range(3):
-                    x0 = min(x0, verts[tris[t, j], 0])
-                    x1 = max(x1, verts[tris[t, j], 0])
-                    y0 = min(y0, verts[tris[t, j], 1])
-                    y1 = max(y1, verts[tris[t, j], 1])
-                if px < x0 - tol or px > x1 + tol or py < y0 - tol or py > y1 + tol:
-                    continue
-                depth = np.inf
-                for j in range(3):
-                    a = tris[t, j]
-                    b = tris[t, (j + 1) % 3]
-                    ex = verts[b, 0] - verts[a, 0]
-                    ey = verts[b, 1] - verts[a, 1]
-                    d = (ex * (py - verts[a, 1]) - ey * (px - verts[a, 0])) / np.sqrt(ex * ex + ey * ey)
-                    if d < depth:
-                        depth = d
+                depth = _depth(verts, tris, t, px, py, tol)
                 if depth > best:
                     best = depth
                     out[i] = t
@@ -181,57 +190,95 @@ def nearest_points(points, verts, edges, edge_order, edge_start, edge_box, alive
 
 @njit(cache=True, nogil=True)
 def raycast_walk(verts, tris, nbrs, t, sx, sy, ex, ey, tol):
-    """Walk the segment start -> end through the triangles from ``t`` (which contains start).
+    """Walk the segment start -> end through the triangles from ``t`` (which holds start within ``tol``).
 
-    Returns the fraction of the segment on the mesh: 1.0 when it stays on the mesh (an end
-    within ``tol`` beyond the edge the segment leaves by counts as on it, as in
-    :func:`locate_points`), otherwise where it first leaves through a border edge.
+    Returns the fraction of the segment on the mesh: 1.0 when it stays on the mesh (its end
+    within ``tol`` of a triangle it reaches counts as on it, as in :func:`locate_points`),
+    otherwise where it first leaves. A ray that meets a border edge within ``tol`` of one of its
+    corners (running along the wall, or past its end) goes on from that corner, in the triangle
+    around it whose angle holds the way on, if any: the rest of the walk starts there.
     """
+    cx, cy = sx, sy  # where the walk's line starts: start, or the last corner it went on from
+    f0 = 0.0  # the fraction of start -> end at (cx, cy)
+    corner = -1  # the last corner gone round (never twice in a row: no progress)
     prev = -1
-    for _ in range(tris.shape[0] + 1):
+    for _ in range(tris.shape[0] + verts.shape[0] + 1):
         exit_j = -1
         for j in range(3):
             a = tris[t, j]
             b = tris[t, (j + 1) % 3]
             if nbrs[t, j] == prev and prev >= 0:
                 continue
-            oa = _orient(sx, sy, ex, ey, verts[a, 0], verts[a, 1])
-            ob = _orient(sx, sy, ex, ey, verts[b, 0], verts[b, 1])
+            oa = _orient(cx, cy, ex, ey, verts[a, 0], verts[a, 1])
+            ob = _orient(cx, cy, ex, ey, verts[b, 0], verts[b, 1])
             if oa <= 0.0 and ob >= 0.0 and (oa < 0.0 or ob > 0.0):
                 exit_j = j
                 break
         if exit_j < 0:
-            return 1.0  # degenerate (zero-length ray): stays put
-        a = tris[t, exit_j]
-        b = tris[t, (exit_j + 1) % 3]
-        ax, ay = verts[a, 0], verts[a, 1]
-        bx, by = verts[b, 0], verts[b, 1]
-        if _orient(ax, ay, bx, by, ex, ey) >= -tol * _dist(ax, ay, bx, by):
-            return 1.0  # the end lies inside t (or within tol beyond its exit edge)
-        if nbrs[t, exit_j] < 0:
-            # through a corner of the border edge exactly (along a wall, past a wall's end): the
-            # ray goes on in the triangle around that corner whose angle holds it, if any
-            on = _around_vertex(verts, tris, nbrs, t, a if oa == 0.0 else b, sx, sy, ex, ey, tol) \
-                if oa == 0.0 or ob == 0.0 else -1
-            if on >= 0:
-                prev = -1
-                t = on
-                continue
-            o_s = _orient(ax, ay, bx, by, sx, sy)
+            # the line misses t (its start lies outside t, within tol; or zero length): unless the
+            # end is near t, it goes on from t's corner within tol of the line furthest ahead, if any
+            if _depth(verts, tris, t, ex, ey, tol) >= -tol:
+                return 1.0
+            reach = tol * _dist(cx, cy, ex, ey)  # |orient| of a point within tol of the line
+            w = -1
+            ahead = 0.0
+            for j in range(3):
+                v = tris[t, j]
+                d = (verts[v, 0] - cx) * (ex - cx) + (verts[v, 1] - cy) * (ey - cy)
+                if d > ahead and abs(_orient(cx, cy, ex, ey, verts[v, 0], verts[v, 1])) <= reach:
+                    ahead = d
+                    w = v
+            if w < 0:
+                return f0
+            u = t
+        else:
+            a = tris[t, exit_j]
+            b = tris[t, (exit_j + 1) % 3]
+            ax, ay = verts[a, 0], verts[a, 1]
+            bx, by = verts[b, 0], verts[b, 1]
             o_e = _orient(ax, ay, bx, by, ex, ey)
-            frac = o_s / (o_s - o_e) if o_s != o_e else 0.0
-            return min(1.0, max(0.0, frac))
-        prev = t
-        t = nbrs[t, exit_j]
-    return 1.0
+            near = tol * _dist(ax, ay, bx, by)  # |o_e| for an end within tol of the exit edge's line
+            along = o_e >= -near
+            if o_e > near or (along and _depth(verts, tris, t, ex, ey, tol) >= -tol):
+                return 1.0  # the end lies inside t, or within tol of it (not merely of its exit edge's line)
+            if nbrs[t, exit_j] >= 0:
+                prev = t
+                t = nbrs[t, exit_j]
+                continue
+            # a border edge: passing within tol of a corner (the one ahead if both), the ray goes
+            # on around it if a triangle there holds its way on; else it leaves at that corner
+            # (along the wall) or where it crosses the wall
+            reach = tol * _dist(cx, cy, ex, ey)
+            w = -1
+            if -oa <= reach and (ob > reach or (ex - cx) * (ax - bx) + (ey - cy) * (ay - by) > 0.0):
+                w = a
+            elif ob <= reach:
+                w = b
+            u = _around_vertex(verts, tris, nbrs, t, w, ex, ey, tol) if 0 <= w != corner else -1
+            corner = w
+            if u < 0 and (w < 0 or not along):
+                o_c = _orient(ax, ay, bx, by, cx, cy)
+                g = o_c / (o_c - o_e) if o_c != o_e else 0.0
+                return min(1.0, max(f0, f0 + (1.0 - f0) * g))
+        wx, wy = verts[w, 0], verts[w, 1]
+        span = (ex - sx) * (ex - sx) + (ey - sy) * (ey - sy)  # 0 only if a tiny ray's square underflows
+        if span > 0.0:
+            f0 = min(1.0, max(f0, ((wx - sx) * (ex - sx) + (wy - sy) * (ey - sy)) / span))
+        if u < 0:
+            return f0
+        cx, cy = wx, wy
+        prev = -1
+        t = u
+    return f0  # (a bound only: every step goes on along the ray)
 
 
 @njit(cache=True, nogil=True)
-def _around_vertex(verts, tris, nbrs, t, v, sx, sy, ex, ey, tol):
+def _around_vertex(verts, tris, nbrs, t, v, ex, ey, tol):
     """The triangle reached from ``t`` by turning around its vertex ``v`` (through shared edges,
-    so never past a pinch point) whose corner at ``v`` holds the way on of the ray start ->
-    end, which passes through ``v`` (or leaves the corner by at most ``tol`` at the end);
-    -1 if none."""
+    so never past a pinch point) whose corner at ``v`` holds the way on of the ray ``v -> end``,
+    or leaves it by at most ``tol`` before the end or the corner's side ends; -1 if none."""
+    vx, vy = verts[v, 0], verts[v, 1]
+    length = _dist(vx, vy, ex, ey)
     for turn in range(2):
         u = t
         for _ in range(tris.shape[0]):
@@ -251,8 +298,8 @@ def _around_vertex(verts, tris, nbrs, t, v, sx, sy, ex, ey, tol):
             p = tris[u, (k + 1) % 3]
             q = tris[u, (k + 2) % 3]
             px, py, qx, qy = verts[p, 0], verts[p, 1], verts[q, 0], verts[q, 1]
-            if (_orient(sx, sy, ex, ey, px, py) <= tol * _dist(sx, sy, px, py)
-                    and _orient(sx, sy, ex, ey, qx, qy) >= -tol * _dist(sx, sy, qx, qy)):
+            if (_orient(vx, vy, ex, ey, px, py) <= tol * max(length, _dist(vx, vy, px, py))
+                    and _orient(vx, vy, ex, ey, qx, qy) >= -tol * max(length, _dist(vx, vy, qx, qy))):
                 return u
     return -1
 
