@@ -82,7 +82,8 @@ def _warm_grid_search() -> None:
     find_path(grid, start, goal, heuristic=lambda dx, dy: np.maximum(dx, dy))  # table
     find_path(grid, start, goal, algorithm="jps")
     find_path(grid, start, goal, algorithm="dijkstra")
-    find_path(grid, start, goal, smooth=True)
+    find_path(grid, start, goal, smooth=True)  # the one-call kernel smooths
+    find_path(grid, start, goal, smooth=True, workspace=None)  # GridSearch smooths (another array type)
     find_path(grid, start, (1, 1), partial=True)  # blocked goal: closest reachable cell
     search = GridSearch(grid, start, goal)
     search.step(1)
