@@ -81,7 +81,8 @@ def main() -> None:
     ws = FastWorkspace(t.cells)
     t0 = time.perf_counter()
     for s, g in zip(starts, goals, strict=True):
-        find_path_once(t.bits, t.cost, t.labels, t.geo, ws.ints, ws.longs, *s, *g, gamenav.Heuristic.OCTILE.code)
+        find_path_once(t.bits, t.cost, t.labels, t.geo, ws.ints, ws.longs, *s, *g, gamenav.Heuristic.OCTILE.code,
+                       False)
     kernel = time.perf_counter() - t0
     t0 = time.perf_counter()
     gamenav.find_paths(grid, starts, goals, workers=1)
