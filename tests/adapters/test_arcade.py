@@ -376,7 +376,8 @@ def test_draw_expansions_texture_paints_what_the_per_cell_squares_painted(window
     grid = gamenav.TileGrid(rng.random((9, 11)) < 0.8, cell_size=cell_size, origin=origin, y_up=y_up)
     field = gamenav.distance_field(grid, [(0, 0)] if grid.passable[0, 0] else np.argwhere(grid.passable)[:1, ::-1])
     field[3, 4] = -1.0  # a small negative value: the first shade, as the squares drew it
-    for values, alpha in [(field, 110), (np.isfinite(field), 90), (field * 0, 255), (np.full(grid.shape, np.inf), 50)]:
+    zeros = np.where(np.isfinite(field), 0.0, np.nan)  # (field * 0: NaN where unreached, with a warning)
+    for values, alpha in [(field, 110), (np.isfinite(field), 90), (zeros, 255), (np.full(grid.shape, np.inf), 50)]:
         pictures = []
         for draw in (_old_draw_expansions, lambda g, v, a: draw_expansions(g, v, alpha=a)):
             window.clear(color=(10, 20, 30, 255))
