@@ -262,15 +262,29 @@ def descend_field(field, passable, cells, out):  # pragma: no cover - compiled
         out[k, 0], out[k, 1] = _lowest_neighbour(field, passable, cells[k, 0], cells[k, 1])
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _stopping_speed(dist, brake, dt):  # pragma: no cover - compiled
+    """The highest speed from which braking at ``brake`` in steps of ``dt`` (each moving at the
+    speed it ends with) stops within ``dist``: ``v`` with ``v**2 / (2 * brake) + v * dt / 2 = dist``;
+    inf when that overflows (no limit)."""
+    h = 0.5 * brake * dt
+    s = math.sqrt(2.0 * dist) * math.sqrt(brake)  # (sqrt of each factor: no underflow on tiny grids)
+    if not (h < math.inf and s < math.inf):
+        return math.inf
+    return s * (s / (math.hypot(h, s) + h)) if s > 0.0 else 0.0
+
+
 @njit(cache=True, nogil=True)
 def preferred_velocities(pos, goal, target, mode, speeds, idle, direct, arrive_radius, ease_dist, min_ease, dt,
-                         heading, want, desired):
+                         brake, heading, want, desired):
     """Heading and preferred speed of every agent towards its steering target, in place.
 
     ``target`` ``(n, 2)``: the point each agent steers at, never overshot in ``dt`` (a very fast
     agent's sub-step may be longer than a turn of its path); agents in ``direct`` mode steer at
     their ``goal`` instead, slowing down within ``ease_dist`` of it, to no less than
-    ``min_ease`` of their speed, and never overshooting it in ``dt``. ``heading`` ``(n, 2)``
+    ``min_ease`` of their speed, and never overshooting it in ``dt``. Every agent is also slow
+    enough to stop at its goal braking at ``brake`` (world units per second squared; inf:
+    velocities change at once) in steps of ``dt`` (:func:`_stopping_speed`). ``heading`` ``(n, 2)``
     receives the unit direction (0 within ``1e-9 * ease_dist`` of the target: scaled
     with the grid); ``want`` ``(n,)`` the speed, 0 for agents in
     ``idle`` mode and for those arriving; ``desired`` ``(n, 2)`` their product, the preferred
@@ -293,6 +307,7 @@ def preferred_velocities(pos, goal, target, mode, speeds, idle, direct, arrive_r
             dx = target[i, 0] - px
             dy = target[i, 1] - py
             speed = min(speeds[i], math.hypot(dx, dy) / dt)
+        speed = min(speed, _stopping_speed(goal_dist, brake, dt))
         dist = math.hypot(dx, dy)
         if dist > 1e-9 * ease_dist:
             heading[i, 0] = dx / dist

@@ -111,7 +111,9 @@ _NEAR_WALK = 64
 stays small whatever the slot spacing)."""
 _MIN_ARRIVAL_SPEED = 0.2
 """Slowing down for the goal never goes below this fraction of ``max_speed`` (so arrival
-takes finite time), and never beyond reaching the goal within one update."""
+takes finite time), and never beyond reaching the goal within one update; with
+``avoidance="separation"`` an agent is also never too fast to stop at its goal braking at
+``max_accel`` (a fast one brakes early)."""
 MAX_SUBSTEPS = 32
 """Most sub-steps of one :meth:`Crowd.update`, each moving an agent at most half a cell (a
 longer update is cut to this many half cells of the fastest agent, unless under a second)."""
@@ -1061,6 +1063,7 @@ class Crowd(Closeable):
         self._want = np.empty(len(self))
         arrive = preferred_velocities(self._pos, self._goal, target, self._mode, self._speeds, IDLE, DIRECT,
                                       self.arrive_radius, 1.5 * self._grid.cell_size, _MIN_ARRIVAL_SPEED, dt,
+                                      self.max_accel if self.avoidance == "separation" else math.inf,
                                       heading, self._want, desired)
         if arrive.any():
             self._arrive(np.flatnonzero(arrive))
@@ -1109,8 +1112,12 @@ class Crowd(Closeable):
         yielded = np.empty(len(self), np.int64)
         new_vel = np.empty_like(self._vel)
         neighbours = min(self.max_neighbors, len(self) - 1)  # (no agent has more: a huge max allocates nothing)
+        moving = self._mode != IDLE
+        # an idle agent steps aside at most half a cell per sub-step, as in any update of fewer than
+        # MAX_SUBSTEPS sub-steps (at full speed, arrived agents of 20000 cells/s dodged 20 cells off)
+        speeds = np.where(moving, self._speeds, np.minimum(self._speeds, 0.5 * g.cell_size / dt))
         infeasible, stuck = crowd_step(
-            self._pos, self._vel, desired, self._radii, cap, self._speeds, self._mode != IDLE, self._order, self._goal,
+            self._pos, self._vel, desired, self._radii, cap, speeds, moving, self._order, self._goal,
             _IDLE_MASS, self.keep_right, hcell, neighbor_dist, neighbours, self.time_horizon,
             min(max(self.time_horizon_obst, dt), 1e9), dt, passable, self._blocked_table(passable), ox, oy,
             g.cell_size, g.y_up, _OVERLAP_ITERATIONS, _OVERLAP_TOLERANCE, new_vel, self._yielded, yielded, wait,

@@ -517,3 +517,52 @@ def test_an_empty_crowd_given_empty_sizes_is_made_on_any_cell_size() -> None:
     for _ in range(60):
         crowd.update(1 / 30)
     assert len(crowd) == 1 and crowd.arrived[0]
+
+
+@pytest.mark.parametrize("max_accel", [None, 60.0])
+@pytest.mark.parametrize("max_speed", [20.0, 50.0, 2000.0])
+def test_a_fast_separation_agent_stops_at_its_goal_instead_of_drifting_past_it(max_speed: float,
+                                                                              max_accel: float | None) -> None:
+    """With avoidance="separation" the acceleration is limited, but an agent slowed down only on
+    its direct approach, 0.6 cells from its goal: at 20 cells/s it came to rest 0.67 cells past
+    it (2.4 at 50) while marked arrived. It now brakes in time (stopping distance and sub-steps)."""
+    grid = gamenav.TileGrid(np.ones((5, 120), bool))
+    crowd = gamenav.Crowd(grid, [(1.5, 2.5)], radius=0.3, max_speed=max_speed, max_accel=max_accel,
+                          avoidance="separation")
+    crowd.move([0], (100.5, 2.5))
+    offsets = []
+    for _ in range(60 * 60):
+        crowd.update(1 / 60)
+        if crowd.arrived[0]:
+            offsets.append(float(np.hypot(*(crowd.positions[0] - (100.5, 2.5)))))
+            if len(offsets) == 60:
+                break
+    assert len(offsets) == 60 and max(offsets) < crowd.arrive_radius
+
+
+@pytest.mark.parametrize("max_speed", [2000.0, 20000.0])
+def test_an_idle_agent_a_very_fast_one_passes_steps_aside_as_far_as_from_a_slow_one(max_speed: float) -> None:
+    """ORCA: an idle agent gives way at its max_speed. Past MAX_SUBSTEPS half cells per update
+    a sub-step is longer than half a cell of that speed: a bystander of 20000 cells/s dodged a
+    passer 5.2 cells aside (1.09 at 2000; 0.78 at 4 cells/s). Idle agents now move at most half
+    a cell per sub-step."""
+    grid = gamenav.TileGrid(np.ones((11, 40), bool))
+    crowd = gamenav.Crowd(grid, [(1.5, 5.5), (20.5, 5.5)], radius=0.3, max_speed=max_speed)
+    crowd.move([0], (38.5, 5.5))
+    for _ in range(120):
+        crowd.update(1 / 60)
+    assert crowd.arrived.all() and np.hypot(*(crowd.positions[1] - (20.5, 5.5))) < 1.0
+
+
+def test_a_very_fast_group_stays_near_its_slots_after_arriving() -> None:
+    """ORCA at 20000 cells/s: arrived agents dodged the later ones at full speed, several cells
+    per sub-step, and ended up to 20 cells off their slots while marked arrived (at 2 cells/s:
+    4.8). Now as far as slow crowds."""
+    grid = gamenav.TileGrid(np.ones((40, 120), bool))
+    rng = np.random.default_rng(1)
+    starts = np.unique(np.floor(np.stack([rng.uniform(1, 20, 30), rng.uniform(5, 35, 30)], 1)) + 0.5, axis=0)
+    crowd = gamenav.Crowd(grid, starts, radius=0.3, max_speed=20000.0)
+    crowd.move(crowd.ids, (100.5, 20.5))
+    for _ in range(120):
+        crowd.update(1 / 60)
+    assert crowd.arrived.all() and np.hypot(*(crowd.positions - crowd.goals).T).max() < 6.0
