@@ -144,7 +144,8 @@ class PathRequest(NotCopyable):
 class _Job:
     """One search shared by every identical pending request."""
 
-    __slots__ = ("query", "search", "requests", "score", "seq", "changes", "alive", "rate", "checked")
+    __slots__ = ("query", "search", "requests", "score", "seq", "changes", "alive", "rate", "checked",
+                 "stepping")
 
     def __init__(self, query: Query, score: float, seq: int, checked: int) -> None:
         self.query = query
@@ -156,6 +157,7 @@ class _Job:
         self.changes: list[GridChange] = []
         self.alive = True
         self.rate: float | None = None  # this search's expansions per second
+        self.stepping = False  # a thread is stepping its search (see PathQueue._step)
 
 
 class _GridJobs(GridWatch):
@@ -275,7 +277,8 @@ def _step_jobs(jobs: list[_Job], caps: list[int], workers: int,
             nonlocal stopped
             job, cap = jobs[i], caps[i]
             search = job.search
-            while search is not None and cap > 0 and not stopped and not search.status.done:
+            while search is not None and cap > 0 and not stopped and not search.status.done \
+                    and job.requests:  # (all cancelled meanwhile: it costs no more time)
                 t = time.perf_counter()
                 try:
                     first_chunk = firsts.pop()  # atomic: one thread gets it
@@ -563,7 +566,7 @@ class PathQueue(Closeable):
         """Run ``expansions`` of ``job`` (started on the current world) now; answer it if done,
         else give ``req`` a partial path."""
         search: Search = job.search  # type: ignore[assignment]
-        search.step(expansions)
+        self._step(job, search, expansions)
         if search.status.done:
             self._finish(job)
         partial = getattr(job.search, "partial_result", None)
@@ -647,7 +650,7 @@ class PathQueue(Closeable):
                 if n == 0:
                     break
                 before = search.expanded
-                search.step(n)
+                self._step(job, search, n)
                 t = time.perf_counter()
                 k = search.expanded - before
                 self._measure(job, k, t - now, whole)
@@ -708,7 +711,13 @@ class PathQueue(Closeable):
                     n = max(int(n * _FILL_THREADS), _MIN_CHUNK)
                 return n
 
-            steps, late = _step_jobs(jobs, caps, self._workers, size, self._measure, first)
+            for job in jobs:
+                job.stepping = True
+            try:
+                steps, late = _step_jobs(jobs, caps, self._workers, size, self._measure, first)
+            finally:
+                for job in jobs:
+                    self._stepped(job)
             now = time.perf_counter()
             first = False
             advanced = sum(steps)
@@ -718,7 +727,7 @@ class PathQueue(Closeable):
             finished = False
             for job in jobs:
                 search = job.search
-                if search is not None and search.status.done:
+                if job.alive and search is not None and search.status.done:
                     key = job.query.world
                     old = self._per_search.get(key)
                     self._per_search[key] = float(search.expanded) if old is None \
@@ -888,6 +897,24 @@ class PathQueue(Closeable):
         job.rate = None
         return search
 
+    def _step(self, job: _Job, search: Search, n: int) -> None:
+        """``search.step(n)`` for ``job``. A cancel of its last request made meanwhile (from
+        another thread, or a ``__del__`` that a collection runs) leaves the search to
+        :meth:`_stepped`: cancelling it would give its workspace back to the pool while the
+        kernel still uses it, for another search to borrow."""
+        job.stepping = True
+        try:
+            search.step(n)
+        finally:
+            self._stepped(job)
+
+    def _stepped(self, job: _Job) -> None:
+        """End ``job``'s step; drop it if its last request was cancelled during the step."""
+        job.stepping = False
+        if job.alive and not job.requests:
+            job.search.cancel()  # type: ignore[union-attr]
+            self._drop_job(job)
+
     def _current(self, job: _Job) -> bool:
         """Whether ``job``'s search is started and searches the world as it is now (also before
         the queue has heard of an edit: from inside another listener of the world)."""
@@ -1014,6 +1041,8 @@ class PathQueue(Closeable):
         self._pending -= 1
         job.requests.remove(req)
         if not job.requests:
+            if job.stepping:  # dropped when the step returns: its kernel still uses the workspace
+                return
             if job.search is not None:
                 job.search.cancel()
             self._drop_job(job)

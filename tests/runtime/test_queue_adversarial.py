@@ -609,3 +609,45 @@ def test_a_request_cancelled_by_a_finalizer_while_its_search_finishes_is_dropped
     assert first.status is answer and joined.status is answer
     assert behind.status is PathStatus.FOUND
     assert (len(queue), queue.stats.searches, queue.stats.pending) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_request_cancelled_while_a_kernel_steps_its_search_keeps_the_workspace_until_the_step_ends(
+        workers: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cancel made while a kernel stepped the request's search (from another thread, or a
+    ``__del__`` that a collection runs in a worker thread) gave the search's workspace back to the
+    pool at once: the next search in any thread borrowed the arrays the kernel was still writing
+    (here the step that went on to the goal then traced the borrower's parents: ``update()`` hung
+    for ever). The search is now dropped when its step returns; the request ends CANCELLED."""
+    from gamenav._kernels import grid_search as kernels
+
+    grid = TileGrid(np.ones((60, 60), bool))
+    far = TileGrid(np.ones((50, 70), bool))  # another shape: its workspaces never mix with grid's
+    queue = PathQueue(budget_ms=None, max_expansions=100_000, chunk=50, workers=workers)
+    answers: list[gamenav.PathRequest] = []
+    req = queue.request(grid, (0, 0), (59, 59), on_done=answers.append)
+    other = queue.request(far, (0, 49), (69, 0), on_done=answers.append)
+    step = kernels.best_first_step
+    borrowed: list[bool] = []
+
+    def stepping(*args: Any) -> Any:
+        job = req._job
+        if not borrowed and job is not None and args[17] is job.search._ws.g:  # (its workspace's g)
+            canceller = threading.Thread(target=req.cancel)
+            canceller.start()
+            canceller.join()
+            searches: list[gamenav.GridSearch] = []
+            searcher = threading.Thread(target=lambda: searches.append(gamenav.GridSearch(grid, (0, 0), (5, 5))))
+            searcher.start()
+            searcher.join()
+            borrowed.append(searches[0]._ws.g is args[17])
+            searches[0].cancel()
+        return step(*args)
+
+    monkeypatch.setattr(kernels, "best_first_step", stepping)
+    for _ in range(100):
+        queue.update()
+    assert borrowed == [False]
+    assert req.status is PathStatus.CANCELLED and req.path.status is PathStatus.CANCELLED
+    assert other.status is PathStatus.FOUND and answers == [other]
+    assert (len(queue), queue.stats.searches, queue.stats.cancelled, queue.stats.completed) == (0, 0, 1, 1)
