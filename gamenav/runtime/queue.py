@@ -525,6 +525,8 @@ class PathQueue(Closeable):
                 self._answer(req, hit)
                 return req
         job = self._jobs.get(query.key) if query.key is not None else None
+        if job is not None and job.stepping:  # made by code run during its step (a __del__): its
+            job = None                        # search must not restart or step meanwhile
         if job is not None and (quick_expansions or not self._restart and job.search is not None) \
                 and not self._current(job):
             # quick paths, and "stale" answers, come from the world as it is now (a request made
@@ -631,7 +633,7 @@ class PathQueue(Closeable):
                 self._margin_s = _margin(self._margin_s, time.perf_counter() - deadline, budget_s)
         while left > 0:
             job = self._peek()
-            if job is None:
+            if job is None or job.stepping:  # (an update run by code run during its step: a __del__)
                 break
             search = job.search
             if search is None:
@@ -755,8 +757,8 @@ class PathQueue(Closeable):
         seconds = 0.0  # estimated thread time of the jobs taken
         work = 0  # ... in expansions
         for job in self._top(_HAND_OUT * workers):
-            if not job.alive:  # dropped by code an earlier job's start ran (a heuristic, a __del__)
-                continue
+            if not job.alive or job.stepping:  # dropped by code an earlier job's start ran (a
+                continue  # heuristic, a __del__), or stepped by the update that ran that code
             if len(jobs) >= workers and (not timed or work >= left
                                          or seconds >= _SPARE * workers * (deadline - now)):
                 break
@@ -900,8 +902,9 @@ class PathQueue(Closeable):
     def _step(self, job: _Job, search: Search, n: int) -> None:
         """``search.step(n)`` for ``job``. A cancel of its last request made meanwhile (from
         another thread, or a ``__del__`` that a collection runs) leaves the search to
-        :meth:`_stepped`: cancelling it would give its workspace back to the pool while the
-        kernel still uses it, for another search to borrow."""
+        :meth:`_stepped`, and an update or request made meanwhile does not step or restart it:
+        ending it would give its workspace back to the pool while the kernel still uses it, for
+        another search to borrow."""
         job.stepping = True
         try:
             search.step(n)

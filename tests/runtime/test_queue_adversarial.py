@@ -651,3 +651,42 @@ def test_a_request_cancelled_while_a_kernel_steps_its_search_keeps_the_workspace
     assert req.status is PathStatus.CANCELLED and req.path.status is PathStatus.CANCELLED
     assert other.status is PathStatus.FOUND and answers == [other]
     assert (len(queue), queue.stats.searches, queue.stats.cancelled, queue.stats.completed) == (0, 0, 1, 1)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("nested", ["update", "quick request"])
+def test_code_run_during_a_step_does_not_finish_the_search_being_stepped(
+        nested: str, workers: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``update()``, or a ``quick_expansions`` request for the same path, made by code run while a
+    search was being stepped (a ``__del__`` that a collection runs in the step) stepped that search
+    to its end there: its workspace went back to the pool before the outer step's kernel ran on it
+    (another thread's search could borrow it meanwhile). Such code now leaves that search alone."""
+    from gamenav._kernels import grid_search as kernels
+    from gamenav.grid import search as search_module
+
+    grid = TileGrid(np.ones((60, 60), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=100_000, chunk=50, workers=workers)
+    answers: list[gamenav.PathRequest] = []
+    req = queue.request(grid, (0, 0), (59, 59), on_done=answers.append)
+    step = kernels.best_first_step
+    pooled: list[bool] = []
+    armed = [True]
+
+    def stepping(*args: Any) -> Any:
+        if armed:
+            armed.clear()
+            if nested == "update":
+                queue.update()
+            else:
+                answers.append(queue.request(grid, (0, 0), (59, 59), quick_expansions=10**6))
+            pooled.append(any(ws.g is args[17] for ws in search_module._pool.spare()))
+        return step(*args)
+
+    monkeypatch.setattr(kernels, "best_first_step", stepping)
+    for _ in range(100):
+        queue.update()
+    assert pooled == [False]
+    cost = gamenav.find_path(grid, (0, 0), (59, 59)).cost
+    assert req.status is PathStatus.FOUND and req.path.cost == cost
+    assert all(answer.path.cost == cost for answer in answers) and answers.count(req) == 1
+    assert (len(queue), queue.stats.searches, queue.stats.pending) == (0, 0, 0)
