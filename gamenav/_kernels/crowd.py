@@ -112,15 +112,15 @@ def separation(pos, vel, radius, out, flow):  # pragma: no cover - compiled
                 j = head[_find(keys, xx, yy, mask)]
                 while j != -1:
                     if j != i:
-                        dx = px - pos[j, 0]
-                        dy = py - pos[j, 1]
+                        dx = (px - pos[j, 0]) / diam  # (in diameters: no square underflows or overflows)
+                        dy = (py - pos[j, 1]) / diam
                         d2 = dx * dx + dy * dy
-                        if d2 < reach * reach:
+                        if d2 < 4.0:  # (within reach)
                             fx += vel[j, 0]
                             fy += vel[j, 1]
                             count += 1
-                            if d2 < diam * diam:
-                                if d2 < 1e-12 * diam * diam:  # coincident: split deterministically by index
+                            if d2 < 1.0:
+                                if d2 < 1e-12:  # coincident: split deterministically by index
                                     angle = 2.399963 * (i + 1)
                                     dx = math.cos(angle)
                                     dy = math.sin(angle)
@@ -128,7 +128,7 @@ def separation(pos, vel, radius, out, flow):  # pragma: no cover - compiled
                                     strength = 1.0
                                 else:
                                     d = math.sqrt(d2)
-                                    strength = 1.0 - d / diam
+                                    strength = 1.0 - d
                                 sx += dx / d * strength
                                 sy += dy / d * strength
                     j = nxt[j]
@@ -367,7 +367,7 @@ def follow_paths(pos, mode, pcur, pk, pend, seg, aim, ox, oy, cs, y_up, height, 
         count = 0
         final = -1
         best = 0
-        best_d2 = np.inf
+        best_d = np.inf
         for skip in range(look_ahead + 3):
             if final < 0 and (skip < look_ahead or best + 1 >= count):  # (the next one is needed)
                 _put_waypoint(seg, aim, s, k, inv, ox, oy, cs, y_up, height, wx, wy, count)
@@ -384,19 +384,19 @@ def follow_paths(pos, mode, pcur, pk, pend, seg, aim, ox, oy, cs, y_up, height, 
                 count += 1
             if skip < look_ahead:  # the nearest of the next look_ahead
                 if skip < count:
-                    d2 = (wx[skip] - px) ** 2 + (wy[skip] - py) ** 2
-                    if d2 < best_d2:
+                    d = math.hypot(wx[skip] - px, wy[skip] - py)  # (unsquared: no under- or overflow at any scale)
+                    if d < best_d:
                         best = skip
-                        best_d2 = d2
+                        best_d = d
                 continue
             # then past the nearest (up to 3): beyond it along the path, or close enough
             ax = 0.0
             ay = 0.0
             if best != final:
-                ax = wx[best + 1] - wx[best]
-                ay = wy[best + 1] - wy[best]
+                ax = (wx[best + 1] - wx[best]) / cs  # (in cells: the product does not underflow)
+                ay = (wy[best + 1] - wy[best]) / cs
             if not ((px - wx[best]) * ax + (py - wy[best]) * ay > 0.0 or
-                    (wx[best] - px) ** 2 + (wy[best] - py) ** 2 < reach * reach):
+                    math.hypot(wx[best] - px, wy[best] - py) < reach):
                 break
             if best == final:
                 mode[i] = done_mode

@@ -566,3 +566,29 @@ def test_a_very_fast_group_stays_near_its_slots_after_arriving() -> None:
     for _ in range(120):
         crowd.update(1 / 60)
     assert crowd.arrived.all() and np.hypot(*(crowd.positions - crowd.goals).T).max() < 6.0
+
+
+@pytest.mark.parametrize("avoidance", ["orca", "separation"])
+@pytest.mark.parametrize("cell_size", [1e-200, 1e200])
+def test_path_followers_pass_their_waypoints_in_cells_of_extreme_sizes(avoidance: str, cell_size: float) -> None:
+    """Path following compared squared distances: on a grid of 1e-200 cells they underflowed to 0
+    (1e200: overflowed to inf, ORCA), so no agent came near a waypoint or beyond it: they stood at
+    their first waypoint for ever, never arrived. Distances are compared unsquared now."""
+    arrived, cells = _walk(cell_size, avoidance)
+    assert arrived == [True] * 3 and (np.hypot(*(cells - (15.5, 5.5)).T) < 2.0).all()
+
+
+@pytest.mark.parametrize("cell_size", [1e-200, 1e200])
+def test_separation_pushes_overlapping_agents_apart_in_cells_of_extreme_sizes(cell_size: float) -> None:
+    """The separation kernel compared squared distances: on a grid of 1e-200 cells they underflowed
+    to 0 (1e200: overflowed to inf), so overlapping agents were never pushed apart. Distances are
+    measured in diameters now."""
+    def spread(cs: float) -> float:
+        grid = gamenav.TileGrid(np.ones((11, 11), bool), cell_size=cs)
+        crowd = gamenav.Crowd(grid, np.array([(5.5, 5.5), (5.6, 5.5)]) * cs, radius=0.3 * cs, max_speed=4.0 * cs,
+                              avoidance="separation")
+        for _ in range(30):
+            crowd.update(1 / 30)
+        return float(np.hypot(*(crowd.positions[1] - crowd.positions[0]))) / cs
+
+    assert spread(cell_size) == pytest.approx(spread(1.0), abs=1e-6) and spread(1.0) > 0.5
