@@ -1013,6 +1013,7 @@ class Crowd(Closeable):
         self._mode[idx] = IDLE
         self._group[idx] = -1
         self._goal[idx] = self._pos[idx]
+        self._vel[idx] = 0.0  # (separation limits acceleration: a unit kept its speed and coasted on)
         self._arrived[idx] = True
         self._failed[idx] = False  # (a new order: a unit that had given up is no longer failed)
         self._drop_unused_fields()

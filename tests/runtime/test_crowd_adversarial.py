@@ -592,3 +592,24 @@ def test_separation_pushes_overlapping_agents_apart_in_cells_of_extreme_sizes(ce
         return float(np.hypot(*(crowd.positions[1] - crowd.positions[0]))) / cs
 
     assert spread(cell_size) == pytest.approx(spread(1.0), abs=1e-6) and spread(1.0) > 0.5
+
+
+@pytest.mark.parametrize("avoidance", ["separation", "orca"])
+@pytest.mark.parametrize("speed", [4.0, 20.0, 200.0])
+def test_stop_stops_a_moving_unit_where_it_stands(avoidance: str, speed: float) -> None:
+    """stop() (documented: "where they stand") set the goal to the unit's position but kept its
+    velocity: under separation's limited acceleration it coasted 1.09 cells on at 20 cells/s,
+    12.3 at 200, marked arrived meanwhile."""
+    grid = gamenav.TileGrid(np.ones((5, 400), bool))
+    crowd = gamenav.Crowd(grid, [(1.5, 2.5)], radius=0.3, max_speed=speed, avoidance=avoidance)
+    crowd.move([0], (398.5, 2.5))
+    for _ in range(int(60 * 100 / speed)):
+        crowd.update(1 / 60)
+    at = crowd.positions[0].copy()
+    assert at[0] > 50  # (it was under way)
+    crowd.stop([0])
+    for _ in range(120):
+        crowd.update(1 / 60)
+    assert np.hypot(*(crowd.positions[0] - at)) < 0.01 and crowd.arrived[0]
+    assert not crowd.velocities[0].any()
+
