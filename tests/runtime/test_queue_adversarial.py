@@ -6,6 +6,7 @@ import gc
 import sys
 import threading
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,24 @@ import pytest
 
 import gamenav
 from gamenav import PathQueue, PathStatus, TileGrid
+
+
+class _Armed:
+    """A zero heuristic that runs ``action()`` once: at its first call after :meth:`arm` (code the
+    queue runs while it checks or starts a search, as a ``__del__`` could)."""
+
+    def __init__(self, action: Callable[[], object]) -> None:
+        self._action = action
+        self._armed = False
+
+    def arm(self) -> None:
+        self._armed = True
+
+    def __call__(self, dx: Any, dy: Any) -> float:
+        if self._armed:
+            self._armed = False
+            self._action()
+        return 0.0
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -359,18 +378,12 @@ def test_an_update_made_while_a_search_starts_answers_its_requests_once() -> Non
     ``on_done`` called twice, ``len(queue)`` -1."""
     grid = TileGrid(np.ones((20, 20), bool))
     queue = PathQueue(budget_ms=None, max_expansions=10_000)
-    armed: list[bool] = []
     answers: list[gamenav.PathRequest] = []
-
-    def heuristic(dx: int, dy: int) -> float:
-        if armed:
-            armed.clear()
-            queue.update()
-        return 0.0
+    heuristic = _Armed(queue.update)
 
     first = queue.request(grid, (0, 19), (19, 0))
     nested = queue.request(grid, (0, 0), (19, 19), heuristic=heuristic, priority=1, on_done=answers.append)
-    armed.append(True)  # (the heuristic also runs when the request is checked)
+    heuristic.arm()  # (the heuristic also runs when the request is checked)
     queue.update()
     queue.update()
     assert nested.status is PathStatus.FOUND and first.status is PathStatus.FOUND
@@ -405,22 +418,13 @@ def test_a_request_joining_a_search_that_its_check_dropped_is_answered(drop: str
     ``len(queue)`` 1 with no search left."""
     grid = TileGrid(np.ones((20, 20), bool))
     queue = PathQueue(budget_ms=None, max_expansions=10_000)
-    armed: list[bool] = []
     first: list[gamenav.PathRequest] = []
-
-    def heuristic(dx: int, dy: int) -> float:
-        if armed:
-            armed.clear()
-            if drop == "cancel":
-                first[0].cancel()
-            else:
-                queue.update()
-        return 0.0
+    heuristic = _Armed(lambda: first[0].cancel() if drop == "cancel" else queue.update())
 
     queue.request(grid, (0, 19), (19, 0))  # served first: the next search starts lazily
     first.append(queue.request(grid, (0, 0), (19, 19), heuristic=heuristic))
     grid.set_walkable((5, 10), False)
-    armed.append(True)
+    heuristic.arm()
     joiner = queue.request(grid, (0, 0), (19, 19), heuristic=heuristic)
     for _ in range(3):
         queue.update()
@@ -438,17 +442,8 @@ def test_a_queue_closed_while_a_request_starts_its_search_cancels_that_request(
     after close, the grid still followed by the closed queue)."""
     grid = TileGrid(np.ones((20, 20), bool))
     queue = PathQueue(budget_ms=None, max_expansions=10_000)
-    armed: list[bool] = []
     answers: list[gamenav.PathRequest] = []
-
-    def heuristic(dx: int, dy: int) -> float:
-        if armed:
-            armed.clear()
-            if closer == "heuristic":
-                queue.close()
-            else:
-                grid.set_cost((19, 0), 2.0)
-        return 0.0
+    heuristic = _Armed(queue.close if closer == "heuristic" else lambda: grid.set_cost((19, 0), 2.0))
 
     first = queue.request(grid, (0, 19), (19, 0), on_done=answers.append)
     if joins:  # the request joins a search that the edit since makes it check by starting
@@ -456,7 +451,7 @@ def test_a_queue_closed_while_a_request_starts_its_search_cancels_that_request(
         grid.set_walkable((5, 10), False)
     if closer == "listener":
         grid.subscribe(lambda change: queue.close())  # (after the queue's own listener)
-    armed.append(True)
+    heuristic.arm()
     req = queue.request(grid, (0, 0), (19, 19), heuristic=heuristic, on_done=answers.append)
     assert queue.closed and req.status is PathStatus.CANCELLED and first.status is PathStatus.CANCELLED
     assert (len(queue), queue.stats.searches, queue.stats.cancelled) == (0, 0, 3 if joins else 2)
@@ -470,18 +465,12 @@ def test_a_search_cancelled_while_it_starts_costs_no_expansions(workers: int) ->
     for a cancelled request (``cancel()`` promises it costs no more time)."""
     grid = TileGrid(np.ones((60, 60), bool))
     queue = PathQueue(budget_ms=None, max_expansions=100_000, workers=workers)
-    armed: list[bool] = []
     victim: list[gamenav.PathRequest] = []
-
-    def heuristic(dx: int, dy: int) -> float:
-        if armed:
-            armed.clear()
-            victim[0].cancel()
-        return 0.0
+    heuristic = _Armed(lambda: victim[0].cancel())
 
     first = queue.request(grid, (0, 59), (1, 59))
     victim.append(queue.request(grid, (0, 0), (59, 59), heuristic=heuristic))  # started in update()
-    armed.append(True)
+    heuristic.arm()
     queue.update()
     assert victim[0].status is PathStatus.CANCELLED and first.status is PathStatus.FOUND
     assert queue.stats.last_frame_expansions == first.path.expanded == 1
@@ -520,14 +509,8 @@ def test_a_search_cancelled_while_another_starts_is_not_started_by_two_workers()
     heuristic ran (once) for a cancelled request, and could raise from ``update()`` for it."""
     grid = TileGrid(np.ones((20, 20), bool))
     queue = PathQueue(budget_ms=None, max_expansions=100_000, workers=2)
-    armed: list[bool] = []
     victim: list[gamenav.PathRequest] = []
-
-    def cancelling(dx: int, dy: int) -> float:
-        if armed:
-            armed.clear()
-            victim[0].cancel()
-        return 0.0
+    cancelling = _Armed(lambda: victim[0].cancel())
 
     def cancelled(dx: int, dy: int) -> float:
         if victim and victim[0].done:
@@ -537,7 +520,7 @@ def test_a_search_cancelled_while_another_starts_is_not_started_by_two_workers()
     first = queue.request(grid, (0, 19), (19, 0))
     other = queue.request(grid, (0, 0), (19, 19), heuristic=cancelling, priority=2)  # started in update()
     victim.append(queue.request(grid, (0, 0), (18, 19), heuristic=cancelled, priority=1))
-    armed.append(True)
+    cancelling.arm()
     queue.update()
     assert victim[0].status is PathStatus.CANCELLED
     assert first.status is PathStatus.FOUND and other.status is PathStatus.FOUND
