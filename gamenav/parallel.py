@@ -26,7 +26,7 @@ from gamenav._kernels import grid_fast as _kf
 from gamenav._kernels.grid_search import FOUND
 from gamenav._validate import check_options, keyword_options
 from gamenav.errors import InvalidInputError
-from gamenav.grid._fast import FastWorkspace, Tables, make_path, tables
+from gamenav.grid._fast import FastWorkspace, Tables, int_pairs, make_path, tables
 from gamenav.grid.clearance import radius_state
 from gamenav.grid.movement import Heuristic
 from gamenav.grid.search import GridSearch, SearchWorkspace, build_index
@@ -172,13 +172,10 @@ def _check_world(world: Any, options: dict[str, Any]) -> None:
 
 def _default_cells(t: Tables, start: Any, goal: Any) -> tuple[int, int, int, int] | None:
     """Plain in-bounds int cells on passable ground (the fast kernel's input), else None."""
-    if type(start) not in (tuple, list) or type(goal) not in (tuple, list) \
-            or len(start) != 2 or len(goal) != 2:
+    cells = int_pairs(start, goal)
+    if cells is None:
         return None
-    sx, sy = start
-    gx, gy = goal
-    if type(sx) is not int or type(sy) is not int or type(gx) is not int or type(gy) is not int:
-        return None
+    sx, sy, gx, gy = cells
     w, h = t.width, t.height
     if not (0 <= sx < w and 0 <= gx < w and 0 <= sy < h and 0 <= gy < h):
         return None
