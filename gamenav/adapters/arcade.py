@@ -46,6 +46,7 @@ from pytiled_parser import tiled_object
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav.navmesh import MAX_COORDINATE
 from gamenav._validate import finite_point, flag, grid_dimensions, positive_number
+from gamenav.adapters._tiled import object_outline
 
 __all__ = ["PathFollower", "draw_expansions", "draw_grid", "draw_navmesh", "draw_path",
            "grid_from_sprites", "grid_from_tilemap", "navmesh_from_tilemap"]
@@ -219,19 +220,14 @@ def grid_from_sprites(sprites: Iterable[arcade.BasicSprite], *, size: Sequence[f
 def _object_outline(obj: Any) -> npt.NDArray[np.float64] | None:
     """The ``(k, 2)`` outline of a Tiled rectangle, ellipse (as a 32-gon) or polygon object in
     map pixels (y down, its rotation applied); None for points, polylines, text and tiles."""
-    w, h = obj.size.width, obj.size.height
+    at, size = (obj.coordinates.x, obj.coordinates.y), (obj.size.width, obj.size.height)
     if isinstance(obj, tiled_object.Polygon):
-        local = np.array([(p.x, p.y) for p in obj.points], dtype=np.float64).reshape(-1, 2)
-    elif isinstance(obj, tiled_object.Rectangle):
-        local = np.array([(0, 0), (w, 0), (w, h), (0, h)], dtype=np.float64)
-    elif isinstance(obj, tiled_object.Ellipse):
-        angles = np.linspace(0.0, 2 * np.pi, 32, endpoint=False)
-        local = np.stack([(1 + np.cos(angles)) * w / 2, (1 + np.sin(angles)) * h / 2], axis=1)
-    else:
-        return None
-    c, s = np.cos(np.radians(obj.rotation)), np.sin(np.radians(obj.rotation))  # clockwise about (x, y)
-    outline: npt.NDArray[np.float64] = local @ np.array([[c, s], [-s, c]]) + (obj.coordinates.x, obj.coordinates.y)
-    return outline
+        return object_outline("polygon", at, size, obj.rotation, [(p.x, p.y) for p in obj.points])
+    if isinstance(obj, tiled_object.Rectangle):
+        return object_outline("rectangle", at, size, obj.rotation)
+    if isinstance(obj, tiled_object.Ellipse):
+        return object_outline("ellipse", at, size, obj.rotation)
+    return None
 
 
 def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
@@ -274,8 +270,7 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
     bottom = float(tile_map.height * tile_map.tile_height)  # map pixels (y down) of the map's bottom edge
     polygons = []
     for obj in objects:
-        with np.errstate(invalid="ignore"):  # (an infinite size or rotation: NaN points, refused below)
-            outline = _object_outline(obj)
+        outline = _object_outline(obj)
         if outline is None or len(outline) < 3:
             continue
         if not (np.abs(outline) <= MAX_COORDINATE).all():  # (NaN too; map pixels, as in the file)

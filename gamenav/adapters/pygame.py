@@ -40,6 +40,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
 from gamenav._validate import finite_point, flag, grid_dimensions, holds_bool, is_real, positive_number
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav.navmesh import MAX_COORDINATE
+from gamenav.adapters._tiled import object_outline
 
 __all__ = ["PathFollower", "draw_grid", "draw_path", "grid_from_mask", "grid_from_rects", "grid_from_tmx",
            "navmesh_from_tmx"]
@@ -323,15 +324,15 @@ def grid_from_tmx(tmx_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
 
 def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
                      agent_radius: float = 0.0) -> NavMesh:
-    """A :class:`~gamenav.NavMesh` from the polygons and rectangles of a Tiled object layer (pytmx).
+    """A :class:`~gamenav.NavMesh` from the polygons, rectangles and ellipses of a Tiled object layer (pytmx).
 
-    Coordinates are map pixels (y down), the objects' points as pytmx places them
-    (``obj.apply_transformations()``: rotation applied) plus the layer's offset. Points, text,
-    polylines and polygons of fewer than 3 points enclose no area and are ignored, and so are tile
-    objects (sprites such as decorations or spawn markers: draw a rectangle or polygon to block,
-    or put wall tiles in a tile layer for :func:`grid_from_tmx`), as in the arcade adapter;
-    ellipses count as their bounding rectangles (pytmx keeps no ellipse outline). The shapes
-    pytmx does not keep are read again from ``tmx_map.filename`` and its object templates.
+    Coordinates are map pixels (y down), the objects' points as pytmx places them (rotation
+    applied, as ``obj.apply_transformations()`` does) plus the layer's offset; ellipses are
+    32-gons, as in the arcade adapter. Points, text, polylines and polygons of fewer than 3 points
+    enclose no area and are ignored, and so are tile objects (sprites such as decorations or spawn
+    markers: draw a rectangle or polygon to block, or put wall tiles in a tile layer for
+    :func:`grid_from_tmx`), as in the arcade adapter. The shapes pytmx does not keep (it reads an
+    ellipse as a rectangle) are read again from ``tmx_map.filename`` and its object templates.
 
     Args:
         tmx_map: a ``pytmx.TiledMap`` (orthogonal).
@@ -343,7 +344,7 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
 
     Raises:
         InvalidInputError: not a ``pytmx.TiledMap``, no such object layer, a layer with no
-            polygon or rectangle, ``walkable`` not a bool or a bad ``agent_radius``.
+            polygon, rectangle or ellipse, ``walkable`` not a bool or a bad ``agent_radius``.
         MapFormatError: an object with NaN or infinite coordinates or rotation, or coordinates
             outside ``gamenav.navmesh.MAX_COORDINATE`` (the message names the file and the object's
             id), one made from the template of a rectangle, ellipse or polygon (pytmx reads none of
@@ -365,7 +366,12 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
         if not np.isfinite(obj.rotation):  # (pytmx's math.sin raised "math domain error" for inf)
             raise MapFormatError(f"object {obj.id} of layer {object_layer!r} has the rotation {obj.rotation}",
                                  path=tmx_map.filename)
-        points = np.asarray(obj.apply_transformations(), dtype=np.float64).reshape(-1, 2) + shift
+        at, size = (obj.x, obj.y), (obj.width, obj.height)
+        if hasattr(obj, "points"):  # (pytmx's polygon points are the map's: made relative to the object's)
+            outline = object_outline("polygon", at, size, obj.rotation, np.subtract(obj.points, at))
+        else:
+            outline = object_outline("ellipse" if shape == "ellipse" else "rectangle", at, size, obj.rotation)
+        points = outline + shift
         if not (np.abs(points) <= MAX_COORDINATE).all():  # (NaN too)
             raise MapFormatError(f"object {obj.id} of layer {object_layer!r} has NaN or infinite coordinates, or "
                                  f"ones outside [-{MAX_COORDINATE:g}, {MAX_COORDINATE:g}]: {points.tolist()}",

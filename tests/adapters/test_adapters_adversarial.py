@@ -468,3 +468,24 @@ def test_an_object_beyond_the_navmesh_range_is_a_map_format_error_naming_it(tmp_
     with pytest.raises(MapFormatError, match=r"far\.tmx: object 1 of layer 'obstacles' has NaN or infinite "
                                              r"coordinates, or ones outside \[-1e\+15, 1e\+15\]: \[\[1e\+300, "):
         load(path)
+
+
+def test_a_tiled_ellipse_gives_the_same_navmesh_in_both_adapters(tmp_path: Path) -> None:
+    """navmesh_from_tmx took ellipses for their bounding rectangles (pytmx keeps no outline), while
+    navmesh_from_tilemap makes them 32-gons: a 40 x 20 ellipse and a turned 20 x 30 one left 8600
+    walkable pixels in pygame and 8907.5 in arcade, and the corner of the first's box was blocked."""
+    path = tmp_path / "ponds.tmx"
+    ponds = ('<object id="1" name="pond" x="10" y="10" width="40" height="20"><ellipse/></object>\n'
+             '  <object id="6" name="rock" x="60" y="50" width="20" height="30" rotation="30"><ellipse/></object>')
+    path.write_text(KINDS_TMX.replace('<object id="1" name="wall" x="10" y="10" width="20" height="20"/>', ponds),
+                    encoding="utf-8")
+    (tmp_path / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
+    pygame_mesh = pygame_adapter.navmesh_from_tmx(pytmx.TiledMap(str(path)), "obstacles")
+    arcade_mesh = navmesh_from_tilemap(arcade.load_tilemap(path), "obstacles")
+    pygame_area = shapely.union_all(shapely.polygons(pygame_mesh.vertices[pygame_mesh.triangles]))
+    flipped = arcade_mesh.vertices * (1, -1) + (0, 100)  # (arcade's y up, 100 pixels high)
+    arcade_area = shapely.union_all(shapely.polygons(flipped[arcade_mesh.triangles]))
+    assert pygame_area.area == pytest.approx(arcade_area.area) == pytest.approx(8907.5, abs=0.1)
+    assert pygame_area.symmetric_difference(arcade_area).area < 1e-6
+    box_corner, centre = (12, 12), (30, 20)
+    assert pygame_mesh.locate([box_corner])[0] >= 0 and pygame_mesh.locate([centre])[0] == -1

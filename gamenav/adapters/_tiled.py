@@ -1,0 +1,46 @@
+"""Outlines of Tiled objects, shared by the arcade and pygame adapters (which read maps through
+different parsers, pytiled_parser and pytmx, so that the same map gives the same navmesh in both).
+
+Points are ``(x, y)`` map pixels as in the file: y grows downwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+ELLIPSE_SIDES = 32
+"""Tiled ellipses are taken as regular polygons of this many sides, inscribed in their box."""
+
+
+def object_outline(kind: Literal["rectangle", "ellipse", "polygon"], at: Sequence[float], size: Sequence[float],
+                   rotation: float, points: npt.ArrayLike = ()) -> npt.NDArray[np.float64]:
+    """The ``(k, 2)`` float64 outline of a Tiled rectangle, ellipse or polygon object in map pixels.
+
+    Args:
+        kind: the object's shape; an ellipse is an :data:`ELLIPSE_SIDES`-gon inscribed in its box.
+        at: the object's ``(x, y)``: the top-left corner of a rectangle's or ellipse's box, the
+            origin of a polygon's points.
+        size: the box's ``(width, height)`` (rectangles and ellipses).
+        rotation: degrees clockwise on screen (y down) about ``at``, as Tiled turns objects.
+        points: a polygon's ``(k, 2)`` points relative to ``at``.
+
+    Returns:
+        the outline, with no warning: NaN or infinite where a size, rotation or point is (the
+        caller refuses it).
+    """
+    w, h = size
+    with np.errstate(invalid="ignore", over="ignore"):  # (infinite sizes or rotations: for the caller to refuse)
+        if kind == "polygon":
+            local = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+        elif kind == "rectangle":
+            local = np.array([(0, 0), (w, 0), (w, h), (0, h)], dtype=np.float64)
+        else:
+            angles = np.linspace(0.0, 2 * np.pi, ELLIPSE_SIDES, endpoint=False)
+            local = np.stack([(1 + np.cos(angles)) * w / 2, (1 + np.sin(angles)) * h / 2], axis=1)
+        c, s = np.cos(np.radians(rotation)), np.sin(np.radians(rotation))
+        outline: npt.NDArray[np.float64] = local @ np.array([[c, s], [-s, c]]) + np.asarray(at, dtype=np.float64)
+    return outline
