@@ -156,6 +156,19 @@ def _id_array(values: Any, name: str, n_vertices: int) -> npt.NDArray[np.int64]:
     return ids
 
 
+def _first_copies(verts: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+    """``(V,)`` int64: for each of the ``(V, 2)`` vertices, the first id with exactly the same
+    coordinates (its own when it has no earlier copy; -0.0 equals 0.0)."""
+    xy = np.ascontiguousarray(verts).view(np.complex128).ravel()  # sorts by x, then y
+    order = np.argsort(xy, kind="stable")  # each run of copies in id order
+    s = xy[order]
+    new = np.ones(len(s), dtype=bool)
+    new[1:] = s[1:] != s[:-1]
+    first = np.empty(len(verts), dtype=np.int64)
+    first[order] = order[new][np.cumsum(new) - 1]
+    return first
+
+
 def _area_costs(values: Any, n: int) -> npt.NDArray[np.float64]:
     """``(n,)`` float64 cost multipliers in ``[1, MAX_COORDINATE]`` (ones for None; a copy)."""
     if values is None:
@@ -211,7 +224,10 @@ class NavMesh:
             MAX_COORDINATE]`` (1e15).
         triangles: ``(T, 3)`` integer vertex ids in ``0..V - 1``; any orientation (stored
             counter-clockwise); degenerate triangles (zero area, or an edge shorter than
-            :data:`MIN_EDGE`) are dropped.
+            :data:`MIN_EDGE`) are dropped. Vertices with exactly the same coordinates are one
+            vertex (as exported by OBJ / glTF, or with a vertex list per face): :attr:`triangles`
+            name the first of them, the other copies stay in :attr:`vertices` unused, so
+            triangles meeting along an edge are neighbours whatever ids they use.
         area_costs: ``(T,)`` cost multipliers (finite, >= 1) of the triangles, or None (all 1).
 
     Raises:
@@ -239,6 +255,7 @@ class NavMesh:
         tris = _id_array(triangles, "triangles", len(verts))
         if tris.ndim != 2 or tris.shape[1] != 3:
             raise InvalidInputError(f"triangles must have shape (T, 3), got {tris.shape}")
+        tris = _first_copies(verts)[tris]  # copies of a vertex are one vertex (shared edges, corners)
         p = verts[tris]
         edge2 = ((p - np.roll(p, -1, axis=1)) ** 2).sum(axis=2)
         area2 = _area2(p, edge2)
@@ -391,7 +408,8 @@ class NavMesh:
             vertices: ``(V, 2)`` world ``(x, y)``.
             polygons: a ``(P, 3)`` int array of triangles, or a sequence of convex polygons
                 (vertex-id sequences; 180-degree corners allowed), e.g. from
-                :func:`gamenav.io.read_mesh`. Adjacency comes from shared edges.
+                :func:`gamenav.io.read_mesh`. Adjacency comes from shared edges, by
+                coordinates (vertices with the same coordinates are one, see :class:`NavMesh`).
 
         Raises:
             InvalidGeometryError: a non-convex polygon, or no polygon with area.

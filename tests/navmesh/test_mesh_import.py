@@ -1,0 +1,92 @@
+"""Importing navmeshes made by other tools: vertex copies (OBJ / glTF, a vertex list per face)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import shapely
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import gamenav
+from gamenav import InvalidGeometryError, NavMesh, PathStatus
+
+SQUARE = [(0, 0), (10, 0), (10, 10), (0, 10)]
+
+
+def _soup(mesh: NavMesh) -> NavMesh:
+    """``mesh`` with every triangle given its own copies of its vertices."""
+    return NavMesh(mesh.vertices[mesh.triangles].reshape(-1, 2), np.arange(3 * len(mesh)).reshape(-1, 3))
+
+
+@pytest.mark.parametrize("as_triangles", [False, True])
+def test_polygons_with_their_own_copies_of_shared_vertices_are_neighbours(as_triangles: bool) -> None:
+    # two squares side by side, each with its own vertices (1, 0) and (1, 1)
+    verts = [(0, 0), (1, 0), (1, 1), (0, 1), (1, 0), (2, 0), (2, 1), (1, 1)]
+    mesh = (NavMesh(verts, [[0, 1, 2], [0, 2, 3], [4, 5, 6], [4, 6, 7]]) if as_triangles
+            else NavMesh.from_mesh(verts, [[0, 1, 2, 3], [4, 5, 6, 7]]))
+    assert mesh.islands.tolist() == [0, 0, 0, 0]
+    assert mesh.triangles.max() < 7 and 4 not in mesh.triangles  # the first copies
+    path = gamenav.find_path(mesh, (0.5, 0.5), (1.5, 0.5))
+    assert path.status is PathStatus.FOUND and path.cost == 1.0
+
+
+def test_a_copied_corner_of_the_border_is_one_corner_for_the_funnel() -> None:
+    mesh = NavMesh.from_polygons([SQUARE], obstacles=[[(4, -1), (6, -1), (6, 8), (4, 8)]])
+    soup = _soup(mesh)
+    assert soup.islands.max() == 0 and len(soup.portals) == len(mesh.portals)
+    for exact in (False, True):
+        path = gamenav.find_path(soup, (1, 1), (9, 1), exact=exact)
+        assert [tuple(map(float, p)) for p in path.points] == [(1.0, 1.0), (4.0, 8.0), (6.0, 8.0), (9.0, 1.0)]
+
+
+def test_copies_of_a_pinch_point_do_not_connect_its_regions() -> None:
+    # two squares touching at (1, 1) only, each with its own copy of it: still a pinch point
+    verts = [(0, 0), (1, 0), (1, 1), (0, 1), (1, 1), (2, 1), (2, 2), (1, 2)]
+    mesh = NavMesh.from_mesh(verts, [[0, 1, 2, 3], [4, 5, 6, 7]])
+    assert mesh.islands.tolist() == [0, 0, 1, 1]
+    assert gamenav.find_path(mesh, (0.5, 0.5), (1.5, 1.5)).status is PathStatus.NO_PATH
+
+
+def test_negative_zero_is_a_copy_of_zero() -> None:
+    mesh = NavMesh([(0.0, 0.0), (1, 0), (0, 1), (-0.0, 1.0), (1, 0), (1, 1)], [[0, 1, 2], [3, 4, 5]])
+    assert mesh.islands.tolist() == [0, 0]
+
+
+def test_edits_copies_and_compaction_of_a_mesh_of_copies_answer_as_the_original() -> None:
+    mesh = NavMesh.from_polygons([SQUARE])
+    soup = _soup(mesh)
+    queries = [((1, 1), (9, 9)), ((1, 9), (9, 1)), ((5, 0.5), (5, 9.5))]
+    for m in (mesh, soup):
+        m.add_obstacle([(2, 2), (8, 2), (8, 8), (2, 8)])
+        m.remove_obstacle(m.add_obstacle([(4, -1), (6, -1), (6, 3), (4, 3)]))
+        m.compact()
+    for a, b in queries:
+        want = gamenav.find_path(mesh, a, b, exact=True).cost
+        assert math.isclose(gamenav.find_path(soup, a, b, exact=True).cost, want, rel_tol=1e-12)
+        assert gamenav.find_path(soup, a, b).found
+
+
+coord = st.floats(0, 20, allow_nan=False, width=32)
+rect = st.tuples(coord, coord, st.floats(0.5, 6, width=32), st.floats(0.5, 6, width=32)).map(
+    lambda r: shapely.box(r[0], r[1], r[0] + r[2], r[1] + r[3]))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(obstacles=st.lists(rect, max_size=5), ends=st.lists(st.tuples(coord, coord), min_size=8, max_size=8))
+def test_a_mesh_and_its_triangles_each_with_own_vertices_answer_alike(obstacles, ends) -> None:
+    try:
+        mesh = NavMesh.from_polygons(shapely.box(0, 0, 20, 20), obstacles=obstacles)
+    except InvalidGeometryError:
+        assume(False)
+    soup = _soup(mesh)
+    np.testing.assert_array_equal(soup.islands, mesh.islands)
+    np.testing.assert_array_equal(soup.neighbours, mesh.neighbours)
+    for start, goal in zip(ends[::2], ends[1::2], strict=True):
+        for exact in (False, True):
+            want = gamenav.find_path(mesh, start, goal, exact=exact, clamp=True)
+            got = gamenav.find_path(soup, start, goal, exact=exact, clamp=True)
+            assert got.status is want.status
+            assert got.cost == want.cost
