@@ -22,12 +22,12 @@ whose per-call overhead is negligible next to their search times.
 from __future__ import annotations
 
 import threading
-import weakref
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from gamenav._identity import IdentityMap
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_fast as _kf
 from gamenav._kernels import grid_search as _ks
@@ -108,22 +108,18 @@ class Tables:
         return found
 
 
-_tables: dict[int, Tables] = {}
-"""id(grid) -> the tables of its latest snapshot searched (dropped when the grid dies)."""
+_tables: IdentityMap[TileGrid, Tables] = IdentityMap()
+"""The tables of each grid's latest snapshot searched."""
 _local = threading.local()
 
 
 def tables(grid: TileGrid) -> Tables:
     """The kernel tables of ``grid``'s current snapshot (built on first use per snapshot)."""
     state = grid._snapshot()
-    key = id(grid)
-    found = _tables.get(key)
+    found = _tables.get(grid)
     if found is not None and found.state is state:
         return found
-    built = Tables(grid, state)
-    if found is None:
-        weakref.finalize(grid, _tables.pop, key, None)
-    _tables[key] = built
+    built = _tables[grid] = Tables(grid, state)
     return built
 
 
@@ -207,7 +203,7 @@ def try_find_path(grid: TileGrid, start: Any, goal: Any, diagonal: Diagonal = _D
     if cells is None:
         return None
     sx, sy, gx, gy = cells
-    t = _tables.get(id(grid))
+    t = _tables.get(grid)
     if t is None or t.state is not grid._state:
         h, w = grid.shape
         if (h + 2) * (w + 2) > MAX_CELLS:  # (no tables built for a search that will not use them)

@@ -13,13 +13,13 @@ index missed (a version gap) or a new grid shape rebuilds it.
 from __future__ import annotations
 
 import threading
-import weakref
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
+from gamenav._identity import IdentityMap
 from gamenav._kernels import announce_compile
 from gamenav.errors import UnsupportedOptionError
 from gamenav.grid.movement import Diagonal, Heuristic
@@ -131,7 +131,7 @@ class IndexRegistry(Generic[IndexT]):
     def __init__(self, make: Callable[[TileGrid], IndexT], kernels: tuple[Any, ...]) -> None:
         self._make = make
         self._kernels = kernels
-        self._indexes: weakref.WeakKeyDictionary[TileGrid, IndexT] = weakref.WeakKeyDictionary()
+        self._indexes: IdentityMap[TileGrid, IndexT] = IdentityMap()
 
     def existing(self, grid: TileGrid) -> IndexT | None:
         """The grid's index if one was built, else None."""

@@ -74,13 +74,13 @@ otherwise).
 from __future__ import annotations
 
 import threading
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from gamenav._identity import IdentityMap
 from gamenav._kernels import announce_compile
 from gamenav._kernels import hpa as _kh
 from gamenav.errors import InvalidInputError
@@ -339,7 +339,7 @@ class HpaIndex(GridIndex[_Graph]):
                 f"nbytes={self.nbytes})")
 
 
-_indexes: weakref.WeakKeyDictionary[TileGrid, HpaIndex] = weakref.WeakKeyDictionary()
+_indexes: IdentityMap[TileGrid, HpaIndex] = IdentityMap()
 
 
 def hpa_index(grid: TileGrid, *, cluster_size: int | None = None, spacing: int | None = None,

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from gamenav._identity import IdentityMap
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k
 from gamenav._kernels import jps as _jps
@@ -192,7 +193,7 @@ class _WorkspacePool:
         self._spare: OrderedDict[int, SearchWorkspace] = OrderedDict()  # id -> ws, oldest first
         self._sizes: dict[int, int] = {}  # id -> the spare's nbytes when it was kept
         self._bytes = 0  # their sum
-        self._grids: weakref.WeakSet[TileGrid] = weakref.WeakSet()  # grids whose shape is counted
+        self._grids: IdentityMap[TileGrid, tuple[int, int]] = IdentityMap()  # grids counted, their shape
         self._alive: dict[tuple[int, int], int] = {}  # live grids per shape
         self._returned: deque[SearchWorkspace] = deque()
         self._gone: deque[tuple[int, int]] = deque()
@@ -201,8 +202,8 @@ class _WorkspacePool:
         """A spare workspace for ``grid``'s shape (the most recently returned), or a new one."""
         shape = grid.shape
         with self._lock:
-            if grid not in self._grids:
-                self._grids.add(grid)
+            if self._grids.get(grid) is None:
+                self._grids[grid] = shape
                 self._alive[shape] = self._alive.get(shape, 0) + 1
                 weakref.finalize(grid, self._grid_gone, shape)
             self._settle()

@@ -14,12 +14,12 @@ Two algorithms share one interface (world ``(x, y)`` points in, :class:`~gamenav
 from __future__ import annotations
 
 import math
-import weakref
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from gamenav._identity import IdentityMap
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import (DONE_FOUND, NEED_SPACE, RUNNING, astar_step, funnel,
                                       polyanya_step, weighted_length)
@@ -33,8 +33,7 @@ __all__ = ["NavMeshSearch"]
 _LABELS = 4096
 """Initial capacity of the default search's label arrays (doubled when full)."""
 
-_WEIGHTED: weakref.WeakKeyDictionary[NavMesh, tuple[int, npt.NDArray[np.float64], bool]] = (
-    weakref.WeakKeyDictionary())
+_WEIGHTED: IdentityMap[NavMesh, tuple[int, npt.NDArray[np.float64], bool]] = IdentityMap()
 """Per mesh: (version, cost array, whether any live triangle's cost differs from 1), so that
 queries on a big mesh do not scan its costs each time."""
 
@@ -61,8 +60,8 @@ def _local_origin(mesh: NavMesh) -> npt.NDArray[np.float64] | None:
     return np.array(origin) if any(origin) else None
 
 
-_LOCAL: weakref.WeakKeyDictionary[NavMesh, tuple[npt.NDArray[np.float64], tuple[float, float],
-                                                 npt.NDArray[np.float64]]] = weakref.WeakKeyDictionary()
+_LOCAL: IdentityMap[NavMesh, tuple[npt.NDArray[np.float64], tuple[float, float], npt.NDArray[np.float64]]] = (
+    IdentityMap())
 """Per mesh: (vertex array, origin, the vertices minus the origin), so that queries on a mesh far
 from zero do not copy its vertices each time (12 000 vertices: 47 us a query)."""
 

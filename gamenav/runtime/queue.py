@@ -22,7 +22,6 @@ import math
 import numbers
 import sys
 import time
-import weakref
 from collections import deque
 from dataclasses import dataclass
 from collections.abc import Callable, Hashable, Sequence
@@ -32,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gamenav._events import Closeable, Inbox, NotCopyable
+from gamenav._identity import IdentityMap
 from gamenav._validate import expansion_budget, real_number
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.grid.clearance import mask_change
@@ -441,12 +441,12 @@ class PathQueue(Closeable):
         self._answered: deque[PathRequest] = deque()  # answered, on_done not called yet
         self._abandoned: deque[PathRequest] = deque()  # to cancel (PathRequest._abandon; any thread appends)
         # per world (weak: a dropped world's figures go with it, none passes to a new world)
-        self._rate: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()  # expansions per second
+        self._rate: IdentityMap[Any, float] = IdentityMap()  # expansions per second
         self._start_s = 20e-6                  # measured cost of starting a search
         self._finish_s = 20e-6                 # measured cost of finishing one
         self._margin_s = 0.0                   # workers > 1: threads stop this early (_margin)
-        self._per_search: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()  # expansions per search
-        self._whole_s: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()  # whole first steps (_whole)
+        self._per_search: IdentityMap[Any, float] = IdentityMap()  # expansions per search
+        self._whole_s: IdentityMap[Any, float] = IdentityMap()  # whole first steps (_whole)
         self._frame_s: deque[float] = deque(maxlen=window)
         self._frame_exp: deque[int] = deque(maxlen=window)
         self._latency: deque[int] = deque(maxlen=window)
@@ -646,7 +646,7 @@ class PathQueue(Closeable):
             if not search.status.done:
                 whole = _whole(job, search)
                 if whole and timed and worked \
-                        and now + self._whole_s.get(job.query.world, 0.0) > deadline:
+                        and now + (self._whole_s.get(job.query.world) or 0.0) > deadline:
                     break  # the rest of the frame cannot hold it: first in the next one
                 n = self._chunk_size(job, now, deadline, left, worked)
                 if n == 0:
@@ -706,7 +706,7 @@ class PathQueue(Closeable):
                     return self._chunk_size(job, t, end, cap, True)
                 if t >= end and not first_chunk:
                     return 0
-                if whole and not first_chunk and t + self._whole_s.get(job.query.world, 0.0) > end:
+                if whole and not first_chunk and t + (self._whole_s.get(job.query.world) or 0.0) > end:
                     return 0  # the rest of the frame cannot hold it: first in the next one
                 n = self._chunk_size(job, t, end, cap, not first_chunk)
                 if self._chunk is None and n > _MIN_CHUNK:  # smaller steps, same stopping point
