@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import warnings
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
 from xml.etree import ElementTree
@@ -386,15 +387,23 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     return NavMesh.from_polygons(area, obstacles=polygons, agent_radius=agent_radius)
 
 
+_layers: weakref.WeakKeyDictionary[TileGrid, tuple[tuple[Any, ...], pygame.Surface | None, tuple[int, int]]] = \
+    weakref.WeakKeyDictionary()
+"""The cells :func:`draw_grid` painted last for each grid: ``(what they show: the grid's version,
+the clip area and the colours; the picture, None when no cell is in the clip area; where it goes)``.
+Dropped with the grid."""
+
+
 def draw_grid(surface: pygame.Surface, grid: TileGrid, *, blocked_color: ColorLike = (70, 70, 80),
               open_color: ColorLike | None = None, line_color: ColorLike | None = None) -> None:
     """Draw a grid's blocked (and optionally open) cells and grid lines onto a surface.
 
     Only the part of the grid inside the surface's clip area is painted: each pixel there takes
-    the colour of the cell under its centre, built with ``pygame.surfarray`` in one image the
+    the colour of the cell under its centre, built with ``pygame.surfarray`` in one picture the
     size of that area (no loop over cells, and memory bounded by the surface, however big the
-    map), then blitted. Colours may carry alpha for translucent overlays. For a static map,
-    draw once onto a background surface and blit that each frame.
+    map), then blitted. The picture is kept (one per grid) and painted again only when the grid
+    is edited, or the clip area or the colours change: a frame blits it (about 0.5 ms for 1550 x
+    1550 cells). Colours may carry alpha for translucent overlays.
 
     Args:
         surface: the target; world coordinates are its pixel coordinates.
@@ -405,13 +414,36 @@ def draw_grid(surface: pygame.Surface, grid: TileGrid, *, blocked_color: ColorLi
     """
     _check_type(surface, pygame.Surface, "surface")
     _check_type(grid, TileGrid, "grid")
-    h, w = grid.shape
-    blocked = ~grid.passable
-    if grid.y_up:
-        blocked = blocked[::-1]
+    state = grid._snapshot()  # (the version and the cells of one snapshot: an edit in a thread cannot tear them)
+    clip = surface.get_clip()
+    colors = tuple(None if color is None else tuple(pygame.Color(color)) for color in (blocked_color, open_color))
+    key = (state.version, tuple(clip), colors)
+    layer = _layers.get(grid)
+    if layer is None or layer[0] != key:
+        layer = _layers[grid] = (key, *_cell_picture(grid, state.passable, clip, colors))
+    if layer[1] is not None:
+        surface.blit(layer[1], layer[2])
+    if line_color is not None:  # the lines' parts inside the clip area (pixel numbers stay small)
+        cs = grid.cell_size
+        (ox, oy), (h, w) = grid.origin, grid.shape
+        left, right, top, bottom = clip.left, clip.right - 1, clip.top, clip.bottom - 1
+        x_lo, x_hi = max(round(ox), left), min(round(ox + w * cs), right)
+        y_lo, y_hi = max(round(oy), top), min(round(oy + h * cs), bottom)
+        if x_lo <= x_hi and y_lo <= y_hi:  # (1-pixel fills: the pixels of 1-pixel lines, 4x as fast)
+            for px in _lines(ox, cs, w, left, right):
+                surface.fill(line_color, (px, y_lo, 1, y_hi - y_lo + 1))
+            for py in _lines(oy, cs, h, top, bottom):
+                surface.fill(line_color, (x_lo, py, x_hi - x_lo + 1, 1))
+
+
+def _cell_picture(grid: TileGrid, passable: npt.NDArray[np.bool_], clip: pygame.Rect,
+                  colors: tuple[tuple[int, ...] | None, ...]) -> tuple[pygame.Surface | None, tuple[int, int]]:
+    """The cells ``passable`` of ``grid`` under the pixels of ``clip`` painted ``colors`` (blocked,
+    open: RGBA or None), and where the picture goes; None when no cell is under ``clip``."""
+    h, w = passable.shape
+    blocked = ~passable[::-1] if grid.y_up else ~passable
     cs = grid.cell_size
     ox, oy = grid.origin
-    clip = surface.get_clip()
 
     def cells(first: int, count: int, offset: float, n: int) -> npt.NDArray[np.int64]:
         """The cell under the centre of pixels ``first ..`` (-1: outside the grid's ``n``)."""
@@ -423,27 +455,18 @@ def draw_grid(surface: pygame.Surface, grid: TileGrid, *, blocked_color: ColorLi
 
     cx, cy = cells(clip.x, clip.w, ox, w), cells(clip.y, clip.h, oy, h)
     xs, ys = np.flatnonzero(cx >= 0), np.flatnonzero(cy >= 0)  # (contiguous runs)
-    if len(xs) and len(ys):
-        cx, cy = cx[xs[0]:xs[-1] + 1], cy[ys[0]:ys[-1] + 1]
-        pixels = blocked[cy[:, None], cx[None, :]].T  # [px, py], as surfarray indexes
-        image = pygame.Surface((len(cx), len(cy)), pygame.SRCALPHA)
-        rgb, alpha = pygame.surfarray.pixels3d(image), pygame.surfarray.pixels_alpha(image)
-        for where, color in ((pixels, blocked_color), (~pixels, open_color)):
-            if color is not None:
-                c = pygame.Color(color)
-                rgb[where] = (c.r, c.g, c.b)
-                alpha[where] = c.a
-        del rgb, alpha  # release the surface lock before blitting
-        surface.blit(image, (clip.x + int(xs[0]), clip.y + int(ys[0])))
-    if line_color is not None:  # the lines' parts inside the clip area (pixel numbers stay small)
-        left, right, top, bottom = clip.left, clip.right - 1, clip.top, clip.bottom - 1
-        x_lo, x_hi = max(round(ox), left), min(round(ox + w * cs), right)
-        y_lo, y_hi = max(round(oy), top), min(round(oy + h * cs), bottom)
-        if x_lo <= x_hi and y_lo <= y_hi:
-            for px in _lines(ox, cs, w, left, right):
-                pygame.draw.line(surface, line_color, (px, y_lo), (px, y_hi))
-            for py in _lines(oy, cs, h, top, bottom):
-                pygame.draw.line(surface, line_color, (x_lo, py), (x_hi, py))
+    if not len(xs) or not len(ys):
+        return None, (0, 0)
+    cx, cy = cx[xs[0]:xs[-1] + 1], cy[ys[0]:ys[-1] + 1]
+    pixels = blocked[cy[:, None], cx[None, :]].T  # [px, py], as surfarray indexes
+    image = pygame.Surface((len(cx), len(cy)), pygame.SRCALPHA)
+    rgb, alpha = pygame.surfarray.pixels3d(image), pygame.surfarray.pixels_alpha(image)
+    for where, color in ((pixels, colors[0]), (~pixels, colors[1])):
+        if color is not None:
+            rgb[where] = color[:3]
+            alpha[where] = color[3]
+    del rgb, alpha  # release the surface lock before blitting
+    return image, (clip.x + int(xs[0]), clip.y + int(ys[0]))
 
 
 def _lines(offset: float, cs: float, n: int, lo: int, hi: int) -> list[int]:
@@ -452,7 +475,7 @@ def _lines(offset: float, cs: float, n: int, lo: int, hi: int) -> list[int]:
     first = int(np.clip(np.floor((lo - 1 - offset) / cs), 0, n))
     last = int(np.clip(np.ceil((hi + 1 - offset) / cs), 0, n))
     at = np.round(offset + np.arange(first, last + 1) * cs)
-    return [int(p) for p in at[(at >= lo) & (at <= hi)]]
+    return [int(p) for p in np.unique(at[(at >= lo) & (at <= hi)])]  # (cells under a pixel: lines on one pixel)
 
 
 def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: ColorLike = (255, 190, 0),
