@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import itertools
 import numbers
-import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -45,6 +44,7 @@ from pytiled_parser import tiled_object
 
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav.navmesh import MAX_COORDINATE
+from gamenav._identity import IdentityMap
 from gamenav._validate import finite_point, flag, grid_dimensions, positive_number
 from gamenav.adapters._tiled import object_outline
 
@@ -334,16 +334,16 @@ class _CellPicture:
                                      pixelated=True)
 
 
-_pictures: weakref.WeakKeyDictionary[TileGrid, _CellPicture] = weakref.WeakKeyDictionary()
+_pictures: IdentityMap[TileGrid, _CellPicture] = IdentityMap()
 """The blocked-cell picture of each grid drawn (dropped with the grid; the atlas frees its texture)."""
-_field_pictures: weakref.WeakKeyDictionary[TileGrid, _CellPicture] = weakref.WeakKeyDictionary()
+_field_pictures: IdentityMap[TileGrid, _CellPicture] = IdentityMap()
 """The :func:`draw_expansions` picture of each grid drawn."""
-_grid_lines: weakref.WeakKeyDictionary[TileGrid, tuple[Any, Any]] = weakref.WeakKeyDictionary()
+_grid_lines: IdentityMap[TileGrid, tuple[Any, Any]] = IdentityMap()
 """Each grid's cell borders as an arcade line shape, with the (colour, context) it shows (a grid's
 lines never move: its shape, cell size and origin are fixed)."""
 
 
-def _picture(pictures: weakref.WeakKeyDictionary[TileGrid, _CellPicture], grid: TileGrid, name: str) -> _CellPicture:
+def _picture(pictures: IdentityMap[TileGrid, _CellPicture], grid: TileGrid, name: str) -> _CellPicture:
     """The grid's picture in ``pictures``, made anew for another window's atlas."""
     atlas = arcade.get_window().ctx.default_atlas
     picture = pictures.get(grid)
@@ -439,7 +439,7 @@ def draw_path(path: Path | npt.ArrayLike, *, color: Color = (255, 255, 255, 200)
         arcade.draw_points(pts.tolist(), color, size=width * 2.5)
 
 
-_mesh_lines: weakref.WeakKeyDictionary[NavMesh, tuple[Any, Any]] = weakref.WeakKeyDictionary()
+_mesh_lines: IdentityMap[NavMesh, tuple[Any, Any]] = IdentityMap()
 """Each navmesh's edges as an arcade line shape, with the (version, colour, context) it shows."""
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import warnings
-import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
 from xml.etree import ElementTree
@@ -38,6 +37,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
         'pip install -e ".[pygame]"'
     ) from exc
 
+from gamenav._identity import IdentityMap
 from gamenav._validate import finite_point, flag, grid_dimensions, holds_bool, is_real, positive_number
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav.navmesh import MAX_COORDINATE
@@ -387,8 +387,7 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     return NavMesh.from_polygons(area, obstacles=polygons, agent_radius=agent_radius)
 
 
-_layers: weakref.WeakKeyDictionary[TileGrid, tuple[tuple[Any, ...], pygame.Surface | None, tuple[int, int]]] = \
-    weakref.WeakKeyDictionary()
+_layers: IdentityMap[TileGrid, tuple[tuple[Any, ...], pygame.Surface | None, tuple[int, int]]] = IdentityMap()
 """The cells :func:`draw_grid` painted last for each grid: ``(what they show: the grid's version,
 the clip area and the colours; the picture, None when no cell is in the clip area; where it goes)``.
 Dropped with the grid."""

@@ -535,3 +535,40 @@ def test_arcade_draw_grid_makes_a_grids_lines_once(window: Any, monkeypatch: Any
     assert image[20:80:20, 30].tolist() == [[0, 255, 0]] * 3 and image[35, 35].tolist() == [0, 0, 0]
     grid.set_walkable((1, 2, 2, 3), False)  # cell (1, 2): world (30..50, 30..50)
     assert drawn()[40, 40].tolist() == [0, 0, 255] and len(made) == 1
+
+
+class _SameSizeGrid(gamenav.TileGrid):
+    """A game's grid class that counts two levels of one size as equal (hashed by size)."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _SameSizeGrid) and self.shape == other.shape
+
+    def __hash__(self) -> int:
+        return hash(self.shape)
+
+
+class _UnhashableMesh(gamenav.NavMesh):
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def test_drawings_are_kept_per_world_object_whatever_its_eq(window: Any) -> None:
+    """The drawings' caches were weak dictionaries keyed by the world's own ``__eq__``/``__hash__``:
+    a TileGrid or NavMesh subclass with ``__eq__`` alone raised "TypeError: unhashable type" from
+    draw_grid, draw_expansions and draw_navmesh, and of two value-equal grids the second was drawn
+    with the first's cells (a wall at x 0..10 where its wall is at 20..30)."""
+    first, second = (_SameSizeGrid.from_strings([row], cell_size=10, y_up=True) for row in ("#..", "..#"))
+    surface = pygame.Surface((30, 10))
+    for grid in (first, second):
+        surface.fill((0, 0, 0))
+        pygame_adapter.draw_grid(surface, grid, blocked_color=(255, 0, 0))
+    assert [surface.get_at((x, 5))[:3] for x in (5, 15, 25)] == [(0, 0, 0), (0, 0, 0), (255, 0, 0)]
+    for grid in (first, second):
+        window.clear(color=(0, 0, 0, 255))
+        draw_grid(grid, blocked_color=(255, 0, 0, 255), line_color=None)
+    assert np.asarray(arcade.get_image().convert("RGB"))[-5, 5:30:10].tolist() == [[0, 0, 0], [0, 0, 0], [255, 0, 0]]
+    draw_navmesh(_UnhashableMesh.from_polygons(shapely.box(0, 0, 30, 10)))
+    draw_expansions(first, first.passable)
+    draw_grid(first)

@@ -332,14 +332,14 @@ def test_draw_grid_repaints_its_picture_only_when_the_grid_or_the_colour_changes
     grid = gamenav.TileGrid(np.random.default_rng(2).random((6, 7)) < 0.5, cell_size=10, y_up=True)
     for _ in range(3):
         draw_grid(grid)
-    texture = adapter._pictures[grid].texture
+    texture = adapter._pictures.get(grid).texture
     assert len(paints) == 1
     grid.set_walkable((1, 1), not grid.passable[1, 1])
     draw_grid(grid)
     draw_grid(grid)
     draw_grid(grid, blocked_color=(0, 0, 255))
     draw_grid(grid, blocked_color=(0, 0, 255), line_color=None)
-    assert len(paints) == 3 and adapter._pictures[grid].texture is texture  # updated in place
+    assert len(paints) == 3 and adapter._pictures.get(grid).texture is texture  # updated in place
     window.clear(color=(0, 0, 0, 255))
     draw_grid(grid, blocked_color=(0, 0, 255, 255), line_color=None)
     blocked = np.asarray(arcade.get_image().convert("RGB"))[-60:, :70][5::10, 5::10]  # cell centres
