@@ -213,6 +213,94 @@ def box_cells(lo: npt.NDArray[np.int64], hi: npt.NDArray[np.int64],
     cells: npt.NDArray[np.int64] = (lo[owner, 1] + k // w) * nx + lo[owner, 0] + k % w
     return cells, owner
 
+def _convex_triangles(verts: npt.NDArray[np.float64], polygons: Any) -> npt.ArrayLike:
+    """:meth:`NavMesh.from_mesh`'s ``polygons`` as triangles (checked; a ``(P, 3)`` array as it is)."""
+    if isinstance(polygons, np.ndarray) and polygons.ndim == 2 and polygons.shape[1] == 3:
+        return polygons
+    try:
+        items = list(polygons)
+    except TypeError:
+        raise InvalidInputError(f"polygons must be a sequence of vertex-id sequences, got "
+                                f"{type(polygons).__name__}") from None
+    polys = [_id_array(p, f"polygon {k}", len(verts)) for k, p in enumerate(items)]
+    for k, p in enumerate(polys):
+        if p.ndim != 1:
+            raise InvalidInputError(f"polygon {k} must be a 1-D sequence of vertex ids, got shape "
+                                    f"{p.shape}")
+    if all(len(p) == 3 for p in polys):
+        return np.array(polys, dtype=np.int64).reshape(-1, 3)
+    return triangulate_convex(verts, polys)
+
+
+def _fan(tri: tuple[int, int, int], chains: dict[tuple[int, int], list[int]]) -> list[tuple[int, int, int]]:
+    """Triangle ``tri`` split so that each of its edges ``(u, v)`` with vertices
+    ``chains[(u, v)]`` lying inside it (in order from ``u``; ``chains`` holds no other edge)
+    becomes edges through them: fans from the opposite corners, one edge after the other."""
+    for j in range(3):
+        a, b, c = tri[j], tri[(j + 1) % 3], tri[(j + 2) % 3]
+        inner = chains.get((a, b))
+        if inner:
+            ring = [a, *inner, b]
+            rest = {edge: ids for edge, ids in chains.items() if edge != (a, b)}
+            return [piece for u, v in itertools.pairwise(ring) for piece in _fan((u, v, c), rest)]
+    return [tri]
+
+
+def _split_t_junctions(mesh: NavMesh) -> npt.NDArray[np.int64] | None:
+    """``mesh``'s triangles with every border edge split at the border vertices lying inside it
+    (farther than 1e-9 of the mesh's extent from its ends, within it of the edge: T-junctions,
+    where another polygon's vertex meets the middle of the edge), or None when there is none."""
+    verts, edges, owner = mesh._vertices, mesh._border_edges, mesh._border_tri
+    a, b = edges[:, 0], edges[:, 1]
+    lo, hi = np.minimum(verts[a], verts[b]), np.maximum(verts[a], verts[b])
+    gmin = np.array([lo[:, 0].min(), lo[:, 1].min()])  # (columns: axis reductions are slow)
+    extent = max(hi[:, 0].max() - gmin[0], hi[:, 1].max() - gmin[1])
+    # the tolerance without its floor of float steps far from the origin: the same splits
+    # wherever the mesh lies
+    tol = mesh_tolerance(extent, 0.0)
+    # a bucket grid of the edges' boxes: cells as large as a typical edge (so that a vertex
+    # meets few edges besides its own), larger while the boxes cover more than 8 cells each
+    size = hi - lo
+    lo, hi, gmin = lo - tol, hi + tol, gmin - tol
+    cell = max(float(np.median(np.maximum(size[:, 0], size[:, 1]))), extent / 2**20)
+    while True:
+        first, last = np.floor((lo - gmin) / cell).astype(np.int64), np.floor((hi - gmin) / cell).astype(np.int64)
+        span = last - first + 1
+        if (span[:, 0] * span[:, 1]).sum() <= 8 * len(edges):
+            break
+        cell *= 2
+    nx = int(last[:, 0].max()) + 1
+    cells, edge = box_cells(first, last, nx)
+    order = np.argsort(cells)
+    cells, edge = cells[order], edge[order]
+    corner = np.flatnonzero(mesh._corner)
+    at = np.floor((verts[corner] - gmin) / cell).astype(np.int64)
+    at = at[:, 1] * nx + at[:, 0]
+    order = np.argsort(at)  # (sorted queries search faster)
+    corner, at = corner[order], at[order]
+    begin, end = np.searchsorted(cells, at), np.searchsorted(cells, at, side="right")
+    vertex = np.repeat(corner, end - begin)  # each corner against the border edges in its cell
+    edge = edge[np.repeat(end - np.cumsum(end - begin), end - begin) + np.arange(len(vertex))]
+    a, b = a[edge], b[edge]
+    d, m = verts[b] - verts[a], verts[vertex] - verts[a]
+    length = np.hypot(d[:, 0], d[:, 1])
+    along = (m[:, 0] * d[:, 0] + m[:, 1] * d[:, 1]) / length
+    off = np.abs(d[:, 0] * m[:, 1] - d[:, 1] * m[:, 0]) / length
+    hit = (vertex != a) & (vertex != b) & (off <= tol) & (along > tol) & (along < length - tol)
+    if not hit.any():
+        return None
+    chains: dict[tuple[int, int], list[int]] = {}
+    for k in np.flatnonzero(hit)[np.lexsort((along[hit], edge[hit]))].tolist():
+        chains.setdefault((int(a[k]), int(b[k])), []).append(int(vertex[k]))
+    tris = mesh._triangles
+    split = np.unique(owner[edge[hit]])
+    pieces = []
+    for t in tris[split].tolist():
+        own = {(u, v): chains[u, v] for u, v in itertools.pairwise(t + t[:1]) if (u, v) in chains}
+        pieces += _fan((t[0], t[1], t[2]), own)
+    return np.concatenate([np.delete(tris, split, axis=0), np.array(pieces, dtype=np.int64)])
+
+
 class NavMesh:
     """A triangulated walkable area (immutable numpy arrays).
 
@@ -409,7 +497,10 @@ class NavMesh:
             polygons: a ``(P, 3)`` int array of triangles, or a sequence of convex polygons
                 (vertex-id sequences; 180-degree corners allowed), e.g. from
                 :func:`gamenav.io.read_mesh`. Adjacency comes from shared edges, by
-                coordinates (vertices with the same coordinates are one, see :class:`NavMesh`).
+                coordinates (vertices with the same coordinates are one, see :class:`NavMesh`);
+                an edge with another polygon's vertex inside it (within 1e-9 of the mesh's
+                extent: a T-junction) is split there, so that the polygons along it are
+                neighbours (the triangles split come last).
 
         Raises:
             InvalidGeometryError: a non-convex polygon, or no polygon with area.
@@ -417,21 +508,9 @@ class NavMesh:
                 ``MAX_COORDINATE``, polygons that are not sequences of integer vertex ids in range.
         """
         verts = _vertex_array(vertices)
-        if isinstance(polygons, np.ndarray) and polygons.ndim == 2 and polygons.shape[1] == 3:
-            return cls(verts, polygons)
-        try:
-            items = list(polygons)
-        except TypeError:
-            raise InvalidInputError(f"polygons must be a sequence of vertex-id sequences, got "
-                                    f"{type(polygons).__name__}") from None
-        polys = [_id_array(p, f"polygon {k}", len(verts)) for k, p in enumerate(items)]
-        for k, p in enumerate(polys):
-            if p.ndim != 1:
-                raise InvalidInputError(f"polygon {k} must be a 1-D sequence of vertex ids, got shape "
-                                        f"{p.shape}")
-        if all(len(p) == 3 for p in polys):
-            return cls(verts, np.array(polys, dtype=np.int64).reshape(-1, 3))
-        return cls(verts, triangulate_convex(verts, polys))
+        mesh = cls(verts, _convex_triangles(verts, polygons))
+        split = _split_t_junctions(mesh)
+        return mesh if split is None else cls(verts, split)
 
     # -- topology and index ---------------------------------------------------------------
     def _build_topology(self) -> None:

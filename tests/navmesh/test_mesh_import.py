@@ -1,7 +1,8 @@
-"""Importing navmeshes made by other tools: vertex copies (OBJ / glTF, a vertex list per face)."""
+"""Importing navmeshes made by other tools: vertex copies (OBJ / glTF, a vertex list per face), T-junctions."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -90,3 +91,50 @@ def test_a_mesh_and_its_triangles_each_with_own_vertices_answer_alike(obstacles,
             got = gamenav.find_path(soup, start, goal, exact=exact, clamp=True)
             assert got.status is want.status
             assert got.cost == want.cost
+
+
+# -- T-junctions: a vertex of one polygon in the middle of another's edge --------------------
+def test_an_edge_with_a_neighbours_vertex_inside_it_is_split_into_portals() -> None:
+    # a square beside two rectangles: (1, 0.5) lies in the middle of the square's right edge
+    verts = [(0, 0), (1, 0), (1, 1), (0, 1), (2, 0), (2, 0.5), (1, 0.5), (2, 1)]
+    for polygons in ([[0, 1, 2, 3], [1, 4, 5, 6], [6, 5, 7, 2]],
+                     np.array([[0, 1, 2], [0, 2, 3], [1, 4, 5], [1, 5, 6], [6, 5, 7], [6, 7, 2]])):
+        mesh = NavMesh.from_mesh(verts, polygons)
+        assert int(mesh.islands.max()) == 0
+        for goal in ((1.5, 0.25), (1.5, 0.75)):
+            path = gamenav.find_path(mesh, (0.5, 0.5), goal, exact=True)
+            assert path.found and math.isclose(path.cost, math.dist((0.5, 0.5), goal), rel_tol=1e-12)
+
+
+def test_a_corner_touching_the_middle_of_an_edge_stays_a_pinch_point() -> None:
+    # a triangle standing on its apex at (0.5, 1), the middle of the square's top edge
+    mesh = NavMesh.from_mesh([(0, 0), (1, 0), (1, 1), (0, 1), (0.5, 1), (1, 2), (0, 2)],
+                             [[0, 1, 2, 3], [4, 5, 6]])
+    assert int(mesh.islands.max()) == 1
+    assert gamenav.find_path(mesh, (0.5, 0.5), (0.5, 1.5)).status is PathStatus.NO_PATH
+
+
+cut = st.lists(st.floats(0.01, 7.99, allow_nan=False), max_size=4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(cut, min_size=2, max_size=4), heights=st.lists(st.floats(0.25, 3), min_size=4, max_size=4),
+       ends=st.lists(st.tuples(st.floats(0, 8), st.floats(0, 1)), min_size=4, max_size=4))
+def test_a_brick_wall_of_rectangles_is_one_convex_room(rows, heights, ends) -> None:
+    # rows of rectangles cut at random places, each with its own corners: every cut is a
+    # T-junction of the rows above and below; the wall is a rectangle, so paths are straight
+    verts: list[tuple[float, float]] = []
+    polygons = []
+    y = np.cumsum([0.0, *heights[:len(rows)]])
+    for r, xs in enumerate(rows):
+        xs = sorted({0.0, 8.0, *xs})
+        for x0, x1 in itertools.pairwise(xs):
+            polygons.append(list(range(len(verts), len(verts) + 4)))
+            verts += [(x0, y[r]), (x1, y[r]), (x1, y[r + 1]), (x0, y[r + 1])]
+    mesh = NavMesh.from_mesh(verts, polygons)
+    assert int(mesh.islands.max()) == 0
+    top = float(y[len(rows)])
+    for (x0, f0), (x1, f1) in zip(ends[::2], ends[1::2], strict=True):
+        start, goal = (x0, f0 * top), (x1, f1 * top)
+        path = gamenav.find_path(mesh, start, goal, exact=True)
+        assert path.found and math.isclose(path.cost, math.dist(start, goal), rel_tol=1e-9, abs_tol=1e-9)
