@@ -256,7 +256,9 @@ def test_navmesh_drawing_of_an_edited_mesh_uses_triangle_ids(window, monkeypatch
     lines: list = []
     fills: list = []
     monkeypatch.setattr(arcade, "draw_lines", lambda pts, color, width=1: lines.append((list(pts), color)))
-    monkeypatch.setattr(arcade, "draw_triangle_filled", lambda *args: fills.append(args))
+    create_fills = arcade.shape_list.create_triangles_filled_with_colors
+    monkeypatch.setattr(arcade.shape_list, "create_triangles_filled_with_colors",
+                        lambda pts, colors: fills.append(pts) or create_fills(pts, colors))
     added = changes[-1].added
     draw_navmesh(mesh, path=path, highlight=np.concatenate([added, changes[-1].removed]))
     tris, verts = np.asarray(mesh.triangles), np.asarray(mesh.vertices)
@@ -266,9 +268,10 @@ def test_navmesh_drawing_of_an_edited_mesh_uses_triangle_ids(window, monkeypatch
         expected += [tuple(verts[shared[0]]), tuple(verts[shared[1]])]
     portals = [pts for pts, color in lines if color == (255, 200, 40, 220)]
     assert portals == [expected]
-    assert len(fills) == len(added)  # removed (dead) triangles are not filled
+    filled = np.asarray(fills[0]).reshape(-1, 6)  # (one shape of all the highlighted triangles)
+    assert len(fills) == 1 and len(filled) == len(added)  # removed (dead) triangles are not filled
     corners = {tuple(np.round(verts[tris[t]].ravel(), 9)) for t in added}
-    assert {tuple(np.round(f[:6], 9)) for f in fills} == corners
+    assert {tuple(np.round(f, 9)) for f in filled} == corners
 
 
 def _old_draw_grid(grid, line_color, blocked_color) -> None:
