@@ -442,13 +442,14 @@ def grid_triangulation(passable: npt.NDArray[np.bool_], cell_size: float, origin
 
 def triangulate_convex(vertices: npt.NDArray[np.float64],
                        polygons: Iterable[npt.ArrayLike]) -> npt.NDArray[np.int64]:
-    """Split convex counter-clockwise polygons into triangles without zero-area pieces.
+    """Split convex polygons into counter-clockwise triangles without zero-area pieces.
 
-    Collinear (180-degree) corners are allowed: ears are clipped only at strictly convex corners
-    and never so that the rest becomes flat. Zero-area polygons are dropped.
+    Either orientation: a clockwise polygon is taken the other way round (as :class:`~gamenav.NavMesh`
+    takes triangles). Collinear (180-degree) corners are allowed: ears are clipped only at
+    strictly convex corners and never so that the rest becomes flat. Zero-area polygons are dropped.
 
     Raises:
-        InvalidGeometryError: a polygon is not convex (or not counter-clockwise), or repeats a vertex.
+        InvalidGeometryError: a polygon is not convex, or repeats a vertex.
     """
     out: list[tuple[int, int, int]] = []
     for k, poly in enumerate(polygons):
@@ -461,28 +462,28 @@ def triangulate_convex(vertices: npt.NDArray[np.float64],
         scale = float(np.ptp(pts, axis=0).max()) or 1.0
         eps = 1e-12 * scale * scale
         n = len(ids)
+        # about a corner: products of absolute coordinates cancel
+        rel, rel_nxt = pts - pts[0], np.roll(pts, -1, axis=0) - pts[0]
+        area = 0.5 * float(np.sum(rel[:, 0] * rel_nxt[:, 1] - rel_nxt[:, 0] * rel[:, 1]))
+        if area < 0:  # clockwise: taken the other way round
+            ids, pts, area = ids[::-1], pts[::-1], -area
         nxt = np.roll(pts, -1, axis=0)
         prv = np.roll(pts, 1, axis=0)
         turns = ((pts[:, 0] - prv[:, 0]) * (nxt[:, 1] - pts[:, 1])
                  - (pts[:, 1] - prv[:, 1]) * (nxt[:, 0] - pts[:, 0]))
-        rel, rel_nxt = pts - pts[0], nxt - pts[0]  # about a corner: products of absolute coordinates cancel
-        area = 0.5 * float(np.sum(rel[:, 0] * rel_nxt[:, 1] - rel_nxt[:, 0] * rel[:, 1]))
         if area <= eps:
-            if area < -eps or (turns < -eps).any():
-                raise InvalidGeometryError(
-                    f"polygon {k} must be convex and counter-clockwise, got signed area {area:.6g}")
+            if (turns < -eps).any():
+                raise InvalidGeometryError(f"polygon {k} must be convex, got signed area {area:.6g}")
             continue
         if (turns < -eps).any():
             raise InvalidGeometryError(
-                f"polygon {k} must be convex and counter-clockwise, got a reflex corner at vertex "
-                f"{ids[int(np.argmin(turns))]}")
+                f"polygon {k} must be convex, got a reflex corner at vertex {ids[int(np.argmin(turns))]}")
         dots = ((pts[:, 0] - prv[:, 0]) * (nxt[:, 0] - pts[:, 0])
                 + (pts[:, 1] - prv[:, 1]) * (nxt[:, 1] - pts[:, 1]))
         winding = float(np.arctan2(turns, dots).sum()) / (2.0 * math.pi)
         if abs(winding - 1.0) > 1e-6:  # left turns only, yet not once around: a star
             raise InvalidGeometryError(
-                f"polygon {k} must be convex and counter-clockwise, got a ring that turns "
-                f"{winding:.6g} times around")
+                f"polygon {k} must be convex, got a ring that turns {winding:.6g} times around")
         if n == 3:
             out.append((ids[0], ids[1], ids[2]))
             continue

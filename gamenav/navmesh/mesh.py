@@ -490,7 +490,7 @@ class NavMesh:
 
     @classmethod
     def from_mesh(cls, vertices: npt.ArrayLike, polygons: Any) -> NavMesh:
-        """Import an existing mesh of convex counter-clockwise polygons (or triangles).
+        """Import an existing mesh of convex polygons (or triangles), in either orientation.
 
         Args:
             vertices: ``(V, 2)`` world ``(x, y)``.

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import gamenav
 from gamenav import InvalidGeometryError, NavMesh, PathStatus
+from gamenav.io import read_mesh
 
 SQUARE = [(0, 0), (10, 0), (10, 10), (0, 10)]
 
@@ -138,3 +139,28 @@ def test_a_brick_wall_of_rectangles_is_one_convex_room(rows, heights, ends) -> N
         start, goal = (x0, f0 * top), (x1, f1 * top)
         path = gamenav.find_path(mesh, start, goal, exact=True)
         assert path.found and math.isclose(path.cost, math.dist(start, goal), rel_tol=1e-9, abs_tol=1e-9)
+
+
+# -- orientation: clockwise polygons (y-down editors) -----------------------------------------
+def test_clockwise_convex_polygons_are_taken_the_other_way_round() -> None:
+    # the arena mesh mirrored in y (as a y-down editor exports it): every polygon clockwise
+    data = read_mesh(gamenav.data.path("arena.mesh"))
+    mirrored = data.vertices * [1.0, -1.0]
+    mesh = NavMesh.from_mesh(data.vertices, data.polygons)
+    flipped = NavMesh.from_mesh(mirrored, data.polygons)
+    np.testing.assert_array_equal(flipped.islands, mesh.islands)
+    rng = np.random.default_rng(7)
+    pts = mesh.nearest(rng.uniform(data.vertices.min(axis=0), data.vertices.max(axis=0), (40, 2)))
+    for a, b in zip(pts[::2], pts[1::2], strict=True):
+        want = gamenav.find_path(mesh, a, b, exact=True)
+        got = gamenav.find_path(flipped, a * [1, -1], b * [1, -1], exact=True)
+        assert got.status is want.status and math.isclose(got.cost, want.cost, rel_tol=1e-9, abs_tol=1e-9)
+    # a clockwise triangle is taken alike beside a polygon (it was refused there, not alone)
+    verts = [(0, 0), (1, 0), (1, 1), (2, 0), (2, 1)]
+    assert NavMesh.from_mesh(verts, [[2, 1, 0], [1, 3, 4, 2]]).islands.tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("ring", [[0, 1, 2, 3], [3, 2, 1, 0]])
+def test_a_non_convex_polygon_is_refused_in_either_orientation(ring: list[int]) -> None:
+    with pytest.raises(InvalidGeometryError, match="polygon 0 must be convex, got a reflex corner at vertex 2"):
+        NavMesh.from_mesh([(0, 0), (2, 0), (1, 0.5), (1, 2)], [ring])
