@@ -8,8 +8,9 @@ value equality would share one entry between two different worlds. :class:`Ident
 
 from __future__ import annotations
 
+import functools
 import weakref
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 __all__ = ["IdentityMap"]
 
@@ -26,7 +27,7 @@ class IdentityMap(Generic[K, V]):
         TypeError: (on writes) the object cannot be weakly referenced.
     """
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "__weakref__")
 
     def __init__(self) -> None:
         self._items: dict[int, tuple[weakref.ref[K], V]] = {}
@@ -38,18 +39,21 @@ class IdentityMap(Generic[K, V]):
 
     def __setitem__(self, obj: K, value: V) -> None:
         key = id(obj)
-        items = self._items
-        item = items.get(key)
+        item = self._items.get(key)
         if item is not None and item[0]() is obj:
             ref = item[0]
-        else:
-            def gone(dead: weakref.ref[K]) -> None:  # (at obj's death, before its id is free again)
-                if (held := items.get(key)) is not None and held[0] is dead:
-                    items.pop(key, None)
-
-            ref = weakref.ref(obj, gone)
-        items[key] = (ref, value)
+        else:  # (the map held weakly: a dropped map goes at once, with its references to objects)
+            ref = weakref.ref(obj, functools.partial(_forget, weakref.ref(self), key))
+        self._items[key] = (ref, value)
 
     def __len__(self) -> int:
         """Number of entries (each of a live object)."""
         return len(self._items)
+
+
+def _forget(table: weakref.ref[IdentityMap[Any, Any]], key: int, dead: weakref.ref[Any]) -> None:
+    """Drop the entry ``key`` of ``table`` (if the map lives) when its object died (``dead``: the
+    entry's reference; called at the death, before the object's id can be another's)."""
+    live = table()
+    if live is not None and (held := live._items.get(key)) is not None and held[0] is dead:
+        live._items.pop(key, None)

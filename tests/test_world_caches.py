@@ -176,6 +176,30 @@ def test_an_object_with_a_dead_objects_id_never_finds_its_entry() -> None:
     assert table.get(new) == 3 and table.get(Key()) is None
 
 
+def test_a_dropped_map_leaves_no_references_on_its_objects() -> None:
+    """The entries' weak-reference callbacks held the map (a cycle): with the collector off, as
+    games often run, every dropped PathQueue left a reference on its grid for ever (50 dropped
+    queues: 52 weak references on the grid instead of 2)."""
+    grid = TileGrid(_cells(True))
+    gc.collect()
+    gc.disable()
+    try:
+        counts = []
+        for _ in range(5):
+            table: IdentityMap[TileGrid, int] = IdentityMap()
+            table[grid] = 1
+            queue = gamenav.PathQueue(budget_ms=0.5)
+            request = queue.request(grid, (0, 47), (47, 47))
+            while not request.done:
+                queue.update()
+            assert len(queue._rate) + len(queue._per_search) + len(queue._whole_s)
+            del table, queue, request
+            counts.append(weakref.getweakrefcount(grid))  # (the first search adds the module caches')
+        assert counts[1:] == counts[:1] * 4
+    finally:
+        gc.enable()
+
+
 def test_a_new_grid_at_a_dead_grids_address_gets_its_own_search_data() -> None:
     walled = _cells(True)
     expected = _answers(TileGrid(walled))
