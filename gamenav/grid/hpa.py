@@ -36,12 +36,13 @@ from measurements on the GPPC 2014 maps, ``benchmarks/grid_large.py``, 200 longe
   expansions, then (a long detour round a wall) the cluster graph. An abstract search that
   does not connect runs A* (it cannot when the island labels say the cells are connected;
   kept as a safety net), so "hpa" answers NO_PATH exactly when A* does.
-* Result (``python benchmarks/grid_large.py``, one run, CPU medians): maze 3.8 ms (A* 166 ms,
-  44.1x), rooms 0.71 ms (64.9x), orz700d 0.24 ms (21.3x), Cauldron 0.66 ms (55.6x); mean length
-  1.0000-1.0051 x optimal, max 1.0188 x. Graph build 0.05-1.3 s CPU, 10-71 MiB; a 4 x 4 edit
-  repaired in 0.9-4.0 ms (median CPU; these figures are from before the trees were repaired
-  in place, see Edits). Open ground strewn with single-cell obstacles is the worst case: long
-  entrances get transitions only at their ends and the string-pulling's lines are often blocked
+* Result (``python benchmarks/grid_large.py``, one run, CPU medians, 2026-11-27): maze 4.0 ms
+  (A* 147 ms, 37x), rooms 0.68 ms (56x), orz700d 0.20 ms (24x), Cauldron 0.69 ms (43x); mean length
+  1.0000-1.0051 x optimal, max 1.0188 x (a later run on a busy machine: 21-52x, mean <= 1.0053,
+  max 1.0214). Graph build 53-1552 ms CPU, 9.6-73 MiB; a 4 x 4 edit repaired in 0.24-0.46 ms
+  (median CPU, trees repaired in place, see Edits). Open ground strewn with single-cell obstacles
+  is the worst case: long entrances get transitions only at their ends and the string-pulling's
+  lines are often blocked
   (``benchmarks/hpa_quality.py``: 2% of the cells blocked, max 1.147 x; transitions
   every 16 cells gave 1.029 x, but Cauldron's queries took 0.50 -> 0.98 ms); A* is faster there anyway.
 * Sizes (medians, ms per query / mean and max length over optimal; one machine, one run):
