@@ -600,3 +600,22 @@ def test_draw_navmesh_fills_its_highlighted_triangles_in_one_shape_made_once(win
     assert len(made) == 2  # (nothing alive to fill)
     draw_navmesh(mesh, highlight=np.flatnonzero(mesh.alive))
     assert len(made) == 3 and len(made[-1]) == 3 * np.count_nonzero(mesh.alive)
+
+
+def test_a_big_turned_wall_sprite_is_intersected_only_along_its_outline(monkeypatch: Any) -> None:
+    """grid_from_sprites intersected a hit box with every cell of its bounding box (a sprite turned
+    30 degrees over 1000 x 1000 cells took 12 s and 1 GB); blocks of cells inside it or apart from it
+    are taken whole, so only cells along its outline are intersected, and the same cells are blocked."""
+    intersected: list[int] = []
+    intersection = shapely.intersection
+    monkeypatch.setattr(shapely, "intersection", lambda a, b: intersected.append(np.size(b)) or intersection(a, b))
+    walls = arcade.SpriteList()
+    walls.append(arcade.SpriteSolidColor(160, 160, center_x=100, center_y=100))
+    walls[0].angle = 30
+    grid = grid_from_sprites(walls, size=(200, 200), cell_size=1)
+    monkeypatch.undo()
+    xs, ys = np.meshgrid(np.arange(200), np.arange(200))
+    hit_box = shapely.Polygon(walls[0].hit_box.get_adjusted_points())
+    every_cell = shapely.area(shapely.intersection(hit_box, shapely.box(xs, ys, xs + 1, ys + 1))) > 1e-9  # [y up, x]
+    assert np.array_equal(~grid.passable, every_cell[::-1]) and every_cell.sum() > 25000
+    assert sum(intersected) < every_cell.sum() / 10
