@@ -477,6 +477,10 @@ def _lines(offset: float, cs: float, n: int, lo: int, hi: int) -> list[int]:
     return [int(p) for p in np.unique(at[(at >= lo) & (at <= hi)])]  # (cells under a pixel: lines on one pixel)
 
 
+_FAR = 1 << 17
+"""Pixels around a surface's clip area within which :func:`draw_path` draws a path's legs as they are."""
+
+
 def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: ColorLike = (255, 190, 0),
               width: int = 2, radius: int = 3) -> None:
     """Draw a path as a polyline through its waypoints, with a dot on each waypoint.
@@ -504,11 +508,19 @@ def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: Col
         raise InvalidInputError(f"path points must have shape (n, 2), got {points.shape}")
     if not np.isfinite(points).all():  # (pygame drew a NaN as a line to the surface's left edge)
         raise InvalidInputError("path points must be finite (got NaN or inf)")
-    pts = points.tolist()
-    if len(pts) >= 2:
-        pygame.draw.lines(surface, color, False, pts, int(width))
+    # pygame walks a line pixel by pixel, off the surface too, and wraps pixel numbers beyond 2**31 (a
+    # leg to x = 3e9 took 1.7 s and was drawn towards x = 0): parts beyond _FAR of the clip area are cut off
+    clip = surface.get_clip()
+    lo, hi = np.array(clip.topleft) - _FAR, np.array(clip.bottomright) + _FAR
+    near = ((points >= lo) & (points <= hi)).all(axis=1)
+    lines = [points.tolist()] if len(points) >= 2 else []
+    if not near.all() and lines:
+        lines = [shapely.get_coordinates(leg).tolist()
+                 for leg in shapely.get_parts(shapely.clip_by_rect(shapely.LineString(points), *lo, *hi))]
+    for line in lines:
+        pygame.draw.lines(surface, color, False, line, int(width))
     if radius > 0:
-        for p in pts:
+        for p in points[near].tolist():
             pygame.draw.circle(surface, color, p, radius)
 
 

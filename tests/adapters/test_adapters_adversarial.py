@@ -619,3 +619,15 @@ def test_a_big_turned_wall_sprite_is_intersected_only_along_its_outline(monkeypa
     every_cell = shapely.area(shapely.intersection(hit_box, shapely.box(xs, ys, xs + 1, ys + 1))) > 1e-9  # [y up, x]
     assert np.array_equal(~grid.passable, every_cell[::-1]) and every_cell.sum() > 25000
     assert sum(intersected) < every_cell.sum() / 10
+
+
+@pytest.mark.parametrize("far", [3e9, 2.0**32 + 50, 1e300])
+def test_pygame_draw_path_draws_the_visible_part_of_a_leg_to_a_far_point(far: float) -> None:
+    """pygame walks a line pixel by pixel, off the surface too, and wraps pixel numbers beyond 2**31:
+    a leg from (10, 10) to x = 3e9 took 1.7 s (1e8: 90 ms) and was drawn from x 0 to 10 instead of
+    10 to 99, and a waypoint at x = 2**32 + 50 put a dot at x = 50; legs are cut 2**17 pixels off
+    the clip area first."""
+    surface = pygame.Surface((100, 100))
+    pygame_adapter.draw_path(surface, [(10, 10), (far, 50)], color=(255, 0, 0), width=1, radius=3)
+    lit = np.argwhere(pygame.surfarray.array3d(surface)[..., 0] > 0)  # (x, y)
+    assert lit[:, 0].min() == 7 and lit[:, 0].max() == 99 and lit[:, 1].max() <= 13
