@@ -18,7 +18,8 @@ them, whatever they do meanwhile:
 
 Listeners run in the editing thread. :class:`Inbox` is what a subscriber used from one thread
 (a queue, a cache, a crowd) puts between its listener and its state, so that an edit made in
-another thread is acted on in the subscriber's own thread.
+another thread is acted on in the subscriber's own thread. :func:`added_state` is what a world's
+copy keeps of the original (never its listeners).
 """
 
 from __future__ import annotations
@@ -27,14 +28,14 @@ import logging
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from types import ModuleType, TracebackType
-from typing import Generic, NoReturn, SupportsIndex, TypeVar
+from typing import Any, Generic, NoReturn, SupportsIndex, TypeVar
 
 from gamenav._validate import flag
 from gamenav.errors import InvalidInputError
 
-__all__ = ["Closeable", "Inbox", "Listeners", "NotCopyable", "Unsubscribe"]
+__all__ = ["Closeable", "CopyState", "Inbox", "Listeners", "NotCopyable", "Unsubscribe", "added_state"]
 
 C = TypeVar("C")
 Unsubscribe = Callable[[], None]
@@ -256,6 +257,29 @@ class Inbox:
     def clear(self) -> None:
         """Forget the changes waiting (the subscriber was closed or dropped its state)."""
         self._waiting.clear()
+
+
+CopyState = dict[str, Any] | tuple[dict[str, Any] | None, dict[str, Any]] | None
+"""The state part of ``__reduce__``: attributes, or ``(attributes, slots)``, or None."""
+
+
+def added_state(obj: object, own: Set[str], **kept: Any) -> CopyState:
+    """The state a world's ``__reduce__`` gives ``copy`` and pickle: ``kept`` and the attributes
+    of ``obj`` not named in ``own`` (those a subclass or the caller added), in its ``__dict__``
+    or in a subclass's ``__slots__`` (as ``(dict, slots)``, the pair pickle and ``copy`` restore
+    slots from); None when there are none."""
+    attrs = {name: value for name, value in vars(obj).items() if name not in own} | kept
+    slots: dict[str, Any] = {}
+    for cls in type(obj).__mro__:
+        names = cls.__dict__.get("__slots__", ())
+        for name in (names,) if isinstance(names, str) else names:
+            if name.startswith("__") and not name.endswith("__"):  # stored under its mangled name
+                name = f"_{cls.__name__.lstrip('_')}{name}"
+            if name not in own and name not in ("__dict__", "__weakref__") and hasattr(obj, name):
+                slots[name] = getattr(obj, name)
+    if slots:
+        return attrs or None, slots
+    return attrs or None
 
 
 _C = TypeVar("_C", bound="Closeable")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import gc
 import logging
+import pickle
 import threading
 import weakref
 from collections import deque
@@ -12,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from gamenav import GridChange, InvalidInputError, TileGrid
+from gamenav import GridChange, InvalidInputError, NavMesh, TileGrid
 from gamenav._events import Listeners, _Subscription
 
 
@@ -278,3 +280,19 @@ def test_a_weak_method_of_a_builtin_type_hears_edits_while_its_object_lives() ->
     assert len(grid._listeners) == 1
     with pytest.raises(TypeError, match="weak=True needs a listener that can be weakly referenced"):
         grid.subscribe([].append, weak=True)  # a list cannot be weakly referenced: refused, not silent
+
+
+class _SlottedMesh(NavMesh):
+    __slots__ = ("extra",)
+
+
+def test_copies_and_pickles_of_a_navmesh_subclass_keep_the_values_of_its_slots() -> None:
+    """NavMesh.__reduce__ copied only vars(self), as TileGrid's did: a subclass's __slots__ values
+    were lost (extra=5 came back missing); the listeners stay the original's alone."""
+    mesh = _SlottedMesh([(0, 0), (4, 0), (4, 4), (0, 4)], [(0, 1, 2), (0, 2, 3)])
+    mesh.extra = [5]
+    mesh.subscribe(lambda change: None)
+    for twin in (copy.copy(mesh), copy.deepcopy(mesh), pickle.loads(pickle.dumps(mesh))):
+        assert type(twin) is _SlottedMesh and twin.extra == [5] and len(twin._listeners) == 0
+        assert twin.version != mesh.version and twin.triangles.tolist() == mesh.triangles.tolist()
+    assert copy.copy(mesh).extra is mesh.extra and copy.deepcopy(mesh).extra is not mesh.extra

@@ -31,6 +31,7 @@ attributes a subclass added), version 0 and no listeners.
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
 from dataclasses import dataclass
@@ -41,7 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gamenav._arrays import frozen
-from gamenav._events import Listeners, Unsubscribe
+from gamenav._events import CopyState, Listeners, Unsubscribe, added_state
 from gamenav._kernels import announce_compile
 from gamenav._kernels.components import label_components
 from gamenav._validate import finite_point, flag, holds_bool, positive_number
@@ -325,18 +326,15 @@ class TileGrid:
 
         ``copy.copy``, ``copy.deepcopy`` and pickle give the same (see :meth:`__reduce__`).
         """
-        rebuild, args, extra = self.__reduce__()
-        grid = rebuild(*args)
-        vars(grid).update(extra or {})
-        return grid
+        return copy.copy(self)
 
-    def __reduce__(self) -> tuple[Callable[..., TileGrid], tuple[Any, ...], dict[str, Any] | None]:
+    def __reduce__(self) -> tuple[Callable[..., TileGrid], tuple[Any, ...], CopyState]:
         """Copy and pickle support: the class, cells, costs and transform, and the attributes a
-        subclass added; never listeners or caches. A subclass's ``__init__`` is not called."""
+        subclass added (its ``__slots__`` too); never listeners or caches. A subclass's
+        ``__init__`` is not called."""
         state = self._state
-        extra = {name: value for name, value in vars(self).items() if name not in _OWN_ATTRIBUTES}
         return _rebuild, (type(self), state.walkable, state.cost, self._cell_size, self._origin,
-                          self._y_up), extra or None
+                          self._y_up), added_state(self, _OWN_ATTRIBUTES)
 
     # -- read-only state ------------------------------------------------------------------
     @property

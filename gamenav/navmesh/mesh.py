@@ -19,7 +19,7 @@ import numpy.typing as npt
 import shapely
 
 from gamenav._arrays import frozen
-from gamenav._events import Listeners, Unsubscribe
+from gamenav._events import CopyState, Listeners, Unsubscribe, added_state
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import dual_graph, locate_points, nearest_points, raycast_walk
 from gamenav._validate import finite_point, flag, holds_bool
@@ -368,19 +368,19 @@ class NavMesh:
         self._build_topology()
         self._build_index()
 
-    def __reduce__(self) -> tuple[Callable[..., NavMesh], tuple[Any, ...], dict[str, Any]]:
+    def __reduce__(self) -> tuple[Callable[..., NavMesh], tuple[Any, ...], CopyState]:
         """Pickle (and copy) as ``(class, vertices, live triangles, area costs)`` plus the agent
-        radius and the attributes a subclass (or the caller) added: unpickling runs NavMesh's
-        :meth:`__init__` (not a subclass's, which may take other arguments), which validates the
-        arrays, rebuilds everything derived from them read-only, and gives the copy a new
-        :attr:`version` (obstacle ids, subscriptions, grid following and dead triangle ids are
-        not kept; carved obstacles stay carved, and obstacles added to the copy are inflated by
-        the same :attr:`agent_radius`). A mesh that edits emptied (no live triangle) is rebuilt
-        from its dead triangles, then emptied by one edit: a copy as empty, answering queries alike."""
+        radius and the attributes a subclass (or the caller) added, in ``__slots__`` too:
+        unpickling runs NavMesh's :meth:`__init__` (not a subclass's, which may take other
+        arguments), which validates the arrays, rebuilds everything derived from them read-only,
+        and gives the copy a new :attr:`version` (obstacle ids, subscriptions, grid following and
+        dead triangle ids are not kept; carved obstacles stay carved, and obstacles added to the
+        copy are inflated by the same :attr:`agent_radius`). A mesh that edits emptied (no live
+        triangle) is rebuilt from its dead triangles, then emptied by one edit: a copy as empty,
+        answering queries alike."""
         with self._lock:
             alive = self._alive
-            state = {name: value for name, value in vars(self).items() if name not in _OWN_ATTRIBUTES}
-            state["_agent_radius"] = self._agent_radius
+            state = added_state(self, _OWN_ATTRIBUTES, _agent_radius=self._agent_radius)
             if not alive.any():
                 return (_emptied, (type(self), self._vertices, self._triangles, self._cost_array(),
                                    self._agent_radius), state)

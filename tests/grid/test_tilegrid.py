@@ -200,6 +200,35 @@ def test_copies_and_pickles_of_a_subclass_keep_its_class_and_attributes() -> Non
     assert copy.copy(level).spawns is level.spawns and copy.deepcopy(level).spawns is not level.spawns
 
 
+class _SlottedLevel(TileGrid):
+    """A subclass that keeps its attributes in ``__slots__`` (one name-mangled)."""
+
+    __slots__ = ("extra", "__secret", "unset")
+
+    def secret(self) -> int:
+        return self.__secret
+
+    def hide(self, value: int) -> None:
+        self.__secret = value
+
+
+def test_copies_and_pickles_of_a_subclass_keep_the_values_of_its_slots() -> None:
+    """__reduce__ copied only vars(self): a subclass's __slots__ values were lost (extra=5 came back
+    missing from copy(), copy.copy, copy.deepcopy and pickle)."""
+    level = _SlottedLevel(np.ones((1, 3), bool))
+    level.extra, level.note = [5], "kept"
+    level.hide(7)
+    level.subscribe(lambda change: None)
+    level.set_walkable((1, 0), False)
+    for twin in (level.copy(), copy.copy(level), copy.deepcopy(level), pickle.loads(pickle.dumps(level))):
+        assert type(twin) is _SlottedLevel and twin.extra == [5] and twin.secret() == 7 and twin.note == "kept"
+        assert not hasattr(twin, "unset") and twin.passable.tolist() == [[True, False, True]]
+        assert twin.version == 0 and len(twin._listeners) == 0
+        twin.set_walkable((0, 0), False)
+        assert level.is_passable(0, 0)
+    assert copy.copy(level).extra is level.extra and copy.deepcopy(level).extra is not level.extra
+
+
 @pytest.mark.parametrize("cell_size", [5e-324, 1e-300])
 def test_world_to_cell_with_tiny_cells_clips_far_points_without_overflow_warnings(cell_size: float) -> None:
     """With cells this small the quotient overflowed: a RuntimeWarning (an exception under
