@@ -1293,11 +1293,13 @@ def compact(mesh: NavMesh) -> _I64:
 
 def remove_all(mesh: NavMesh) -> None:
     """Remove every triangle of ``mesh`` in one edit, as an obstacle covering it would (no
-    obstacle is recorded; nobody is notified: for unpickling a mesh that edits emptied)."""
+    obstacle is recorded; nobody is notified: for unpickling a mesh that edits emptied). The
+    free space as built is then none: no later removal of an obstacle brings any back."""
     es = edit_state(mesh)
     with es.lock:
         rem = np.flatnonzero(es.master["alive"][:es.n_t])
         _install(mesh, es, mesh.bounds, rem, np.zeros((0, 2)), np.zeros((0, 3), dtype=np.int64), False, True)
+        es.base_alive[:] = False
 
 
 def _grown(mesh: NavMesh, bounds: tuple[float, float, float, float]) -> tuple[float, float, float, float]:

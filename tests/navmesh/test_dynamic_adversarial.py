@@ -618,3 +618,17 @@ def test_edits_far_from_the_origin_leave_no_crack(offset: float) -> None:
         assert a.status == b.status == gamenav.PathStatus.FOUND
         assert a.cost == pytest.approx(b.cost, rel=1e-9)
         assert gamenav.find_path(mesh, start, goal).status == gamenav.find_path(fresh, start, goal).status
+
+
+def test_removing_an_obstacle_from_a_copy_of_an_emptied_mesh_frees_nothing() -> None:
+    """A copy of a mesh that edits emptied is built from its dead triangles, then emptied: those
+    triangles stayed the copy's free space as built, so removing an obstacle added to the copy
+    brought back the part inside its box (1.0 of area, find_path FOUND where everything is covered)."""
+    mesh = NavMesh.from_polygons(SQUARE, agent_radius=0.25)
+    mesh.add_obstacle(shapely.box(4, 4, 6, 6))
+    mesh.add_obstacle(shapely.box(-1, -1, 11, 11))
+    for twin in (pickle.loads(pickle.dumps(mesh)), copy.deepcopy(mesh)):
+        twin.remove_obstacle(twin.add_obstacle(shapely.box(2, 2, 3, 3)))
+        assert not twin.alive.any()
+        with pytest.raises(gamenav.errors.BlockedEndpointError):
+            gamenav.find_path(twin, (2.5, 2.5), (2.9, 2.1))
