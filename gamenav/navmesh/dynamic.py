@@ -650,10 +650,16 @@ def _union(es: EditState, verts: _F64, tris: _I64, nbrs: _I64, ids: _I64, tag: _
             out = shapely.from_ragged_array(shapely.GeometryType.MULTIPOLYGON, coords,
                                             (ring_offsets, poly_offsets, np.array([0, n])))[0]
         return out
-    polygons = shapely.polygons(verts[tris[ids]] - es.origin)
+    return _dissolve(verts[tris[ids]] - es.origin)
+
+
+def _dissolve(corners: _F64) -> BaseGeometry:
+    """The union of the triangles ``corners`` ``(n, 3, 2)`` (edge to edge): GEOS's coverage
+    union, or its general union when slivers (kept, see NavMesh) make them no coverage it accepts."""
+    polygons = shapely.polygons(corners)
     try:
         return shapely.coverage_union_all(polygons)
-    except shapely.errors.GEOSException:  # slivers (kept, see NavMesh) GEOS may refuse as a coverage
+    except shapely.errors.GEOSException:
         return shapely.union_all(polygons)
 
 
@@ -723,8 +729,7 @@ def _cost_zones(es: EditState, region: BaseGeometry) -> list[tuple[BaseGeometry,
     costs = es.base_costs[ids]
     zones = []
     for c in np.unique(costs[costs != 1.0]).tolist():
-        part = es.base_verts[es.base_tris[ids[costs == c]]] - es.origin
-        zones.append((shapely.coverage_union_all(shapely.polygons(part)), float(c)))
+        zones.append((_dissolve(es.base_verts[es.base_tris[ids[costs == c]]] - es.origin), float(c)))
     return zones
 
 

@@ -632,3 +632,24 @@ def test_removing_an_obstacle_from_a_copy_of_an_emptied_mesh_frees_nothing() -> 
         assert not twin.alive.any()
         with pytest.raises(gamenav.errors.BlockedEndpointError):
             gamenav.find_path(twin, (2.5, 2.5), (2.9, 2.1))
+
+
+# a carving at 1e5 leaves slivers along the area boundary; a copy's build holds them
+FAR_SLAB = shapely.box(100010.45360806573, 100002.49567835806, 100013.0474626708, 100002.76276441781)
+FAR_WEDGE = shapely.Polygon([(100010.60850373942, 100002.96387000894), (100009.66004861196, 100012.23180534958),
+                             (100020.41704438295, 100003.72472314734)])
+
+
+def test_an_edit_of_a_copy_whose_costly_triangles_hold_slivers_succeeds() -> None:
+    """The costly triangles of a copy's build (an edited mesh's live ones) may hold slivers, no
+    coverage GEOS accepts: the next add_obstacle across the area let GEOSException out ("CoverageUnion
+    cannot process incorrectly noded inputs") for a valid obstacle."""
+    off = 1e5
+    room, areas = affinity.translate(ROOM, off, off), [(shapely.box(off + 3, off + 2, off + 11, off + 9), 3.0)]
+    mesh = NavMesh.from_polygons(room, agent_radius=0.5, areas=areas)
+    mesh.add_obstacle(FAR_SLAB)
+    twin = pickle.loads(pickle.dumps(mesh))
+    twin.add_obstacle(FAR_WEDGE)
+    fresh = NavMesh.from_polygons(room, obstacles=[FAR_SLAB, FAR_WEDGE], agent_radius=0.5, areas=areas)
+    assert live_area(twin) == pytest.approx(live_area(fresh), rel=1e-9)
+    assert cost_weighted_area(twin) == pytest.approx(cost_weighted_area(fresh), rel=1e-9)
