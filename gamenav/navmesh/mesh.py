@@ -315,7 +315,8 @@ class NavMesh:
             :data:`MIN_EDGE`) are dropped. Vertices with exactly the same coordinates are one
             vertex (as exported by OBJ / glTF, or with a vertex list per face): :attr:`triangles`
             name the first of them, the other copies stay in :attr:`vertices` unused, so
-            triangles meeting along an edge are neighbours whatever ids they use.
+            triangles meeting along an edge are neighbours whatever ids they use (only along
+            a whole edge: :meth:`from_mesh` also splits edges at T-junctions).
         area_costs: ``(T,)`` cost multipliers (finite, >= 1) of the triangles, or None (all 1).
 
     Raises:
@@ -500,7 +501,10 @@ class NavMesh:
                 coordinates (vertices with the same coordinates are one, see :class:`NavMesh`);
                 an edge with another polygon's vertex inside it (within 1e-9 of the mesh's
                 extent: a T-junction) is split there, so that the polygons along it are
-                neighbours (the triangles split come last).
+                neighbours (the triangles split come last). Polygons must not overlap (not
+                checked): two on the same side of an edge (a face given twice, faces folded by
+                rounding) are not neighbours across it, and a point in an overlap is located in
+                one of them.
 
         Raises:
             InvalidGeometryError: a non-convex polygon, or no polygon with area.
