@@ -490,14 +490,14 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
     _check_type(mesh, NavMesh, "mesh")
     if path is not None:
         _check_type(path, Path, "path")
-    verts = np.asarray(mesh.vertices, dtype=np.float64)
-    tris = np.asarray(mesh.triangles, dtype=np.int64)  # rows are triangle ids, dead ones too
+    state = mesh._snapshot()  # (one state: an edit in another thread meanwhile cannot tear the arrays)
+    verts = np.asarray(state.vertices, dtype=np.float64)
+    tris = np.asarray(state.triangles, dtype=np.int64)  # rows are triangle ids, dead ones too
     if path is not None and len(path.corridor) and not 0 <= path.corridor.min() <= path.corridor.max() < len(tris):
         raise InvalidInputError(
             f"path's corridor must hold triangle ids of this mesh (0 to {len(tris) - 1}), got ids "
             f"{path.corridor.min()} to {path.corridor.max()} (a path found on another mesh?)")
-    alive = getattr(mesh, "alive", None)
-    live = np.ones(len(tris), bool) if alive is None else np.asarray(alive, dtype=bool)
+    live = np.asarray(state.alive, dtype=bool)
     if highlight is not None:
         try:
             raw = np.asarray(highlight)
@@ -510,7 +510,7 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
         ids = ids[(ids >= 0) & (ids < len(tris))]
         ids = ids[live[ids]]
         fill = arcade.types.Color.from_iterable(highlight_color)
-        fill_key = (mesh.version, ids.tobytes(), fill, arcade.get_window().ctx)
+        fill_key = (state.version, ids.tobytes(), fill, arcade.get_window().ctx)
         fills = _mesh_fills.get(mesh)
         if fills is None or fills[0] != fill_key:  # (one shape of all the triangles: a draw call each took 0.1 ms)
             filled: arcade.shape_list.ShapeElementList[Any] = arcade.shape_list.ShapeElementList()
@@ -520,7 +520,7 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
             fills = _mesh_fills[mesh] = (fill_key, filled)
         fills[1].draw()
     if width == 1.0:  # the edges as one line shape in the GPU, made again only after an edit
-        key = (mesh.version, tuple(arcade.types.Color.from_iterable(color)), arcade.get_window().ctx)
+        key = (state.version, tuple(arcade.types.Color.from_iterable(color)), arcade.get_window().ctx)
         cached = _mesh_lines.get(mesh)
         if cached is None or cached[0] != key:
             shape: arcade.shape_list.ShapeElementList[Any] = arcade.shape_list.ShapeElementList()

@@ -631,3 +631,44 @@ def test_pygame_draw_path_draws_the_visible_part_of_a_leg_to_a_far_point(far: fl
     pygame_adapter.draw_path(surface, [(10, 10), (far, 50)], color=(255, 0, 0), width=1, radius=3)
     lit = np.argwhere(pygame.surfarray.array3d(surface)[..., 0] > 0)  # (x, y)
     assert lit[:, 0].min() == 7 and lit[:, 0].max() == 99 and lit[:, 1].max() <= 13
+
+
+class _EditedWhileDrawn(gamenav.NavMesh):
+    """A mesh another thread edits right after the drawing starts reading it (whatever it reads first)."""
+
+    armed = False
+
+    def _edit_once(self) -> None:
+        if self.armed:
+            self.armed = False
+            self.add_obstacle(shapely.box(90, 70, 110, 90))
+
+    @property
+    def vertices(self) -> Any:
+        vertices = super().vertices
+        self._edit_once()
+        return vertices
+
+    def _snapshot(self) -> gamenav.NavMesh:
+        state = super()._snapshot()
+        self._edit_once()
+        return state
+
+
+def test_draw_navmesh_reads_one_state_of_a_mesh_edited_meanwhile(window: Any, monkeypatch: Any) -> None:
+    """draw_navmesh read the vertices, triangles, alive flags and version one by one: an edit landing
+    between the reads (another thread's) gave it the triangles of the new state with the old
+    vertices, and IndexError ("index 6 is out of bounds for axis 0 with size 4"); it draws one state,
+    and the edit in the next drawing."""
+    made: list[Any] = []
+    create_lines = arcade.shape_list.create_lines
+    monkeypatch.setattr(arcade.shape_list, "create_lines", lambda *args: made.append(args[0]) or create_lines(*args))
+    mesh = _EditedWhileDrawn.from_polygons(shapely.box(0, 0, 200, 160))
+    mesh.armed = True
+    draw_navmesh(mesh, highlight=[0, 1])
+    draw_navmesh(mesh, highlight=[0, 1])
+    def edges(ends: Any) -> set[frozenset[tuple[float, float]]]:
+        return {frozenset(map(tuple, pair)) for pair in np.reshape(ends, (-1, 2, 2)).tolist()}
+
+    assert len(made) == 2 and len(edges(made[0])) == 5  # (the two triangles of the box before the edit)
+    assert edges(mesh.vertices[mesh.portals]) <= edges(made[1])
