@@ -490,6 +490,12 @@ class Crowd(Closeable):
         self._fields: dict[int, tuple[_I64, _F64]] = {}
         self._field_radius: dict[int, float] = {}  # group id -> the agent_radius of its field
         self._field_age: dict[int, float] = {}  # group id -> seconds since its field was planned
+        # the plain fields of group orders, (x, y, agent_radius) -> field, all planned on grid version
+        # _plans_version (those of the live groups and of the last group order: :meth:`_planned`)
+        self._plans: dict[tuple[int, int, float], _F64] = {}
+        self._plans_version = -1
+        # orders carried out: order number -> (target x, y, formation, group, grid version, slot stride)
+        self._given: dict[int, tuple[float, float, bool, bool, int, int]] = {}
         self.reroute_seconds = reroute_seconds
         # ORCA field descent: the group fields stacked for one kernel call (:meth:`_stacked_fields`;
         # None: to rebuild)
@@ -904,7 +910,9 @@ class Crowd(Closeable):
         (``spacing`` apart, on the target's island) instead of piling onto one point. Groups of
         ``flow_threshold`` or more agents on a grid world descend shared distance fields (one per
         size class, see the module docstring); smaller groups (and navmesh worlds) send one path
-        request per agent.
+        request per agent. The same order given again (every frame, say) to the agents carrying it
+        out changes nothing, but that those of a group pushed away from their goals since they
+        arrived walk back; nothing is planned again until the grid changes.
         """
         self._check_open("order")
         self._catch_up()
@@ -914,6 +922,14 @@ class Crowd(Closeable):
         if len(idx) == 0:
             return
         snap = self._grid._snapshot()  # cells chosen and fields planned on one state of the grid
+        use_field = len(idx) >= self.flow_threshold and self._world is self._grid
+        record = (float(point[0]), float(point[1]), formation, use_field, snap.version, self._stride)
+        if self._carrying_out(idx, record):  # (given again every frame): it goes on, nothing planned again
+            done = idx[self._arrived[idx]]
+            back = done[~self._near_goal(done)]
+            self._arrived[back] = False  # those pushed away from their goals since they arrived walk back
+            self._request(back)
+            return
         if not snap.passable.any():  # every cell blocked: there is nowhere to go
             for i in idx.tolist():
                 self._routes.pop(i, None)
@@ -921,7 +937,6 @@ class Crowd(Closeable):
             self._fail(idx)
             return
         tcell = self._snap_cell(self._grid.world_to_cell(point), snap.passable)
-        use_field = len(idx) >= self.flow_threshold and self._world is self._grid
         count = len(idx) if formation else 1
         # slots (and a group's field) on the cells the group's largest unit fits
         radius = self._plan_radius(float(self._radii[idx].max()))
@@ -932,8 +947,7 @@ class Crowd(Closeable):
             else:
                 radius = 0.0
         if use_field:
-            field = _distance_field(self._grid, tcell[None, :], math.inf, radius, snapshot=snap)
-            self.counters["flow_fields"] += 1
+            field = self._planned(tcell, radius, snap)
         else:
             field = _distance_field(self._grid, tcell[None, :], self._slot_budget(count), radius, snapshot=snap)
         slots = self._pick_slots(field, tcell, count)
@@ -947,6 +961,9 @@ class Crowd(Closeable):
         announce_compile("crowd", *_KERNELS)  # (the first order may come before any update)
         self._keep_off_walls(goals.copy(), goals, self._radii[idx])  # as far from walls as agents keep
         if not use_field and self._following(idx, goals):
+            number = self._one_order(idx)
+            if number is not None:
+                self._given[number] = record  # (given again, it is known at once)
             return  # the order they carry out already (given again every frame): their searches go on
         self._cancel(idx)
         for i in idx.tolist():
@@ -968,6 +985,7 @@ class Crowd(Closeable):
             # one field per size class: small units are not held to the lanes the largest fits
             plan = np.array([self._plan_radius(float(r)) for r in self._radii[idx]]) if radius > 0.0 else \
                 np.zeros(len(idx))
+            planned: list[tuple[int, int, float]] = []
             for r in np.unique(plan).tolist():
                 sub = idx[plan == r]
                 sub_cell, sub_field = tcell, field
@@ -976,12 +994,12 @@ class Crowd(Closeable):
                     if r > 0.0:
                         mask = _clearance_mask(self._grid, r, snap)
                         sub_cell = self._nearest_passable(tcell[None, :], point[None, :], mask)[0]
-                    sub_field = _distance_field(self._grid, sub_cell[None, :], math.inf, r, snapshot=snap)
-                    self.counters["flow_fields"] += 1
+                    sub_field = self._planned(sub_cell, r, snap)
                     self._slot_cost[sub] = sub_field[slots[plan == r][:, 1], slots[plan == r][:, 0]]
                 gid = self._next_group
                 self._next_group += 1
                 self._fields[gid] = (sub_cell, sub_field)
+                planned.append((int(sub_cell[0]), int(sub_cell[1]), r))
                 self._field_age[gid] = 0.0
                 self._fstack = None
                 self._field_radius[gid] = r
@@ -993,12 +1011,52 @@ class Crowd(Closeable):
             self._mode[idx] = IDLE
             self._request(idx)
         self._drop_unused_fields()
+        live = set(np.unique(self._order).tolist())
+        self._given = {o: r for o, r in self._given.items() if o in live}
+        self._given[self._orders] = record
+        if use_field:
+            # planned fields kept: this order's (given again once arrived, it is planned alike) and the live groups'
+            used = set(planned) | {(int(cell[0]), int(cell[1]), self._field_radius[gid])
+                                   for gid, (cell, _) in self._fields.items()}
+            self._plans = {key: plan for key, plan in self._plans.items() if key in used}
+
+    def _planned(self, cell: _I64, radius: float, snap: _GridState) -> _F64:
+        """The distance field of a group order to ``cell`` (x, y) for ``agent_radius`` ``radius`` on
+        ``snap``: the one planned for an earlier group order on the same grid version, else planned now."""
+        if self._plans_version != snap.version:
+            self._plans, self._plans_version = {}, snap.version
+        key = (int(cell[0]), int(cell[1]), radius)
+        field = self._plans.get(key)
+        if field is None:
+            field = self._plans[key] = _distance_field(self._grid, cell[None, :], math.inf, radius, snapshot=snap)
+            self.counters["flow_fields"] += 1
+        return field
+
+    def _carrying_out(self, idx: _Idx, record: tuple[float, float, bool, bool, int, int]) -> bool:
+        """Whether the agents ``idx`` are all those of one order given as ``record`` (target x, y,
+        formation, group order, grid version, slot stride) that they carry out: a group order
+        while not all of them failed (those arrived included), a path order while every one is on
+        its way (:meth:`_on_paths`)."""
+        number = self._one_order(idx)
+        if number is None or self._given.get(number) != record:
+            return False
+        return not self._failed[idx].all() if record[3] else self._on_paths(idx)
+
+    def _one_order(self, idx: _Idx) -> int | None:
+        """The number of the order whose agents are exactly ``idx`` (None: there is none)."""
+        number = int(self._order[idx[0]])
+        if (self._order[idx] == number).all() and np.count_nonzero(self._order == number) == len(idx):
+            return number
+        return None
 
     def _following(self, idx: _Idx, goals: _F64) -> bool:
-        """Whether every agent of ``idx`` is on its way to its goal in ``goals`` (``(n, 2)``) on a
-        path order: its path pending or followed (not arrived, failed or in a group)."""
-        if not np.array_equal(self._goal[idx], goals) or (self._failed[idx] | self._arrived[idx]).any() \
-                or (self._group[idx] >= 0).any():
+        """Whether every agent of ``idx`` is on its way (:meth:`_on_paths`) to its goal in ``goals`` (``(n, 2)``)."""
+        return np.array_equal(self._goal[idx], goals) and self._on_paths(idx)
+
+    def _on_paths(self, idx: _Idx) -> bool:
+        """Whether every agent of ``idx`` is on its way on a path order: its path pending or
+        followed (not arrived, failed or in a group)."""
+        if (self._failed[idx] | self._arrived[idx]).any() or (self._group[idx] >= 0).any():
             return False
         return all(i in self._requests or i in self._backlog or i in self._routes for i in idx.tolist())
 
@@ -1487,8 +1545,10 @@ class Crowd(Closeable):
         old = {id(f): k for k, f in enumerate(stack[0])} if stack is not None else {}
         cells: _I64 | None = None
         layers = []
+        moved: dict[int, _F64] = {}  # id(field) -> its layer
         for k, gid in enumerate(gids):
             field = self._fields[gid][1]
+            moved[id(field)] = fields[k]
             fields[k] = field
             if id(field) in old and stack is not None and stack[0][old[id(field)]] is field:
                 near_min[k] = stack[2][old[id(field)]]
@@ -1498,6 +1558,7 @@ class Crowd(Closeable):
                 near_min[k] = _field_near(field, cells).reshape(h, w)
             layers.append(fields[k])
             self._fields[gid] = (self._fields[gid][0], fields[k])
+        self._plans = {key: moved.get(id(plan), plan) for key, plan in self._plans.items()}  # (not held twice)
         slot = np.full(max(self._next_group, 1), -1, np.int64)
         slot[gids] = np.arange(len(gids))
         self._fstack = (layers, fields, near_min, np.full(fields.shape, -1, np.int64), passable, slot)
