@@ -159,7 +159,8 @@ def grid_from_tilemap(tile_map: Any, layer: str, *, walls: bool = True) -> TileG
 
     Raises:
         InvalidInputError: ``layer`` is not the name of a tile layer, ``walls`` is not a bool,
-            an infinite map, or non-square tiles.
+            an infinite map, non-square tiles, or a ``tile_map.scaling`` or ``offset`` that is not
+            finite (scaling: > 0).
         MapFormatError: the layer's data is not the map's height rows of width integer tile ids,
             or tiles of 0 or fewer pixels.
     """
@@ -169,9 +170,14 @@ def grid_from_tilemap(tile_map: Any, layer: str, *, walls: bool = True) -> TileG
         raise InvalidInputError(
             f"tiles must be square, got {tile_map.tile_width} x {tile_map.tile_height} pixels")
     occupied = gids != 0
-    offset = getattr(tile_map, "offset", (0.0, 0.0))
-    return TileGrid(~occupied if walls else occupied, cell_size=tile_map.tile_width * tile_map.scaling,
-                    origin=(float(offset[0]), float(offset[1])), y_up=True)
+    scale, origin = _placement(tile_map)
+    return TileGrid(~occupied if walls else occupied, cell_size=tile_map.tile_width * scale, origin=origin, y_up=True)
+
+
+def _placement(tile_map: Any) -> tuple[float, tuple[float, float]]:
+    """An ``arcade.TileMap``'s ``scaling`` (> 0) and world ``offset``, checked to be finite."""
+    ox, oy = finite_point(getattr(tile_map, "offset", (0.0, 0.0)), "tile_map.offset")
+    return positive_number(tile_map.scaling, "tile_map.scaling"), (float(ox), float(oy))
 
 
 def grid_from_sprites(sprites: Iterable[arcade.BasicSprite], *, size: Sequence[float], cell_size: float,
@@ -290,8 +296,7 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
     if objects is None:
         raise InvalidInputError(
             f"object layer {layer!r} not found; the map's object layers are {[found.name for found in layers]}")
-    scale = positive_number(tile_map.scaling, "tile_map.scaling")
-    ox, oy = finite_point(getattr(tile_map, "offset", (0.0, 0.0)), "tile_map.offset")
+    scale, (ox, oy) = _placement(tile_map)
     bottom = float(tile_map.height * tile_map.tile_height)  # map pixels (y down) of the map's bottom edge
     polygons = []
     for obj in objects:

@@ -458,6 +458,18 @@ def test_a_tilemap_placed_at_nan_is_refused_as_such(tmp_path: Path, placement: d
         navmesh_from_tilemap(arcade.load_tilemap(path, **placement), "obstacles")
 
 
+@pytest.mark.parametrize(("placement", "match"), [
+    ({"scaling": -2.0}, r"tile_map\.scaling must be a finite number > 0, got -2\.0"),
+    ({"scaling": 0.0}, r"tile_map\.scaling must be a finite number > 0, got 0\.0"),
+    ({"offset": arcade.math.Vec2(float("nan"), 0)}, r"tile_map\.offset must be a finite \(x, y\) pair"),
+])
+def test_grid_from_tilemap_names_a_bad_scaling_or_offset(data_dir: Path, placement: dict[str, Any], match: str) -> None:
+    """grid_from_tilemap of a map loaded with ``scaling=-2`` said "cell_size must be a finite number
+    > 0, got -32.0" (no cell_size was given), and with a NaN offset "origin must be ..."."""
+    with pytest.raises(InvalidInputError, match=match):
+        grid_from_tilemap(arcade.load_tilemap(data_dir / "tiled" / "tiny.json", **placement), "walls")
+
+
 @pytest.mark.parametrize("load", _NAVMESH_LOADERS, ids=["pygame", "arcade"])
 def test_an_object_beyond_the_navmesh_range_is_a_map_format_error_naming_it(tmp_path: Path, load: Any) -> None:
     """An object at x = 1e300 raised InvalidGeometryError "obstacles coordinates must lie in
