@@ -89,6 +89,16 @@ class GridChange:
     cost_lowered: npt.NDArray[np.int64]
     passable: npt.NDArray[np.bool_]
 
+    def __post_init__(self) -> None:
+        for array in (self.blocked, self.opened, self.cost_raised, self.cost_lowered, self.passable):
+            array.flags.writeable = False
+
+    def __reduce__(self) -> tuple[type[GridChange], tuple[object, ...]]:
+        """Pickle and copy through the constructor, so the arrays are read-only again after a
+        round trip (pickle and ``deepcopy`` rebuild them writable)."""
+        return type(self), (self.version, self.blocked, self.opened, self.cost_raised, self.cost_lowered,
+                            self.passable)
+
     @property
     def worsened(self) -> npt.NDArray[np.int64]:
         """Cells a path may no longer use at the same cost: blocked or raised."""

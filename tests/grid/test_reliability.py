@@ -65,6 +65,20 @@ def test_path_arrays_stay_read_only_after_a_round_trip(how) -> None:
             getattr(twin, name)[...] = 0
 
 
+@pytest.mark.parametrize("how", ["pickle", "deepcopy", "copy"])
+def test_grid_change_arrays_stay_read_only_after_a_round_trip(how) -> None:
+    """GridChange's cell arrays are documented read-only: pickle and deepcopy rebuilt them writable."""
+    change = _two_rooms().set_walkable((0, 0, 2, 1), False)
+    assert change is not None
+    twin = {"pickle": lambda c: pickle.loads(pickle.dumps(c)), "deepcopy": copy.deepcopy,
+            "copy": copy.copy}[how](change)
+    assert twin.version == change.version and np.array_equal(twin.passable, change.passable)
+    for name in ("blocked", "opened", "cost_raised", "cost_lowered", "passable"):
+        assert np.array_equal(getattr(twin, name), getattr(change, name)), name
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(twin, name)[...] = 0
+
+
 # -- memory -------------------------------------------------------------------------------
 def _live_workspaces() -> list[SearchWorkspace]:
     return [o for o in gc.get_objects() if isinstance(o, SearchWorkspace)]
