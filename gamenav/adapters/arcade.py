@@ -463,6 +463,7 @@ def draw_path(path: Path | npt.ArrayLike, *, color: Color = (255, 255, 255, 200)
               points: bool = False) -> None:
     """Draw a :class:`~gamenav.Path` (its world ``points``) or an ``(n, 2)`` array as a polyline."""
     pts = _path_points(path)
+    width = positive_number(width, "width")
     if len(pts) >= 2:
         arcade.draw_line_strip(pts.tolist(), color, width)
     if points and len(pts):
@@ -495,6 +496,7 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
     _check_type(mesh, NavMesh, "mesh")
     if path is not None:
         _check_type(path, Path, "path")
+    width = positive_number(width, "width")
     state = mesh._snapshot()  # (one state: an edit in another thread meanwhile cannot tear the arrays)
     verts = np.asarray(state.vertices, dtype=np.float64)
     tris = np.asarray(state.triangles, dtype=np.int64)  # rows are triangle ids, dead ones too

@@ -684,3 +684,16 @@ def test_draw_navmesh_reads_one_state_of_a_mesh_edited_meanwhile(window: Any, mo
 
     assert len(made) == 2 and len(edges(made[0])) == 5  # (the two triangles of the box before the edit)
     assert edges(mesh.vertices[mesh.portals]) <= edges(made[1])
+
+
+@pytest.mark.parametrize("width", [float("nan"), -3.0, 0.0, "2", None, True])
+@pytest.mark.parametrize("draw", ["path", "navmesh"])
+def test_arcade_drawing_refuses_a_width_that_is_not_a_positive_number(window: Any, draw: str, width: Any) -> None:
+    """arcade draw_path and draw_navmesh took any width: NaN and 0 drew nothing, -3 drew 3-pixel lines,
+    True 1-pixel ones, and "2" or None raised arcade's "unsupported operand type(s) for /" or "must be
+    real number"."""
+    with pytest.raises(InvalidInputError, match=r"width must be a finite number > 0, got "):
+        if draw == "path":
+            draw_path([(0, 0), (100, 100)], width=width)
+        else:
+            draw_navmesh(gamenav.NavMesh.from_polygons(shapely.box(0, 0, 20, 10)), width=width)
