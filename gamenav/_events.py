@@ -35,7 +35,7 @@ from typing import Any, Generic, NoReturn, SupportsIndex, TypeVar
 from gamenav._validate import flag
 from gamenav.errors import InvalidInputError
 
-__all__ = ["Closeable", "CopyState", "Inbox", "Listeners", "NotCopyable", "Unsubscribe", "added_state"]
+__all__ = ["Closeable", "CopyState", "Inbox", "Listeners", "NotCopyable", "Unsubscribe", "added_state", "without"]
 
 C = TypeVar("C")
 Unsubscribe = Callable[[], None]
@@ -260,15 +260,14 @@ class Inbox:
 
 
 CopyState = dict[str, Any] | tuple[dict[str, Any] | None, dict[str, Any]] | None
-"""The state part of ``__reduce__``: attributes, or ``(attributes, slots)``, or None."""
+"""What a world's ``__getstate__`` returns: attributes, or ``(attributes, slots)``, or None."""
 
 
-def added_state(obj: object, own: Set[str], **kept: Any) -> CopyState:
-    """The state a world's ``__reduce__`` gives ``copy`` and pickle: ``kept`` and the attributes
-    of ``obj`` not named in ``own`` (those a subclass or the caller added), in its ``__dict__``
-    or in a subclass's ``__slots__`` (as ``(dict, slots)``, the pair pickle and ``copy`` restore
-    slots from); None when there are none."""
-    attrs = {name: value for name, value in vars(obj).items() if name not in own} | kept
+def added_state(obj: object, own: Set[str]) -> CopyState:
+    """A world's default ``__getstate__``: the attributes of ``obj`` not named in ``own`` (those a
+    subclass or the caller added), in its ``__dict__`` or in a subclass's ``__slots__`` (as
+    ``(dict, slots)``, the pair pickle and ``copy`` restore slots from); None when there are none."""
+    attrs = {name: value for name, value in vars(obj).items() if name not in own}
     slots: dict[str, Any] = {}
     for cls in type(obj).__mro__:
         names = cls.__dict__.get("__slots__", ())
@@ -280,6 +279,16 @@ def added_state(obj: object, own: Set[str], **kept: Any) -> CopyState:
     if slots:
         return attrs or None, slots
     return attrs or None
+
+
+def without(state: object, own: Set[str]) -> object:
+    """A ``__getstate__`` result without the attributes named in ``own``: a subclass's own
+    ``__getstate__`` may start from ``vars(self)``, which holds the world's listeners and lock."""
+    if isinstance(state, tuple) and len(state) == 2:
+        return tuple(without(part, own) for part in state)
+    if isinstance(state, dict):
+        return {name: value for name, value in state.items() if name not in own}
+    return state
 
 
 _C = TypeVar("_C", bound="Closeable")

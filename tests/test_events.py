@@ -296,3 +296,26 @@ def test_copies_and_pickles_of_a_navmesh_subclass_keep_the_values_of_its_slots()
         assert type(twin) is _SlottedMesh and twin.extra == [5] and len(twin._listeners) == 0
         assert twin.version != mesh.version and twin.triangles.tolist() == mesh.triangles.tolist()
     assert copy.copy(mesh).extra is mesh.extra and copy.deepcopy(mesh).extra is not mesh.extra
+
+
+class _TexturedMesh(NavMesh):
+    """A subclass leaving out an attribute pickle cannot take, as Python documents."""
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(super().__getstate__() or {})
+        del state["texture"]
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        vars(self).update(state)
+        self.texture = threading.Lock()
+
+
+def test_copies_and_pickles_of_a_navmesh_subclass_follow_its_getstate() -> None:
+    """NavMesh.__reduce__ ignored a subclass's __getstate__: deepcopy and pickle raised "cannot
+    pickle '_thread.lock' object" for the attribute it leaves out."""
+    mesh = _TexturedMesh.from_polygons([[(0, 0), (4, 0), (4, 4), (0, 4)]], agent_radius=0.5)
+    mesh.texture, mesh.name = threading.Lock(), "arena"
+    for twin in (copy.copy(mesh), copy.deepcopy(mesh), pickle.loads(pickle.dumps(mesh))):
+        assert type(twin) is _TexturedMesh and twin.name == "arena" and twin.texture is not mesh.texture
+        assert twin.agent_radius == 0.5 and twin._listeners is not mesh._listeners

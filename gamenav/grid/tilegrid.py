@@ -42,7 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gamenav._arrays import frozen
-from gamenav._events import CopyState, Listeners, Unsubscribe, added_state
+from gamenav._events import CopyState, Listeners, Unsubscribe, added_state, without
 from gamenav._kernels import announce_compile
 from gamenav._kernels.components import label_components
 from gamenav._validate import finite_point, flag, holds_bool, positive_number
@@ -338,13 +338,18 @@ class TileGrid:
         """
         return copy.copy(self)
 
-    def __reduce__(self) -> tuple[Callable[..., TileGrid], tuple[Any, ...], CopyState]:
-        """Copy and pickle support: the class, cells, costs and transform, and the attributes a
-        subclass added (its ``__slots__`` too); never listeners or caches. A subclass's
-        ``__init__`` is not called."""
+    def __getstate__(self) -> CopyState:
+        """What copies and pickles keep besides the cells, costs and transform: the attributes a
+        subclass added (its ``__slots__`` too). A subclass may override it (and ``__setstate__``)
+        to leave some out; the grid's own state, listeners and caches are never copied."""
+        return added_state(self, _OWN_ATTRIBUTES)
+
+    def __reduce__(self) -> tuple[Callable[..., TileGrid], tuple[Any, ...], object]:
+        """Copy and pickle support: the class, cells, costs and transform, and
+        :meth:`__getstate__`. A subclass's ``__init__`` is not called."""
         state = self._state
         return _rebuild, (type(self), state.walkable, state.cost, self._cell_size, self._origin,
-                          self._y_up), added_state(self, _OWN_ATTRIBUTES)
+                          self._y_up), without(self.__getstate__(), _OWN_ATTRIBUTES)
 
     # -- read-only state ------------------------------------------------------------------
     @property

@@ -19,7 +19,7 @@ import numpy.typing as npt
 import shapely
 
 from gamenav._arrays import frozen
-from gamenav._events import CopyState, Listeners, Unsubscribe, added_state
+from gamenav._events import CopyState, Listeners, Unsubscribe, added_state, without
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import dual_graph, locate_points, nearest_points, raycast_walk
 from gamenav._validate import finite_point, flag, holds_bool
@@ -369,19 +369,25 @@ class NavMesh:
         self._build_topology()
         self._build_index()
 
-    def __reduce__(self) -> tuple[Callable[..., NavMesh], tuple[Any, ...], CopyState]:
-        """Pickle (and copy) as ``(class, vertices, live triangles, area costs)`` plus the agent
-        radius and the attributes a subclass (or the caller) added, in ``__slots__`` too:
-        unpickling runs NavMesh's :meth:`__init__` (not a subclass's, which may take other
-        arguments), which validates the arrays, rebuilds everything derived from them read-only,
-        and gives the copy a new :attr:`version` (obstacle ids, subscriptions, grid following and
-        dead triangle ids are not kept; carved obstacles stay carved, and obstacles added to the
-        copy are inflated by the same :attr:`agent_radius`). A mesh that edits emptied (no live
-        triangle) is rebuilt from its dead triangles, then emptied by one edit: a copy as empty,
-        answering queries alike."""
+    def __getstate__(self) -> CopyState:
+        """What copies and pickles keep besides the triangles: the agent radius and the attributes
+        a subclass (or the caller) added, in ``__slots__`` too. A subclass may override it (and
+        ``__setstate__``) to leave some out; the mesh's own arrays, listeners and locks are never
+        copied."""
+        return added_state(self, _OWN_ATTRIBUTES)
+
+    def __reduce__(self) -> tuple[Callable[..., NavMesh], tuple[Any, ...], object]:
+        """Pickle (and copy) as ``(class, vertices, live triangles, area costs)`` plus
+        :meth:`__getstate__`: unpickling runs NavMesh's :meth:`__init__` (not a subclass's, which
+        may take other arguments), which validates the arrays, rebuilds everything derived from
+        them read-only, and gives the copy a new :attr:`version` (obstacle ids, subscriptions, grid
+        following and dead triangle ids are not kept; carved obstacles stay carved, and obstacles
+        added to the copy are inflated by the same :attr:`agent_radius`). A mesh that edits emptied
+        (no live triangle) is rebuilt from its dead triangles, then emptied by one edit: a copy as
+        empty, answering queries alike."""
         with self._lock:
             alive = self._alive
-            state = added_state(self, _OWN_ATTRIBUTES, _agent_radius=self._agent_radius)
+            state = without(self.__getstate__(), _OWN_ATTRIBUTES)
             if not alive.any():
                 return (_emptied, (type(self), self._vertices, self._triangles, self._cost_array(),
                                    self._agent_radius), state)
@@ -923,10 +929,11 @@ class NavMesh:
 
 _OWN_ATTRIBUTES = frozenset((
     "_vertices", "_triangles", "_area_costs", "_version", "_alive", "_lock", "_listeners", "_edits",
-    "_agent_radius", "_border_cache", "_island_counts", "_neighbours", "_islands", "_side", "_tin", "_tout",
+    "_border_cache", "_island_counts", "_neighbours", "_islands", "_side", "_tin", "_tout",
     "_border_edges", "_border_tri", "_corner", "_pinch", "_degree", "_tol", "_grid", "_box", "_cell_items",
     "_cell_start", "_edits_follower"))
-"""What a mesh's construction and edits set; a copy makes its own (other attributes are copied)."""
+"""What a mesh's construction and edits set; a copy makes its own (other attributes, and the agent
+radius, are copied)."""
 
 
 def _rebuild(cls: type[NavMesh], vertices: npt.NDArray[np.float64], triangles: npt.NDArray[np.int64],

@@ -5,7 +5,9 @@ from __future__ import annotations
 import copy
 import math
 import pickle
+import threading
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -227,6 +229,45 @@ def test_copies_and_pickles_of_a_subclass_keep_the_values_of_its_slots() -> None
         twin.set_walkable((0, 0), False)
         assert level.is_passable(0, 0)
     assert copy.copy(level).extra is level.extra and copy.deepcopy(level).extra is not level.extra
+
+
+class _TexturedLevel(TileGrid):
+    """A subclass holding an attribute pickle cannot take (a texture), left out by ``__getstate__``
+    in Python's documented way: from ``super().__getstate__()``, or (``from_vars``) from ``vars(self)``."""
+
+    from_vars = False
+
+    def __init__(self) -> None:
+        super().__init__(np.ones((1, 2), bool))
+        self.name, self.texture = "cave", threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(vars(self) if self.from_vars else super().__getstate__() or {})
+        del state["texture"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        vars(self).update(state)
+        self.texture = threading.Lock()
+
+
+class _TexturedFromVars(_TexturedLevel):
+    from_vars = True
+
+
+@pytest.mark.parametrize("cls", [_TexturedLevel, _TexturedFromVars])
+def test_copies_and_pickles_of_a_subclass_follow_its_getstate(cls: type[_TexturedLevel]) -> None:
+    """__reduce__ ignored a subclass's __getstate__: deepcopy and pickle raised "cannot pickle
+    '_thread.lock' object" for the attribute it leaves out; a state taken from vars(self) must not
+    bring the original's listeners or lock into the copy either."""
+    level = cls()
+    heard: list[int] = []
+    level.subscribe(lambda change: heard.append(change.version))
+    for twin in (level.copy(), copy.copy(level), copy.deepcopy(level), pickle.loads(pickle.dumps(level))):
+        assert type(twin) is cls and twin.name == "cave" and twin.texture is not level.texture
+        assert twin._listeners is not level._listeners and twin._edit_lock is not level._edit_lock
+        twin.set_walkable((0, 0), False)
+        assert level.is_passable(0, 0) and heard == []
 
 
 @pytest.mark.parametrize("cell_size", [5e-324, 1e-300])
