@@ -246,16 +246,18 @@ def _fan(tri: tuple[int, int, int], chains: dict[tuple[int, int], list[int]]) ->
     return [tri]
 
 
-def _split_t_junctions(mesh: NavMesh) -> npt.NDArray[np.int64] | None:
-    """``mesh``'s triangles with every border edge split at the border vertices lying inside it
-    (farther than 1e-9 of the mesh's extent from its ends, within it of the edge: T-junctions,
-    where another polygon's vertex meets the middle of the edge), or None when there is none."""
+def _stitch(mesh: NavMesh) -> npt.NDArray[np.int64] | None:
+    """``mesh``'s triangles with its border closed where other tools leave cracks, or None when
+    there is none: a border vertex within 1e-9 of the mesh's extent of the end of a border edge
+    (a copy a rounding error away) is merged with it (into the lower id), and a border edge is
+    split at the border vertices within that distance of it, farther from its ends
+    (T-junctions: another polygon's vertex in the middle of the edge)."""
     verts, edges, owner = mesh._vertices, mesh._border_edges, mesh._border_tri
     a, b = edges[:, 0], edges[:, 1]
     lo, hi = np.minimum(verts[a], verts[b]), np.maximum(verts[a], verts[b])
     gmin = np.array([lo[:, 0].min(), lo[:, 1].min()])  # (columns: axis reductions are slow)
     extent = max(hi[:, 0].max() - gmin[0], hi[:, 1].max() - gmin[1])
-    # the tolerance without its floor of float steps far from the origin: the same splits
+    # the tolerance without its floor of float steps far from the origin: the same answer
     # wherever the mesh lies
     tol = mesh_tolerance(extent, 0.0)
     # a bucket grid of the edges' boxes: cells as large as a typical edge (so that a vertex
@@ -286,19 +288,34 @@ def _split_t_junctions(mesh: NavMesh) -> npt.NDArray[np.int64] | None:
     length = np.hypot(d[:, 0], d[:, 1])
     along = (m[:, 0] * d[:, 0] + m[:, 1] * d[:, 1]) / length
     off = np.abs(d[:, 0] * m[:, 1] - d[:, 1] * m[:, 0]) / length
-    hit = (vertex != a) & (vertex != b) & (off <= tol) & (along > tol) & (along < length - tol)
-    if not hit.any():
+    # near copies: one id for each group (the lowest, spread along the pairs until stable)
+    mb = verts[vertex] - verts[b]
+    near_a = (vertex != a) & (np.hypot(m[:, 0], m[:, 1]) <= tol)
+    near_b = (vertex != b) & (np.hypot(mb[:, 0], mb[:, 1]) <= tol)
+    ends, copies = np.r_[a[near_a], b[near_b]], np.r_[vertex[near_a], vertex[near_b]]
+    root = np.arange(len(verts))
+    while len(ends) and (root[ends] != root[copies]).any():
+        low = np.minimum(root[ends], root[copies])
+        np.minimum.at(root, ends, low)
+        np.minimum.at(root, copies, low)
+    vertex, a, b = root[vertex], root[a], root[b]
+    hit = (vertex != a) & (vertex != b) & (a != b) & (off <= tol) & (along > tol) & (along < length - tol)
+    if not len(ends) and not hit.any():
         return None
     chains: dict[tuple[int, int], list[int]] = {}
     for k in np.flatnonzero(hit)[np.lexsort((along[hit], edge[hit]))].tolist():
-        chains.setdefault((int(a[k]), int(b[k])), []).append(int(vertex[k]))
-    tris = mesh._triangles
+        chain = chains.setdefault((int(a[k]), int(b[k])), [])
+        if not chain or chain[-1] != vertex[k]:  # (copies merged)
+            chain.append(int(vertex[k]))
+    tris = root[mesh._triangles]
     split = np.unique(owner[edge[hit]])
     pieces = []
     for t in tris[split].tolist():
         own = {(u, v): chains[u, v] for u, v in itertools.pairwise(t + t[:1]) if (u, v) in chains}
         pieces += _fan((t[0], t[1], t[2]), own)
-    return np.concatenate([np.delete(tris, split, axis=0), np.array(pieces, dtype=np.int64)])
+    stitched: npt.NDArray[np.int64] = np.concatenate([np.delete(tris, split, axis=0),
+                                                      np.array(pieces, dtype=np.int64).reshape(-1, 3)])
+    return stitched
 
 
 class NavMesh:
@@ -519,8 +536,8 @@ class NavMesh:
         """
         verts = _vertex_array(vertices)
         mesh = cls(verts, _convex_triangles(verts, polygons))
-        split = _split_t_junctions(mesh)
-        return mesh if split is None else cls(verts, split)
+        fixed = _stitch(mesh)
+        return mesh if fixed is None else cls(verts, fixed)
 
     # -- topology and index ---------------------------------------------------------------
     def _build_topology(self) -> None:

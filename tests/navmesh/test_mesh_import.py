@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 import shapely
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 import gamenav
@@ -107,6 +107,18 @@ def test_an_edge_with_a_neighbours_vertex_inside_it_is_split_into_portals() -> N
             assert path.found and math.isclose(path.cost, math.dist((0.5, 0.5), goal), rel_tol=1e-12)
 
 
+@pytest.mark.parametrize("gap", [2.0**-52, -(2.0**-53), 1.9e-9, -1.9e-9])
+def test_copies_a_rounding_error_apart_are_one_vertex(gap: float) -> None:
+    # two squares side by side whose shared corners were computed apart: a float step, or
+    # just under 1e-9 of the extent (2), off each other
+    verts = [(0, 0), (1, 0), (1, 1), (0, 1), (1 + gap, 0), (2, 0), (2, 1), (1 + gap, 1)]
+    mesh = NavMesh.from_mesh(verts, [[0, 1, 2, 3], [4, 5, 6, 7]])
+    assert mesh.islands.tolist() == [0, 0, 0, 0]
+    assert gamenav.find_path(mesh, (0.5, 0.5), (1.5, 0.5), exact=True).cost == 1.0
+    far = NavMesh.from_mesh(verts[:4] + [(1 + 3e-9, 0), (2, 0), (2, 1), (1 + 3e-9, 1)], [[0, 1, 2, 3], [4, 5, 6, 7]])
+    assert far.islands.tolist() == [0, 0, 1, 1]  # farther apart: a gap
+
+
 def test_a_corner_touching_the_middle_of_an_edge_stays_a_pinch_point() -> None:
     # a triangle standing on its apex at (0.5, 1), the middle of the square's top edge
     mesh = NavMesh.from_mesh([(0, 0), (1, 0), (1, 1), (0, 1), (0.5, 1), (1, 2), (0, 2)],
@@ -119,11 +131,15 @@ cut = st.lists(st.floats(0.01, 7.99, allow_nan=False), max_size=4)
 
 
 @settings(max_examples=40, deadline=None)
+@example(rows=[[1.0, 0.01], [0.010000000000000002]], heights=[1.0] * 4, ends=[(0, 0), (0, 0), (0, 0), (0, 1)],
+         turn=0.0)  # cuts a float step apart: (0.01, 1) was no corner of the row above, a path went round
 @given(rows=st.lists(cut, min_size=2, max_size=4), heights=st.lists(st.floats(0.25, 3), min_size=4, max_size=4),
-       ends=st.lists(st.tuples(st.floats(0, 8), st.floats(0, 1)), min_size=4, max_size=4))
-def test_a_brick_wall_of_rectangles_is_one_convex_room(rows, heights, ends) -> None:
+       ends=st.lists(st.tuples(st.floats(0, 8), st.floats(0, 1)), min_size=4, max_size=4),
+       turn=st.sampled_from([0.0, 0.3, 2.0]))
+def test_a_brick_wall_of_rectangles_is_one_convex_room(rows, heights, ends, turn: float) -> None:
     # rows of rectangles cut at random places, each with its own corners: every cut is a
-    # T-junction of the rows above and below; the wall is a rectangle, so paths are straight
+    # T-junction of the rows above and below; the wall is a rectangle, so paths are straight.
+    # Turned, the cuts lie off the edges they meet by rounding errors.
     verts: list[tuple[float, float]] = []
     polygons = []
     y = np.cumsum([0.0, *heights[:len(rows)]])
@@ -132,12 +148,13 @@ def test_a_brick_wall_of_rectangles_is_one_convex_room(rows, heights, ends) -> N
         for x0, x1 in itertools.pairwise(xs):
             polygons.append(list(range(len(verts), len(verts) + 4)))
             verts += [(x0, y[r]), (x1, y[r]), (x1, y[r + 1]), (x0, y[r + 1])]
-    mesh = NavMesh.from_mesh(verts, polygons)
+    rotation = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]])
+    mesh = NavMesh.from_mesh(np.array(verts) @ rotation.T, polygons)
     assert int(mesh.islands.max()) == 0
     top = float(y[len(rows)])
     for (x0, f0), (x1, f1) in zip(ends[::2], ends[1::2], strict=True):
-        start, goal = (x0, f0 * top), (x1, f1 * top)
-        path = gamenav.find_path(mesh, start, goal, exact=True)
+        start, goal = rotation @ (x0, f0 * top), rotation @ (x1, f1 * top)
+        path = gamenav.find_path(mesh, start, goal, exact=True, clamp=True)
         assert path.found and math.isclose(path.cost, math.dist(start, goal), rel_tol=1e-9, abs_tol=1e-9)
 
 
