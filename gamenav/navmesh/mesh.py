@@ -521,10 +521,12 @@ class NavMesh:
             polygons: a ``(P, 3)`` int array of triangles, or a sequence of convex polygons
                 (vertex-id sequences; 180-degree corners allowed), e.g. from
                 :func:`gamenav.io.read_mesh`. Adjacency comes from shared edges, by
-                coordinates (vertices with the same coordinates are one, see :class:`NavMesh`);
-                an edge with another polygon's vertex inside it (within 1e-9 of the mesh's
-                extent: a T-junction) is split there, so that the polygons along it are
-                neighbours (the triangles split come last). Polygons must not overlap (not
+                coordinates (vertices with the same coordinates are one, see :class:`NavMesh`).
+                Cracks that exporters leave are closed, within 1e-9 of the mesh's extent: a
+                border vertex that close to another is merged with it (into the lower id), and
+                an edge with another polygon's vertex inside it (a T-junction) is split there,
+                so that the polygons along it are neighbours (the triangles split come last).
+                Polygons must not overlap (not
                 checked): two on the same side of an edge (a face given twice, faces folded by
                 rounding) are not neighbours across it, and a point in an overlap is located in
                 one of them.
