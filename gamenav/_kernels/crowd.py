@@ -17,6 +17,9 @@ __all__ = ["build_hash", "descend_field", "field_targets", "follow_paths", "narr
 
 _MAX_CELL = float(2**52)
 """Hash cell coordinates are clamped here (exact in float64, no int64 overflow in ``+ 1``)."""
+MAX_CANDIDATES = 1024
+"""Neighbour searches examine at most this many agents around each one: a crowd has a few dozen
+there, while thousands spawned on one spot made them n**2 work (5000: seconds per update)."""
 _MIX_X = np.uint64(0x9E3779B97F4A7C15)
 _MIX_Y = np.uint64(0xC2B2AE3D27D4EB4F)
 _SHIFT = np.uint64(29)
@@ -88,7 +91,7 @@ def separation(pos, vel, radius, out, flow):  # pragma: no cover - compiled
     mean velocity (``vel``, (n, 2); e.g. desired headings) of the agents closer than
     ``4 * radius`` (zero if none).
     Neighbours are found in the 3 x 3 cells around each agent in the spatial hash
-    (:func:`build_hash`) of cell size ``4 * radius``: O(n) for bounded density.
+    (:func:`build_hash`) of cell size ``4 * radius``, at most :data:`MAX_CANDIDATES` of them: O(n).
     """
     n = pos.shape[0]
     out[:, :] = 0.0
@@ -107,10 +110,12 @@ def separation(pos, vel, radius, out, flow):  # pragma: no cover - compiled
         fx = 0.0
         fy = 0.0
         count = 0
+        left = MAX_CANDIDATES
         for yy in range(max(cy[i] - 1, 0), cy[i] + 2):
             for xx in range(max(cx[i] - 1, 0), cx[i] + 2):
                 j = head[_find(keys, xx, yy, mask)]
-                while j != -1:
+                while j != -1 and left > 0:
+                    left -= 1
                     if j != i:
                         dx = (px - pos[j, 0]) / diam  # (in diameters: no square underflows or overflows)
                         dy = (py - pos[j, 1]) / diam

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from gamenav._kernels.crowd import resolve_walls
+from gamenav._kernels.crowd import MAX_CANDIDATES, resolve_walls
 
 __all__ = ["blocked_table", "cell_list", "crowd_step", "discs_off_walls", "orca_velocities", "resolve_discs"]
 
@@ -76,6 +76,12 @@ of the demo's 1000 units: the whole avoidance step 3.1 -> 2.3 ms). Not from the 
 few overlaps of a crowd that ORCA keeps apart are closed exactly (relaxed at once, the circle swap
 took 35% more steps)."""
 _RELAX_AFTER = 4
+
+_MAX_PAIRS = 32
+"""The overlap resolution pushes each disc off at most this many others of higher index near it
+(a disc has a dozen at most in a crowd, even one pressed together; where the cells around it hold
+more, it looks at this many of each cell's): thousands of agents on one spot made every pair of
+them one, millions, and collecting and sweeping them took seconds."""
 
 _COARSE = 16
 """Cells per side of the coarse summed-area table's blocks (:func:`blocked_table`)."""
@@ -329,7 +335,9 @@ def _agent_neighbours(i, pos, size, ncx, ncy, start, order, cx, cy, minx, miny, 
     Cells (:func:`cell_list`) are visited in square rings around ``i``'s cell; no agent of
     ring ``r`` is nearer than ``(r - 1) * size`` plus ``i``'s distance to its own cell's
     border, so the search stops once that is beyond ``neighbor_dist`` or, with ``max_neighbors``
-    found, beyond the farthest of them (RVO2 shrinks its k-d tree query range the same way).
+    found, beyond the farthest of them (RVO2 shrinks its k-d tree query range the same way), or
+    once :data:`~gamenav._kernels.crowd.MAX_CANDIDATES` were examined (the nearest of those: on a
+    spot thousands stand on).
     """
     count = 0
     range_sq = neighbor_dist * neighbor_dist
@@ -341,6 +349,7 @@ def _agent_neighbours(i, pos, size, ncx, ncy, start, order, cx, cy, minx, miny, 
     fy = (py - miny) / size - cj
     inner = max(min(min(fx, 1.0 - fx), min(fy, 1.0 - fy)), 0.0) * size * (1.0 - 1e-9)
     rings = min(int(math.ceil(neighbor_dist / size)), max(max(ci, ncx - 1 - ci), max(cj, ncy - 1 - cj)))
+    left = MAX_CANDIDATES
     for ring in range(rings + 1):
         if ring > 0:
             bound = (ring - 1) * size + inner
@@ -352,15 +361,26 @@ def _agent_neighbours(i, pos, size, ncx, ncy, start, order, cx, cy, minx, miny, 
         for yy in range(max(cj - ring, 0), min(cj + ring, ncy - 1) + 1):
             row = yy * ncx
             if yy == cj - ring or yy == cj + ring:  # the ring's top or bottom: one slice
-                for q in range(start[row + x0], start[row + x1 + 1]):
+                a = start[row + x0]
+                b = min(start[row + x1 + 1], a + left)
+                for q in range(a, b):
                     count = _consider(i, order[q], pos, px, py, range_sq, max_neighbors, count, nb, nbd)
+                left -= b - a
             else:
                 if ci - ring >= 0:
-                    for q in range(start[row + ci - ring], start[row + ci - ring + 1]):
+                    a = start[row + ci - ring]
+                    b = min(start[row + ci - ring + 1], a + left)
+                    for q in range(a, b):
                         count = _consider(i, order[q], pos, px, py, range_sq, max_neighbors, count, nb, nbd)
+                    left -= b - a
                 if ring > 0 and ci + ring < ncx:
-                    for q in range(start[row + ci + ring], start[row + ci + ring + 1]):
+                    a = start[row + ci + ring]
+                    b = min(start[row + ci + ring + 1], a + left)
+                    for q in range(a, b):
                         count = _consider(i, order[q], pos, px, py, range_sq, max_neighbors, count, nb, nbd)
+                    left -= b - a
+            if left == 0:
+                return count
     return count
 
 
@@ -981,28 +1001,58 @@ def discs_off_walls(pos, radius, passable, sat, ox, oy, cs, y_up):  # pragma: no
     return stuck
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _pairs_from(i, lo, hi, pos, radius, margin, order, pairs, m, first):  # pragma: no cover - compiled
+    """Append to ``pairs[:m]`` the pairs ``(i, j)``, ``j > i`` in ``order[lo:hi]``, closer than their
+    radii plus ``margin``, until ``i`` has :data:`_MAX_PAIRS` (its pairs begin at ``first``);
+    returns the new ``m``, -1 if they do not fit."""
+    for q in range(lo, hi):
+        j = order[q]
+        if j <= i or m - first == _MAX_PAIRS:
+            continue
+        reach = radius[i] + radius[j] + margin
+        dx = pos[i, 0] - pos[j, 0]
+        dy = pos[i, 1] - pos[j, 1]
+        if dx * dx + dy * dy < reach * reach:
+            if m == pairs.shape[0]:
+                return -1
+            pairs[m, 0] = i
+            pairs[m, 1] = j
+            m += 1
+    return m
+
+
 @njit(cache=True, nogil=True)
 def _close_pairs(pos, radius, margin, ncx, ncy, start, order, cx, cy, pairs):  # pragma: no cover - compiled
     """The pairs ``i < j`` closer than their radii plus ``margin`` into ``pairs`` (a
-    :func:`cell_list` with cells at least that wide); returns their count, -1 if they do not fit."""
+    :func:`cell_list` with cells at least that wide), at most :data:`_MAX_PAIRS` for each ``i``
+    (the first in scan order; in a row of cells holding more, the first of each cell after ``i``
+    only); returns their count, -1 if they do not fit."""
     m = 0
     for i in range(pos.shape[0]):
+        first = m
         x0 = max(cx[i] - 1, 0)
         x1 = min(cx[i] + 1, ncx - 1)
         for yy in range(max(cy[i] - 1, 0), min(cy[i] + 1, ncy - 1) + 1):
-            for q in range(start[yy * ncx + x0], start[yy * ncx + x1 + 1]):
-                j = order[q]
-                if j <= i:
-                    continue
-                reach = radius[i] + radius[j] + margin
-                dx = pos[i, 0] - pos[j, 0]
-                dy = pos[i, 1] - pos[j, 1]
-                if dx * dx + dy * dy < reach * reach:
-                    if m == pairs.shape[0]:
+            row = yy * ncx
+            if start[row + x1 + 1] - start[row + x0] <= _MAX_PAIRS:  # (as a rule: the row's cells in one slice)
+                m = _pairs_from(i, start[row + x0], start[row + x1 + 1], pos, radius, margin, order, pairs, m, first)
+            else:  # crowded: each cell from its first j > i (a cell lists its agents in ascending order)
+                for c in range(row + x0, row + x1 + 1):
+                    lo = start[c]
+                    hi = start[c + 1]
+                    while lo < hi:
+                        mid = (lo + hi) // 2
+                        if order[mid] <= i:
+                            lo = mid + 1
+                        else:
+                            hi = mid
+                    m = _pairs_from(i, lo, min(start[c + 1], lo + _MAX_PAIRS), pos, radius, margin, order, pairs, m,
+                                    first)
+                    if m < 0:
                         return -1
-                    pairs[m, 0] = i
-                    pairs[m, 1] = j
-                    m += 1
+            if m < 0:
+                return -1
     return m
 
 
