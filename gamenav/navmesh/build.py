@@ -482,6 +482,8 @@ def triangulate_convex(vertices: npt.NDArray[np.float64],
                 + (pts[:, 1] - prv[:, 1]) * (nxt[:, 1] - pts[:, 1]))
         winding = float(np.arctan2(turns, dots).sum()) / (2.0 * math.pi)
         if abs(winding - 1.0) > 1e-6:  # left turns only, yet not once around: a star
+            if len(np.unique(pts, axis=0)) < n:  # or a point given twice (turns there count 0)
+                raise InvalidGeometryError(f"polygon {k} repeats a point (under another vertex id): {ids}")
             raise InvalidGeometryError(
                 f"polygon {k} must be convex, got a ring that turns {winding:.6g} times around")
         if n == 3:

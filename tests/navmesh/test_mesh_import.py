@@ -177,6 +177,15 @@ def test_clockwise_convex_polygons_are_taken_the_other_way_round() -> None:
     assert NavMesh.from_mesh(verts, [[2, 1, 0], [1, 3, 4, 2]]).islands.tolist() == [0, 0, 0]
 
 
+@pytest.mark.parametrize("ring", [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [0, 4, 1, 2, 3]])
+def test_a_polygon_repeating_a_point_under_another_id_says_so(ring: list[int]) -> None:
+    # a ring closed by a copy of its first point (or a point given twice) lost that corner's
+    # turn: "must be convex, got a ring that turns 0.75 times around"
+    square = [(0, 0), (1, 0), (1, 1), (0, 1), (0, 0)]
+    with pytest.raises(InvalidGeometryError, match=r"polygon 0 repeats a point \(under another vertex id\)"):
+        NavMesh.from_mesh(square, [ring])
+
+
 @pytest.mark.parametrize("ring", [[0, 1, 2, 3], [3, 2, 1, 0]])
 def test_a_non_convex_polygon_is_refused_in_either_orientation(ring: list[int]) -> None:
     with pytest.raises(InvalidGeometryError, match="polygon 0 must be convex, got a reflex corner at vertex 2"):
