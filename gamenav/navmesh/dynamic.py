@@ -699,6 +699,7 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
             new_v, new_t = (triangulate_areas(region, zones)[:2] if zones
                             else triangulate_free_space(region))
         new_v = new_v + es.origin
+        new_t = _upright(new_v, new_t)
     n_fixed = 0
     if len(reuse):  # the build's triangles copied as they are, first (stitch merges their corners)
         n_fixed = 3 * len(reuse)
@@ -713,6 +714,46 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
         es.undo[undo_key] = _Undo(rem, np.array(change.added), es.last_ring, lo_hi,
                                   es.near_ids(lo_hi, skip=undo_key))
     return change
+
+
+def _upright(verts: _F64, tris: _I64) -> _I64:
+    """Triangles ``tris``, counter-clockwise in the frame they were made in, counter-clockwise
+    at the world vertices ``verts``.
+
+    Moving to the world rounds the vertices to its coarser float steps: a sliver whose apex lay
+    within a step of its long edge turns over (stitched as it is, its edges ran along its
+    neighbours' in their direction: no portal, an island of its own, where points on an
+    obstacle's edge answered NO_PATH). Such a triangle and the one across its long edge
+    exchange that edge for the one joining their apexes (the two triangles then cover the same
+    quadrilateral, a float step off); with none across (a border), the sliver goes.
+    """
+    from gamenav.navmesh.mesh import _area2  # mesh imports this module lazily
+
+    p = verts[tris]
+    edge2 = ((p - np.roll(p, -1, axis=1)) ** 2).sum(axis=2)
+    bad = np.flatnonzero(_area2(p, edge2) <= 0)
+    if not len(bad):
+        return tris
+    tris = tris.copy()
+    keep = np.ones(len(tris), dtype=bool)
+    made = np.zeros(len(tris), dtype=bool)  # rows rewritten (checked again at the end)
+    for i in bad.tolist():
+        if made[i]:
+            continue
+        e = int(np.argmax(edge2[i]))
+        a, b, m = tris[i, e], tris[i, (e + 1) % 3], tris[i, (e + 2) % 3]
+        row, col = np.nonzero((tris == b) & (np.roll(tris, -1, axis=1) == a) & keep[:, None])
+        if len(row):  # the triangle (b, a, c) across the long edge a -> b
+            c = tris[row[0], (col[0] + 2) % 3]
+            tris[row[0]] = (a, c, m)
+            tris[i] = (c, b, m)
+            made[[i, row[0]]] = True
+        else:
+            keep[i] = False
+    p = verts[tris]
+    keep &= _area2(p, ((p - np.roll(p, -1, axis=1)) ** 2).sum(axis=2)) > 0
+    out: _I64 = tris[keep]
+    return out
 
 
 def _cost_zones(es: EditState, region: BaseGeometry) -> list[tuple[BaseGeometry, float]]:

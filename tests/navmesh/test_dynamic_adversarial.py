@@ -653,3 +653,30 @@ def test_an_edit_of_a_copy_whose_costly_triangles_hold_slivers_succeeds() -> Non
     fresh = NavMesh.from_polygons(room, obstacles=[FAR_SLAB, FAR_WEDGE], agent_radius=0.5, areas=areas)
     assert live_area(twin) == pytest.approx(live_area(fresh), rel=1e-9)
     assert cost_weighted_area(twin) == pytest.approx(cost_weighted_area(fresh), rel=1e-9)
+
+
+# a square across the cost area's left edge, relative to the room's corner
+ACROSS_AREA = [(5.318683087825775, 3.5502615198493004), (2.854093696922064, 5.552581261843443),
+               (1.372746642678976, 3.729239985346794), (3.8373360373079777, 1.7269202433526516)]
+
+
+@pytest.mark.parametrize("offset", [1e5, -3e7])
+def test_an_edit_far_from_the_origin_makes_no_island_of_a_sliver(offset: float) -> None:
+    """Triangles made in the edit's frame are moved to the world, whose coarser float steps turned
+    slivers over (apex within a step of the long edge, where the area's edge meets the obstacle's):
+    stitched the other way round they met no neighbour, islands of their own (2 or 3 where a build
+    has 1), and find_path from 92 of 396 points on the obstacle's edges answered NO_PATH."""
+    room = affinity.translate(ROOM, offset, offset)
+    areas = [(shapely.box(offset + 3, offset + 2, offset + 11, offset + 9), 3.0)]
+    square = shapely.Polygon([(offset + x, offset + y) for x, y in ACROSS_AREA])
+    mesh = NavMesh.from_polygons(room, areas=areas)
+    mesh.add_obstacle(square)
+    fresh = NavMesh.from_polygons(room, obstacles=[square], areas=areas)
+    assert int(mesh.islands[mesh.alive].max()) == int(fresh.islands.max()) == 0
+    goal = (offset + 17, offset + 2)
+    corners = shapely.get_coordinates(square)
+    for a, b in zip(corners[:-1], corners[1:], strict=True):
+        for t in np.linspace(0.02, 0.98, 25):
+            start = a + t * (b - a)
+            assert gamenav.find_path(mesh, start, goal).status is gamenav.PathStatus.FOUND
+    assert cost_weighted_area(mesh) == pytest.approx(cost_weighted_area(fresh), rel=1e-9)
