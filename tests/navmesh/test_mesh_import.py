@@ -94,6 +94,26 @@ def test_a_mesh_and_its_triangles_each_with_own_vertices_answer_alike(obstacles,
             assert got.cost == want.cost
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(obstacles=st.lists(rect, max_size=5), ends=st.lists(st.tuples(coord, coord), min_size=8, max_size=8),
+       seed=st.integers(0, 2**32 - 1))
+def test_a_triangle_soup_with_copies_a_float_step_apart_is_stitched_whole(obstacles, ends, seed: int) -> None:
+    # each triangle's own copies of its corners, each moved by -1, 0 or 1 float step
+    try:
+        mesh = NavMesh.from_polygons(shapely.box(0, 0, 20, 20), obstacles=obstacles)
+    except InvalidGeometryError:
+        assume(False)
+    p = mesh.vertices[mesh.triangles].reshape(-1, 2)
+    step = np.random.default_rng(seed).integers(-1, 2, p.shape) * np.spacing(np.abs(p) + 1.0)
+    soup = NavMesh.from_mesh(p + step, np.arange(len(p)).reshape(-1, 3))
+    assert soup.islands.max() == mesh.islands.max()
+    for start, goal in zip(ends[::2], ends[1::2], strict=True):
+        want = gamenav.find_path(mesh, start, goal, exact=True, clamp=True)
+        got = gamenav.find_path(soup, start, goal, exact=True, clamp=True)
+        assert got.status is want.status
+        assert math.isclose(got.cost, want.cost, rel_tol=1e-12, abs_tol=1e-12)
+
+
 # -- T-junctions: a vertex of one polygon in the middle of another's edge --------------------
 def test_an_edge_with_a_neighbours_vertex_inside_it_is_split_into_portals() -> None:
     # a square beside two rectangles: (1, 0.5) lies in the middle of the square's right edge
