@@ -312,8 +312,8 @@ class TileGrid:
 
     @classmethod
     def from_strings(cls, rows: Sequence[str], *, blocked: str = "#@T", **kwargs: object) -> TileGrid:
-        """Build a grid from text rows (a list or a 1-D numpy array of equally long strings);
-        characters in ``blocked`` are walls, anything else is floor.
+        """Build a grid from text rows (a list or a 1-D numpy array of equally long strings,
+        without line breaks); characters in ``blocked`` are walls, anything else is floor.
 
         Example:
             >>> TileGrid.from_strings(["..#", "..."]).shape
@@ -328,6 +328,9 @@ class TileGrid:
         lines = list(rows) if ordered else []  # (a numpy array of rows has no truth value)
         if not lines or any(not isinstance(r, str) or len(r) != len(lines[0]) for r in lines):
             raise InvalidInputError(f"rows must be a non-empty list of equally long strings, got {rows!r:.80}")
+        if any("\n" in r or "\r" in r for r in lines):  # (readlines() keeps them: a column of floor)
+            raise InvalidInputError(f"rows must not hold line breaks, got {rows!r:.80} "
+                                    "(text.splitlines() gives the rows without them)")
         walk = np.array([[ch not in blocked for ch in row] for row in lines], dtype=bool)
         return cls(walk, **kwargs)  # type: ignore[arg-type]
 

@@ -70,6 +70,15 @@ def test_from_strings_takes_a_numpy_array_of_rows_and_refuses_what_is_no_list_of
             TileGrid.from_strings(rows)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("rows", [[".#\n", ".#\n"], [".#\r\n", ".#\r\n"], [".#\r", ".#\r"], ["\n.#", "\n.#"]])
+def test_from_strings_refuses_rows_with_line_breaks(rows: list[str]) -> None:
+    """open(path).readlines() keeps each row's line break, which was read as a floor cell: a
+    walled map ".#" came back 2 x 3 with an open column east of its wall (2 x 2 expected)."""
+    with pytest.raises(InvalidInputError, match=r"rows must not hold line breaks, got .*splitlines\(\)"):
+        TileGrid.from_strings(rows)
+    assert TileGrid.from_strings([row.strip("\r\n") for row in rows]).passable.tolist() == [[True, False]] * 2
+
+
 @pytest.mark.parametrize("y_up", [False, True])
 def test_world_transform_round_trip(y_up: bool) -> None:
     grid = TileGrid(np.ones((4, 5), bool), cell_size=2.0, origin=(-3.0, 10.0), y_up=y_up)
