@@ -118,6 +118,15 @@ _FAR = 1e300
 """World coordinates :meth:`TileGrid.cell_to_world` computes in (no overflow on the way)."""
 
 
+def _check_size(shape: tuple[int, ...]) -> None:
+    """Refuse a ``(h, w)`` grid whose cells and blocked border the searches cannot index."""
+    h, w = shape
+    if (h + 2) * (w + 2) >= _MAX_PADDED_CELLS:
+        raise InvalidInputError(
+            f"walkable has too many cells: shape {shape}, but (height + 2) * (width + 2) "
+            f"must stay under {_MAX_PADDED_CELLS} (the searches index cells with int32)")
+
+
 def _float_array(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:
     """``values`` as float64 numbers (not strings, bools or objects)."""
     try:
@@ -272,11 +281,7 @@ class TileGrid:
             raise InvalidInputError(f"walkable must be 2-D [y, x], got shape {walk.shape}{hint}")
         if walk.size == 0:
             raise InvalidInputError(f"walkable must not be empty, got shape {walk.shape}")
-        h, w = walk.shape
-        if (h + 2) * (w + 2) >= _MAX_PADDED_CELLS:  # before any copy: a broadcast view may be huge
-            raise InvalidInputError(
-                f"walkable has too many cells: shape {walk.shape}, but (height + 2) * (width + 2) "
-                f"must stay under {_MAX_PADDED_CELLS} (the searches index cells with int32)")
+        _check_size(walk.shape)  # before any copy: a broadcast view may be huge
         if walk.dtype != np.bool_:
             if walk.dtype.kind not in "iu":  # (numpy counts timedelta64 as an integer type)
                 raise InvalidInputError(f"walkable must be bool (or 0/1 integers), got dtype {walk.dtype}")
@@ -331,6 +336,7 @@ class TileGrid:
         if any("\n" in r or "\r" in r for r in lines):  # (readlines() keeps them: a column of floor)
             raise InvalidInputError(f"rows must not hold line breaks, got {rows!r:.80} "
                                     "(text.splitlines() gives the rows without them)")
+        _check_size((len(lines), len(lines[0])))  # before a list of every cell
         walk = np.array([[ch not in blocked for ch in row] for row in lines], dtype=bool)
         return cls(walk, **kwargs)  # type: ignore[arg-type]
 

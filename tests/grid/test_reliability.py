@@ -363,6 +363,21 @@ def test_grids_too_large_to_index_are_refused_before_any_copy(shape, dtype) -> N
         TileGrid(huge)
 
 
+class _Row(str):
+    """A text row that refuses to be read character by character."""
+
+    def __iter__(self):  # type: ignore[override]
+        raise AssertionError("the row was read cell by cell")
+
+
+def test_text_maps_too_large_to_index_are_refused_before_reading_their_cells() -> None:
+    """from_strings listed every cell (8 bytes each in Python) before the constructor refused the
+    size: 50000 rows of 50000 characters (one shared 50 kB string) wanted a 20 GB list."""
+    with pytest.raises(InvalidInputError, match=r"walkable has too many cells: shape \(50000, 50000\)"):
+        TileGrid.from_strings([_Row("." * 50_000)] * 50_000)
+    assert TileGrid.from_strings([".#", ".."]).passable.tolist() == [[True, False], [True, True]]
+
+
 @pytest.mark.parametrize(("call", "message"), [
     (lambda g: gamenav.find_path(g, (0, 0), (4, 0), weight=2**1100), "weight must be a finite number >= 1"),
     (lambda g: gamenav.find_path(g, (0, 0), (4, 0), agent_radius=2**1100), "agent_radius must be a finite number"),
