@@ -387,7 +387,7 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     return NavMesh.from_polygons(area, obstacles=polygons, agent_radius=agent_radius)
 
 
-_layers: IdentityMap[TileGrid, tuple[tuple[Any, ...], pygame.Surface | None, tuple[int, int]]] = IdentityMap()
+_pictures: IdentityMap[TileGrid, tuple[tuple[Any, ...], pygame.Surface | None, tuple[int, int]]] = IdentityMap()
 """The cells :func:`draw_grid` painted last for each grid: ``(what they show: the grid's version,
 the clip area and the colours; the picture, None when no cell is in the clip area; where it goes)``.
 Dropped with the grid."""
@@ -417,11 +417,11 @@ def draw_grid(surface: pygame.Surface, grid: TileGrid, *, blocked_color: ColorLi
     clip = surface.get_clip()
     colors = tuple(None if color is None else tuple(pygame.Color(color)) for color in (blocked_color, open_color))
     key = (state.version, tuple(clip), colors)
-    layer = _layers.get(grid)
-    if layer is None or layer[0] != key:
-        layer = _layers[grid] = (key, *_cell_picture(grid, state.passable, clip, colors))
-    if layer[1] is not None:
-        surface.blit(layer[1], layer[2])
+    picture = _pictures.get(grid)
+    if picture is None or picture[0] != key:
+        picture = _pictures[grid] = (key, *_cell_picture(grid, state.passable, clip, colors))
+    if picture[1] is not None:
+        surface.blit(picture[1], picture[2])
     if line_color is not None:  # the lines' parts inside the clip area (pixel numbers stay small)
         cs = grid.cell_size
         (ox, oy), (h, w) = grid.origin, grid.shape
@@ -438,7 +438,8 @@ def draw_grid(surface: pygame.Surface, grid: TileGrid, *, blocked_color: ColorLi
 def _cell_picture(grid: TileGrid, passable: npt.NDArray[np.bool_], clip: pygame.Rect,
                   colors: tuple[tuple[int, ...] | None, ...]) -> tuple[pygame.Surface | None, tuple[int, int]]:
     """The cells ``passable`` of ``grid`` under the pixels of ``clip`` painted ``colors`` (blocked,
-    open: RGBA or None), and where the picture goes; None when no cell is under ``clip``."""
+    open: RGBA or None), and where the picture goes; None when no cell is under ``clip`` or both
+    colours are None."""
     h, w = passable.shape
     blocked = ~passable[::-1] if grid.y_up else ~passable
     cs = grid.cell_size
@@ -454,7 +455,7 @@ def _cell_picture(grid: TileGrid, passable: npt.NDArray[np.bool_], clip: pygame.
 
     cx, cy = cells(clip.x, clip.w, ox, w), cells(clip.y, clip.h, oy, h)
     xs, ys = np.flatnonzero(cx >= 0), np.flatnonzero(cy >= 0)  # (contiguous runs)
-    if not len(xs) or not len(ys):
+    if not len(xs) or not len(ys) or colors == (None, None):
         return None, (0, 0)
     cx, cy = cx[xs[0]:xs[-1] + 1], cy[ys[0]:ys[-1] + 1]
     pixels = blocked[cy[:, None], cx[None, :]].T  # [px, py], as surfarray indexes
@@ -478,7 +479,7 @@ def _lines(offset: float, cs: float, n: int, lo: int, hi: int) -> list[int]:
 
 
 _FAR = 1 << 17
-"""Pixels around a surface's clip area within which :func:`draw_path` draws a path's legs as they are."""
+"""Pixels around a surface's clip area within which :func:`draw_path` draws a path's legs and dots as they are."""
 
 
 def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: ColorLike = (255, 190, 0),
