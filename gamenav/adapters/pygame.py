@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 from collections.abc import Iterable, Sequence
@@ -387,10 +388,11 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     return NavMesh.from_polygons(area, obstacles=polygons, agent_radius=agent_radius)
 
 
-_pictures: IdentityMap[TileGrid, tuple[tuple[Any, ...], pygame.Surface | None, tuple[int, int]]] = IdentityMap()
-"""The cells :func:`draw_grid` painted last for each grid: ``(what they show: the grid's version,
-the clip area and the colours; the picture, None when no cell is in the clip area; where it goes)``.
-Dropped with the grid."""
+_pictures: IdentityMap[TileGrid, tuple[tuple[Any, ...], pygame.Surface | None, tuple[int, int],
+                                       npt.NDArray[np.bool_]]] = IdentityMap()
+"""The cells :func:`draw_grid` painted last for each grid: ``(the clip area and the colours; the
+picture, None when no cell is in the clip area or both colours are None; where it goes; the
+passable cells it shows, a grid snapshot's array)``. Dropped with the grid."""
 
 
 def draw_grid(surface: pygame.Surface, grid: TileGrid, *, blocked_color: ColorLike = (70, 70, 80),
@@ -400,9 +402,10 @@ def draw_grid(surface: pygame.Surface, grid: TileGrid, *, blocked_color: ColorLi
     Only the part of the grid inside the surface's clip area is painted: each pixel there takes
     the colour of the cell under its centre, built with ``pygame.surfarray`` in one picture the
     size of that area (no loop over cells, and memory bounded by the surface, however big the
-    map), then blitted. The picture is kept (one per grid) and painted again only when the grid
-    is edited, or the clip area or the colours change: a frame blits it (about 0.5 ms for 1550 x
-    1550 cells). Colours may carry alpha for translucent overlays.
+    map), then blitted. The picture is kept (one per grid): a frame blits it (about 0.5 ms for
+    1550 x 1550 cells); after an edit only its part over the cells the edit changed is painted
+    again, and all of it for another clip area or other colours. Colours may carry alpha for
+    translucent overlays.
 
     Args:
         surface: the target; world coordinates are its pixel coordinates.
@@ -416,10 +419,14 @@ def draw_grid(surface: pygame.Surface, grid: TileGrid, *, blocked_color: ColorLi
     state = grid._snapshot()  # (the version and the cells of one snapshot: an edit in a thread cannot tear them)
     clip = surface.get_clip()
     colors = tuple(None if color is None else tuple(pygame.Color(color)) for color in (blocked_color, open_color))
-    key = (state.version, tuple(clip), colors)
+    key = (tuple(clip), colors)
     picture = _pictures.get(grid)
     if picture is None or picture[0] != key:
-        picture = _pictures[grid] = (key, *_cell_picture(grid, state.passable, clip, colors))
+        picture = _pictures[grid] = (key, *_cell_picture(grid, state.passable, clip, colors), state.passable)
+    elif picture[3] is not state.passable:  # (edited: a snapshot's arrays are never modified)
+        if picture[1] is not None:
+            _repaint(picture[1], picture[2], grid, picture[3], state.passable, colors)
+        picture = _pictures[grid] = (*picture[:3], state.passable)
     if picture[1] is not None:
         surface.blit(picture[1], picture[2])
     if line_color is not None:  # the lines' parts inside the clip area (pixel numbers stay small)
@@ -467,6 +474,28 @@ def _cell_picture(grid: TileGrid, passable: npt.NDArray[np.bool_], clip: pygame.
             alpha[where] = color[3]
     del rgb, alpha  # release the surface lock before blitting
     return image, (clip.x + int(xs[0]), clip.y + int(ys[0]))
+
+
+def _repaint(picture: pygame.Surface, at: tuple[int, int], grid: TileGrid, old: npt.NDArray[np.bool_],
+             new: npt.NDArray[np.bool_], colors: tuple[tuple[int, ...] | None, ...]) -> None:
+    """Paint ``picture`` (placed at pixel ``at``, showing ``grid``'s cells ``old``) again where the cells
+    that ``new`` changed lie (a pixel more each way: pixel centres decide), as :func:`_cell_picture`."""
+    changed = old != new
+    ys, xs = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))  # (np.nonzero: 5x as long)
+    if not len(ys):
+        return
+    rows = len(new) - 1 - ys if grid.y_up else ys  # (the picture's rows: the top one first)
+    cs, (ox, oy), (x0, y0) = grid.cell_size, grid.origin, at
+    left, right = max(x0, math.floor(ox + xs.min() * cs) - 1), min(x0 + picture.get_width(),
+                                                                   math.ceil(ox + (xs.max() + 1) * cs) + 1)
+    top, bottom = max(y0, math.floor(oy + rows.min() * cs) - 1), min(y0 + picture.get_height(),
+                                                                     math.ceil(oy + (rows.max() + 1) * cs) + 1)
+    if left < right and top < bottom:
+        area = pygame.Rect(left, top, right - left, bottom - top)
+        patch, (px, py) = _cell_picture(grid, new, area, colors)
+        picture.fill((0, 0, 0, 0), area.move(-x0, -y0))
+        if patch is not None:  # (the maximum of nothing and the patch: the patch's pixels as they are)
+            picture.blit(patch, (px - x0, py - y0), special_flags=pygame.BLEND_RGBA_MAX)
 
 
 def _lines(offset: float, cs: float, n: int, lo: int, hi: int) -> list[int]:
