@@ -317,8 +317,9 @@ class TileGrid:
 
     @classmethod
     def from_strings(cls, rows: Sequence[str], *, blocked: str = "#@T", **kwargs: object) -> TileGrid:
-        """Build a grid from text rows (a list or a 1-D numpy array of equally long strings,
-        without line breaks); characters in ``blocked`` are walls, anything else is floor.
+        """Build a grid from text rows (a list or a 1-D numpy array of equally long strings; a
+        line end closing a row, as ``readlines()`` keeps it, is dropped); characters in
+        ``blocked`` are walls, anything else is floor.
 
         Example:
             >>> TileGrid.from_strings(["..#", "..."]).shape
@@ -331,11 +332,12 @@ class TileGrid:
                                     "(text.splitlines() gives its rows)")
         ordered = isinstance(rows, Sequence) or (isinstance(rows, np.ndarray) and rows.ndim == 1)
         lines = list(rows) if ordered else []  # (a numpy array of rows has no truth value)
+        lines = [r.removesuffix("\n").removesuffix("\r") if isinstance(r, str) else r for r in lines]
         if not lines or any(not isinstance(r, str) or len(r) != len(lines[0]) for r in lines):
             raise InvalidInputError(f"rows must be a non-empty list of equally long strings, got {rows!r:.80}")
-        if any("\n" in r or "\r" in r for r in lines):  # (readlines() keeps them: a column of floor)
-            raise InvalidInputError(f"rows must not hold line breaks, got {rows!r:.80} "
-                                    "(text.splitlines() gives the rows without them)")
+        if any("\n" in r or "\r" in r for r in lines):  # (read as a column of floor)
+            raise InvalidInputError(f"rows must not hold line breaks inside them, got {rows!r:.80} "
+                                    "(text.splitlines() gives the rows)")
         _check_size((len(lines), len(lines[0])))  # before a list of every cell
         walk = np.array([[ch not in blocked for ch in row] for row in lines], dtype=bool)
         return cls(walk, **kwargs)  # type: ignore[arg-type]
