@@ -689,7 +689,7 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
             return None
         # one vertex for outline points a rounding error apart (GEOS keeps some): of two such
         # mesh vertices a later edit's region may hold one, and the edge on the other would crack
-        region = _area_part(merge_points(region, es.tol))
+        region = _without_threads(_area_part(merge_points(region, es.tol)), es.tol)
     if region.is_empty:
         new_v = np.zeros((0, 2))
         new_t = np.zeros((0, 3), dtype=np.int64)
@@ -714,6 +714,24 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
         es.undo[undo_key] = _Undo(rem, np.array(change.added), es.last_ring, lo_hi,
                                   es.near_ids(lo_hi, skip=undo_key))
     return change
+
+
+def _without_threads(geom: BaseGeometry, tol: float) -> BaseGeometry:
+    """Polygonal ``geom`` without the parts at most ``tol`` wide everywhere.
+
+    A build merges the outline points within ``tol``, which collapses such a part (a strip
+    between a wall and obstacles a rounding error off it); an edit's region may hold a corner
+    of an earlier edit in it, far from any other point (the strip a triangle of height 1e-10),
+    and kept, it was an island of its own, onto which ``clamp`` snapped points (NO_PATH).
+    """
+    parts = shapely.get_parts(geom)
+    thin = shapely.area(parts) < tol * shapely.length(parts)  # (area <= width * length / 2)
+    if not thin.any():
+        return geom
+    thin[thin] = shapely.is_empty(shapely.buffer(parts[thin], -0.5 * tol))
+    if not thin.any():
+        return geom
+    return shapely.MultiPolygon(list(parts[~thin]))  # the other parts as they were
 
 
 def _upright(verts: _F64, tris: _I64) -> _I64:

@@ -680,3 +680,19 @@ def test_an_edit_far_from_the_origin_makes_no_island_of_a_sliver(offset: float) 
             start = a + t * (b - a)
             assert gamenav.find_path(mesh, start, goal).status is gamenav.PathStatus.FOUND
     assert cost_weighted_area(mesh) == pytest.approx(cost_weighted_area(fresh), rel=1e-9)
+
+
+@pytest.mark.parametrize("gap", [1e-300, 1e-10])
+def test_a_strip_thinner_than_the_tolerance_left_by_edits_is_no_island(gap: float) -> None:
+    """Two buildings side by side a rounding error above the wall: the strip under them kept the
+    first one's corner (a triangle of height ``gap``), an island of its own where a build (merging
+    points within the tolerance) has none, and find_path(clamp=True) from inside the buildings
+    snapped onto it: NO_PATH."""
+    mesh = NavMesh.from_polygons(ROOM)
+    shapes = [shapely.box(0, gap, 1, 1 + gap), shapely.box(1, gap, 6, 1 + gap)]
+    for shape in shapes:
+        mesh.add_obstacle(shape)
+    fresh = NavMesh.from_polygons(ROOM, obstacles=shapes)
+    assert int(mesh.islands[mesh.alive].max()) == int(fresh.islands.max()) == 0
+    path = gamenav.find_path(mesh, (3, 0.3), (3, 3), clamp=True)
+    assert path.found and path.cost == pytest.approx(gamenav.find_path(fresh, (3, 0.3), (3, 3), clamp=True).cost)
