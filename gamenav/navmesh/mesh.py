@@ -256,33 +256,35 @@ def _stitch(mesh: NavMesh) -> npt.NDArray[np.int64] | None:
     a, b = edges[:, 0], edges[:, 1]
     lo, hi = np.minimum(verts[a], verts[b]), np.maximum(verts[a], verts[b])
     gmin = np.array([lo[:, 0].min(), lo[:, 1].min()])  # (columns: axis reductions are slow)
-    extent = max(hi[:, 0].max() - gmin[0], hi[:, 1].max() - gmin[1])
+    top = np.array([hi[:, 0].max(), hi[:, 1].max()])
+    extent = float((top - gmin).max())
     # the tolerance without its floor of float steps far from the origin: the same answer
     # wherever the mesh lies
     tol = mesh_tolerance(extent, 0.0)
-    # a bucket grid of the edges' boxes: cells as large as a typical edge (so that a vertex
-    # meets few edges besides its own), larger while the boxes cover more than 8 cells each
-    size = hi - lo
+    # each corner against the border edges near it: edges in classes by size (powers of 2, at
+    # least 2**-20 of the extent), each class on a bucket grid of cells of its size, so that
+    # a box meets few cells and a cell few edges, on meshes of any mix of scales
+    size = np.maximum(hi[:, 0] - lo[:, 0], hi[:, 1] - lo[:, 1])
+    scale = np.ceil(np.log2(np.maximum(size, extent / 2**20)))
     lo, hi, gmin = lo - tol, hi + tol, gmin - tol
-    cell = max(float(np.median(np.maximum(size[:, 0], size[:, 1]))), extent / 2**20)
-    while True:
-        first, last = np.floor((lo - gmin) / cell).astype(np.int64), np.floor((hi - gmin) / cell).astype(np.int64)
-        span = last - first + 1
-        if (span[:, 0] * span[:, 1]).sum() <= 8 * len(edges):
-            break
-        cell *= 2
-    nx = int(last[:, 0].max()) + 1
-    cells, edge = box_cells(first, last, nx)
-    order = np.argsort(cells)
-    cells, edge = cells[order], edge[order]
     corner = np.flatnonzero(mesh._corner)
-    at = np.floor((verts[corner] - gmin) / cell).astype(np.int64)
-    at = at[:, 1] * nx + at[:, 0]
-    order = np.argsort(at)  # (sorted queries search faster)
-    corner, at = corner[order], at[order]
-    begin, end = np.searchsorted(cells, at), np.searchsorted(cells, at, side="right")
-    vertex = np.repeat(corner, end - begin)  # each corner against the border edges in its cell
-    edge = edge[np.repeat(end - np.cumsum(end - begin), end - begin) + np.arange(len(vertex))]
+    spot = verts[corner] - gmin
+    vertex_parts, edge_parts = [], []
+    for k in np.unique(scale).tolist():
+        cell = 2.0**k
+        nx = int((top[0] + tol - gmin[0]) // cell) + 1
+        ids = np.flatnonzero(scale == k)
+        cells, edge = box_cells(np.floor((lo[ids] - gmin) / cell).astype(np.int64),
+                                np.floor((hi[ids] - gmin) / cell).astype(np.int64), nx)
+        order = np.argsort(cells)
+        cells, edge = cells[order], ids[edge[order]]
+        at = np.floor(spot / cell).astype(np.int64)
+        at = at[:, 1] * nx + at[:, 0]
+        begin, end = np.searchsorted(cells, at), np.searchsorted(cells, at, side="right")
+        count = end - begin
+        vertex_parts.append(np.repeat(corner, count))
+        edge_parts.append(edge[np.repeat(end - np.cumsum(count), count) + np.arange(count.sum())])
+    vertex, edge = np.concatenate(vertex_parts), np.concatenate(edge_parts)
     a, b = a[edge], b[edge]
     d, m = verts[b] - verts[a], verts[vertex] - verts[a]
     length = np.hypot(d[:, 0], d[:, 1])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -137,6 +138,25 @@ def test_copies_a_rounding_error_apart_are_one_vertex(gap: float) -> None:
     assert gamenav.find_path(mesh, (0.5, 0.5), (1.5, 0.5), exact=True).cost == 1.0
     far = NavMesh.from_mesh(verts[:4] + [(1 + 3e-9, 0), (2, 0), (2, 1), (1 + 3e-9, 1)], [[0, 1, 2, 3], [4, 5, 6, 7]])
     assert far.islands.tolist() == [0, 0, 1, 1]  # farther apart: a gap
+
+
+def test_a_mesh_of_fine_detail_and_one_long_edge_is_checked_in_little_memory() -> None:
+    # 600 triangles in a unit square beside one 1000-unit triangle: with one bucket size for
+    # all, the long edge made the buckets so large that the square's 900 corners were paired
+    # with all its 1800 border edges (221 MB; 30 000 edges: killed for lack of memory)
+    n = 30
+    xs, ys = np.meshgrid(np.arange(n + 1) / n, np.arange(n + 1) / n)
+    verts = np.r_[np.c_[xs.ravel(), ys.ravel()], [(5, 0), (1000, 700), (5, 3)]]
+    tris = [(k, k + 1, k + n + 2) for k in range(n * (n + 1)) if k % (n + 1) < n and k % 3]
+    tris.append((len(verts) - 3, len(verts) - 2, len(verts) - 1))
+    NavMesh.from_mesh(verts, np.array(tris))  # (loads the kernels first)
+    tracemalloc.start()
+    try:
+        mesh = NavMesh.from_mesh(verts, np.array(tris))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(mesh) == len(tris) and peak < 40e6
 
 
 def test_a_corner_touching_the_middle_of_an_edge_stays_a_pinch_point() -> None:
