@@ -698,8 +698,8 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
         with _geometry_errors("re-triangulating an edited region"):
             new_v, new_t = (triangulate_areas(region, zones)[:2] if zones
                             else triangulate_free_space(region))
-        new_v = new_v + es.origin
-        new_t = _upright(new_v, new_t)
+        new_v, inverse = np.unique(new_v + es.origin, axis=0, return_inverse=True)
+        new_t = _upright(new_v, inverse.reshape(-1)[new_t])
     n_fixed = 0
     if len(reuse):  # the build's triangles copied as they are, first (stitch merges their corners)
         n_fixed = 3 * len(reuse)
@@ -736,17 +736,20 @@ def _without_threads(geom: BaseGeometry, tol: float) -> BaseGeometry:
 
 def _upright(verts: _F64, tris: _I64) -> _I64:
     """Triangles ``tris``, counter-clockwise in the frame they were made in, counter-clockwise
-    at the world vertices ``verts``.
+    at the world vertices ``verts`` (distinct points, ``tris`` naming one id per world point).
 
-    Moving to the world rounds the vertices to its coarser float steps: a sliver whose apex lay
-    within a step of its long edge turns over (stitched as it is, its edges ran along its
-    neighbours' in their direction: no portal, an island of its own, where points on an
-    obstacle's edge answered NO_PATH). Such a triangle and the one across its long edge
-    exchange that edge for the one joining their apexes (the two triangles then cover the same
-    quadrilateral, a float step off); with none across (a border), the sliver goes.
+    Moving to the world rounds the vertices to its coarser float steps. Points a step apart
+    become one (two ids there, the triangles on either side shared no edge: a crack); the
+    triangles between them collapse and go, their neighbours then share an edge. A sliver
+    whose apex lay within a step of its long edge turns over (stitched as it is, its edges ran
+    along its neighbours' in their direction: no portal, an island of its own, where points on
+    an obstacle's edge answered NO_PATH): it and the triangle across its long edge exchange that
+    edge for the one joining their apexes (the two then cover the same quadrilateral, a float
+    step off); with none across (a border), the sliver goes.
     """
     from gamenav.navmesh.mesh import _area2  # mesh imports this module lazily
 
+    tris = tris[(tris != np.roll(tris, 1, axis=1)).all(axis=1)]  # collapsed: corners one world point
     p = verts[tris]
     edge2 = ((p - np.roll(p, -1, axis=1)) ** 2).sum(axis=2)
     bad = np.flatnonzero(_area2(p, edge2) <= 0)

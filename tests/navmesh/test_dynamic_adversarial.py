@@ -696,3 +696,36 @@ def test_a_strip_thinner_than_the_tolerance_left_by_edits_is_no_island(gap: floa
     assert int(mesh.islands[mesh.alive].max()) == int(fresh.islands.max()) == 0
     path = gamenav.find_path(mesh, (3, 0.3), (3, 3), clamp=True)
     assert path.found and path.cost == pytest.approx(gamenav.find_path(fresh, (3, 0.3), (3, 3), clamp=True).cost)
+
+
+# at 1e5 with areas, two obstacles carved in a copy: their outlines meet at points a float step
+# apart in the edit's frame (one point in the world)
+NEAR_WEDGE = [(100007.1707526137, 100003.90124944698), (100018.27589474687, 100013.34066411716),
+              (100015.47079595529, 99999.46297319722)]
+NEAR_DISC = [(100009.62836704611, 100009.43275187092), (100009.31520702405, 100008.67671669844),
+             (100008.55917185156, 100008.36355667637), (100007.8031366791, 100008.67671669844),
+             (100007.48997665703, 100009.43275187092), (100007.8031366791, 100010.1887870434),
+             (100008.55917185156, 100010.50194706547), (100009.31520702405, 100010.1887870434)]
+NEAR_SPIKE = [(100019.03217515982, 100008.82755325253), (100004.7420566737, 100001.39132058184),
+              (100005.46999990311, 100009.14727588418)]
+
+
+def test_points_of_an_edit_that_are_one_world_point_get_one_vertex() -> None:
+    """Two new points a float step apart in the edit's frame were two vertices at the same world
+    coordinates: the triangles on either side shared no edge, and a 0.2-area triangle was an
+    island of its own (5 where a build has 4; find_path from it NO_PATH, where a build finds one)."""
+    off = 1e5
+    room, areas = affinity.translate(ROOM, off, off), [(shapely.box(off + 3, off + 2, off + 11, off + 9), 3.0)]
+    shapes = [shapely.Polygon(NEAR_WEDGE), shapely.Polygon(NEAR_DISC), shapely.Polygon(NEAR_SPIKE)]
+    mesh = NavMesh.from_polygons(room, agent_radius=0.3, areas=areas)
+    mesh.add_obstacle(shapes[0])
+    twin = pickle.loads(pickle.dumps(mesh))
+    twin.add_obstacle(shapes[1])
+    twin.add_obstacle(shapes[2])
+    fresh = NavMesh.from_polygons(room, obstacles=shapes, agent_radius=0.3, areas=areas)
+    assert int(twin.islands[twin.alive].max()) == int(fresh.islands.max()) == 3
+    v = twin.vertices[np.unique(twin.triangles[twin.alive])]
+    assert len(np.unique(v, axis=0)) == len(v)
+    start, goal = (off + 7.654, off + 2.435), (off + 10, off + 1)
+    assert gamenav.find_path(twin, start, goal).status is gamenav.find_path(fresh, start, goal).status
+    assert gamenav.find_path(twin, start, goal).found
