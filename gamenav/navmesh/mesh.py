@@ -269,7 +269,7 @@ def _stitch(mesh: NavMesh) -> npt.NDArray[np.int64] | None:
     lo, hi, gmin = lo - tol, hi + tol, gmin - tol
     corner = np.flatnonzero(mesh._corner)
     spot = verts[corner] - gmin
-    vertex_parts, edge_parts = [], []
+    buckets = []
     for k in np.unique(scale).tolist():
         cell = 2.0**k
         nx = int((top[0] + tol - gmin[0]) // cell) + 1
@@ -281,10 +281,15 @@ def _stitch(mesh: NavMesh) -> npt.NDArray[np.int64] | None:
         at = np.floor(spot / cell).astype(np.int64)
         at = at[:, 1] * nx + at[:, 0]
         begin, end = np.searchsorted(cells, at), np.searchsorted(cells, at, side="right")
-        count = end - begin
-        vertex_parts.append(np.repeat(corner, count))
-        edge_parts.append(edge[np.repeat(end - np.cumsum(count), count) + np.arange(count.sum())])
-    vertex, edge = np.concatenate(vertex_parts), np.concatenate(edge_parts)
+        buckets.append((edge, end, end - begin))
+    if sum(int(count.sum()) for _, _, count in buckets) <= 32 * (len(corner) + len(edges)):
+        vertex = np.concatenate([np.repeat(corner, count) for _, _, count in buckets])
+        edge = np.concatenate([edge[np.repeat(end - np.cumsum(count), count) + np.arange(count.sum())]
+                               for edge, end, count in buckets])
+    else:  # many long edges side by side (a comb of thin strips): GEOS's R-tree, in C
+        tree = shapely.STRtree(shapely.linestrings(verts[edges] - gmin))
+        found, edge = tree.query(shapely.points(spot), predicate="dwithin", distance=tol)
+        vertex = corner[found]
     a, b = a[edge], b[edge]
     d, m = verts[b] - verts[a], verts[vertex] - verts[a]
     length = np.hypot(d[:, 0], d[:, 1])

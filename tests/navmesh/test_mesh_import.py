@@ -159,6 +159,23 @@ def test_a_mesh_of_fine_detail_and_one_long_edge_is_checked_in_little_memory() -
     assert len(mesh) == len(tris) and peak < 40e6
 
 
+@pytest.mark.parametrize("turn", [0.0, math.pi / 4])
+def test_a_comb_of_thin_strips_is_checked_in_little_memory(turn: float) -> None:
+    # 250 strips 1000 long, 2 apart: every corner was paired with all 500 long edges, which
+    # share buckets of their size (73 MB; 1000 strips: 1.2 GB and 13 s)
+    n, rotation = 250, np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]])
+    verts = np.array([(x, 4.0 * i + dy) for i in range(n) for x, dy in ((0, 0), (1000, 0), (1000, 2), (0, 2))])
+    tris = np.array([(4 * i, 4 * i + 1 + j, 4 * i + 2 + j) for i in range(n) for j in (0, 1)])
+    NavMesh.from_mesh(verts[:8] @ rotation.T, tris[:1])  # (loads the kernels first)
+    tracemalloc.start()
+    try:
+        mesh = NavMesh.from_mesh(verts @ rotation.T, tris)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(mesh) == 2 * n and int(mesh.islands.max()) == n - 1 and peak < 20e6
+
+
 def test_a_corner_touching_the_middle_of_an_edge_stays_a_pinch_point() -> None:
     # a triangle standing on its apex at (0.5, 1), the middle of the square's top edge
     mesh = NavMesh.from_mesh([(0, 0), (1, 0), (1, 1), (0, 1), (0.5, 1), (1, 2), (0, 2)],
