@@ -1207,46 +1207,65 @@ def crowd_step(pos, vel, pref, radius, radius_cap, max_speed, moving, order, goa
     wait at a passage (``wait``). ``bend`` (n, 2) is set to how much the others and the walls
     bent the preferred velocity: ``(pref - new_vel) / max_speed``.
     Returns ``(infeasible, stuck)``: agents whose linear program was infeasible, discs left
-    overlapping a blocked cell.
+    overlapping a blocked cell. All of it runs in cells from the origin, the units its
+    tolerances are tuned in (in world units, on cells of 1e200 or 1e-200 the squares of distances
+    overflowed or underflowed: nobody was avoided or pushed apart); ``new_vel`` is in cells per
+    second. A move that a rounding back to world units would carry across a cell border (onto a
+    wall, off the map) is not made.
     """
     n = pos.shape[0]
+    start = np.empty((n, 2))  # in cells: positions, velocities, preferred velocities, speeds, radii
+    at = np.empty((n, 2))
+    v = np.empty((n, 2))
+    want = np.empty((n, 2))
+    speed = np.empty(n)
     r = np.empty(n)
     priority = np.empty(n)
     rank = np.empty(n)
     goal_dir = np.empty((n, 2))
     for i in range(n):
-        r[i] = min(radius[i], radius_cap)
+        start[i, 0] = (pos[i, 0] - ox) / cs
+        start[i, 1] = (pos[i, 1] - oy) / cs
+        for k in range(2):
+            at[i, k] = start[i, k]
+            v[i, k] = vel[i, k] / cs
+            want[i, k] = pref[i, k] / cs
+        speed[i] = max_speed[i] / cs
+        r[i] = min(radius[i], radius_cap) / cs
         priority[i] = 0.0 if moving[i] else -np.inf
         rank[i] = -float(order[i])
-        gx = goal[i, 0] - pos[i, 0]
-        gy = goal[i, 1] - pos[i, 1]
+        gx = (goal[i, 0] - ox) / cs - start[i, 0]
+        gy = (goal[i, 1] - oy) / cs - start[i, 1]
         norm = max(math.sqrt(gx * gx + gy * gy), 1e-12)
         goal_dir[i, 0] = gx / norm
         goal_dir[i, 1] = gy / norm
-    infeasible = orca_velocities(pos, vel, pref, r, max_speed, priority, rank, goal_dir, keep_right,
-                                 hcell, neighbor_dist, max_neighbors, time_horizon, time_horizon_obst, dt, passable,
-                                 sat, ox, oy, cs, y_up, True, new_vel, yielded_before, yielded, wait)
+    infeasible = orca_velocities(at, v, want, r, speed, priority, rank, goal_dir, keep_right, hcell / cs,
+                                 neighbor_dist / cs, max_neighbors, time_horizon, time_horizon_obst, dt, passable,
+                                 sat, 0.0, 0.0, 1.0, y_up, True, new_vel, yielded_before, yielded, wait)
     mass = np.empty(n)
     for i in range(n):
         mass[i] = r[i] * r[i] * (1.0 if moving[i] else idle_mass)
         if yielded[i] > 0 or wait[i]:  # who gives way is also pushed aside
             mass[i] *= 0.1
-        bend[i, 0] = (pref[i, 0] - new_vel[i, 0]) / max_speed[i]
-        bend[i, 1] = (pref[i, 1] - new_vel[i, 1]) / max_speed[i]
-    prev = pos.copy()
-    for i in range(n):
-        pos[i, 0] += new_vel[i, 0] * dt
-        pos[i, 1] += new_vel[i, 1] * dt
-    resolve_walls(prev, pos, passable, ox, oy, cs, y_up, 0.0)
-    stuck = resolve_discs(pos, r, mass, passable, sat, ox, oy, cs, y_up, iterations, tolerance)
+        bend[i, 0] = (want[i, 0] - new_vel[i, 0]) / speed[i]
+        bend[i, 1] = (want[i, 1] - new_vel[i, 1]) / speed[i]
+        at[i, 0] += new_vel[i, 0] * dt
+        at[i, 1] += new_vel[i, 1] * dt
+    resolve_walls(start, at, passable, 0.0, 0.0, 1.0, y_up, 0.0)
+    stuck = resolve_discs(at, r, mass, passable, sat, 0.0, 0.0, 1.0, y_up, iterations, tolerance)
     for i in range(n):  # (finite for any dt > 0: a subnormal dt would make the move over dt inf)
-        dx = pos[i, 0] - prev[i, 0]
-        dy = pos[i, 1] - prev[i, 1]
+        dx = at[i, 0] - start[i, 0]
+        dy = at[i, 1] - start[i, 1]
         d = math.hypot(dx, dy)
-        if d > max_speed[i] * dt:
+        if d > speed[i] * dt:
             vel[i, 0] = dx / d * max_speed[i]
             vel[i, 1] = dy / d * max_speed[i]
         else:
-            vel[i, 0] = dx / dt
-            vel[i, 1] = dy / dt
+            vel[i, 0] = dx / dt * cs
+            vel[i, 1] = dy / dt * cs
+        x = pos[i, 0] + dx * cs  # (the move: no rounding of whole positions)
+        y = pos[i, 1] + dy * cs
+        if math.floor((x - ox) / cs) == math.floor(at[i, 0]) and math.floor((y - oy) / cs) == math.floor(at[i, 1]):
+            pos[i, 0] = x
+            pos[i, 1] = y
     return infeasible, stuck

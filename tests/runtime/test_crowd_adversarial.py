@@ -711,3 +711,27 @@ def test_thousands_of_agents_on_one_spot_cost_linear_work() -> None:
         d = np.hypot(*(pos[:, None] - pos[None]).transpose(2, 0, 1))
         i, j = np.nonzero(np.triu(d < radius[:, None] + radius[None] + margin, 1))
         assert sorted(map(tuple, pairs[:m].tolist())) == sorted(zip(i.tolist(), j.tolist(), strict=True))
+
+
+def _walk_group(cell_size: float) -> np.ndarray:
+    walk = np.ones((20, 30), bool)
+    walk[5:15, 15] = False
+    grid = gamenav.TileGrid(walk, cell_size=cell_size, origin=(-3 * cell_size, 2 * cell_size))
+    starts = np.array([(1.5 + i % 5, 1.5 + i // 5) for i in range(20)])
+    crowd = gamenav.Crowd(grid, grid.cell_to_world(np.floor(starts).astype(np.int64)), radius=0.3 * cell_size,
+                          max_speed=4.0 * cell_size)
+    crowd.move(crowd.ids, grid.cell_to_world((25, 10)))
+    for _ in range(150):
+        crowd.update(1 / 30)
+    cells: np.ndarray = (crowd.positions - grid.origin) / cell_size
+    return cells
+
+
+@pytest.mark.parametrize("cell_size", [2.0**-600, 2.0**-300, 2.0**300, 2.0**600])
+def test_orca_avoids_and_pushes_apart_alike_on_cells_of_any_size(cell_size: float) -> None:
+    """ORCA ran in world units: on cells of 2**600 (or 2**-600) units the squares of distances
+    overflowed (underflowed), so no agent avoided or pushed apart another (a group of 20 ended up
+    to 7.9 cells elsewhere than on 1-unit cells, two discs of radius 0.3 cells 0.1 cells apart); on
+    2**300 its tolerances (absolute, tuned in cells) bent the ways by up to 9.6 cells. It runs in
+    cells now: power-of-two cell sizes move the agents exactly as cells of 1."""
+    assert np.array_equal(_walk_group(cell_size), _walk_group(1.0))
