@@ -60,9 +60,9 @@ def load_terrain(map_file: str | None, seed: int, layer: str = "walls") -> Terra
 
 
 def cell_px_for(shape: tuple[int, int]) -> int:
-    """Pixels per cell (2..16) so that the map fills about 1024 x 768 (8 for the built-in map)."""
+    """Pixels per cell (at least 2) so that the map fills about 1024 x 768 (8 for the built-in map)."""
     h, w = shape
-    return int(max(2, min(16, 1024 // w, 768 // h)))
+    return int(max(2, min(1024 // w, 768 // h)))
 
 
 class DemoWindow(arcade.Window):

@@ -731,3 +731,12 @@ def test_a_hud_message_goes_away(monkeypatch: pytest.MonkeyPatch) -> None:
         assert sim.messages == [said]
     finally:
         window.close()
+
+
+def test_a_small_map_fills_the_window_instead_of_hiding_under_the_hud(tmp_path: FilePath) -> None:
+    # tiny.json (6 x 4 cells, shipped with gamenav) got 16 px a cell: a 96 x 64 px window wholly under the HUD
+    from PIL import Image
+
+    shot = tmp_path / "tiny.png"
+    assert main(["--headless", "--map", "tiny.json", "--agents", "4", "--frames", "2", "--screenshot", str(shot)]) == 0
+    assert Image.open(shot).size == (6 * 170, 4 * 170)
