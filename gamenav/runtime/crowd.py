@@ -912,7 +912,8 @@ class Crowd(Closeable):
         size class, see the module docstring); smaller groups (and navmesh worlds) send one path
         request per agent. The same order given again (every frame, say) to the agents carrying it
         out changes nothing, but that those of a group pushed away from their goals since they
-        arrived walk back; nothing is planned again until the grid changes.
+        arrived, and those that failed, walk to their goals again; nothing is planned again until
+        the grid changes (or some of the agents were stopped: :meth:`stop` ends their order).
         """
         self._check_open("order")
         self._catch_up()
@@ -926,8 +927,9 @@ class Crowd(Closeable):
         record = (float(point[0]), float(point[1]), formation, use_field, snap.version, self._stride)
         if self._carrying_out(idx, record):  # (given again every frame): it goes on, nothing planned again
             done = idx[self._arrived[idx]]
-            back = done[~self._near_goal(done)]
-            self._arrived[back] = False  # those pushed away from their goals since they arrived walk back
+            back = np.concatenate([done[~self._near_goal(done)], idx[self._failed[idx]]])
+            self._arrived[back] = False  # those pushed away from their goals since they arrived walk back,
+            self._failed[back] = False  # those that gave up try again (as a player clicking again means)
             self._request(back)
             return
         if not snap.passable.any():  # every cell blocked: there is nowhere to go
@@ -1074,6 +1076,8 @@ class Crowd(Closeable):
         self._vel[idx] = 0.0  # (separation limits acceleration: a unit kept its speed and coasted on)
         self._arrived[idx] = True
         self._failed[idx] = False  # (a new order: a unit that had given up is no longer failed)
+        for number in np.unique(self._order[idx]).tolist():  # their orders are not carried out as given
+            self._given.pop(number, None)
         self._drop_unused_fields()
 
     # -- per frame ------------------------------------------------------------------------

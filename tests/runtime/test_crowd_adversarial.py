@@ -671,6 +671,47 @@ def test_an_order_given_again_every_frame_goes_on_without_planning_anything_agai
     assert again.arrived.all() and np.hypot(*(again.positions[3] - again.goals[3])) < 3.0
 
 
+@pytest.mark.parametrize("agents", [[0, 1, 2], list(range(20))])
+def test_the_same_order_after_stop_moves_the_stopped_agents_again(agents: list[int]) -> None:
+    """Units stopped on their way (the player's stop key) and sent to the same point again stood
+    still, counted as arrived, when the order was a group order: the order given again was taken
+    for the one they carried out. stop() ends their order."""
+    crowd = _group_crowd()
+    crowd.move(agents, (50.5, 20.5))
+    for _ in range(20):
+        crowd.update(1 / 30)
+    crowd.stop(agents[:2])  # some of them: the rest of the order goes on
+    for _ in range(5):
+        crowd.update(1 / 30)
+    at = crowd.positions[agents].copy()
+    crowd.move(agents, (50.5, 20.5))
+    for _ in range(20):
+        crowd.update(1 / 30)
+    assert not crowd.arrived[agents].any()
+    assert (np.hypot(*(crowd.positions[agents] - at).T) > 1.0).all()
+
+
+def test_the_same_group_order_given_again_sends_its_failed_agents_again() -> None:
+    """A group order given again (a player clicking again) left its failed agents failed while
+    the others were on their way: those that gave up now try again (here one on an island of its
+    own, which fails again)."""
+    walls = np.ones((40, 60), bool)
+    walls[:, 30] = False
+    walls[0:3, 0:3] = False
+    walls[1, 1] = True  # a one-cell island
+    grid = gamenav.TileGrid(walls)
+    starts = [(1.5, 1.5)] + [(5.5 + 2 * (i % 5), 5.5 + 2 * (i // 5)) for i in range(19)]
+    crowd = gamenav.Crowd(grid, starts, radius=0.3, max_speed=6.0)
+    crowd.move(crowd.ids, (20.5, 20.5))
+    crowd.update(1 / 30)
+    assert list(np.flatnonzero(crowd.failed)) == [0]
+    requests = crowd.counters["path_requests"]
+    crowd.move(crowd.ids, (20.5, 20.5))
+    assert crowd.counters["path_requests"] == requests + 1 and crowd.counters["flow_fields"] == 1
+    crowd.update(1 / 30)
+    assert list(np.flatnonzero(crowd.failed)) == [0] and not crowd.arrived[1:].any()
+
+
 def test_thousands_of_agents_on_one_spot_cost_linear_work() -> None:
     """5000 agents spawned on one point: every pair of them was a candidate of the overlap
     resolution (12.5 million pairs), of ORCA's neighbour search and of separation, and the first
