@@ -194,7 +194,13 @@ class Simulation:
     # -- per frame ------------------------------------------------------------------------
     def step(self, dt: float) -> None:
         """One simulation frame: a finished navmesh build is switched to, then the queue's budgeted
-        pathfinding, then steering (timed)."""
+        pathfinding, then steering (timed). Reinforcements come first: the steering parts the units that
+        spawn on one spot before they are drawn."""
+        if self.reinforce_seconds is not None:
+            self._clock += dt
+            if self._clock >= self.reinforce_seconds:
+                self._clock = 0.0
+                self._timed(self.reinforce)
         t0 = time.perf_counter()
         self._poll_navmesh()
         self.queue.update()
@@ -203,11 +209,6 @@ class Simulation:
         t2 = time.perf_counter()
         self.avoid_ms.add(self.crowd.avoidance_ms)
         self.frame += 1
-        if self.reinforce_seconds is not None:
-            self._clock += dt
-            if self._clock >= self.reinforce_seconds:
-                self._clock = 0.0
-                self._timed(self.reinforce)
         path = (t1 - t0) * 1e3 + self._carry_path_ms
         self.path_ms.add(path)
         self.steer_ms.add((t2 - t1) * 1e3)

@@ -740,3 +740,19 @@ def test_a_small_map_fills_the_window_instead_of_hiding_under_the_hud(tmp_path: 
     shot = tmp_path / "tiny.png"
     assert main(["--headless", "--map", "tiny.json", "--agents", "4", "--frames", "2", "--screenshot", str(shot)]) == 0
     assert Image.open(shot).size == (6 * 170, 4 * 170)
+
+
+def test_reinforcements_are_parted_before_they_are_drawn() -> None:
+    # the units that spawn on one door cell were added after the crowd's update, so each reinforcement frame drew
+    # them stacked (discs 1.9 radii deep in each other); the update now parts them first
+    sim = Simulation(generate(seed=7), agents=400, seed=7, max_expansions=1000, reinforce_seconds=1 / 20)
+    try:
+        ids = sim.crowd.ids.copy()
+        sim.step(1 / 20)
+        new = np.flatnonzero(~np.isin(sim.crowd.ids, ids))
+        p, r = sim.crowd.positions, sim.crowd.radii
+        depth = r[new, None] + r[None, :] - np.hypot(*(p[new, None] - p[None, :]).transpose(2, 0, 1))
+        depth[np.arange(len(new)), new] = -np.inf  # a unit and itself
+        assert len(new) == 8 and (depth / np.minimum(r[new, None], r[None, :])).max() < 0.1
+    finally:
+        sim.close()
