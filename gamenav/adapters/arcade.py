@@ -566,6 +566,9 @@ class PathFollower(Follower):
     A :class:`~gamenav.Follower`: it walks its path's legs (any speed, stopping exactly on the
     goal), with stuck detection and re-pathing after grid edits. Call ``queue.update()`` once per
     frame, then :meth:`update` for each follower; the sprite's position is written on every update.
+    When the game moved the sprite since (a teleport, a knockback, a respawn: ``sprite.position =
+    ...``), :meth:`update` first puts the agent there (:meth:`~gamenav.Follower.place`), so it walks
+    on from where the sprite now is.
 
     Args:
         sprite: the sprite to move (its current position is the start; it must be on a passable cell).
@@ -594,8 +597,14 @@ class PathFollower(Follower):
         self.sprite = sprite
         start = finite_point(sprite.position, "the sprite's position").tolist()
         super().__init__(grid, start, speed=speed, queue=queue, world=world, radius=radius, **path_options)
+        self._written = sprite.position  # (the sprite's position as the follower left it)
 
     def update(self, dt: float) -> None:
-        """Advance ``dt`` seconds and write the sprite's new position."""
+        """Place the agent where the game moved the sprite (if it did), advance ``dt`` seconds
+        and write the sprite's new position."""
+        self._check_open("update")
+        if self.sprite.position != self._written:
+            self.place(finite_point(self.sprite.position, "the sprite's position").tolist())
         super().update(dt)
         self.sprite.position = self.position
+        self._written = self.sprite.position

@@ -560,8 +560,10 @@ class PathFollower(Follower):
     It walks its path's legs (any speed, stopping exactly on the goal), with stuck detection
     and re-pathing after grid edits, and has the same interface as the arcade adapter's follower. With
     a ``gamenav.PathQueue``, call ``queue.update()`` once per frame, then :meth:`update` for
-    each follower. For dozens of agents use one :class:`gamenav.Crowd` instead: its update is
-    vectorised over all agents.
+    each follower. When the game moved the sprite's ``rect`` since the last update (a teleport,
+    a knockback, a respawn), :meth:`update` first puts the agent at its ``rect.center``
+    (:meth:`~gamenav.Follower.place`), so it walks on from there. For dozens of agents use one
+    :class:`gamenav.Crowd` instead: its update is vectorised over all agents.
 
     Args:
         target: a ``pygame.sprite.Sprite`` (its ``rect.center`` is the start and is written on
@@ -594,10 +596,18 @@ class PathFollower(Follower):
             self.sprite, point = None, target
         start = _pair(point, "target")
         super().__init__(grid, start, speed=speed, queue=queue, radius=radius, **path_options)
+        self._written = None if self.sprite is None else _sprite_rect(self.sprite).center
+        """The sprite's ``rect.center`` as the follower left it."""
 
     def update(self, dt: float) -> None:
-        """Advance ``dt`` seconds and write the sprite's ``rect.center`` (rounded to pixels)."""
+        """Place the agent at the sprite's ``rect.center`` if the game moved it, advance ``dt``
+        seconds and write the sprite's ``rect.center`` (rounded to pixels)."""
+        self._check_open("update")
+        if self.sprite is not None and _sprite_rect(self.sprite).center != self._written:
+            self.place(_pair(_sprite_rect(self.sprite).center, "the sprite's rect.center"))
         super().update(dt)
         if self.sprite is not None:
             x, y = self.position
-            _sprite_rect(self.sprite).center = (round(x), round(y))
+            rect = _sprite_rect(self.sprite)
+            rect.center = (round(x), round(y))
+            self._written = rect.center

@@ -1066,7 +1066,10 @@ class Crowd(Closeable):
         """Stop ``agents`` (ids, or a bool mask over the rows) where they stand (they count as arrived)."""
         self._check_open("order")
         self._catch_up()
-        idx = self._indices(agents)
+        self._halt(self._indices(agents))
+
+    def _halt(self, idx: _Idx) -> None:
+        """:meth:`stop` of rows ``idx``."""
         self._cancel(idx)
         for i in idx.tolist():
             self._routes.pop(i, None)
@@ -1079,6 +1082,53 @@ class Crowd(Closeable):
         for number in np.unique(self._order[idx]).tolist():  # their orders are not carried out as given
             self._given.pop(number, None)
         self._drop_unused_fields()
+
+    def place(self, agents: npt.ArrayLike, positions: npt.ArrayLike) -> None:
+        """Put ``agents`` (ids, in the order given, or a bool mask over the rows) at once at
+        ``positions`` ((m, 2) world ``(x, y)``, one per agent, on passable cells as for
+        :meth:`add`): a teleport, a knockback, a respawn. Their velocity becomes zero; agents
+        placed on others separate as overlapping agents do.
+
+        An agent on its way keeps its order from the new place: a path follower waits for a new
+        path from there (its pending request is replaced, through the queue if there is one;
+        the old route is never followed again), a group agent descends its flow field from
+        there (or asks for a path when the field does not reach it). An agent with no order in
+        progress (arrived, failed or never ordered) stands idle there as after :meth:`stop`:
+        arrived, its goal the new place.
+        """
+        self._check_open("place agents of")
+        self._catch_up()
+        rows = self._indices(agents) if np.asarray(agents).dtype == np.bool_ else self.rows(agents)
+        if len(np.unique(rows)) != len(rows):
+            raise InvalidInputError(f"each agent may be placed once, got {agents!r}")
+        pos = _points(positions)
+        if pos.shape != (len(rows), 2):
+            raise InvalidInputError(f"positions must have shape ({len(rows)}, 2), one per agent, got {pos.shape}")
+        _check_positions(self._grid, pos)
+        if len(rows) == 0:
+            return
+        busy = ~self._arrived[rows] & ~self._failed[rows]
+        self._pos[rows] = pos
+        self._snapshot[rows] = pos
+        self._vel[rows] = 0.0
+        self._stuck_count[rows] = 0
+        self._repaths[rows] = 0
+        self._jams[rows] = 0
+        self._jam_mark[rows] = np.nan
+        self._jam_since[rows] = 0
+        self._halt(rows[~busy])
+        walking = rows[busy]
+        grouped = walking[self._group[walking] >= 0]
+        cut_off = np.zeros(len(grouped), bool)
+        for gid in np.unique(self._group[grouped]).tolist():
+            members = self._group[grouped] == gid
+            cut_off[members] = ~np.isfinite(_field_near(self._fields[gid][1], self._cells(grouped[members])))
+        self._mode[grouped] = FIELD  # (one near its slot walked straight to it: from here, down the field)
+        ask = np.concatenate([walking[self._group[walking] < 0], grouped[cut_off]])
+        for i in ask.tolist():
+            self._routes.pop(i, None)
+        self._mode[ask] = IDLE  # (waits for its new path)
+        self._request(ask)
 
     # -- per frame ------------------------------------------------------------------------
     def update(self, dt: float) -> None:

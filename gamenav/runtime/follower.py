@@ -100,7 +100,7 @@ class Follower(Closeable):
     neither kept alive nor notified, and its pending path request is cancelled at the queue's
     next request or update. :meth:`close` (or leaving a ``with Follower(...) as
     agent:`` block) ends it and cancels a pending path request; afterwards :meth:`move_to`,
-    :meth:`stop` and :meth:`update` raise InvalidInputError, the state stays readable.
+    :meth:`stop`, :meth:`place` and :meth:`update` raise InvalidInputError, the state stays readable.
 
     Args:
         grid: the walkable grid; ``start`` must lie on a passable cell.
@@ -181,6 +181,14 @@ class Follower(Closeable):
         """Stand still where the agent is."""
         self._check_open("order")
         self._crowd.stop([0])
+
+    def place(self, point: Sequence[float]) -> None:
+        """Put the agent at once at world point ``point`` (on a passable cell): a teleport, a
+        knockback, a respawn (see :meth:`Crowd.place`). On its way, it walks to its goal from
+        there on a new path (it waits for it, the old route is never followed again); else it
+        stands there idle, arrived."""
+        self._check_open("place")
+        self._crowd.place([0], finite_point(point, "point")[None, :])
 
     def update(self, dt: float) -> None:
         """Advance ``dt`` seconds."""

@@ -750,3 +750,51 @@ def test_pygame_draw_grid_paints_again_only_where_an_edit_changed_cells(monkeypa
         pygame_adapter.draw_grid(fresh, grid.copy(), **colors)
         assert pygame.image.tobytes(surface, "RGBA") == pygame.image.tobytes(fresh, "RGBA")
     assert painted[0] == (100, 74) and len(painted) == 7
+
+
+def test_an_arcade_sprite_the_game_moves_walks_on_from_where_it_was_put() -> None:
+    """A sprite teleported by the game (``sprite.position = (176, 16)``) snapped back on the next
+    update ((22.7, 80): the follower wrote its agent's position over it). Now the follower
+    puts its agent where the sprite was moved and it walks to its goal from there."""
+    grid = gamenav.TileGrid.from_strings(["......", ".####.", "......"], cell_size=32, y_up=True)
+    sprite = arcade.SpriteSolidColor(8, 8, center_x=16, center_y=80)
+    follower = PathFollower(sprite, grid, speed=200)
+    follower.move_to((176, 80))
+    follower.update(1 / 60)
+    sprite.position = (176, 16)  # a teleporter into the bottom row
+    follower.update(1 / 60)
+    assert sprite.position[0] == 176 and sprite.position[1] > 16  # (on its new way: up the right column)
+    for _ in range(60):
+        follower.update(1 / 60)
+        assert grid.passable[tuple(grid.world_to_cell(np.array(sprite.position)).tolist()[::-1])]
+    assert follower.arrived and sprite.position == (176, 80)
+    sprite.center_x = 144  # a knockback of an idle sprite: it stands there
+    follower.update(1 / 60)
+    assert follower.arrived and sprite.position == (144, 80)
+    sprite.position = (80, 48)  # onto the wall
+    with pytest.raises(InvalidInputError, match="blocked cell"):
+        follower.update(1 / 60)
+    sprite.position = (float("nan"), 16)
+    with pytest.raises(InvalidInputError, match=r"^the sprite's position must be a finite \(x, y\) pair"):
+        follower.update(1 / 60)
+
+
+def test_a_pygame_sprite_the_game_moves_walks_on_from_its_new_rect_center() -> None:
+    """A sprite whose ``rect.center`` the game moved snapped back on the next update (to the
+    agent's old position). Now the agent is put at the new centre and walks on from there."""
+    grid = grid_from_rects([(10, 10, 40, 10)], size=(60, 30), cell_size=10)
+    sprite = pygame.sprite.Sprite()
+    sprite.rect = pygame.Rect(0, 0, 4, 4)
+    sprite.rect.center = (5, 5)
+    follower = pygame_adapter.PathFollower(sprite, grid, speed=60)
+    follower.move_to((55, 5))
+    follower.update(1 / 30)
+    sprite.rect.center = (55, 25)  # a teleporter into the bottom row
+    follower.update(1 / 30)
+    assert sprite.rect.centerx == 55 and sprite.rect.centery < 25
+    for _ in range(30):
+        follower.update(1 / 30)
+    assert follower.arrived and sprite.rect.center == (55, 5)
+    sprite.rect.move_ip(-20, 0)  # a knockback of an idle sprite: it stands there
+    follower.update(1 / 30)
+    assert follower.arrived and follower.position == (35.0, 5.0) and sprite.rect.center == (35, 5)

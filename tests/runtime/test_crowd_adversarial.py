@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -776,3 +777,112 @@ def test_orca_avoids_and_pushes_apart_alike_on_cells_of_any_size(cell_size: floa
     2**300 its tolerances (absolute, tuned in cells) bent the ways by up to 9.6 cells. It runs in
     cells now: power-of-two cell sizes move the agents exactly as cells of 1."""
     assert np.array_equal(_walk_group(cell_size), _walk_group(1.0))
+
+
+def _ring_grid() -> gamenav.TileGrid:
+    """A 10 x 5 ring of 1-unit cells round a wall: the top row and the bottom row are joined at both ends."""
+    return gamenav.TileGrid.from_strings(["..........", ".########.", ".########.", ".########.", ".........."])
+
+
+def test_place_re_paths_a_walking_agent_from_its_new_place_through_the_queue() -> None:
+    """No way to put an agent somewhere (a teleport): a game writing positions had the crowd walk
+    on along the old route from anywhere. Now its pending request is replaced (through the queue)
+    and it waits, then walks from where it stands, never across the wall."""
+    grid = _ring_grid()
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=10_000)
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5)], radius=0.25, max_speed=4.0, queue=queue)
+    crowd.move([0], (9.5, 0.5), formation=False)
+    queue.update()
+    crowd.update(0.25)  # on its way along the top row
+    assert crowd.mode[0] != IDLE and crowd.positions[0, 1] < 1.0
+    crowd.move([0], (6.5, 0.5), formation=False)  # a request pending ...
+    old = crowd._requests[0]
+    crowd.place([0], [(0.5, 4.5)])  # ... when the game teleports it to the bottom row
+    assert old.status is gamenav.PathStatus.CANCELLED and crowd.pending == 1
+    assert crowd.positions[0].tolist() == [0.5, 4.5] and crowd.velocities[0].tolist() == [0.0, 0.0]
+    assert crowd.path(0).status is gamenav.PathStatus.IN_PROGRESS and crowd.remaining_path(0).tolist() == [[0.5, 4.5]]
+    crowd.update(0.1)  # waits for its path: the old route is not walked from here
+    assert crowd.positions[0].tolist() == [0.5, 4.5]
+    for _ in range(200):
+        queue.update()
+        crowd.update(1 / 30)
+        x, y = grid.world_to_cell(crowd.positions[0]).tolist()
+        assert grid.passable[y, x]
+    assert crowd.arrived[0] and crowd.positions[0].tolist() == pytest.approx([6.5, 0.5], abs=0.3)
+    assert tuple(crowd.path(0).cells[0]) == (0, 4)  # (its path starts where it was put)
+
+
+def test_place_leaves_idle_agents_idle_and_arrived_where_they_are_put() -> None:
+    grid = _ring_grid()
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5), (2.5, 0.5)], radius=0.25, max_speed=4.0)
+    crowd.move([1], (9.5, 4.5), formation=False)
+    for _ in range(120):
+        crowd.update(1 / 30)
+    assert crowd.arrived.all()
+    crowd.place([1, 0], [(3.5, 4.5), (4.5, 0.5)])  # (ids in the order given)
+    assert crowd.positions.tolist() == [[4.5, 0.5], [3.5, 4.5]]
+    assert crowd.goals.tolist() == [[4.5, 0.5], [3.5, 4.5]] and crowd.arrived.all()
+    for _ in range(30):
+        crowd.update(1 / 30)
+    assert (crowd.mode == IDLE).all() and crowd.positions.tolist() == [[4.5, 0.5], [3.5, 4.5]]
+
+
+def test_place_lets_group_agents_descend_their_field_from_the_new_place() -> None:
+    grid = _ring_grid()
+    starts = [(0.5, 0.5), (1.5, 0.5), (2.5, 0.5)]
+    crowd = gamenav.Crowd(grid, starts, radius=0.25, max_speed=4.0, flow_threshold=2)
+    crowd.move([0, 1, 2], (8.5, 0.5))
+    crowd.update(1 / 30)
+    crowd.place([0], [(0.5, 4.5)])
+    assert crowd.mode[0] == 2 and crowd.pending == 0  # (still on the field: no path asked for)
+    for _ in range(300):
+        crowd.update(1 / 30)
+        x, y = grid.world_to_cell(crowd.positions[0]).tolist()
+        assert grid.passable[y, x]
+    assert crowd.arrived.all()
+
+
+@pytest.mark.parametrize(("agents", "positions", "message"), [
+    ([0], [(1.5, 1.5)], "in blocked cell"),
+    ([0], [(float("nan"), 0.5)], "must be finite"),
+    ([0], [(0.5, -3.0)], "outside the grid"),
+    ([0, 1], [(0.5, 0.5)], r"shape \(2, 2\)"),
+    ([0, 0], [(0.5, 0.5), (2.5, 0.5)], "placed once"),
+    ([7], [(0.5, 0.5)], "unknown agent ids"),
+    ([True, False], [(0.5, 0.5), (2.5, 0.5)], r"shape \(1, 2\)"),
+    ([0], [("a", "b")], "array of numbers"),
+])
+def test_place_refuses_bad_agents_and_positions_and_changes_nothing(agents: Any, positions: Any,
+                                                                    message: str) -> None:
+    grid = _ring_grid()
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5), (2.5, 0.5)], radius=0.25, max_speed=4.0)
+    with pytest.raises(gamenav.InvalidInputError, match=message):
+        crowd.place(agents, positions)
+    assert crowd.positions.tolist() == [[0.5, 0.5], [2.5, 0.5]]
+
+
+def test_place_sends_a_group_agent_near_its_slot_down_the_field_not_straight_at_the_wall() -> None:
+    """An agent near its slot walks straight to it (DIRECT); put across the wall from it, it kept
+    walking straight into the wall (the first version of :meth:`Crowd.place`: not arrived after
+    10 s, stuck). It descends the field again from the new place."""
+    grid = _ring_grid()
+    crowd = gamenav.Crowd(grid, [(6.5, 0.5), (7.5, 0.5)], radius=0.25, max_speed=4.0, flow_threshold=2)
+    crowd.move([0, 1], (8.5, 0.5))
+    crowd.update(1 / 30)
+    assert crowd.mode.tolist() == [3, 3]
+    crowd.place([0], [(5.5, 4.5)])
+    assert crowd.mode[0] == 2
+    for _ in range(150):
+        crowd.update(1 / 30)
+    assert crowd.arrived.all() and crowd.counters["stuck_repaths"] == 0
+
+
+def test_place_on_an_island_the_field_does_not_reach_fails_the_group_agent_there() -> None:
+    grid = gamenav.TileGrid.from_strings(["......#..", "......#.."])
+    crowd = gamenav.Crowd(grid, [(0.5, 0.5), (1.5, 0.5)], radius=0.25, max_speed=4.0, flow_threshold=2)
+    crowd.move([0, 1], (5.5, 1.5))
+    crowd.place([0], [(8.5, 0.5)])  # (its path request finds no path: it gives up there)
+    for _ in range(120):
+        crowd.update(1 / 30)
+    assert crowd.failed.tolist() == [True, False] and crowd.arrived[1]
+    assert crowd.positions[0].tolist() == [8.5, 0.5]

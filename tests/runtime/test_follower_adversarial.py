@@ -8,6 +8,7 @@ import gc
 import numpy as np
 import pytest
 
+import gamenav
 from gamenav import Follower, InvalidInputError, PathQueue, TileGrid
 
 
@@ -75,3 +76,36 @@ def test_any_speed_and_frame_length_walk_the_path_to_exactly_the_goal(rows: list
     agent.update(dt)
     assert agent.arrived and not agent.failed and arrivals == 1
     assert agent.position == goal
+
+
+def test_place_walks_on_to_the_goal_from_the_new_place_not_along_the_old_route() -> None:
+    """A follower could not be put somewhere (a teleport, a knockback): now :meth:`Follower.place`
+    puts it there, and it walks to its goal on a path from there, never across the wall."""
+    grid = TileGrid.from_strings(["......", ".####.", "......"], cell_size=10)
+    queue = PathQueue(budget_ms=None, max_expansions=10_000)
+    agent = Follower(grid, (5, 5), speed=20, queue=queue)
+    agent.move_to((45, 5))
+    for _ in range(15):
+        queue.update()
+        agent.update(1 / 30)
+    agent.move_to((55, 5))  # (a request pending when it is put elsewhere)
+    agent.place((5, 25))
+    assert agent.position == (5.0, 25.0) and agent.path.status is gamenav.PathStatus.IN_PROGRESS
+    agent.update(1 / 30)  # waits for its new path
+    assert agent.position == (5.0, 25.0) and not agent.arrived
+    for _ in range(300):
+        queue.update()
+        agent.update(1 / 30)
+        x, y = grid.world_to_cell(np.array(agent.position)).tolist()
+        assert grid.passable[y, x]
+    assert agent.arrived and agent.position == (55.0, 5.0)
+    assert agent.path.points[0].tolist() == [5.0, 25.0]
+    agent.place((25, 25))  # arrived: it stands there
+    for _ in range(30):
+        agent.update(1 / 30)
+    assert agent.arrived and agent.position == (25.0, 25.0)
+    with pytest.raises(InvalidInputError, match="blocked cell"):
+        agent.place((25, 15))
+    agent.close()
+    with pytest.raises(InvalidInputError, match="cannot place a closed Follower"):
+        agent.place((5, 5))
