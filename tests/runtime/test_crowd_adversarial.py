@@ -796,9 +796,8 @@ def test_place_re_paths_a_walking_agent_from_its_new_place_through_the_queue() -
     crowd.update(0.25)  # on its way along the top row
     assert crowd.mode[0] != IDLE and crowd.positions[0, 1] < 1.0
     crowd.move([0], (6.5, 0.5), formation=False)  # a request pending ...
-    old = crowd._requests[0]
     crowd.place([0], [(0.5, 4.5)])  # ... when the game teleports it to the bottom row
-    assert old.status is gamenav.PathStatus.CANCELLED and crowd.pending == 1
+    assert crowd.pending == 1 and len(queue) == 1 and queue.stats.cancelled == 1
     assert crowd.positions[0].tolist() == [0.5, 4.5] and crowd.velocities[0].tolist() == [0.0, 0.0]
     assert crowd.path(0).status is gamenav.PathStatus.IN_PROGRESS and crowd.remaining_path(0).tolist() == [[0.5, 4.5]]
     crowd.update(0.1)  # waits for its path: the old route is not walked from here
