@@ -568,7 +568,8 @@ class PathFollower(Follower):
     frame, then :meth:`update` for each follower; the sprite's position is written on every update.
     When the game moved the sprite since (a teleport, a knockback, a respawn: ``sprite.position =
     ...``), :meth:`update` first puts the agent there (:meth:`~gamenav.Follower.place`), so it walks
-    on from where the sprite now is.
+    on from where the sprite now is (moved onto a wall or off the map: from the nearest point of
+    the nearest free cell).
 
     Args:
         sprite: the sprite to move (its current position is the start; it must be on a passable cell).
@@ -604,7 +605,7 @@ class PathFollower(Follower):
         and write the sprite's new position."""
         self._check_open("update")
         if self.sprite.position != self._written:
-            self.place(finite_point(self.sprite.position, "the sprite's position").tolist())
+            self._place_near(finite_point(self.sprite.position, "the sprite's position").tolist())
         super().update(dt)
         self.sprite.position = self.position
         self._written = self.sprite.position

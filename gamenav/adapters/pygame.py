@@ -562,7 +562,8 @@ class PathFollower(Follower):
     a ``gamenav.PathQueue``, call ``queue.update()`` once per frame, then :meth:`update` for
     each follower. When the game moved the sprite's ``rect`` since the last update (a teleport,
     a knockback, a respawn), :meth:`update` first puts the agent at its ``rect.center``
-    (:meth:`~gamenav.Follower.place`), so it walks on from there. For dozens of agents use one
+    (:meth:`~gamenav.Follower.place`), so it walks on from there (moved onto a wall or off the
+    map, at the nearest point of the nearest free cell). For dozens of agents use one
     :class:`gamenav.Crowd` instead: its update is vectorised over all agents.
 
     Args:
@@ -604,7 +605,7 @@ class PathFollower(Follower):
         seconds and write the sprite's ``rect.center`` (rounded to pixels)."""
         self._check_open("update")
         if self.sprite is not None and _sprite_rect(self.sprite).center != self._written:
-            self.place(_pair(_sprite_rect(self.sprite).center, "the sprite's rect.center"))
+            self._place_near(_pair(_sprite_rect(self.sprite).center, "the sprite's rect.center"))
         super().update(dt)
         if self.sprite is not None:
             x, y = self.position

@@ -190,6 +190,23 @@ class Follower(Closeable):
         self._check_open("place")
         self._crowd.place([0], finite_point(point, "point")[None, :])
 
+    def _place_near(self, point: Sequence[float]) -> None:
+        """:meth:`place` the agent at ``point`` (a finite world point), or, on a blocked cell or
+        off the grid, at the nearest point of the passable cell nearest to it, the agent's
+        radius in from its sides (adapters: a sprite the game knocked into a wall stops beside
+        it, one moved off the map comes back onto it)."""
+        crowd = self._crowd
+        g = crowd.grid
+        at = finite_point(point, "point")
+        cell = g.world_to_cell(at)
+        if not (0 <= cell[0] < g.width and 0 <= cell[1] < g.height and g.passable[cell[1], cell[0]]):
+            free = crowd._nearest_passable(cell[None, :], at[None, :])[0]
+            half = 0.5 * g.cell_size
+            inset = min(float(crowd.radii[0]), half)
+            centre = g.cell_to_world(free)
+            at = np.clip(at, centre - (half - inset), centre + (half - inset))
+        self.place(at.tolist())
+
     def update(self, dt: float) -> None:
         """Advance ``dt`` seconds."""
         self._check_open("update")

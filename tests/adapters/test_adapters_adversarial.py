@@ -771,9 +771,6 @@ def test_an_arcade_sprite_the_game_moves_walks_on_from_where_it_was_put() -> Non
     sprite.center_x = 144  # a knockback of an idle sprite: it stands there
     follower.update(1 / 60)
     assert follower.arrived and sprite.position == (144, 80)
-    sprite.position = (80, 48)  # onto the wall
-    with pytest.raises(InvalidInputError, match="blocked cell"):
-        follower.update(1 / 60)
     sprite.position = (float("nan"), 16)
     with pytest.raises(InvalidInputError, match=r"^the sprite's position must be a finite \(x, y\) pair"):
         follower.update(1 / 60)
@@ -798,3 +795,31 @@ def test_a_pygame_sprite_the_game_moves_walks_on_from_its_new_rect_center() -> N
     sprite.rect.move_ip(-20, 0)  # a knockback of an idle sprite: it stands there
     follower.update(1 / 30)
     assert follower.arrived and follower.position == (35.0, 5.0) and sprite.rect.center == (35, 5)
+
+
+def test_a_sprite_the_game_moves_onto_a_wall_or_off_the_map_stops_beside_it() -> None:
+    """A sprite knocked into a wall or off the map raised InvalidInputError from the follower's
+    update ("every position must lie on a passable cell"), a traceback every frame: now the
+    agent is put at the nearest point of the nearest free cell, its radius in from the sides,
+    and walks on from there (arcade and pygame)."""
+    grid = gamenav.TileGrid.from_strings(["......", ".####.", "......"], cell_size=32, y_up=True)
+    sprite = arcade.SpriteSolidColor(8, 8, center_x=16, center_y=80)
+    follower = PathFollower(sprite, grid, speed=200, radius=4)
+    sprite.position = (80, 50)  # into the wall, nearer its top row (y 64..96)
+    follower.update(1 / 60)
+    assert follower.arrived and sprite.position == (80, 68)
+    sprite.position = (-50, 20)  # off the map, beside the bottom-left cell
+    follower.update(1 / 60)
+    assert sprite.position == (4, 20)
+    follower.move_to((176, 80))
+    for _ in range(90):
+        follower.update(1 / 60)
+    assert follower.arrived and sprite.position == (176, 80)
+    walls = grid_from_rects([(10, 10, 40, 10)], size=(60, 30), cell_size=10)
+    body = pygame.sprite.Sprite()
+    body.rect = pygame.Rect(0, 0, 4, 4)
+    body.rect.center = (5, 5)
+    walker = pygame_adapter.PathFollower(body, walls, speed=60, radius=2)
+    body.rect.center = (35, 14)  # into the wall (rows y 10..20), nearer its top side
+    walker.update(1 / 30)
+    assert walker.position == (35.0, 8.0) and body.rect.center == (35, 8)
