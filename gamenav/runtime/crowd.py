@@ -394,7 +394,8 @@ class Crowd(Closeable):
         spacing: distance between formation slots in world units (default ``2.5 *`` the
             largest radius, rounded up to whole cells).
         stuck_seconds: how long an agent may make too little progress before it re-paths.
-        diagonal: the grid movement rule of path requests and flow fields.
+        diagonal: the grid movement rule of path requests (group flow fields step as
+            ``no_corner_cutting`` whatever the rule: the moves a disc can make between cells).
         path_options: extra keyword options for each path request (e.g. ``algorithm="jps"``).
         arrive_radius: an agent has arrived within this distance of its goal (world units;
             default a quarter cell).
