@@ -101,6 +101,17 @@ class NavMeshChange:
     blocked: bool
     remap: _I64 | None = None
 
+    def __post_init__(self) -> None:
+        for array in (self.removed, self.added, self.remap):
+            if array is not None:
+                array.flags.writeable = False
+
+    def __reduce__(self) -> tuple[type[NavMeshChange], tuple[object, ...]]:
+        """Pickle and copy through the constructor, so the arrays are read-only again after a
+        round trip (pickle and ``deepcopy`` rebuild them writable)."""
+        return type(self), (self.version, self.bounds, self.removed, self.added, self.opened, self.blocked,
+                            self.remap)
+
 
 class _Buffer:
     """An append-only array with spare capacity: views of the first rows never change."""

@@ -744,3 +744,25 @@ def test_points_of_an_edit_that_are_one_world_point_get_one_vertex() -> None:
     start, goal = (off + 7.654, off + 2.435), (off + 10, off + 1)
     assert gamenav.find_path(twin, start, goal).status is gamenav.find_path(fresh, start, goal).status
     assert gamenav.find_path(twin, start, goal).found
+
+
+def test_navmesh_change_arrays_stay_read_only_after_a_round_trip() -> None:
+    """A NavMeshChange's arrays (documented read-only) came back writable from pickle and
+    deepcopy: a listener keeping a copy could write into it."""
+    from gamenav.navmesh.dynamic import NavMeshChange
+
+    mesh = gamenav.NavMesh.from_polygons([[(0, 0), (10, 0), (10, 10), (0, 10)]])
+    changes: list[NavMeshChange] = []
+    mesh.subscribe(changes.append)
+    mesh.add_obstacle([(4, 4), (6, 4), (6, 6), (4, 6)])
+    mesh.compact()
+    for change in changes:
+        for twin in (pickle.loads(pickle.dumps(change)), copy.deepcopy(change), copy.copy(change)):
+            arrays = [twin.removed, twin.added] + ([] if twin.remap is None else [twin.remap])
+            assert len(arrays) == (2 if change.remap is None else 3)
+            assert not any(a.flags.writeable for a in arrays)
+            assert twin.version == change.version and twin.bounds == change.bounds
+            assert np.array_equal(twin.removed, change.removed) and np.array_equal(twin.added, change.added)
+            assert (twin.opened, twin.blocked) == (change.opened, change.blocked)
+    assert [c.remap is None for c in changes] == [True, False]
+
