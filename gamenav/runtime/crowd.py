@@ -31,7 +31,8 @@ A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
 - stuck detection (too little progress for ``stuck_seconds``) and re-pathing;
 - path invalidation on grid edits: only agents whose remaining path enters a newly blocked cell
   (or, under the movement rules that read corners and for smoothed paths, steps diagonally past
-  one) re-path; group flow fields are recomputed;
+  one) re-path; group flow fields are recomputed; after an edit that opens cells, agents that
+  had failed (no way to their goals, or stuck) ask for a path again;
 - optionally (``reroute_seconds``), congestion-aware group fields: re-planned now and then
   around the agents of other orders coming the other way.
 
@@ -1869,6 +1870,13 @@ class Crowd(Closeable):
         else:  # searched at the next update: a mesh following the grid may not have heard the edit yet
             self._cancel(repath)
             self._backlog.update(dict.fromkeys(repath.tolist()))
+        if len(change.opened):  # a way may have opened for those that gave up: they try again
+            retry = np.flatnonzero(self._failed)
+            self._failed[retry] = False
+            self._repaths[retry] = 0
+            self._jams[retry] = 0
+            self.counters["edit_repaths"] += len(retry)
+            self._backlog.update(dict.fromkeys(retry.tolist()))  # (sent over the next updates)
 
     def _steps_meet(self, agents: _Idx, blocked: _I64) -> npt.NDArray[np.bool_]:
         """Which grid path followers ``agents`` have a route ahead (cell steps from the agent's

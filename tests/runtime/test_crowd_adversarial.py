@@ -885,3 +885,31 @@ def test_place_on_an_island_the_field_does_not_reach_fails_the_group_agent_there
         crowd.update(1 / 30)
     assert crowd.failed.tolist() == [True, False] and crowd.arrived[1]
     assert crowd.positions[0].tolist() == [8.5, 0.5]
+
+
+@pytest.mark.parametrize("agents", [3, 30])
+def test_agents_that_failed_try_again_when_an_edit_opens_a_way(agents: int) -> None:
+    """Units whose goal was walled off failed and stood there for ever after the wall was
+    opened (the demo: a chokepoint building removed); an edit that opens cells now sends them
+    again (sent over the next updates, path orders and group orders alike)."""
+    walls = np.ones((20, 30), bool)
+    walls[:, 15] = False
+    grid = gamenav.TileGrid(walls)
+    crowd = gamenav.Crowd(grid, [(2.5 + (i % 6), 2.5 + i // 6) for i in range(agents)], radius=0.3, max_speed=6.0)
+    crowd.move(crowd.ids, (25.5, 10.5))
+    crowd.update(1 / 30)
+    assert crowd.failed.all()
+    grid.set_walkable((15, 3), True)  # a door, far from where they stand
+    assert not crowd.failed.any()
+    for _ in range(600):
+        crowd.update(1 / 30)
+    assert crowd.arrived.all() and (crowd.positions[:, 0] > 15).all()
+    grid.set_walkable((15, 3), False)
+    grid.set_walkable((0, 0), False)  # an edit that opens nothing leaves those that fail failed
+    crowd.move(crowd.ids, (2.5, 2.5))
+    crowd.update(1 / 30)
+    assert crowd.failed.all()
+    grid.set_cost((20, 10), 3.0)
+    crowd.update(1 / 30)
+    assert crowd.failed.all()
+
