@@ -415,7 +415,7 @@ def draw_grid(grid: TileGrid, *, line_color: Color | None = (255, 255, 255, 40),
                                    np.stack([np.full_like(ly, right), ly], 1)], 1)
             shape: arcade.shape_list.ShapeElementList[Any] = arcade.shape_list.ShapeElementList()
             shape.append(arcade.shape_list.create_lines(
-                np.concatenate([vertical, horizontal]).reshape(-1, 2).tolist(), line_color))
+                [(x, y) for x, y in np.concatenate([vertical, horizontal]).reshape(-1, 2).tolist()], line_color))
             lines = _grid_lines[grid] = (line_key, shape)
         lines[1].draw()
 

@@ -287,7 +287,7 @@ def _stitch(mesh: NavMesh) -> npt.NDArray[np.int64] | None:
         edge = np.concatenate([edge[np.repeat(end - np.cumsum(count), count) + np.arange(count.sum())]
                                for edge, end, count in buckets])
     else:  # many long edges side by side (a comb of thin strips): GEOS's R-tree, in C
-        tree = shapely.STRtree(shapely.linestrings(verts[edges] - gmin))
+        tree = shapely.STRtree(np.asarray(shapely.linestrings(verts[edges] - gmin)))
         found, edge = tree.query(shapely.points(spot), predicate="dwithin", distance=tol)
         vertex = corner[found]
     a, b = a[edge], b[edge]
