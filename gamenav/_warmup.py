@@ -28,7 +28,7 @@ is first used in a run that finds its kernels uncached.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -138,7 +138,31 @@ def _mesh() -> NavMesh:
                                  obstacles=[[(3, 3), (7, 3), (7, 7), (3, 7)]], agent_radius=0.25)
 
 
+def _mesh_states() -> Iterator[NavMesh]:
+    """A mesh following a grid and a mesh with an obstacle, as built, edited, compacted and
+    edited again (the kernels see their arrays in other layouts: yielded after each step)."""
+    floor = _grid_map(cell_size=2.0)
+    followed = NavMesh.from_grid(floor, agent_radius=0.2, follow=True)
+    open_floor = TileGrid(np.ones((5, 8), dtype=bool))
+    open_followed = NavMesh.from_grid(open_floor, agent_radius=0.2, follow=True)
+    carved = _mesh()
+    yield open_followed
+    open_floor.set_walkable((3, 2), False)  # (a hole in one piece of free space: its index rebuilt whole)
+    yield open_followed
+    for edit in (None, lambda: floor.set_walkable((4, 3), False), followed.compact,
+                 lambda: floor.set_walkable((4, 3), True),
+                 lambda: carved.add_obstacle([(8.0, 1.0), (9.0, 1.0), (9.0, 2.0)]), carved.compact,
+                 lambda: carved.add_obstacle([(1.0, 8.0), (2.0, 8.0), (2.0, 9.0)])):
+        if edit is not None:
+            edit()
+        yield followed
+        yield carved
+
+
 def _warm_navmesh() -> None:
+    for state in _mesh_states():
+        state.locate([(1.0, 1.0)])
+        state.nearest((50.0, 50.0))
     mesh = _mesh()
     mesh.locate([(1.0, 1.0), (50.0, 50.0)])
     mesh.locate(np.array([[1.0, 2.0], [8.0, 9.0]]).T.copy().T)  # any memory layout
@@ -161,6 +185,9 @@ def _warm_navmesh() -> None:
 
 
 def _warm_navmesh_search() -> None:
+    for state in _mesh_states():
+        for exact in (False, True):
+            find_path(state, (1.0, 1.0), (9.0, 9.0), exact=exact, clamp=True)
     mesh = _mesh()
     for exact in (False, True):
         find_path(mesh, (1.0, 1.0), (9.0, 9.0), exact=exact)

@@ -182,6 +182,18 @@ EVERY_KIND = """
     mesh.raycast([1, 1], [3.5, 0.5])
     for exact in (False, True):
         gamenav.find_path(mesh, (0.5, 0.5), (3.5, 3.5), exact=exact)
+    # meshes edited, compacted and following a grid (a compacted one compiled nearest_points and
+    # polyanya_step after the warm-up: its arrays were writable where an edited mesh's are not)
+    floor = gamenav.TileGrid(np.ones((5, 8), bool))
+    followed = gamenav.NavMesh.from_grid(floor, agent_radius=0.2, follow=True)
+    walled = gamenav.NavMesh.from_polygons([[(0, 0), (8, 0), (8, 5), (0, 5)]], agent_radius=0.2)
+    for edit in (lambda: floor.set_walkable((3, 2), False), lambda: walled.add_obstacle([(3, 2), (4, 2), (4, 3)]),
+                 followed.compact, walled.compact, lambda: floor.set_walkable((5, 1), False)):
+        edit()
+        for world in (followed, walled):
+            world.nearest((20.0, 20.0))
+            for exact in (False, True):
+                gamenav.find_path(world, (0.5, 0.5), (7.5, 4.5), exact=exact)
     cache = gamenav.PathCache()
     queue = gamenav.PathQueue(budget_ms=2, cache=cache)
     crowd = gamenav.Crowd(plain, plain.cell_to_world([(0, 0), (1, 0), (0, 1)]), radius=0.3,

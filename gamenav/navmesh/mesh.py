@@ -570,15 +570,17 @@ class NavMesh:
         nbrs[j] = i // 3
         self._neighbours: npt.NDArray[np.int64] = frozen(nbrs.reshape(n_t, 3))
         _announce()
-        islands, self._side, self._tin, self._tout = dual_graph(self._neighbours)
+        # (every array read-only, as an edit's and a compaction's: one kernel specialisation for all)
+        islands, side, tin, tout = dual_graph(self._neighbours)
         self._islands: npt.NDArray[np.int64] = frozen(islands)
+        self._side, self._tin, self._tout = frozen(side), frozen(tin), frozen(tout)
         border = self._neighbours.ravel() < 0
-        self._border_edges = np.stack([a[border], b[border]], axis=1)
-        self._border_tri = np.flatnonzero(border) // 3
+        self._border_edges = frozen(np.stack([a[border], b[border]], axis=1))
+        self._border_tri = frozen(np.flatnonzero(border) // 3)
         counts = np.bincount(self._border_edges.ravel(), minlength=n_v)
         self._corner = frozen(counts > 0)
         self._pinch = frozen(counts > 2)
-        self._degree = (self._neighbours >= 0).sum(axis=1).astype(np.int64)
+        self._degree = frozen((self._neighbours >= 0).sum(axis=1).astype(np.int64))
 
     def _build_index(self, cover: tuple[float, float, float, float] | None = None) -> None:
         """Bucket grid: every triangle is listed in each cell its (tolerance-grown) box touches.

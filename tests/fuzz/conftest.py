@@ -20,7 +20,9 @@ Runner = Callable[[Callable[[Reporter], None]], int]
 
 @pytest.fixture(scope="session", autouse=True)
 def _warm_kernels() -> None:
-    """Load every numba kernel once in the parent, so forked children do not each load them."""
+    """Load every numba kernel once in the parent, so forked children do not each load them (a
+    compile inside a child counts against its inputs' time: one hung at 15 s under load)."""
+    gamenav.warmup()
     grid = gamenav.TileGrid(np.ones((6, 6), bool), cost=np.full((6, 6), 2.0))
     for options in ({}, {"algorithm": "dijkstra"}, {"weight": 2.0}, {"smooth": True},
                     {"partial": True}, {"diagonal": "never"}):
