@@ -498,19 +498,23 @@ def main(argv: list[str] | None = None) -> int:
                                       "gamenav such as arena.map (default: the built-in map)")
     parser.add_argument("--layer", default="walls", help="the Tiled tile layer holding walls (default 'walls')")
     parser.add_argument("--agents", type=int, default=400, help=f"number of units, 1..{MAX_AGENTS} (default 400)")
-    parser.add_argument("--seed", type=_number(int, 0, True), default=7, help="map and spawn seed (>= 0)")
+    parser.add_argument("--seed", type=_number(int, 0, True), default=7, help="map and spawn seed (>= 0; default 7)")
     parser.add_argument("--budget", type=_number(float, 0, False), default=1.0,
-                        help="pathfinding budget in ms per frame")
+                        help="pathfinding budget in ms per frame (default 1)")
     parser.add_argument("--reinforce", type=_number(float, 0, True), default=3.0,
-                        help="every so many seconds units die and reinforcements spawn at buildings (0: off)")
+                        help="every so many seconds units die and reinforcements spawn at buildings "
+                             "(0: off; default 3)")
     parser.add_argument("--headless", action="store_true", help="scripted run without a display")
-    parser.add_argument("--frames", type=_number(int, 1, True), default=600, help="frames of the headless run")
-    parser.add_argument("--dt", type=_number(float, 0, False), default=1 / 30, help="seconds per headless frame")
+    parser.add_argument("--frames", type=_number(int, 1, True), default=600,
+                        help="frames of the headless run (default 600)")
+    parser.add_argument("--dt", type=_number(float, 0, False), default=1 / 30,
+                        help="seconds per headless frame (default 1/30)")
     parser.add_argument("--screenshot", help="save a headless frame to this PNG (the last one by default)")
     parser.add_argument("--screenshot-frame", type=_number(int, 0, True), help="which frame --screenshot saves")
     parser.add_argument("--stats", help="write the headless stats JSON here")
     parser.add_argument("--overlays", type=_overlays, default="paths",
-                        help="comma-separated overlays shown at start: grid, paths, navmesh, expansions, help")
+                        help="comma-separated overlays shown at start: grid, paths, navmesh, expansions, help "
+                             "(default paths)")
     args = parser.parse_args(argv)
     if args.agents < 1:
         parser.error(f"--agents must be >= 1, got {args.agents}")
