@@ -569,7 +569,7 @@ class PathFollower(Follower):
     When the game moved the sprite since (a teleport, a knockback, a respawn: ``sprite.position =
     ...``), :meth:`update` first puts the agent there (:meth:`~gamenav.Follower.place`), so it walks
     on from where the sprite now is (moved onto a wall or off the map: from the nearest point of
-    the nearest free cell).
+    the nearest free cell; a push of at most half a cell beside its route keeps its path).
 
     Args:
         sprite: the sprite to move (its current position is the start; it must be on a passable cell).

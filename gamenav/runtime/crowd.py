@@ -1097,6 +1097,15 @@ class Crowd(Closeable):
         there (or asks for a path when the field does not reach it). An agent with no order in
         progress (arrived, failed or never ordered) stands idle there as after :meth:`stop`:
         arrived, its goal the new place.
+
+        A small move of an agent on its way is a push, as avoidance pushes agents (a game's
+        physics resolving a collision, a knockback of a few pixels, rounding): at most half a
+        cell, within its cell or into a neighbouring one with no wall between (a diagonal
+        neighbour only past two free cells), and into the cell of its next waypoint (of its goal
+        when it walks straight there) or one so beside it. Only its position changes: it keeps
+        its route or field, a pending path request, its velocity and its progress for stuck
+        detection, so a game nudging it every frame does not make it wait for a new path every
+        frame.
         """
         self._check_open("place agents of")
         self._catch_up()
@@ -1110,6 +1119,9 @@ class Crowd(Closeable):
         if len(rows) == 0:
             return
         busy = ~self._arrived[rows] & ~self._failed[rows]
+        pushed = busy & self._pushes(rows, pos)
+        self._pos[rows[pushed]] = pos[pushed]
+        rows, pos, busy = rows[~pushed], pos[~pushed], busy[~pushed]
         self._pos[rows] = pos
         self._snapshot[rows] = pos
         self._vel[rows] = 0.0
@@ -1131,6 +1143,27 @@ class Crowd(Closeable):
             self._routes.pop(i, None)
         self._mode[ask] = IDLE  # (waits for its new path)
         self._request(ask)
+
+    def _pushes(self, rows: _Idx, pos: _F64) -> npt.NDArray[np.bool_]:
+        """Which agents of ``rows`` a move to ``pos`` (on passable cells) only pushes (see
+        :meth:`place`): at most half a cell, into their cell or a neighbour with no wall between,
+        and (so that the way on is straight and free) the cell of the next waypoint (walking
+        straight to the goal: of the goal) or such a neighbour of it."""
+        g = self._grid
+        new = g.world_to_cell(pos)
+        near = np.hypot(*(pos - self._pos[rows]).T) <= 0.5 * g.cell_size
+        ahead = new.copy()
+        direct = self._mode[rows] == DIRECT
+        ahead[direct] = np.clip(g.world_to_cell(self._goal[rows[direct]]), 0, (g.width - 1, g.height - 1))
+        follow = np.flatnonzero(self._mode[rows] == PATH)
+        if len(follow):
+            cells, _, owner = self._waypoints(rows[follow])
+            agent, first = np.unique(owner, return_index=True)
+            ahead[follow[agent]] = cells[first]
+        passable = g.passable  # (one state of the grid for both tests)
+        pushed: npt.NDArray[np.bool_] = near & _adjacent(passable, self._cells(rows), new) & \
+            _adjacent(passable, ahead, new)
+        return pushed
 
     # -- per frame ------------------------------------------------------------------------
     def update(self, dt: float) -> None:
@@ -1927,6 +1960,17 @@ class Crowd(Closeable):
                 t_out = np.minimum(t_out, np.where(flat[:, None], 1.0, np.maximum(t1, t2)))
             meets[owner[(t_in <= t_out).any(axis=1)]] = True
         return meets
+
+
+def _adjacent(passable: npt.NDArray[np.bool_], a: _I64, b: _I64) -> npt.NDArray[np.bool_]:
+    """Whether each cell of ``b`` (m, 2) is the cell of ``a`` beside it or one of its 8
+    neighbours with no wall between (of ``passable`` [y, x]): both passable, a diagonal one
+    only past two passable cells."""
+    near = np.abs(b - a).max(axis=1) <= 1
+    a, b = np.where(near[:, None], a, 0), np.where(near[:, None], b, 0)
+    free: npt.NDArray[np.bool_] = near & passable[a[:, 1], b[:, 0]] & passable[b[:, 1], a[:, 0]] & \
+        passable[a[:, 1], a[:, 0]] & passable[b[:, 1], b[:, 0]]
+    return free
 
 
 def _abandon(requests: dict[int, Any]) -> None:

@@ -24,6 +24,27 @@ from gamenav.types import Path
 __all__ = ["Follower"]
 
 
+def _leg_clear(grid: TileGrid, a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> bool:
+    """Whether the straight leg from world point ``a`` to ``b`` runs through the inside of no
+    blocked cell of ``grid`` (along or across a blocked cell's side or corner is clear)."""
+    ends = np.clip(grid.world_to_cell(np.stack([a, b])), 0, (grid.width - 1, grid.height - 1))
+    lo, hi = ends.min(axis=0), ends.max(axis=0)
+    ys, xs = np.nonzero(~grid.passable[lo[1]:hi[1] + 1, lo[0]:hi[0] + 1])
+    if not len(xs):
+        return True
+    centres = grid.cell_to_world(np.stack([xs + lo[0], ys + lo[1]], axis=1))
+    t_in, t_out = np.zeros(len(xs)), np.ones(len(xs))
+    for axis in (0, 1):  # slabs: the part of the leg strictly within each cell's extent on this axis
+        near, d = centres[:, axis] - 0.5 * grid.cell_size - a[axis], b[axis] - a[axis]
+        far = near + grid.cell_size
+        if d == 0:
+            t_out = np.where((near < 0) & (far > 0), t_out, -1.0)
+        else:
+            t1, t2 = near / d, far / d
+            t_in, t_out = np.maximum(t_in, np.minimum(t1, t2)), np.minimum(t_out, np.maximum(t1, t2))
+    return not (t_in < t_out).any()
+
+
 class _Walker(Crowd):
     """The one-agent crowd of a :class:`Follower`: instead of steering, its agent walks its route."""
 
@@ -33,6 +54,19 @@ class _Walker(Crowd):
     def _install(self, i: int, path: Path) -> None:
         super()._install(i, path)
         self._first_leg = True
+
+    def place(self, agents: npt.ArrayLike, positions: npt.ArrayLike) -> None:
+        """:meth:`Crowd.place`; an agent pushed off its route slides along walls back onto it."""
+        super().place(agents, positions)
+        self._first_leg = True
+
+    def _pushes(self, rows: npt.NDArray[np.integer[Any]], pos: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
+        """:meth:`Crowd._pushes`; on a path, the agent walks straight on to the end of its run
+        (not to its next waypoint): a push is one only if no blocked cell is on that leg."""
+        pushed = super()._pushes(rows, pos)
+        if pushed.all() and self._mode[0] == PATH:
+            pushed[:] = _leg_clear(self._grid, pos[0], self._paim[self._pcur[0]])
+        return pushed
 
     def _step(self, dt: float) -> None:
         """Walk along the route ahead, ``speed * dt`` (slowing down for the goal as crowd agents
@@ -80,8 +114,10 @@ class _Walker(Crowd):
             steps = int(self._pseg[run, 4])
             ahead = steps
             if steps > 1:
-                span = np.hypot(*(self._paim[run] - g.cell_to_world(self._pseg[run, :2])))
-                ahead = min(max(math.ceil(steps * np.hypot(*(self._paim[run] - pos[0])) / span - 1e-9), 1), steps)
+                way = self._paim[run] - g.cell_to_world(self._pseg[run, :2])
+                span = np.hypot(*way)
+                left = np.dot(self._paim[run] - pos[0], way / span)  # (along the run: a pushed agent is beside it)
+                ahead = min(max(math.ceil(steps * left / span - 1e-9), 1), steps)
             self._pcur[0], self._pk[0] = run, steps + 1 - ahead
 
 
@@ -185,8 +221,10 @@ class Follower(Closeable):
     def place(self, point: Sequence[float]) -> None:
         """Put the agent at once at world point ``point`` (on a passable cell): a teleport, a
         knockback, a respawn (see :meth:`Crowd.place`). On its way, it walks to its goal from
-        there on a new path (it waits for it, the old route is never followed again); else it
-        stands there idle, arrived."""
+        there on a new path (it waits for it, the old route is never followed again), unless
+        the move is a push (at most half a cell, beside its route with no wall between): then
+        it walks on along its path, sliding along walls back onto it; else it stands there
+        idle, arrived."""
         self._check_open("place")
         self._crowd.place([0], finite_point(point, "point")[None, :])
 

@@ -823,3 +823,26 @@ def test_a_sprite_the_game_moves_onto_a_wall_or_off_the_map_stops_beside_it() ->
     body.rect.center = (35, 14)  # into the wall (rows y 10..20), nearer its top side
     walker.update(1 / 30)
     assert walker.position == (35.0, 8.0) and body.rect.center == (35, 8)
+
+
+def test_an_arcade_sprite_the_game_nudges_every_frame_keeps_its_path_and_arrives() -> None:
+    """A sprite the game nudged by a pixel or two every frame (physics resolving a collision, a
+    small knockback) was re-pathed every frame: through a PathQueue its new path came only the
+    next frame, when it had been nudged again, so it never walked (1.7 px in 5 s, of a 256 px
+    way). A move of at most half a cell beside its route is a push: it keeps its path."""
+    grid = gamenav.TileGrid.from_strings(["......", ".####.", ".####.", "......"], cell_size=32, y_up=True)
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=10_000)
+    sprite = arcade.SpriteSolidColor(8, 8, center_x=16, center_y=112)
+    follower = PathFollower(sprite, grid, speed=100, queue=queue)
+    follower.move_to((176, 16))
+    queue.update()
+    follower.update(1 / 60)
+    route = follower.path
+    for frame in range(300):  # (5 s)
+        queue.update()
+        sprite.center_x += (-2, 1, 2, -1)[frame % 4]
+        follower.update(1 / 60)
+        assert grid.passable[tuple(grid.world_to_cell(np.array(sprite.position)).tolist()[::-1])]
+        if follower.arrived:
+            break
+    assert follower.arrived and sprite.position == (176, 16) and follower.path is route

@@ -4,6 +4,8 @@ Each test fails on the code before its fix."""
 from __future__ import annotations
 
 import gc
+import itertools
+from typing import Any
 
 import numpy as np
 import pytest
@@ -109,3 +111,174 @@ def test_place_walks_on_to_the_goal_from_the_new_place_not_along_the_old_route()
     agent.close()
     with pytest.raises(InvalidInputError, match="cannot place a closed Follower"):
         agent.place((5, 5))
+
+
+def _crosses_a_wall(grid: TileGrid, a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether the segment ``a``-``b`` runs through the inside of a blocked cell (touching one is allowed)."""
+    ys, xs = np.nonzero(~grid.passable)
+    lo = grid.cell_to_world(np.stack([xs, ys], axis=1)) - 0.5 * grid.cell_size + 1e-9
+    hi = lo + grid.cell_size - 2e-9
+    t_in, t_out = np.zeros(len(lo)), np.ones(len(lo))
+    for axis in (0, 1):  # slabs: the part of the segment within each cell's extent on this axis
+        d = b[axis] - a[axis]
+        if d == 0:
+            t_in = np.where((lo[:, axis] <= a[axis]) & (a[axis] <= hi[:, axis]), t_in, 2.0)
+        else:
+            t1, t2 = (lo[:, axis] - a[axis]) / d, (hi[:, axis] - a[axis]) / d
+            t_in, t_out = np.maximum(t_in, np.minimum(t1, t2)), np.minimum(t_out, np.maximum(t1, t2))
+    return bool((t_in <= t_out).any())
+
+
+def _walk_nudged(grid: TileGrid, agent: Follower, queue: PathQueue | None, nudge: Any, frames: int) -> int:
+    """Update ``agent`` until it arrives, putting it at ``nudge(position)`` (a point, or None)
+    before each update, after the queue's (as the adapters' followers do); each frame it stands
+    on a passable cell and no leg of its route ahead crosses a wall. Returns the frames it took
+    (``frames``: not there)."""
+    for frame in range(frames):
+        if queue is not None:
+            queue.update()
+        moved = nudge(np.array(agent.position)) if frame else None
+        if moved is not None:
+            agent.place(moved)
+        agent.update(1 / 30)
+        x, y = grid.world_to_cell(np.array(agent.position)).tolist()
+        assert grid.passable[y, x]
+        route = agent.remaining_path
+        assert not any(_crosses_a_wall(grid, route[k], route[k + 1]) for k in range(len(route) - 1)), route
+        if agent.arrived:
+            return frame
+    return frames
+
+
+_RING = ["......", ".####.", ".####.", "......"]
+
+
+@pytest.mark.parametrize("queued", [False, True])
+def test_a_follower_the_game_nudges_every_frame_keeps_its_path_and_arrives(queued: bool) -> None:
+    """A game nudging its unit a little every frame (physics resolving a collision, rounding)
+    made it drop its route and ask for a new one every frame: with a PathQueue the path came
+    the next frame, when it had been nudged again, so it never walked (not a cell in 5 s).
+    A move of at most half a cell beside the route is a push: the agent keeps its path."""
+    grid = TileGrid.from_strings(_RING, cell_size=10)
+    queue = PathQueue(budget_ms=None, max_expansions=10_000) if queued else None
+    agent = Follower(grid, (5, 5), speed=30, queue=queue)
+    agent.move_to((55, 35))
+    if queue is not None:
+        queue.update()
+    agent.update(1 / 30)
+    route = agent.path
+    rng = np.random.default_rng(7)
+
+    def jitter(at: np.ndarray) -> np.ndarray | None:
+        to = at + rng.uniform(-0.1, 0.1, 2)
+        x, y = grid.world_to_cell(to).tolist()
+        return to if 0 <= x < 6 and 0 <= y < 4 and grid.passable[y, x] else None
+
+    assert _walk_nudged(grid, agent, queue, jitter, 150) < 150
+    assert agent.path is route and agent.position == (55.0, 35.0)
+
+
+@pytest.mark.parametrize("queued", [False, True])
+def test_nudges_towards_a_wall_corner_never_take_a_follower_through_it(queued: bool) -> None:
+    """Pushed towards the nearest wall corner every frame (now and then by half a cell, into
+    the cell diagonal past it), the agent keeps off the walls and no leg of its route crosses
+    one: a push that would put its next waypoint past a wall corner is a teleport (a new path)."""
+    grid = TileGrid.from_strings(_RING, cell_size=10)
+    queue = PathQueue(budget_ms=None, max_expansions=10_000) if queued else None
+    agent = Follower(grid, (5, 5), speed=30, queue=queue)
+    agent.move_to((55, 35))
+    walls = grid.cell_to_world(np.argwhere(~grid.passable)[:, ::-1])
+    corners = np.concatenate([walls + (dx, dy) for dx in (-5, 5) for dy in (-5, 5)])
+    frame = itertools.count()
+
+    def towards_corner(at: np.ndarray) -> np.ndarray | None:
+        d = corners[np.argmin(np.hypot(*(corners - at).T))] - at
+        k = next(frame)
+        to = at + d / max(float(np.hypot(*d)), 1e-9) * (5.0 if k % 10 == 5 and k < 100 else 0.15)
+        x, y = grid.world_to_cell(to).tolist()
+        return to if 0 <= x < 6 and 0 <= y < 4 and grid.passable[y, x] else None
+
+    assert _walk_nudged(grid, agent, queue, towards_corner, 300) < 300
+    assert agent.position == (55.0, 35.0)
+
+
+def test_a_move_beyond_half_a_cell_or_past_a_wall_corner_still_re_paths() -> None:
+    grid = TileGrid.from_strings(_RING, cell_size=10)
+    agent = Follower(grid, (5, 5), speed=30)
+    agent.move_to((55, 35))
+    agent.update(1 / 30)
+    route = agent.path
+    agent.place((5.0, 11.0))  # (a push: on down its column)
+    assert agent.path is route
+    agent.place((5.0, 16.5))  # 0.55 cells: a teleport, a path from there
+    assert agent.path is not route and agent.path.points[0].tolist() == [5.0, 15.0]
+    agent.move_to((5, 5))
+    for _ in range(60):
+        agent.update(1 / 30)
+    assert agent.arrived
+    agent.move_to((55, 5))
+    agent.update(1 / 30)
+    route = agent.path
+    agent.place((9.0, 11.0))  # (beside its waypoint (1, 0), but past the corner of the wall cell (1, 1))
+    assert agent.path is not route and agent.path.points[0].tolist() == [5.0, 15.0]
+
+
+@pytest.mark.parametrize("smooth", [False, True])
+@pytest.mark.parametrize("rows", [_ZIGZAG, _RING + ["......"], [".........", ".#.#.#.#.", ".........", ".#.#.#.#."]])
+def test_followers_pushed_about_at_random_keep_off_walls_and_their_routes_clear(rows: list[str],
+                                                                               smooth: bool) -> None:
+    """Pushed up to half a cell in any direction every frame, a follower stands on passable
+    cells and no leg of its route ahead crosses a wall, on plain paths and on smoothed ones
+    (long straight runs: it walks to a run's end, so a push beside a run with a wall between
+    the agent and that end is a teleport; its next waypoint is the one beside it on the run)."""
+    grid = TileGrid.from_strings(rows, cell_size=10)
+    free = np.argwhere(grid.passable)[:, ::-1]
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        start, goal = grid.cell_to_world(free[rng.choice(len(free), 2, replace=False)])
+        agent = Follower(grid, start, speed=60, smooth=smooth)
+        agent.move_to(goal)
+
+        def shove(at: np.ndarray) -> np.ndarray | None:
+            to = at + rng.uniform(-3.5, 3.5, 2)
+            x, y = grid.world_to_cell(to).tolist()
+            return to if 0 <= x < grid.width and 0 <= y < grid.height and grid.passable[y, x] else None
+
+        _walk_nudged(grid, agent, None, shove, 200)  # (shoved about, it need not arrive: it keeps off walls)
+
+
+def test_a_push_beside_a_long_run_towards_a_wall_re_paths() -> None:
+    """A follower walks straight to the end of its path's run (a smoothed path: one leg of 11
+    cells). Pushed off it beside a blocked cell that lies between it and that end, keeping its
+    route would walk it along the wall (its route ahead crossed it); it re-paths from there."""
+    grid = TileGrid.from_strings(["............", ".....#......", "............"], cell_size=10)
+    agent = Follower(grid, (5, 5), speed=60, smooth=True)
+    agent.move_to((115, 5))
+    while agent.position[0] < 37:
+        agent.update(1 / 30)
+    route = agent.path
+    x = agent.position[0]
+    agent.place((x, 9.9))
+    assert agent.path is route  # (a push: on along the run)
+    agent.place((x + 0.5, 14.0))  # (beside the run, the blocked cell (5, 1) ahead between it and the run's end)
+    assert agent.path is not route and agent.path.points[0].tolist() == [35.0, 15.0]
+    assert _walk_nudged(grid, agent, None, lambda at: None, 200) < 200
+
+
+def test_the_next_waypoint_of_a_follower_pushed_beside_its_run_is_the_one_beside_it() -> None:
+    """Pushed sideways off a long run near its end, a follower's next waypoint was counted by its
+    distance to the run's end, two cells back up the run: its route ahead went back round the
+    corner of a blocked cell (from (14.6, 41.1) to (25, 35) through the cell (1, 3)). It is
+    counted along the run: the waypoint beside it."""
+    grid = TileGrid.from_strings(["...........", ".#.#.#.#.#.", "...........", ".#.#.#.#.#.", "..........."],
+                                 cell_size=10)
+    agent = Follower(grid, (25, 5), speed=60, smooth=True)
+    agent.move_to((25, 45))
+    while agent.position[1] < 40.5:
+        agent.update(1 / 30)
+    route = agent.path
+    y = agent.position[1]
+    for x in (21.0, 17.0, 13.0):  # (three pushes into the cell (1, 4) beside the run's end)
+        agent.place((x, y))
+    assert agent.path is route
+    assert _walk_nudged(grid, agent, None, lambda at: None, 60) < 60
