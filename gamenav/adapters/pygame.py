@@ -561,9 +561,10 @@ class PathFollower(Follower):
     and re-pathing after grid edits, and has the same interface as the arcade adapter's follower. With
     a ``gamenav.PathQueue``, call ``queue.update()`` once per frame, then :meth:`update` for
     each follower. When the game moved the sprite's ``rect`` since the last update (a teleport,
-    a knockback, a respawn), :meth:`update` first puts the agent at its ``rect.center``
-    (:meth:`~gamenav.Follower.place`), so it walks on from there (moved onto a wall or off the
-    map, at the nearest point of the nearest free cell). For dozens of agents use one
+    a knockback, a respawn), :meth:`update` first moves the agent as far as ``rect.center`` moved
+    (:meth:`~gamenav.Follower.place`; the agent's place within the pixel is kept), so it walks on
+    from there (moved onto a wall or off the map, at the nearest point of the nearest free cell;
+    a push of at most half a cell beside its route keeps its path). For dozens of agents use one
     :class:`gamenav.Crowd` instead: its update is vectorised over all agents.
 
     Args:
@@ -601,11 +602,13 @@ class PathFollower(Follower):
         """The sprite's ``rect.center`` as the follower left it."""
 
     def update(self, dt: float) -> None:
-        """Place the agent at the sprite's ``rect.center`` if the game moved it, advance ``dt``
-        seconds and write the sprite's ``rect.center`` (rounded to pixels)."""
+        """Move the agent as far as the game moved the sprite's ``rect.center`` (if it did),
+        advance ``dt`` seconds and write the sprite's ``rect.center`` (rounded to pixels)."""
         self._check_open("update")
-        if self.sprite is not None and _sprite_rect(self.sprite).center != self._written:
-            self._place_near(_pair(_sprite_rect(self.sprite).center, "the sprite's rect.center"))
+        written = self._written
+        if self.sprite is not None and written is not None and _sprite_rect(self.sprite).center != written:
+            moved = np.subtract(_pair(_sprite_rect(self.sprite).center, "the sprite's rect.center"), written)
+            self._place_near(np.add(self.position, moved).tolist())  # (by as much as the rect: no rounding lost)
         super().update(dt)
         if self.sprite is not None:
             x, y = self.position

@@ -846,3 +846,27 @@ def test_an_arcade_sprite_the_game_nudges_every_frame_keeps_its_path_and_arrives
         if follower.arrived:
             break
     assert follower.arrived and sprite.position == (176, 16) and follower.path is route
+
+
+def test_a_pygame_sprite_whose_rect_the_game_nudges_every_frame_arrives() -> None:
+    """A rect moved a pixel every frame put the agent at the rect's centre, a whole pixel: the
+    agent lost the part of a pixel it had walked, and slowing down for its goal (under half a
+    pixel a frame) it walked no more (stuck 10 px short, re-pathing). The agent now moves as far
+    as the rect did."""
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=10_000)
+    walls = grid_from_rects([(10, 10, 40, 10)], size=(60, 30), cell_size=10)
+    body = pygame.sprite.Sprite()
+    body.rect = pygame.Rect(0, 0, 4, 4)
+    body.rect.center = (5, 5)
+    walker = pygame_adapter.PathFollower(body, walls, speed=30, queue=queue)
+    walker.move_to((55, 25))
+    queue.update()
+    walker.update(1 / 30)
+    route = walker.path
+    for frame in range(150):
+        queue.update()
+        body.rect.move_ip((1, -1)[frame % 2], 0)
+        walker.update(1 / 30)
+        if walker.arrived:
+            break
+    assert walker.arrived and walker.position == (55.0, 25.0) and walker.path is route
