@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import math
 from typing import Any
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -231,9 +231,22 @@ def mesh_tolerance(extent: float, largest: float) -> float:
     return max(1e-9 * extent, 4 * float(np.spacing(largest)))
 
 
-def merge_points(geom: BaseGeometry, tol: float) -> BaseGeometry:
-    """Polygonal ``geom`` with outline points within ``tol`` merged; a ring that collapses
-    (a hole or a part within ``tol`` of one point, which GEOS refuses as a ring) goes."""
+def merge_points(geom: BaseGeometry, tol: float, fixed: Callable[[], npt.NDArray[np.float64]] | None = None
+                 ) -> BaseGeometry:
+    """Polygonal ``geom`` with outline points within ``tol`` merged and the spikes that leaves
+    cut off (see :func:`_cut_spikes`); a ring that collapses (a hole or a part within ``tol``
+    of one point, which GEOS refuses as a ring) goes. ``fixed``: gives ``(k, 2)`` points that
+    stay (no spike is cut at them), called when there is a spike."""
+    merged = _merge_repeated(geom, tol)
+    cut = _cut_spikes(merged, tol, fixed)
+    while cut is not None and (shapely.is_valid(cut) or not shapely.is_valid(merged)):  # no cut across an edge
+        merged = _merge_repeated(cut, tol)
+        cut = _cut_spikes(merged, tol, fixed)
+    return merged
+
+
+def _merge_repeated(geom: BaseGeometry, tol: float) -> BaseGeometry:
+    """Polygonal ``geom`` with consecutive outline points within ``tol`` merged (collapsed rings go)."""
     try:
         return shapely.remove_repeated_points(geom, tol)
     except shapely.errors.GEOSException:  # a ring collapsed: merge ring by ring
@@ -245,6 +258,71 @@ def merge_points(geom: BaseGeometry, tol: float) -> BaseGeometry:
         if len(rings[0]) >= 4:
             polygons.append(shapely.Polygon(rings[0], [r for r in rings[1:] if len(r) >= 4]))
     return shapely.MultiPolygon(polygons)
+
+
+def _cut_spikes(geom: BaseGeometry, tol: float, fixed: Callable[[], npt.NDArray[np.float64]] | None
+                ) -> BaseGeometry | None:
+    """``geom`` without its spike tips (not at the points ``fixed()``), or None when it has none.
+
+    A tip is an outline point where the outline turns back, the polygon inside the turn, with
+    the nearer neighbour within ``tol`` of the edge to the farther one: the end of a part at
+    most ``tol`` wide (a strip between a wall and an obstacle a rounding error off it, whose
+    end merging collapsed). Dropping the tip cuts that sliver off; cutting again (after
+    merging) shortens a longer spike down to nothing. A turn back outward is a crack (an
+    obstacle that thin still blocks) unless an edge from the point crosses the edge after the
+    other neighbour: merging moved the tip across it (the sliver then twisted into a lobe, an
+    island of its own). A ring that is all tips goes.
+    """
+    polys = shapely.get_parts(geom)
+    polys = polys[~shapely.is_empty(polys)]
+    coords, ring = shapely.get_coordinates(shapely.get_rings(polys), return_index=True)
+    if not len(coords):
+        return None
+    last = np.r_[ring[1:] != ring[:-1], True]  # each ring's closing point
+    p, ring = coords[~last], ring[~last]
+    size = np.bincount(ring)  # points per ring, without the closing one
+    start = np.repeat(np.cumsum(size) - size, size)
+    k = np.arange(len(p)) - start
+    prv, nxt = start + (k - 1) % size[ring], start + (k + 1) % size[ring]
+    u, v = p[prv] - p, p[nxt] - p
+    cross = u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]
+    far = np.maximum(np.hypot(u[:, 0], u[:, 1]), np.hypot(v[:, 0], v[:, 1]))
+    tip = ((u * v).sum(axis=1) > 0) & (np.abs(cross) <= tol * far)  # turning back (or a thin crack)
+    if not tip.any():
+        return None
+    if fixed is not None:  # rows compared as complex numbers
+        tip &= ~np.isin(p.view(np.complex128).ravel(), np.ascontiguousarray(fixed()).view(np.complex128).ravel())
+    per_poly = shapely.get_num_interior_rings(polys) + 1  # rings per polygon, the outline first
+    hole = np.ones(len(size), dtype=bool)
+    hole[np.cumsum(per_poly) - per_poly] = False
+    q = p - p[start]  # twice each ring's signed area, about its first point (no cancellation far out)
+    area2 = np.bincount(ring, weights=q[:, 0] * q[nxt, 1] - q[nxt, 0] * q[:, 1])
+    cross[((area2 > 0) == hole)[ring]] *= -1  # > 0: a turn round the polygon's outside
+    outward = np.flatnonzero(tip & (cross > 0))
+    if len(outward):
+        b, a, c = p[outward], p[prv[outward]], p[nxt[outward]]
+        tip[outward] = (shapely.crosses(shapely.linestrings(np.stack([b, a], axis=1)),
+                                        shapely.linestrings(np.stack([c, p[nxt[nxt[outward]]]], axis=1)))
+                        | shapely.crosses(shapely.linestrings(np.stack([b, c], axis=1)),
+                                          shapely.linestrings(np.stack([a, p[prv[prv[outward]]]], axis=1))))
+    if not tip.any():
+        return None
+    thin = np.bincount(ring, weights=tip, minlength=len(size)) == size
+    cut = (tip & ~tip[prv]) | thin[ring]  # one of adjacent tips at a time
+    kept = np.bincount(ring[~cut], minlength=len(size))
+    ring_ok = kept >= 3
+    ring_ok &= np.repeat(ring_ok[np.cumsum(per_poly) - per_poly], per_poly)  # no outline, no holes
+    sel = ~cut & ring_ok[ring]
+    q, r = p[sel], ring[sel]
+    if not len(q):
+        return shapely.Polygon()
+    first = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
+    closed = np.insert(q, np.r_[first[1:], len(q)], q[first], axis=0)
+    rings_kept = np.bincount(np.repeat(np.arange(len(polys)), per_poly)[ring_ok], minlength=len(polys))
+    rings_kept = rings_kept[rings_kept > 0]
+    offsets = (np.r_[0, np.cumsum(kept[ring_ok] + 1)], np.r_[0, np.cumsum(rings_kept)], np.array([0, len(rings_kept)]))
+    out: BaseGeometry = shapely.from_ragged_array(shapely.GeometryType.MULTIPOLYGON, closed, offsets)[0]
+    return out
 
 
 def _merged(free: BaseGeometry) -> BaseGeometry:

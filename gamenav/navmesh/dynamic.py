@@ -41,6 +41,7 @@ only lose that optional pruning (a compaction restores them until the next edit)
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import sys
 import threading
@@ -687,20 +688,30 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
     tris = mesh._triangles
     # carving: the triangles inside the obstacle's box only need to go (see _region)
     inner = es.obstacles[undo_key].inner if undo_key and es.grid is None else None
-    cav = _cavity(es, verts, tris, box, inner=inner)
-    rem = cav.ids
-    es.last_near = None
-    reuse = np.zeros(0, dtype=np.int64)
-    with _geometry_errors("re-triangulating an edited region"):
-        if es.grid is not None:
-            region = _grid_region(mesh, es, box, rem, skip)
-        else:
-            region, reuse = _region(mesh, es, box, cav, opened, skip, undo_key)
-        if region is None:
-            return None
-        # one vertex for outline points a rounding error apart (GEOS keeps some): of two such
-        # mesh vertices a later edit's region may hold one, and the edge on the other would crack
-        region = _without_threads(_area_part(merge_points(region, es.tol)), es.tol)
+    while True:
+        cav = _cavity(es, verts, tris, box, inner=inner)
+        rem = cav.ids
+        es.last_near = None
+        reuse = np.zeros(0, dtype=np.int64)
+        with _geometry_errors("re-triangulating an edited region"):
+            if es.grid is not None:
+                region = _grid_region(mesh, es, box, rem, skip)
+            else:
+                region, reuse = _region(mesh, es, box, cav, opened, skip, undo_key)
+            if region is None:
+                return None
+            # one vertex for outline points a rounding error apart (GEOS keeps some): of two such
+            # mesh vertices a later edit's region may hold one, and the edge on the other would
+            # crack; the spikes merging leaves are cut off as in a build, but not where triangles
+            # left as they are meet the region (a crack)
+            kept = functools.partial(_kept_points, es, verts, tris, rem, reuse)
+            region = _without_threads(_area_part(merge_points(region, es.tol, kept)), es.tol)
+        # a spike may run on in the triangles around at most the tolerance high: the region
+        # grows over them and is made again, so that the whole spike goes, as in a build
+        grown = _grown_over_thin(es, verts, tris, rem, box)
+        if grown == box:
+            break
+        box = grown
     if region.is_empty:
         new_v = np.zeros((0, 2))
         new_t = np.zeros((0, 3), dtype=np.int64)
@@ -725,6 +736,36 @@ def remesh(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float],
         es.undo[undo_key] = _Undo(rem, np.array(change.added), es.last_ring, lo_hi,
                                   es.near_ids(lo_hi, skip=undo_key))
     return change
+
+
+def _kept_points(es: EditState, verts: _F64, tris: _I64, rem: _I64, reuse: _I64) -> _F64:
+    """The points (in the frame) where triangles surviving an edit meet its region, at which no
+    spike may be cut (that would crack their edges): the corners of the edges the removed
+    triangles ``rem`` share with live ones, and of the build's triangles put back as they are
+    (``reuse``)."""
+    keys = _ring_keys(es, tris, rem)
+    ring = verts[np.concatenate([keys >> 32, keys & 0xFFFFFFFF])]
+    kept: _F64 = np.concatenate([ring, es.base_verts[es.base_tris[reuse]].reshape(-1, 2)]) - es.origin
+    return kept
+
+
+def _grown_over_thin(es: EditState, verts: _F64, tris: _I64, rem: _I64, box: tuple[float, float, float, float]
+                     ) -> tuple[float, float, float, float]:
+    """``box`` grown over the live triangles across an edge of triangles ``rem`` (not among
+    them) at most the mesh tolerance high."""
+    es.tag_stamp += 1
+    es.tag[rem] = es.tag_stamp
+    nb = es.master["nbrs"][rem].ravel()
+    nb = nb[nb >= 0]
+    nb = nb[es.tag[nb] != es.tag_stamp]
+    p = verts[tris[nb]]
+    e = np.roll(p, -1, axis=1) - p
+    area2 = np.abs(e[:, 0, 0] * e[:, 1, 1] - e[:, 0, 1] * e[:, 1, 0])
+    p = p[area2 <= es.tol * np.hypot(e[..., 0], e[..., 1]).max(axis=1, initial=0.0)]  # height <= tol
+    if not len(p):
+        return box
+    lo, hi = p.min(axis=(0, 1)), p.max(axis=(0, 1))
+    return (min(box[0], float(lo[0])), min(box[1], float(lo[1])), max(box[2], float(hi[0])), max(box[3], float(hi[1])))
 
 
 def _without_threads(geom: BaseGeometry, tol: float) -> BaseGeometry:
