@@ -367,9 +367,19 @@ def free_space(walkable: Any, obstacles: Any = (), agent_radius: float = 0.0) ->
 def _triangulate(verts: npt.NDArray[np.float64], segs: npt.NDArray[np.int64], opts: str) -> dict[str, Any]:
     """``triangle.triangulate`` of a planar straight-line graph, run on the vertices scaled by a
     power of two (exact) to at most 1 in size: its exact predicates underflow on coordinates
-    below ~1e-80 (and it fails); the output vertices are scaled back."""
+    below ~1e-80 (and it fails); the output vertices are scaled back. Scaled coordinates below
+    2**-60 (1e-18 of the extent, far below the mesh tolerance) are taken as 0, and points that
+    makes one are one: beside larger ones they underflowed in its predicates, and it looped
+    for ever (a point at x = 2.7e-298 beside x = 0)."""
     exp = int(np.frexp(np.abs(verts).max(initial=0.0))[1])
-    out: dict[str, Any] = triangle.triangulate({"vertices": np.ldexp(verts, -exp), "segments": segs}, opts)
+    scaled = np.ldexp(verts, -exp)
+    tiny = np.abs(scaled) < 2.0 ** -60
+    if (tiny & (scaled != 0.0)).any():
+        scaled[tiny] = 0.0
+        scaled, inverse = np.unique(scaled, axis=0, return_inverse=True)
+        segs = np.unique(np.sort(inverse.reshape(-1)[segs], axis=1), axis=0)
+        segs = segs[segs[:, 0] != segs[:, 1]]
+    out: dict[str, Any] = triangle.triangulate({"vertices": scaled, "segments": segs}, opts)
     out["vertices"] = np.ldexp(np.asarray(out["vertices"], dtype=np.float64), exp)
     return out
 

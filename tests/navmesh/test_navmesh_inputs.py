@@ -400,3 +400,24 @@ def test_a_bool_among_the_coordinates_is_refused(walled: NavMesh, point: Any, qu
     }
     with pytest.raises(InvalidInputError, match="got"):
         calls[query]()
+
+
+def test_a_build_with_points_a_hair_off_an_axis_finishes() -> None:
+    """Obstacles whose corners lay 1e-206 and 1e-297 from x = 0 (beside corners at 0) made
+    ``triangle`` loop for ever inside ``from_polygons``, a frozen game (its exact predicates
+    underflowed); the build runs in a child, so the old code fails by the timeout."""
+    code = """
+import shapely
+from gamenav import NavMesh
+room = shapely.box(0, 0, 20, 12).difference(shapely.box(6, 0, 7, 8)).difference(shapely.box(13, 4, 14, 12))
+boxes = [shapely.box(x, y, x + w, y + h) for x, y, w, h in
+         [(0.0, 0.0, 1.0, 1.0), (2.89519519947692e-206, 0.0, 1.0, 1.0), (1.0, 0.0, 1.0, 3.0), (1.0, 7.0, 1.0, 4.0)]]
+x = 8.755858494212829e-297
+boxes.append(shapely.MultiPolygon([shapely.box(x, 2.0, x + 1.0, 5.0), shapely.box(x + 1.5, 2.0, x + 2.5, 5.0)]))
+mesh = NavMesh.from_polygons(room, obstacles=boxes)
+free = room.difference(shapely.union_all(boxes))
+print(abs(sum(shapely.Polygon(mesh.vertices[t]).area for t in mesh.triangles) - free.area) < 1e-9 * free.area)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True"]
