@@ -247,17 +247,23 @@ def test_followers_pushed_about_at_random_keep_off_walls_and_their_routes_clear(
         _walk_nudged(grid, agent, None, shove, 200)  # (shoved about, it need not arrive: it keeps off walls)
 
 
+def _walked_past(grid: TileGrid, start: tuple[float, float], goal: tuple[float, float], axis: int,
+                 reach: float) -> tuple[Follower, gamenav.Path, float]:
+    """A follower on a smoothed path from ``start`` to ``goal``, walked until its coordinate
+    ``axis`` is at least ``reach``: ``(follower, its path, that coordinate)``."""
+    agent = Follower(grid, start, speed=60, smooth=True)
+    agent.move_to(goal)
+    while agent.position[axis] < reach:
+        agent.update(1 / 30)
+    return agent, agent.path, agent.position[axis]
+
+
 def test_a_push_beside_a_long_run_towards_a_wall_re_paths() -> None:
     """A follower walks straight to the end of its path's run (a smoothed path: one leg of 11
     cells). Pushed off it beside a blocked cell that lies between it and that end, keeping its
     route would walk it along the wall (its route ahead crossed it); it re-paths from there."""
     grid = TileGrid.from_strings(["............", ".....#......", "............"], cell_size=10)
-    agent = Follower(grid, (5, 5), speed=60, smooth=True)
-    agent.move_to((115, 5))
-    while agent.position[0] < 37:
-        agent.update(1 / 30)
-    route = agent.path
-    x = agent.position[0]
+    agent, route, x = _walked_past(grid, (5, 5), (115, 5), 0, 37)
     agent.place((x, 9.9))
     assert agent.path is route  # (a push: on along the run)
     agent.place((x + 0.5, 14.0))  # (beside the run, the blocked cell (5, 1) ahead between it and the run's end)
@@ -272,12 +278,7 @@ def test_the_next_waypoint_of_a_follower_pushed_beside_its_run_is_the_one_beside
     counted along the run: the waypoint beside it."""
     grid = TileGrid.from_strings(["...........", ".#.#.#.#.#.", "...........", ".#.#.#.#.#.", "..........."],
                                  cell_size=10)
-    agent = Follower(grid, (25, 5), speed=60, smooth=True)
-    agent.move_to((25, 45))
-    while agent.position[1] < 40.5:
-        agent.update(1 / 30)
-    route = agent.path
-    y = agent.position[1]
+    agent, route, y = _walked_past(grid, (25, 5), (25, 45), 1, 40.5)
     for x in (21.0, 17.0, 13.0):  # (three pushes into the cell (1, 4) beside the run's end)
         agent.place((x, y))
     assert agent.path is route
