@@ -132,13 +132,13 @@ def test_navmesh_subclasses_with_their_own_equality_get_the_answers_of_plain_mes
 
 
 def _grid_caches() -> list[Callable[[TileGrid], object]]:
-    return [_fast._tables.get, jump_plus._indexes.existing, subgoal._indexes.existing, hpa._indexes.get,
+    return [lambda grid: grid._snapshot().fast, jump_plus._indexes.existing, subgoal._indexes.existing, hpa._indexes.get,
             grid_search._pool._grids.get]
 
 
 def test_a_dead_worlds_cache_entries_are_dropped() -> None:
     caches: list[IdentityMap[Any, Any]] = [
-        _fast._tables, jump_plus._indexes._indexes, subgoal._indexes._indexes, hpa._indexes,
+        jump_plus._indexes._indexes, subgoal._indexes._indexes, hpa._indexes,
         grid_search._pool._grids, mesh_search._WEIGHTED, mesh_search._LOCAL]
     gc.collect()
     before = [len(cache) for cache in caches]

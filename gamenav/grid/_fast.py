@@ -13,10 +13,11 @@ raise (a blocked start or goal, wrong types, cells off the grid), goes through t
 general path's bit for bit (same kernel, same tie-breaking; a property test checks it).
 
 Per grid snapshot (``TileGrid._snapshot()``), the kernel's tables (padded passable, move bits,
-costs, island labels, the world transform) are built once and kept while the snapshot is
-current. Each thread searches in its own packed workspace (44 bytes per padded cell),
-kept for grids of at most :data:`MAX_CELLS` padded cells; larger grids use the general path,
-whose per-call overhead is negligible next to their search times.
+costs, island labels, the world transform) are built once and kept on the snapshot (its ``fast``
+slot; a snapshot belongs to one grid, so its transform is the grid's). Each thread searches in
+its own packed workspace (44 bytes per padded cell), kept for grids of at most
+:data:`MAX_CELLS` padded cells; larger grids use the general path, whose per-call overhead is
+negligible next to their search times.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gamenav._identity import IdentityMap
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_fast as _kf
 from gamenav._kernels import grid_search as _ks
@@ -72,16 +72,16 @@ class FastWorkspace:
 
 class Tables:
     """The kernel's view of one grid snapshot (built by :func:`tables`; its arrays are never
-    modified, and the tables of other movement rules are added by :meth:`rule`)."""
+    modified, and the tables of other movement rules are added by :meth:`rule`). It holds no
+    reference to the snapshot that holds it (no cycle to wait for the garbage collector)."""
 
-    __slots__ = ("state", "width", "height", "cells", "bits", "cost", "labels", "geo", "_rules")
+    __slots__ = ("width", "height", "cells", "bits", "cost", "labels", "geo", "_rules")
 
     def __init__(self, grid: TileGrid, state: _GridState) -> None:
         from gamenav.grid.search import KERNELS, padded
 
         announce_compile("grid search", *KERNELS, _kf.find_path_once)
         pad = padded(state)
-        self.state = state
         self.height, self.width = pad.shape
         self.cells = int(pad.passable.shape[0])
         self.bits = np.stack([pad.moves(Diagonal.NO_CORNER_CUTTING), pad.passable])
@@ -93,34 +93,32 @@ class Tables:
         self._rules: dict[Diagonal, tuple[npt.NDArray[np.uint8], npt.NDArray[np.int32]]] = {
             _DEFAULT_RULE: (self.bits, self.labels)}
 
-    def rule(self, diagonal: Diagonal) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int32]]:
+    def rule(self, state: _GridState, diagonal: Diagonal
+             ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int32]]:
         """``(bits, labels)`` for movement rule ``diagonal``: as :attr:`bits` with that rule's
-        moves, and its island labels (built on first use; the dict is replaced, never mutated,
-        so other threads may read it meanwhile)."""
+        moves, and its island labels (built on first use from ``state``, the snapshot these
+        tables belong to; the dict is replaced, never mutated, so other threads may read it
+        meanwhile)."""
         found = self._rules.get(diagonal)
         if found is None:
             from gamenav.grid.search import padded
 
-            pad = padded(self.state)
-            found = (np.stack([pad.moves(diagonal), pad.passable]),
-                     self.state.components(diagonal).ravel())
+            pad = padded(state)
+            found = (np.stack([pad.moves(diagonal), pad.passable]), state.components(diagonal).ravel())
             self._rules = {**self._rules, diagonal: found}
         return found
 
 
-_tables: IdentityMap[TileGrid, Tables] = IdentityMap()
-"""The tables of each grid's latest snapshot searched."""
 _local = threading.local()
 
 
 def tables(grid: TileGrid) -> Tables:
     """The kernel tables of ``grid``'s current snapshot (built on first use per snapshot)."""
     state = grid._snapshot()
-    found = _tables.get(grid)
-    if found is not None and found.state is state:
-        return found
-    built = _tables[grid] = Tables(grid, state)
-    return built
+    found: Tables | None = state.fast
+    if found is None:  # (two threads may both build: equal tables, either one is kept)
+        found = state.fast = Tables(grid, state)
+    return found
 
 
 def _workspace(cells: int) -> FastWorkspace:
@@ -203,12 +201,13 @@ def try_find_path(grid: TileGrid, start: Any, goal: Any, diagonal: Diagonal = _D
     if cells is None:
         return None
     sx, sy, gx, gy = cells
-    t = _tables.get(grid)
-    if t is None or t.state is not grid._state:
-        h, w = grid.shape
+    state = grid._state
+    t: Tables | None = state.fast
+    if t is None:
+        h, w = state.passable.shape
         if (h + 2) * (w + 2) > MAX_CELLS:  # (no tables built for a search that will not use them)
             return None
-        t = tables(grid)
+        t = state.fast = Tables(grid, state)
     w = t.width
     h = t.height
     if not (0 <= sx < w and 0 <= gx < w and 0 <= sy < h and 0 <= gy < h) or t.cells > MAX_CELLS:
@@ -219,7 +218,7 @@ def try_find_path(grid: TileGrid, start: Any, goal: Any, diagonal: Diagonal = _D
     if diagonal is _DEFAULT_RULE:
         bits, labels = t.bits, t.labels
     else:
-        bits, labels = t.rule(diagonal)
+        bits, labels = t.rule(state, diagonal)
     code, cost, expanded, cells, points = _find_path_once(
         bits, t.cost, labels, t.geo, ws.ints, ws.longs, sx, sy, gx, gy, heuristic, smooth)
     if code == _BLOCKED or (partial and code != _FOUND_CODE):

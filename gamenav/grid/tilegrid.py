@@ -51,6 +51,7 @@ from gamenav.grid.movement import Diagonal
 
 if TYPE_CHECKING:
     from gamenav.grid.clearance import _Clearance
+    from gamenav.grid._fast import Tables
     from gamenav.grid.search import _Padded
 
 __all__ = ["MAX_COST", "GridChange", "Region", "TileGrid"]
@@ -189,10 +190,11 @@ class _GridState:
         clearance: the distance transform (``gamenav.grid.clearance``), filled lazily.
         clearance_base: ``(an older snapshot's clearance, (y0, y1, x0, x1) box of the cells
             changed since)``, to repair instead of rebuilding; dropped once ``clearance`` is built.
+        fast: the fast path's kernel tables (``gamenav.grid._fast.tables``), filled lazily.
     """
 
     __slots__ = ("walkable", "cost", "passable", "version", "labels", "padded", "padded_base",
-                 "clearance", "clearance_base")
+                 "clearance", "clearance_base", "fast")
 
     def __init__(self, walkable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64],
                  passable: npt.NDArray[np.bool_], version: int,
@@ -209,6 +211,7 @@ class _GridState:
         self.padded_base: _Padded | None = None
         self.clearance: _Clearance | None = None
         self.clearance_base: tuple[_Clearance, tuple[int, int, int, int]] | None = None
+        self.fast: Tables | None = None
         if previous is not None:
             self.padded_base = previous.padded if previous.padded is not None else previous.padded_base
             if changed is not None and previous.clearance is not None:
@@ -651,6 +654,7 @@ class TileGrid:
             quiet = _GridState(walkable, cost, state.passable, state.version)
             quiet.labels, quiet.padded, quiet.padded_base = state.labels, state.padded, state.padded_base
             quiet.clearance, quiet.clearance_base = state.clearance, state.clearance_base
+            quiet.fast = state.fast
             return quiet, None
         passable = state.passable.copy()
         passable[box] = now

@@ -4,7 +4,9 @@ answer as the general ``GridSearch`` bit for bit, the same errors, and fresh rea
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 from typing import Any
 
 import numpy as np
@@ -195,7 +197,7 @@ def test_a_grid_too_big_for_the_fast_path_gets_no_kernel_tables() -> None:
     grid = gamenav.TileGrid(np.ones((side, side), bool))
     path = gamenav.find_path(grid, (0, 0), (side - 1, side - 1))
     assert path.cost == pytest.approx((side - 1) * 2 ** 0.5)
-    assert _fast._tables.get(grid) is None
+    assert grid._snapshot().fast is None
 
 
 @pytest.mark.parametrize("options", [{"smooth": 1}, {"partial": np.bool_(True)}, {"weight": 1.5}, {"weight": True},
@@ -205,3 +207,19 @@ def test_other_option_values_take_the_general_path(options: dict[str, Any]) -> N
     assert _fast.fast_rule(options) is None
     assert _fast.fast_rule({"smooth": True, "partial": False, "weight": 1, "agent_radius": 0}) is not None
 
+
+
+def test_a_snapshots_tables_are_freed_with_it_even_with_the_garbage_collector_off() -> None:
+    """The kernel tables live on the grid's snapshot: they must not refer back to it, or every
+    snapshot an edit replaces would wait for the cycle collector (never, in a game that turns it
+    off during play)."""
+    grid = gamenav.TileGrid(np.ones((12, 9), bool))
+    gamenav.find_path(grid, (0, 0), (8, 11), diagonal="never")  # (builds another rule's tables too)
+    old = weakref.ref(grid._snapshot().fast.bits)  # type: ignore[union-attr]
+    gc.disable()
+    try:
+        grid.set_walkable((4, 5), False)
+        assert gamenav.find_path(grid, (0, 0), (8, 11)).status is gamenav.PathStatus.FOUND
+        assert old() is None
+    finally:
+        gc.enable()
