@@ -5,7 +5,8 @@ Usage::
     python -m gamenav.tune --map FILE.map --agents N --budgets 0.25,0.5,1,2,4 \\
         [--frames F] [--plot out.png] [--seed S] [--speed CELLS_PER_S] [--destinations D]
 
-(also installed as ``gamenav-tune``). For each budget the same scenario is replayed with a fresh
+(also installed as ``gamenav-tune``; ``--map`` also takes the name of a map shipped with gamenav,
+such as ``den011d.map``: see :mod:`gamenav.data`). For each budget the same scenario is replayed with a fresh
 :class:`~gamenav.PathQueue` and :class:`~gamenav.PathCache`: ``N`` agents start on random
 points of interest of the map's largest island (waking up over the first second), request a
 path to a random point of interest, walk it at ``--speed`` cells per second and request the next one on
@@ -39,6 +40,7 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
+from gamenav import data
 from gamenav._kernels import _writable, is_terminal, report
 from gamenav._validate import positive_number
 from gamenav._warmup import warmup
@@ -124,10 +126,10 @@ def simulate(grid: TileGrid, *, agents: int, budget_ms: float, frames: int, seed
         InvalidInputError: ``grid`` not a TileGrid or without a passable cell, ``agents`` not
             an int >= 1, ``frames`` / ``seed`` / ``destinations`` not ints >= 0, ``agents`` /
             ``frames`` above :data:`MAX_AGENTS` / :data:`MAX_FRAMES` (their arrays would not fit
-            in memory), ``speed`` not a finite number > 0, or a ``budget_ms`` that
-            :class:`~gamenav.PathQueue` refuses.
+            in memory), ``speed`` or ``budget_ms`` not a finite number > 0, or ``progress``
+            neither None nor callable.
     """
-    _check_scenario(grid, agents, frames, seed, speed, destinations)
+    _check_scenario(grid, agents, budget_ms, frames, seed, speed, destinations, progress)
     rng = np.random.default_rng(seed)
     labels = grid.components()
     sizes = np.bincount(labels[labels >= 0].ravel())
@@ -170,8 +172,8 @@ def simulate(grid: TileGrid, *, agents: int, budget_ms: float, frames: int, seed
                      len(latency), frames / FPS, cache.stats.hit_rate)
 
 
-def _check_scenario(grid: TileGrid, agents: Any, frames: Any, seed: Any, speed: Any,
-                    destinations: Any) -> None:
+def _check_scenario(grid: TileGrid, agents: Any, budget_ms: Any, frames: Any, seed: Any, speed: Any,
+                    destinations: Any, progress: Any) -> None:
     """Raise InvalidInputError for arguments :func:`simulate` cannot replay (before any work)."""
     if not isinstance(grid, TileGrid):
         raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
@@ -185,6 +187,9 @@ def _check_scenario(grid: TileGrid, agents: Any, frames: Any, seed: Any, speed: 
         if value > high:
             raise InvalidInputError(f"{name} must be at most {high:_}, got {value!r}")
     positive_number(speed, "speed")
+    positive_number(budget_ms, "budget_ms")
+    if progress is not None and not callable(progress):
+        raise InvalidInputError(f"progress must be a callable or None, got {progress!r}")
 
 
 def _table(results: Sequence[SimResult]) -> str:
@@ -306,7 +311,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="gamenav-tune", description="Simulate agents re-pathing at 60 fps and compare "
         "PathQueue budgets: frame time, latency, throughput, cache hit rate.")
-    parser.add_argument("--map", required=True, help="a Moving AI .map file")
+    samples = [name for name in data.names() if name.endswith(".map")]
+    parser.add_argument("--map", required=True, help="a Moving AI .map file, or the name of one shipped with "
+                        f"gamenav ({', '.join(samples)})")
     parser.add_argument("--agents", type=functools.partial(_positive_int, limit=MAX_AGENTS), default=100,
                         help=f"agents (default 100, at most {MAX_AGENTS:_})")
     parser.add_argument("--budgets", type=_budgets, default=[0.25, 0.5, 1.0, 2.0, 4.0],
@@ -346,10 +353,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             probe.savefig(io.BytesIO(), format=suffix or "png")
         except Exception as exc:  # noqa: BLE001 - whatever the writer raises, before the run
             parser.error(f"--plot {args.plot!r}: matplotlib cannot write .{suffix or 'png'} files here: {exc}")
+    shipped = args.map in samples and not os.path.exists(args.map)  # a file of that name comes first
     try:
-        grid = TileGrid.from_movingai(args.map)
+        grid = TileGrid.from_movingai(data.path(args.map) if shipped else args.map)
     except (OSError, MapFormatError) as exc:
-        parser.error(f"cannot read --map {args.map!r}: {exc}")
+        hint = f" (the maps shipped with gamenav: {', '.join(samples)})" if isinstance(exc, OSError) else ""
+        parser.error(f"cannot read --map {args.map!r}: {exc}{hint}")
     if not grid.passable.any():  # before the warmup, not after it
         parser.error(f"--map {args.map!r} has no passable cell")
     warmup(navmesh=False, crowd=False)  # load (first run: compile) the kernels before timing

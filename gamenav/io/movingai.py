@@ -117,8 +117,12 @@ def write_map(path: str | os.PathLike[str], walkable: npt.ArrayLike) -> None:
 
     Raises:
         InvalidInputError: ``walkable`` is not what :class:`~gamenav.TileGrid` takes (a non-empty
-            2-D array of bools or 0/1 integers); the file is left untouched then.
+            2-D array of bools or 0/1 integers; a TileGrid is not, as the file holds no costs:
+            ``grid.passable`` is its array); the file is left untouched then.
     """
+    if isinstance(walkable, TileGrid):  # (read as a 0-D object array: "got shape ()")
+        raise InvalidInputError("walkable must be a 2-D bool array [y, x], got a TileGrid (a .map file holds "
+                                "no costs: write grid.passable)")
     walk = TileGrid(walkable).passable
     rows = ["".join("." if v else "@" for v in row) for row in walk]
     text = f"type octile\nheight {walk.shape[0]}\nwidth {walk.shape[1]}\nmap\n" + "\n".join(rows) + "\n"
@@ -166,9 +170,10 @@ def write_scenarios(path: str | os.PathLike[str], scenarios: Iterable[Scenario])
     Raises:
         InvalidInputError: an item that is not a :class:`Scenario`, or a scenario
             :func:`read_scenarios` could not read back (a map name that is not a str, empty,
-            non-ASCII or holds whitespace, a start or goal that is not a pair, a non-integer
-            cell, a cell off its map, an integer too long for ``int()`` to read back, a length
-            that is not a real number, negative or non-finite); the file is left untouched then.
+            non-ASCII or holds whitespace, a start or goal that is not a pair, a bucket, size or
+            cell that is not an int (a str such as ``'7'`` too), a cell off its map, an integer
+            too long for ``int()`` to read back, a length that is not a real number, negative or
+            non-finite); the file is left untouched then.
     """
     out = ["version 1"]
     for k, s in enumerate(scenarios):
@@ -179,7 +184,8 @@ def write_scenarios(path: str | os.PathLike[str], scenarios: Iterable[Scenario])
             raise InvalidInputError(f"scenarios[{k}].map_name must be ASCII without whitespace, got {name!r}")
         length = real_number(s.optimal_length, f"scenarios[{k}].optimal_length", "a finite number >= 0")
         try:
-            fields = [str(v) for v in (s.bucket, name, s.width, s.height, *s.start, *s.goal)] + [repr(length)]
+            ints = (s.bucket, s.width, s.height, *s.start, *s.goal)
+            fields = [str(v) for v in (ints[0], name, *ints[1:])] + [repr(length)]
         except TypeError:  # a start or goal that is not a sequence
             raise InvalidInputError(f"scenarios[{k}].start and .goal must be (x, y) cells, got "
                                     f"{type(s.start).__name__} and {type(s.goal).__name__}") from None
@@ -190,5 +196,8 @@ def write_scenarios(path: str | os.PathLike[str], scenarios: Iterable[Scenario])
             _scenario(fields, f"scenarios[{k}]", None)  # the reader's checks, named by index
         except MapFormatError as exc:
             raise InvalidInputError(f"cannot write {exc}") from None
+        for field, value in zip(("bucket", "width", "height", "start", "start", "goal", "goal"), ints, strict=True):
+            if not isinstance(value, (int, np.integer)):  # a str such as '7' reads back as 7
+                raise InvalidInputError(f"scenarios[{k}].{field} must hold ints, got {getattr(s, field)!r}")
         out.append("\t".join(fields))
     file_path(path).write_text("\n".join(out) + "\n", encoding="ascii")
