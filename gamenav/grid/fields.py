@@ -164,7 +164,8 @@ def _cost_scale(value: npt.ArrayLike, shape: tuple[int, int]) -> npt.NDArray[np.
             np.issubdtype(scale.dtype, np.integer) or np.issubdtype(scale.dtype, np.floating)):
         raise InvalidInputError(f"cost_scale must be a {shape[0]} x {shape[1]} array of numbers ([y, x]), "
                                 f"got {type(value).__name__} of shape {getattr(scale, 'shape', None)}")
-    scale = scale.astype(np.float64)
+    with np.errstate(over="ignore"):  # a longdouble beyond float64 is inf: refused below
+        scale = scale.astype(np.float64)
     bad = ~(np.isfinite(scale) & (scale > 0))
     if bad.any():
         y, x = np.argwhere(bad)[0].tolist()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -146,12 +147,19 @@ def test_edits_made_by_listeners_leave_every_index_as_a_fresh_build(
     assert all(got is expected for got, expected in answers)
 
 
-def test_a_field_whose_cost_scale_overflows_raises_only_the_input_error() -> None:
-    """A cell cost of MAX_COST scaled by 1e300 is beyond float64: the field refused it with
-    InvalidInputError after numpy had warned of the overflow (an error of its own where warnings
+@pytest.mark.parametrize(("cost", "scale", "match"), [
+    (MAX_COST, lambda: np.float64(1e300), "cost_scale is too large"),  # the product overflows
+    pytest.param(1.0, lambda: np.longdouble(10) ** 400, r"finite numbers > 0, got inf at cell \(0, 0\)",
+                 marks=pytest.mark.skipif(np.finfo(np.longdouble).max <= np.finfo(np.float64).max,
+                                          reason="longdouble is float64 here")),  # the cast overflows
+])
+def test_a_cost_scale_beyond_float64_raises_only_the_input_error(cost: float, scale: Callable[[], np.floating],
+                                                                 match: str) -> None:
+    """Cell costs scaled beyond float64 (MAX_COST x 1e300, or a longdouble 1e400 scale) were refused
+    with InvalidInputError after numpy had warned of the overflow (an error of its own where warnings
     are errors)."""
-    grid = gamenav.TileGrid(np.ones((2, 3), dtype=bool), cost=np.full((2, 3), MAX_COST))
+    grid = gamenav.TileGrid(np.ones((2, 3), dtype=bool), cost=np.full((2, 3), cost))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(gamenav.InvalidInputError, match="cost_scale is too large"):
-            gamenav.distance_field(grid, (0, 0), cost_scale=np.full((2, 3), 1e300))
+        with pytest.raises(gamenav.InvalidInputError, match=match):
+            gamenav.distance_field(grid, (0, 0), cost_scale=np.full((2, 3), scale()))
