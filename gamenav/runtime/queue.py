@@ -24,7 +24,7 @@ import sys
 import time
 from collections import deque
 from dataclasses import dataclass
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -142,22 +142,45 @@ class PathRequest(NotCopyable):
 
 
 class _Job:
-    """One search shared by every identical pending request."""
+    """One search shared by every identical pending request; its ``score`` is the highest of
+    theirs, held by ``top`` of them (so that cancelling one of thousands costs O(1), not a scan)."""
 
-    __slots__ = ("query", "search", "requests", "score", "seq", "changes", "alive", "rate", "checked",
-                 "stepping")
+    __slots__ = ("query", "search", "requests", "score", "top", "seq", "changes", "alive", "rate",
+                 "checked", "stepping")
 
     def __init__(self, query: Query, score: float, seq: int, checked: int) -> None:
         self.query = query
         self.search: Search | None = None
         self.checked = checked  # the world version its search last started on
-        self.requests: list[PathRequest] = []
+        self.requests: dict[PathRequest, None] = {}  # (ordered: answered in request order)
         self.score = score
+        self.top = 0
         self.seq = seq
         self.changes: list[GridChange] = []
         self.alive = True
         self.rate: float | None = None  # this search's expansions per second
         self.stepping = False  # a thread is stepping its search (see PathQueue._step)
+
+    def add(self, req: PathRequest) -> bool:
+        """Add ``req``; returns whether that raised the job's score."""
+        self.requests[req] = None
+        if req._score > self.score:
+            self.score, self.top = req._score, 1
+            return True
+        self.top += req._score == self.score
+        return False
+
+    def remove(self, req: PathRequest) -> bool:
+        """Remove ``req``; returns whether that lowered the job's score (requests are left)."""
+        del self.requests[req]
+        if req._score != self.score or not self.requests:
+            return False
+        self.top -= 1
+        if self.top:
+            return False
+        self.score = max(r._score for r in self.requests)
+        self.top = sum(r._score == self.score for r in self.requests)
+        return True
 
 
 class _GridJobs(GridWatch):
@@ -551,10 +574,8 @@ class PathQueue(Closeable):
             self._add_job(job)
         else:
             self._counts["shared"] += 1
-            if score > job.score:
-                job.score = score
-                self._push(job)
-        job.requests.append(req)
+        if job.add(req):
+            self._push(job)
         req._job = job
         self._pending += 1
         if self._closed:  # by code its search's start ran: cancelled, as close() cancels the others
@@ -1013,7 +1034,7 @@ class PathQueue(Closeable):
         self._pending -= len(job.requests)
         self._store_and_answer(job.query, path, job.requests, version)
 
-    def _store_and_answer(self, query: Query, path: Path, requests: list[PathRequest],
+    def _store_and_answer(self, query: Query, path: Path, requests: Iterable[PathRequest],
                           version: int | None) -> None:
         """Answer ``requests`` with ``path``, cached when it holds at world ``version``."""
         path = shared(path)
@@ -1042,7 +1063,7 @@ class PathQueue(Closeable):
         self._counts["cancelled"] += 1
         req._job = None
         self._pending -= 1
-        job.requests.remove(req)
+        lowered = job.remove(req)
         if not job.requests:
             if job.stepping:  # dropped when the step returns: its kernel still uses the workspace
                 return
@@ -1050,9 +1071,7 @@ class PathQueue(Closeable):
                 job.search.cancel()
             self._drop_job(job)
             return
-        score = max(r._score for r in job.requests)
-        if score != job.score:
-            job.score = score
+        if lowered:
             self._push(job)
 
     def _fire_callbacks(self) -> None:

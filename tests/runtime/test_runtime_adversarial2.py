@@ -3,12 +3,38 @@ PathQueue and PathCache."""
 
 from __future__ import annotations
 
+import sys
 import tracemalloc
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
 
+import numpy as np
 from shapely.geometry import box
 
 import gamenav
-from gamenav import NavMesh
+from gamenav import NavMesh, PathQueue, TileGrid
+from gamenav.runtime import queue as queue_module
+
+
+def _lines_run(action: Callable[[], object], filename: str) -> int:
+    """The lines of ``filename`` that ``action()`` runs (a count of work, not a time)."""
+    count = 0
+
+    def trace(frame: FrameType, event: str, arg: Any) -> Any:
+        nonlocal count
+        if frame.f_code.co_filename != filename:
+            return None
+        count += event == "line"
+        return trace
+
+    old = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        action()
+    finally:
+        sys.settrace(old)
+    return count
 
 
 def test_a_navmesh_batch_holds_the_work_arrays_of_one_search_per_thread() -> None:
@@ -27,3 +53,19 @@ def test_a_navmesh_batch_holds_the_work_arrays_of_one_search_per_thread() -> Non
         tracemalloc.stop()
     assert peak < 16 * 2**20
     assert [p.cost for p in paths] == [p.cost for p in want]
+
+
+def test_cancelling_thousands_of_requests_that_share_one_search_is_linear_work() -> None:
+    """Each cancel scanned every request left for the highest score: cancel_all (or close) of
+    8000 identical requests took 3.0 s, 2000 took 0.23 s (a frame hitch when a level unloads).
+    A cancel is now O(1) unless it takes the highest score away."""
+    grid = TileGrid(np.ones((8, 8), dtype=bool))
+
+    def work(n: int) -> int:
+        queue = PathQueue(budget_ms=None, max_expansions=10)
+        requests = [queue.request(grid, (0, 0), (7, 7), priority=i % 3) for i in range(n)]
+        lines = _lines_run(queue.cancel_all, queue_module.__file__)
+        assert all(r.status is gamenav.PathStatus.CANCELLED for r in requests) and len(queue) == 0
+        return lines
+
+    assert work(1000) < 2.5 * work(500)
