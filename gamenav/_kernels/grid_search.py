@@ -85,6 +85,19 @@ def _ctz64_typing(typingctx, x):  # noqa: ARG001 - numba intrinsic signature
 _ctz64 = cast(Callable[[int], int], intrinsic(_ctz64_typing))
 
 
+def _float_bits_typing(typingctx, x):  # noqa: ARG001 - numba intrinsic signature
+    """The int64 with the bits of a float64 (ordered like the floats when both are >= 0)."""
+    sig = types.int64(types.float64)
+
+    def codegen(context, builder, signature, args):  # noqa: ARG001
+        return builder.bitcast(args[0], context.get_value_type(types.int64))
+
+    return sig, codegen
+
+
+_float_bits = cast(Callable[[float], int], intrinsic(_float_bits_typing))
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _bucket(key, last):
     x = key ^ last
@@ -188,14 +201,8 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
     last = istate[4]
     nonempty = istate[5]
     budget = max_expansions
-    scratch = np.empty(2, dtype=np.float64)
-    scratch[1] = max_f
-    bits = scratch.view(np.int64)
-    max_key = bits[1]
-    offx = np.array(OFFSET_X, dtype=np.int64)
-    offy = np.array(OFFSET_Y, dtype=np.int64)
-    off = offx + offy * stride
-    dirs = np.empty(8, dtype=np.int64)
+    max_key = _float_bits(max_f)
+    dirs = np.empty(8 if jps else 0, dtype=np.int64)
     status = IN_PROGRESS
     while True:
         if count == 0:
@@ -276,9 +283,11 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
                 ny = y + (d - dx) // stride * dist
                 ng = gn + (dist * SQRT2 if dx != 0 and d != dx else float(dist))
             else:
-                nb = n + off[k]
-                nx = x + offx[k]
-                ny = y + offy[k]
+                dx = OFFSET_X[k]
+                dy = OFFSET_Y[k]
+                nb = n + dx + dy * stride
+                nx = x + dx
+                ny = y + dy
                 if k < 4:  # noqa: SIM108 - one step kind per branch
                     ng = gn + (1.0 if uniform else cost[nb])
                 else:
@@ -310,8 +319,7 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
                             nonempty ^= 1 << b
                     if r >= 0:
                         rprev[r] = q
-                scratch[0] = f
-                key = max(bits[0], last)  # f >= last up to rounding
+                key = max(_float_bits(f), last)  # f >= last up to rounding
                 b = _bucket(key, last)
                 rkey[nb] = key
                 rprev[nb] = -1
