@@ -932,6 +932,7 @@ class Crowd(Closeable):
             back = np.concatenate([done[~self._near_goal(done)], idx[self._failed[idx]]])
             self._arrived[back] = False  # those pushed away from their goals since they arrived walk back,
             self._failed[back] = False  # those that gave up try again (as a player clicking again means)
+            self._reset_stuck(back)
             self._request(back)
             return
         if not snap.passable.any():  # every cell blocked: there is nowhere to go
@@ -978,12 +979,7 @@ class Crowd(Closeable):
         self._order[idx] = self._orders
         self._arrived[idx] = False
         self._failed[idx] = False
-        self._stuck_count[idx] = 0
-        self._repaths[idx] = 0
-        self._jams[idx] = 0
-        self._jam_mark[idx] = np.nan
-        self._jam_since[idx] = 0
-        self._snapshot[idx] = self._pos[idx]
+        self._reset_stuck(idx)
         self._group[idx] = -1
         if use_field:
             # one field per size class: small units are not held to the lanes the largest fits
@@ -1123,13 +1119,8 @@ class Crowd(Closeable):
         self._pos[rows[pushed]] = pos[pushed]
         rows, pos, busy = rows[~pushed], pos[~pushed], busy[~pushed]
         self._pos[rows] = pos
-        self._snapshot[rows] = pos
         self._vel[rows] = 0.0
-        self._stuck_count[rows] = 0
-        self._repaths[rows] = 0
-        self._jams[rows] = 0
-        self._jam_mark[rows] = np.nan
-        self._jam_since[rows] = 0
+        self._reset_stuck(rows)
         self._halt(rows[~busy])
         walking = rows[busy]
         grouped = walking[self._group[walking] >= 0]
@@ -1143,6 +1134,16 @@ class Crowd(Closeable):
             self._routes.pop(i, None)
         self._mode[ask] = IDLE  # (waits for its new path)
         self._request(ask)
+
+    def _reset_stuck(self, idx: _Idx) -> None:
+        """Forget the stuck state of agents ``idx`` (a new order or place, a try again): their
+        progress counts from where they stand, with no slow windows, re-paths or jams behind them."""
+        self._snapshot[idx] = self._pos[idx]
+        self._stuck_count[idx] = 0
+        self._repaths[idx] = 0
+        self._jams[idx] = 0
+        self._jam_mark[idx] = np.nan
+        self._jam_since[idx] = 0
 
     def _pushes(self, rows: _Idx, pos: _F64) -> npt.NDArray[np.bool_]:
         """Which agents of ``rows`` a move to ``pos`` (on passable cells) only pushes (see
@@ -1906,8 +1907,7 @@ class Crowd(Closeable):
         if len(change.opened):  # a way may have opened for those that gave up: they try again
             retry = np.flatnonzero(self._failed)
             self._failed[retry] = False
-            self._repaths[retry] = 0
-            self._jams[retry] = 0
+            self._reset_stuck(retry)
             self.counters["edit_repaths"] += len(retry)
             self._backlog.update(dict.fromkeys(retry.tolist()))  # (sent over the next updates)
 

@@ -913,3 +913,48 @@ def test_agents_that_failed_try_again_when_an_edit_opens_a_way(agents: int) -> N
     crowd.update(1 / 30)
     assert crowd.failed.all()
 
+
+
+def _held(crowd: gamenav.Crowd, frames: int) -> None:
+    """``frames`` updates after each of which the game puts agent 0 back at (1.5, 2.5) (a push:
+    its route is kept), so it makes no progress."""
+    for _ in range(frames):
+        crowd.update(1 / 30)
+        if crowd.failed[0]:
+            return
+        crowd.place([0], [(1.5, 2.5)])
+
+
+def test_an_agent_tried_again_after_an_edit_starts_with_no_stuck_state() -> None:
+    """An agent failed by an edit (its goal walled in) and sent again when the wall opened kept its
+    count of windows without progress: held back again, it re-pathed as stuck after one window
+    (a fresh order waits two); it now starts afresh, as after a new order or a place."""
+    grid = gamenav.TileGrid(np.ones((5, 14), bool))
+    crowd = gamenav.Crowd(grid, [(1.5, 2.5)], radius=0.3, max_speed=4.0)
+    crowd.move([0], (10.5, 2.5))
+    _held(crowd, 12)  # one stuck window (stuck_seconds / 2) without progress
+    ring = np.zeros((5, 14), bool)
+    ring[1:4, 9:12] = True
+    ring[2, 10] = False
+    grid.set_walkable(ring, False)  # the goal walled in: no way, the agent fails
+    assert crowd.failed[0]
+    grid.set_walkable(ring, True)  # opened again: it tries again
+    assert not crowd.failed[0]
+    _held(crowd, 12)
+    assert crowd.counters["stuck_repaths"] == 0
+    _held(crowd, 12)  # the second window without progress: stuck, as for a fresh order
+    assert crowd.counters["stuck_repaths"] == 1
+
+
+def test_a_group_order_given_again_gives_its_failed_agent_its_re_paths_again() -> None:
+    """The same group order given again sent its failed agent (held back until it gave up after
+    4 re-paths) again with its re-path count spent: it failed after 2 windows without progress,
+    with no re-path (23 frames); it now re-paths 4 times first, as under the first order."""
+    grid = gamenav.TileGrid(np.ones((7, 14), bool))
+    crowd = gamenav.Crowd(grid, [(1.5, 2.5), (1.5, 5.5)], radius=0.3, max_speed=4.0, flow_threshold=2)
+    for _ in range(2):
+        crowd.move([0, 1], (10.5, 3.5))
+        before = crowd.counters["stuck_repaths"]
+        _held(crowd, 400)
+        assert crowd.failed.tolist() == [True, False] and crowd.arrived[1]
+        assert crowd.counters["stuck_repaths"] - before == 4
