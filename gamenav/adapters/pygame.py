@@ -613,5 +613,14 @@ class PathFollower(Follower):
         if self.sprite is not None:
             x, y = self.position
             rect = _sprite_rect(self.sprite)
+            most = self._RECT_MOST if isinstance(rect, pygame.Rect) else self._FRECT_MOST
+            if max(abs(x), abs(y)) + max(rect.size) > most:
+                raise InvalidInputError(f"the agent at ({x:g}, {y:g}) is beyond what the sprite's "
+                                        f"{type(rect).__name__} holds (coordinates up to {most:.10g})")
             rect.center = (round(x), round(y))
             self._written = rect.center
+
+    _RECT_MOST = 2**31 - 1
+    """A ``pygame.Rect`` holds C ints: beyond this a coordinate wraps round (5e9 became 705032704)."""
+    _FRECT_MOST = float(np.finfo(np.float32).max)
+    """A ``pygame.FRect`` holds float32: beyond this a coordinate is inf."""

@@ -283,3 +283,27 @@ def test_the_next_waypoint_of_a_follower_pushed_beside_its_run_is_the_one_beside
         agent.place((x, y))
     assert agent.path is route
     assert _walk_nudged(grid, agent, None, lambda at: None, 60) < 60
+
+
+@pytest.mark.parametrize("cell_size", [1e9, 1e200])
+def test_a_pygame_rect_that_cannot_hold_the_agents_position_is_a_clear_error(cell_size: float) -> None:
+    """A pygame.Rect holds C ints: the PathFollower wrote an agent at x = 4.5e9 pixels as 205032704
+    without a word (1e200 cells: TypeError "invalid rect assignment" from inside pygame); it now
+    raises InvalidInputError, and an FRect takes the same position."""
+    pygame = pytest.importorskip("pygame")
+    from gamenav.adapters.pygame import PathFollower
+
+    grid = TileGrid.from_strings(["....."], cell_size=cell_size)
+    for rect, holds in ((pygame.FRect(0, 0, 4, 4), cell_size < 1e38), (pygame.Rect(0, 0, 4, 4), False)):
+        sprite = pygame.sprite.Sprite()
+        sprite.rect = rect
+        agent = PathFollower((0.5 * cell_size, 0.5 * cell_size), grid, speed=cell_size)
+        agent.sprite = sprite
+        agent.place((4.5 * cell_size, 0.5 * cell_size))
+        if holds:
+            agent.update(0.1)
+            assert sprite.rect.center == pytest.approx((4.5 * cell_size, 0.5 * cell_size), rel=1e-6)
+        else:
+            with pytest.raises(InvalidInputError, match=rf"^the agent at \(4\.5e\+\d+, 5e\+\d+\) is beyond what the "
+                               rf"sprite's {type(rect).__name__} holds \(coordinates up to "):
+                agent.update(0.1)
