@@ -560,6 +560,11 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
 
 
 # -- following ---------------------------------------------------------------------------
+_ROUNDING = 0.5
+"""A sprite moved by at most this much per axis since a PathFollower wrote its position was
+rounded by the game (to whole pixels), not moved."""
+
+
 class PathFollower(Follower):
     """Moves an arcade sprite along paths requested through a ``gamenav.PathQueue``.
 
@@ -569,7 +574,10 @@ class PathFollower(Follower):
     When the game moved the sprite since (a teleport, a knockback, a respawn: ``sprite.position =
     ...``), :meth:`update` first puts the agent there (:meth:`~gamenav.Follower.place`), so it walks
     on from where the sprite now is (moved onto a wall or off the map: from the nearest point of
-    the nearest free cell; a push of at most half a cell beside its route keeps its path).
+    the nearest free cell; a push of at most half a cell beside its route keeps its path). A game
+    that rounds sprite positions to whole pixels (pixel art) is not moving them: a change of at
+    most half a unit on each axis is taken as rounding, and the agent walks on from its own
+    unrounded position.
 
     Args:
         sprite: the sprite to move (its current position is the start; it must be on a passable cell).
@@ -604,7 +612,8 @@ class PathFollower(Follower):
         """Place the agent where the game moved the sprite (if it did), advance ``dt`` seconds
         and write the sprite's new position."""
         self._check_open("update")
-        if self.sprite.position != self._written:
+        (x, y), (wx, wy) = self.sprite.position, self._written
+        if not (abs(x - wx) <= _ROUNDING and abs(y - wy) <= _ROUNDING):  # (NaN: moved, and refused)
             self._place_near(finite_point(self.sprite.position, "the sprite's position").tolist())
         super().update(dt)
         self.sprite.position = self.position

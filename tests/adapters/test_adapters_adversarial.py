@@ -870,3 +870,39 @@ def test_a_pygame_sprite_whose_rect_the_game_nudges_every_frame_arrives() -> Non
         if walker.arrived:
             break
     assert walker.arrived and walker.position == (55.0, 25.0) and walker.path is route
+
+
+@pytest.mark.parametrize("smooth", [False, True])
+@pytest.mark.parametrize("speed", [30, 100])
+def test_a_game_that_rounds_sprites_to_whole_pixels_does_not_stop_its_followers(speed: float, smooth: bool) -> None:
+    """A pixel-art game rounding ``sprite.position`` every frame looked to the PathFollower like a
+    game moving the sprite: each rounding was a push, the slow steps were undone, and the unit was
+    stuck and reported arrived 315 px short (speed 30) or 14-34 px short near its goal (speed
+    60-100, where it slows down)."""
+    grid = gamenav.TileGrid.from_strings(["..........", ".####.....", "..........", "......##..",
+                                          ".........."], cell_size=32, y_up=True)
+    sprite = arcade.SpriteSolidColor(8, 8, center_x=16, center_y=16)
+    follower = PathFollower(sprite, grid, speed=speed, smooth=smooth)
+    goal = (9 * 32 + 16, 4 * 32 + 16)
+    follower.move_to(goal)
+    for _ in range(60 * 30):
+        follower.update(1 / 60)
+        sprite.position = (round(sprite.position[0]), round(sprite.position[1]))
+        if follower.arrived:
+            break
+    assert follower.arrived and not follower.failed
+    assert sprite.position == goal
+
+
+def test_a_sprite_moved_by_more_than_rounding_is_still_placed() -> None:
+    """The rounding allowance is half a unit per axis: a knockback of one pixel moves the agent."""
+    grid = gamenav.TileGrid(np.ones((4, 8), bool), cell_size=32, y_up=True)
+    sprite = arcade.SpriteSolidColor(8, 8, center_x=16, center_y=16)
+    follower = PathFollower(sprite, grid, speed=60)
+    follower.update(1 / 60)
+    sprite.position = (16.5, 15.5)  # rounding's worth: the agent stays where it was
+    follower.update(1 / 60)
+    assert follower.position == (16.0, 16.0)
+    sprite.position = (17.0, 16.0)  # a push
+    follower.update(1 / 60)
+    assert follower.position == (17.0, 16.0)
