@@ -296,6 +296,12 @@ def _vslot(table, vbuf, ids, x, y, bx, by, mask):
     return h
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _taken(own, new_v, own_ids, vbuf, vbits, v, own_mask):
+    """Vertex ``v`` of ``vbuf`` lies exactly at a point of the table ``own`` (of ``new_v``)."""
+    return own[_vslot(own, new_v, own_ids, vbuf[v, 0], vbuf[v, 1], vbits[v, 0], vbits[v, 1], own_mask)] >= 0
+
+
 @njit(cache=True, nogil=True)
 def stitch(new_v, new_t, n_fixed, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
            nbrs, alive, degree, border_count, corner, pinch, rem, tag, stamp):
@@ -305,7 +311,9 @@ def stitch(new_v, new_t, n_fixed, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
     vertex on the outline of the removed triangles ``rem`` (exactly, else the nearest within
     squared distance ``tol2``: the same point rounded another way) reuses its id, others are
     appended to ``vbuf`` from ``nv_old``. The first ``n_fixed`` new vertices (those of
-    triangles copied as they are) are candidates too, for the later ones.
+    triangles copied as they are) are candidates too, for the later ones. A candidate that
+    one of the later new vertices lies at exactly takes no other within ``tol2``: those are
+    points of their own (a passage narrower than the tolerance, kept as a build keeps it).
     Triangles are oriented counter-clockwise, degenerate ones (zero area, an edge with squared
     length below ``min_edge2``) dropped, and appended to ``tbuf`` from ``n_old``. The removed
     triangles ``rem`` die (no neighbours, degree 0); half-edges of new triangles and of the
@@ -354,6 +362,15 @@ def stitch(new_v, new_t, n_fixed, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
                                                 by_cell, mask)
                 n_cand += fresh
     m = new_v.shape[0]
+    # the later new vertices by coordinates: a candidate among them is no rounding copy's
+    own_size = 16
+    while own_size < 2 * m:
+        own_size *= 2
+    own_mask = own_size - 1
+    own = np.full(own_size, -1, dtype=np.int64)
+    own_ids = np.arange(m)
+    for i in range(n_fixed, m):
+        own[_vslot(own, new_v, own_ids, new_v[i, 0], new_v[i, 1], new_bits[i, 0], new_bits[i, 1], own_mask)] = i
     vmap = np.empty(m, dtype=np.int64)
     nv = nv_old
     for i in range(m):
@@ -373,14 +390,16 @@ def stitch(new_v, new_t, n_fixed, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
                             c = cells[h]
                             if cell_x[c] == ax and cell_y[c] == ay:
                                 d = (vbuf[vid[c], 0] - px) ** 2 + (vbuf[vid[c], 1] - py) ** 2
-                                if d < best or (d == best and (near < 0 or vid[c] > vid[near])):
+                                if (d < best or (d == best and (near < 0 or vid[c] > vid[near]))) and not _taken(
+                                        own, new_v, own_ids, vbuf, vbits, vid[c], own_mask):
                                     best = d
                                     near = c
                             h = (h + 1) & mask
             else:
                 for c in range(n_cand):
                     d = (vbuf[vid[c], 0] - px) ** 2 + (vbuf[vid[c], 1] - py) ** 2
-                    if d < best or (d == best and (near < 0 or vid[c] > vid[near])):
+                    if (d < best or (d == best and (near < 0 or vid[c] > vid[near]))) and not _taken(
+                            own, new_v, own_ids, vbuf, vbits, vid[c], own_mask):
                         best = d
                         near = c
         if near >= 0:
