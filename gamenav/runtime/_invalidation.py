@@ -3,9 +3,10 @@
 A path of cost ``c`` from ``s`` to ``g``, optimal before a :class:`GridChange`, stays valid and
 optimal after it when
 
-1. no cell of its *footprint* was blocked or got more expensive. The footprint is every cell the
-   path enters plus, for each diagonal step, the two orthogonal corner cells (a blocked corner
-   may forbid the step, depending on the movement rule);
+1. no cell it enters got more expensive (the start's own cost is never paid), and no cell of its
+   *footprint* was blocked. The footprint is its cells plus, for each diagonal step under a rule
+   that reads corners (``no_corner_cutting``, ``at_most_one_blocked``), the two orthogonal
+   corner cells (a blocked corner may forbid the step; their costs are never paid);
 2. no *improved cell* ``p`` could shorten it: ``h(s, p) + h(p, g) >= c`` for every such ``p``,
    with ``h`` admissible for the movement (manhattan when 4-connected, octile otherwise; cell
    costs are >= 1), with a relative tolerance of 1e-9 on the side of dropping.
@@ -77,20 +78,22 @@ _BLOCK = 1 << 20  # max elements of one (entries x cells) block in the bound che
 _EXACT_LIMIT = 1 << 25  # beyond this many (entry, cell) pairs, the rectangle bound decides alone
 
 
-def footprint(cells: npt.NDArray[np.int64], width: int) -> npt.NDArray[np.int64]:
+def footprint(cells: npt.NDArray[np.int64], width: int, corners: bool = True) -> npt.NDArray[np.int64]:
     """Flat indices of the cells a grid path depends on (see the module docstring).
 
     Args:
         cells: ``(n, 2)`` int ``(x, y)`` path cells, start first, consecutive cells adjacent.
         width: grid width (for the flat index ``y * width + x``).
+        corners: add the two corner cells of each diagonal step (rules that read them).
 
     Returns:
-        ``(k,)`` int64 flat indices (a corner cell may appear twice).
+        ``(k,)`` int64 flat indices: the ``n`` path cells in order, then the corner cells (a
+        corner cell may appear twice).
     """
     cells = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
     x, y = cells[:, 0], cells[:, 1]
     flat = y * width + x
-    if len(cells) < 2:
+    if len(cells) < 2 or not corners:
         return flat
     diag = (x[1:] != x[:-1]) & (y[1:] != y[:-1])
     ax, ay, bx, by = x[:-1][diag], y[:-1][diag], x[1:][diag], y[1:][diag]
@@ -142,8 +145,8 @@ class EntryTable:
 
     Per entry: start, goal, the drop threshold (its cost), the movement heuristic kind, whether
     its movement rule reads diagonal corners, the footprint's bounding box (in arrays, for
-    vectorised tests) and the footprint itself (one array per entry, gathered only for entries
-    whose box meets an edit). :meth:`invalidate`
+    vectorised tests), the footprint itself and the cells whose costs the path pays (one array
+    per entry each, gathered only for entries whose box meets an edit). :meth:`invalidate`
     returns the keys an edit invalidates and removes them.
 
     Args:
@@ -164,6 +167,7 @@ class EntryTable:
         self._mask = np.zeros(cap, dtype=np.int16)           # clearance threshold (radius)
         self._alive = np.zeros(cap, dtype=bool)
         self._fps: list[npt.NDArray[np.int64] | None] = []  # footprint (flat indices) per slot
+        self._paid: list[npt.NDArray[np.int64] | None] = []  # the cells it enters (a view of that)
         self._n = 0
 
     def __len__(self) -> int:
@@ -193,7 +197,9 @@ class EntryTable:
         ends = np.array([start, goal], dtype=np.int64)
         cells = np.asarray(cells, dtype=np.int64) if found else ends
         i = self._n
-        self._fps.append(footprint(cells, self._width))
+        fp = footprint(cells, self._width, corners and found)
+        self._fps.append(fp)
+        self._paid.append(fp[1:len(cells)])
         lo, hi = cells.min(axis=0), cells.max(axis=0)  # diagonal corners lie inside this box
         self._box[i] = (lo[0], lo[1], hi[0], hi[1])
         self._ends[i] = (*start, *goal)
@@ -226,7 +232,7 @@ class EntryTable:
         if i is not None:
             self._alive[i] = False
             self._keys[i] = None
-            self._fps[i] = None
+            self._fps[i] = self._paid[i] = None
 
     def _make_room(self) -> None:
         live = np.flatnonzero(self._alive[:self._n])
@@ -238,6 +244,7 @@ class EntryTable:
             self._alive[:len(live)] = True
             self._keys = [self._keys[i] for i in live]
             self._fps = [self._fps[i] for i in live]
+            self._paid = [self._paid[i] for i in live]
             self._slot = {k: j for j, k in enumerate(self._keys)}
             self._n = len(live)
         else:
@@ -268,9 +275,10 @@ class EntryTable:
     def _dropped(self, live: npt.NDArray[np.int64], change: GridChange) -> npt.NDArray[np.bool_]:
         """Bool per ``live`` entry: ``change`` may invalidate or shorten its path."""
         drop: npt.NDArray[np.bool_] = self._kind[live] == _FRAGILE
-        worse = change.worsened
-        if len(worse):
-            drop |= self._crossing(live, worse)
+        if len(change.blocked):
+            drop |= self._crossing(live, change.blocked, self._fps)
+        if len(change.cost_raised):
+            drop |= self._crossing(live, change.cost_raised, self._paid)
         opened, lowered = change.opened, change.cost_lowered
         if len(opened):
             drop |= self._kind[live] == _NO_PATH
@@ -284,8 +292,10 @@ class EntryTable:
                     drop[group] |= self._shortened(live[group], cells)
         return drop
 
-    def _crossing(self, live: npt.NDArray[np.int64], cells: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
-        """Bool per ``live`` entry: its footprint holds one of ``cells`` ``(k, 2)``."""
+    def _crossing(self, live: npt.NDArray[np.int64], cells: npt.NDArray[np.int64],
+                  held: list[npt.NDArray[np.int64] | None]) -> npt.NDArray[np.bool_]:
+        """Bool per ``live`` entry: its cells in ``held`` (:attr:`_fps` or :attr:`_paid`) hold one
+        of ``cells`` ``(k, 2)``."""
         x0, y0 = cells.min(axis=0)
         x1, y1 = cells.max(axis=0)
         box = self._box[live]
@@ -294,7 +304,7 @@ class EntryTable:
         cand = np.flatnonzero(near)
         if len(cand) == 0:
             return out
-        fps = [self._fps[i] for i in live[cand]]
+        fps = [held[i] for i in live[cand]]
         owner = np.repeat(np.arange(len(cand)), [len(f) for f in fps])
         flat = np.concatenate(fps)
         mark = np.zeros(self._height * self._width, dtype=bool)

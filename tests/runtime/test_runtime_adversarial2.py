@@ -10,10 +10,11 @@ from types import FrameType
 from typing import Any
 
 import numpy as np
+import pytest
 from shapely.geometry import box
 
 import gamenav
-from gamenav import NavMesh, PathQueue, TileGrid
+from gamenav import NavMesh, PathCache, PathQueue, TileGrid
 from gamenav.runtime import queue as queue_module
 
 
@@ -69,3 +70,25 @@ def test_cancelling_thousands_of_requests_that_share_one_search_is_linear_work()
         return lines
 
     assert work(1000) < 2.5 * work(500)
+
+
+@pytest.mark.parametrize("diagonal", ["no_corner_cutting", "at_most_one_blocked", "always"])
+def test_the_cache_keeps_paths_through_edits_that_cannot_change_them(diagonal: str) -> None:
+    """A step pays the cost of the cell it enters only: raising the cost of a diagonal step's
+    corner, or of the start, dropped the path (its cost and optimality unchanged); so did blocking
+    a corner where the rule reads no corners (``"always"``). Blocking a corner under the other
+    rules, or raising the cost of a cell the path enters, still drops it."""
+    grid = TileGrid(np.ones((3, 3), dtype=bool))
+    cache = PathCache()
+    path = cache.find_path(grid, (0, 0), (2, 2), diagonal=diagonal)
+    assert path.cells.tolist() == [[0, 0], [1, 1], [2, 2]]
+    grid.set_cost((1, 0), 5.0)  # a corner of the first step
+    grid.set_cost((0, 0), 5.0)  # the start
+    assert cache.find_path(grid, (0, 0), (2, 2), diagonal=diagonal) is path
+    grid.set_walkable((2, 1), False)  # a corner of the second step
+    kept = cache.find_path(grid, (0, 0), (2, 2), diagonal=diagonal)
+    assert (kept is path) == (diagonal == "always")
+    fresh = gamenav.find_path(grid, (0, 0), (2, 2), diagonal=diagonal)
+    assert kept.cost == fresh.cost and cache.stats.invalidations == (diagonal != "always")
+    grid.set_cost(tuple(kept.cells[1].tolist()), 2.0)  # a cell it enters
+    assert len(cache) == 0
