@@ -1,7 +1,8 @@
 """Argument checks shared by the public wrappers (each raises a GamenavError with what it got).
 
 Numbers must be real numbers (``int``, ``float`` or numpy scalars; never ``bool`` or ``str``,
-which ``float()`` would silently accept); flags must be bools (or numpy bools, 0, 1).
+which ``float()`` would silently accept, nor a numpy ``timedelta64``, which numpy counts as an
+integer); flags must be bools (or numpy bools, 0, 1).
 """
 
 from __future__ import annotations
@@ -19,16 +20,27 @@ import numpy.typing as npt
 from gamenav.errors import InvalidInputError, InvalidOptionError
 
 __all__ = ["MAX_GRID_CELLS", "check_options", "expansion_budget", "finite_point", "flag", "grid_dimensions",
-           "holds_bool", "is_real", "keyword_options", "positive_number", "real_number"]
+           "holds_bool", "is_int", "is_real", "keyword_options", "positive_number", "real_number"]
 
 MAX_GRID_CELLS = 1 << 27
 """The most cells a grid built from a world size may have (134M: a TileGrid needs ~10 bytes a cell)."""
 
 
+_NOT_NUMBERS = (bool, np.bool_, np.timedelta64)
+"""Types that ``isinstance(value, (int, np.integer))`` takes but that are no numbers here: bools,
+and numpy's ``timedelta64`` (an ``np.integer``: ``float(np.timedelta64(16, 'ms'))`` is a
+TypeError, while ``np.timedelta64(2)`` passed for 2)."""
+
+
 def is_real(value: Any) -> bool:
-    """Whether ``value`` is a real number: a Python or numpy int or float, not a bool."""
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
-        value, (bool, np.bool_))
+    """Whether ``value`` is a real number: a Python or numpy int or float, not a bool (nor a
+    numpy ``timedelta64``)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, _NOT_NUMBERS)
+
+
+def is_int(value: Any) -> bool:
+    """Whether ``value`` is an integer: a Python or numpy int, not a bool (nor a numpy ``timedelta64``)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, _NOT_NUMBERS)
 
 
 def real_number(value: Any, name: str, expected: str = "a number") -> float:
@@ -88,8 +100,7 @@ def expansion_budget(value: Any) -> int:
     limit = (1 << 63) - 1
     if value is None:
         return limit
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-            or not 1 <= value <= limit:
+    if not is_int(value) or not 1 <= value <= limit:
         raise InvalidInputError(f"max_expansions must be an int from 1 to 2**63 - 1 or None, got {value!r}")
     return int(value)
 
@@ -125,7 +136,7 @@ def flag(value: Any, name: str) -> bool:
     """``value`` as a bool: accepts ``bool``, numpy bools and the integers 0 and 1."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    if isinstance(value, (int, np.integer)) and value in (0, 1):
+    if is_int(value) and value in (0, 1):
         return bool(value)
     raise InvalidInputError(f"{name} must be a bool, got {value!r}")
 

@@ -42,7 +42,7 @@ import numpy.typing as npt
 
 from gamenav import data
 from gamenav._kernels import _writable, is_terminal, report
-from gamenav._validate import positive_number
+from gamenav._validate import is_int, positive_number
 from gamenav._warmup import warmup
 from gamenav.errors import InvalidInputError, MapFormatError
 from gamenav.grid.tilegrid import TileGrid
@@ -181,7 +181,7 @@ def _check_scenario(grid: TileGrid, agents: Any, budget_ms: Any, frames: Any, se
         raise InvalidInputError(f"the map has no passable cell for agents to stand on: {grid!r}")
     for name, value, low in (("agents", agents, 1), ("frames", frames, 0), ("seed", seed, 0),
                              ("destinations", destinations, 0)):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
+        if not is_int(value) or value < low:
             raise InvalidInputError(f"{name} must be an int >= {low}, got {value!r}")
     for name, value, high in (("agents", agents, MAX_AGENTS), ("frames", frames, MAX_FRAMES)):
         if value > high:

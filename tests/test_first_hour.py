@@ -4,6 +4,7 @@ and the README's commands give a clear error naming the argument, or the answer 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -69,3 +70,22 @@ def test_tune_lists_the_shipped_maps_for_a_missing_file(tmp_path: Path, monkeypa
     with pytest.raises(SystemExit):
         tune.main(["--map", "maps/brc202d.map", "--frames", "2"])
     assert "the maps shipped with gamenav: arena.map, den011d.map" in capsys.readouterr().err
+
+
+_MS = np.timedelta64(16, "ms")
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    # were TypeErrors from float() (a timedelta64 with a unit) or taken as numbers (without one)
+    (lambda g: gamenav.TileGrid(g.passable, cell_size=_MS), "cell_size must be a finite number > 0"),
+    (lambda g: gamenav.PathQueue(budget_ms=_MS), "budget_ms must be a finite number > 0"),
+    (lambda g: tune.simulate(g, agents=2, budget_ms=_MS, frames=2), "budget_ms must be a finite number > 0"),
+    (lambda g: tune.simulate(g, agents=np.timedelta64(2), budget_ms=1.0, frames=2), "agents must be an int >= 1"),
+    (lambda g: gamenav.find_path(g, (0, 0), (3, 2), weight=np.timedelta64(2)), "weight must be a number >= 1"),
+    (lambda g: gamenav.begin_search(g, (0, 0), (3, 2)).step(np.timedelta64(5)), "max_expansions must be an int"),
+    (lambda g: gamenav.find_path(g, (0, 0), (3, 2), partial=np.timedelta64(1)), "partial must be a bool"),
+], ids=["cell_size", "budget_ms", "simulate budget_ms", "simulate agents", "weight", "max_expansions", "partial"])
+def test_numpy_timedelta_is_not_a_number(call: Any, message: str) -> None:
+    grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
+    with pytest.raises(gamenav.InvalidInputError, match=message):
+        call(grid)

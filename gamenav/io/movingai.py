@@ -21,7 +21,7 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
-from gamenav._validate import real_number
+from gamenav._validate import is_int, real_number
 from gamenav.errors import InvalidInputError, MapFormatError
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.io._text import file_path, read_lines, to_floats, to_ints, token_lines
@@ -197,7 +197,7 @@ def write_scenarios(path: str | os.PathLike[str], scenarios: Iterable[Scenario])
         except MapFormatError as exc:
             raise InvalidInputError(f"cannot write {exc}") from None
         for field, value in zip(("bucket", "width", "height", "start", "start", "goal", "goal"), ints, strict=True):
-            if not isinstance(value, (int, np.integer)):  # a str such as '7' reads back as 7
+            if not is_int(value):  # a str such as '7' reads back as 7
                 raise InvalidInputError(f"scenarios[{k}].{field} must hold ints, got {getattr(s, field)!r}")
         out.append("\t".join(fields))
     file_path(path).write_text("\n".join(out) + "\n", encoding="ascii")
