@@ -269,9 +269,10 @@ def _cut_spikes(geom: BaseGeometry, tol: float, fixed: Callable[[], npt.NDArray[
     most ``tol`` wide (a strip between a wall and an obstacle a rounding error off it, whose
     end merging collapsed). Dropping the tip cuts that sliver off; cutting again (after
     merging) shortens a longer spike down to nothing. A turn back outward is a crack (an
-    obstacle that thin still blocks) unless an edge from the point crosses the edge after the
-    other neighbour: merging moved the tip across it (the sliver then twisted into a lobe, an
-    island of its own). A ring that is all tips goes.
+    obstacle that thin still blocks) unless an edge from the point crosses an edge of the
+    outline: merging moved the tip across it (the sliver then twisted into a lobe, an island of
+    its own; past the edge after the other neighbour, or, along a strip merged at both ends,
+    past one further on). A ring that is all tips goes.
     """
     polys = shapely.get_parts(geom)
     polys = polys[~shapely.is_empty(polys)]
@@ -299,12 +300,13 @@ def _cut_spikes(geom: BaseGeometry, tol: float, fixed: Callable[[], npt.NDArray[
     area2 = np.bincount(ring, weights=q[:, 0] * q[nxt, 1] - q[nxt, 0] * q[:, 1])
     cross[((area2 > 0) == hole)[ring]] *= -1  # > 0: a turn round the polygon's outside
     outward = np.flatnonzero(tip & (cross > 0))
-    if len(outward):
-        b, a, c = p[outward], p[prv[outward]], p[nxt[outward]]
-        tip[outward] = (shapely.crosses(shapely.linestrings(np.stack([b, a], axis=1)),
-                                        shapely.linestrings(np.stack([c, p[nxt[nxt[outward]]]], axis=1)))
-                        | shapely.crosses(shapely.linestrings(np.stack([b, c], axis=1)),
-                                          shapely.linestrings(np.stack([a, p[prv[prv[outward]]]], axis=1))))
+    if len(outward):  # a spike when an edge from the tip crosses any edge (of any ring)
+        legs = np.stack([np.repeat(p[outward], 2, axis=0), p[np.stack([prv[outward], nxt[outward]], axis=1).ravel()]],
+                        axis=1)
+        tree = shapely.STRtree(np.asarray(shapely.linestrings(np.stack([p, p[nxt]], axis=1))))
+        hit = np.zeros(2 * len(outward), dtype=bool)
+        hit[tree.query(np.asarray(shapely.linestrings(legs)), predicate="crosses")[0]] = True
+        tip[outward] = hit[0::2] | hit[1::2]
     if not tip.any():
         return None
     thin = np.bincount(ring, weights=tip, minlength=len(size)) == size

@@ -833,3 +833,18 @@ def test_a_passage_thinner_than_the_tolerance_open_at_both_ends_stays_open_as_in
     assert int(mesh.islands[mesh.alive].max()) == int(fresh.islands.max()) == 0
     a, b = (gamenav.find_path(m, (2, 2), (2, 8), exact=True) for m in (mesh, fresh))
     assert a.found and b.found and a.cost == pytest.approx(b.cost, rel=1e-12)
+
+
+def test_a_strip_merged_at_both_ends_into_a_twisted_spike_is_cut_off_in_a_build() -> None:
+    """Two boxes 2e-13 and 1e-238 off the wall x = 0, one on the other, leave a strip closed at
+    the floor; merging its ends twisted it (its tip's edge crossed the edge two further on, not
+    the next one, which alone was checked), so a build kept it as a crack, and triangulating it
+    left an island of two triangles (area 1e-13) that the edited mesh has not."""
+    shapes = [shapely.box(2e-13, 0, 1 + 2e-13, 1), shapely.box(1e-238, 1, 1 + 1e-238, 2)]
+    fresh = NavMesh.from_polygons(ROOM, obstacles=shapes)
+    for order in (shapes, shapes[::-1]):
+        mesh = NavMesh.from_polygons(ROOM)
+        for shape in order:
+            mesh.add_obstacle(shape)
+        assert int(mesh.islands[mesh.alive].max()) == int(fresh.islands.max()) == 0
+        assert live_area(mesh) == pytest.approx(live_area(fresh), rel=1e-12)
