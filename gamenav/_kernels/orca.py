@@ -50,6 +50,9 @@ of all of them) decide. The fallback against every neighbour settles on a crawl 
 crowd: the choke point's single group crossed a 3-cell bridge in 1353 frames on average (seeds
 1-8), 977 with this."""
 
+_TINY = float(np.finfo(np.float64).tiny)
+"""The smallest normal float64, the least cell size of :func:`cell_list`."""
+
 _DODGE = 0.5
 """An idle agent that moving ones come at steps off their lines at this fraction of its speed
 (instead of being shoved ahead of them, e.g. through a passage)."""
@@ -247,7 +250,7 @@ def _lp3(lines, count, num_obst, begin, radius, res, proj):  # pragma: no cover 
 def cell_list(pos, hcell):  # pragma: no cover - compiled
     """A grid of square cells over the agents ``pos`` (n, 2), as sorted arrays (a counting sort).
 
-    Cells are ``size >= hcell`` world units (larger when the agents' bounding box would need more
+    Cells are ``size >= max(hcell, _TINY)`` world units (larger when the agents' bounding box would need more
     than ``64 n + 4096`` cells, so memory stays O(n) whatever the world's extent), counted from
     the lowest agent coordinates ``(minx, miny)``: agent ``i`` is in cell ``(cx[i], cy[i])``,
     numbered ``cy * ncx + cx``; ``order`` (n,) lists the agents cell by cell (ascending index
@@ -265,7 +268,7 @@ def cell_list(pos, hcell):  # pragma: no cover - compiled
         maxx = max(maxx, pos[i, 0])
         maxy = max(maxy, pos[i, 1])
     cap = 64.0 * n + 4096.0
-    size = hcell
+    size = max(hcell, _TINY)  # (a subnormal size times 1.01 rounded back to itself: the loop never ended)
     while True:
         fx = math.floor(min((maxx - minx) / size, cap)) + 1.0
         fy = math.floor(min((maxy - miny) / size, cap)) + 1.0
@@ -1247,8 +1250,9 @@ def crowd_step(pos, vel, pref, radius, radius_cap, max_speed, moving, order, goa
         mass[i] = r[i] * r[i] * (1.0 if moving[i] else idle_mass)
         if yielded[i] > 0 or wait[i]:  # who gives way is also pushed aside
             mass[i] *= 0.1
-        bend[i, 0] = (want[i, 0] - new_vel[i, 0]) / speed[i]
-        bend[i, 1] = (want[i, 1] - new_vel[i, 1]) / speed[i]
+        slow = speed[i] == 0.0  # (a max_speed under 5e-324 cells per second: it does not move)
+        bend[i, 0] = 0.0 if slow else (want[i, 0] - new_vel[i, 0]) / speed[i]
+        bend[i, 1] = 0.0 if slow else (want[i, 1] - new_vel[i, 1]) / speed[i]
         at[i, 0] += new_vel[i, 0] * dt
         at[i, 1] += new_vel[i, 1] * dt
     resolve_walls(start, at, passable, 0.0, 0.0, 1.0, y_up, 0.0)

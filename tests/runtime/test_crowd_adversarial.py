@@ -4,6 +4,8 @@ cut a group off its target, agents removed and added while their requests are pe
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 import warnings
 from typing import Any
 
@@ -958,3 +960,33 @@ def test_a_group_order_given_again_gives_its_failed_agent_its_re_paths_again() -
         _held(crowd, 400)
         assert crowd.failed.tolist() == [True, False] and crowd.arrived[1]
         assert crowd.counters["stuck_repaths"] - before == 4
+
+
+@pytest.mark.parametrize(("name", "value"), [("max_speed", 5e-324), ("neighbor_dist", 5e-324)])
+def test_a_speed_or_neighbour_distance_below_a_subnormal_cell_runs(name: str, value: float) -> None:
+    """ORCA works in cells: on cells of 2 units a max_speed of 5e-324 (accepted) is 0 cells per
+    second, and the update raised ZeroDivisionError from the kernel (the bend divided by the
+    speed); a neighbor_dist of 5e-324 gave the agents' cell list cells of size 0 (the same)."""
+    grid = gamenav.TileGrid(np.ones((4, 4), bool), cell_size=2.0)
+    sizes = {"radius": 0.6, "max_speed": 2.0, name: value}
+    crowd = gamenav.Crowd(grid, [(1.0, 1.0), (3.0, 1.0)], **sizes)
+    crowd.move([0], (7.0, 7.0), formation=False)
+    for _ in range(3):
+        crowd.update(0.1)
+    assert np.isfinite(crowd.positions).all() and np.isfinite(crowd.velocities).all()
+    assert (crowd.positions[0] > 1.0).all() == (name == "neighbor_dist")
+
+
+def test_a_subnormal_neighbour_distance_does_not_freeze_the_update() -> None:
+    """A neighbor_dist of 5e-324 on 1-unit cells made the agents' cell list start from cells of
+    5e-324, which its growth by 1.01 rounded back to 5e-324: the update looped for ever. It runs
+    in a child, so the old code fails by the timeout."""
+    code = ("import numpy as np, gamenav\n"
+            "grid = gamenav.TileGrid(np.ones((4, 4), bool))\n"
+            "crowd = gamenav.Crowd(grid, [(0.5, 0.5), (1.5, 0.5)], radius=0.3, max_speed=1.0, neighbor_dist=5e-324)\n"
+            "crowd.move([0], (3.5, 3.5), formation=False)\n"
+            "crowd.update(0.1)\n"
+            "print(crowd.positions[0].tolist())\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[0.5707106781186547, 0.5707106781186547]"
