@@ -356,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     shipped = args.map in samples and not os.path.exists(args.map)  # a file of that name comes first
     try:
         grid = TileGrid.from_movingai(data.path(args.map) if shipped else args.map)
-    except (OSError, MapFormatError) as exc:
+    except (OSError, InvalidInputError, MapFormatError) as exc:  # (InvalidInputError: an empty name)
         hint = f" (the maps shipped with gamenav: {', '.join(samples)})" if isinstance(exc, OSError) else ""
         parser.error(f"cannot read --map {args.map!r}: {exc}{hint}")
     if not grid.passable.any():  # before the warmup, not after it

@@ -11,7 +11,7 @@ import pytest
 
 import gamenav
 from gamenav import tune
-from gamenav.io import Scenario, read_scenarios, write_map, write_scenarios
+from gamenav.io import Scenario, read_map, read_mesh, read_scenarios, write_map, write_scenarios
 
 
 @pytest.mark.parametrize(("change", "message"), [
@@ -89,3 +89,19 @@ def test_numpy_timedelta_is_not_a_number(call: Any, message: str) -> None:
     grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
     with pytest.raises(gamenav.InvalidInputError, match=message):
         call(grid)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: read_map(""), lambda: read_mesh(""), lambda: read_scenarios(""),
+    lambda: gamenav.TileGrid.from_movingai(""), lambda: write_map("", [[1, 0]]),
+], ids=["read_map", "read_mesh", "read_scenarios", "from_movingai", "write_map"])
+def test_an_empty_file_name_is_named(call: Any) -> None:
+    # pathlib reads "" as ".": these raised IsADirectoryError "Is a directory: '.'"
+    with pytest.raises(gamenav.InvalidInputError, match=r"path must be a valid file name, got '' \(empty\)"):
+        call()
+
+
+def test_tune_names_an_empty_map(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        tune.main(["--map", "", "--frames", "2"])
+    assert "cannot read --map '': path must be a valid file name, got '' (empty)" in capsys.readouterr().err

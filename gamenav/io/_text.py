@@ -26,15 +26,16 @@ def file_path(path: str | os.PathLike[str]) -> FilePath:
     """``path`` (a file to read or write) as a :class:`pathlib.Path`.
 
     Raises:
-        InvalidInputError: ``path`` is not a ``str`` or an ``os.PathLike`` giving one, or holds a
-            NUL character.
+        InvalidInputError: ``path`` is not a ``str`` or an ``os.PathLike`` giving one, is empty
+            (which pathlib reads as the current folder, ``.``) or holds a NUL character.
     """
     name = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
     if not isinstance(name, str):  # (an os.PathLike may give bytes)
         got = type(path).__name__ if name is None else f"{type(path).__name__} giving {type(name).__name__}"
         raise InvalidInputError(f"path must be a str or os.PathLike, got {got}")
-    if "\0" in name:
-        raise InvalidInputError(f"path must be a valid file name, got {path!r} (embedded null byte)")
+    if not name or "\0" in name:
+        why = "embedded null byte" if name else "empty"
+        raise InvalidInputError(f"path must be a valid file name, got {path!r} ({why})")
     return FilePath(name)
 
 
