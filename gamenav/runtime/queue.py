@@ -75,7 +75,7 @@ class PathRequest(NotCopyable):
     """
 
     __slots__ = ("world", "start", "goal", "priority", "_on_done", "_queue", "_job", "_status",
-                 "_path", "_frame", "_waited", "_score")
+                 "_path", "_frame", "_waited", "_score", "_footprint")
 
     def __init__(self, queue: PathQueue, query: Query, priority: float,
                  on_done: Callable[[PathRequest], Any] | None, frame: int, score: float) -> None:
@@ -88,6 +88,7 @@ class PathRequest(NotCopyable):
         self._job: _Job | None = None
         self._status = PathStatus.IN_PROGRESS
         self._path = _PENDING
+        self._footprint: npt.NDArray[np.int64] | None = None  # of its quick path on a grid, while held
         self._frame = frame
         self._waited: int | None = None
         self._score = score
@@ -597,6 +598,8 @@ class PathQueue(Closeable):
         # (an edit since the search's snapshot that the queue never heard could not withdraw it)
         if not req.done and partial is not None and (entry is None or entry.seen <= search.world_version):
             req._path = partial()
+            if entry is not None:
+                req._footprint = footprint(req._path.cells, job.query.world.width)
 
     def _cancel_abandoned(self) -> None:
         """Cancel the requests abandoned since the last call (:meth:`PathRequest._abandon`)."""
@@ -980,22 +983,22 @@ class PathQueue(Closeable):
             return
         entry.seen = max(entry.seen, change.version)
         worsened = len(change.worsened) > 0  # (else no cell left a radius mask either)
-        worse_by_mask: dict[int, npt.NDArray[np.int64]] = {}  # flat worsened cells per radius mask
+        quick: dict[int, list[PathRequest]] = {}  # the requests holding a quick path, by radius mask
         for job in list(entry.jobs):
             search = job.search
             if search is not None and change.version > search.world_version:
                 job.changes.append(change)
-            quick = [req for req in job.requests if len(req._path.cells)] if worsened else []
-            if not quick:
-                continue
-            mask = job.query.checked.mask
-            worse_flat = worse_by_mask.get(mask)
-            if worse_flat is None:
-                worse = (change if mask <= 1 else mask_change(change, mask)).worsened
-                worse_flat = worse_by_mask[mask] = worse[:, 1] * grid.width + worse[:, 0]
-            for req in quick:
-                if np.isin(footprint(req._path.cells, grid.width), worse_flat).any():
-                    req._path = _PENDING
+            held = [req for req in job.requests if req._footprint is not None] if worsened else []
+            if held:
+                quick.setdefault(job.query.checked.mask, []).extend(held)
+        for mask, held in quick.items():  # (one pass over them all: thousands may be pending)
+            worse = (change if mask <= 1 else mask_change(change, mask)).worsened
+            crossed = np.zeros(grid.height * grid.width, dtype=bool)
+            crossed[worse[:, 1] * grid.width + worse[:, 0]] = True
+            fps: list[npt.NDArray[np.int64]] = [req._footprint for req in held]  # type: ignore[misc]
+            owner = np.repeat(np.arange(len(held)), [len(fp) for fp in fps])
+            for i in np.unique(owner[crossed[np.concatenate(fps)]]).tolist():
+                held[i]._path, held[i]._footprint = _PENDING, None
 
     def _valid_at(self, job: _Job, path: Path) -> int | None:
         """The world version at which ``path``, found on the snapshot the search started from,
@@ -1045,7 +1048,7 @@ class PathQueue(Closeable):
 
     def _answer(self, req: PathRequest, path: Path) -> None:
         req._status = path.status
-        req._path = path
+        req._path, req._footprint = path, None
         req._job = None
         req._waited = self._frame - req._frame
         self._latency.append(req._waited)
@@ -1058,7 +1061,7 @@ class PathQueue(Closeable):
         if job is None or not job.alive:  # answered, or being answered (a __del__ run meanwhile)
             return
         req._status = PathStatus.CANCELLED
-        req._path = Path.none(PathStatus.CANCELLED)
+        req._path, req._footprint = Path.none(PathStatus.CANCELLED), None
         req._waited = self._frame - req._frame
         self._counts["cancelled"] += 1
         req._job = None
