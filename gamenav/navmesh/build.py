@@ -233,16 +233,32 @@ def mesh_tolerance(extent: float, largest: float) -> float:
 
 def merge_points(geom: BaseGeometry, tol: float, fixed: Callable[[], npt.NDArray[np.float64]] | None = None
                  ) -> BaseGeometry:
-    """Polygonal ``geom`` with outline points within ``tol`` merged and the spikes that leaves
-    cut off (see :func:`_cut_spikes`); a ring that collapses (a hole or a part within ``tol``
-    of one point, which GEOS refuses as a ring) goes. ``fixed``: gives ``(k, 2)`` points that
-    stay (no spike is cut at them), called when there is a spike."""
-    merged = _merge_repeated(geom, tol)
+    """Polygonal ``geom`` with coordinates near 0 made 0 (see :func:`_zeroed`), outline points
+    within ``tol`` merged and the spikes that leaves cut off (see :func:`_cut_spikes`); a ring
+    that collapses (a hole or a part within ``tol`` of one point, which GEOS refuses as a ring)
+    goes. ``fixed``: gives ``(k, 2)`` points that stay (no spike is cut at them), called when
+    there is a spike."""
+    merged = _merge_repeated(_zeroed(geom, tol), tol)
     cut = _cut_spikes(merged, tol, fixed)
     while cut is not None and (shapely.is_valid(cut) or not shapely.is_valid(merged)):  # no cut across an edge
         merged = _merge_repeated(cut, tol)
         cut = _cut_spikes(merged, tol, fixed)
     return merged
+
+
+def _zeroed(geom: BaseGeometry, tol: float) -> BaseGeometry:
+    """Polygonal ``geom`` with coordinates below ``tol * 2**-9`` in absolute value set to 0
+    (made valid again when that closes a strip): every coordinate :func:`_triangulate` would
+    take as 0 (below ``2**-60`` of the largest, the tolerance being at least ``2**-51`` of it),
+    before merging; taken as 0 only there, a strip between a wall at 0 and an obstacle 1e-238
+    off it, open at both ends, was pinched shut after the spikes were cut, and what it left of
+    the strip stayed as a spike."""
+    coords = shapely.get_coordinates(geom)
+    small = np.abs(coords) < tol * 2.0 ** -9
+    if not (small & (coords != 0.0)).any():
+        return geom
+    out: BaseGeometry = shapely.transform(geom, lambda c: np.where(np.abs(c) < tol * 2.0 ** -9, 0.0, c))
+    return out if shapely.is_valid(out) else _polygonal(shapely.make_valid(out, method="structure"))
 
 
 def _merge_repeated(geom: BaseGeometry, tol: float) -> BaseGeometry:

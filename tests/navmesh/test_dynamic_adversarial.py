@@ -848,3 +848,22 @@ def test_a_strip_merged_at_both_ends_into_a_twisted_spike_is_cut_off_in_a_build(
             mesh.add_obstacle(shape)
         assert int(mesh.islands[mesh.alive].max()) == int(fresh.islands.max()) == 0
         assert live_area(mesh) == pytest.approx(live_area(fresh), rel=1e-12)
+
+
+def test_a_strip_by_the_wall_at_zero_open_at_both_ends_closes_alike_in_builds_and_edits() -> None:
+    """Boxes 1e-238 and 2e-13 off the wall x = 0, one over the other, leave a strip open at
+    both ends. A build kept it, then ``triangle`` read 1e-238 as 0, pinching it shut after the
+    spikes were cut: a spike 2e-13 wide was left, onto which nearest snapped (-0.38, 0.74)
+    (0.377 away; the edited mesh, whose first edit had closed the strip, gave 0.447). Such
+    coordinates are 0 before merging now, in builds and edits alike."""
+    shapes = [shapely.box(1e-238, 1, 1 + 1e-238, 2), shapely.box(2e-13, 0.5, 1 + 2e-13, 1.5)]
+    fresh = NavMesh.from_polygons(ROOM, obstacles=shapes)
+    point = np.array([[-0.38, 0.74]])
+    for order in (shapes, shapes[::-1]):
+        mesh = NavMesh.from_polygons(ROOM)
+        for shape in order:
+            mesh.add_obstacle(shape)
+        assert int(mesh.islands[mesh.alive].max()) == int(fresh.islands.max()) == 0
+        assert live_area(mesh) == pytest.approx(live_area(fresh), rel=1e-12)
+        for m in (mesh, fresh):
+            assert m.nearest(point)[0] == pytest.approx((0, 0.5), abs=1e-9)
