@@ -124,7 +124,8 @@ def finite_point(value: Any, name: str) -> npt.NDArray[np.float64]:
     with numbers), other shapes and values beyond float64 are rejected."""
     try:
         raw = np.asarray(value)
-        point = raw.astype(np.float64) if raw.dtype.kind in "iuf" and not holds_bool(value) else None
+        with np.errstate(over="ignore"):  # a longdouble beyond float64 is inf, refused below
+            point = raw.astype(np.float64) if raw.dtype.kind in "iuf" and not holds_bool(value) else None
     except (TypeError, ValueError, OverflowError):
         point = None
     if point is None or point.shape != (2,) or not np.isfinite(point).all():

@@ -3,6 +3,7 @@ and the README's commands give a clear error naming the argument, or the answer 
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -105,3 +106,15 @@ def test_tune_names_an_empty_map(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         tune.main(["--map", "", "--frames", "2"])
     assert "cannot read --map '': path must be a valid file name, got '' (empty)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("call", [
+    lambda big: gamenav.TileGrid(np.ones((2, 2), dtype=bool), origin=(big, 0)),
+    lambda big: gamenav.find_path(gamenav.NavMesh.from_polygons([[(0, 0), (4, 0), (4, 4), (0, 4)]]), (big, 1), (3, 3)),
+], ids=["origin", "navmesh start"])
+def test_a_long_double_beyond_float64_is_refused_without_a_numpy_warning(call: Any) -> None:
+    big = np.longdouble("1e400")  # finite where long double is wider than float64 (x86-64 Linux), else inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # was numpy's "RuntimeWarning: overflow encountered in cast" first
+        with pytest.raises(gamenav.InvalidInputError, match=r"must be a finite \(x, y\) pair of numbers"):
+            call(big)
