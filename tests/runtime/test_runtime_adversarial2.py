@@ -111,3 +111,22 @@ def test_an_edit_checks_the_pending_quick_paths_without_recomputing_them(monkeyp
     assert calls == []
     assert {id(r) for r in requests if r.path.status is gamenav.PathStatus.IN_PROGRESS} == crossing
     assert all(r.path.status is gamenav.PathStatus.PARTIAL for r in requests if id(r) not in crossing)
+
+
+@pytest.mark.parametrize(("goal", "options", "error", "match"), [
+    ((25.0, 5.0), {}, gamenav.BlockedEndpointError, "goal must lie on the navmesh"),
+    ((float("nan"), 5.0), {"clamp": True}, gamenav.InvalidInputError, "goal must be a finite"),
+    ((19.0, 5.0), {"clamp": 2}, gamenav.InvalidInputError, "clamp must be a bool"),
+])
+def test_a_navmesh_batch_raises_every_error_before_its_threads_run(
+        monkeypatch: pytest.MonkeyPatch, goal: tuple[float, float], options: dict[str, Any],
+        error: type[Exception], match: str) -> None:
+    """(The threads build the searches now: the caller still checks every query first.)"""
+    def refuse(*args: object) -> None:
+        raise AssertionError("queries ran before validation finished")
+
+    monkeypatch.setattr(gamenav.parallel, "run_parallel", refuse)
+    mesh = NavMesh.from_polygons(box(0, 0, 20, 10))
+    starts, goals = [(1.0, 1.0)] * 4, [(19.0, 9.0)] * 3 + [goal]
+    with pytest.raises(error, match=match):
+        gamenav.find_paths(mesh, starts, goals, workers=2, **options)
