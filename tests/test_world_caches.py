@@ -19,7 +19,7 @@ import pytest
 import gamenav
 from gamenav import NavMesh, TileGrid
 from gamenav._identity import IdentityMap
-from gamenav.grid import _fast, hpa, jump_plus, subgoal
+from gamenav.grid import hpa, jump_plus, subgoal
 from gamenav.grid import search as grid_search
 from gamenav.navmesh import search as mesh_search
 from gamenav.types import Path
@@ -132,8 +132,8 @@ def test_navmesh_subclasses_with_their_own_equality_get_the_answers_of_plain_mes
 
 
 def _grid_caches() -> list[Callable[[TileGrid], object]]:
-    return [lambda grid: grid._snapshot().fast, jump_plus._indexes.existing, subgoal._indexes.existing, hpa._indexes.get,
-            grid_search._pool._grids.get]
+    return [lambda grid: grid._snapshot().fast, jump_plus._indexes.existing, subgoal._indexes.existing,
+            hpa._indexes.get, grid_search._pool._grids.get]
 
 
 def test_a_dead_worlds_cache_entries_are_dropped() -> None:
