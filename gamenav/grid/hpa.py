@@ -200,10 +200,14 @@ class HpaIndex(GridIndex[_Graph]):
     Attributes:
         version: the grid version the current graph describes.
         repaired: clusters rebuilt by the last repair (a measure of its work).
+
+    Raises:
+        InvalidInputError: settings out of range (see :func:`hpa_index`).
     """
 
     def __init__(self, grid: TileGrid, *, cluster_size: int = CLUSTER_SIZE,
                  spacing: int = SPACING, single: int = SINGLE) -> None:
+        _check_settings((cluster_size, spacing, single))
         self.size = int(cluster_size)
         self.spacing = int(spacing)
         self.single = int(single)
@@ -357,10 +361,7 @@ def hpa_index(grid: TileGrid, *, cluster_size: int | None = None, spacing: int |
             ``single`` not an int from 0, to ``2**31 - 1`` (Python or numpy ints).
     """
     given = (cluster_size, spacing, single)
-    for name, value, low in zip(("cluster_size", "spacing", "single"), given, (4, 1, 0), strict=True):
-        if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
-                                  or not low <= value < 2**31):
-            raise InvalidInputError(f"{name} must be an int from {low} to 2**31 - 1, got {value!r}")
+    _check_settings(given)
     index = _indexes.get(grid)
     if index is None or _settings(index, given) != (index.size, index.spacing, index.single):
         announce_compile("grid search", *KERNELS)  # before any lock (it may run the warmup)
@@ -374,6 +375,15 @@ def hpa_index(grid: TileGrid, *, cluster_size: int | None = None, spacing: int |
                     old._unsubscribe()
                 _indexes[grid] = index
     return index
+
+
+def _check_settings(given: tuple[Any, Any, Any]) -> None:
+    """Raise InvalidInputError unless each of ``(cluster_size, spacing, single)`` is None or an
+    int from 4, 1, 0 to ``2**31 - 1`` (smaller clusters overflow the kernels' border steps)."""
+    for name, value, low in zip(("cluster_size", "spacing", "single"), given, (4, 1, 0), strict=True):
+        if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
+                                  or not low <= value < 2**31):
+            raise InvalidInputError(f"{name} must be an int from {low} to 2**31 - 1, got {value!r}")
 
 
 def _settings(index: HpaIndex | None, given: tuple[Any, Any, Any]) -> tuple[int, ...]:

@@ -163,3 +163,15 @@ def test_a_cost_scale_beyond_float64_raises_only_the_input_error(cost: float, sc
         warnings.simplefilter("error")
         with pytest.raises(gamenav.InvalidInputError, match=match):
             gamenav.distance_field(grid, (0, 0), cost_scale=np.full((2, 3), scale()))
+
+
+@pytest.mark.parametrize(("setting", "value"), [("cluster_size", 0), ("cluster_size", 1), ("cluster_size", 3),
+                                                ("spacing", 0), ("single", -1), ("cluster_size", True),
+                                                ("cluster_size", 2**31), ("spacing", 4.0)])
+def test_an_hpa_index_made_directly_checks_its_settings(setting: str, value: object) -> None:
+    """HpaIndex checked nothing (only hpa_index did): cluster_size=0 raised ZeroDivisionError and
+    1 wrote up to 8 border steps per node into rows of 5 inside a kernel (IndexError under
+    NUMBA_BOUNDSCHECK, memory overwritten without)."""
+    grid = gamenav.TileGrid(np.ones((9, 9), dtype=bool))
+    with pytest.raises(gamenav.InvalidInputError, match=f"{setting} must be an int from"):
+        hpa.HpaIndex(grid, **{setting: value})  # type: ignore[arg-type]
