@@ -117,6 +117,9 @@ GridListener = Callable[[GridChange], None]
 
 _FAR = 1e300
 """World coordinates :meth:`TileGrid.cell_to_world` computes in (no overflow on the way)."""
+_REACH = 2.0**40
+"""Largest distance of a grid's corner from (0, 0), in cells: there, world points are still
+precise to 1/4096 cell (at 1e17 from (0, 0), all the cells of a 1-unit row had one centre)."""
 
 
 def _check_size(shape: tuple[int, ...]) -> None:
@@ -305,6 +308,10 @@ class TileGrid:
         if not (max(walk.shape) + 1.0) * self._cell_size + abs(self._origin[0]) + abs(self._origin[1]) < _FAR:
             raise InvalidInputError(f"cell_size={self._cell_size} and origin={self._origin} put the grid's cells "
                                     f"beyond {_FAR:g} world units")
+        if not abs(self._origin[0]) + abs(self._origin[1]) <= _REACH * self._cell_size:
+            raise InvalidInputError(f"origin={self._origin} is too far from (0, 0) for cell_size={self._cell_size}: "
+                                    f"world points there lose their precision (keep |x| + |y| of the origin "
+                                    f"within {_REACH * self._cell_size:g}, 2**40 cells)")
         self._y_up = flag(y_up, "y_up")
         self._state = _GridState(walk, cost_arr, walk & np.isfinite(cost_arr), 0)
         self._edit_lock = threading.RLock()

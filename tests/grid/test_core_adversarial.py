@@ -215,7 +215,7 @@ def test_listener_errors_lose_no_edit_and_nested_edits_arrive_in_order() -> None
 
 @pytest.mark.parametrize("shape", [(1, 1), (1, 7), (7, 1)])
 def test_degenerate_shapes(shape: tuple[int, int]) -> None:
-    grid = TileGrid(np.ones(shape, dtype=bool), y_up=True, origin=(-1e299, 1e299), cell_size=1e-300)
+    grid = TileGrid(np.ones(shape, dtype=bool), y_up=True, origin=(-1e-289, 1e-289), cell_size=1e-300)
     end = (shape[1] - 1, shape[0] - 1)
     for algorithm in ("astar", "jps", "dijkstra", "hpa", "subgoal"):
         path = find_path(grid, (0, 0), end, algorithm=algorithm, smooth=algorithm == "astar")

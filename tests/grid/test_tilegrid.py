@@ -300,11 +300,25 @@ def test_world_to_cell_with_tiny_cells_clips_far_points_without_overflow_warning
 def test_world_to_cell_of_points_near_the_float_limit_warns_nothing() -> None:
     """A point near 1.8e308 minus a far origin overflowed: a RuntimeWarning (an exception under
     ``-W error``) before the clip to far away."""
-    grid = TileGrid(np.ones((3, 3), bool), origin=(-1e299, 1e299), y_up=True)
+    grid = TileGrid(np.ones((3, 3), bool), origin=(-1e299, 1e299), cell_size=1e288, y_up=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         cells = grid.world_to_cell([(1.7976931348623157e308, 1e299), (-1e299, -1.7976931348623157e308)])
     assert cells.tolist() == [[2**62, 2], [0, 2**62 + 2]]
+
+
+@pytest.mark.parametrize(("origin", "cell_size"), [((1e17, 0.0), 1.0), ((0.0, -2.0**40 - 2**-12), 1.0),
+                                                   ((-1e6, 1e6), 1e-6)])
+def test_a_grid_too_far_from_the_origin_for_its_cell_size_is_refused(origin: tuple[float, float],
+                                                                      cell_size: float) -> None:
+    """At 1e17 from (0, 0) the 1-unit cells of a row all had one world centre: a path's points
+    stood still, and world_to_cell(cell_to_world(3, 0)) was cell 0."""
+    with pytest.raises(InvalidInputError, match="too far from \\(0, 0\\) for cell_size"):
+        TileGrid(np.ones((3, 5), bool), origin=origin, cell_size=cell_size)
+    grid = TileGrid(np.ones((3, 5), bool), origin=(-(2.0**40) * cell_size, 0.0), cell_size=cell_size)  # the farthest
+    cells = np.array([(x, y) for y in range(3) for x in range(5)])
+    assert (grid.world_to_cell(grid.cell_to_world(cells)) == cells).all()
+    assert len(np.unique(grid.cell_to_world(cells)[:, 0])) == 5
 
 
 @pytest.mark.parametrize(("cell_size", "origin"), [(1e300, (0.0, 0.0)), (1.0, (-1e300, 0.0)), (1e299, (0.0, 7e299))])
