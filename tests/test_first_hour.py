@@ -85,7 +85,11 @@ _MS = np.timedelta64(16, "ms")
     (lambda g: gamenav.find_path(g, (0, 0), (3, 2), weight=np.timedelta64(2)), "weight must be a number >= 1"),
     (lambda g: gamenav.begin_search(g, (0, 0), (3, 2)).step(np.timedelta64(5)), "max_expansions must be an int"),
     (lambda g: gamenav.find_path(g, (0, 0), (3, 2), partial=np.timedelta64(1)), "partial must be a bool"),
-], ids=["cell_size", "budget_ms", "simulate budget_ms", "simulate agents", "weight", "max_expansions", "partial"])
+    (lambda g: gamenav.find_path(g, (np.timedelta64(0), 0), (3, 2)), "start must be an \\(x, y\\) pair of ints"),
+    (lambda g: g.set_walkable((np.timedelta64(0), 0, 2, 2), False), "region must be a cell"),
+    (lambda g: gamenav.SearchWorkspace((np.timedelta64(3), 4)), "shape must be \\(height, width\\) ints"),
+], ids=["cell_size", "budget_ms", "simulate budget_ms", "simulate agents", "weight", "max_expansions", "partial",
+        "cell", "region", "workspace shape"])
 def test_numpy_timedelta_is_not_a_number(call: Any, message: str) -> None:
     grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
     with pytest.raises(gamenav.InvalidInputError, match=message):

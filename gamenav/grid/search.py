@@ -25,7 +25,7 @@ from gamenav._kernels import grid_search as _k
 from gamenav._kernels import jps as _jps
 from gamenav._kernels.grid_fast import world_points as _world_points
 from gamenav._events import NotCopyable
-from gamenav._validate import (check_options, expansion_budget, flag, is_real, keyword_options,
+from gamenav._validate import (check_options, expansion_budget, flag, is_int, is_real, keyword_options,
                                real_number)
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.grid import hpa as _hpa
@@ -85,8 +85,7 @@ class SearchWorkspace:
             h, w = shape
         except (TypeError, ValueError):
             raise InvalidInputError(f"shape must be (height, width), got {shape!r}") from None
-        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-                   for v in (h, w)):
+        if not (is_int(h) and is_int(w)):
             raise InvalidInputError(f"shape must be (height, width) ints, got {shape!r}")
         h, w = int(h), int(w)
         if h <= 0 or w <= 0:

@@ -45,7 +45,7 @@ from gamenav._arrays import frozen
 from gamenav._events import CopyState, Listeners, Unsubscribe, added_state, without
 from gamenav._kernels import announce_compile
 from gamenav._kernels.components import label_components
-from gamenav._validate import finite_point, flag, holds_bool, positive_number
+from gamenav._validate import finite_point, flag, holds_bool, is_int, positive_number
 from gamenav.errors import InvalidInputError, OutOfBoundsError
 from gamenav.grid.movement import Diagonal
 
@@ -476,8 +476,7 @@ class TileGrid:
             x, y = cell
         except (TypeError, ValueError):
             raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {cell!r}") from None
-        if isinstance(x, (bool, np.bool_)) or isinstance(y, (bool, np.bool_)) or not (
-                isinstance(x, (int, np.integer)) and isinstance(y, (int, np.integer))):
+        if not (is_int(x) and is_int(y)):
             hint = " (a world point? grid.world_to_cell(point) gives its cell)" \
                 if isinstance(x, (float, np.floating)) or isinstance(y, (float, np.floating)) else ""
             raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {cell!r}{hint}")
@@ -561,8 +560,7 @@ class TileGrid:
             x, y = self.check_cell(tuple(region), "region cell")
             return (slice(y, y + 1), slice(x, x + 1)), np.ones((1, 1), dtype=bool)
         corners = (arr.tolist() if isinstance(region, np.ndarray) else list(region)) if arr.shape == (4,) else []
-        if corners and all(isinstance(v, (int, np.integer)) and not isinstance(
-                v, (bool, np.bool_)) for v in corners):
+        if corners and all(is_int(v) for v in corners):
             x0, y0, x1, y1 = (int(v) for v in corners)
             if x1 < x0 or y1 < y0:
                 raise InvalidInputError(f"rectangle must have x0 <= x1 and y0 <= y1, got {(x0, y0, x1, y1)}")
