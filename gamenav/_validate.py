@@ -119,15 +119,25 @@ def holds_bool(value: Any) -> bool:
     return False
 
 
+def float_numbers(value: Any, ndmin: int = 0) -> npt.NDArray[np.float64] | None:
+    """``value``, an array-like of ints and floats, as a new float64 array of at least ``ndmin``
+    dimensions, or None when it holds anything else (strings, bools, also mixed with numbers,
+    objects, ragged rows). A longdouble beyond float64 becomes an infinity, without numpy's
+    overflow warning (the callers refuse it as not finite)."""
+    try:
+        raw = np.asarray(value)
+        if raw.dtype.kind not in "iuf" or holds_bool(value):  # numpy reads [True, 2.5] as [1.0, 2.5]
+            return None
+        with np.errstate(over="ignore"):
+            return np.array(raw, dtype=np.float64, ndmin=ndmin)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
 def finite_point(value: Any, name: str) -> npt.NDArray[np.float64]:
     """``value`` as a ``(2,)`` float64 array ``(x, y)``; NaN, inf, strings, bools (also mixed
     with numbers), other shapes and values beyond float64 are rejected."""
-    try:
-        raw = np.asarray(value)
-        with np.errstate(over="ignore"):  # a longdouble beyond float64 is inf, refused below
-            point = raw.astype(np.float64) if raw.dtype.kind in "iuf" and not holds_bool(value) else None
-    except (TypeError, ValueError, OverflowError):
-        point = None
+    point = float_numbers(value)
     if point is None or point.shape != (2,) or not np.isfinite(point).all():
         raise InvalidInputError(f"{name} must be a finite (x, y) pair of numbers, got {value!r}")
     return point

@@ -122,3 +122,23 @@ def test_a_long_double_beyond_float64_is_refused_without_a_numpy_warning(call: A
         warnings.simplefilter("error")  # was numpy's "RuntimeWarning: overflow encountered in cast" first
         with pytest.raises(gamenav.InvalidInputError, match=r"must be a finite \(x, y\) pair of numbers"):
             call(big)
+
+
+_SQUARE = [(0, 0), (4, 0), (4, 4), (0, 4)]
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda big: gamenav.NavMesh.from_polygons([_SQUARE]).locate([(1, 1), (big, 1)]), "points must be finite"),
+    (lambda big: gamenav.NavMesh.from_polygons([_SQUARE]).nearest(np.array([[big, 1]])), "points must be finite"),
+    (lambda big: gamenav.TileGrid(np.ones((2, 2), dtype=bool)).world_to_cell([(big, 1)]), "points must be finite"),
+    (lambda big: gamenav.NavMesh(_SQUARE[:3] + [(big, 0)], [(0, 1, 2)]), "vertices must be finite"),
+    (lambda big: gamenav.NavMesh(_SQUARE, [(0, 1, 2), (0, 2, 3)], area_costs=[1, big]), "area_costs must be finite"),
+], ids=["locate", "nearest", "world_to_cell", "vertices", "area_costs"])
+def test_long_doubles_beyond_float64_in_arrays_are_refused_without_a_numpy_warning(call: Any, message: str) -> None:
+    """The array paths converted with numpy's overflow warning first (an exception under -W error);
+    one shared conversion (``_validate.float_numbers``) now serves points, vertices and costs."""
+    big = np.longdouble("1e400")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(gamenav.InvalidInputError, match=message):
+            call(big)

@@ -45,7 +45,7 @@ from gamenav._arrays import frozen
 from gamenav._events import CopyState, Listeners, Unsubscribe, added_state, without
 from gamenav._kernels import announce_compile
 from gamenav._kernels.components import label_components
-from gamenav._validate import finite_point, flag, holds_bool, is_int, positive_number
+from gamenav._validate import finite_point, flag, float_numbers, holds_bool, is_int, positive_number
 from gamenav.errors import InvalidInputError, OutOfBoundsError
 from gamenav.grid.movement import Diagonal
 
@@ -132,14 +132,11 @@ def _check_size(shape: tuple[int, ...]) -> None:
 
 
 def _float_array(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:
-    """``values`` as float64 numbers (not strings, bools or objects)."""
-    try:
-        raw = np.asarray(values)
-        if raw.dtype.kind not in "iuf" or holds_bool(values):  # numpy reads [True, 2.5] as [1.0, 2.5]
-            raise TypeError
-        return raw.astype(np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise InvalidInputError(f"{name} must be numbers of shape (2,) or (n, 2), got {values!r:.200}") from None
+    """``values`` as float64 numbers (not strings, bools or objects; beyond float64: infinite)."""
+    numbers = float_numbers(values)
+    if numbers is None:
+        raise InvalidInputError(f"{name} must be numbers of shape (2,) or (n, 2), got {values!r:.200}")
+    return numbers
 
 
 def _cells_of(mask: npt.NDArray[np.bool_], corner: tuple[int, int] = (0, 0)) -> npt.NDArray[np.int64]:

@@ -22,7 +22,7 @@ from gamenav._arrays import frozen
 from gamenav._events import CopyState, Listeners, Unsubscribe, added_state, without
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import dual_graph, locate_points, nearest_points, raycast_walk
-from gamenav._validate import finite_point, flag, holds_bool
+from gamenav._validate import finite_point, flag, float_numbers, holds_bool
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, agent_radius_value, area_list, free_space,
                                    grid_triangulation, mesh_tolerance, triangulate_areas,
@@ -93,12 +93,7 @@ def points_array(points: Any, name: str = "points") -> npt.NDArray[np.float64]:
     """
     if _plain_point(points):
         return np.array([points], dtype=np.float64)
-    try:
-        raw = np.asarray(points)
-        p = (np.array(raw, dtype=np.float64, ndmin=2) if raw.dtype.kind in "iuf" and not holds_bool(points)
-             else None)
-    except (TypeError, ValueError, OverflowError):
-        p = None
+    p = float_numbers(points, ndmin=2)
     if p is None:
         raise InvalidInputError(f"{name} must be (x, y) numbers, got {points!r}")
     if p.ndim != 2 or p.shape[1] != 2:
@@ -120,11 +115,7 @@ def world_point(value: Any, name: str) -> npt.NDArray[np.float64]:
 
 def _vertex_array(values: Any) -> npt.NDArray[np.float64]:
     """``(V, 2)`` float64 finite in-range vertices (a copy)."""
-    try:
-        raw = np.asarray(values)
-        verts = raw.astype(np.float64) if raw.dtype.kind in "iuf" and not holds_bool(values) else None
-    except (TypeError, ValueError, OverflowError):
-        verts = None
+    verts = float_numbers(values)
     if verts is None:
         raise InvalidInputError(f"vertices must be a (V, 2) array of numbers (no bools), got "
                                 f"{type(values).__name__}")
@@ -173,11 +164,7 @@ def _area_costs(values: Any, n: int) -> npt.NDArray[np.float64]:
     """``(n,)`` float64 cost multipliers in ``[1, MAX_COORDINATE]`` (ones for None; a copy)."""
     if values is None:
         return np.ones(n)
-    try:
-        raw = np.asarray(values)
-        costs = raw.astype(np.float64) if raw.dtype.kind in "iuf" and not holds_bool(values) else None
-    except (TypeError, ValueError, OverflowError):
-        costs = None
+    costs = float_numbers(values)
     if costs is None or costs.shape != (n,):
         raise InvalidInputError(f"area_costs must be a ({n},) array of numbers (one per triangle), "
                                 f"got {getattr(costs, 'shape', type(values).__name__)}")
