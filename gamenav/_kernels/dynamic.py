@@ -308,12 +308,14 @@ def stitch(new_v, new_t, n_fixed, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
     """Append a re-triangulated cavity to the mesh and connect it, in place.
 
     ``new_v`` / ``new_t``: the cavity's triangles; a new vertex at the coordinates of a
-    vertex on the outline of the removed triangles ``rem`` (exactly, else the nearest within
-    squared distance ``tol2``: the same point rounded another way) reuses its id, others are
+    vertex on the outline of the removed triangles ``rem`` (exactly, else, of the vertices
+    live triangles keep, on the edges they share with ``rem``, the nearest within squared
+    distance ``tol2``: the same point rounded another way) reuses its id, others are
     appended to ``vbuf`` from ``nv_old``. The first ``n_fixed`` new vertices (those of
     triangles copied as they are) are candidates too, for the later ones. A candidate that
     one of the later new vertices lies at exactly takes no other within ``tol2``: those are
     points of their own (a passage narrower than the tolerance, kept as a build keeps it).
+    A vertex that only removed triangles had takes none either (nothing needs it kept).
     Triangles are oriented counter-clockwise, degenerate ones (zero area, an edge with squared
     length below ``min_edge2``) dropped, and appended to ``tbuf`` from ``n_old``. The removed
     triangles ``rem`` die (no neighbours, degree 0); half-edges of new triangles and of the
@@ -350,17 +352,20 @@ def stitch(new_v, new_t, n_fixed, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
     for i in range(nr):
         tag[rem[i]] = stamp
     n_cand = 0
-    for i in range(nr):  # the vertices on the cavity's outline (all a live triangle can share)
-        t = rem[i]
-        for j in range(3):
-            u = nbrs[t, j]
-            if u >= 0 and tag[u] == stamp:
-                continue
-            for v in (tbuf[t, j], tbuf[t, (j + 1) % 3]):
-                vid[n_cand] = v
-                by_cell, fresh = _add_candidate(vbuf, vbits, vid, n_cand, table, cells, cell_x, cell_y, q,
-                                                by_cell, mask)
-                n_cand += fresh
+    snap = np.zeros(3 * nr + n_fixed, dtype=np.bool_)  # candidates a point within tol may take
+    for ring in (True, False):  # the vertices on the cavity's outline: first those of edges
+        for i in range(nr):     # shared with live triangles (theirs), then of border edges
+            t = rem[i]
+            for j in range(3):
+                u = nbrs[t, j]
+                if (u >= 0 and tag[u] == stamp) or (u >= 0) != ring:
+                    continue
+                for v in (tbuf[t, j], tbuf[t, (j + 1) % 3]):
+                    vid[n_cand] = v
+                    snap[n_cand] = ring
+                    by_cell, fresh = _add_candidate(vbuf, vbits, vid, n_cand, table, cells, cell_x, cell_y, q,
+                                                    by_cell, mask)
+                    n_cand += fresh
     m = new_v.shape[0]
     # the later new vertices by coordinates: a candidate among them is no rounding copy's
     own_size = 16
@@ -390,15 +395,15 @@ def stitch(new_v, new_t, n_fixed, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
                             c = cells[h]
                             if cell_x[c] == ax and cell_y[c] == ay:
                                 d = (vbuf[vid[c], 0] - px) ** 2 + (vbuf[vid[c], 1] - py) ** 2
-                                if (d < best or (d == best and (near < 0 or vid[c] > vid[near]))) and not _taken(
-                                        own, new_v, own_ids, vbuf, vbits, vid[c], own_mask):
+                                if (d < best or (d == best and (near < 0 or vid[c] > vid[near]))) and snap[c] and \
+                                        not _taken(own, new_v, own_ids, vbuf, vbits, vid[c], own_mask):
                                     best = d
                                     near = c
                             h = (h + 1) & mask
             else:
                 for c in range(n_cand):
                     d = (vbuf[vid[c], 0] - px) ** 2 + (vbuf[vid[c], 1] - py) ** 2
-                    if (d < best or (d == best and (near < 0 or vid[c] > vid[near]))) and not _taken(
+                    if (d < best or (d == best and (near < 0 or vid[c] > vid[near]))) and snap[c] and not _taken(
                             own, new_v, own_ids, vbuf, vbits, vid[c], own_mask):
                         best = d
                         near = c
@@ -410,6 +415,7 @@ def stitch(new_v, new_t, n_fixed, tol2, vbuf, nv_old, tbuf, n_old, min_edge2,
             vmap[i] = nv
             if i < n_fixed:  # later new vertices at (or a rounding error off) it reuse it
                 vid[n_cand] = nv
+                snap[n_cand] = True
                 by_cell, fresh = _add_candidate(vbuf, vbits, vid, n_cand, table, cells, cell_x, cell_y, q,
                                                 by_cell, mask)
                 n_cand += fresh

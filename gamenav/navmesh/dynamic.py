@@ -7,8 +7,8 @@ space opens, the mesh's original free space inside the box) minus every obstacle
 re-triangulated with ``triangle`` (constrained Delaunay, the same
 :func:`~gamenav.navmesh.build.triangulate_free_space` a full build uses) and stitched to the
 untouched triangles through their shared edges (vertex ids; a new point within the mesh
-tolerance of a cavity vertex is that vertex, so no T-junctions, unless the region holds that
-vertex too: then they are two points, as in a build). A mesh following a grid
+tolerance of a vertex they share with the cavity is that vertex, so no T-junctions, unless the
+region holds that vertex too: then they are two points, as in a build). A mesh following a grid
 computes the free space inside the box afresh from the grid instead (rectangle minus every
 blocked cell, inflated), so cells blocked when it was built can open too, and takes the
 areas of each cost from the grid's cells (cost edits re-triangulate their cells too).

@@ -867,3 +867,19 @@ def test_a_strip_by_the_wall_at_zero_open_at_both_ends_closes_alike_in_builds_an
         assert live_area(mesh) == pytest.approx(live_area(fresh), rel=1e-12)
         for m in (mesh, fresh):
             assert m.nearest(point)[0] == pytest.approx((0, 0.5), abs=1e-9)
+
+
+def test_a_corner_merged_away_in_a_build_is_no_snap_target_of_an_edit() -> None:
+    """A box over the foot of the wall at x = 13..14 reaching 1.9e-8 below it (tolerance 2e-8):
+    a build merges the wall's corner (14, 4) into the box's (14, 4 - 1.9e-8); the edit merged
+    it alike, then stitched the box's corner onto the removed triangles' (14, 4) within the
+    tolerance, so paths around it cost 1.8e-8 less than in the build (more than the 1e-9
+    relative the random-edits test allows). Only corners that live triangles keep take a
+    point within the tolerance now."""
+    box = shapely.box(13.5, 4 - 1.9e-8, 14, 5)
+    mesh = NavMesh.from_polygons(ROOM)
+    mesh.add_obstacle(box)
+    fresh = NavMesh.from_polygons(ROOM, obstacles=[box])
+    a, b = (gamenav.find_path(m, (16, 11), (4, 5), exact=True) for m in (mesh, fresh))
+    assert a.points[1] == pytest.approx((14, 4 - 1.9e-8), abs=1e-15)
+    assert a.cost == pytest.approx(b.cost, rel=1e-15)
