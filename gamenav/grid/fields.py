@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k
-from gamenav._validate import holds_bool, real_number
+from gamenav._validate import float_numbers, holds_bool, is_int, real_number
 from gamenav.errors import BlockedEndpointError, InvalidInputError, OutOfBoundsError
 from gamenav.grid.clearance import radius_state, threshold
 from gamenav.grid.movement import Diagonal
@@ -143,9 +143,9 @@ def _source_cells(sources: npt.ArrayLike) -> npt.NDArray[Any] | None:
         return None
     if src.dtype.kind in "fO" and not isinstance(sources, np.ndarray):
         src = np.asarray(sources, dtype=object)
-        if not all(isinstance(v, (int, np.integer)) for v in src.flat):
+        if not all(is_int(v) for v in src.flat):
             return None
-    elif not np.issubdtype(src.dtype, np.integer):
+    elif src.dtype.kind not in "iu":  # (numpy counts timedelta64 as an integer type)
         return None
     if src.ndim == 1:
         src = src.reshape(1, -1)
@@ -156,16 +156,14 @@ def _source_cells(sources: npt.ArrayLike) -> npt.NDArray[Any] | None:
 
 def _cost_scale(value: npt.ArrayLike, shape: tuple[int, int]) -> npt.NDArray[np.float64]:
     """``cost_scale`` checked: an ``shape`` float64 array of finite numbers > 0."""
-    try:
-        scale = np.asarray(value)
-    except (TypeError, ValueError):  # ragged
-        scale = np.zeros(0)
-    if scale.shape != shape or scale.dtype == np.bool_ or holds_bool(value) or not (
-            np.issubdtype(scale.dtype, np.integer) or np.issubdtype(scale.dtype, np.floating)):
+    scale = float_numbers(value)  # (a longdouble beyond float64 is inf: refused below)
+    if scale is None or scale.shape != shape:
+        try:
+            given = np.shape(value)
+        except ValueError:  # ragged rows
+            given = None
         raise InvalidInputError(f"cost_scale must be a {shape[0]} x {shape[1]} array of numbers ([y, x]), "
-                                f"got {type(value).__name__} of shape {getattr(scale, 'shape', None)}")
-    with np.errstate(over="ignore"):  # a longdouble beyond float64 is inf: refused below
-        scale = scale.astype(np.float64)
+                                f"got {type(value).__name__} of shape {given}")
     bad = ~(np.isfinite(scale) & (scale > 0))
     if bad.any():
         y, x = np.argwhere(bad)[0].tolist()

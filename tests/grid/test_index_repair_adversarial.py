@@ -175,3 +175,17 @@ def test_an_hpa_index_made_directly_checks_its_settings(setting: str, value: obj
     grid = gamenav.TileGrid(np.ones((9, 9), dtype=bool))
     with pytest.raises(gamenav.InvalidInputError, match=f"{setting} must be an int from"):
         hpa.HpaIndex(grid, **{setting: value})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("sources", "cost_scale", "match"), [
+    ((np.timedelta64(1), 0), None, "sources must be an"),
+    ([(0, 0), (np.timedelta64(1), np.timedelta64(0))], None, "sources must be an"),
+    (np.array([[1, 0]], dtype="m8"), None, "sources must be an"),
+    ((0, 0), np.full((2, 3), np.timedelta64(2)), "cost_scale must be a 2 x 3 array of numbers"),
+])
+def test_a_field_refuses_timedeltas_as_cells_or_costs(sources: object, cost_scale: object, match: str) -> None:
+    """numpy counts timedelta64 as an integer type: distance_field read (timedelta64(1), 0) as the
+    cell (1, 0) and a timedelta64(2) cost_scale as 2 (find_path refuses such cells)."""
+    grid = gamenav.TileGrid(np.ones((2, 3), dtype=bool))
+    with pytest.raises(gamenav.InvalidInputError, match=match):
+        gamenav.distance_field(grid, sources, cost_scale=cost_scale)  # type: ignore[arg-type]
