@@ -167,14 +167,16 @@ def test_a_cost_scale_beyond_float64_raises_only_the_input_error(cost: float, sc
 
 @pytest.mark.parametrize(("setting", "value"), [("cluster_size", 0), ("cluster_size", 1), ("cluster_size", 3),
                                                 ("spacing", 0), ("single", -1), ("cluster_size", True),
-                                                ("cluster_size", 2**31), ("spacing", 4.0)])
+                                                ("cluster_size", 2**31), ("spacing", 4.0),
+                                                ("spacing", np.timedelta64(5))])
 def test_an_hpa_index_made_directly_checks_its_settings(setting: str, value: object) -> None:
     """HpaIndex checked nothing (only hpa_index did): cluster_size=0 raised ZeroDivisionError and
     1 wrote up to 8 border steps per node into rows of 5 inside a kernel (IndexError under
-    NUMBA_BOUNDSCHECK, memory overwritten without)."""
+    NUMBA_BOUNDSCHECK, memory overwritten without); both took a timedelta64 (an np.integer) as an int."""
     grid = gamenav.TileGrid(np.ones((9, 9), dtype=bool))
-    with pytest.raises(gamenav.InvalidInputError, match=f"{setting} must be an int from"):
-        hpa.HpaIndex(grid, **{setting: value})  # type: ignore[arg-type]
+    for make in (hpa.HpaIndex, hpa.hpa_index):
+        with pytest.raises(gamenav.InvalidInputError, match=f"{setting} must be an int from"):
+            make(grid, **{setting: value})  # type: ignore[operator]
 
 
 @pytest.mark.parametrize(("sources", "cost_scale", "match"), [
