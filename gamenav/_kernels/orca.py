@@ -250,12 +250,12 @@ def _lp3(lines, count, num_obst, begin, radius, res, proj):  # pragma: no cover 
 def cell_list(pos, hcell):  # pragma: no cover - compiled
     """A grid of square cells over the agents ``pos`` (n, 2), as sorted arrays (a counting sort).
 
-    Cells are ``size >= max(hcell, _TINY)`` world units (larger when the agents' bounding box would need more
-    than ``64 n + 4096`` cells, so memory stays O(n) whatever the world's extent), counted from
-    the lowest agent coordinates ``(minx, miny)``: agent ``i`` is in cell ``(cx[i], cy[i])``,
-    numbered ``cy * ncx + cx``; ``order`` (n,) lists the agents cell by cell (ascending index
-    within a cell), cell ``c`` being ``order[start[c]:start[c + 1]]`` and a run of cells of one
-    row one slice. Returns ``(size, ncx, ncy, start, order, cx, cy, minx, miny)``.
+    Cells are ``size >= max(hcell, _TINY)`` world units (larger when the agents' bounding box
+    would need more than ``64 n + 4096`` cells, so memory stays O(n) whatever the world's
+    extent), counted from the lowest agent coordinates ``(minx, miny)``: agent ``i`` is in cell
+    ``(cx[i], cy[i])``, numbered ``cy * ncx + cx``; ``order`` (n,) lists the agents cell by cell
+    (ascending index within a cell), cell ``c`` being ``order[start[c]:start[c + 1]]`` and a run
+    of cells of one row one slice. Returns ``(size, ncx, ncy, start, order, cx, cy, minx, miny)``.
     """
     n = pos.shape[0]
     minx = pos[0, 0] if n else 0.0
@@ -1208,8 +1208,8 @@ def crowd_step(pos, vel, pref, radius, radius_cap, max_speed, moving, order, goa
     direction is ``goal_dir``). Masses for the overlap resolution: ``radius**2``, times
     ``idle_mass`` for idle agents and 0.1 for those that gave way, backed off (``yielded``) or
     wait at a passage (``wait``). ``bend`` (n, 2) is set to how much the others and the walls
-    bent the preferred velocity: ``(pref - new_vel) / max_speed``.
-    Returns ``(infeasible, stuck)``: agents whose linear program was infeasible, discs left
+    bent the preferred velocity: ``(pref - new_vel) / max_speed`` (0 for a speed of 0 cells per
+    second). Returns ``(infeasible, stuck)``: agents whose linear program was infeasible, discs left
     overlapping a blocked cell. All of it runs in cells from the origin, the units its
     tolerances are tuned in (in world units, on cells of 1e200 or 1e-200 the squares of distances
     overflowed or underflowed: nobody was avoided or pushed apart); ``new_vel`` is in cells per
