@@ -56,6 +56,9 @@ _EMA = 0.25
 _PENDING = Path.none(PathStatus.IN_PROGRESS)
 _MAX_QUICK = 1 << 62
 """``quick_expansions`` above this (more than any world has nodes) run the search to its end."""
+_MAX_CHANGES = 16
+"""Most edits a waiting search keeps to be checked against (each holds the grid's passable cells:
+2.4 MB on a 1550 x 1550 map); a started search that waits longer starts again when served."""
 _HAND_OUT = 8
 """Most jobs per worker thread handed out in one round (``workers > 1``)."""
 _SPARE = 1.5
@@ -984,10 +987,20 @@ class PathQueue(Closeable):
         entry.seen = max(entry.seen, change.version)
         worsened = len(change.worsened) > 0  # (else no cell left a radius mask either)
         quick: dict[int, list[PathRequest]] = {}  # the requests holding a quick path, by radius mask
+        served: list[_Job] | None = None  # the jobs served next (found when a search waited long)
         for job in list(entry.jobs):
             search = job.search
             if search is not None and change.version > search.world_version:
-                job.changes.append(change)
+                waiting = len(job.changes) >= _MAX_CHANGES and not (search.status.done or job.stepping)
+                if waiting:
+                    served = self._top(self._workers) if served is None else served
+                    waiting = job not in served
+                if waiting:  # (see _MAX_CHANGES) started again when served, on the world as it is then
+                    search.cancel()
+                    job.search = None
+                    job.changes.clear()
+                else:
+                    job.changes.append(change)
             held = [req for req in job.requests if req._footprint is not None] if worsened else []
             if held:
                 quick.setdefault(job.query.checked.mask, []).extend(held)

@@ -3,8 +3,10 @@ PathQueue and PathCache."""
 
 from __future__ import annotations
 
+import gc
 import sys
 import tracemalloc
+import weakref
 from collections.abc import Callable
 from types import FrameType
 from typing import Any
@@ -134,3 +136,25 @@ def test_a_navmesh_batch_raises_every_error_before_its_threads_run(
     starts, goals = [(1.0, 1.0)] * 4, [(19.0, 9.0)] * 3 + [goal]
     with pytest.raises(error, match=match):
         gamenav.find_paths(mesh, starts, goals, workers=2, **options)
+
+
+def test_a_started_search_that_waits_does_not_keep_every_edit_alive() -> None:
+    """A started search (a quick request, say) waiting behind others kept every edit record since
+    its snapshot, each holding the grid's passable cells: one such request and an edit per frame
+    kept 154 MB after 600 frames on a 512 x 512 map (100 records here). Past 16 it is dropped and
+    starts again on the world as it is when served, with the same answer."""
+    grid = TileGrid(np.ones((20, 20), dtype=bool))
+    queue = PathQueue(budget_ms=None, max_expansions=10)
+    low = queue.request(grid, (0, 0), (19, 19), quick_expansions=1)  # started, waiting
+    high = queue.request(grid, (0, 19), (19, 0), priority=5)  # served first
+    records: list[weakref.ref[gamenav.GridChange]] = []
+    grid.subscribe(lambda change: records.append(weakref.ref(change)))
+    for i in range(100):
+        grid.set_cost((i % 20, 10), 2.0 + (i // 20) % 2)
+    gc.collect()
+    assert sum(ref() is not None for ref in records) <= 16
+    assert low.path.status is gamenav.PathStatus.PARTIAL  # its quick path stays
+    while len(queue):
+        queue.update()
+    for req in (low, high):
+        assert req.path.cost == gamenav.find_path(grid, req.start, req.goal).cost
