@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from gamenav._kernels import grid_fast as _kf
 from gamenav._kernels.grid_search import FOUND
-from gamenav._validate import check_options, flag, keyword_options
+from gamenav._validate import check_options, flag, is_int, keyword_options
 from gamenav.errors import InvalidInputError
 from gamenav.grid._fast import FastWorkspace, Tables, int_pairs, make_path, tables
 from gamenav.grid.clearance import radius_state
@@ -62,8 +62,7 @@ def check_workers(workers: Any) -> int:
     """
     if workers is None:
         return default_workers()
-    if isinstance(workers, (bool, np.bool_)) or not isinstance(workers, (int, np.integer)) \
-            or workers < 1:
+    if not is_int(workers) or workers < 1:
         raise InvalidInputError(f"workers must be an int >= 1 or None, got {workers!r}")
     return min(int(workers), default_workers())
 

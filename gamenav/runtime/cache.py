@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from collections.abc import Callable, Hashable
 from typing import Any
 
-import numpy as np
-
 from gamenav._events import Closeable, Inbox
+from gamenav._validate import is_int
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.runtime._invalidation import EntryTable
@@ -109,7 +108,7 @@ class PathCache(Closeable):
     """
 
     def __init__(self, capacity: int = 4096) -> None:
-        if isinstance(capacity, (bool, np.bool_)) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
+        if not is_int(capacity) or capacity < 1:
             raise InvalidInputError(f"capacity must be an int >= 1, got {capacity!r}")
         self._capacity = int(capacity)
         self._lru: OrderedDict[Hashable, tuple[Path, _Entries]] = OrderedDict()

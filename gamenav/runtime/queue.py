@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from gamenav._events import Closeable, Inbox, NotCopyable
 from gamenav._identity import IdentityMap
-from gamenav._validate import expansion_budget, real_number
+from gamenav._validate import expansion_budget, is_int, is_real, real_number
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.grid.clearance import mask_change
 from gamenav.grid.tilegrid import GridChange, TileGrid
@@ -350,9 +350,8 @@ def _score(priority: float, aging: float, frame: int) -> float:
 
 
 def _count(value: Any, name: str, expected: str = "an int >= 1", most: float = math.inf) -> int:
-    """``value`` as an int from 1 to ``most`` (a Python or numpy int, not a bool)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-            or not 1 <= value <= most:
+    """``value`` as an int from 1 to ``most`` (a Python or numpy int, not a bool: :func:`is_int`)."""
+    if not is_int(value) or not 1 <= value <= most:
         raise InvalidInputError(f"{name} must be {expected}, got {value!r}")
     return int(value)
 
@@ -533,13 +532,13 @@ class PathQueue(Closeable):
         self._check_open("request paths from")
         self._inbox.claim()
         self._cancel_abandoned()
-        if isinstance(priority, bool) or not isinstance(priority, numbers.Real) \
+        if isinstance(priority, (bool, np.timedelta64)) or not isinstance(priority, numbers.Real) \
                 or not _finite(priority):
-            shown = priority.item() if isinstance(priority, np.generic) else priority  # no np.float64(...)
+            shown = priority.item() if is_real(priority) and isinstance(priority, np.generic) else priority
             raise InvalidInputError(f"priority must be a finite number, got {shown!r}")
         if on_done is not None and not callable(on_done):
             raise InvalidInputError(f"on_done must be callable or None, got {on_done!r}")
-        if isinstance(quick_expansions, bool) or not isinstance(quick_expansions, numbers.Integral) \
+        if isinstance(quick_expansions, (bool, np.timedelta64)) or not isinstance(quick_expansions, numbers.Integral) \
                 or quick_expansions < 0:
             raise InvalidInputError(f"quick_expansions must be an int >= 0, got {quick_expansions!r}")
         query = make_query(world, start, goal, search_options)

@@ -158,3 +158,19 @@ def test_a_started_search_that_waits_does_not_keep_every_edit_alive() -> None:
         queue.update()
     for req in (low, high):
         assert req.path.cost == gamenav.find_path(grid, req.start, req.goal).cost
+
+
+@pytest.mark.parametrize(("name", "make"), [
+    ("chunk", lambda grid: PathQueue(chunk=np.timedelta64(3))),
+    ("window", lambda grid: PathQueue(window=np.timedelta64(3))),
+    ("workers", lambda grid: PathQueue(workers=np.timedelta64(2))),
+    ("workers", lambda grid: gamenav.find_paths(grid, [(0, 0)], [(3, 3)], workers=np.timedelta64(2))),
+    ("capacity", lambda grid: PathCache(capacity=np.timedelta64(3))),
+    ("quick_expansions", lambda grid: PathQueue().request(grid, (0, 0), (3, 3), quick_expansions=np.timedelta64(3))),
+    ("priority", lambda grid: PathQueue().request(grid, (0, 0), (3, 3), priority=np.timedelta64(3))),
+])
+def test_numpy_timedeltas_are_not_counts_or_priorities(name: str, make: Callable[[TileGrid], object]) -> None:
+    """numpy counts ``timedelta64`` as an integer: ``chunk=np.timedelta64(3)`` raised numpy's
+    UFuncTypeError, and the others were taken (a request's priority read "3 generic time units")."""
+    with pytest.raises(gamenav.InvalidInputError, match=f"{name} must be"):
+        make(TileGrid(np.ones((4, 4), dtype=bool)))
