@@ -817,19 +817,22 @@ def test_a_spike_whose_tip_untouched_triangles_share_is_kept() -> None:
     assert gamenav.find_path(mesh, (1, 2), (1, 8)).found
 
 
+@pytest.mark.parametrize("radius", [0.0, 0.3])
 @pytest.mark.parametrize("gap", [1e-12, 5e-9])
 @pytest.mark.parametrize("order", [(0, 1), (1, 0)])
 def test_a_passage_thinner_than_the_tolerance_open_at_both_ends_stays_open_as_in_a_build(
-        gap: float, order: tuple[int, int]) -> None:
-    """Two walls from either side leave a gap ``gap`` (below the tolerance 1e-8) between the
-    rooms above and below: a build keeps that passage; carving the second wall snapped its
-    corners onto the first one's (within the tolerance), closing it (two islands, NO_PATH
-    from (2, 2) to (2, 8) where the build finds 9.21). Edits keep it too now."""
-    walls = [shapely.box(0, 4, 5, 6), shapely.box(5 + gap, 4, 10, 6)]
-    mesh = NavMesh.from_polygons(SQUARE)
+        gap: float, order: tuple[int, int], radius: float) -> None:
+    """Two walls from either side leave a gap ``gap`` (below the tolerance 1e-8; with an agent
+    radius, between their inflations) between the rooms above and below: a build keeps that
+    passage; carving the second wall snapped its corners onto the first one's (within the
+    tolerance), closing it (two islands, NO_PATH from (2, 2) to (2, 8) where the build finds
+    9.21). Edits keep it too now."""
+    far = 5 + 2 * radius / math.cos(math.pi / (4 * QUAD_SEGS)) + gap  # the inflations' chords
+    walls = [shapely.box(-1, 4, 5, 6), shapely.box(far, 4, 11, 6)]
+    mesh = NavMesh.from_polygons(SQUARE, agent_radius=radius)
     for k in order:
         mesh.add_obstacle(walls[k])
-    fresh = NavMesh.from_polygons(SQUARE, obstacles=walls)
+    fresh = NavMesh.from_polygons(SQUARE, obstacles=walls, agent_radius=radius)
     assert int(mesh.islands[mesh.alive].max()) == int(fresh.islands.max()) == 0
     a, b = (gamenav.find_path(m, (2, 2), (2, 8), exact=True) for m in (mesh, fresh))
     assert a.found and b.found and a.cost == pytest.approx(b.cost, rel=1e-12)
