@@ -6,6 +6,7 @@ world ``(x, y)``.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -43,6 +44,30 @@ def _leg_clear(grid: TileGrid, a: npt.NDArray[np.float64], b: npt.NDArray[np.flo
             t1, t2 = near / d, far / d
             t_in, t_out = np.maximum(t_in, np.minimum(t1, t2)), np.minimum(t_out, np.maximum(t1, t2))
     return not (t_in < t_out).any()
+
+
+def _inside_free_cell(grid: TileGrid, point: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """``point`` (2,) if its cell is passable; else, when it lies on a side or corner of a passable
+    cell (a navmesh path runs along the walls, and a point on a border belongs to one cell of the
+    two), the nearest float point of that cell, a few ulps away; else ``point``."""
+    x, y = grid.world_to_cell(point).tolist()
+    if grid.in_bounds(x, y) and grid.passable[y, x]:
+        return point
+    half = 0.5 * grid.cell_size
+    for dy, dx in itertools.product((0, -1, 1), repeat=2):
+        cell = np.array([x + dx, y + dy])
+        if not (grid.in_bounds(*cell.tolist()) and grid.passable[cell[1], cell[0]]):
+            continue
+        centre = grid.cell_to_world(cell)
+        inside = np.clip(point, centre - half, centre + half)
+        if np.abs(inside - point).max() > 1e-9 * half:  # (it does not touch this cell)
+            continue
+        for _ in range(64):
+            off = grid.world_to_cell(inside) != cell
+            if not off.any():
+                return inside
+            inside = np.where(off, np.nextafter(inside, centre), inside)
+    return point
 
 
 class _Walker(Crowd):
@@ -103,6 +128,7 @@ class _Walker(Crowd):
         if self._first_leg or leg == final:
             resolve_walls(route[leg:leg + 1], pos, g._kernel_arrays()[0], g.origin[0], g.origin[1], g.cell_size,
                           g.y_up, 0.0)
+        pos[0] = _inside_free_cell(g, pos[0])
         self._vel[0] = (pos[0] - route[0]) / dt
         self._pos[0] = pos[0]
         if leg == final and np.array_equal(pos[0], route[-1]):

@@ -307,3 +307,34 @@ def test_a_pygame_rect_that_cannot_hold_the_agents_position_is_a_clear_error(cel
             with pytest.raises(InvalidInputError, match=rf"^the agent at \(4\.5e\+\d+, 5e\+\d+\) is beyond what the "
                                rf"sprite's {type(rect).__name__} holds \(coordinates up to "):
                 agent.update(0.1)
+
+
+@pytest.mark.parametrize(("cell_size", "origin", "y_up"), [(1.0, (0.0, 0.0), False), (0.1, (1e6, -3.3), True)])
+def test_a_follower_on_a_navmesh_path_along_a_wall_stays_off_the_walls_cells(cell_size: float,
+                                                                             origin: tuple[float, float],
+                                                                             y_up: bool) -> None:
+    """A navmesh path runs along the walls: the follower walked the top side of a wall, y = 1.0,
+    which is in the wall's row (15 frames on a blocked cell); an edit elsewhere then threw it 0.6
+    cells to a cell centre (as if walled in) and ``place(agent.position)`` was refused. It now
+    walks the side a few ulps inside the free cells."""
+    grid = TileGrid.from_strings(["......", "..#...", "..#...", "......"], cell_size=cell_size, origin=origin,
+                                 y_up=y_up)
+    agent = Follower(grid, tuple(grid.cell_to_world(np.array([0, 1]))), speed=2.0 * cell_size,
+                     world=gamenav.NavMesh.from_grid(grid, follow=True))
+    agent.move_to(tuple(grid.cell_to_world(np.array([5, 2]))))
+    side = grid.cell_to_world(np.array([[2, 0], [2, 1]]))[:, 1].mean()  # the wall's top side
+    on_side = 0
+    for _ in range(300):
+        agent.update(1 / 30)
+        x, y = grid.world_to_cell(np.array(agent.position)).tolist()
+        assert grid.passable[y, x]
+        here = agent.position
+        if abs(here[1] - side) <= 1e-9 * cell_size:
+            on_side += 1
+            grid.set_walkable((5, 3), not grid.passable[3, 5])  # an edit elsewhere leaves it where it is
+            assert agent.position == here
+            agent.place(here)
+            assert agent.position == here
+        if agent.arrived:
+            break
+    assert agent.arrived and on_side > 5
