@@ -88,8 +88,10 @@ _MS = np.timedelta64(16, "ms")
     (lambda g: gamenav.find_path(g, (np.timedelta64(0), 0), (3, 2)), "start must be an \\(x, y\\) pair of ints"),
     (lambda g: g.set_walkable((np.timedelta64(0), 0, 2, 2), False), "region must be a cell"),
     (lambda g: gamenav.SearchWorkspace((np.timedelta64(3), 4)), "shape must be \\(height, width\\) ints"),
+    (lambda g: gamenav.NavMesh.from_polygons([[(0, 0), (4, 0), (4, 4), (0, 4)]]).clamp((9, 9), np.timedelta64(0)),
+     "island must be None or an int"),
 ], ids=["cell_size", "budget_ms", "simulate budget_ms", "simulate agents", "weight", "max_expansions", "partial",
-        "cell", "region", "workspace shape"])
+        "cell", "region", "workspace shape", "clamp island"])
 def test_numpy_timedelta_is_not_a_number(call: Any, message: str) -> None:
     grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
     with pytest.raises(gamenav.InvalidInputError, match=message):

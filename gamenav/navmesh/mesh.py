@@ -22,7 +22,7 @@ from gamenav._arrays import frozen
 from gamenav._events import CopyState, Listeners, Unsubscribe, added_state, without
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import dual_graph, locate_points, nearest_points, raycast_walk
-from gamenav._validate import finite_point, flag, float_numbers, holds_bool
+from gamenav._validate import finite_point, flag, float_numbers, holds_bool, is_int
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, agent_radius_value, area_list, free_space,
                                    grid_triangulation, mesh_tolerance, triangulate_areas,
@@ -842,9 +842,7 @@ class NavMesh:
         mesh = self._snapshot()  # every read below from one state of the mesh
         p = points_array(points)
         n_islands = mesh._island_count()
-        if island is not None and (isinstance(island, (bool, np.bool_))
-                                   or not isinstance(island, (int, np.integer))
-                                   or not 0 <= island < n_islands):
+        if island is not None and not (is_int(island) and 0 <= island < n_islands):
             expected = f"None or an int in 0..{n_islands - 1}" if n_islands else "None (edits removed every triangle)"
             raise InvalidInputError(f"island must be {expected}, got {island!r}")
         tri = mesh._locate(p)
