@@ -23,7 +23,6 @@ Example:
 from __future__ import annotations
 
 import itertools
-import numbers
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -45,7 +44,7 @@ from pytiled_parser import tiled_object
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav.navmesh import MAX_COORDINATE
 from gamenav._identity import IdentityMap
-from gamenav._validate import finite_point, flag, grid_dimensions, positive_number
+from gamenav._validate import finite_point, flag, grid_dimensions, is_int, positive_number
 from gamenav.adapters._tiled import object_outline
 
 __all__ = ["PathFollower", "draw_expansions", "draw_grid", "draw_navmesh", "draw_path",
@@ -439,7 +438,7 @@ def draw_expansions(grid: TileGrid, values: npt.ArrayLike, *, alpha: int = 110) 
         raise InvalidInputError(f"values must have the grid's shape {grid.shape}, got {arr.shape}")
     if arr.dtype.kind not in "biuf":
         raise InvalidInputError(f"values must be a bool mask or a field of numbers, got dtype {arr.dtype}")
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Integral) or not 0 <= alpha <= 255:
+    if not (is_int(alpha) and 0 <= alpha <= 255):
         raise InvalidInputError(f"alpha must be an int from 0 to 255, got {alpha!r}")
     reached = arr if arr.dtype == np.bool_ else np.isfinite(arr)
     if not reached.any():

@@ -389,6 +389,8 @@ def test_draw_expansions_texture_paints_what_the_per_cell_squares_painted(window
         assert np.array_equal(*pictures), int((pictures[0] != pictures[1]).any(axis=2).sum())
     with pytest.raises(gamenav.InvalidInputError, match="alpha must be an int from 0 to 255, got 256"):
         draw_expansions(grid, field, alpha=256)
+    with pytest.raises(gamenav.InvalidInputError, match="alpha must be an int from 0 to 255"):
+        draw_expansions(grid, field, alpha=np.timedelta64(90))  # (an np.integer to numpy)
 
 
 def test_draw_expansions_draws_no_point_per_cell(window, monkeypatch) -> None:
