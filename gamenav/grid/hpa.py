@@ -206,12 +206,11 @@ class HpaIndex(GridIndex[_Graph]):
         InvalidInputError: settings out of range (see :func:`hpa_index`).
     """
 
-    def __init__(self, grid: TileGrid, *, cluster_size: int = CLUSTER_SIZE,
-                 spacing: int = SPACING, single: int = SINGLE) -> None:
-        _check_settings((cluster_size, spacing, single))
-        self.size = int(cluster_size)
-        self.spacing = int(spacing)
-        self.single = int(single)
+    def __init__(self, grid: TileGrid, *, cluster_size: int | None = CLUSTER_SIZE,
+                 spacing: int | None = SPACING, single: int | None = SINGLE) -> None:
+        given = (cluster_size, spacing, single)
+        _check_settings(given)
+        self.size, self.spacing, self.single = _settings(None, given)  # (None: the default, as hpa_index)
         self._local = threading.local()
         super().__init__(grid)
 

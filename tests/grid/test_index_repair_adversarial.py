@@ -191,3 +191,10 @@ def test_a_field_refuses_timedeltas_as_cells_or_costs(sources: object, cost_scal
     grid = gamenav.TileGrid(np.ones((2, 3), dtype=bool))
     with pytest.raises(gamenav.InvalidInputError, match=match):
         gamenav.distance_field(grid, sources, cost_scale=cost_scale)  # type: ignore[arg-type]
+
+
+def test_an_hpa_index_made_directly_takes_none_for_a_default_setting() -> None:
+    """hpa_index reads None as the default setting; HpaIndex raised a bare TypeError from int(None)."""
+    grid = gamenav.TileGrid(np.ones((9, 9), dtype=bool))
+    made = hpa.HpaIndex(grid, cluster_size=None, spacing=None, single=None)
+    assert (made.size, made.spacing, made.single) == (hpa.CLUSTER_SIZE, hpa.SPACING, hpa.SINGLE)
