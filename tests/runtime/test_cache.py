@@ -48,8 +48,9 @@ def test_blocking_a_corner_of_a_diagonal_step_drops_the_path() -> None:
     grid.set_walkable((1, 0), False)           # no longer allowed without corner cutting
     assert len(cache) == 0
     check_walkable(grid, cache.find_path(grid, (0, 0), (2, 2)), (0, 0), (2, 2))
-    # with corner cutting allowed the same footprint is kept conservatively (still valid)
+    # the footprint of rules that read corners: the cells and the corners of diagonal steps
     assert set(footprint(diag.cells, 3).tolist()) == {0, 1, 3, 4, 5, 7, 8}
+    assert set(footprint(diag.cells, 3, corners=False).tolist()) == {0, 4, 8}
 
 
 def test_opening_drops_only_paths_it_could_shorten() -> None:
