@@ -128,7 +128,8 @@ class _Walker(Crowd):
         if self._first_leg or leg == final:
             resolve_walls(route[leg:leg + 1], pos, g._kernel_arrays()[0], g.origin[0], g.origin[1], g.cell_size,
                           g.y_up, 0.0)
-        pos[0] = _inside_free_cell(g, pos[0])
+        if self._world is not g:  # (a navmesh path runs along walls; a grid path's legs join free cells' centres)
+            pos[0] = _inside_free_cell(g, pos[0])
         self._vel[0] = (pos[0] - route[0]) / dt
         self._pos[0] = pos[0]
         if leg == final and np.array_equal(pos[0], route[-1]):
