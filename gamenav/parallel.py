@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from gamenav._kernels import grid_fast as _kf
 from gamenav._kernels.grid_search import FOUND
-from gamenav._validate import check_options, flag, is_int, keyword_options
+from gamenav._validate import flag, is_int
 from gamenav.errors import InvalidInputError
 from gamenav.grid._fast import FastWorkspace, Tables, int_pairs, make_path, tables
 from gamenav.grid.clearance import radius_state
@@ -33,7 +33,7 @@ from gamenav.grid.movement import Heuristic
 from gamenav.grid.search import GridSearch, SearchWorkspace, build_index
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.navmesh.mesh import NavMesh, world_point
-from gamenav.navmesh.search import NavMeshSearch
+from gamenav.navmesh.search import NavMeshSearch, check_search_options
 from gamenav.query import find_path
 from gamenav.types import Path, PathStatus
 
@@ -165,7 +165,7 @@ def _check_world(world: Any, options: dict[str, Any]) -> None:
     if isinstance(world, TileGrid):
         GridSearch._check(world, (0, 0), (0, 0), **options)  # (a cell of every grid)
     elif isinstance(world, NavMesh):
-        check_options(options, keyword_options(NavMeshSearch), "NavMeshSearch")
+        check_search_options(options)
     else:
         raise InvalidInputError(f"world must be a TileGrid or a NavMesh, got {type(world).__name__}")
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, overload
 
-from gamenav._validate import check_options, keyword_options
 from gamenav.errors import InvalidInputError
 from gamenav.grid._fast import fast_rule, try_find_path
 from gamenav.grid.search import try_graph_path
@@ -57,9 +56,9 @@ def begin_search(world: Any, start: Any, goal: Any, **options: Any) -> Search:
     from gamenav.navmesh.mesh import NavMesh
 
     if isinstance(world, NavMesh):
-        from gamenav.navmesh.search import NavMeshSearch
+        from gamenav.navmesh.search import NavMeshSearch, check_search_options
 
-        check_options(options, keyword_options(NavMeshSearch), "NavMeshSearch")
+        check_search_options(options)
         return NavMeshSearch(world, start, goal, **options)
     raise InvalidInputError(f"world must be a TileGrid or a NavMesh, got {type(world).__name__}")
 

@@ -144,3 +144,17 @@ def test_long_doubles_beyond_float64_in_arrays_are_refused_without_a_numpy_warni
         warnings.simplefilter("error")
         with pytest.raises(gamenav.InvalidInputError, match=message):
             call(big)
+
+
+@pytest.mark.parametrize("call", [
+    lambda mesh: gamenav.find_path(mesh, (1, 1), (3, 3), agent_radius=0.5),
+    lambda mesh: gamenav.find_paths(mesh, [(1, 1)], [(3, 3)], agent_radius=0.5),
+    lambda mesh: gamenav.PathCache().find_path(mesh, (1, 1), (3, 3), agent_radius=0.5),
+    lambda mesh: gamenav.PathQueue().request(mesh, (1, 1), (3, 3), agent_radius=0.5),
+], ids=["find_path", "find_paths", "PathCache", "PathQueue"])
+def test_a_navmesh_search_given_an_agent_radius_says_where_a_navmesh_takes_it(call: Any) -> None:
+    """A grid user's ``agent_radius=`` on a navmesh got only "unknown NavMeshSearch option"."""
+    mesh = gamenav.NavMesh.from_polygons([_SQUARE])
+    with pytest.raises(gamenav.InvalidOptionError, match=r"'agent_radius': a navmesh is inflated by the agent "
+                                                         r"radius when it is built \(NavMesh.from_polygons"):
+        call(mesh)

@@ -14,6 +14,7 @@ Two algorithms share one interface (world ``(x, y)`` points in, :class:`~gamenav
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from typing import Any
 
 import numpy as np
@@ -23,12 +24,12 @@ from gamenav._identity import IdentityMap
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import (DONE_FOUND, NEED_SPACE, RUNNING, astar_step, funnel,
                                       polyanya_step, weighted_length)
-from gamenav._validate import expansion_budget, flag
-from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
+from gamenav._validate import check_options, expansion_budget, flag, keyword_options
+from gamenav.errors import BlockedEndpointError, InvalidInputError, InvalidOptionError, UnsupportedOptionError
 from gamenav.navmesh.mesh import NavMesh, world_point
 from gamenav.types import Path, PathStatus
 
-__all__ = ["NavMeshSearch"]
+__all__ = ["NavMeshSearch", "check_search_options"]
 
 _LABELS = 4096
 """Initial capacity of the default search's label arrays (doubled when full)."""
@@ -425,3 +426,19 @@ class NavMeshSearch:
         first = np.ones(len(tris), dtype=bool)
         first[1:] = tris[1:] != tris[:-1]
         return self._make_path(roots[keep], tris[first])
+
+
+def check_search_options(options: Collection[str]) -> None:
+    """Reject option names :class:`NavMeshSearch` does not take (``find_path``, queues, caches,
+    batches and crowds on a navmesh).
+
+    Raises:
+        InvalidOptionError: naming the unknown option and the valid ones; for ``agent_radius`` (a
+            grid search option), also where a navmesh takes it.
+    """
+    valid = keyword_options(NavMeshSearch)
+    if "agent_radius" in options:
+        raise InvalidOptionError("unknown NavMeshSearch option 'agent_radius': a navmesh is inflated by the agent "
+                                 "radius when it is built (NavMesh.from_polygons(..., agent_radius=r)); valid "
+                                 f"options: {', '.join(sorted(valid))}")
+    check_options(options, valid, "NavMeshSearch")

@@ -19,7 +19,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from gamenav._arrays import frozen
-from gamenav._validate import check_options, flag, keyword_options
+from gamenav._validate import flag
 from gamenav.errors import InvalidInputError
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange, TileGrid
@@ -110,9 +110,9 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
                 f"world must be a TileGrid or a NavMesh, got {type(world).__name__}")
         sp, gp = world_point(start, "start"), world_point(goal, "goal")  # finite, within MAX_COORDINATE
         s, g = (float(sp[0]), float(sp[1])), (float(gp[0]), float(gp[1]))
-        from gamenav.navmesh.search import NavMeshSearch
+        from gamenav.navmesh.search import NavMeshSearch, check_search_options
 
-        check_options(options, keyword_options(NavMeshSearch), "NavMeshSearch")
+        check_search_options(options)
         # its options are flags, keyed as the search reads them: exact=1.0 (refused) is not True's
         effective = {name: flag(options.get(name, default), name)
                      for name, default in _defaults(NavMeshSearch).items()}
