@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from gamenav._kernels import grid_fast as _kf
 from gamenav._kernels.grid_search import FOUND
-from gamenav._validate import flag, is_int
+from gamenav._validate import flag, is_int, is_real
 from gamenav.errors import InvalidInputError
 from gamenav.grid._fast import FastWorkspace, Tables, int_pairs, make_path, tables
 from gamenav.grid.clearance import radius_state
@@ -151,6 +151,9 @@ def _pairs(starts: Any, goals: Any) -> tuple[list[Any], list[Any]]:
         elif isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
             raise InvalidInputError(
                 f"{name} must be a sequence of (x, y) pairs or an (n, 2) array, got {type(value).__name__}")
+        elif len(value) == 2 and all(is_real(v) for v in value):
+            raise InvalidInputError(f"{name} must be a sequence of (x, y) pairs, got one pair {value!r} (find_path "
+                                    f"answers one query; a batch of one is [{value!r}])")
         else:
             lists.append(list(value))
     if len(lists[0]) != len(lists[1]):

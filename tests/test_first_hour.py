@@ -158,3 +158,12 @@ def test_a_navmesh_search_given_an_agent_radius_says_where_a_navmesh_takes_it(ca
     with pytest.raises(gamenav.InvalidOptionError, match=r"'agent_radius': a navmesh is inflated by the agent "
                                                          r"radius when it is built \(NavMesh.from_polygons"):
         call(mesh)
+
+
+@pytest.mark.parametrize(("starts", "goals", "name"), [((0, 0), (3, 2), "starts"), ([(0, 0)], (3, 2), "goals")])
+def test_find_paths_given_one_pair_for_a_batch_says_so(starts: Any, goals: Any, name: str) -> None:
+    """One (x, y) pair where find_paths wants a batch said "start must be an (x, y) pair of ints,
+    got 0" or "starts and goals must have the same length, got 1 and 2"."""
+    grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
+    with pytest.raises(gamenav.InvalidInputError, match=f"{name} must be a sequence of \\(x, y\\) pairs, got one pair"):
+        gamenav.find_paths(grid, starts, goals)
