@@ -90,8 +90,10 @@ _MS = np.timedelta64(16, "ms")
     (lambda g: gamenav.SearchWorkspace((np.timedelta64(3), 4)), "shape must be \\(height, width\\) ints"),
     (lambda g: gamenav.NavMesh.from_polygons([[(0, 0), (4, 0), (4, 4), (0, 4)]]).clamp((9, 9), np.timedelta64(0)),
      "island must be None or an int"),
+    (lambda g: gamenav.Crowd(g, [(0.5, 0.5)], radius=0.3, max_speed=2.0).update(_MS), "dt must be a finite number"),
+    (lambda g: gamenav.Crowd(g, [(0.5, 0.5)], radius=0.3, max_speed=2.0).stop([np.timedelta64(0)]), "agent"),
 ], ids=["cell_size", "budget_ms", "simulate budget_ms", "simulate agents", "weight", "max_expansions", "partial",
-        "cell", "region", "workspace shape", "clamp island"])
+        "cell", "region", "workspace shape", "clamp island", "crowd dt", "crowd agent"])
 def test_numpy_timedelta_is_not_a_number(call: Any, message: str) -> None:
     grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
     with pytest.raises(gamenav.InvalidInputError, match=message):
@@ -151,7 +153,9 @@ def test_long_doubles_beyond_float64_in_arrays_are_refused_without_a_numpy_warni
     lambda mesh: gamenav.find_paths(mesh, [(1, 1)], [(3, 3)], agent_radius=0.5),
     lambda mesh: gamenav.PathCache().find_path(mesh, (1, 1), (3, 3), agent_radius=0.5),
     lambda mesh: gamenav.PathQueue().request(mesh, (1, 1), (3, 3), agent_radius=0.5),
-], ids=["find_path", "find_paths", "PathCache", "PathQueue"])
+    lambda mesh: gamenav.Crowd(gamenav.TileGrid(np.ones((4, 4), bool)), [(1, 1)], radius=0.3, max_speed=1.0,
+                               world=mesh, path_options={"agent_radius": 0.5}),
+], ids=["find_path", "find_paths", "PathCache", "PathQueue", "Crowd"])
 def test_a_navmesh_search_given_an_agent_radius_says_where_a_navmesh_takes_it(call: Any) -> None:
     """A grid user's ``agent_radius=`` on a navmesh got only "unknown NavMeshSearch option"."""
     mesh = gamenav.NavMesh.from_polygons([_SQUARE])

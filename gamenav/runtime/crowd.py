@@ -65,7 +65,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
-import numbers
 import sys
 import time
 import weakref
@@ -80,8 +79,7 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels.crowd import (descend_field, field_targets, follow_paths, narrow_passages, passage_waits,
                                     preferred_velocities, resolve_walls, separation, walk_steps)
 from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
-from gamenav._validate import (check_options, finite_point, flag, holds_bool, keyword_options, positive_number,
-                               real_number)
+from gamenav._validate import finite_point, flag, holds_bool, is_int, is_real, positive_number, real_number
 from gamenav.runtime._congestion import oncoming_scale
 from gamenav._events import Closeable, Inbox
 from gamenav.errors import BlockedEndpointError, GamenavError, InvalidInputError
@@ -183,21 +181,21 @@ def _clearance_mask(grid: TileGrid, radius: float, snapshot: _GridState | None =
 
 def _positive_int(value: Any, name: str) -> int:
     """``value`` as an int, which must be an integer >= 1 (bools rejected)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+    if not is_int(value) or value < 1:
         raise InvalidInputError(f"{name} must be an int >= 1, got {value!r}")
     return int(value)
 
 
 def _count(value: Any, name: str) -> int:
     """``value`` as an int, which must be an integer >= 0 (bools rejected)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+    if not is_int(value) or value < 0:
         raise InvalidInputError(f"{name} must be an int >= 0, got {value!r}")
     return int(value)
 
 
 def _agent_id(agent: Any) -> int:
     """``agent`` as an int: one agent id (bools, lists and arrays refused)."""
-    if isinstance(agent, bool) or not isinstance(agent, numbers.Integral):
+    if not is_int(agent):
         raise InvalidInputError(f"agent must be one agent id (an int), got {agent!r}")
     return int(agent)
 
@@ -738,11 +736,11 @@ class Crowd(Closeable):
         every path request would raise later, inside an update (an unknown option; on the grid
         also a bad value), and for a world that is neither ``grid`` nor a NavMesh."""
         from gamenav.navmesh.mesh import NavMesh
-        from gamenav.navmesh.search import NavMeshSearch
+        from gamenav.navmesh.search import check_search_options
         from gamenav.runtime._search import make_query
 
         if isinstance(world, NavMesh):
-            check_options(self.path_options, keyword_options(NavMeshSearch), "NavMeshSearch")
+            check_search_options(self.path_options)
         elif world is not grid:
             raise InvalidInputError(f"world must be the crowd's grid or a NavMesh, got {type(world).__name__}")
         else:
@@ -1177,7 +1175,7 @@ class Crowd(Closeable):
         engines cap their frame time: the rest of it is not simulated.
         """
         self._check_open("update")
-        if type(dt) is not float and (isinstance(dt, bool) or not isinstance(dt, numbers.Real)) or \
+        if type(dt) is not float and not is_real(dt) or \
                 not 0 <= dt <= sys.float_info.max:  # (no float(): an int beyond float64 would overflow)
             raise InvalidInputError(f"dt must be a finite number >= 0, got {dt!r}")
         dt = float(dt)  # kernels take float64 (a Python int beyond int64 would not convert)
