@@ -253,11 +253,11 @@ def _zeroed(geom: BaseGeometry, tol: float) -> BaseGeometry:
     before merging; taken as 0 only there, a strip between a wall at 0 and an obstacle 1e-238
     off it, open at both ends, was pinched shut after the spikes were cut, and what it left of
     the strip stayed as a spike."""
+    limit = tol * 2.0 ** -9
     coords = shapely.get_coordinates(geom)
-    small = np.abs(coords) < tol * 2.0 ** -9
-    if not (small & (coords != 0.0)).any():
+    if not ((np.abs(coords) < limit) & (coords != 0.0)).any():
         return geom
-    out: BaseGeometry = shapely.transform(geom, lambda c: np.where(np.abs(c) < tol * 2.0 ** -9, 0.0, c))
+    out: BaseGeometry = shapely.transform(geom, lambda c: np.where(np.abs(c) < limit, 0.0, c))
     return out if shapely.is_valid(out) else _polygonal(shapely.make_valid(out, method="structure"))
 
 
