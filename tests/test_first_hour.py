@@ -171,3 +171,20 @@ def test_find_paths_given_one_pair_for_a_batch_says_so(starts: Any, goals: Any, 
     grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
     with pytest.raises(gamenav.InvalidInputError, match=f"{name} must be a sequence of \\(x, y\\) pairs, got one pair"):
         gamenav.find_paths(grid, starts, goals)
+
+
+def test_mesh_rings_and_obstacle_ids_use_the_shared_number_checks() -> None:
+    """A long double beyond float64 in a ring went through numpy's overflow warning (an exception
+    under -W error) before the build's error, and a timedelta64 obstacle id was taken as an int."""
+    room = [(0, 0), (10, 0), (10, 10), (0, 10)]
+    big = np.longdouble("1e400")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(gamenav.InvalidGeometryError, match="walkable coordinates must be finite"):
+            gamenav.NavMesh.from_polygons([room[:2] + [(big, 10)] + room[3:]])
+        mesh = gamenav.NavMesh.from_polygons([room])
+        with pytest.raises(gamenav.InvalidGeometryError, match="coordinates must be finite"):
+            mesh.add_obstacle([(1, 1), (2, 1), (big, 2)])
+    oid = mesh.add_obstacle([(1, 1), (2, 1), (2, 2)])
+    with pytest.raises(gamenav.InvalidInputError, match="oid must be the id of an obstacle"):
+        mesh.remove_obstacle(np.timedelta64(oid))

@@ -27,7 +27,7 @@ from shapely.geometry.base import BaseGeometry
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import inside_triangles, ring_graph
-from gamenav._validate import holds_bool, real_number
+from gamenav._validate import float_numbers, holds_bool, real_number
 from gamenav.errors import GamenavError, InvalidGeometryError, InvalidInputError
 
 __all__ = ["MAX_COORDINATE", "agent_radius_value", "area_list", "free_space", "grid_triangulation",
@@ -81,11 +81,7 @@ def agent_radius_value(agent_radius: Any) -> float:
 
 def _ring(value: Any, name: str, k: int) -> npt.NDArray[np.float64]:
     """Ring ``k`` of ``name`` as an ``(n >= 3, 2)`` float64 array of finite in-range points."""
-    try:  # numbers only: numpy reads a bool among them as 0 or 1
-        raw = np.asarray(value)
-        ring = raw.astype(np.float64) if raw.dtype.kind in "iuf" and not holds_bool(value) else None
-    except (TypeError, ValueError, OverflowError):
-        ring = None
+    ring = float_numbers(value)  # numbers only: numpy reads a bool among them as 0 or 1
     if ring is None or ring.ndim != 2 or ring.shape[1] != 2 or ring.shape[0] < 3:
         shape = getattr(ring, "shape", None)
         got = "a bool among them" if holds_bool(value) else shape if shape is not None else type(value).__name__

@@ -60,7 +60,7 @@ from gamenav._arrays import frozen
 from gamenav._kernels import announce_compile
 from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, reindex, relabel,
                                       split_groups, stitch, tri_cells)
-from gamenav._validate import holds_bool
+from gamenav._validate import float_numbers, is_int
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
                                    merge_points, triangulate_areas, triangulate_free_space)
@@ -1296,11 +1296,7 @@ def _obstacle_geometry(shape: Any) -> tuple[BaseGeometry, tuple[float, float, fl
     if isinstance(shape, shapely.Polygon):
         geom = shape
     elif isinstance(shape, (list, tuple, np.ndarray)) and len(shape) >= 3:
-        try:  # numbers only (no strings, bools or ints beyond float), as _as_geometry reads them
-            raw = np.asarray(shape)
-            ring = raw.astype(np.float64) if raw.dtype.kind in "iuf" and not holds_bool(shape) else None
-        except (TypeError, ValueError, OverflowError):
-            ring = None
+        ring = float_numbers(shape)  # numbers only (no strings, bools or ints beyond float), as _as_geometry reads them
         if ring is not None and ring.ndim == 2 and ring.shape[1] == 2 and np.isfinite(ring).all():
             geom = shapely.Polygon(ring)
     if geom is not None:
@@ -1352,7 +1348,7 @@ def remove_obstacle(mesh: NavMesh, oid: Any) -> None:
     """See :meth:`gamenav.NavMesh.remove_obstacle`."""
     es = edit_state(mesh)
     with _edit_locks(es):
-        if isinstance(oid, bool) or not isinstance(oid, (int, np.integer)) or int(oid) not in es.obstacles:
+        if not is_int(oid) or int(oid) not in es.obstacles:
             raise InvalidInputError(f"oid must be the id of an obstacle of this mesh (one of "
                                     f"{sorted(es.obstacles)[:10]}), got {oid!r}")
         ob = es.obstacles[int(oid)]
