@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import math
 import pickle
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -844,13 +845,20 @@ def test_a_strip_merged_at_both_ends_into_a_twisted_spike_is_cut_off_in_a_build(
     the next one, which alone was checked), so a build kept it as a crack, and triangulating it
     left an island of two triangles (area 1e-13) that the edited mesh has not."""
     shapes = [shapely.box(2e-13, 0, 1 + 2e-13, 1), shapely.box(1e-238, 1, 1 + 1e-238, 2)]
+    for mesh, fresh in _edited_in_either_order_and_built(shapes):
+        assert int(mesh.islands[mesh.alive].max()) == int(fresh.islands.max()) == 0
+        assert live_area(mesh) == pytest.approx(live_area(fresh), rel=1e-12)
+
+
+def _edited_in_either_order_and_built(shapes: list[Any]) -> Iterator[tuple[NavMesh, NavMesh]]:
+    """``(ROOM edited by adding shapes in order, the same reversed)``, each with a fresh build of
+    ROOM with those obstacles."""
     fresh = NavMesh.from_polygons(ROOM, obstacles=shapes)
     for order in (shapes, shapes[::-1]):
         mesh = NavMesh.from_polygons(ROOM)
         for shape in order:
             mesh.add_obstacle(shape)
-        assert int(mesh.islands[mesh.alive].max()) == int(fresh.islands.max()) == 0
-        assert live_area(mesh) == pytest.approx(live_area(fresh), rel=1e-12)
+        yield mesh, fresh
 
 
 def test_a_strip_by_the_wall_at_zero_open_at_both_ends_closes_alike_in_builds_and_edits() -> None:
@@ -860,12 +868,8 @@ def test_a_strip_by_the_wall_at_zero_open_at_both_ends_closes_alike_in_builds_an
     (0.377 away; the edited mesh, whose first edit had closed the strip, gave 0.447). Such
     coordinates are 0 before merging now, in builds and edits alike."""
     shapes = [shapely.box(1e-238, 1, 1 + 1e-238, 2), shapely.box(2e-13, 0.5, 1 + 2e-13, 1.5)]
-    fresh = NavMesh.from_polygons(ROOM, obstacles=shapes)
     point = np.array([[-0.38, 0.74]])
-    for order in (shapes, shapes[::-1]):
-        mesh = NavMesh.from_polygons(ROOM)
-        for shape in order:
-            mesh.add_obstacle(shape)
+    for mesh, fresh in _edited_in_either_order_and_built(shapes):
         assert int(mesh.islands[mesh.alive].max()) == int(fresh.islands.max()) == 0
         assert live_area(mesh) == pytest.approx(live_area(fresh), rel=1e-12)
         for m in (mesh, fresh):
