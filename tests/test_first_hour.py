@@ -19,7 +19,7 @@ from gamenav.io import Scenario, read_map, read_mesh, read_scenarios, write_map,
     (dict(start="10"), r"scenarios\[1\]\.start must hold ints, got '10'"),
     (dict(goal=("2", "1")), r"scenarios\[1\]\.goal must hold ints, got \('2', '1'\)"),
     (dict(bucket="5"), r"scenarios\[1\]\.bucket must hold ints, got '5'"),
-    (dict(width=np.str_("3")), r"scenarios\[1\]\.width must hold ints, got '3'"),
+    (dict(width=np.str_("3")), r"scenarios\[1\]\.width must hold ints, got (np\.str_\()?'3'"),  # (numpy 2's repr)
 ])
 def test_write_scenarios_refuses_strings_for_ints(tmp_path: Path, change: dict[str, object], message: str) -> None:
     path = tmp_path / "out.scen"  # were written: the str '10' read back as the cell (1, 0)
