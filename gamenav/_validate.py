@@ -19,8 +19,8 @@ import numpy.typing as npt
 
 from gamenav.errors import InvalidInputError, InvalidOptionError
 
-__all__ = ["MAX_GRID_CELLS", "check_options", "expansion_budget", "finite_point", "flag", "grid_dimensions",
-           "holds_bool", "is_int", "is_real", "keyword_options", "positive_number", "real_number"]
+__all__ = ["MAX_GRID_CELLS", "check_options", "expansion_budget", "finite_point", "flag", "float_numbers",
+           "grid_dimensions", "holds_bool", "is_int", "is_real", "keyword_options", "positive_number", "real_number"]
 
 MAX_GRID_CELLS = 1 << 27
 """The most cells a grid built from a world size may have (134M: a TileGrid needs ~10 bytes a cell)."""
