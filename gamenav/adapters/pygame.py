@@ -587,6 +587,11 @@ class PathFollower(Follower):
         (True, [4, 0])
     """
 
+    _RECT_MOST = 2**31 - 1
+    """A ``pygame.Rect`` holds C ints: beyond this a coordinate wraps round (5e9 became 705032704)."""
+    _FRECT_MOST = float(np.finfo(np.float32).max)
+    """A ``pygame.FRect`` holds float32: beyond this a coordinate is inf."""
+
     def __init__(self, target: pygame.sprite.Sprite | Sequence[float], grid: TileGrid, *,
                  speed: float, queue: Any = None, radius: float | None = None,
                  **path_options: Any) -> None:
@@ -619,8 +624,3 @@ class PathFollower(Follower):
                                         f"{type(rect).__name__} holds (coordinates up to {most:.10g})")
             rect.center = (round(x), round(y))
             self._written = rect.center
-
-    _RECT_MOST = 2**31 - 1
-    """A ``pygame.Rect`` holds C ints: beyond this a coordinate wraps round (5e9 became 705032704)."""
-    _FRECT_MOST = float(np.finfo(np.float32).max)
-    """A ``pygame.FRect`` holds float32: beyond this a coordinate is inf."""
