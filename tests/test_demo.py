@@ -390,7 +390,7 @@ def test_a_building_never_covers_the_last_free_cells() -> None:
     sim = Simulation(from_walkable(np.ones((1, 5), bool)), agents=4, seed=1, max_expansions=1000)
     window = DemoWindow(sim, visible=False, fixed_dt=1 / 30)
     try:
-        window.on_mouse_motion(window.width // 2, 4, 0, 0)
+        window.on_mouse_motion(20, 4, 0, 0)  # the middle of the 40 x 8 px map
         window.on_key_press(arcade.key.B, 0)
         window.on_update(1 / 30)
         window.on_draw()
@@ -724,7 +724,7 @@ def test_a_hud_message_goes_away(monkeypatch: pytest.MonkeyPatch) -> None:
     sim = Simulation(from_walkable(np.ones((1, 5), bool)), agents=2, seed=1, max_expansions=1000)
     window = DemoWindow(sim, visible=False, fixed_dt=1 / 30, overlays=set())
     try:
-        window.on_mouse_motion(window.width // 2, 4, 0, 0)
+        window.on_mouse_motion(20, 4, 0, 0)  # the middle of the 40 x 8 px map
         window.on_key_press(arcade.key.B, 0)  # refused: the message
         texts = []
         for _ in range(151):  # 5 s at 30 frames a second
@@ -762,3 +762,32 @@ def test_reinforcements_are_parted_before_they_are_drawn() -> None:
         assert len(new) == 8 and (depth / np.minimum(r[new, None], r[None, :])).max() < 0.1
     finally:
         sim.close()
+
+
+def test_a_map_one_cell_high_leaves_room_for_the_hud_and_orders_stay_on_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a 1 x 40 map opened a 1000 x 25 px window: the HUD (six lines, 108 px) and the help ran out of it, and
+    # nothing but a strip of the first line was drawn
+    import arcade
+
+    from demo_game.app import DemoWindow, script_events
+    from demo_game.mapgen import from_walkable
+
+    boxes: list[tuple[float, float, float, float]] = []
+    real = arcade.draw_lrbt_rectangle_filled
+
+    def record(left: float, right: float, bottom: float, top: float, color: Any) -> None:
+        boxes.append((left, right, bottom, top))
+        real(left, right, bottom, top, color)
+
+    monkeypatch.setattr(arcade, "draw_lrbt_rectangle_filled", record)
+    sim = Simulation(from_walkable(np.ones((1, 40), bool)), agents=6, seed=1, max_expansions=1000, cell_size=25)
+    window = DemoWindow(sim, visible=False, fixed_dt=1 / 30, overlays={"help"})
+    try:
+        script_events(window, 8)[1]()  # the scripted orders: on the map, not in the window's empty part
+        assert all(0 <= x <= 1000 and 0 <= y <= 25 for x, y in sim.rally.values()) and len(sim.rally) == 2
+        window.on_update(1 / 30)
+        window.on_draw()
+        (_, _, hud_bottom, hud_top), (_, _, help_bottom, help_top) = boxes
+        assert hud_top == window.height and help_bottom == 0 and help_top <= hud_bottom
+    finally:
+        window.close()
