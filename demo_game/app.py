@@ -37,9 +37,11 @@ MAX_AGENTS = 100_000
 MAX_SIDE_PX = 8_192
 """The longest side of the window and of the terrain picture: arcade's texture atlas (16384 px a side on
 most GPUs, a border round each image) must hold it beside the HUD's glyphs."""
-MIN_WINDOW_PX = (880, 240)
-"""The smallest window: room for the loading screen's title, bar and note, and for the game's HUD over its
-help (a map smaller than this is drawn in the bottom-left corner)."""
+LOADING_MIN_PX = (880, 240)
+"""The smallest loading screen: room for its title, bar and note (the window of a small map cut them off)."""
+GAME_MIN_PX = (640, 240)
+"""The smallest game window: room for the HUD over the help (about 600 x 215 px; a map smaller than this
+is drawn in the bottom-left corner)."""
 HUD_LINES = 9
 OVERLAYS = ("grid", "paths", "navmesh", "expansions", "help")
 CONTROLS = """\
@@ -72,8 +74,8 @@ class DemoWindow(arcade.Window):
     def __init__(self, sim: Simulation, *, visible: bool = True, fixed_dt: float | None = None,
                  overlays: set[str] | None = None) -> None:
         g = sim.grid
-        super().__init__(max(int(g.width * g.cell_size), MIN_WINDOW_PX[0]),
-                         max(int(g.height * g.cell_size), MIN_WINDOW_PX[1]), "gamenav demo",
+        super().__init__(max(int(g.width * g.cell_size), GAME_MIN_PX[0]),
+                         max(int(g.height * g.cell_size), GAME_MIN_PX[1]), "gamenav demo",
                          visible=visible, vsync=False, update_rate=1 / 60)
         self.sim = sim
         self.fixed_dt = fixed_dt
@@ -555,7 +557,7 @@ def main(argv: list[str] | None = None) -> int:
               f"need a {w * cell_px} x {h * cell_px} px window (at most {MAX_SIDE_PX} px a side)", file=sys.stderr)
         return 2
     if not args.headless:
-        loading = LoadingWindow(max(w * cell_px, MIN_WINDOW_PX[0]), max(h * cell_px, MIN_WINDOW_PX[1]))
+        loading = LoadingWindow(max(w * cell_px, LOADING_MIN_PX[0]), max(h * cell_px, LOADING_MIN_PX[1]))
         try:
             gamenav.warmup(progress=loading.progress)  # before anything is timed: no compile in a frame
         except LoadingCancelled:  # the window was closed while loading: quit without compiling the rest
