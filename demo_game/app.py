@@ -524,6 +524,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--agents must be >= 1, got {args.agents}")
     if args.agents > MAX_AGENTS:
         parser.error(f"--agents must be <= {MAX_AGENTS}, got {args.agents}")
+    if args.screenshot_frame is not None and not args.screenshot:
+        parser.error("--screenshot-frame needs --screenshot (the file that frame is saved to)")
+    for option, value in (("--screenshot", args.screenshot), ("--stats", args.stats)):
+        if value and not args.headless:
+            parser.error(f"{option} needs --headless (the scripted run writes it; the game window does not)")
     if args.screenshot:
         _check_output(parser, "--screenshot", args.screenshot, image=True)
     if args.stats:

@@ -791,3 +791,22 @@ def test_a_map_one_cell_high_leaves_room_for_the_hud_and_orders_stay_on_it(monke
         assert hud_top == window.height and help_bottom == 0 and help_top <= hud_bottom
     finally:
         window.close()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--headless", "--screenshot-frame", "3"], "--screenshot-frame needs --screenshot"),
+    (["--screenshot", "shot.png"], "--screenshot needs --headless"),
+    (["--stats", "stats.json"], "--stats needs --headless"),
+])
+def test_cli_rejects_output_options_that_would_be_ignored(args: list[str], message: str, tmp_path: FilePath,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    # --screenshot-frame without --screenshot, and --screenshot or --stats in the game window, were silently
+    # ignored: the run ended with no file and no word why
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(demo_app, "display_problem", lambda: None)
+    monkeypatch.setattr(demo_app, "LoadingWindow", None)  # the old code opened the game here: fail at once
+    with pytest.raises(SystemExit) as info:
+        main(["--agents", "4", "--frames", "1", *args])
+    assert info.value.code == 2 and message in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
