@@ -664,12 +664,10 @@ def test_a_building_redraws_only_its_cells_and_the_picture_stays_exact(monkeypat
         window.close()
 
 
-def test_hud_and_help_boxes_hold_their_longest_lines(monkeypatch: pytest.MonkeyPatch) -> None:
-    # the boxes were 520 and 600 px wide whatever they held: the HUD's steering and queue lines (558 px in DejaVu
-    # Sans Mono) and long messages ran out of the box over the map, hard to read on bright ground
+def _recorded_boxes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float, float, float, float]]:
+    """The ``(left, right, bottom, top)`` of every filled box arcade draws from now on (the HUD's
+    and the help's), in order."""
     import arcade
-
-    from demo_game.app import DemoWindow
 
     boxes: list[tuple[float, float, float, float]] = []
     real = arcade.draw_lrbt_rectangle_filled
@@ -679,6 +677,15 @@ def test_hud_and_help_boxes_hold_their_longest_lines(monkeypatch: pytest.MonkeyP
         real(left, right, bottom, top, color)
 
     monkeypatch.setattr(arcade, "draw_lrbt_rectangle_filled", record)
+    return boxes
+
+
+def test_hud_and_help_boxes_hold_their_longest_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the boxes were 520 and 600 px wide whatever they held: the HUD's steering and queue lines (558 px in DejaVu
+    # Sans Mono) and long messages ran out of the box over the map, hard to read on bright ground
+    from demo_game.app import DemoWindow
+
+    boxes = _recorded_boxes(monkeypatch)
     sim = Simulation(generate(seed=7), agents=10, seed=7, max_expansions=1000)
     window = DemoWindow(sim, visible=False, fixed_dt=1 / 30, overlays={"help"})
     try:
@@ -767,19 +774,10 @@ def test_reinforcements_are_parted_before_they_are_drawn() -> None:
 def test_a_map_one_cell_high_leaves_room_for_the_hud_and_orders_stay_on_it(monkeypatch: pytest.MonkeyPatch) -> None:
     # a 1 x 40 map opened a 1000 x 25 px window: the HUD (six lines, 108 px) and the help ran out of it, and
     # nothing but a strip of the first line was drawn
-    import arcade
-
     from demo_game.app import DemoWindow, script_events
     from demo_game.mapgen import from_walkable
 
-    boxes: list[tuple[float, float, float, float]] = []
-    real = arcade.draw_lrbt_rectangle_filled
-
-    def record(left: float, right: float, bottom: float, top: float, color: Any) -> None:
-        boxes.append((left, right, bottom, top))
-        real(left, right, bottom, top, color)
-
-    monkeypatch.setattr(arcade, "draw_lrbt_rectangle_filled", record)
+    boxes = _recorded_boxes(monkeypatch)
     sim = Simulation(from_walkable(np.ones((1, 40), bool)), agents=6, seed=1, max_expansions=1000, cell_size=25)
     window = DemoWindow(sim, visible=False, fixed_dt=1 / 30, overlays={"help"})
     try:
