@@ -114,7 +114,11 @@ _local = threading.local()
 
 def tables(grid: TileGrid) -> Tables:
     """The kernel tables of ``grid``'s current snapshot (built on first use per snapshot)."""
-    state = grid._snapshot()
+    return _tables_of(grid, grid._snapshot())
+
+
+def _tables_of(grid: TileGrid, state: _GridState) -> Tables:
+    """The kernel tables of ``state``, a snapshot of ``grid`` (built on first use)."""
     found: Tables | None = state.fast
     if found is None:  # (two threads may both build: equal tables, either one is kept)
         found = state.fast = Tables(grid, state)
@@ -207,7 +211,7 @@ def try_find_path(grid: TileGrid, start: Any, goal: Any, diagonal: Diagonal = _D
         h, w = state.passable.shape
         if (h + 2) * (w + 2) > MAX_CELLS:  # (no tables built for a search that will not use them)
             return None
-        t = state.fast = Tables(grid, state)
+        t = _tables_of(grid, state)
     w = t.width
     h = t.height
     if not (0 <= sx < w and 0 <= gx < w and 0 <= sy < h and 0 <= gy < h) or t.cells > MAX_CELLS:

@@ -538,8 +538,7 @@ class PathQueue(Closeable):
             raise InvalidInputError(f"priority must be a finite number, got {shown!r}")
         if on_done is not None and not callable(on_done):
             raise InvalidInputError(f"on_done must be callable or None, got {on_done!r}")
-        if isinstance(quick_expansions, (bool, np.timedelta64)) or not isinstance(quick_expansions, numbers.Integral) \
-                or quick_expansions < 0:
+        if not is_int(quick_expansions) or quick_expansions < 0:
             raise InvalidInputError(f"quick_expansions must be an int >= 0, got {quick_expansions!r}")
         query = make_query(world, start, goal, search_options)
         score = _score(float(priority), self._aging, self._frame)
