@@ -1,7 +1,9 @@
 """Shared reading of the ASCII text formats: lines with numbers, errors naming file and line.
 
 Every reader accepts LF, CRLF and CR line endings and a leading UTF-8 byte-order mark; any other
-non-ASCII byte is a :class:`~gamenav.errors.MapFormatError` naming its line. Numbers are
+non-ASCII byte is a :class:`~gamenav.errors.MapFormatError` naming its line. Only regular files
+are read, and only up to the size limit of their format (a device such as ``/dev/zero`` or a FIFO
+never ends: it would hang the game or fill its memory). Numbers are
 parsed strictly: decimal integers (``[+-]digits``) and finite decimal floats (no ``nan``,
 ``inf``, underscores or hex), so ``float("nan")``-style surprises never reach the arrays.
 """
@@ -9,9 +11,11 @@ parsed strictly: decimal integers (``[+-]digits``) and finite decimal floats (no
 from __future__ import annotations
 
 import codecs
+import errno
 import math
 import os
 import re
+import stat
 from pathlib import Path as FilePath
 
 from gamenav.errors import InvalidInputError, MapFormatError
@@ -39,15 +43,40 @@ def file_path(path: str | os.PathLike[str]) -> FilePath:
     return FilePath(name)
 
 
-def read_lines(path: str | os.PathLike[str]) -> list[str]:
+def _read_bytes(path: str | os.PathLike[str], max_bytes: int) -> bytes:
+    """The bytes of the regular file ``path``, refused before reading when there are more than ``max_bytes``."""
+    name = file_path(path)
+    # (non-blocking: opening a FIFO without a writer returns at once, to be refused below)
+    fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        mode = info.st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(name))
+        if not stat.S_ISREG(mode):
+            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+            raise MapFormatError(f"expected a regular file, got {kind} (it may never end)", path=path)
+        with open(fd, "rb", closefd=False) as file:  # (at most one byte over: a file growing meanwhile stops too)
+            data = file.read(max_bytes + 1) if info.st_size <= max_bytes else None
+    finally:
+        os.close(fd)
+    if data is None or len(data) > max_bytes:
+        raise MapFormatError(f"the file is larger than the {max_bytes:_} bytes this format may take",
+                             path=path)
+    return data
+
+
+def read_lines(path: str | os.PathLike[str], max_bytes: int) -> list[str]:
     """The lines of an ASCII text file, without line endings (line ``k`` is ``lines[k - 1]``).
 
     Raises:
         InvalidInputError: ``path`` is not a file name (see :func:`file_path`).
-        MapFormatError: a non-ASCII byte (the message names its line and column).
+        MapFormatError: not a regular file (a device or FIFO, which may never end), more than
+            ``max_bytes`` bytes (the format's limit) or a non-ASCII byte (the message names its
+            line and column).
         OSError: the file cannot be read (missing, a folder, no permission).
     """
-    data = file_path(path).read_bytes().removeprefix(codecs.BOM_UTF8)
+    data = _read_bytes(path, max_bytes).removeprefix(codecs.BOM_UTF8)
     data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")  # LF only: errors count lines by LF
     try:
         text = data.decode("ascii")
@@ -63,9 +92,9 @@ def read_lines(path: str | os.PathLike[str]) -> list[str]:
     return lines
 
 
-def token_lines(path: str | os.PathLike[str]) -> list[tuple[int, list[str]]]:
+def token_lines(path: str | os.PathLike[str], max_bytes: int) -> list[tuple[int, list[str]]]:
     """The non-blank lines of :func:`read_lines` as (1-based line number, whitespace-separated tokens)."""
-    return [(n, line.split()) for n, line in enumerate(read_lines(path), 1) if line.strip()]
+    return [(n, line.split()) for n, line in enumerate(read_lines(path, max_bytes), 1) if line.strip()]
 
 
 def _check(tokens: list[str], pattern: re.Pattern[str], noun: str, what: str,

@@ -17,9 +17,9 @@ Coordinates are world ``(x, y)``. "mesh 2" (Cui, Harabor & Grastien 2017)::
     trav n v_1 .. v_n k_1 .. k_n  (F lines: traversable flag 0/1, 1-based vertex ids, neighbours)
 
 Whitespace (blank lines, tabs) is insignificant; files are ASCII (LF, CRLF or CR line endings,
-an optional UTF-8 byte-order mark). Neighbour columns are checked for count and range ("mesh 2":
-``-1..P-1``) or for being integers ("mesh 3"): adjacency is recomputed from shared edges by
-:class:`gamenav.NavMesh`.
+an optional UTF-8 byte-order mark), regular files of at most :data:`MAX_MESH_BYTES`. Neighbour
+columns are checked for count and range ("mesh 2": ``-1..P-1``) or for being integers ("mesh 3"):
+adjacency is recomputed from shared edges by :class:`gamenav.NavMesh`.
 
 Scenario files: a ``version`` line, then ``bucket mesh W H start_x start_y goal_x goal_y cost``
 where ``cost`` is the expected path length (``-1``: no path).
@@ -37,6 +37,11 @@ from gamenav.errors import MapFormatError
 from gamenav.io._text import to_floats, to_ints, token_lines
 
 __all__ = ["MeshData", "MeshScenario", "read_mesh", "read_mesh_scenarios"]
+
+MAX_MESH_BYTES = 1 << 26
+"""The largest mesh or mesh ``.scen`` file read (64 MiB): thirty times the largest benchmark mesh
+(Polyanya's aurora, 2.2 MB); reading takes ten times or more the file's size in memory (a Python
+string per number)."""
 
 
 class MeshData(NamedTuple):
@@ -73,7 +78,8 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
         MapFormatError: bad header, wrong counts, non-numeric, non-integer or non-finite
             fields (``nan``, ``inf``), vertex ids out of range, "mesh 2" polygon ids outside
             ``-1..P-1``, polygons with fewer than 3 vertices or non-ASCII bytes (message names
-            file and line).
+            file and line); not a regular file (a device or FIFO) or more than
+            :data:`MAX_MESH_BYTES` bytes (refused before reading).
 
     Example:
         >>> import gamenav
@@ -82,7 +88,7 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
         ((112, 2), 120)
         >>> mesh = gamenav.NavMesh.from_mesh(*data)
     """
-    lines = token_lines(path)
+    lines = token_lines(path, MAX_MESH_BYTES)
     if len(lines) < 3 or lines[0][1] != ["mesh"]:
         raise MapFormatError("expected the header line 'mesh' followed by a version and counts",
                              path=path, line=lines[0][0] if lines else None)
@@ -152,9 +158,9 @@ def read_mesh_scenarios(path: str | os.PathLike[str]) -> list[MeshScenario]:
     Raises:
         MapFormatError: missing ``version`` line, wrong column count, non-numeric or non-finite
             fields (the map size too), a negative cost other than ``-1``, non-ASCII bytes (file
-            and line).
+            and line); not a regular file or more than :data:`MAX_MESH_BYTES` bytes.
     """
-    lines = token_lines(path)
+    lines = token_lines(path, MAX_MESH_BYTES)
     if not lines or lines[0][1][:1] != ["version"]:
         raise MapFormatError("expected a 'version' header line", path=path,
                              line=lines[0][0] if lines else 1)

@@ -8,7 +8,9 @@ Scenario files: a ``version`` header, then lines
 ``bucket map W H start_x start_y goal_x goal_y optimal_length`` (tabs or spaces).
 
 Both are ASCII (LF, CRLF or CR line endings, an optional UTF-8 byte-order mark); every problem
-is a :class:`~gamenav.errors.MapFormatError` naming the file and line.
+is a :class:`~gamenav.errors.MapFormatError` naming the file and line. Only regular files of at
+most :data:`MAX_MAP_BYTES` / :data:`MAX_SCENARIO_BYTES` are read (a game loading players' maps
+gets that error, not a hang, for ``/dev/zero``, a FIFO or a file of gigabytes).
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ __all__ = ["Scenario", "read_map", "read_scenarios", "write_map", "write_scenari
 PASSABLE = frozenset(".GS")
 BLOCKED = frozenset("@OTW")
 _PASSABLE_CODES = np.array([ord(c) for c in sorted(PASSABLE)], dtype=np.uint8)
+MAX_MAP_BYTES = 1 << 28
+"""The largest ``.map`` file read (256 MiB): room for 16,000 x 16,000 cells, a hundred times the
+largest benchmark maps (GPPC's 1550 x 1550, 2.4 MB); reading takes a few times the file's size
+in memory."""
+MAX_SCENARIO_BYTES = 1 << 26
+"""The largest ``.scen`` file read (64 MiB): about a million scenarios, forty times the largest
+benchmark file (1.5 MB); each scenario read takes some hundred bytes of memory."""
 
 
 class Scenario(NamedTuple):
@@ -58,7 +67,8 @@ def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
     Raises:
         MapFormatError: an empty file, a malformed or incomplete header, a declared size that
             does not match the rows, unknown terrain (tabs and spaces included) or non-ASCII
-            bytes; the message names the file and line.
+            bytes (the message names the file and line); not a regular file (a device or FIFO)
+            or more than :data:`MAX_MAP_BYTES` bytes (refused before reading).
 
     Example:
         >>> import gamenav
@@ -66,7 +76,7 @@ def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
         >>> walkable.shape, walkable.dtype.name, int(walkable.sum())
         ((49, 49), 'bool', 2054)
     """
-    lines = read_lines(path)
+    lines = read_lines(path, MAX_MAP_BYTES)
     if not any(line.strip() for line in lines):
         raise MapFormatError("empty file (expected a Moving AI map header)", path=path)
     header: dict[str, tuple[str, int]] = {}
@@ -137,9 +147,10 @@ def read_scenarios(path: str | os.PathLike[str]) -> list[Scenario]:
     Raises:
         MapFormatError: a line without 9 fields, non-numeric values, a map size <= 0, a start
             or goal outside its declared map size, a non-finite or negative optimal length, or
-            non-ASCII bytes (file and line).
+            non-ASCII bytes (file and line); not a regular file (a device or FIFO) or more than
+            :data:`MAX_SCENARIO_BYTES` bytes (refused before reading).
     """
-    lines = token_lines(path)
+    lines = token_lines(path, MAX_SCENARIO_BYTES)
     if lines and lines[0][1][0].lower().startswith("version"):
         lines = lines[1:]
     return [_scenario(fields, path, n) for n, fields in lines]

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import gamenav
-from gamenav.io import Scenario, read_map, read_scenarios, write_map, write_scenarios
+from gamenav.io import Scenario, movingai, read_map, read_mesh, read_mesh_scenarios, read_scenarios, write_map, \
+    write_scenarios
 
 
 def test_read_vendored_maps(data_dir: Path) -> None:
@@ -241,3 +245,52 @@ def test_blank_lines_and_indentation_before_the_scenario_header(tmp_path: Path) 
     path = tmp_path / "indented.scen"
     path.write_bytes(b"\r\n  \r\n\tversion 1\r\n\r\n0\tm.map\t3\t2\t0\t0\t2\t1\t2.5\r\n")
     assert read_scenarios(path) == [Scenario(0, "m.map", 3, 2, (0, 0), (2, 1), 2.5)]
+
+
+def _feed(fifo: Path, data: bytes, stop: threading.Event) -> None:
+    """Write ``data`` into ``fifo`` for the first reader that opens it (until ``stop``)."""
+    while not stop.is_set():
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:  # (ENXIO: no reader yet)
+            time.sleep(0.005)
+            continue
+        try:
+            os.write(fd, data)
+        except OSError:  # (the reader left)
+            pass
+        finally:
+            os.close(fd)
+        return
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    """A FIFO (or a device: /dev/zero) never ends: read_map waited in open() for a writer, or read
+    /dev/zero until the memory ran out. A writer feeds this one, so the old code read its map."""
+    fifo = tmp_path / "level.map"
+    os.mkfifo(fifo)
+    stop = threading.Event()
+    feeder = threading.Thread(target=_feed, args=(fifo, b"type octile\nheight 1\nwidth 1\nmap\n.\n", stop))
+    feeder.start()
+    try:
+        with pytest.raises(gamenav.MapFormatError, match=r"level\.map: expected a regular file, got a FIFO"):
+            read_map(fifo)
+    finally:
+        stop.set()
+        feeder.join()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/null"), reason="no /dev/null")
+@pytest.mark.parametrize("reader", [read_map, read_scenarios, read_mesh, read_mesh_scenarios])
+def test_devices_are_refused(reader) -> None:
+    with pytest.raises(gamenav.MapFormatError, match=r"/dev/null: expected a regular file, got a device"):
+        reader("/dev/null")  # (read_scenarios returned [])
+
+
+def test_a_file_beyond_the_format_limit_is_refused_before_reading(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "big.map"
+    path.write_text("type octile\nheight 1\nwidth 3\nmap\n...\n")
+    monkeypatch.setattr(movingai, "MAX_MAP_BYTES", 20)
+    with pytest.raises(gamenav.MapFormatError, match=r"big\.map: the file is larger than the 20 bytes"):
+        read_map(path)
