@@ -542,12 +542,11 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
     map_file = args.map
-    if map_file is not None and not FilePath(map_file).is_file():
-        samples = [name for name in gamenav.data.names() if name.endswith((".map", ".json", ".tmx"))]
-        if map_file not in samples:
-            problem = "is not a file" if FilePath(map_file).exists() else "no such file"
-            parser.error(f"--map {map_file!r}: {problem}; the maps shipped with gamenav: {', '.join(samples)}")
-        map_file = str(gamenav.data.path(map_file))
+    if map_file is not None:
+        try:
+            map_file = gamenav.data.map_file(map_file, (".map", ".json", ".tmx"))
+        except gamenav.InvalidInputError as exc:
+            parser.error(f"--map {map_file!r}: {exc}")
     try:
         terrain = load_terrain(map_file, args.seed, args.layer)
     except Exception as exc:  # noqa: BLE001 - a malformed map: one line, no traceback

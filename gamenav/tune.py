@@ -353,12 +353,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             probe.savefig(io.BytesIO(), format=suffix or "png")
         except Exception as exc:  # noqa: BLE001 - whatever the writer raises, before the run
             parser.error(f"--plot {args.plot!r}: matplotlib cannot write .{suffix or 'png'} files here: {exc}")
-    shipped = args.map in samples and not os.path.exists(args.map)  # a file of that name comes first
     try:
-        grid = TileGrid.from_movingai(data.path(args.map) if shipped else args.map)
-    except (OSError, InvalidInputError, MapFormatError) as exc:  # (InvalidInputError: an empty name)
-        hint = f" (the maps shipped with gamenav: {', '.join(samples)})" if isinstance(exc, OSError) else ""
-        parser.error(f"cannot read --map {args.map!r}: {exc}{hint}")
+        grid = TileGrid.from_movingai(data.map_file(args.map))
+    except (OSError, InvalidInputError, MapFormatError) as exc:  # (InvalidInputError: an unknown or empty name)
+        parser.error(f"cannot read --map {args.map!r}: {exc}")
     if not grid.passable.any():  # before the warmup, not after it
         parser.error(f"--map {args.map!r} has no passable cell")
     warmup(navmesh=False, crowd=False)  # load (first run: compile) the kernels before timing

@@ -73,6 +73,23 @@ def test_tune_lists_the_shipped_maps_for_a_missing_file(tmp_path: Path, monkeypa
     assert "the maps shipped with gamenav: arena.map, den011d.map" in capsys.readouterr().err
 
 
+def test_tune_names_an_unknown_map_as_the_demo_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    # tune said "[Errno 2] No such file or directory: 'nosuch.map' (the maps shipped ...)", the demo
+    # "no such file; the maps shipped ...": both now ask gamenav.data.map_file
+    monkeypatch.chdir(tmp_path)
+    listed = "the maps shipped with gamenav: arena.map, den011d.map"
+    with pytest.raises(gamenav.InvalidInputError, match=f"^no such file; {listed}$"):
+        gamenav.data.map_file("nosuch.map")
+    with pytest.raises(gamenav.InvalidInputError, match=f"^is not a file; {listed}, level.tmx, tiny.json, tiny.tmx$"):
+        gamenav.data.map_file(".", (".map", ".json", ".tmx"))
+    with pytest.raises(SystemExit):
+        tune.main(["--map", "nosuch.map", "--frames", "2"])
+    assert f"--map 'nosuch.map': no such file; {listed}\n" in capsys.readouterr().err
+    (tmp_path / "arena.map").write_text("type octile\nheight 1\nwidth 2\nmap\n..\n")
+    assert gamenav.data.map_file("arena.map") == "arena.map"  # a file of that name comes first
+
+
 _MS = np.timedelta64(16, "ms")
 
 

@@ -29,12 +29,14 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import os
 import pathlib
 from importlib import resources
 
 from gamenav.errors import InvalidInputError
+from gamenav.io._text import file_path
 
-__all__ = ["names", "path"]
+__all__ = ["map_file", "names", "path"]
 
 _files = contextlib.ExitStack()
 atexit.register(_files.close)
@@ -68,3 +70,26 @@ def path(name: str) -> pathlib.Path:
 @functools.cache
 def _extracted(name: str) -> pathlib.Path:
     return _files.enter_context(resources.as_file(resources.files(__name__) / name))
+
+
+def map_file(name: str, suffixes: tuple[str, ...] = (".map",)) -> str:
+    """The map ``--map name`` means on the command lines of ``gamenav-tune`` and the demo: the file
+    ``name`` when there is one, else the shipped map ``name`` (one of :func:`names` ending in one
+    of ``suffixes``).
+
+    Raises:
+        InvalidInputError: ``name`` is not a valid file name (empty, a NUL character), or is
+            neither a file nor a shipped map; the message says which (no such file, or not a
+            file) and lists the shipped maps.
+
+    Example:
+        >>> map_file("arena.map") == str(path("arena.map"))  # (no arena.map in the current folder)
+        True
+    """
+    if file_path(name).is_file():
+        return name
+    maps = [entry for entry in names() if entry.endswith(suffixes)]
+    if name not in maps:
+        problem = "is not a file" if os.path.exists(name) else "no such file"
+        raise InvalidInputError(f"{problem}; the maps shipped with gamenav: {', '.join(maps)}")
+    return str(path(name))
