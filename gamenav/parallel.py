@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gamenav._kernels import grid_fast as _kf
 from gamenav._kernels.grid_search import FOUND
 from gamenav._validate import flag, is_int, is_real
 from gamenav.errors import InvalidInputError
@@ -204,10 +203,11 @@ def _grid_default(grid: TileGrid, starts: list[Any], goals: list[Any], workers: 
     def make_worker() -> Callable[[int], None]:
         ws = FastWorkspace(t.cells)
         bits, cost, labels, geo, ints, longs = t.bits, t.cost, t.labels, t.geo, ws.ints, ws.longs
+        kernel = t.kernel
 
         def job(i: int) -> None:
             sx, sy, gx, gy = cells[i]
-            code, c, expanded, path_cells, points = _kf.find_path_once(
+            code, c, expanded, path_cells, points = kernel(
                 bits, cost, labels, geo, ints, longs, sx, sy, gx, gy, Heuristic.OCTILE.code, False)
             status = PathStatus.FOUND if code == FOUND else PathStatus.NO_PATH
             results[i] = make_path(status, c, path_cells, points, expanded)

@@ -23,8 +23,10 @@ negligible next to their search times.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -55,6 +57,11 @@ _NO_PATH = PathStatus.NO_PATH
 _EMPTY_CORRIDOR = np.zeros(0, dtype=np.int64)
 _EMPTY_CORRIDOR.flags.writeable = False
 _new = object.__new__
+_typeof = cast(Callable[[object], Any], numba.typeof)
+
+
+Kernel = Callable[..., tuple[int, float, int, npt.NDArray[np.int64], npt.NDArray[np.float64]]]
+""":func:`~gamenav._kernels.grid_fast.find_path_once` compiled for one set of argument types."""
 
 
 class FastWorkspace:
@@ -75,7 +82,7 @@ class Tables:
     modified, and the tables of other movement rules are added by :meth:`rule`). It holds no
     reference to the snapshot that holds it (no cycle to wait for the garbage collector)."""
 
-    __slots__ = ("width", "height", "cells", "bits", "cost", "labels", "geo", "_rules")
+    __slots__ = ("width", "height", "cells", "bits", "cost", "labels", "geo", "kernel", "_rules")
 
     def __init__(self, grid: TileGrid, state: _GridState) -> None:
         from gamenav.grid.search import KERNELS, padded
@@ -90,23 +97,37 @@ class Tables:
         ox, oy = grid.origin
         self.geo = np.array([ox, oy, grid.cell_size, float(grid.y_up), float(self.height),
                              float(pad.uniform)], dtype=np.float64)
-        self._rules: dict[Diagonal, tuple[npt.NDArray[np.uint8], npt.NDArray[np.int32]]] = {
-            _DEFAULT_RULE: (self.bits, self.labels)}
+        self.kernel = self._compiled(self.bits, self.labels)
+        self._rules: dict[Diagonal, tuple[npt.NDArray[np.uint8], npt.NDArray[np.int32], Kernel]] = {
+            _DEFAULT_RULE: (self.bits, self.labels, self.kernel)}
 
     def rule(self, state: _GridState, diagonal: Diagonal
-             ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int32]]:
-        """``(bits, labels)`` for movement rule ``diagonal``: as :attr:`bits` with that rule's
-        moves, and its island labels (built on first use from ``state``, the snapshot these
-        tables belong to; the dict is replaced, never mutated, so other threads may read it
-        meanwhile)."""
+             ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int32], Kernel]:
+        """``(bits, labels, kernel)`` for movement rule ``diagonal``: as :attr:`bits`,
+        :attr:`labels` and :attr:`kernel` for that rule's moves and islands (built on first use
+        from ``state``, the snapshot these tables belong to; the dict is replaced, never mutated,
+        so other threads may read it meanwhile)."""
         found = self._rules.get(diagonal)
         if found is None:
             from gamenav.grid.search import padded
 
             pad = padded(state)
-            found = (np.stack([pad.moves(diagonal), pad.passable]), state.components(diagonal).ravel())
+            bits = np.stack([pad.moves(diagonal), pad.passable])
+            labels = state.components(diagonal).ravel()
+            found = (bits, labels, self._compiled(bits, labels))
             self._rules = {**self._rules, diagonal: found}
         return found
+
+    def _compiled(self, bits: npt.NDArray[np.uint8], labels: npt.NDArray[np.int32]) -> Kernel:
+        """The kernel compiled for these tables' argument types (from numba's cache after the
+        first run), to be called directly: numba's dispatcher would work out the types of all 12
+        arguments again on every call (0.26 us of a 2-3 us query). It checks no types, so every
+        call passes exactly these: the tables' arrays, a :class:`FastWorkspace`'s, plain ints and
+        a bool."""
+        sample = FastWorkspace(0)
+        args = (bits, self.cost, labels, self.geo, sample.ints, sample.longs, 0, 0, 0, 0, 0, False)
+        kernel: Kernel = _find_path_once.compile(tuple(_typeof(a) for a in args))
+        return kernel
 
 
 _local = threading.local()
@@ -152,10 +173,13 @@ def make_path(status: PathStatus, cost: float, cells: npt.NDArray[np.int64],
 def int_pairs(start: Any, goal: Any) -> tuple[int, int, int, int] | None:
     """``(sx, sy, gx, gy)`` when ``start`` and ``goal`` are both ``(x, y)`` tuples or lists of
     plain ``int`` (the short paths' common case), else None (the general path validates)."""
-    if type(start) not in _PAIRS or type(goal) not in _PAIRS or len(start) != 2 or len(goal) != 2:
+    if type(start) not in _PAIRS or type(goal) not in _PAIRS:
         return None
-    sx, sy = start
-    gx, gy = goal
+    try:
+        sx, sy = start
+        gx, gy = goal
+    except ValueError:  # not two values
+        return None
     if type(sx) is not int or type(sy) is not int or type(gx) is not int or type(gy) is not int:
         return None
     return sx, sy, gx, gy
@@ -201,10 +225,10 @@ def try_find_path(grid: TileGrid, start: Any, goal: Any, diagonal: Diagonal = _D
     see :func:`fast_rule`), or None when the general path must answer (anything but two
     ``(x, y)`` tuples or lists of ``int`` on the grid, a blocked endpoint, a grid over
     :data:`MAX_CELLS`, a partial path)."""
-    cells = int_pairs(start, goal)
-    if cells is None:
+    pair = int_pairs(start, goal)
+    if pair is None:
         return None
-    sx, sy, gx, gy = cells
+    sx, sy, gx, gy = pair
     state = grid._state
     t: Tables | None = state.fast
     if t is None:
@@ -220,10 +244,10 @@ def try_find_path(grid: TileGrid, start: Any, goal: Any, diagonal: Diagonal = _D
     if ws is None or ws.cells < t.cells:
         ws = _workspace(t.cells)
     if diagonal is _DEFAULT_RULE:
-        bits, labels = t.bits, t.labels
+        bits, labels, kernel = t.bits, t.labels, t.kernel
     else:
-        bits, labels = t.rule(state, diagonal)
-    code, cost, expanded, cells, points = _find_path_once(
+        bits, labels, kernel = t.rule(state, diagonal)
+    code, cost, expanded, cells, points = kernel(
         bits, t.cost, labels, t.geo, ws.ints, ws.longs, sx, sy, gx, gy, heuristic, smooth)
     if code == _BLOCKED or (partial and code != _FOUND_CODE):
         return None
