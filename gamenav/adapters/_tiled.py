@@ -1,19 +1,42 @@
-"""Outlines of Tiled objects, shared by the arcade and pygame adapters (which read maps through
-different parsers, pytiled_parser and pytmx, so that the same map gives the same navmesh in both).
+"""Placement of Tiled layers and outlines of Tiled objects, shared by the arcade and pygame adapters
+(which read maps through different parsers, pytiled_parser and pytmx, so that the same map gives
+the same grid and navmesh in both).
 
 Points are ``(x, y)`` map pixels as in the file: y grows downwards.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from gamenav._validate import finite_point
+from gamenav.errors import InvalidInputError, MapFormatError
+
 ELLIPSE_SIDES = 32
 """Tiled ellipses are taken as regular polygons of this many sides, inscribed in their box."""
+
+
+def layer_offset(offset: Sequence[Any], layer: str, path: str | os.PathLike[str] | None) -> tuple[float, float]:
+    """The ``(x, y)`` map pixels by which Tiled draws the layer ``layer`` moved: its ``offset``.
+
+    In Tiled's format (TMX and JSON) ``offsetx`` / ``offsety`` are a layer's offset in pixels, which
+    moves its tiles and objects; its ``x`` / ``y`` (in tiles) are always 0: Tiled cannot change
+    them (and pytiled_parser does not read them).
+
+    Raises:
+        MapFormatError: ``offset`` is not a finite ``(x, y)`` pair of numbers (the message names
+            the layer and the file ``path``).
+    """
+    try:
+        x, y = finite_point(offset, f"the offset of layer {layer!r}")
+    except InvalidInputError as exc:
+        raise MapFormatError(str(exc), path=path) from None
+    return float(x), float(y)
 
 
 def object_outline(kind: Literal["rectangle", "ellipse", "polygon"], at: Sequence[float], size: Sequence[float],

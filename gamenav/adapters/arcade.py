@@ -45,7 +45,7 @@ from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, 
 from gamenav.navmesh import MAX_COORDINATE
 from gamenav._identity import IdentityMap
 from gamenav._validate import finite_point, flag, grid_dimensions, is_int, positive_number
-from gamenav.adapters._tiled import object_outline
+from gamenav.adapters._tiled import layer_offset, object_outline
 
 __all__ = ["PathFollower", "draw_expansions", "draw_grid", "draw_navmesh", "draw_path",
            "grid_from_sprites", "grid_from_tilemap", "navmesh_from_tilemap"]
@@ -116,14 +116,14 @@ def _tile_layer(tile_map: Any, name: str) -> Any:
     return found[0]
 
 
-def _layer_gids(tile_map: Any, name: str) -> npt.NDArray[np.int64]:
-    """The ``(height, width)`` tile ids of a tile layer, ``[y, x]`` with row 0 at the top.
+def _layer_gids(tile_map: Any, tiles: Any) -> npt.NDArray[np.int64]:
+    """The ``(height, width)`` tile ids of the tile layer ``tiles``, ``[y, x]`` with row 0 at the top.
 
     Raises:
         MapFormatError: the layer's data is not ``height`` rows of ``width`` integer tile ids
             (or ``height * width`` of them in one list), the map's size.
     """
-    data = _tile_layer(tile_map, name).data
+    data, name = tiles.data, tiles.name
     height, width = int(tile_map.height), int(tile_map.width)
     shapes = ((height, width), (height * width,))
     try:
@@ -152,25 +152,36 @@ def grid_from_tilemap(tile_map: Any, layer: str, *, walls: bool = True) -> TileG
         walls: True: the layer's non-empty tiles are walls and everything else is walkable;
             False: the layer's non-empty tiles are the walkable floor.
 
-    The grid's cells are the map's tiles scaled by ``tile_map.scaling`` (square tiles only),
-    ``origin`` is the map's ``offset`` and ``y_up=True``, so grid cells and the layer's sprites
-    line up in arcade world coordinates.
+    The grid's cells are the map's tiles scaled by ``tile_map.scaling`` (square tiles only) and
+    ``y_up=True``; ``origin`` is the map's ``offset`` moved by the layer's Tiled offset
+    (``offsetx`` / ``offsety`` pixels, scaled; y down in Tiled, so ``offsety`` moves the origin
+    down), where Tiled draws the layer, as :func:`gamenav.adapters.pygame.grid_from_tmx` places it.
+    Grid cells and the layer's sprites line up in arcade world coordinates when the layer has no
+    offset (arcade 3 places tile sprites without it).
 
     Raises:
         InvalidInputError: ``layer`` is not the name of a tile layer, ``walls`` is not a bool,
             an infinite map, non-square tiles, or a ``tile_map.scaling`` or ``offset`` that is not
             finite (scaling: > 0).
         MapFormatError: the layer's data is not the map's height rows of width integer tile ids,
-            or tiles of 0 or fewer pixels.
+            tiles of 0 or fewer pixels, or a layer offset that is not finite.
     """
     walls = flag(walls, "walls")
-    gids = _layer_gids(tile_map, layer)
+    tiles = _tile_layer(tile_map, layer)
+    gids = _layer_gids(tile_map, tiles)
     if tile_map.tile_width != tile_map.tile_height:
         raise InvalidInputError(
             f"tiles must be square, got {tile_map.tile_width} x {tile_map.tile_height} pixels")
     occupied = gids != 0
-    scale, origin = _placement(tile_map)
-    return TileGrid(~occupied if walls else occupied, cell_size=tile_map.tile_width * scale, origin=origin, y_up=True)
+    scale, (ox, oy) = _placement(tile_map)
+    dx, dy = _layer_offset(tile_map, tiles)
+    return TileGrid(~occupied if walls else occupied, cell_size=tile_map.tile_width * scale,
+                    origin=(ox + dx * scale, oy - dy * scale), y_up=True)
+
+
+def _layer_offset(tile_map: Any, layer: Any) -> tuple[float, float]:
+    """The Tiled offset of a pytiled_parser layer, in map pixels (see :func:`~gamenav.adapters._tiled.layer_offset`)."""
+    return layer_offset(getattr(layer, "offset", (0.0, 0.0)), layer.name, getattr(tile_map.tiled_map, "map_file", None))
 
 
 def _placement(tile_map: Any) -> tuple[float, tuple[float, float]]:
@@ -272,7 +283,8 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
         agent_radius: obstacles are inflated (the free space shrunk) by this many world units.
 
     Coordinates are arcade world coordinates, those of the map's tile sprites (``scaling`` and
-    ``offset`` applied): objects are read from ``tile_map.tiled_map`` with their rotation,
+    ``offset`` applied): objects are read from ``tile_map.tiled_map`` with their rotation and the
+    layer's Tiled offset (as :func:`gamenav.adapters.pygame.navmesh_from_tmx` places them),
     ellipses as 32-gons; points, polylines, text and tile objects enclose no area and are ignored.
 
     Raises:
@@ -280,8 +292,8 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
             rectangles or ellipses, ``walkable`` is not a bool, a bad ``agent_radius``, or a
             ``tile_map.scaling`` or ``offset`` that is not finite (scaling: > 0).
         MapFormatError: an object with NaN or infinite coordinates or ones outside
-            ``gamenav.navmesh.MAX_COORDINATE`` (the message names the file and the object's id), or
-            tiles of 0 or fewer pixels.
+            ``gamenav.navmesh.MAX_COORDINATE`` (the message names the file and the object's id),
+            tiles of 0 or fewer pixels, or a layer offset that is not finite.
         InvalidGeometryError: the objects leave no walkable area, or the map reaches beyond
             ``gamenav.navmesh.MAX_COORDINATE``.
     """
@@ -291,17 +303,19 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
     if not isinstance(layer, str):
         raise InvalidInputError(f"layer must be a layer name (str), got {layer!r}")
     walkable = flag(walkable, "walkable")
-    objects = next((found.tiled_objects for found in layers if found.name == layer), None)
-    if objects is None:
+    group = next((found for found in layers if found.name == layer), None)
+    if group is None:
         raise InvalidInputError(
             f"object layer {layer!r} not found; the map's object layers are {[found.name for found in layers]}")
     scale, (ox, oy) = _placement(tile_map)
+    shift = _layer_offset(tile_map, group)
     bottom = float(tile_map.height * tile_map.tile_height)  # map pixels (y down) of the map's bottom edge
     polygons = []
-    for obj in objects:
+    for obj in group.tiled_objects:
         outline = _object_outline(obj)
         if outline is None or len(outline) < 3:
             continue
+        outline += shift
         if not (np.abs(outline) <= MAX_COORDINATE).all():  # (NaN too; map pixels, as in the file)
             raise MapFormatError(f"object {obj.id} of layer {layer!r} has NaN or infinite coordinates, or "
                                  f"ones outside [-{MAX_COORDINATE:g}, {MAX_COORDINATE:g}]: {outline.tolist()}",

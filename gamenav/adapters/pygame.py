@@ -42,7 +42,7 @@ from gamenav._identity import IdentityMap
 from gamenav._validate import finite_point, flag, grid_dimensions, holds_bool, is_real, positive_number
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav.navmesh import MAX_COORDINATE
-from gamenav.adapters._tiled import object_outline
+from gamenav.adapters._tiled import layer_offset, object_outline
 
 __all__ = ["PathFollower", "draw_grid", "draw_path", "grid_from_mask", "grid_from_rects", "grid_from_tmx",
            "navmesh_from_tmx"]
@@ -292,8 +292,9 @@ def grid_from_tmx(tmx_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
     """A :class:`~gamenav.TileGrid` from a tile layer of a Tiled map loaded with pytmx.
 
     One cell per tile: cell ``(x, y)`` is the layer's tile ``(x, y)`` (``layer.data[y][x]``),
-    ``cell_size`` is the tile size in pixels and ``origin`` the layer's pixel offset, so the
-    grid lines up with the map drawn at ``(0, 0)`` (``y_up=False``).
+    ``cell_size`` is the tile size in pixels and ``origin`` the layer's Tiled offset
+    (``offsetx``, ``offsety`` pixels), so the grid lines up with the map drawn at ``(0, 0)``
+    (``y_up=False``), as :func:`gamenav.adapters.arcade.grid_from_tilemap` places it.
 
     Args:
         tmx_map: a ``pytmx.TiledMap`` (orthogonal, finite, square tiles), e.g. from
@@ -305,8 +306,8 @@ def grid_from_tmx(tmx_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
     Raises:
         InvalidInputError: not a ``pytmx.TiledMap``, no such tile layer, ``walls`` not a bool,
             non-orthogonal map or non-square tiles.
-        MapFormatError: the layer is not the map's size, or tiles of 0 or fewer pixels (the message
-            names the file).
+        MapFormatError: the layer is not the map's size, tiles of 0 or fewer pixels, or a layer
+            offset that is not finite (the message names the file).
 
     Example:
         >>> import pytmx, gamenav
@@ -321,7 +322,12 @@ def grid_from_tmx(tmx_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
             f"tiles must be square, got {tmx_map.tilewidth} x {tmx_map.tileheight} pixels")
     occupied = _tmx_gids(tmx_map, tiles) != 0
     return TileGrid(~occupied if walls else occupied, cell_size=tmx_map.tilewidth,
-                    origin=(float(tiles.offsetx), float(tiles.offsety)), y_up=False)
+                    origin=_tmx_offset(tmx_map, tiles), y_up=False)
+
+
+def _tmx_offset(tmx_map: Any, layer: Any) -> tuple[float, float]:
+    """The Tiled offset of a pytmx layer, in map pixels (see :func:`~gamenav.adapters._tiled.layer_offset`)."""
+    return layer_offset((layer.offsetx, layer.offsety), layer.name, tmx_map.filename)
 
 
 def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
@@ -360,7 +366,7 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     """
     walkable = flag(walkable, "walkable")
     group = _tmx_layer(tmx_map, object_layer, "object")
-    shift = np.array([group.offsetx, group.offsety], dtype=np.float64)
+    shift = _tmx_offset(tmx_map, group)
     polygons = []
     for obj, shape in zip(group, _tmx_shapes(tmx_map, group), strict=True):
         if shape in ("point", "polyline", "text", "tile"):

@@ -906,3 +906,30 @@ def test_a_sprite_moved_by_more_than_rounding_is_still_placed() -> None:
     sprite.position = (17.0, 16.0)  # a push
     follower.update(1 / 60)
     assert follower.position == (17.0, 16.0)
+
+
+def test_both_adapters_place_tiled_layer_offsets_alike(tmp_path: Path) -> None:
+    """A layer's ``offsetx`` / ``offsety`` (Tiled moves its tiles and objects by them) moved the
+    pygame grid and navmesh but not the arcade ones: grid origins (8, 4) and (0, 0)."""
+    text = gamenav.data.path("tiny.tmx").read_text()
+    text = text.replace('name="walls"', 'name="walls" offsetx="8" offsety="4"')
+    text = text.replace('name="obstacles"', 'name="obstacles" offsetx="-6" offsety="10"')
+    (tmp_path / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
+    (tmp_path / "moved.tmx").write_text(text)
+    pixels = pygame_adapter.grid_from_tmx(pytmx.TiledMap(str(tmp_path / "moved.tmx")), "walls")
+    tile_map = arcade.load_tilemap(tmp_path / "moved.tmx", lazy=True)
+    world = grid_from_tilemap(tile_map, "walls")
+    assert np.array_equal(world.passable, pixels.passable) and world.cell_size == pixels.cell_size == 16
+    assert pixels.origin == (8.0, 4.0) and world.origin == (8.0, -4.0)  # (its top-left corner 4 px below the top, 64)
+    cells = np.argwhere(np.ones(pixels.shape, bool))[:, ::-1]
+    flipped = pixels.cell_to_world(cells) * (1, -1) + (0, 64)  # map pixels (y down) -> arcade world (y up)
+    assert np.array_equal(world.cell_to_world(cells), flipped)
+    mesh_pixels = pygame_adapter.navmesh_from_tmx(pytmx.TiledMap(str(tmp_path / "moved.tmx")), "obstacles")
+    mesh_world = navmesh_from_tilemap(tile_map, "obstacles")
+    probes = np.array([(x + 0.5, y + 0.5) for x in range(0, 96, 3) for y in range(0, 64, 3)])
+    inside = mesh_pixels.locate(probes) >= 0
+    assert np.array_equal(mesh_world.locate(probes * (1, -1) + (0, 64)) >= 0, inside)
+    assert not inside[np.all(probes == (42.5, 27.5), axis=1)].any()  # in the rock, moved by (-6, 10): blocked
+    tile_map.tiled_map.layers[1].offset = pytiled_parser.OrderedPair(float("nan"), 0.0)  # (JSON reads NaN)
+    with pytest.raises(MapFormatError, match=r"moved\.tmx: the offset of layer 'walls' must be a finite \(x, y\)"):
+        grid_from_tilemap(tile_map, "walls")
