@@ -33,7 +33,7 @@ import numpy.typing as npt
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_fast as _kf
 from gamenav._kernels import grid_search as _ks
-from gamenav.grid.movement import Diagonal, Heuristic, default_heuristic
+from gamenav.grid.movement import Diagonal, Heuristic
 from gamenav.grid.tilegrid import TileGrid, _GridState
 from gamenav.types import Path, PathStatus
 
@@ -44,11 +44,14 @@ MAX_CELLS = 1 << 18
 
 _FOUND = PathStatus.FOUND
 _DEFAULT_RULE = Diagonal.NO_CORNER_CUTTING
+_NEVER = Diagonal.NEVER
+_MANHATTAN = Heuristic.MANHATTAN
 _OCTILE = Heuristic.OCTILE.code
+_MANHATTAN_CODE = _MANHATTAN.code
 _RULES = {rule.value: rule for rule in Diagonal}
 _HEURISTICS = {h.value: h for h in Heuristic}
-_FAST_OPTIONS = frozenset(("algorithm", "diagonal", "heuristic", "smooth", "partial", "weight", "agent_radius"))
 _NUMBERS = (int, float)
+_NUMPY_BOOL = np.bool_
 _FOUND_CODE = _ks.FOUND
 _BLOCKED = _kf.BLOCKED
 _PAIRS = (tuple, list)
@@ -188,33 +191,42 @@ def int_pairs(start: Any, goal: Any) -> tuple[int, int, int, int] | None:
 def fast_rule(options: dict[str, Any]) -> tuple[Diagonal, int, bool, bool] | None:
     """The movement rule, heuristic code, ``smooth`` and ``partial`` of ``find_path`` options that
     the one-call kernel answers as :class:`~gamenav.GridSearch` would (see the module
-    docstring), else None."""
-    if not options.keys() <= _FAST_OPTIONS:
-        return None
-    smooth = options.get("smooth", False)
-    partial = options.get("partial", False)
-    weight = options.get("weight", 1.0)
-    radius = options.get("agent_radius", 0.0)
-    if type(smooth) is not bool or type(partial) is not bool or type(weight) not in _NUMBERS \
-            or weight != 1 or type(radius) not in _NUMBERS or radius != 0:
-        return None
-    algorithm = options.get("algorithm", "astar")
-    if type(algorithm) is not str or algorithm != "astar":
-        return None
-    value = options.get("diagonal", _DEFAULT_RULE)
-    if type(value) is bool or type(value) is np.bool_:
-        diagonal: Diagonal | None = _DEFAULT_RULE if value else Diagonal.NEVER
-    else:
-        diagonal = _RULES.get(value) if type(value) is str or type(value) is Diagonal else None
+    docstring), else None. (One pass over the options given: ~0.2 us for one option.)"""
+    diagonal: Diagonal | None = _DEFAULT_RULE
+    heuristic: Heuristic | None = None
+    smooth = partial = False
+    for name, value in options.items():
+        kind = type(value)
+        if name == "diagonal":
+            if kind is str or kind is Diagonal:
+                diagonal = _RULES.get(value)
+            elif kind is bool or kind is _NUMPY_BOOL:
+                diagonal = _DEFAULT_RULE if value else _NEVER
+            else:
+                return None
+        elif name == "heuristic":
+            if value is not None:
+                heuristic = _HEURISTICS.get(value) if kind is str or kind is Heuristic else None
+                if heuristic is None:
+                    return None
+        elif name == "smooth" or name == "partial":
+            if kind is not bool:
+                return None
+            if name == "smooth":
+                smooth = value
+            else:
+                partial = value
+        elif name == "weight" or name == "agent_radius":
+            if kind not in _NUMBERS or value != (1 if name == "weight" else 0):
+                return None
+        elif name != "algorithm" or kind is not str or value != "astar":
+            return None
     if diagonal is None:
         return None
-    named = options.get("heuristic")
-    if named is None:
-        heuristic: Heuristic | None = default_heuristic(diagonal)
-    else:
-        heuristic = _HEURISTICS.get(named) if type(named) is str or type(named) is Heuristic else None
-    if heuristic is None or (heuristic is Heuristic.MANHATTAN and diagonal is not Diagonal.NEVER):
-        return None  # a user heuristic, another spelling, or a binary-heap search
+    if heuristic is None:  # (default_heuristic, without its two enum lookups)
+        return diagonal, _MANHATTAN_CODE if diagonal is _NEVER else _OCTILE, smooth, partial
+    if heuristic is _MANHATTAN and diagonal is not _NEVER:
+        return None  # a binary-heap search
     return diagonal, heuristic.code, smooth, partial
 
 
