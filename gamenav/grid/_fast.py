@@ -174,18 +174,37 @@ def make_path(status: PathStatus, cost: float, cells: npt.NDArray[np.int64],
 
 
 def int_pairs(start: Any, goal: Any) -> tuple[int, int, int, int] | None:
-    """``(sx, sy, gx, gy)`` when ``start`` and ``goal`` are both ``(x, y)`` tuples or lists of
-    plain ``int`` (the short paths' common case), else None (the general path validates)."""
-    if type(start) not in _PAIRS or type(goal) not in _PAIRS:
+    """``(sx, sy, gx, gy)`` as plain ints when ``start`` and ``goal`` are both ``(x, y)`` cells
+    given as tuples or lists of ints or numpy integers, or as ``(2,)`` integer arrays (what
+    ``TileGrid.world_to_cell`` returns), else None (the general path validates)."""
+    if type(start) in _PAIRS and type(goal) in _PAIRS:  # (the common case first)
+        try:
+            sx, sy = start
+            gx, gy = goal
+        except ValueError:  # not two values
+            return None
+        if type(sx) is int and type(sy) is int and type(gx) is int and type(gy) is int:
+            return sx, sy, gx, gy
+    first = _int_cell(start)
+    second = _int_cell(goal)
+    if first is None or second is None:
         return None
-    try:
-        sx, sy = start
-        gx, gy = goal
-    except ValueError:  # not two values
+    return first + second
+
+
+def _int_cell(cell: Any) -> tuple[int, int] | None:
+    """One cell of :func:`int_pairs` as plain ints, or None."""
+    if type(cell) is np.ndarray:
+        if cell.shape != (2,) or cell.dtype.kind not in "iu":
+            return None
+        x, y = cell.tolist()
+        return x, y
+    if type(cell) not in _PAIRS or len(cell) != 2:
         return None
-    if type(sx) is not int or type(sy) is not int or type(gx) is not int or type(gy) is not int:
-        return None
-    return sx, sy, gx, gy
+    x, y = cell
+    if not (type(x) is int or isinstance(x, np.integer)) or not (type(y) is int or isinstance(y, np.integer)):
+        return None  # (bools, numpy bools, floats, ...)
+    return int(x), int(y)
 
 
 def fast_rule(options: dict[str, Any]) -> tuple[Diagonal, int, bool, bool] | None:

@@ -157,6 +157,25 @@ def test_numpy_ints_and_lists_give_the_same_answer() -> None:
     _same(gamenav.find_path(grid, [0, 0], [3, 2]), expected)
 
 
+@pytest.mark.parametrize("start", [np.array([0, 0]), np.array([0, 0], np.uint8), (np.int64(0), np.int32(0)),
+                                   [np.int16(0), 0]])
+def test_numpy_cells_take_the_fast_path(start: object) -> None:
+    """``world_to_cell`` gives a (2,) int64 array: such cells were sent to the general path
+    (48 us against 2 us on a 4x4 grid)."""
+    grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
+    assert type(grid.world_to_cell((0.5, 0.5))) is np.ndarray
+    fast = _fast.try_find_path(grid, start, np.array([3, 2]))
+    assert fast is not None
+    _same(fast, _general(grid, (0, 0), (3, 2)))
+
+
+@pytest.mark.parametrize("start", [np.array([0.0, 0.0]), np.array([True, False]), np.array([[0, 0]]),
+                                   (np.bool_(False), 0), (0.0, 0), np.array([0, 0], object)])
+def test_other_numpy_cells_take_the_general_path(start: object) -> None:
+    grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
+    assert _fast.try_find_path(grid, start, (3, 2)) is None
+
+
 def test_big_grids_take_the_general_path() -> None:
     side = int(_fast.MAX_CELLS ** 0.5)  # (side + 2)^2 padded cells > MAX_CELLS
     grid = gamenav.TileGrid(np.ones((side, side), dtype=bool))
