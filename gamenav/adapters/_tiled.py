@@ -8,7 +8,7 @@ Points are ``(x, y)`` map pixels as in the file: y grows downwards.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -21,19 +21,25 @@ ELLIPSE_SIDES = 32
 """Tiled ellipses are taken as regular polygons of this many sides, inscribed in their box."""
 
 
-def layer_offset(offset: Sequence[Any], layer: str, path: str | os.PathLike[str] | None) -> tuple[float, float]:
-    """The ``(x, y)`` map pixels by which Tiled draws the layer ``layer`` moved: its ``offset``.
+def layer_offset(offsets: Iterable[Sequence[Any]], layer: str, path: str | os.PathLike[str] | None
+                 ) -> tuple[float, float]:
+    """The ``(x, y)`` map pixels by which Tiled draws the layer ``layer`` moved: the sum of
+    ``offsets``, the layer's offset and those of the group layers holding it.
 
     In Tiled's format (TMX and JSON) ``offsetx`` / ``offsety`` are a layer's offset in pixels, which
-    moves its tiles and objects; its ``x`` / ``y`` (in tiles) are always 0: Tiled cannot change
-    them (and pytiled_parser does not read them).
+    moves its tiles and objects, and a group layer's moves every layer in it (nested groups add
+    up); a layer's ``x`` / ``y`` (in tiles) are always 0: Tiled cannot change them (and
+    pytiled_parser does not read them).
 
     Raises:
-        MapFormatError: ``offset`` is not a finite ``(x, y)`` pair of numbers (the message names
-            the layer and the file ``path``).
+        MapFormatError: an offset that is not a finite ``(x, y)`` pair of numbers, or a sum beyond
+            float64 (the message names the layer and the file ``path``).
     """
+    total = np.zeros(2)
     try:
-        x, y = finite_point(offset, f"the offset of layer {layer!r}")
+        for offset in offsets:
+            total += finite_point(offset, f"each offset of layer {layer!r} (and of its groups)")
+        x, y = finite_point(total, f"the sum of the offsets of layer {layer!r} and its groups")
     except InvalidInputError as exc:
         raise MapFormatError(str(exc), path=path) from None
     return float(x), float(y)

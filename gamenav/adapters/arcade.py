@@ -154,8 +154,9 @@ def grid_from_tilemap(tile_map: Any, layer: str, *, walls: bool = True) -> TileG
 
     The grid's cells are the map's tiles scaled by ``tile_map.scaling`` (square tiles only) and
     ``y_up=True``; ``origin`` is the map's ``offset`` moved by the layer's Tiled offset
-    (``offsetx`` / ``offsety`` pixels, scaled; y down in Tiled, so ``offsety`` moves the origin
-    down), where Tiled draws the layer, as :func:`gamenav.adapters.pygame.grid_from_tmx` places it.
+    (``offsetx`` / ``offsety`` pixels, those of the group layers holding it added, scaled; y down
+    in Tiled, so ``offsety`` moves the origin down), where Tiled draws the layer, as
+    :func:`gamenav.adapters.pygame.grid_from_tmx` places it.
     Grid cells and the layer's sprites line up in arcade world coordinates when the layer has no
     offset (arcade 3 places tile sprites without it).
 
@@ -180,8 +181,17 @@ def grid_from_tilemap(tile_map: Any, layer: str, *, walls: bool = True) -> TileG
 
 
 def _layer_offset(tile_map: Any, layer: Any) -> tuple[float, float]:
-    """The Tiled offset of a pytiled_parser layer, in map pixels (see :func:`~gamenav.adapters._tiled.layer_offset`)."""
-    return layer_offset(getattr(layer, "offset", (0.0, 0.0)), layer.name, getattr(tile_map.tiled_map, "map_file", None))
+    """The Tiled offset of a pytiled_parser layer, its own and its groups', in map pixels (see
+    :func:`~gamenav.adapters._tiled.layer_offset`)."""
+    def holding(layers: Iterable[Any]) -> list[Any]:  # (``layer`` and the group layers holding it)
+        for found in layers:
+            inner = [found] if found is layer else holding(getattr(found, "layers", None) or ())
+            if inner:
+                return inner if found is layer else [*inner, found]
+        return []
+
+    return layer_offset([getattr(found, "offset", (0.0, 0.0)) for found in holding(tile_map.tiled_map.layers)],
+                        layer.name, getattr(tile_map.tiled_map, "map_file", None))
 
 
 def _placement(tile_map: Any) -> tuple[float, tuple[float, float]]:
@@ -284,7 +294,8 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
 
     Coordinates are arcade world coordinates, those of the map's tile sprites (``scaling`` and
     ``offset`` applied): objects are read from ``tile_map.tiled_map`` with their rotation and the
-    layer's Tiled offset (as :func:`gamenav.adapters.pygame.navmesh_from_tmx` places them),
+    Tiled offsets of the layer and its groups (as :func:`gamenav.adapters.pygame.navmesh_from_tmx`
+    places them),
     ellipses as 32-gons; points, polylines, text and tile objects enclose no area and are ignored.
 
     Raises:

@@ -233,14 +233,52 @@ def _tmx_gids(tmx_map: Any, tiles: Any) -> npt.NDArray[np.int64]:
     return np.array(rows, dtype=np.int64).reshape(height, width)
 
 
-def _tmx_shapes(tmx_map: Any, group: Any) -> list[str | None]:
+def _tmx_root(tmx_map: Any, caller: str, lost: str) -> ElementTree.Element | None:
+    """The root element of the file of ``tmx_map``, read again for what pytmx does not keep; None for
+    a map parsed without a file, or for a file that cannot be read again, with a warning from
+    ``caller`` that says what is ``lost``."""
+    if tmx_map.filename is None:
+        return None
+    try:
+        return ElementTree.parse(tmx_map.filename).getroot()
+    except (OSError, ElementTree.ParseError) as exc:  # moved, deleted or rewritten since pytmx read it
+        warnings.warn(f"{caller}: cannot read {os.fspath(tmx_map.filename)!r} again ({exc}): {lost}", stacklevel=3)
+        return None
+
+
+def _tmx_offset(tmx_map: Any, layer: Any, tag: str, root: ElementTree.Element | None) -> tuple[float, float]:
+    """The Tiled offset of the pytmx layer ``layer``, its own and its groups', in map pixels (see
+    :func:`~gamenav.adapters._tiled.layer_offset`). pytmx keeps no link from a layer to its group
+    layers: they are those holding the last ``tag`` element of that name (the one pytmx names) in
+    ``root``, the map's file (without it, none)."""
+    def holding(node: ElementTree.Element) -> list[ElementTree.Element] | None:
+        found = None
+        for child in node:
+            if child.tag == tag and child.get("name") == layer.name:
+                found = []
+            elif child.tag == "group" and (inner := holding(child)) is not None:
+                found = [child, *inner]
+        return found
+
+    def number(text: str) -> float | str:
+        try:
+            return float(text)
+        except ValueError:
+            return text  # (for layer_offset to refuse)
+
+    groups = (holding(root) if root is not None else None) or []
+    offsets = [(layer.offsetx, layer.offsety)]
+    offsets += [(number(node.get("offsetx", "0")), number(node.get("offsety", "0"))) for node in groups]
+    return layer_offset(offsets, layer.name, tmx_map.filename)
+
+
+def _tmx_shapes(tmx_map: Any, group: Any, root: ElementTree.Element | None) -> list[str | None]:
     """The Tiled shape of each object of a pytmx object group, in order: the tag of its shape element
     (``"ellipse"``, ``"point"``, ``"polygon"``, ``"polyline"``, ``"text"``), ``"tile"`` for a tile
     object, None for a rectangle. pytmx keeps no such flag and reads no templates, so shapes are
-    read from the object of the same id in the map's file (in the last object group of that name,
-    the one pytmx names) and its template; an object not found there (a map parsed without a file,
-    an id missing or used twice, a file that cannot be read again: with a warning) has only
-    pytmx's tile object and polyline flags.
+    read from the object of the same id in ``root``, the map's file (in the last object group of
+    that name, the one pytmx names) and its template; an object not found there (no ``root``, an
+    id missing or used twice) has only pytmx's tile object and polyline flags.
 
     Raises:
         MapFormatError: an object made from the template of a rectangle, ellipse or polygon (pytmx
@@ -268,13 +306,6 @@ def _tmx_shapes(tmx_map: Any, group: Any) -> list[str | None]:
         return tag
 
     by_id: dict[int, ElementTree.Element | None] = {}
-    root = None
-    if tmx_map.filename is not None:
-        try:
-            root = ElementTree.parse(tmx_map.filename).getroot()
-        except (OSError, ElementTree.ParseError) as exc:  # moved, deleted or rewritten since pytmx read it
-            warnings.warn(f"navmesh_from_tmx: cannot read {os.fspath(tmx_map.filename)!r} again ({exc}): text and "
-                          f"point objects of layer {group.name!r} are taken for rectangles", stacklevel=3)
     if root is not None:
         found = [node for node in root.iter("objectgroup") if node.get("name") == group.name]
         for node in found[-1].findall("object") if found else []:
@@ -293,8 +324,9 @@ def grid_from_tmx(tmx_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
 
     One cell per tile: cell ``(x, y)`` is the layer's tile ``(x, y)`` (``layer.data[y][x]``),
     ``cell_size`` is the tile size in pixels and ``origin`` the layer's Tiled offset
-    (``offsetx``, ``offsety`` pixels), so the grid lines up with the map drawn at ``(0, 0)``
-    (``y_up=False``), as :func:`gamenav.adapters.arcade.grid_from_tilemap` places it.
+    (``offsetx``, ``offsety`` pixels, those of the group layers holding it added: read from
+    ``tmx_map.filename``, as pytmx keeps no groups), so the grid lines up with the map drawn at
+    ``(0, 0)`` (``y_up=False``), as :func:`gamenav.adapters.arcade.grid_from_tilemap` places it.
 
     Args:
         tmx_map: a ``pytmx.TiledMap`` (orthogonal, finite, square tiles), e.g. from
@@ -321,13 +353,14 @@ def grid_from_tmx(tmx_map: Any, layer: str, *, walls: bool = True) -> TileGrid:
         raise InvalidInputError(
             f"tiles must be square, got {tmx_map.tilewidth} x {tmx_map.tileheight} pixels")
     occupied = _tmx_gids(tmx_map, tiles) != 0
+    pytmx = _pytmx()
+    layers = (pytmx.TiledTileLayer, pytmx.TiledObjectGroup, pytmx.TiledImageLayer)  # (the others are groups)
+    moved = any(not isinstance(found, layers) and (getattr(found, "offsetx", 0) or getattr(found, "offsety", 0))
+                for found in tmx_map.layers)  # (groups with offsets: else no file to read again)
+    root = _tmx_root(tmx_map, "grid_from_tmx", f"the offsets of the groups holding layer {layer!r} are left out") \
+        if moved else None
     return TileGrid(~occupied if walls else occupied, cell_size=tmx_map.tilewidth,
-                    origin=_tmx_offset(tmx_map, tiles), y_up=False)
-
-
-def _tmx_offset(tmx_map: Any, layer: Any) -> tuple[float, float]:
-    """The Tiled offset of a pytmx layer, in map pixels (see :func:`~gamenav.adapters._tiled.layer_offset`)."""
-    return layer_offset((layer.offsetx, layer.offsety), layer.name, tmx_map.filename)
+                    origin=_tmx_offset(tmx_map, tiles, "layer", root), y_up=False)
 
 
 def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
@@ -335,12 +368,13 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     """A :class:`~gamenav.NavMesh` from the polygons, rectangles and ellipses of a Tiled object layer (pytmx).
 
     Coordinates are map pixels (y down), the objects' points as pytmx places them (rotation
-    applied, as ``obj.apply_transformations()`` does) plus the layer's offset; ellipses are
-    32-gons, as in the arcade adapter. Points, text, polylines and polygons of fewer than 3 points
-    enclose no area and are ignored, and so are tile objects (sprites such as decorations or spawn
-    markers: draw a rectangle or polygon to block, or put wall tiles in a tile layer for
-    :func:`grid_from_tmx`), as in the arcade adapter. The shapes pytmx does not keep (it reads an
-    ellipse as a rectangle) are read again from ``tmx_map.filename`` and its object templates.
+    applied, as ``obj.apply_transformations()`` does) plus the Tiled offsets of the layer and of
+    the group layers holding it; ellipses are 32-gons, as in the arcade adapter. Points, text,
+    polylines and polygons of fewer than 3 points enclose no area and are ignored, and so are tile
+    objects (sprites such as decorations or spawn markers: draw a rectangle or polygon to block, or
+    put wall tiles in a tile layer for :func:`grid_from_tmx`), as in the arcade adapter. The shapes
+    pytmx does not keep (it reads an ellipse as a rectangle), and the groups holding the layer, are
+    read again from ``tmx_map.filename`` and its object templates.
 
     Args:
         tmx_map: a ``pytmx.TiledMap`` (orthogonal).
@@ -356,7 +390,8 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
         MapFormatError: an object with NaN or infinite coordinates or rotation, or coordinates
             outside ``gamenav.navmesh.MAX_COORDINATE`` (the message names the file and the object's
             id), one made from the template of a rectangle, ellipse or polygon (pytmx reads none of
-            its shape: detach it in Tiled), or tiles of 0 or fewer pixels.
+            its shape: detach it in Tiled), tiles of 0 or fewer pixels, or a layer offset that is
+            not finite.
 
     Example:
         >>> import pytmx, gamenav
@@ -366,9 +401,11 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     """
     walkable = flag(walkable, "walkable")
     group = _tmx_layer(tmx_map, object_layer, "object")
-    shift = _tmx_offset(tmx_map, group)
+    root = _tmx_root(tmx_map, "navmesh_from_tmx", f"text and point objects of layer {object_layer!r} are taken "
+                     "for rectangles, and the offsets of its groups are left out")
+    shift = _tmx_offset(tmx_map, group, "objectgroup", root)
     polygons = []
-    for obj, shape in zip(group, _tmx_shapes(tmx_map, group), strict=True):
+    for obj, shape in zip(group, _tmx_shapes(tmx_map, group, root), strict=True):
         if shape in ("point", "polyline", "text", "tile"):
             continue  # no area, or a tile object (a sprite)
         if not np.isfinite(obj.rotation):  # (pytmx's math.sin raised "math domain error" for inf)

@@ -931,5 +931,27 @@ def test_both_adapters_place_tiled_layer_offsets_alike(tmp_path: Path) -> None:
     assert np.array_equal(mesh_world.locate(probes * (1, -1) + (0, 64)) >= 0, inside)
     assert not inside[np.all(probes == (42.5, 27.5), axis=1)].any()  # in the rock, moved by (-6, 10): blocked
     tile_map.tiled_map.layers[1].offset = pytiled_parser.OrderedPair(float("nan"), 0.0)  # (JSON reads NaN)
-    with pytest.raises(MapFormatError, match=r"moved\.tmx: the offset of layer 'walls' must be a finite \(x, y\)"):
+    with pytest.raises(MapFormatError, match=r"moved\.tmx: each offset of layer 'walls' \(and of its groups\) must"):
         grid_from_tilemap(tile_map, "walls")
+
+
+def test_group_layer_offsets_move_the_layers_in_them(tmp_path: Path) -> None:
+    """Tiled adds the offsets of the group layers holding a layer to its own; both adapters left
+    them out (pytmx keeps no link from a layer to its groups: the pygame adapter reads the file)."""
+    text = gamenav.data.path("tiny.tmx").read_text()
+    text = text.replace('<layer id="2" name="walls"', '<group id="8" name="level" offsetx="4" offsety="-2">\n'
+                        ' <group id="9" name="solid" offsetx="-1" offsety="-1">\n <layer id="2" name="walls" '
+                        'offsetx="8" offsety="4"')
+    text = text.replace(' <objectgroup id="3" name="obstacles">', ' </group>\n </group>\n <group id="10" name="props" '
+                        'offsetx="16" offsety="16">\n <objectgroup id="3" name="obstacles">')
+    text = text.replace(" </objectgroup>", " </objectgroup>\n </group>")
+    (tmp_path / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
+    (tmp_path / "grouped.tmx").write_text(text)
+    tmx_map = pytmx.TiledMap(str(tmp_path / "grouped.tmx"))
+    tile_map = arcade.load_tilemap(tmp_path / "grouped.tmx", lazy=True)
+    assert pygame_adapter.grid_from_tmx(tmx_map, "walls").origin == (11.0, 1.0)  # (8 + 4 - 1, 4 - 2 - 1)
+    assert grid_from_tilemap(tile_map, "walls").origin == (11.0, -1.0)
+    rock, was = (64.0, 28.0), (48.0, 12.0)  # inside the rock moved by (16, 16), and where it lay unmoved
+    pixels = pygame_adapter.navmesh_from_tmx(tmx_map, "obstacles").locate([rock, was])
+    world = navmesh_from_tilemap(tile_map, "obstacles").locate([(rock[0], 64 - rock[1]), (was[0], 64 - was[1])])
+    assert pixels[0] == world[0] == -1 and min(pixels[1], world[1]) >= 0
