@@ -46,8 +46,9 @@ def file_path(path: str | os.PathLike[str]) -> FilePath:
 def _read_bytes(path: str | os.PathLike[str], max_bytes: int) -> bytes:
     """The bytes of the regular file ``path``, refused before reading when there are more than ``max_bytes``."""
     name = file_path(path)
-    # (non-blocking: opening a FIFO without a writer returns at once, to be refused below)
-    fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    # (non-blocking: opening a FIFO without a writer returns at once, to be refused below; binary:
+    # Windows reads a file opened in text mode only up to its first Ctrl-Z byte)
+    fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     try:
         info = os.fstat(fd)
         mode = info.st_mode
