@@ -1,23 +1,25 @@
 """The fast path of ``gamenav.find_path`` on a :class:`~gamenav.TileGrid`.
 
-A query with plain ``int`` cells inside the grid and no options but ``algorithm="astar"``, any
-``diagonal`` rule (a :class:`~gamenav.Diagonal`, its exact value or a bool), a built-in
-``heuristic`` (None, a :class:`~gamenav.Heuristic` or its exact value) that keeps the search
-monotone (not manhattan with diagonal moves), ``smooth`` and ``partial`` (bools), ``weight=1``
-and ``agent_radius=0`` is answered by one kernel call that seeds, searches, traces (and
-smooths) the cells and computes the world points
+A query with ``int`` cells inside the grid (plain or numpy ints, or a ``(2,)`` integer array) and
+no options but ``algorithm="astar"``, any ``diagonal`` rule (a :class:`~gamenav.Diagonal`, its
+exact value or a bool), a built-in ``heuristic`` (None, a :class:`~gamenav.Heuristic` or its
+exact value) that keeps the search monotone (not manhattan with diagonal moves), ``smooth`` and
+``partial`` (bools), ``weight=1`` and an ``agent_radius`` (an int or float; the search then runs
+on the radius's view of the snapshot, as the general path's does) is answered by one kernel call
+that seeds, searches, traces (and smooths) the cells and computes the world points
 (:func:`gamenav._kernels.grid_fast.find_path_once`). Everything else, and every query that would
-raise (a blocked start or goal, wrong types, cells off the grid), goes through the general
-:class:`~gamenav.GridSearch`, so errors and messages are the general path's; so does a
-``partial=True`` query whose goal is on another island (its answer is a PARTIAL path). The answer is the
-general path's bit for bit (same kernel, same tie-breaking; a property test checks it).
+raise (a blocked start or goal, wrong types, cells off the grid, an invalid radius), goes through
+the general :class:`~gamenav.GridSearch`, so errors and messages are the general path's; so does
+a ``partial=True`` query whose goal is on another island (its answer is a PARTIAL path). The
+answer is the general path's bit for bit (same kernel, same tie-breaking; a property test checks
+it).
 
-Per grid snapshot (``TileGrid._snapshot()``), the kernel's tables (padded passable, move bits,
-costs, island labels, the world transform) are built once and kept on the snapshot (its ``fast``
-slot; a snapshot belongs to one grid, so its transform is the grid's). Each thread searches in
-its own packed workspace (44 bytes per padded cell), kept for grids of at most
-:data:`MAX_CELLS` padded cells; larger grids use the general path, whose per-call overhead is
-negligible next to their search times.
+Per grid snapshot (``TileGrid._snapshot()``, or its view for an agent radius), the kernel's
+tables (padded passable, move bits, costs, island labels, the world transform) are built once and
+kept on the snapshot (its ``fast`` slot; a snapshot belongs to one grid, so its transform is the
+grid's). Each thread searches in its own packed workspace (44 bytes per padded cell), kept for
+grids of at most :data:`MAX_CELLS` padded cells; larger grids use the general path, whose
+per-call overhead is negligible next to their search times.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ import numpy.typing as npt
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_fast as _kf
 from gamenav._kernels import grid_search as _ks
+from gamenav.errors import InvalidInputError
+from gamenav.grid.clearance import radius_state, threshold
 from gamenav.grid.movement import Diagonal, Heuristic
 from gamenav.grid.tilegrid import TileGrid, _GridState
 from gamenav.types import Path, PathStatus
@@ -207,13 +211,15 @@ def _int_cell(cell: Any) -> tuple[int, int] | None:
     return int(x), int(y)
 
 
-def fast_rule(options: dict[str, Any]) -> tuple[Diagonal, int, bool, bool] | None:
-    """The movement rule, heuristic code, ``smooth`` and ``partial`` of ``find_path`` options that
+def fast_rule(options: dict[str, Any]) -> tuple[Diagonal, int, bool, bool, float] | None:
+    """The movement rule, heuristic code, ``smooth``, ``partial`` and ``agent_radius`` (not yet
+    validated) of ``find_path`` options that
     the one-call kernel answers as :class:`~gamenav.GridSearch` would (see the module
     docstring), else None. (One pass over the options given: ~0.2 us for one option.)"""
     diagonal: Diagonal | None = _DEFAULT_RULE
     heuristic: Heuristic | None = None
     smooth = partial = False
+    radius = 0.0
     for name, value in options.items():
         kind = type(value)
         if name == "diagonal":
@@ -235,32 +241,42 @@ def fast_rule(options: dict[str, Any]) -> tuple[Diagonal, int, bool, bool] | Non
                 smooth = value
             else:
                 partial = value
-        elif name == "weight" or name == "agent_radius":
-            if kind not in _NUMBERS or value != (1 if name == "weight" else 0):
+        elif name == "weight":
+            if kind not in _NUMBERS or value != 1:
                 return None
+        elif name == "agent_radius":
+            if kind not in _NUMBERS:
+                return None
+            radius = value
         elif name != "algorithm" or kind is not str or value != "astar":
             return None
     if diagonal is None:
         return None
     if heuristic is None:  # (default_heuristic, without its two enum lookups)
-        return diagonal, _MANHATTAN_CODE if diagonal is _NEVER else _OCTILE, smooth, partial
+        return diagonal, _MANHATTAN_CODE if diagonal is _NEVER else _OCTILE, smooth, partial, radius
     if heuristic is _MANHATTAN and diagonal is not _NEVER:
         return None  # a binary-heap search
-    return diagonal, heuristic.code, smooth, partial
+    return diagonal, heuristic.code, smooth, partial, radius
 
 
 def try_find_path(grid: TileGrid, start: Any, goal: Any, diagonal: Diagonal = _DEFAULT_RULE,
-                  heuristic: int = _OCTILE, smooth: bool = False, partial: bool = False) -> Path | None:
+                  heuristic: int = _OCTILE, smooth: bool = False, partial: bool = False,
+                  agent_radius: float = 0.0) -> Path | None:
     """The answer of ``find_path(grid, start, goal)`` with movement rule ``diagonal``, the
-    heuristic of code ``heuristic``, ``smooth`` and ``partial`` (defaults: the default options;
-    see :func:`fast_rule`), or None when the general path must answer (anything but two
-    ``(x, y)`` tuples or lists of ``int`` on the grid, a blocked endpoint, a grid over
-    :data:`MAX_CELLS`, a partial path)."""
+    heuristic of code ``heuristic``, ``smooth``, ``partial`` and ``agent_radius`` (defaults: the
+    default options; see :func:`fast_rule`), or None when the general path must answer (cells
+    not as :func:`int_pairs` takes them or off the grid, a blocked endpoint, an invalid radius,
+    a grid over :data:`MAX_CELLS`, a partial path)."""
     pair = int_pairs(start, goal)
     if pair is None:
         return None
     sx, sy, gx, gy = pair
     state = grid._state
+    if agent_radius:
+        try:
+            state = radius_state(state, threshold(grid, agent_radius))
+        except InvalidInputError:  # (the general path raises it)
+            return None
     t: Tables | None = state.fast
     if t is None:
         h, w = state.passable.shape

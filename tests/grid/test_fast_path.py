@@ -1,10 +1,11 @@
 """The one-kernel fast path of ``find_path`` (int cells; default options, or A* with any movement
-rule, a built-in heuristic, ``smooth``, ``partial``, ``weight=1``, ``agent_radius=0``): the same
+rule, a built-in heuristic, ``smooth``, ``partial``, ``weight=1``, any ``agent_radius``): the same
 answer as the general ``GridSearch`` bit for bit, the same errors, and fresh read-only arrays."""
 
 from __future__ import annotations
 
 import gc
+import re
 import threading
 import weakref
 from typing import Any
@@ -73,8 +74,8 @@ def fast_options(draw: st.DrawFn) -> dict[str, Any]:
             options[name] = draw(st.sampled_from([True, False, True, False, 1, 0]))
     if draw(st.booleans()):
         options["weight"] = draw(st.sampled_from([1, 1.0, 1.5]))
-    if draw(st.booleans()):
-        options["agent_radius"] = draw(st.sampled_from([0, 0.0]))  # (a radius may block the ends)
+    if draw(st.booleans()):  # in cells (x cell_size below); some block the ends, -1 and 9 are invalid
+        options["agent_radius"] = draw(st.sampled_from([0, 0.0, 0.3, 0.5, 0.51, 0.75, 1, 1.6, -1, 9]))
     return options
 
 
@@ -97,8 +98,16 @@ def test_fast_path_matches_general_search(grid: gamenav.TileGrid, data: st.DataO
         _same(gamenav.find_path(grid, list(start), goal, algorithm="astar"), fast)
         # other movement rules and heuristics: the fast path where it can, the same answer
         options = data.draw(fast_options())
+        if "agent_radius" in options:
+            options["agent_radius"] *= grid.cell_size
         rule = _fast.fast_rule(options)
-        expected = _general(grid, start, goal, **options)
+        try:
+            expected = _general(grid, start, goal, **options)
+        except gamenav.InvalidInputError as error:  # a radius that blocks an end, or out of range
+            assert rule is None or _fast.try_find_path(grid, start, goal, *rule) is None
+            with pytest.raises(type(error), match=re.escape(str(error))):
+                gamenav.find_path(grid, start, goal, **options)
+            continue
         if rule is not None:
             answered = _fast.try_find_path(grid, start, goal, *rule)
             if answered is None:  # only a partial query whose goal is on another island
@@ -220,12 +229,33 @@ def test_a_grid_too_big_for_the_fast_path_gets_no_kernel_tables() -> None:
 
 
 @pytest.mark.parametrize("options", [{"smooth": 1}, {"partial": np.bool_(True)}, {"weight": 1.5}, {"weight": True},
-                                     {"agent_radius": 0.3}, {"agent_radius": float("nan")}, {"workspace": None},
+                                     {"agent_radius": True}, {"agent_radius": np.float64(0.3)}, {"workspace": None},
                                      {"algorithm": "jps"}])
 def test_other_option_values_take_the_general_path(options: dict[str, Any]) -> None:
     assert _fast.fast_rule(options) is None
     assert _fast.fast_rule({"smooth": True, "partial": False, "weight": 1, "agent_radius": 0}) is not None
 
+
+
+@pytest.mark.parametrize("radius", [float("nan"), float("inf"), -0.5, 8.0])
+def test_an_invalid_radius_gets_the_general_paths_error(radius: float) -> None:
+    grid = gamenav.TileGrid.from_strings(["....", "....", "...."])
+    rule = _fast.fast_rule({"agent_radius": radius})
+    assert rule is not None and _fast.try_find_path(grid, (0, 0), (3, 2), *rule) is None
+    with pytest.raises(gamenav.InvalidInputError, match="agent_radius must be a finite number"):
+        gamenav.find_path(grid, (0, 0), (3, 2), agent_radius=radius)
+
+
+def test_a_radius_query_takes_the_fast_path_on_the_radius_view() -> None:
+    """``agent_radius`` > 0 took the general path (26.6 us against 3.9 us on a 12x10 grid)."""
+    grid = gamenav.TileGrid.from_strings(["." * 12] * 10)
+    grid.set_walkable((5, 5), False)
+    rule = _fast.fast_rule({"agent_radius": 0.9})
+    assert rule is not None
+    fast = _fast.try_find_path(grid, (2, 2), (9, 8), *rule)
+    assert fast is not None
+    _same(fast, _general(grid, (2, 2), (9, 8), agent_radius=0.9))
+    assert not np.array_equal(fast.cells, gamenav.find_path(grid, (2, 2), (9, 8)).cells)  # the radius mattered
 
 
 def test_a_snapshots_tables_are_freed_with_it_even_with_the_garbage_collector_off() -> None:
