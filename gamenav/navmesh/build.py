@@ -234,12 +234,80 @@ def merge_points(geom: BaseGeometry, tol: float, fixed: Callable[[], npt.NDArray
     that collapses (a hole or a part within ``tol`` of one point, which GEOS refuses as a ring)
     goes. ``fixed``: gives ``(k, 2)`` points that stay (no spike is cut at them), called when
     there is a spike."""
-    merged = _merge_repeated(_zeroed(geom, tol), tol)
+    zeroed = _zeroed(geom, tol)
+    spliced = _relinked(zeroed, same_ring=False)
+
+    def split(g: BaseGeometry) -> BaseGeometry:  # rings passing a point twice split there again
+        return g if spliced is zeroed else _relinked(g, same_ring=True)
+
+    merged = _merge_repeated(spliced, tol)
     cut = _cut_spikes(merged, tol, fixed)
-    while cut is not None and (shapely.is_valid(cut) or not shapely.is_valid(merged)):  # no cut across an edge
-        merged = _merge_repeated(cut, tol)
+    while cut is not None and (shapely.is_valid(split(cut)) or not shapely.is_valid(split(merged))):
+        merged = _merge_repeated(cut, tol)  # (no cut across an edge)
         cut = _cut_spikes(merged, tol, fixed)
-    return merged
+    return split(merged)
+
+
+def _relinked(geom: BaseGeometry, same_ring: bool) -> BaseGeometry:
+    """Polygonal ``geom`` with its rings joined or split at pinch points; ``geom`` itself when
+    there is none.
+
+    ``same_ring`` False: two rings of a polygon that share a point (a hole touching the outline
+    or another hole) become one ring passing the point twice, the free space on its left
+    (invalid for GEOS), so that merging and spike cutting follow the outline through the point
+    as in an edit's region holding the free space on one side of the hole only: the strips at
+    most the tolerance wide on either side of it are dead ends, cut off (merging each ring on
+    its own dropped the point from one of them and opened a strip through it). True: a ring
+    passing a point twice is split there into loops again, those winding counter-clockwise the
+    outline, the others holes.
+    """
+    polys = _single_parts(geom)
+    per = shapely.get_num_interior_rings(polys) + 1
+    if not same_ring and not (per > 1).any():
+        return geom
+    coords, ring = shapely.get_coordinates(shapely.get_rings(polys), return_index=True)
+    opened = np.r_[ring[1:] == ring[:-1], False]  # without each ring's closing point
+    p, ring = np.ascontiguousarray(coords[opened]), ring[opened]
+    poly = np.repeat(np.arange(len(polys)), per)[ring]
+    _, inverse, count = np.unique(p.view(np.complex128).ravel(), return_inverse=True, return_counts=True)
+    inverse = inverse.ravel()
+    twice = np.flatnonzero(count[inverse] == 2)
+    twice = twice[np.argsort(inverse[twice], kind="stable")]
+    a, b = twice[0::2], twice[1::2]
+    pair = (poly[a] == poly[b]) & ((ring[a] == ring[b]) == same_ring)
+    a, b = a[pair], b[pair]
+    if not len(a):
+        return geom
+    size = np.bincount(ring)
+    start = np.repeat(np.cumsum(size) - size, size)
+    k = np.arange(len(p)) - start
+    nxt, prv = start + (k + 1) % size[ring], start + (k - 1) % size[ring]
+    rel = p - p[start]  # twice each ring's signed area, about its first point
+    area2 = np.bincount(ring, weights=rel[:, 0] * rel[nxt, 1] - rel[nxt, 0] * rel[:, 1])
+    outline = np.zeros(len(size), dtype=bool)
+    outline[np.cumsum(per) - per] = True
+    nxt = np.where(((area2 > 0) != outline)[ring], prv, nxt)  # the free space on the left
+    nxt[a], nxt[b] = nxt[b], nxt[a]  # joins two rings at the point, or splits one there
+    succ = nxt.tolist()
+    out: list[BaseGeometry] = list(polys)
+    for j in np.unique(poly[a]).tolist():
+        seen: set[int] = set()
+        shells: list[npt.NDArray[np.float64]] = []
+        holes: list[npt.NDArray[np.float64]] = []
+        for first in np.flatnonzero(poly == j).tolist():
+            if first in seen:
+                continue
+            loop = [first]
+            while succ[loop[-1]] != first:
+                loop.append(succ[loop[-1]])
+            seen.update(loop)
+            rel = p[loop] - p[first]
+            twice_area = float(np.sum(rel[:, 0] * np.roll(rel[:, 1], -1) - np.roll(rel[:, 0], -1) * rel[:, 1]))
+            if twice_area:  # (a loop merging collapsed goes)
+                (shells if twice_area > 0 else holes).append(p[loop])
+        out[j] = (shapely.Polygon(shells[0], holes) if len(shells) == 1
+                  else _polygonal(shapely.make_valid(polys[j], method="structure")))
+    return shapely.MultiPolygon([part for g in out for part in _single_parts(g)])  # (no overlay: joined rings stay)
 
 
 def _zeroed(geom: BaseGeometry, tol: float) -> BaseGeometry:

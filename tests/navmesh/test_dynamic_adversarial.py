@@ -890,3 +890,31 @@ def test_a_corner_merged_away_in_a_build_is_no_snap_target_of_an_edit() -> None:
     a, b = (gamenav.find_path(m, (16, 11), (4, 5), exact=True) for m in (mesh, fresh))
     assert a.points[1] == pytest.approx((14, 4 - 1.9e-8), abs=1e-15)
     assert a.cost == pytest.approx(b.cost, rel=1e-15)
+
+
+# a rotated box whose corner touches a box 1e-10 right of a third one (the boxes' strip pinched
+# shut there), in the order a random edit fuzz added them
+PINCHED_STRIPS = [
+    shapely.Polygon([(3.589519607309465, 9.78404103331904), (0.2763533364129138, 11.9164814273377),
+                     (-1.3923617051410062, 9.323803851485234), (1.920804565755545, 7.191363457466573)]),
+    shapely.box(3.589519607309465, 7.191363457466573, 5.357736994824593, 11.9164814273377),
+    shapely.box(-0.1773297732429766, 7.191363457466573, 3.589519607209465, 11.9164814273377),
+]
+
+
+def test_two_dead_end_strips_meeting_at_a_pinch_point_stay_closed_in_a_build() -> None:
+    """The strip 1e-10 wide between the boxes is two dead ends meeting at the corner, where the
+    right box (a hole of the free space) touches the outline. A build merged each ring on its
+    own: the outline lost the corner (merged into a point 1.6e-10 off it), the hole kept it, so
+    the strip was open through it: find_path from below the boxes to above them cost 4.95 in a
+    build, 8.27 round the boxes in the edited mesh, which cut the dead ends off. Merging and
+    spike cutting now follow the outline through a pinch point."""
+    mesh = NavMesh.from_polygons(ROOM)
+    for shape in PINCHED_STRIPS:
+        mesh.add_obstacle(shape)
+    fresh = NavMesh.from_polygons(ROOM, obstacles=PINCHED_STRIPS)
+    start, goal = (3.58951960725, 7.0), (3.58951960725, 11.95)
+    for m in (mesh, fresh):
+        assert gamenav.find_path(m, start, goal).cost == pytest.approx(8.27219531735474, rel=1e-9)
+        assert m.nearest(np.array([[1.563, 9.63]]))[0] == pytest.approx((1.563, 11.9164814273377), abs=1e-9)
+    assert live_area(mesh) == pytest.approx(live_area(fresh), rel=1e-12)
