@@ -7,6 +7,7 @@ Points are ``(x, y)`` map pixels as in the file: y grows downwards.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
@@ -35,14 +36,17 @@ def layer_offset(offsets: Iterable[Sequence[Any]], layer: str, path: str | os.Pa
         MapFormatError: an offset that is not a finite ``(x, y)`` pair of numbers, or a sum beyond
             float64 (the message names the layer and the file ``path``).
     """
-    total = np.zeros(2)
-    try:
-        for offset in offsets:
-            total += finite_point(offset, f"each offset of layer {layer!r} (and of its groups)")
-        x, y = finite_point(total, f"the sum of the offsets of layer {layer!r} and its groups")
-    except InvalidInputError as exc:
-        raise MapFormatError(str(exc), path=path) from None
-    return float(x), float(y)
+    x = y = 0.0
+    for offset in offsets:
+        try:
+            dx, dy = finite_point(offset, f"each offset of layer {layer!r} (and of its groups)").tolist()
+        except InvalidInputError as exc:
+            raise MapFormatError(str(exc), path=path) from None
+        x, y = x + dx, y + dy  # (Python floats: a sum beyond float64 is inf, without numpy's warning)
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise MapFormatError(f"the offsets of layer {layer!r} and its groups add up beyond float64, got ({x}, {y})",
+                             path=path)
+    return x, y
 
 
 def object_outline(kind: Literal["rectangle", "ellipse", "polygon"], at: Sequence[float], size: Sequence[float],

@@ -933,6 +933,13 @@ def test_both_adapters_place_tiled_layer_offsets_alike(tmp_path: Path) -> None:
     tile_map.tiled_map.layers[1].offset = pytiled_parser.OrderedPair(float("nan"), 0.0)  # (JSON reads NaN)
     with pytest.raises(MapFormatError, match=r"moved\.tmx: each offset of layer 'walls' \(and of its groups\) must"):
         grid_from_tilemap(tile_map, "walls")
+    tile_map.tiled_map.layers[1] = pytiled_parser.LayerGroup(name="level", layers=[tile_map.tiled_map.layers[1]],
+                                                             offset=pytiled_parser.OrderedPair(1e308, 0.0))
+    tile_map.tiled_map.layers[1].layers[0].offset = pytiled_parser.OrderedPair(1e308, 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (numpy's overflow warning came first)
+        with pytest.raises(MapFormatError, match=r"offsets of layer 'walls' and its groups add up beyond float64"):
+            grid_from_tilemap(tile_map, "walls")
 
 
 def test_group_layer_offsets_move_the_layers_in_them(tmp_path: Path) -> None:
