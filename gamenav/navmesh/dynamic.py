@@ -948,8 +948,10 @@ def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float]
     ``new``: the id of the obstacle being carved. Without ``opened`` the removed triangles
     already lie outside every other obstacle (they cover the mesh's free space), so only that
     one is subtracted (no union of the obstacles around; the other ones' edges are already
-    the triangles' edges). The triangles inside its box add nothing: only the others go into
-    the union (holes inside the box left out too).
+    the triangles' edges), with those within 16 tolerances of it: merging may have moved the
+    triangles' corners up to the tolerance into another obstacle, and one overlapping it by
+    less left a strip between them (a passage a build has not). The triangles inside its box
+    add nothing: only the others go into the union (holes inside the box left out too).
 
     ``skip``: the obstacle being removed. The build's triangles strictly inside its box and
     clear of every other obstacle's bounds are put back as they are: the live triangles lie
@@ -981,7 +983,12 @@ def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float]
     region = parts[0] if len(parts) == 1 else shapely.union(parts[0], parts[1])
     if new and not opened:
         es.last_near = (cav.bounds, es.near_ids(cav.bounds))
-        obstacles = es.obstacles[new].inflated if new in es.last_near[1] else None
+        obstacles = None
+        if new in es.last_near[1]:
+            ob = es.obstacles[new].inflated
+            others = [es.obstacles[k].inflated for k in es.last_near[1] if k != new]
+            close = [g for g, c in zip(others, shapely.dwithin(others, ob, 16 * es.tol), strict=True) if c]
+            obstacles = shapely.union_all([ob, *close]) if close else ob
     else:
         obstacles = es.blocked_near(_world_bounds(es, region), skip)
     if obstacles is not None:

@@ -918,3 +918,22 @@ def test_two_dead_end_strips_meeting_at_a_pinch_point_stay_closed_in_a_build() -
         assert gamenav.find_path(m, start, goal).cost == pytest.approx(8.27219531735474, rel=1e-9)
         assert m.nearest(np.array([[1.563, 9.63]]))[0] == pytest.approx((1.563, 11.9164814273377), abs=1e-9)
     assert live_area(mesh) == pytest.approx(live_area(fresh), rel=1e-12)
+
+
+def test_an_obstacle_overlapping_a_carved_one_by_a_rounding_error_leaves_no_strip() -> None:
+    """A box over the wall's face reaching 1.5e-8 beyond it (tolerance 2e-8), then one that
+    overlaps it by 1e-10: merging the first one's corners with the wall's left its edge slanted
+    up to 1.5e-8 inside it, and carving subtracted only the second box from that, leaving a
+    strip up to 1e-8 wide between them, open at both ends: find_path from below the second box
+    to above it cost 2.25 through it, where a build (no strip) goes round the box: 2.98.
+    Carving subtracts the obstacles within the tolerance of the new one too now."""
+    boxes = [shapely.box(5.167555993503664, 4.336094576085674, 7.000000015, 7.174911606001009),
+             shapely.box(7.0000000149, 5.121869488374122, 8.375891213636095, 6.324737206570164)]
+    mesh = NavMesh.from_polygons(ROOM)
+    for box in boxes:
+        mesh.add_obstacle(box)
+    fresh = NavMesh.from_polygons(ROOM, obstacles=boxes)
+    for m in (mesh, fresh):
+        assert gamenav.find_path(m, (7.5, 5), (7.5, 6.5)).cost == pytest.approx(2.9804504744431166, rel=1e-9)
+        assert m.locate(np.array([[7.000000012, 6.0]]))[0] == -1
+    assert live_area(mesh) == pytest.approx(live_area(fresh), rel=1e-12)
