@@ -43,6 +43,7 @@ from gamenav._validate import finite_point, flag, grid_dimensions, holds_bool, i
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav.navmesh import MAX_COORDINATE
 from gamenav.adapters._tiled import layer_offset, object_outline
+from gamenav.io._text import read_bytes
 
 __all__ = ["PathFollower", "draw_grid", "draw_path", "grid_from_mask", "grid_from_rects", "grid_from_tmx",
            "navmesh_from_tmx"]
@@ -233,6 +234,11 @@ def _tmx_gids(tmx_map: Any, tiles: Any) -> npt.NDArray[np.int64]:
     return np.array(rows, dtype=np.int64).reshape(height, width)
 
 
+_MAX_TEMPLATE_BYTES = 1 << 24
+"""The largest Tiled object template (``.tx``) read (16 MiB): a template holds one object, this
+room for a polygon of some 500,000 points."""
+
+
 def _tmx_root(tmx_map: Any, caller: str, lost: str) -> ElementTree.Element | None:
     """The root element of the file of ``tmx_map``, read again for what pytmx does not keep; None for
     a map parsed without a file, or for a file that cannot be read again, with a warning from
@@ -282,25 +288,30 @@ def _tmx_shapes(tmx_map: Any, group: Any, root: ElementTree.Element | None) -> l
 
     Raises:
         MapFormatError: an object made from the template of a rectangle, ellipse or polygon (pytmx
-            reads none of its shape), or from a template that cannot be read.
+            reads none of its shape), or from a template that cannot be read (not a regular file,
+            larger than :data:`_MAX_TEMPLATE_BYTES`, not XML) or is made from itself.
     """
     tags = ("ellipse", "point", "polygon", "polyline", "text")
 
-    def shape(node: ElementTree.Element, file: str) -> str | None:
+    def shape(node: ElementTree.Element, file: str, seen: frozenset[str] = frozenset(),
+              owner: str | None = None) -> str | None:  # (owner: the id of the map's object, for a template's)
         tag = next((child.tag for child in node if child.tag in tags), None)
-        template = node.get("template")
+        template, owner = node.get("template"), node.get("id") if owner is None else owner
         if tag is None and node.get("gid", "0") != "0":
             tag = "tile"
         elif tag is None and template is not None:
             template_file = os.path.join(os.path.dirname(file), template)
-            try:
-                base = ElementTree.parse(template_file).getroot().find("object")
-            except (OSError, ElementTree.ParseError) as exc:
-                raise MapFormatError(f"object {node.get('id')} of layer {group.name!r}: cannot read its template "
+            if os.path.realpath(template_file) in seen:
+                raise MapFormatError(f"object {owner} of layer {group.name!r}: its template {template!r} is made "
+                                     "from itself", path=tmx_map.filename)
+            try:  # (a regular file of at most _MAX_TEMPLATE_BYTES: a FIFO or /dev/stdin never ends)
+                base = ElementTree.fromstring(read_bytes(template_file, _MAX_TEMPLATE_BYTES)).find("object")
+            except (OSError, MapFormatError, ElementTree.ParseError) as exc:
+                raise MapFormatError(f"object {owner} of layer {group.name!r}: cannot read its template "
                                      f"{template!r} ({exc})", path=tmx_map.filename) from exc
-            tag = None if base is None else shape(base, template_file)
+            tag = None if base is None else shape(base, template_file, seen | {os.path.realpath(template_file)}, owner)
             if tag in (None, "ellipse", "polygon"):
-                raise MapFormatError(f"object {node.get('id')} of layer {group.name!r} is made from the template "
+                raise MapFormatError(f"object {owner} of layer {group.name!r} is made from the template "
                                      f"{template!r}, whose shape pytmx does not read: detach it in Tiled",
                                      path=tmx_map.filename)
         return tag

@@ -20,7 +20,7 @@ from pathlib import Path as FilePath
 
 from gamenav.errors import InvalidInputError, MapFormatError
 
-__all__ = ["file_path", "read_lines", "to_floats", "to_ints", "token_lines"]
+__all__ = ["file_path", "read_bytes", "read_lines", "to_floats", "to_ints", "token_lines"]
 
 _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -43,8 +43,15 @@ def file_path(path: str | os.PathLike[str]) -> FilePath:
     return FilePath(name)
 
 
-def _read_bytes(path: str | os.PathLike[str], max_bytes: int) -> bytes:
-    """The bytes of the regular file ``path``, refused before reading when there are more than ``max_bytes``."""
+def read_bytes(path: str | os.PathLike[str], max_bytes: int) -> bytes:
+    """The bytes of the regular file ``path``, refused before reading when there are more than ``max_bytes``.
+
+    Raises:
+        InvalidInputError: ``path`` is not a file name (see :func:`file_path`).
+        MapFormatError: not a regular file (a device or FIFO, which may never end) or more than
+            ``max_bytes`` bytes.
+        OSError: the file cannot be read (missing, a folder, no permission).
+    """
     name = file_path(path)
     # (non-blocking: opening a FIFO without a writer returns at once, to be refused below; binary:
     # Windows reads a file opened in text mode only up to its first Ctrl-Z byte)
@@ -77,7 +84,7 @@ def read_lines(path: str | os.PathLike[str], max_bytes: int) -> list[str]:
             line and column).
         OSError: the file cannot be read (missing, a folder, no permission).
     """
-    data = _read_bytes(path, max_bytes).removeprefix(codecs.BOM_UTF8)
+    data = read_bytes(path, max_bytes).removeprefix(codecs.BOM_UTF8)
     data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")  # LF only: errors count lines by LF
     try:
         text = data.decode("ascii")

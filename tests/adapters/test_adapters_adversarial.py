@@ -5,6 +5,7 @@ Each test fails on the code before its fix."""
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 from pathlib import Path
@@ -396,6 +397,24 @@ def test_a_pygame_object_made_from_a_template_is_read_or_refused(tmp_path: Path)
             (tmp_path / "t.tx").unlink()
         with pytest.raises(MapFormatError, match=r"templated\.tmx: object 6 of layer 'obstacles': cannot read its "
                                                  r"template 't\.tx'"):
+            pygame_adapter.navmesh_from_tmx(pytmx.TiledMap(str(path)), "obstacles")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/null"), reason="no /dev/null")
+def test_a_pygame_template_that_never_ends_or_is_made_from_itself_is_refused(tmp_path: Path) -> None:
+    """navmesh_from_tmx read templates with ElementTree.parse: one at a FIFO or /dev/stdin waited
+    forever (pytmx, which reads no templates, had loaded the map: /dev/null here, which ends), and
+    one made from itself (through another) raised RecursionError."""
+    path = tmp_path / "templated.tmx"
+    (tmp_path / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
+    template = '<?xml version="1.0" encoding="UTF-8"?>\n<template>\n <object template="{}"/>\n</template>\n'
+    (tmp_path / "a.tx").write_text(template.format("b.tx"), encoding="utf-8")
+    (tmp_path / "b.tx").write_text(template.format("a.tx"), encoding="utf-8")
+    for name, match in (("/dev/null", r"template '/dev/null' \(/dev/null: expected a regular file, got a device"),
+                        ("a.tx", r"templated\.tmx: object 6 of layer 'obstacles': its template 'a\.tx' is made from")):
+        templated = f'<object id="6" template="{name}" x="50" y="50"/>\n  <object id="5"'
+        path.write_text(KINDS_TMX.replace('<object id="5"', templated), encoding="utf-8")
+        with pytest.raises(MapFormatError, match=match):
             pygame_adapter.navmesh_from_tmx(pytmx.TiledMap(str(path)), "obstacles")
 
 
