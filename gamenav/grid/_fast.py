@@ -35,6 +35,7 @@ import numpy.typing as npt
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_fast as _kf
 from gamenav._kernels import grid_search as _ks
+from gamenav._validate import is_int
 from gamenav.errors import InvalidInputError
 from gamenav.grid.clearance import radius_state, threshold
 from gamenav.grid.movement import Diagonal, Heuristic
@@ -206,8 +207,8 @@ def _int_cell(cell: Any) -> tuple[int, int] | None:
     if type(cell) not in _PAIRS or len(cell) != 2:
         return None
     x, y = cell
-    if not (type(x) is int or isinstance(x, np.integer)) or not (type(y) is int or isinstance(y, np.integer)):
-        return None  # (bools, numpy bools, floats, ...)
+    if not is_int(x) or not is_int(y):
+        return None  # (bools, numpy bools and timedeltas, floats, ...)
     return int(x), int(y)
 
 

@@ -179,7 +179,8 @@ def test_numpy_cells_take_the_fast_path(start: object) -> None:
 
 
 @pytest.mark.parametrize("start", [np.array([0.0, 0.0]), np.array([True, False]), np.array([[0, 0]]),
-                                   (np.bool_(False), 0), (0.0, 0), np.array([0, 0], object)])
+                                   (np.bool_(False), 0), (0.0, 0), np.array([0, 0], object),
+                                   (np.timedelta64(0), 0), np.array([0, 0], "m8[s]")])
 def test_other_numpy_cells_take_the_general_path(start: object) -> None:
     grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])
     assert _fast.try_find_path(grid, start, (3, 2)) is None
