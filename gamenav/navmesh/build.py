@@ -253,13 +253,14 @@ def _relinked(geom: BaseGeometry, same_ring: bool) -> BaseGeometry:
     there is none.
 
     ``same_ring`` False: two rings of a polygon that share a point (a hole touching the outline
-    or another hole) become one ring passing the point twice, the free space on its left
-    (invalid for GEOS), so that merging and spike cutting follow the outline through the point
+    or another hole) become one ring passing the point twice (invalid for GEOS), the free space
+    on one side of it, so that merging and spike cutting follow the outline through the point
     as in an edit's region holding the free space on one side of the hole only: the strips at
     most the tolerance wide on either side of it are dead ends, cut off (merging each ring on
-    its own dropped the point from one of them and opened a strip through it). True: a ring
-    passing a point twice is split there into loops again, those winding counter-clockwise the
-    outline, the others holes.
+    its own dropped the point from one of them and opened a strip through it). The outline
+    keeps its direction and first point (merging keeps the first of close points). True: a
+    ring passing a point twice is split there again; the loops winding as the outline does make
+    the outline, the others holes.
     """
     polys = _single_parts(geom)
     per = shapely.get_num_interior_rings(polys) + 1
@@ -283,10 +284,10 @@ def _relinked(geom: BaseGeometry, same_ring: bool) -> BaseGeometry:
     k = np.arange(len(p)) - start
     nxt, prv = start + (k + 1) % size[ring], start + (k - 1) % size[ring]
     rel = p - p[start]  # twice each ring's signed area, about its first point
-    area2 = np.bincount(ring, weights=rel[:, 0] * rel[nxt, 1] - rel[nxt, 0] * rel[:, 1])
-    outline = np.zeros(len(size), dtype=bool)
-    outline[np.cumsum(per) - per] = True
-    nxt = np.where(((area2 > 0) != outline)[ring], prv, nxt)  # the free space on the left
+    ccw = np.bincount(ring, weights=rel[:, 0] * rel[nxt, 1] - rel[nxt, 0] * rel[:, 1]) > 0
+    lead = np.repeat(np.cumsum(per) - per, per)  # each ring's polygon's outline
+    flip = (ccw == ccw[lead]) != (lead == np.arange(len(size)))  # a hole winding like its outline
+    nxt = np.where(flip[ring], prv, nxt)  # the free space on one side of every ring
     nxt[a], nxt[b] = nxt[b], nxt[a]  # joins two rings at the point, or splits one there
     succ = nxt.tolist()
     out: list[BaseGeometry] = list(polys)
@@ -304,7 +305,7 @@ def _relinked(geom: BaseGeometry, same_ring: bool) -> BaseGeometry:
             rel = p[loop] - p[first]
             twice_area = float(np.sum(rel[:, 0] * np.roll(rel[:, 1], -1) - np.roll(rel[:, 0], -1) * rel[:, 1]))
             if twice_area:  # (a loop merging collapsed goes)
-                (shells if twice_area > 0 else holes).append(p[loop])
+                (shells if (twice_area > 0) == ccw[lead[ring[first]]] else holes).append(p[loop])
         out[j] = (shapely.Polygon(shells[0], holes) if len(shells) == 1
                   else _polygonal(shapely.make_valid(polys[j], method="structure")))
     return shapely.MultiPolygon([part for g in out for part in _single_parts(g)])  # (no overlay: joined rings stay)

@@ -937,3 +937,31 @@ def test_an_obstacle_overlapping_a_carved_one_by_a_rounding_error_leaves_no_stri
         assert gamenav.find_path(m, (7.5, 5), (7.5, 6.5)).cost == pytest.approx(2.9804504744431166, rel=1e-9)
         assert m.locate(np.array([[7.000000012, 6.0]]))[0] == -1
     assert live_area(mesh) == pytest.approx(live_area(fresh), rel=1e-12)
+
+
+# two obstacles touching at a corner (holes sharing a point) and, elsewhere, a box with a
+# rotated one whose corner lies 1e-8 below the box's (the free space's outline has points
+# closer than the tolerance there)
+TOUCHING_AND_CLOSE = [
+    shapely.Polygon([(12.834461788390046, 3.699709687081313), (12.999999997, 4.000000003),
+                     (11.421602862107315, 4.870108096182632), (11.256064653497361, 4.569817780263944)]),
+    shapely.Polygon([(11.256064653497361, 4.569817780263944), (8.460666886662025, 4.569817780263944),
+                     (11.256064653497361, 3.8188784552260016)]),
+    shapely.box(5.979521517414335, 8, 6.816782048219621, 10.610591955829623),
+    shapely.Polygon([(6.385935314692141, 10.430621900706857), (6.9727180376212345, 11.75571238695943),
+                     (6.566304240343429, 11.935682432082197), (5.9795215174143355, 10.610591945829622)]),
+]
+
+
+def test_a_pinch_point_leaves_the_points_a_build_merges_elsewhere_as_they_were() -> None:
+    """Joining the rings at the pinch point (see the test above) must keep every ring's
+    direction: merging keeps the first of close points, and rings turned round kept the other
+    point of the close pair by the box's corner, 4.4e-9 off the one an edit keeps (a path past
+    it 1.6e-9 shorter in the edited mesh than the build's exact one)."""
+    mesh = NavMesh.from_polygons(ROOM)
+    for shape in TOUCHING_AND_CLOSE:
+        mesh.add_obstacle(shape)
+    fresh = NavMesh.from_polygons(ROOM, obstacles=TOUCHING_AND_CLOSE)
+    start, goal = (6.83842751, 10.22886731), (5.94613862, 9.78912497)
+    assert gamenav.find_path(mesh, start, goal, exact=True).cost == pytest.approx(
+        gamenav.find_path(fresh, start, goal, exact=True).cost, rel=1e-12)
