@@ -25,7 +25,7 @@ from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.runtime._invalidation import EntryTable
 from gamenav.runtime._mesh_invalidation import MeshEntries
-from gamenav.runtime._search import GridWatch, Query, make_query, refused, shared, start_search
+from gamenav.runtime._search import RUN_TO_END, GridWatch, Query, make_query, refused, shared, start_search
 from gamenav.types import Path, PathStatus
 
 __all__ = ["CacheStats", "PathCache"]
@@ -142,7 +142,7 @@ class PathCache(Closeable):
         hit = self._lookup(query)  # (catches up with edits heard in other threads first)
         if hit is not None:
             return hit
-        search = start_search(query)
+        search = start_search(query, RUN_TO_END)
         search.step(None)
         path = shared(search.result())
         self._store(query, path, search.world_version)

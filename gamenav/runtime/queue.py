@@ -38,7 +38,7 @@ from gamenav.grid.clearance import mask_change
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.parallel import check_workers, run_parallel
 from gamenav.runtime._invalidation import EntryTable, footprint
-from gamenav.runtime._search import GridWatch, Query, make_query, refused, shared, start_search
+from gamenav.runtime._search import GridWatch, Query, make_query, pending_version, refused, shared, start_search
 from gamenav.runtime.cache import PathCache
 from gamenav.types import Path, PathStatus, Search
 
@@ -563,7 +563,13 @@ class PathQueue(Closeable):
             job.checked = check.world_version
         if job is not None and not job.alive:  # answered or cancelled by code its start ran (a
             job = None                         # heuristic, a __del__): this request searches anew
-        if job is None:
+        version = None
+        if job is None and not quick_expansions and self._peek() is not None:  # (queued: see below)
+            version = pending_version(query)
+        if version is not None:  # checked without a search: started lazily in update()
+            job = _Job(query, score, next(self._seq), version)
+            self._add_job(job)
+        elif job is None:
             search = start_search(query)
             if search.status.done:  # start == goal, or another island: answered at once
                 self._store_and_answer(query, search.result(), [req], search.world_version)
@@ -665,9 +671,16 @@ class PathQueue(Closeable):
                 if timed and worked and now + self._start_s > deadline:
                     break
                 worked = True
-                search, now = self._start(job, now)
+                t = now
+                search, now = self._start(job, now, self._chunk_size(job, now, deadline, left, worked))
                 if search is None:
                     continue
+                k = search.expanded  # (> 0: answered whole within the chunk it would have run)
+                if k:
+                    self._measure(job, k, now - t, False)
+                    spent += k
+                    if self._max_expansions is not None:
+                        left -= k
             if not search.status.done:
                 whole = _whole(job, search)
                 if whole and timed and worked \
@@ -887,13 +900,15 @@ class PathQueue(Closeable):
                 entry = self._grids[id(world)] = _GridJobs(world, self._heard)
             entry.jobs.add(job)
 
-    def _start(self, job: _Job, now: float) -> tuple[Search | None, float]:
-        """Start ``job``'s search (timed from ``now``) and return it with the time after; when an
-        edit blocked its start or goal since the request, answer STALE and return None (None too
-        when the job was dropped meanwhile). When its heuristic raises, cancel its requests (each
-        update would raise again, serving no other request) and re-raise."""
+    def _start(self, job: _Job, now: float, finish_within: int = 0) -> tuple[Search | None, float]:
+        """Start ``job``'s search (timed from ``now``; answered whole at once when it cannot
+        expand more than ``finish_within`` nodes: see :func:`start_search`) and return it with the
+        time after; when an edit blocked its start or goal since the request, answer STALE and
+        return None (None too when the job was dropped meanwhile). When its heuristic raises,
+        cancel its requests (each update would raise again, serving no other request) and
+        re-raise."""
         try:
-            search = self._begin(job)
+            search = self._begin(job, finish_within)
         except (BlockedEndpointError, UnsupportedOptionError):  # (see start_search)
             if job.alive:  # (see _finish)
                 self._drop_job(job)
@@ -911,11 +926,12 @@ class PathQueue(Closeable):
             return None, t
         return search, t
 
-    def _begin(self, job: _Job) -> Search:
+    def _begin(self, job: _Job, finish_within: int = 0) -> Search:
         """(Re)start ``job``'s search on the world as it is now and return it (the old search,
-        if any, is cancelled once the new one started: a failing start changes nothing)."""
+        if any, is cancelled once the new one started: a failing start changes nothing; see
+        :func:`start_search` for ``finish_within``)."""
         query = job.query
-        search = start_search(query)
+        search = start_search(query, finish_within)
         if job.search is not None:
             job.search.cancel()
         job.search = search

@@ -47,6 +47,53 @@ def test_expansion_budget_is_never_exceeded_and_nothing_is_wasted(budget: int, c
         same_path(req.path, ref)
 
 
+@pytest.mark.parametrize("options", [{}, {"diagonal": "never"}, {"agent_radius": 0.6, "smooth": True}])
+def test_small_searches_are_answered_whole_when_they_start(monkeypatch: pytest.MonkeyPatch,
+                                                           options: dict[str, object]) -> None:
+    """On a grid with no more passable cells than an update's chunk, a queued query that
+    find_path's one-call kernel answers is answered by it when it starts (and checked at request
+    time without a search): no GridSearch set up (30 us or more each; every request built one
+    to check it and another to run it), the same paths and expansions, the same budget spent."""
+    from gamenav.grid.search import GridSearch
+
+    grid = gamenav.TileGrid(np.random.default_rng(5).random((20, 24)) > 0.06)  # (room for a radius)
+    pairs, one_shot = [], []
+    for s, g in connected_pairs(grid, 40, seed=6):
+        try:
+            path = gamenav.find_path(grid, s, g, **options)
+        except gamenav.BlockedEndpointError:  # (an end too close to a wall for the radius)
+            continue
+        if path.found:
+            pairs.append((s, g))
+            one_shot.append(path)
+    assert len(pairs) >= 10
+    started = []
+    original = GridSearch._from_checked.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(GridSearch, "_from_checked",
+                        classmethod(lambda cls, *args: started.append(1) or original(cls, *args)))
+    queue = PathQueue(budget_ms=None, max_expansions=5000)
+    requests = [queue.request(grid, s, g, **options) for s, g in pairs]
+    spent = drain(queue)
+    assert len(started) <= 1  # (the first request runs next: its search is started at once)
+    assert sum(spent) == sum(p.expanded for p in one_shot) and max(spent) <= 5000
+    for req, ref in zip(requests, one_shot, strict=True):
+        same_path(req.path, ref)
+        assert req.path.expanded == ref.expanded
+
+
+def test_a_chunk_smaller_than_the_grid_still_steps_a_search() -> None:
+    """With fewer expansions per update than the grid has passable cells, searches are stepped as
+    before (the budget holds exactly)."""
+    grid = rooms_grid(24, 20, seed=5)
+    pairs = connected_pairs(grid, 10, seed=7)
+    queue = PathQueue(budget_ms=None, max_expansions=50)
+    requests = [queue.request(grid, s, g) for s, g in pairs]
+    spent = drain(queue)
+    assert max(spent) <= 50 and all(s == 50 for s in spent[:-1])
+    for req, (s, g) in zip(requests, pairs, strict=True):
+        same_path(req.path, gamenav.find_path(grid, s, g))
+
+
 def test_time_budget_completes_everything_with_one_shot_results() -> None:
     grid = rooms_grid(64, 48, seed=3, costs=True)
     pairs = connected_pairs(grid, 30, seed=4)
