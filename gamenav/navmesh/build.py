@@ -211,14 +211,22 @@ def _shrink(free: BaseGeometry, radius: float) -> BaseGeometry:
 
 
 def _without_slivers(free: BaseGeometry) -> BaseGeometry:
-    """``free`` without the parts whose area is float noise (overlay slivers): at most
-    ``16 * eps * extent**2``, with ``extent`` the larger side of its bounding box."""
+    """``free`` without the parts that are float noise (overlay slivers): an area of at most
+    ``16 * eps * extent**2``, with ``extent`` the larger side of its bounding box, and nowhere
+    wider than the mesh tolerance. A part that small but wider is free space (a corner cut off
+    by an obstacle 3e-8 from it), which an edit keeps as it is: dropped, a build had one island
+    fewer."""
     if free.is_empty:
         return free
     x0, y0, x1, y1 = free.bounds
-    floor = 16 * np.finfo(np.float64).eps * max(x1 - x0, y1 - y0) ** 2
-    parts = [p for p in shapely.get_parts(free) if p.area > floor]
-    return shapely.union_all(parts) if parts else shapely.Polygon()
+    extent = max(x1 - x0, y1 - y0)
+    parts = shapely.get_parts(free)
+    noise = shapely.area(parts) <= 16 * np.finfo(np.float64).eps * extent ** 2
+    if noise.any():
+        tol = mesh_tolerance(extent, max(abs(x0), abs(y0), abs(x1), abs(y1)))
+        noise[noise] = shapely.is_empty(shapely.buffer(parts[noise], -0.5 * tol))
+    parts = parts[~noise]
+    return shapely.union_all(parts) if len(parts) else shapely.Polygon()
 
 
 def mesh_tolerance(extent: float, largest: float) -> float:

@@ -965,3 +965,20 @@ def test_a_pinch_point_leaves_the_points_a_build_merges_elsewhere_as_they_were()
     start, goal = (6.83842751, 10.22886731), (5.94613862, 9.78912497)
     assert gamenav.find_path(mesh, start, goal, exact=True).cost == pytest.approx(
         gamenav.find_path(fresh, start, goal, exact=True).cost, rel=1e-12)
+
+
+def test_a_corner_cut_off_by_an_obstacle_near_it_is_an_island_in_a_build_too() -> None:
+    """A rotated box 3e-8 from the room's corner cuts off a triangle 3e-8 x 6e-8 (area 9e-16,
+    wider than the tolerance 2e-8): an edit keeps it, an island of its own; a build dropped it
+    as float noise (an area below 16 * eps * 20**2 = 1.4e-12), so the islands differed (2 and
+    1) and find_path from inside it was FOUND in the build, NO_PATH in the edited mesh. A build
+    drops only such parts that are nowhere wider than the tolerance now."""
+    box = shapely.Polygon([(3e-8, 0), (1.4223895257205175, 0.7101037136828187),
+                           (1.1367942610546335, 1.282171844944168), (-0.2855952346658838, 0.5720681312613491)])
+    mesh = NavMesh.from_polygons(ROOM)
+    mesh.add_obstacle(box)
+    fresh = NavMesh.from_polygons(ROOM, obstacles=[box])
+    for m in (mesh, fresh):
+        assert int(m.islands[m.alive].max()) == 1
+        assert gamenav.find_path(m, (1e-8, 1e-8), (3, 3)).status is gamenav.PathStatus.NO_PATH
+    assert live_area(mesh) == pytest.approx(live_area(fresh), rel=1e-12)
