@@ -103,17 +103,20 @@ def _layers(tile_map: Any) -> list[Any]:
 
 
 def _tile_layer(tile_map: Any, name: str) -> Any:
+    """The tile layer ``name`` of an ``arcade.TileMap``: of several, the last, whose sprites arcade
+    keeps in ``sprite_lists[name]`` (and pytmx names: the pygame adapter's)."""
     layers = _layers(tile_map)
     if not isinstance(name, str):
         raise InvalidInputError(f"layer must be a layer name (str), got {name!r}")
-    found = [layer for layer in layers if layer.name == name]
+    found = [layer for layer in layers if layer.name == name
+             and (getattr(layer, "data", None) is not None or getattr(layer, "chunks", None))]
     tile_layers = [layer.name for layer in layers if getattr(layer, "data", None) is not None]
-    if found and getattr(found[0], "data", None) is None and getattr(found[0], "chunks", None):
+    if found and getattr(found[-1], "data", None) is None:
         raise InvalidInputError(f"tile layer {name!r} belongs to an infinite map (chunks), which is "
                                 "not supported; save the map with a fixed size")
-    if not found or getattr(found[0], "data", None) is None:
+    if not found:
         raise InvalidInputError(f"tile layer {name!r} not found; the map's tile layers are {tile_layers}")
-    return found[0]
+    return found[-1]
 
 
 def _layer_gids(tile_map: Any, tiles: Any) -> npt.NDArray[np.int64]:
@@ -148,7 +151,7 @@ def grid_from_tilemap(tile_map: Any, layer: str, *, walls: bool = True) -> TileG
 
     Args:
         tile_map: an ``arcade.TileMap`` (orthogonal, finite) loaded from a Tiled ``.tmx``/``.json``.
-        layer: the name of a tile layer.
+        layer: the name of a tile layer (of several, the last: the one in ``tile_map.sprite_lists``).
         walls: True: the layer's non-empty tiles are walls and everything else is walkable;
             False: the layer's non-empty tiles are the walkable floor.
 
@@ -287,7 +290,8 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
 
     Args:
         tile_map: an ``arcade.TileMap``.
-        layer: the name of an object layer (also one inside a group layer).
+        layer: the name of an object layer (also one inside a group layer; of several, the last:
+            the one in ``tile_map.object_lists``).
         walkable: False: the objects are obstacles cut out of the whole map rectangle;
             True: their union is the walkable area.
         agent_radius: obstacles are inflated (the free space shrunk) by this many world units.
@@ -314,7 +318,7 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
     if not isinstance(layer, str):
         raise InvalidInputError(f"layer must be a layer name (str), got {layer!r}")
     walkable = flag(walkable, "walkable")
-    group = next((found for found in layers if found.name == layer), None)
+    group = next((found for found in reversed(layers) if found.name == layer), None)  # (the last, as in arcade)
     if group is None:
         raise InvalidInputError(
             f"object layer {layer!r} not found; the map's object layers are {[found.name for found in layers]}")

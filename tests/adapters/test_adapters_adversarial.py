@@ -981,3 +981,35 @@ def test_group_layer_offsets_move_the_layers_in_them(tmp_path: Path) -> None:
     pixels = pygame_adapter.navmesh_from_tmx(tmx_map, "obstacles").locate([rock, was])
     world = navmesh_from_tilemap(tile_map, "obstacles").locate([(rock[0], 64 - rock[1]), (was[0], 64 - was[1])])
     assert pixels[0] == world[0] == -1 and min(pixels[1], world[1]) >= 0
+
+
+def test_a_layer_name_used_twice_names_the_last_layer_in_both_adapters(tmp_path: Path) -> None:
+    """Of two layers of one name, arcade's ``sprite_lists`` / ``object_lists`` and pytmx keep the
+    last, but the arcade adapter took the first: its grid was not the wall sprites' cells, nor the
+    pygame adapter's grid, and its navmesh cut out the other layer's objects."""
+    text = gamenav.data.path("tiny.tmx").read_text().replace("</map>", """ <group id="4" name="level2">
+ <layer id="5" name="walls" width="6" height="4">
+  <data encoding="csv">
+2,2,2,2,2,2,
+0,0,0,0,0,0,
+0,0,0,0,0,0,
+0,0,0,0,0,2
+</data>
+ </layer>
+ <objectgroup id="6" name="obstacles">
+  <object id="7" x="0" y="0" width="16" height="16"/>
+ </objectgroup>
+ </group>
+</map>""")
+    (tmp_path / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
+    (tmp_path / "twice.tmx").write_text(text)
+    tile_map = arcade.load_tilemap(tmp_path / "twice.tmx", lazy=True)
+    grid = grid_from_tilemap(tile_map, "walls")
+    sprites = grid.world_to_cell([sprite.position for sprite in tile_map.sprite_lists["walls"]])
+    assert sorted(map(tuple, sprites.tolist())) == sorted(map(tuple, np.argwhere(~grid.passable)[:, ::-1].tolist()))
+    pixels = pygame_adapter.grid_from_tmx(pytmx.TiledMap(str(tmp_path / "twice.tmx")), "walls")
+    assert np.array_equal(grid.passable, pixels.passable) and (~grid.passable).sum() == 7
+    mesh = navmesh_from_tilemap(tile_map, "obstacles")
+    mesh_pixels = pygame_adapter.navmesh_from_tmx(pytmx.TiledMap(str(tmp_path / "twice.tmx")), "obstacles")
+    assert mesh.locate([(8.0, 56.0), (12.0, 12.0)]).tolist()[0] == mesh_pixels.locate([(8.0, 8.0)])[0] == -1
+    assert min(mesh.locate([(12.0, 12.0)])[0], mesh_pixels.locate([(12.0, 52.0)])[0]) >= 0  # (the first layer's wall)
