@@ -1013,3 +1013,16 @@ def test_a_layer_name_used_twice_names_the_last_layer_in_both_adapters(tmp_path:
     mesh_pixels = pygame_adapter.navmesh_from_tmx(pytmx.TiledMap(str(tmp_path / "twice.tmx")), "obstacles")
     assert mesh.locate([(8.0, 56.0), (12.0, 12.0)]).tolist()[0] == mesh_pixels.locate([(8.0, 8.0)])[0] == -1
     assert min(mesh.locate([(12.0, 12.0)])[0], mesh_pixels.locate([(12.0, 52.0)])[0]) >= 0  # (the first layer's wall)
+
+
+@pytest.mark.parametrize("flags", [0, pygame.SRCALPHA])
+def test_pygame_draw_grid_blends_a_translucent_line_color_as_its_cells(flags: int) -> None:
+    """Colours may carry alpha for translucent overlays, but the lines were filled with theirs:
+    opaque white for (255, 255, 255, 40), and on a surface with alpha a hole of alpha 40."""
+    grid = grid_from_rects([(20, 0, 20, 20)], size=(80, 60), cell_size=20)
+    surface = pygame.Surface((100, 80), flags)
+    surface.fill((0, 0, 0, 255))
+    pygame_adapter.draw_grid(surface, grid, blocked_color=(255, 0, 0, 128), line_color=(255, 255, 255, 40))
+    assert surface.get_at((30, 10)) == (128, 0, 0, 255)  # (a blocked cell, blended)
+    assert surface.get_at((0, 30)) == surface.get_at((20, 20)) == (40, 40, 40, 255)  # (a line, a crossing: once)
+    assert surface.get_at((50, 50)) == (0, 0, 0, 255)
