@@ -217,6 +217,11 @@ def grid_from_sprites(sprites: Iterable[arcade.BasicSprite], *, size: Sequence[f
     Returns:
         A grid of ``ceil(height / cell_size)`` rows by ``ceil(width / cell_size)`` columns,
         ``y_up=True``. Hit boxes that only touch a cell's edge do not block it.
+
+    Raises:
+        InvalidInputError: a bad ``size``, ``cell_size`` or ``origin``, an object that is not a
+            sprite, a hit box that is not finite, or one over the grid that reaches beyond
+            1e150 cells from its origin.
     """
     cs = positive_number(cell_size, "cell_size")
     width, height = grid_dimensions(size, cs)
@@ -232,35 +237,47 @@ def grid_from_sprites(sprites: Iterable[arcade.BasicSprite], *, size: Sequence[f
         if not np.isfinite(pts).all():
             raise InvalidInputError(f"wall sprites must have finite hit boxes (position, scale, angle); "
                                     f"{sprite!r} has the points {pts.tolist()}")
-        poly = shapely.make_valid(shapely.Polygon(pts))  # (a self-crossing hit box: the areas it encloses)
+        # in cells from the origin (shapely's areas of cells stay in range at any cell size), and
         # cell ranges clipped to the grid before they become ints (a huge sprite stays in range)
-        lo = np.clip(np.floor((pts.min(axis=0) - (ox, oy)) / cs), 0, (width, height)).astype(np.int64)
-        hi = np.clip(np.ceil((pts.max(axis=0) - (ox, oy)) / cs), 0, (width, height)).astype(np.int64)
-        if (hi > lo).all():
-            _block_overlapped(blocked, poly, lo, hi, (ox, oy), cs)
+        with np.errstate(over="ignore"):  # (beyond float64: refused below, unless off the grid)
+            cells = (pts - (ox, oy)) / cs
+        lo = np.clip(np.floor(cells.min(axis=0)), 0, (width, height)).astype(np.int64)
+        hi = np.clip(np.ceil(cells.max(axis=0)), 0, (width, height)).astype(np.int64)
+        if not (hi > lo).all():
+            continue
+        if not (np.abs(cells) <= _MAX_CELLS).all():
+            raise InvalidInputError(f"wall sprites over the grid must have hit boxes within {_MAX_CELLS:g} cells of "
+                                    f"its origin; {sprite!r} has the points {pts.tolist()} (cell_size {cs:g})")
+        poly = shapely.make_valid(shapely.Polygon(cells))  # (a self-crossing hit box: the areas it encloses)
+        _block_overlapped(blocked, poly, lo, hi)
     return TileGrid(~blocked, cell_size=cs, origin=(ox, oy), y_up=True)
 
 
-def _block_overlapped(blocked: npt.NDArray[np.bool_], poly: Any, lo: npt.NDArray[np.int64], hi: npt.NDArray[np.int64],
-                      origin: tuple[float, float], cs: float) -> None:
-    """Block the cells of ``blocked`` (``[y, x]``, row 0 on top) that ``poly`` overlaps with positive
-    area (over 1e-9 cell), among the cells ``lo <= (x, y) < hi`` (y counted from the bottom row).
+_MAX_CELLS = 1e150
+"""How far (in cells from the grid's origin) the hit box of a wall sprite over the grid may reach:
+shapely multiplies coordinates, and beyond about 1e154 its products overflowed and its answers
+were wrong (a sprite covering the grid blocked nothing)."""
+
+
+def _block_overlapped(blocked: npt.NDArray[np.bool_], poly: Any, lo: npt.NDArray[np.int64],
+                      hi: npt.NDArray[np.int64]) -> None:
+    """Block the cells of ``blocked`` (``[y, x]``, row 0 on top) that ``poly`` (in cells: cell
+    ``(x, y)`` is the unit square at ``(x, y)``, y counted from the bottom row) overlaps with
+    positive area (over 1e-9 cell), among the cells ``lo <= (x, y) < hi``.
 
     Square blocks of cells are tried from one covering the whole range down: a block ``poly``
     covers is blocked whole, one apart from it is skipped and the others are split in four, so
     only the cells its outline crosses are intersected one by one (the work grows with the
     outline, not the area: a sprite over 1000 x 1000 cells took 12 s and 1 GB cell by cell)."""
-    (ox, oy), height = origin, len(blocked)
+    height = len(blocked)
     shapely.prepare(poly)
     size = 1 << int(max(hi - lo) - 1).bit_length()  # (a power of two, at least the range's side)
     x0, y0 = lo[:1], lo[1:]
     while len(x0):
         x1, y1 = np.minimum(x0 + size, hi[0]), np.minimum(y0 + size, hi[1])
-        boxes = shapely.box(ox + x0 * cs, oy + y0 * cs, ox + x1 * cs, oy + y1 * cs)
-        if size == 1:  # (the cells' own boxes, as the blocks' corners: a cell of a covered block is covered)
-            whole = shapely.area(shapely.intersection(poly, boxes)) > 1e-9 * cs * cs
-        else:
-            whole = shapely.covers(poly, boxes)
+        boxes = shapely.box(x0, y0, x1, y1)
+        # (size 1: the cells' own boxes, as the blocks' corners: a cell of a covered block is covered)
+        whole = shapely.area(shapely.intersection(poly, boxes)) > 1e-9 if size == 1 else shapely.covers(poly, boxes)
         for bx0, bx1, by0, by1 in zip(x0[whole], x1[whole], y0[whole], y1[whole], strict=True):
             blocked[height - by1:height - by0, bx0:bx1] = True
         split = ~whole & shapely.intersects(poly, boxes) if size > 1 else whole[:0]

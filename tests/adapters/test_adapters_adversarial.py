@@ -1026,3 +1026,35 @@ def test_pygame_draw_grid_blends_a_translucent_line_color_as_its_cells(flags: in
     assert surface.get_at((30, 10)) == (128, 0, 0, 255)  # (a blocked cell, blended)
     assert surface.get_at((0, 30)) == surface.get_at((20, 20)) == (40, 40, 40, 255)  # (a line, a crossing: once)
     assert surface.get_at((50, 50)) == (0, 0, 0, 255)
+
+
+def _turned_walls_grid(unit: float) -> gamenav.TileGrid:
+    """A 40 x 24 wall turned 30 degrees on a 128 x 64 map of 8-unit cells, all in ``unit``s."""
+    walls = arcade.SpriteList()
+    walls.append(arcade.SpriteSolidColor(1, 1, center_x=64 * unit, center_y=32 * unit))
+    walls[0].width, walls[0].height, walls[0].angle = 40 * unit, 24 * unit, 30
+    return grid_from_sprites(walls, size=(128 * unit, 64 * unit), cell_size=8 * unit)
+
+
+@pytest.mark.parametrize("unit", [1e-170, 1e-150, 1e140, 1e160])
+def test_sprite_walls_block_the_same_cells_in_any_world_unit(unit: float) -> None:
+    """Hit boxes were intersected with cells in world units, whose areas (cell_size squared) left
+    float64's range: with cells of 8e-170 units the wall blocked none of its 26 cells (8e-150: 20),
+    and with 8e140 shapely's products overflowed (RuntimeWarning, an error under -W error)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.array_equal(_turned_walls_grid(unit).passable, _turned_walls_grid(1.0).passable)
+    assert (~_turned_walls_grid(1.0).passable).sum() == 26
+
+
+def test_a_wall_sprite_beyond_shapelys_range_is_refused_over_the_grid_and_ignored_elsewhere() -> None:
+    """A hit box reaching 1e154 cells overflowed shapely's products (RuntimeWarning) and turned its
+    answers: a square of side 3.2e301 turned 45 degrees over the grid blocked none of its cells."""
+    giant = arcade.SpriteSolidColor(32, 32, center_x=1e300, center_y=32)
+    giant.scale, giant.angle = 1e300, 45
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InvalidInputError, match=r"within 1e\+150 cells of its origin"):
+            grid_from_sprites([giant], size=(128, 64), cell_size=8)
+        parked = arcade.SpriteSolidColor(32, 32, center_x=1e300, center_y=-1e300)  # (off the map: no wall here)
+        assert grid_from_sprites([parked], size=(128, 64), cell_size=8).passable.all()
