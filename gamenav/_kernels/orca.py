@@ -89,6 +89,11 @@ them one, millions, and collecting and sweeping them took seconds."""
 _COARSE = 16
 """Cells per side of the coarse summed-area table's blocks (:func:`blocked_table`)."""
 
+_HAIR = 1e-6
+"""A disc overlapping a wall by at most this many cells counts as clear of it (``wall_overlaps``):
+pushed off one side of a gap exactly as wide as itself (a disc of half a cell in a corridor one
+cell wide) by the push's margin of 1e-9 cells, it touches the other side by as much, for ever."""
+
 
 def blocked_table(passable: npt.NDArray[np.bool_], y_up: bool) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Summed-area tables of ``~passable`` [y, x] with rows in world order (row 0 lowest world
@@ -939,7 +944,7 @@ def _out_by_side(x, y, r, ii, j, x0, y0, cs, passable, y_up):  # pragma: no cove
 @njit(cache=True, nogil=True)
 def _disc_off_walls(pos, i, r, passable, ox, oy, cs, y_up):  # pragma: no cover - compiled
     """Move disc ``i`` of ``pos`` out of the blocked and off-grid cell squares it overlaps (see
-    :func:`discs_off_walls`); returns whether it still overlaps one."""
+    :func:`discs_off_walls`); returns whether it still overlaps one (by more than :data:`_HAIR`)."""
     size = max(passable.shape[0], passable.shape[1]) + 2
     x = pos[i, 0]
     y = pos[i, 1]
@@ -949,10 +954,12 @@ def _disc_off_walls(pos, i, r, passable, ox, oy, cs, y_up):  # pragma: no cover 
         return True
     k = int(math.ceil(r / cs))
     clear = False
+    depth = 0.0  # the deepest overlap the last pass found
     for _ in range(4):
         ci = int(math.floor((x - ox) / cs))
         cj = int(math.floor((y - oy) / cs))
         clear = True
+        depth = 0.0
         for j in range(cj - k, cj + k + 1):
             for ii in range(ci - k, ci + k + 1):
                 if not _blocked(passable, ii, j, y_up):
@@ -968,15 +975,17 @@ def _disc_off_walls(pos, i, r, passable, ox, oy, cs, y_up):  # pragma: no cover 
                     continue
                 clear = False
                 if d2 < 1e-18:  # centre on the square's boundary or inside: leave by the nearest side
+                    depth = r
                     x, y = _out_by_side(x, y, r, ii, j, x0, y0, cs, passable, y_up)
                     continue
                 d = math.sqrt(d2)
+                depth = max(depth, r - d)
                 over = r - d + 1e-9 * cs
                 x += dx / d * over
                 y += dy / d * over
         if clear:
             break
-    stuck = not clear
+    stuck = depth > _HAIR * cs
     if _blocked(passable, int(math.floor((x - ox) / cs)), int(math.floor((y - oy) / cs)), y_up):
         x = pos[i, 0]
         y = pos[i, 1]
@@ -994,7 +1003,7 @@ def discs_off_walls(pos, radius, passable, sat, ox, oy, cs, y_up):  # pragma: no
     (corners included). A centre never moves onto a blocked cell (such a move is undone: the
     disc cannot fit there). Discs whose surroundings hold no blocked cell (summed-area tables
     ``sat``, :func:`blocked_table`) are skipped at once. Returns the number of discs still
-    overlapping a blocked square.
+    overlapping a blocked square (by more than :data:`_HAIR` cells).
     """
     stuck = 0
     for i in range(pos.shape[0]):
@@ -1118,7 +1127,7 @@ def resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations
     wall sliding (no centre onto a blocked cell) and :func:`discs_off_walls`. The sweeps stop
     early once no pair overlaps by more than ``tolerance`` times the sum of its radii. Walls win:
     a disc is never left in a blocked cell square it could leave. Returns the number of discs
-    still overlapping a blocked cell.
+    still overlapping a blocked cell (by more than :data:`_HAIR` cells).
     """
     n = pos.shape[0]
     r_max = 0.0
