@@ -57,7 +57,10 @@ neither kept alive nor notified by the grid, and its pending path requests are c
 queue's next request or update. :meth:`Crowd.close` (or leaving a ``with Crowd(...) as crowd:``
 block) ends the subscription and cancels the pending path requests; afterwards the orders and
 :meth:`Crowd.update` raise InvalidInputError, while the state (positions, paths, ...) stays
-readable.
+readable. A crowd whose :class:`~gamenav.PathQueue` was closed keeps the path requests of its
+orders and of grid edits waiting (:attr:`Crowd.pending`) until an open queue is assigned
+(:attr:`Crowd.queue`): an order or an edit never raises for it, :meth:`Crowd.update` raises
+the queue's InvalidInputError.
 """
 
 from __future__ import annotations
@@ -1428,7 +1431,8 @@ class Crowd(Closeable):
 
     def _request(self, idx: _Idx) -> None:
         """Path requests from each agent's position to its goal: at once without a queue, else
-        through the backlog (at most ``requests_per_update`` sent per update)."""
+        through the backlog (at most ``requests_per_update`` sent per update; none while the
+        queue is closed: a grid edit's listener must not raise)."""
         if len(idx) == 0:
             return
         self._cancel(idx)
@@ -1436,7 +1440,8 @@ class Crowd(Closeable):
             self._send(idx)
             return
         self._backlog.update(dict.fromkeys(idx.tolist()))
-        self._flush()
+        if getattr(self._queue, "closed", False) is not True:  # (closed: they wait for an open one)
+            self._flush()
 
     def _flush(self) -> None:
         room = self.requests_per_update - self._sent

@@ -992,6 +992,30 @@ def test_a_subnormal_neighbour_distance_does_not_freeze_the_update() -> None:
     assert done.stdout.strip() == "[0.5707106781186547, 0.5707106781186547]"
 
 
+def test_an_edit_after_the_crowds_queue_closed_does_not_raise_and_its_re_paths_wait() -> None:
+    """``grid.set_walkable`` raised the closed queue's InvalidInputError ("cannot request paths
+    from a closed PathQueue") out of the crowd's edit listener into the game: the re-paths the
+    edit asks for now wait in the crowd (``pending``); ``update`` still says the queue is
+    closed, and an open queue assigned takes them."""
+    grid = gamenav.TileGrid(np.ones((12, 12), bool))
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=10_000)
+    crowd = gamenav.Crowd(grid, [(1.5, 1.5), (1.5, 3.5)], radius=0.3, max_speed=4.0, queue=queue)
+    crowd.move([0, 1], (10.5, 10.5))
+    queue.update()
+    crowd.update(1 / 30)
+    assert crowd.pending == 0
+    queue.close()
+    grid.set_walkable((0, 6, 11, 7), False)  # a wall across every path, a gap at its end
+    assert crowd.pending == 2
+    with pytest.raises(gamenav.InvalidInputError, match="closed PathQueue"):
+        crowd.update(1 / 30)
+    crowd.queue = queue = gamenav.PathQueue(budget_ms=None, max_expansions=10_000)
+    for _ in range(300):
+        queue.update()
+        crowd.update(1 / 30)
+    assert crowd.arrived.all()
+
+
 def test_a_disc_as_wide_as_its_corridor_is_not_counted_overlapping_the_walls() -> None:
     """A unit of radius half a cell a hair (1e-9 cells) off the centre line of a corridor one cell
     wide was pushed off one wall by the push's margin of 1e-9 cells into the other, for ever, and
