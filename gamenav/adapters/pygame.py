@@ -120,14 +120,15 @@ def grid_from_rects(rects: Iterable[Any], *, size: Sequence[float], cell_size: f
     cols, rows = grid_dimensions(size, cs)
     ox, oy = _pair(origin, "origin")
     r = _rect_array(rects)
-    left, right = np.minimum(r[:, 0], r[:, 0] + r[:, 2]), np.maximum(r[:, 0], r[:, 0] + r[:, 2])
-    top, bottom = np.minimum(r[:, 1], r[:, 1] + r[:, 3]), np.maximum(r[:, 1], r[:, 1] + r[:, 3])
-    # Half-open cell ranges [x0, x1) overlapped with positive area, clipped to the grid; float
-    # noise of 1e-9 cell is forgiven (0.3 / 0.1 is 2.9999999999999996: an edge, not an overlap).
-    x0 = np.clip(np.floor((left - ox) / cs + 1e-9), 0, cols).astype(np.int64)
-    x1 = np.clip(np.ceil((right - ox) / cs - 1e-9), 0, cols).astype(np.int64)
-    y0 = np.clip(np.floor((top - oy) / cs + 1e-9), 0, rows).astype(np.int64)
-    y1 = np.clip(np.ceil((bottom - oy) / cs - 1e-9), 0, rows).astype(np.int64)
+    with np.errstate(over="ignore"):  # (beyond float64: an infinite edge or cell number, clipped to the grid)
+        left, right = np.minimum(r[:, 0], r[:, 0] + r[:, 2]), np.maximum(r[:, 0], r[:, 0] + r[:, 2])
+        top, bottom = np.minimum(r[:, 1], r[:, 1] + r[:, 3]), np.maximum(r[:, 1], r[:, 1] + r[:, 3])
+        # Half-open cell ranges [x0, x1) overlapped with positive area, clipped to the grid; float
+        # noise of 1e-9 cell is forgiven (0.3 / 0.1 is 2.9999999999999996: an edge, not an overlap).
+        x0 = np.clip(np.floor((left - ox) / cs + 1e-9), 0, cols).astype(np.int64)
+        x1 = np.clip(np.ceil((right - ox) / cs - 1e-9), 0, cols).astype(np.int64)
+        y0 = np.clip(np.floor((top - oy) / cs + 1e-9), 0, rows).astype(np.int64)
+        y1 = np.clip(np.ceil((bottom - oy) / cs - 1e-9), 0, rows).astype(np.int64)
     keep = (x0 < x1) & (y0 < y1) & (left < right) & (top < bottom)
     x0, x1, y0, y1 = x0[keep], x1[keep], y0[keep], y1[keep]
     diff = np.zeros((rows + 1, cols + 1), dtype=np.int64)

@@ -1058,3 +1058,14 @@ def test_a_wall_sprite_beyond_shapelys_range_is_refused_over_the_grid_and_ignore
             grid_from_sprites([giant], size=(128, 64), cell_size=8)
         parked = arcade.SpriteSolidColor(32, 32, center_x=1e300, center_y=-1e300)  # (off the map: no wall here)
         assert grid_from_sprites([parked], size=(128, 64), cell_size=8).passable.all()
+
+
+@pytest.mark.parametrize(("rect", "blocked"), [((1e308, 0, 10, 10), 0), ((0, 0, 1.5e308, 10), 16),
+                                               ((1.7e308, 0, 1.7e308, 1), 0), ((-1.7e308, 0, -1.7e308, 1), 0)])
+def test_pygame_rects_whose_edges_or_cells_pass_float64_give_no_warning(rect: tuple[float, ...], blocked: int) -> None:
+    """A rect at x = 1e308 on half-pixel cells (cell number 2e308) or whose x + w passed float64
+    raised numpy's RuntimeWarning (overflow in divide / add; an error under -W error)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        grid = grid_from_rects([rect], size=(2, 2), cell_size=0.5)
+    assert (~grid.passable).sum() == blocked
