@@ -191,7 +191,7 @@ def _as_geometry(shapes: Any, name: str) -> BaseGeometry:
             raise InvalidGeometryError(f"{name} must be polygonal, got a {geom.geom_type}")
         _check_coordinates(geom, name)
     with _geometry_errors(f"repairing {name}"):
-        return shapely.union_all([_repair(g) for g in geoms])
+        return shapely.union_all([_without_underflow(_repair(g)) for g in geoms])
 
 
 def _shrink(free: BaseGeometry, radius: float) -> BaseGeometry:
@@ -317,6 +317,15 @@ def _relinked(geom: BaseGeometry, same_ring: bool) -> BaseGeometry:
         out[j] = (shapely.Polygon(shells[0], holes) if len(shells) == 1
                   else _polygonal(shapely.make_valid(polys[j], method="structure")))
     return shapely.MultiPolygon([part for g in out for part in _single_parts(g)])  # (no overlay: joined rings stay)
+
+
+def _without_underflow(geom: BaseGeometry) -> BaseGeometry:
+    """Polygonal ``geom`` with coordinates below ``2**-60`` of its largest in absolute value set to
+    0 (as :func:`_triangulate` takes them): beside larger ones GEOS's overlays underflow on them
+    and answer wrongly (a difference with a polygon whose corner lies at (1e-300, 1e-300), beside
+    a room's corner at the origin, subtracted nothing)."""
+    largest = float(np.abs(shapely.get_coordinates(geom)).max(initial=0.0))
+    return _zeroed(geom, largest * 2.0 ** -51)
 
 
 def _zeroed(geom: BaseGeometry, tol: float) -> BaseGeometry:

@@ -63,7 +63,7 @@ from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, reindex
 from gamenav._validate import float_numbers, is_int
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
-                                   merge_points, triangulate_areas, triangulate_free_space)
+                                   _without_underflow, merge_points, triangulate_areas, triangulate_free_space)
 
 if TYPE_CHECKING:
     from gamenav.grid.tilegrid import GridChange, TileGrid
@@ -1297,8 +1297,9 @@ def _notify(mesh: NavMesh, change: NavMeshChange | None) -> None:
 
 def _obstacle_geometry(shape: Any) -> tuple[BaseGeometry, tuple[float, float, float, float] | None]:
     """``shape`` as :func:`~gamenav.navmesh.build._as_geometry` reads it (a valid polygon, or
-    one ring of points making one, with finite in-range coordinates is taken as it is), and
-    its bounds when it is an axis-aligned rectangle (see :func:`_axis_box`)."""
+    one ring of points making one, with finite in-range coordinates is taken as it is, but for
+    coordinates that would underflow, see :func:`~gamenav.navmesh.build._without_underflow`),
+    and its bounds when it is an axis-aligned rectangle (see :func:`_axis_box`)."""
     geom: BaseGeometry | None = None
     if isinstance(shape, shapely.Polygon):
         geom = shape
@@ -1311,7 +1312,7 @@ def _obstacle_geometry(shape: Any) -> tuple[BaseGeometry, tuple[float, float, fl
         if len(coords) and np.isfinite(coords).all() and np.abs(coords).max() <= MAX_COORDINATE:
             box = _axis_box(coords) if not shapely.get_num_interior_rings(geom) else None
             if box is not None or (shapely.is_valid(geom) and geom.area > 0):
-                return geom, box
+                return _without_underflow(geom), box
     read = _as_geometry(shape, "shape")
     box = None
     if isinstance(read, shapely.Polygon) and not shapely.get_num_interior_rings(read):

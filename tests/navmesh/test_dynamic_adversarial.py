@@ -982,3 +982,24 @@ def test_a_corner_cut_off_by_an_obstacle_near_it_is_an_island_in_a_build_too() -
         assert int(m.islands[m.alive].max()) == 1
         assert gamenav.find_path(m, (1e-8, 1e-8), (3, 3)).status is gamenav.PathStatus.NO_PATH
     assert live_area(mesh) == pytest.approx(live_area(fresh), rel=1e-12)
+
+
+# a rotated box with a corner at (1e-300, 1e-300), by the room's corner at the origin
+CORNER_AT_1E_300 = [(2.0384435117214355, -1.5689606233951077), (1.813369091169281, 0.2272273322802923),
+                    (1e-300, 1e-300), (0.2250744205521546, -1.7961879556754)]
+
+
+@pytest.mark.parametrize("walk", [ROOM, shapely.box(0, 0, 20, 12)])
+def test_an_obstacle_with_a_corner_at_1e_300_is_carved(walk: Any) -> None:
+    """GEOS's difference underflowed on the corner beside the room's corner and subtracted
+    nothing: add_obstacle left the mesh as it was (live area 224 in ROOM, where the obstacle
+    covers 0.21 of it, and (1, 0.05) inside the obstacle walkable), and a build from the box
+    room kept the whole box (240). Such coordinates are 0 before any overlay now."""
+    shape = shapely.Polygon(CORNER_AT_1E_300)
+    mesh = NavMesh.from_polygons(walk)
+    mesh.add_obstacle(shape)
+    fresh = NavMesh.from_polygons(walk, obstacles=[shape])
+    covered = shapely.intersection(walk, shapely.Polygon([p if p[0] > 1e-100 else (0, 0) for p in CORNER_AT_1E_300]))
+    for m in (mesh, fresh):
+        assert live_area(m) == pytest.approx(walk.area - covered.area, rel=1e-12)
+        assert m.locate(np.array([[1.0, 0.05]]))[0] == -1
