@@ -103,8 +103,8 @@ class Tables:
         self.bits = np.stack([pad.moves(Diagonal.NO_CORNER_CUTTING), pad.passable])
         self.cost = pad.cost
         self.labels: npt.NDArray[np.int32] = state.components(Diagonal.NO_CORNER_CUTTING).ravel()
-        ox, oy = grid.origin
-        self.geo = np.array([ox, oy, grid.cell_size, float(grid.y_up), float(self.height),
+        ox, oy = grid._origin  # (as GridSearch reads the transform, not through properties a subclass may override)
+        self.geo = np.array([ox, oy, grid._cell_size, float(grid._y_up), float(self.height),
                              float(pad.uniform)], dtype=np.float64)
         self.kernel = self._compiled(self.bits, self.labels)
         self._rules: dict[Diagonal, tuple[npt.NDArray[np.uint8], npt.NDArray[np.int32], Kernel]] = {

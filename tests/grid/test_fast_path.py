@@ -132,6 +132,29 @@ def test_adjacent_same_cell_and_islands() -> None:
     _same(apart, _general(grid, (0, 0), (4, 2)))
 
 
+def test_a_subclass_with_transform_properties_gets_the_general_paths_points() -> None:
+    """The kernel's points come from the grid's own transform, as GridSearch's and cell_to_world's
+    do: a subclass reporting another one through ``origin`` / ``cell_size`` / ``y_up`` got
+    (101, 5) from find_path against (0.5, 0.5) from GridSearch."""
+
+    class Reported(gamenav.TileGrid):
+        @property
+        def origin(self) -> tuple[float, float]:
+            return (100.0, 0.0)
+
+        @property
+        def cell_size(self) -> float:
+            return 2.0
+
+        @property
+        def y_up(self) -> bool:
+            return True
+
+    grid = Reported(np.ones((3, 4), dtype=bool))
+    _same(gamenav.find_path(grid, (0, 0), (3, 0)), _general(grid, (0, 0), (3, 0)))
+    assert gamenav.find_path(grid, (0, 0), (3, 0)).points[0].tolist() == [0.5, 0.5]
+
+
 def test_fresh_arrays_per_answer() -> None:
     grid = gamenav.TileGrid.from_strings(["....", "....", "...."])
     a = gamenav.find_path(grid, (0, 0), (3, 2))
