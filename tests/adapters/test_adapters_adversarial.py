@@ -1069,3 +1069,23 @@ def test_pygame_rects_whose_edges_or_cells_pass_float64_give_no_warning(rect: tu
         warnings.simplefilter("error")
         grid = grid_from_rects([rect], size=(2, 2), cell_size=0.5)
     assert (~grid.passable).sum() == blocked
+
+
+def test_pygame_draw_grid_of_millions_of_sub_pixel_cells_makes_no_array_of_all_the_lines() -> None:
+    """The grid lines within the clip area were found in arrays of every line there: 104 MB at the
+    peak each frame for a 1 x 4,000,000 grid of 1e-4-pixel cells (0.35 s a frame at 20,000,000)."""
+    import tracemalloc
+
+    grid = gamenav.TileGrid(np.ones((1, 4_000_000), bool), cell_size=1e-4)
+    surface = pygame.Surface((500, 20))
+    pygame_adapter.draw_grid(surface, grid, blocked_color=None, line_color=(255, 255, 255))
+    tracemalloc.start()
+    try:  # (a frame after the first)
+        pygame_adapter.draw_grid(surface, grid, blocked_color=None, line_color=(255, 255, 255))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+    # (the grid is 400 x 1e-4 px: its lines are every pixel of row 0 up to x = 400)
+    assert [surface.get_at((x, 0))[0] for x in (0, 399, 400, 401)] == [255, 255, 255, 0]
+    assert surface.get_at((200, 1))[0] == 0
