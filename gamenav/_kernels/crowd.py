@@ -11,6 +11,8 @@ import math
 import numpy as np
 from numba import njit
 
+from gamenav._kernels.grid_search import _line_clear
+
 __all__ = ["build_hash", "descend_field", "field_targets", "follow_paths", "narrow_passages", "passage_waits",
            "preferred_velocities", "resolve_walls", "separation", "walk_steps"]
 
@@ -150,6 +152,13 @@ def _cell_of(x, y, ox, oy, cs, y_up, height):
     row = math.floor((y - oy) / cs)
     cy = height - 1 - row if y_up else row
     return int(cxf), int(cy)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _clamped_cell(x, y, ox, oy, cs, y_up, height, width):
+    """The cell ``(x, y)`` of world point ``(x, y)``, clamped onto a grid of ``height`` x ``width``."""
+    cx, cy = _cell_of(x, y, ox, oy, cs, y_up, height)
+    return min(max(cx, 0), width - 1), min(max(cy, 0), height - 1)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -441,15 +450,19 @@ def _lowest_neighbour(field, passable, x, y):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def field_targets(fields, near_min, ahead, slot, group, passable, pos, slot_cost, near, ox, oy, cs, y_up, look_ahead,
-                  mode, field_mode, done_mode, target):  # pragma: no cover - compiled
+def field_targets(fields, near_min, ahead, sight, slot, group, passable, pos, goal, slot_cost, near, ox, oy, cs, y_up,
+                  look_ahead, mode, field_mode, done_mode, target, blind):  # pragma: no cover - compiled
     """Flow-field descent of every agent in ``field_mode``, in one pass.
 
     Agent ``i`` descends ``fields[slot[group[i]]]`` (fields stacked ``(k, h, w)`` [y, x]; ``slot``
     maps group ids to their layer). Its cell (``pos`` (n, 2) world, clamped onto the grid) is
     valued by ``near_min`` (per layer, the lowest of the field in the 3 x 3 cells around each
     cell); within ``near`` of its slot's value (``slot_cost`` (n,)) its mode becomes
-    ``done_mode`` (direct approach). Otherwise ``target[i]`` is the world centre of the cell
+    ``done_mode`` (direct approach) when the straight line from its cell to its goal's cell
+    (``goal`` (n, 2) world) is clear on its layer of ``sight`` ((k, (h + 2) * (w + 2)) uint8, the
+    layer's finite cells padded with a ring of zeros; see ``grid_search._line_clear``), else
+    ``blind[i]`` becomes True (the field, which leads to the order's target, does not lead to
+    the slot round what is in the way). Otherwise ``target[i]`` is the world centre of the cell
     ``look_ahead`` steps down the field: ``ahead`` (per layer, int64 ``y * w + x``; -1 unknown)
     memoises it.
     """
@@ -459,12 +472,13 @@ def field_targets(fields, near_min, ahead, slot, group, passable, pos, slot_cost
         if mode[i] != field_mode:
             continue
         k = slot[group[i]]
-        x = min(max(int(math.floor((pos[i, 0] - ox) / cs)), 0), w - 1)
-        row = int(math.floor((pos[i, 1] - oy) / cs))
-        y = min(max(h - 1 - row if y_up else row, 0), h - 1)
+        x, y = _clamped_cell(pos[i, 0], pos[i, 1], ox, oy, cs, y_up, h, w)
         if near_min[k, y, x] <= slot_cost[i] + near:
-            mode[i] = done_mode
-            continue
+            gx, gy = _clamped_cell(goal[i, 0], goal[i, 1], ox, oy, cs, y_up, h, w)
+            if _line_clear(sight[k], w + 2, x + 1, y + 1, gx + 1, gy + 1):
+                mode[i] = done_mode
+                continue
+            blind[i] = True
         a = ahead[k, y, x]
         if a < 0:
             ax = x

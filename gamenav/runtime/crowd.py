@@ -5,7 +5,10 @@ A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
 :meth:`Crowd.update` does, vectorised over all agents:
 
 - path following (waypoints from :class:`~gamenav.PathQueue` requests or ``find_path``), or
-  descent of a shared distance field for big groups (one Dijkstra search per group order);
+  descent of a shared distance field for big groups (one Dijkstra search per group order; a
+  unit near its formation slot goes straight to it when the line there is clear for its size,
+  else it asks for a path there: the field leads to the order's target, not round what stands
+  between the unit and its slot);
 - arrival (slowing down near the goal);
 - local avoidance: ORCA (``avoidance="orca"``, the default; van den Berg, Guy, Lin, Manocha,
   "Reciprocal n-body collision avoidance", 2009, as in RVO2): each agent picks the velocity
@@ -500,9 +503,10 @@ class Crowd(Closeable):
         # orders carried out: order number -> (target x, y, formation, group, grid version, slot stride)
         self._given: dict[int, tuple[float, float, bool, bool, int, int]] = {}
         self.reroute_seconds = reroute_seconds
-        # ORCA field descent: the group fields stacked for one kernel call (:meth:`_stacked_fields`;
+        # field descent: the group fields stacked for one kernel call (:meth:`_stacked_fields`;
         # None: to rebuild)
-        self._fstack: tuple[list[_F64], _F64, _F64, _I64, npt.NDArray[np.bool_], _I64] | None = None
+        self._fstack: tuple[list[_F64], _F64, _F64, _I64, npt.NDArray[np.uint8], npt.NDArray[np.bool_],
+                            _I64] | None = None
         self._slot_cost = np.zeros(n)
         self._next_group = 0
         self._requests: dict[int, Any] = {}  # (changed in place only: the finalizer holds it)
@@ -1587,49 +1591,44 @@ class Crowd(Closeable):
                          target)
 
     def _descend_fields(self, target: _F64) -> None:
-        if not self._fields:  # (no group descends a field)
+        """Steer each field agent down its group's field; one near its slot goes straight there
+        when nothing stands in the way (:func:`field_targets`), else it asks for a path there."""
+        if not self._fields or not (self._mode == FIELD).any():  # (no group descends a field)
             return
-        if self.avoidance == "orca":
-            # aim a few cells down the field, not at the next cell centre: agents pushed aside
-            # keep their lanes and do not all converge on the cells' centre lines
-            if not (self._mode == FIELD).any():
-                return
-            passable, _ = self._grid._kernel_arrays()
-            _, fields, near_min, ahead, _, slot = self._stacked_fields(passable)
-            g = self._grid
-            field_targets(fields, near_min, ahead, slot, self._group, passable, self._pos, self._slot_cost,
-                          1.5 * self._stride, g.origin[0], g.origin[1], g.cell_size, g.y_up, _FIELD_LOOK_AHEAD,
-                          self._mode, FIELD, DIRECT, target)
-            return
+        passable, _ = self._grid._kernel_arrays()
+        _, fields, near_min, ahead, sight, _, slot = self._stacked_fields(passable)
+        g = self._grid
+        blind = np.zeros(len(self), bool)
+        # aim a few cells down the field, not at the next cell centre: agents pushed aside keep
+        # their lanes and do not all converge on the cells' centre lines (separation: re-aimed below)
+        field_targets(fields, near_min, ahead, sight, slot, self._group, passable, self._pos, self._goal,
+                      self._slot_cost, 1.5 * self._stride, g.origin[0], g.origin[1], g.cell_size, g.y_up,
+                      _FIELD_LOOK_AHEAD, self._mode, FIELD, DIRECT, target, blind)
+        self._request(np.flatnonzero(blind & ~self._pending_mask()))
         field_agents = np.flatnonzero(self._mode == FIELD)
-        if len(field_agents) == 0:
+        if self.avoidance == "orca" or len(field_agents) == 0:
             return
         by_group = field_agents[np.argsort(self._group[field_agents], kind="stable")]
         gids, first = np.unique(self._group[by_group], return_index=True)
-        passable, _ = self._grid._kernel_arrays()
         for gid, idx in zip(gids.tolist(), np.split(by_group, first[1:]), strict=True):
-            field = self._fields[gid][1]
-            cells = self._cells(idx)
-            here = _field_near(field, cells)
-            close = here <= self._slot_cost[idx] + 1.5 * self._stride
-            self._mode[idx[close]] = DIRECT
-            idx, cells = idx[~close], cells[~close]
             # the next cell, mildly pulled to the cell centre (lanes)
+            cells = self._cells(idx)
             nxt = np.empty_like(cells)
-            descend_field(field, passable, cells, nxt)
+            descend_field(self._fields[gid][1], passable, cells, nxt)
             centre = self._grid.cell_to_world(cells)
             target[idx] = self._pos[idx] + self._grid.cell_to_world(nxt) - centre + 0.35 * (centre - self._pos[idx])
 
     def _stacked_fields(self, passable: npt.NDArray[np.bool_]) -> tuple[
-            list[_F64], _F64, _F64, _I64, npt.NDArray[np.bool_], _I64]:
+            list[_F64], _F64, _F64, _I64, npt.NDArray[np.uint8], npt.NDArray[np.bool_], _I64]:
         """The group fields stacked for :func:`field_targets`: ``(the layers' fields, fields
         (k, h, w), the lowest value around each cell (k, h, w), memoised look-ahead cells
-        (k, h, w), the passable array they were made for, group id -> layer (-1: none))``.
+        (k, h, w), the cells each layer's units may cross (k, (h + 2) * (w + 2)) uint8 (its finite
+        cells, padded), the passable array they were made for, group id -> layer (-1: none))``.
         Rebuilt when a group's field is new or recomputed or the grid changed (a group's field
         then becomes a view of its layer, so it is not held twice); fields of finished groups
         stay in it until then (their layers are unused)."""
         stack = self._fstack
-        if stack is not None and stack[4] is passable:
+        if stack is not None and stack[5] is passable:
             return stack
         gids = list(self._fields)
         h, w = self._grid.shape
@@ -1654,7 +1653,10 @@ class Crowd(Closeable):
         self._plans = {key: moved.get(id(plan), plan) for key, plan in self._plans.items()}  # (not held twice)
         slot = np.full(max(self._next_group, 1), -1, np.int64)
         slot[gids] = np.arange(len(gids))
-        self._fstack = (layers, fields, near_min, np.full(fields.shape, -1, np.int64), passable, slot)
+        sight = np.zeros((len(fields), h + 2, w + 2), np.uint8)
+        sight[:, 1:-1, 1:-1] = np.isfinite(fields)
+        self._fstack = (layers, fields, near_min, np.full(fields.shape, -1, np.int64), sight.reshape(len(fields), -1),
+                        passable, slot)
         return self._fstack
 
     def _arrive(self, idx: _Idx) -> None:
