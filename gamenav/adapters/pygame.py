@@ -613,9 +613,11 @@ def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: Col
                  for leg in shapely.get_parts(shapely.clip_by_rect(shapely.LineString(points), *lo, *hi))]
     for line in lines:
         pygame.draw.lines(surface, color, False, line, int(width))
-    if radius > 0:
+    if radius > 0:  # (a dot this big covers the clip area from any point drawn: pygame walks a dot's radius,
+        # 2.5 s for 1e9, and drew nothing of one of 2**31 - 1)
+        reach = min(radius, 2 * _FAR + clip.w + clip.h)
         for p in points[near].tolist():
-            pygame.draw.circle(surface, color, p, radius)
+            pygame.draw.circle(surface, color, p, reach)
 
 
 class PathFollower(Follower):

@@ -1089,3 +1089,12 @@ def test_pygame_draw_grid_of_millions_of_sub_pixel_cells_makes_no_array_of_all_t
     # (the grid is 400 x 1e-4 px: its lines are every pixel of row 0 up to x = 400)
     assert [surface.get_at((x, 0))[0] for x in (0, 399, 400, 401)] == [255, 255, 255, 0]
     assert surface.get_at((200, 1))[0] == 0
+
+
+@pytest.mark.parametrize("radius", [10**6, 2**31 - 1])
+def test_pygame_draw_path_dots_bigger_than_the_surface_cover_it(radius: int) -> None:
+    """pygame walks a dot's radius: a waypoint dot of radius 1e9 took 2.5 s, and one of
+    2**31 - 1 (an accepted radius) drew nothing; dots beyond the clip area's reach are cut to it."""
+    surface = pygame.Surface((100, 100))
+    pygame_adapter.draw_path(surface, [(50.0, 50.0), (60.0, 60.0)], radius=radius, color=(255, 0, 0))
+    assert pygame.mask.from_threshold(surface, (255, 0, 0), (1, 1, 1)).count() == 100 * 100
