@@ -63,7 +63,9 @@ block) ends the subscription and cancels the pending path requests; afterwards t
 readable. A crowd whose :class:`~gamenav.PathQueue` was closed keeps the path requests of its
 orders and of grid edits waiting (:attr:`Crowd.pending`) until an open queue is assigned
 (:attr:`Crowd.queue`): an order or an edit never raises for it, :meth:`Crowd.update` raises
-the queue's InvalidInputError.
+the queue's InvalidInputError. So does a re-path a grid edit asks for that the search refuses
+(``path_options={"algorithm": "jps"}`` once the grid's costs are no longer uniform): the edit
+does not raise, the agents wait, and :meth:`Crowd.update` raises the search's error.
 """
 
 from __future__ import annotations
@@ -1440,11 +1442,10 @@ class Crowd(Closeable):
         if len(idx) == 0:
             return
         self._cancel(idx)
+        self._backlog.update(dict.fromkeys(idx.tolist()))  # (each taken off once sent: one refused stays)
         if self._queue is None:
             self._send(idx)
-            return
-        self._backlog.update(dict.fromkeys(idx.tolist()))
-        if getattr(self._queue, "closed", False) is not True:  # (closed: they wait for an open one)
+        elif getattr(self._queue, "closed", False) is not True:  # (closed: they wait for an open one)
             self._flush()
 
     def _flush(self) -> None:
@@ -1875,7 +1876,10 @@ class Crowd(Closeable):
         """Grid edit: move agents off newly blocked cells, re-route whoever crosses them."""
         g = self._grid
         self._seen = max(self._seen, change.version)
-        self._collect_paths()  # answers from before the edit are checked below like any route
+        # a request refused here (e.g. for path options the edited grid no longer supports) waits in
+        # the backlog and update() raises it: an edit never raises because of the crowd
+        with contextlib.suppress(GamenavError):
+            self._collect_paths()  # answers from before the edit are checked below like any route
         passable = g.passable
         cells = self._cells()  # (after any edit: one that opens a cell of a grid blocked everywhere frees them too)
         trapped = np.flatnonzero(~passable[cells[:, 1], cells[:, 0]])
@@ -1905,7 +1909,8 @@ class Crowd(Closeable):
         repath = np.flatnonzero(affected)
         self.counters["edit_repaths"] += len(repath)
         if self._world is g:
-            self._repath(repath)
+            with contextlib.suppress(GamenavError):  # (refused: waits in the backlog, see above)
+                self._repath(repath)
         else:  # searched at the next update: a mesh following the grid may not have heard the edit yet
             self._cancel(repath)
             self._backlog.update(dict.fromkeys(repath.tolist()))

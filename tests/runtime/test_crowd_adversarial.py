@@ -1069,3 +1069,31 @@ def test_a_disc_as_wide_as_its_corridor_is_not_counted_overlapping_the_walls() -
         crowd.update(1 / 30)
     assert crowd.arrived[0] and crowd.counters["wall_overlaps"] == 0
     assert wall_overlap(crowd).max() < 1e-6
+
+
+@pytest.mark.parametrize("with_queue", [False, True])
+def test_an_edit_whose_re_paths_the_search_refuses_does_not_raise_and_they_wait(with_queue: bool) -> None:
+    """A crowd with ``path_options={"algorithm": "jps"}`` on a grid whose costs later stopped being
+    uniform: ``grid.set_walkable`` across its 2 agents' paths raised UnsupportedOptionError out of
+    the crowd's edit listener, and (without a queue) the agents kept their routes through the new
+    wall with no re-path pending. The re-paths now wait in the crowd; ``update`` raises the
+    search's error, and goes on once the options are mended."""
+    grid = gamenav.TileGrid(np.ones((12, 12), bool))
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=10_000) if with_queue else None
+    crowd = gamenav.Crowd(grid, [(1.5, 1.5), (1.5, 3.5)], radius=0.3, max_speed=4.0, queue=queue,
+                          path_options={"algorithm": "jps"})
+    crowd.move([0, 1], (10.5, 10.5))
+    if queue is not None:
+        queue.update()
+    crowd.update(1 / 30)
+    grid.set_cost((0, 9, 12, 10), 3.0)  # (no path is blocked: nothing re-paths)
+    grid.set_walkable((0, 6, 11, 7), False)  # a wall across both paths, a gap at its end
+    assert crowd.pending == 2
+    with pytest.raises(gamenav.UnsupportedOptionError, match="uniform-cost"):
+        crowd.update(1 / 30)
+    crowd.path_options = {}
+    for _ in range(300):
+        if queue is not None:
+            queue.update()
+        crowd.update(1 / 30)
+    assert crowd.arrived.all()
