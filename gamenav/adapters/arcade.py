@@ -44,7 +44,7 @@ from pytiled_parser import tiled_object
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav.navmesh import MAX_COORDINATE
 from gamenav._identity import IdentityMap
-from gamenav._validate import finite_point, flag, grid_dimensions, is_int, positive_number
+from gamenav._validate import finite_point, flag, float_numbers, grid_dimensions, is_int, positive_number
 from gamenav.adapters._tiled import layer_offset, object_outline
 
 __all__ = ["PathFollower", "draw_expansions", "draw_grid", "draw_navmesh", "draw_path",
@@ -65,11 +65,10 @@ def _check_type(value: Any, expected: type, name: str) -> None:
 
 def _path_points(path: Any) -> npt.NDArray[np.float64]:
     """The ``(n, 2)`` world points of a :class:`~gamenav.Path` or of an array of ``(x, y)`` numbers."""
-    try:
-        pts = np.asarray(path.points if isinstance(path, Path) else path, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):  # (OverflowError: an int beyond float64)
+    pts = float_numbers(path.points if isinstance(path, Path) else path)  # (not strings, bools, timedeltas)
+    if pts is None:
         raise InvalidInputError("path must be a gamenav.Path or an (n, 2) array of (x, y) numbers, got "
-                                f"{type(path).__name__}") from None
+                                f"{type(path).__name__}")
     if pts.size and (pts.ndim != 2 or pts.shape[1] != 2):
         raise InvalidInputError(f"path points must have shape (n, 2), got {pts.shape}")
     if not np.isfinite(pts).all():

@@ -39,7 +39,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
     ) from exc
 
 from gamenav._identity import IdentityMap
-from gamenav._validate import finite_point, flag, grid_dimensions, holds_bool, is_real, positive_number
+from gamenav._validate import finite_point, flag, float_numbers, grid_dimensions, holds_bool, is_real, positive_number
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav.navmesh import MAX_COORDINATE
 from gamenav.adapters._tiled import layer_offset, object_outline
@@ -591,11 +591,10 @@ def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: Col
         raise InvalidInputError(f"width must be an int of pixels below 2**31, got {width!r}")
     if not is_real(radius) or not abs(radius) < 1 << 31:  # (not NaN: pygame drew nothing)
         raise InvalidInputError(f"radius must be a number of pixels below 2**31, got {radius!r}")
-    try:
-        points = np.asarray(path.points if isinstance(path, Path) else path, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):  # (OverflowError: an int beyond float64)
+    points = float_numbers(path.points if isinstance(path, Path) else path)  # (not strings, bools, timedeltas)
+    if points is None:
         raise InvalidInputError("path must be a gamenav.Path or an (n, 2) array of (x, y) numbers, got "
-                                f"{type(path).__name__}") from None
+                                f"{type(path).__name__}")
     if points.size == 0:
         return
     if points.ndim != 2 or points.shape[1] != 2:

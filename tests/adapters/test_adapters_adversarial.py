@@ -1098,3 +1098,15 @@ def test_pygame_draw_path_dots_bigger_than_the_surface_cover_it(radius: int) -> 
     surface = pygame.Surface((100, 100))
     pygame_adapter.draw_path(surface, [(50.0, 50.0), (60.0, 60.0)], radius=radius, color=(255, 0, 0))
     assert pygame.mask.from_threshold(surface, (255, 0, 0), (1, 1, 1)).count() == 100 * 100
+
+
+@pytest.mark.parametrize("points", [[(True, 0), (5, 5)], [("1", "2"), ("3", "4")], np.array([[1, 2], [3, 4]], "m8")],
+                         ids=["bool", "strings", "timedelta64"])
+@pytest.mark.parametrize("draw", [lambda pts: pygame_adapter.draw_path(pygame.Surface((50, 50)), pts), draw_path],
+                         ids=["pygame", "arcade"])
+def test_draw_path_refuses_points_that_are_not_numbers(window: Any, draw: Any, points: Any) -> None:
+    """Both adapters read a path's points with a float64 cast, which takes True, "1" and
+    timedelta64 for numbers: they drew what the rest of gamenav refuses as points."""
+    with pytest.raises(InvalidInputError, match=r"path must be a gamenav.Path or an \(n, 2\) array of \(x, y\) numbers"):
+        draw(points)
+    draw([pygame.Vector2(1, 2), pygame.Vector2(3, 4)])
