@@ -515,9 +515,11 @@ def _field_rgba(arr: npt.NDArray[Any], reached: npt.NDArray[np.bool_], alpha: in
 
 def draw_path(path: Path | npt.ArrayLike, *, color: Color = (255, 255, 255, 200), width: float = 2.0,
               points: bool = False) -> None:
-    """Draw a :class:`~gamenav.Path` (its world ``points``) or an ``(n, 2)`` array as a polyline."""
+    """Draw a :class:`~gamenav.Path` (its world ``points``) or an ``(n, 2)`` array as a polyline;
+    with ``points=True``, also a square dot on each point."""
     pts = _path_points(path)
     width = positive_number(width, "width")
+    points = flag(points, "points")  # (not a truth value: an array of points given here was ambiguous to numpy)
     if len(pts) >= 2:
         arcade.draw_line_strip(pts.tolist(), color, width)
     if points and len(pts):

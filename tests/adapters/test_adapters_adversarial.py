@@ -1110,3 +1110,13 @@ def test_draw_path_refuses_points_that_are_not_numbers(window: Any, draw: Any, p
     with pytest.raises(InvalidInputError, match=r"must be a gamenav.Path or an \(n, 2\) array of \(x, y\) numbers"):
         draw(points)
     draw([pygame.Vector2(1, 2), pygame.Vector2(3, 4)])
+
+
+def test_arcade_draw_path_points_is_a_flag(window: Any) -> None:
+    """``draw_path(path, points=path.points)`` (the points where the flag goes) raised numpy's
+    "truth value of an array ... is ambiguous" ValueError; ``points="no"`` drew the dots."""
+    path = gamenav.find_path(gamenav.TileGrid.from_strings(["...", "..."]), (0, 0), (2, 1))
+    for value in (path.points, "no"):
+        with pytest.raises(InvalidInputError, match="points must be a bool, got"):
+            draw_path(path, points=value)
+    draw_path(path, points=np.True_)
