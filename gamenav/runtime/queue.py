@@ -53,6 +53,9 @@ _FILL_OWN = 0.85
 _FILL_WORLD = 0.6
 """... when sized from the world's average rate (searches differ; stay further from the edge)."""
 _EMA = 0.25
+_FIRST_ANSWER_RATE = 5e6
+"""Expansions per second assumed of a search answered whole at its start on a world whose speed is
+not measured yet (200 ns each: the kernel takes 30-50 ns per expansion on the benchmark machine)."""
 _PENDING = Path.none(PathStatus.IN_PROGRESS)
 _MAX_QUICK = 1 << 62
 """``quick_expansions`` above this (more than any world has nodes) run the search to its end."""
@@ -672,10 +675,10 @@ class PathQueue(Closeable):
                     break
                 worked = True
                 t = now
-                search, now = self._start(job, now, self._chunk_size(job, now, deadline, left, worked))
+                search, now = self._start(job, now, self._answer_within(job, now, deadline, left))
                 if search is None:
                     continue
-                k = search.expanded  # (> 0: answered whole within the chunk it would have run)
+                k = search.expanded  # (> 0: answered whole at its start)
                 if k:
                     self._measure(job, k, now - t, False)
                     spent += k
@@ -853,6 +856,16 @@ class PathQueue(Closeable):
         for entry in kept:
             heapq.heappush(heap, entry)
         return jobs
+
+    def _answer_within(self, job: _Job, now: float, deadline: float, left: int) -> int:
+        """The most expansions a search may need to be answered whole when it starts
+        (:func:`start_search`): the chunk it would step now (:meth:`_chunk_size`); in a timed
+        update on a world whose speed is not measured yet (short searches only: no chunk long
+        enough), what the time left holds at :data:`_FIRST_ANSWER_RATE`."""
+        if self._chunk is not None or deadline == math.inf or self._rate.get(job.query.world) is not None:
+            return self._chunk_size(job, now, deadline, left, True)
+        spare = deadline - now - self._finish_s - self._start_s
+        return max(min(int(_FIRST_ANSWER_RATE * spare * _FILL_WORLD), left), 0)
 
     def _chunk_size(self, job: _Job, now: float, deadline: float, left: int, worked: bool) -> int:
         """Expansions for the next ``step``: fixed, or what fits in the remaining time."""

@@ -81,6 +81,30 @@ def test_small_searches_are_answered_whole_when_they_start(monkeypatch: pytest.M
         assert req.path.expanded == ref.expanded
 
 
+def test_a_timed_queue_answers_short_searches_whole_before_any_speed_is_measured(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Short searches never run a chunk long enough to measure the world's speed; a timed queue
+    then bounds a whole answer at 200 ns per passable cell (a 30x30 grid: 909 of 1000 short
+    queries answered whole at 1 ms per update, none before)."""
+    from gamenav.grid.search import GridSearch
+
+    grid = gamenav.TileGrid(np.random.default_rng(3).random((30, 30)) > 0.15)
+    assert int(grid.passable.sum()) > 256  # (more than a first chunk)
+    pairs = [(s, (min(s[0] + 3, 29), s[1])) for s, _ in connected_pairs(grid, 60, seed=8)]
+    pairs = [(s, g) for s, g in pairs if s != g and grid.is_passable(*g) and gamenav.find_path(grid, s, g).found]
+    assert len(pairs) >= 20
+    started = []
+    original = GridSearch._from_checked.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(GridSearch, "_from_checked",
+                        classmethod(lambda cls, *args: started.append(1) or original(cls, *args)))
+    queue = PathQueue(budget_ms=1000.0)  # (time enough for every answer: only the rule is tested)
+    requests = [queue.request(grid, s, g) for s, g in pairs]
+    drain(queue)
+    assert len(started) <= 1
+    for req, (s, g) in zip(requests, pairs, strict=True):
+        same_path(req.path, gamenav.find_path(grid, s, g))
+
+
 def test_a_chunk_smaller_than_the_grid_still_steps_a_search() -> None:
     """With fewer expansions per update than the grid has passable cells, searches are stepped as
     before (the budget holds exactly)."""
