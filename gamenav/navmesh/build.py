@@ -275,6 +275,8 @@ def _relinked(geom: BaseGeometry, same_ring: bool) -> BaseGeometry:
     if not same_ring and not (per > 1).any():
         return geom
     coords, ring = shapely.get_coordinates(shapely.get_rings(polys), return_index=True)
+    if not len(coords):
+        return geom
     opened = np.r_[ring[1:] == ring[:-1], False]  # without each ring's closing point
     p, ring = np.ascontiguousarray(coords[opened]), ring[opened]
     poly = np.repeat(np.arange(len(polys)), per)[ring]

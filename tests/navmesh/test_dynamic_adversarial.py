@@ -1003,3 +1003,12 @@ def test_an_obstacle_with_a_corner_at_1e_300_is_carved(walk: Any) -> None:
     for m in (mesh, fresh):
         assert live_area(m) == pytest.approx(walk.area - covered.area, rel=1e-12)
         assert m.locate(np.array([[1.0, 0.05]]))[0] == -1
+
+
+def test_free_space_whose_rings_joined_at_a_pinch_point_merge_to_nothing_is_none() -> None:
+    """A sliver 1e-9 high with a hole touching its apex: joined at the apex, every point is a
+    spike tip and goes; splitting the (empty) rest again raised a bare IndexError from
+    from_polygons instead of saying that no walkable area is left."""
+    sliver = shapely.Polygon([(0, 0), (2, 0), (1, 1e-9)], [[(0.9, 1e-10), (1, 1e-9), (1.1, 1e-10)]])
+    with pytest.raises(InvalidGeometryError, match="no walkable area left"):
+        NavMesh.from_polygons(sliver)
