@@ -608,7 +608,15 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
 # -- following ---------------------------------------------------------------------------
 _ROUNDING = 0.5
 """A sprite moved by at most this much per axis since a PathFollower wrote its position was
-rounded by the game (to whole pixels), not moved."""
+rounded by the game (to whole pixels), not moved (on cells under 4 units: onto whole numbers,
+or by at most an eighth of a cell; a knock of 0.4 units on cells of 0.25, 1.6 cells, is a move)."""
+
+
+def _unmoved(value: float, written: float, allowance: float) -> bool:
+    """Whether a sprite's coordinate ``value`` is ``written`` (as its PathFollower wrote it) up to
+    the game's rounding: at most ``allowance`` away, or :data:`_ROUNDING` onto a whole number."""
+    change = abs(value - written)  # (NaN: moved, and refused)
+    return change <= allowance or change <= _ROUNDING and float(value).is_integer()
 
 
 class PathFollower(Follower):
@@ -622,8 +630,8 @@ class PathFollower(Follower):
     on from where the sprite now is (moved onto a wall or off the map: from the nearest point of
     the nearest free cell; a push of at most half a cell beside its route keeps its path). A game
     that rounds sprite positions to whole pixels (pixel art) is not moving them: a change of at
-    most half a unit on each axis is taken as rounding, and the agent walks on from its own
-    unrounded position.
+    most half a unit on each axis (on cells under 4 units: onto a whole number, or of at most an
+    eighth of a cell) is taken as rounding, and the agent walks on from its own unrounded position.
 
     Args:
         sprite: the sprite to move (its current position is the start; it must be on a passable cell).
@@ -653,13 +661,13 @@ class PathFollower(Follower):
         start = finite_point(sprite.position, "the sprite's position").tolist()
         super().__init__(grid, start, speed=speed, queue=queue, world=world, radius=radius, **path_options)
         self._written = sprite.position  # (the sprite's position as the follower left it)
+        self._rounding = min(_ROUNDING, grid.cell_size / 8)  # (any change this small is not a move)
 
     def update(self, dt: float) -> None:
         """Place the agent where the game moved the sprite (if it did), advance ``dt`` seconds
         and write the sprite's new position."""
         self._check_open("update")
-        (x, y), (wx, wy) = self.sprite.position, self._written
-        if not (abs(x - wx) <= _ROUNDING and abs(y - wy) <= _ROUNDING):  # (NaN: moved, and refused)
+        if not all(_unmoved(v, w, self._rounding) for v, w in zip(self.sprite.position, self._written, strict=True)):
             self._place_near(finite_point(self.sprite.position, "the sprite's position").tolist())
         super().update(dt)
         self.sprite.position = self.position

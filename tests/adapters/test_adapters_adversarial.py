@@ -1120,3 +1120,29 @@ def test_arcade_draw_path_points_is_a_flag(window: Any) -> None:
         with pytest.raises(InvalidInputError, match="points must be a bool, got"):
             draw_path(path, points=value)
     draw_path(path, points=np.True_)
+
+
+def test_an_arcade_sprite_knocked_a_fraction_of_a_unit_on_small_cells_is_placed() -> None:
+    """The rounding allowance was half a unit whatever the cells: in a world of 0.25-unit cells a
+    sprite knocked 0.4 units (1.6 cells) up was taken as rounded and written back onto its path."""
+    grid = gamenav.TileGrid(np.ones((3, 8), bool), cell_size=0.25, y_up=True)
+    sprite = arcade.SpriteSolidColor(1, 1, center_x=0.125, center_y=0.125)
+    follower = PathFollower(sprite, grid, speed=0.5)
+    follower.move_to((1.875, 0.125))
+    for _ in range(30):
+        follower.update(1 / 60)
+    sprite.position = (sprite.position[0], 0.525)  # knocked onto the top lane
+    follower.update(1 / 60)
+    assert grid.world_to_cell(sprite.position).tolist() == [1, 0] and sprite.position[1] > 0.5
+    for _ in range(600):
+        follower.update(1 / 60)
+    assert follower.arrived and sprite.position == (1.875, 0.125)
+    # (on 1-unit cells, rounding to whole units still is not a move)
+    grid = gamenav.TileGrid(np.ones((6, 12), bool), cell_size=1, y_up=True)
+    sprite = arcade.SpriteSolidColor(1, 1, center_x=0.8, center_y=0.7)
+    follower = PathFollower(sprite, grid, speed=3)
+    follower.move_to((11.5, 5.5))
+    for _ in range(600):
+        follower.update(1 / 60)
+        sprite.position = (round(sprite.position[0]), round(sprite.position[1]))
+    assert follower.arrived and sprite.position == (12, 6)
