@@ -430,20 +430,42 @@ def _cut_spikes(geom: BaseGeometry, tol: float, fixed: Callable[[], npt.NDArray[
 def _merged(free: BaseGeometry) -> BaseGeometry:
     """``free`` with outline points within the tolerance of its mesh merged (overlays leave
     some a rounding error apart; as two vertices, an edit whose region holds one of them
-    would leave the edge on the other without its neighbour: a crack)."""
+    would leave the edge on the other without its neighbour: a crack), and without the parts
+    at most that wide everywhere (see :func:`_without_threads`)."""
     if free.is_empty:
         return free
     x0, y0, x1, y1 = free.bounds
     tol = mesh_tolerance(max(x1 - x0, y1 - y0), max(abs(x0), abs(y0), abs(x1), abs(y1)))
-    return _polygonal(merge_points(free, tol))
+    return _without_threads(_polygonal(merge_points(free, tol)), tol)
+
+
+def _without_threads(geom: BaseGeometry, tol: float) -> BaseGeometry:
+    """Polygonal ``geom`` without the parts at most ``tol`` wide everywhere.
+
+    Merging the outline points within ``tol`` collapses most such parts (a strip between a wall
+    and obstacles a rounding error off it), not all: an edit's region may hold a corner of an
+    earlier edit in it, far from any other point (the strip a triangle of height 1e-10), and a
+    band between two obstacles, one in the other's hole, has its sides on two rings. Kept, such
+    a part was an island of its own, onto which ``clamp`` snapped points (NO_PATH); builds and
+    edits both drop them.
+    """
+    parts = shapely.get_parts(geom)
+    thin = shapely.area(parts) < tol * shapely.length(parts)  # (area <= width * length / 2)
+    if not thin.any():
+        return geom
+    thin[thin] = shapely.is_empty(shapely.buffer(parts[thin], -0.5 * tol))
+    if not thin.any():
+        return geom
+    return shapely.MultiPolygon(list(parts[~thin]))  # the other parts as they were
 
 
 def free_space(walkable: Any, obstacles: Any = (), agent_radius: float = 0.0) -> BaseGeometry:
     """Repaired free space: ``walkable`` minus ``obstacles``, shrunk by ``agent_radius``.
 
     See :func:`_as_geometry` for the accepted inputs and :func:`_shrink` for how the radius is
-    applied; parts with an area below float noise are dropped (:func:`_without_slivers`) and
-    outline points within the mesh tolerance merged (:func:`_merged`).
+    applied; parts with an area below float noise are dropped (:func:`_without_slivers`),
+    outline points within the mesh tolerance merged and parts at most that wide everywhere
+    dropped (:func:`_merged`).
 
     Raises:
         InvalidGeometryError: nothing walkable is left, the input is not polygonal, or has

@@ -63,7 +63,8 @@ from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, reindex
 from gamenav._validate import float_numbers, is_int
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
-                                   _without_underflow, merge_points, triangulate_areas, triangulate_free_space)
+                                   _without_threads, _without_underflow, merge_points, triangulate_areas,
+                                   triangulate_free_space)
 
 if TYPE_CHECKING:
     from gamenav.grid.tilegrid import GridChange, TileGrid
@@ -767,24 +768,6 @@ def _grown_over_thin(es: EditState, verts: _F64, tris: _I64, rem: _I64, box: tup
         return box
     lo, hi = p.min(axis=(0, 1)), p.max(axis=(0, 1))
     return (min(box[0], float(lo[0])), min(box[1], float(lo[1])), max(box[2], float(hi[0])), max(box[3], float(hi[1])))
-
-
-def _without_threads(geom: BaseGeometry, tol: float) -> BaseGeometry:
-    """Polygonal ``geom`` without the parts at most ``tol`` wide everywhere.
-
-    A build merges the outline points within ``tol``, which collapses such a part (a strip
-    between a wall and obstacles a rounding error off it); an edit's region may hold a corner
-    of an earlier edit in it, far from any other point (the strip a triangle of height 1e-10),
-    and kept, it was an island of its own, onto which ``clamp`` snapped points (NO_PATH).
-    """
-    parts = shapely.get_parts(geom)
-    thin = shapely.area(parts) < tol * shapely.length(parts)  # (area <= width * length / 2)
-    if not thin.any():
-        return geom
-    thin[thin] = shapely.is_empty(shapely.buffer(parts[thin], -0.5 * tol))
-    if not thin.any():
-        return geom
-    return shapely.MultiPolygon(list(parts[~thin]))  # the other parts as they were
 
 
 def _upright(verts: _F64, tris: _I64) -> _I64:

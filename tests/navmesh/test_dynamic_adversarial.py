@@ -1012,3 +1012,18 @@ def test_free_space_whose_rings_joined_at_a_pinch_point_merge_to_nothing_is_none
     sliver = shapely.Polygon([(0, 0), (2, 0), (1, 1e-9)], [[(0.9, 1e-10), (1, 1e-9), (1.1, 1e-10)]])
     with pytest.raises(InvalidGeometryError, match="no walkable area left"):
         NavMesh.from_polygons(sliver)
+
+
+@pytest.mark.parametrize("gap", [1e-9, 1e-12])
+def test_a_band_thinner_than_the_tolerance_round_an_obstacle_in_a_hole_is_no_island(gap: float) -> None:
+    """A box in a square obstacle's hole, ``gap`` from its sides (below the tolerance 2e-8):
+    the band between them has its sides on two rings, which merging leaves apart, so a build
+    kept it, an island of its own (2 where the edited mesh, dropping parts that thin, has 1),
+    and nearest snapped (3.5, 3.5) onto it (0.5 away; 1.5 in the edited mesh). Builds drop
+    such parts too now."""
+    shapes = [shapely.box(2, 2, 5, 5).difference(shapely.box(3, 3, 4, 4)),
+              shapely.box(3 + gap, 3 + gap, 4 - gap, 4 - gap)]
+    for mesh, fresh in _edited_in_either_order_and_built(shapes):
+        for m in (mesh, fresh):
+            assert int(m.islands[m.alive].max()) == 0
+            assert m.nearest(np.array([[3.5, 3.5]]))[0] == pytest.approx((2, 3.5), abs=1e-12)
