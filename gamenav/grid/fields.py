@@ -159,11 +159,12 @@ def _cost_scale(value: npt.ArrayLike, shape: tuple[int, int]) -> npt.NDArray[np.
     scale = float_numbers(value)  # (a longdouble beyond float64 is inf: refused below)
     if scale is None or scale.shape != shape:
         try:
-            given = np.shape(value)
-        except ValueError:  # ragged rows
-            given = None
-        raise InvalidInputError(f"cost_scale must be a {shape[0]} x {shape[1]} array of numbers ([y, x]), "
-                                f"got {type(value).__name__} of shape {given}")
+            raw = np.asarray(value)
+            given = f"shape {raw.shape} and dtype {raw.dtype}"  # (the dtype: bools of the right shape)
+        except (TypeError, ValueError):  # ragged rows
+            given = "ragged rows"
+        raise InvalidInputError(f"cost_scale must be a {shape[0]} x {shape[1]} array of numbers ([y, x], no bools), "
+                                f"got {type(value).__name__} of {given}")
     bad = ~(np.isfinite(scale) & (scale > 0))
     if bad.any():
         y, x = np.argwhere(bad)[0].tolist()

@@ -457,3 +457,12 @@ def test_jps_steps_keep_their_budget_when_the_node_pool_grows() -> None:
     one = gamenav.find_path(grid, (0, 0), (39, 39), algorithm="jps")
     assert search.result().cost == one.cost and search.expanded == one.expanded
     np.testing.assert_array_equal(search.result().cells, one.cells)
+
+
+def test_distance_field_cost_scale_error_says_what_was_wrong_with_the_right_shape(room) -> None:
+    """A bool mask of the grid's shape got "must be a 5 x 6 array of numbers ([y, x]), got ndarray of
+    shape (5, 6)": the message named the shape it asked for and not what was wrong."""
+    with pytest.raises(InvalidInputError, match=r"no bools\), got ndarray of shape \(5, 6\) and dtype bool"):
+        gamenav.distance_field(room, (0, 0), cost_scale=np.ones(room.shape, bool))
+    with pytest.raises(InvalidInputError, match=r"got list of ragged rows"):
+        gamenav.distance_field(room, (0, 0), cost_scale=[[1.0, 2.0], [3.0]])
