@@ -485,6 +485,9 @@ def draw_expansions(grid: TileGrid, values: npt.ArrayLike, *, alpha: int = 110) 
         raise InvalidInputError(f"values must be a bool mask or a field of numbers, got dtype {arr.dtype}")
     if not (is_int(alpha) and 0 <= alpha <= 255):
         raise InvalidInputError(f"alpha must be an int from 0 to 255, got {alpha!r}")
+    if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:  # (long doubles: beyond float64, inf: not reached)
+        with np.errstate(over="ignore"):
+            arr = arr.astype(np.float64)
     reached = arr if arr.dtype == np.bool_ else np.isfinite(arr)
     if not reached.any():
         return

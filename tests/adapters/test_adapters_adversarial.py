@@ -1146,3 +1146,15 @@ def test_an_arcade_sprite_knocked_a_fraction_of_a_unit_on_small_cells_is_placed(
         follower.update(1 / 60)
         sprite.position = (round(sprite.position[0]), round(sprite.position[1]))
     assert follower.arrived and sprite.position == (12, 6)
+
+
+def test_draw_expansions_of_a_long_double_beyond_float64_draws_it_as_not_reached(window: Any) -> None:
+    """A long double field holding 1e400 (finite to numpy) overflowed in the cast to float64
+    (RuntimeWarning, an error under -W error), and the cell's shade was inf / inf cast to int."""
+    grid = gamenav.TileGrid(np.ones((1, 4), bool), cell_size=10, y_up=True)
+    window.clear(color=(0, 0, 0, 255))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        draw_expansions(grid, np.array([[np.longdouble("1e400"), 0.0, 1.0, 2.0]], dtype=np.longdouble), alpha=255)
+    drawn = (np.asarray(arcade.get_image().convert("RGB"))[-5, 5:40:10] != 0).any(axis=1)
+    assert drawn.tolist() == [False, True, True, True]
