@@ -79,7 +79,8 @@ def _rect_array(rects: Iterable[Any]) -> npt.NDArray[np.float64]:
         raw = np.asarray(rows) if len(rows) else np.zeros((0, 4))
         if raw.dtype.kind not in "iufO" or holds_bool(rows):  # (a float64 cast reads "5" and True as numbers)
             raise TypeError
-        arr = raw.astype(np.float64)
+        with np.errstate(over="ignore"):  # (a long double beyond float64 is inf: refused below)
+            arr = raw.astype(np.float64)
     except (TypeError, ValueError, OverflowError):  # (OverflowError: an int beyond float64)
         raise InvalidInputError("rects must be (x, y, w, h) rectangles of numbers") from None
     if arr.ndim != 2 or arr.shape[1] != 4:

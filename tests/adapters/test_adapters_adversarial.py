@@ -1158,3 +1158,14 @@ def test_draw_expansions_of_a_long_double_beyond_float64_draws_it_as_not_reached
         draw_expansions(grid, np.array([[np.longdouble("1e400"), 0.0, 1.0, 2.0]], dtype=np.longdouble), alpha=255)
     drawn = (np.asarray(arcade.get_image().convert("RGB"))[-5, 5:40:10] != 0).any(axis=1)
     assert drawn.tolist() == [False, True, True, True]
+
+
+@pytest.mark.parametrize("rects", [[(np.longdouble("1e400"), 0, 5, 5)],
+                                   np.array([[np.longdouble("-1e400"), 0, 5, 5]], dtype=np.longdouble)])
+def test_a_pygame_rect_of_a_long_double_beyond_float64_is_refused_with_no_warning(rects: Any) -> None:
+    """A rect holding the long double 1e400 went through numpy's "overflow encountered in cast"
+    RuntimeWarning (an error under -W error) before its InvalidInputError."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InvalidInputError, match="rects must have finite coordinates"):
+            grid_from_rects(rects, size=(10, 10), cell_size=1)
