@@ -230,12 +230,13 @@ def grid_from_sprites(sprites: Iterable[arcade.BasicSprite], *, size: Sequence[f
         raise InvalidInputError(f"sprites must be an iterable of arcade sprites, got {type(sprites).__name__}")
     for sprite in sprites:
         _check_type(sprite, arcade.BasicSprite, "each wall sprite")
-        pts = np.asarray(sprite.hit_box.get_adjusted_points(), dtype=np.float64)
-        if len(pts) < 3:
+        points = sprite.hit_box.get_adjusted_points()
+        pts = float_numbers(points)  # (a long double beyond float64 is inf, without numpy's warning: refused below)
+        if pts is not None and len(pts) < 3:
             continue
-        if not np.isfinite(pts).all():
+        if pts is None or not np.isfinite(pts).all():
             raise InvalidInputError(f"wall sprites must have finite hit boxes (position, scale, angle); "
-                                    f"{sprite!r} has the points {pts.tolist()}")
+                                    f"{sprite!r} has the points {list(points)}")
         # in cells from the origin (shapely's areas of cells stay in range at any cell size), and
         # cell ranges clipped to the grid before they become ints (a huge sprite stays in range)
         with np.errstate(over="ignore"):  # (beyond float64: refused below, unless off the grid)

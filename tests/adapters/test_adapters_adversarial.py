@@ -1169,3 +1169,14 @@ def test_a_pygame_rect_of_a_long_double_beyond_float64_is_refused_with_no_warnin
         warnings.simplefilter("error")
         with pytest.raises(InvalidInputError, match="rects must have finite coordinates"):
             grid_from_rects(rects, size=(10, 10), cell_size=1)
+
+
+def test_a_wall_sprite_at_a_long_double_beyond_float64_is_refused_with_no_warning() -> None:
+    """A sprite at x = 1e400 as a long double (arcade keeps it, and its hit box) went through
+    numpy's "overflow encountered in cast" RuntimeWarning (an error under -W error) first."""
+    sprite = arcade.SpriteSolidColor(8, 8)
+    sprite.position = (np.longdouble("1e400"), 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InvalidInputError, match="finite hit boxes"):
+            grid_from_sprites([sprite], size=(64, 64), cell_size=8)
