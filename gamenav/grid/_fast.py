@@ -216,9 +216,9 @@ def _int_cell(cell: Any) -> tuple[int, int] | None:
 
 def fast_rule(options: dict[str, Any]) -> tuple[Diagonal, int, bool, bool, float] | None:
     """The movement rule, heuristic code, ``smooth``, ``partial`` and ``agent_radius`` (not yet
-    validated) of ``find_path`` options that
-    the one-call kernel answers as :class:`~gamenav.GridSearch` would (see the module
-    docstring), else None. (One pass over the options given: ~0.2 us for one option.)"""
+    validated) of ``find_path`` options that the one-call kernel answers as
+    :class:`~gamenav.GridSearch` would (see the module docstring), else None. (One pass over the
+    options given: ~0.2 us for one option.)"""
     diagonal: Diagonal | None = _DEFAULT_RULE
     heuristic: Heuristic | None = None
     smooth = partial = False
