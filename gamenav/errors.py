@@ -18,7 +18,9 @@ Normal outcomes (no path, partial path, cancelled, stale) are never exceptions: 
 
 from __future__ import annotations
 
+import functools
 import os
+from typing import Any
 
 __all__ = [
     "BlockedEndpointError",
@@ -75,7 +77,12 @@ class MapFormatError(GamenavError, ValueError):
                  line: int | None = None) -> None:
         self.path = None if path is None else os.fspath(path)
         self.line = line
+        self._message = message
         where = self.path or "<text>"
         if line is not None:
             where = f"{where}:{line}"
         super().__init__(f"{where}: {message}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy by the constructor's arguments (``args`` holds the message with its place)."""
+        return functools.partial(type(self), path=self.path, line=self.line), (self._message,), self.__dict__

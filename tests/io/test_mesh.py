@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import gamenav.errors
 from gamenav import MapFormatError
 from gamenav.io import read_mesh, read_mesh_scenarios
 
@@ -128,3 +132,19 @@ def test_crlf_and_byte_order_mark_simply_work(tmp_path: Path) -> None:
     data = read_mesh(path)
     assert data.vertices.tolist() == [[0, 0], [1, 0], [0, 1]]
     assert [p.tolist() for p in data.polygons] == [[0, 1, 2]]
+
+
+@pytest.mark.parametrize("clone", [copy.copy, copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))])
+def test_errors_keep_message_and_attributes_through_pickle_and_copy(
+        tmp_path: Path, clone: Callable[[BaseException], BaseException]) -> None:
+    path = tmp_path / "bad.mesh"  # (a process pool pickles the error of a worker's read)
+    path.write_text("mesh\n2\n3 x\n")
+    with pytest.raises(MapFormatError) as info:
+        read_mesh(path)
+    errors = [info.value, *(getattr(gamenav.errors, name)("bad row") for name in gamenav.errors.__all__)]
+    for error in errors:
+        copied = clone(error)  # MapFormatError's was '<text>: .../bad.mesh:3: bad ...'
+        assert type(copied) is type(error)
+        assert str(copied) == str(error) and copied.args == error.args
+        assert vars(copied) == vars(error)
+    assert str(clone(info.value)).startswith(f"{path}:3: bad vertex and polygon counts")
