@@ -35,6 +35,8 @@ import numpy.typing as npt
 
 from gamenav.errors import MapFormatError
 from gamenav.io._text import to_floats, to_ints, token_lines
+from gamenav.navmesh.build import MAX_COORDINATE
+from gamenav.navmesh.mesh import _first_copies
 
 __all__ = ["MeshData", "MeshScenario", "read_mesh", "read_mesh_scenarios"]
 
@@ -70,16 +72,21 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
     """Read a "mesh 2" or "mesh 3" file; keep only traversable polygons.
 
     The declared counts are checked against the lines present before anything is allocated.
+    A polygon names each corner once; one of zero area with distinct corners (all on a line) is
+    kept: it covers nothing, and :meth:`gamenav.NavMesh.from_mesh` drops it.
 
     Returns:
         :class:`MeshData` with 0-based vertex ids (mesh 3's 1-based ids are converted).
 
     Raises:
         MapFormatError: bad header, wrong counts, non-numeric, non-integer or non-finite
-            fields (``nan``, ``inf``), vertex ids out of range, "mesh 2" polygon ids outside
-            ``-1..P-1``, polygons with fewer than 3 vertices or non-ASCII bytes (message names
-            file and line); not a regular file (a device or FIFO) or more than
-            :data:`MAX_MESH_BYTES` bytes (refused before reading).
+            fields (``nan``, ``inf``), coordinates outside ``[-MAX_COORDINATE, MAX_COORDINATE]``
+            (1e15, see :data:`gamenav.navmesh.MAX_COORDINATE`), vertex ids out of range,
+            "mesh 2" polygon ids outside ``-1..P-1``, polygons with fewer than 3 vertices or
+            repeating a corner (a vertex id, or a point under two ids: one vertex to
+            :class:`gamenav.NavMesh`), non-ASCII bytes (message names file and line); not a
+            regular file (a device or FIFO) or more than :data:`MAX_MESH_BYTES` bytes (refused
+            before reading).
 
     Example:
         >>> import gamenav
@@ -118,6 +125,12 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
                 raise MapFormatError(f"expected 'x y n p_1..p_n', got {' '.join(tok)!r}", path=path,
                                      line=line_no)
             _check_polygon_ids(rest[1:], n_poly, path, line_no)
+    far = np.flatnonzero(np.abs(vertices).max(axis=1, initial=0.0) > MAX_COORDINATE)
+    if far.size:
+        line_no, tok = lines[3 + far[0]]
+        raise MapFormatError(f"vertex coordinates must lie in [-{MAX_COORDINATE:g}, {MAX_COORDINATE:g}], "
+                             f"got {' '.join(tok[:2])!r}", path=path, line=line_no)
+    point = _first_copies(vertices).tolist()  # each vertex -> the first at its coordinates
     polygons: list[npt.NDArray[np.int64]] = []
     base = 1 if version == 3 else 0
     for i in range(n_poly):
@@ -138,11 +151,26 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
         if min(ids) < base or max(ids) >= n_vert + base:
             raise MapFormatError(f"vertex ids must be in {base}..{n_vert - 1 + base}, got {ids}",
                                  path=path, line=line_no)
+        _check_corners(ids, point, base, path, line_no)
         if version == 2:
             _check_polygon_ids(vals[1 + n:], n_poly, path, line_no)
         if traversable:
             polygons.append(np.array(ids, dtype=np.int64) - base)
     return MeshData(vertices, polygons)
+
+
+def _check_corners(ids: list[int], point: list[int], base: int, path: str | os.PathLike[str],
+                   line: int) -> None:
+    """A polygon's vertex ids (``base``-based, in range) name each corner once, by id and by point
+    (``point[v]``: the first vertex at vertex ``v``'s coordinates, 0-based)."""
+    seen: dict[int, int] = {}  # a point's first vertex -> the polygon's id there
+    for i in ids:
+        first = point[i - base]
+        if first in seen:
+            why = ("a vertex id" if seen[first] == i else
+                   f"a point under vertex ids {seen[first]} and {i} (one vertex to a NavMesh)")
+            raise MapFormatError(f"polygon repeats {why}: {ids}", path=path, line=line)
+        seen[first] = i
 
 
 def _check_polygon_ids(ids: list[int], n_poly: int, path: str | os.PathLike[str], line: int) -> None:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import gamenav.errors
-from gamenav import MapFormatError
+from gamenav import MapFormatError, NavMesh
 from gamenav.io import read_mesh, read_mesh_scenarios
 
 
@@ -77,6 +77,15 @@ def test_scenarios_real_coordinates_and_no_path_marker(data_dir: Path) -> None:
     ("mesh\n2\n3 1\n0 0 1 0\n1 0 1 0\n0 1 1 0\n3 0 1 2 -1 -1\n", 7, "n >= 3"),
     ("mesh\n2\n3 1\n0 0 2 0\n1 0 1 0\n0 1 1 0\n3 0 1 2 -1 -1 -1\n", 4, "expected 'x y n p_1..p_n'"),
     ("mesh\n2\n3 2\n0 0 1 0\n1 0 1 0\n0 1 1 0\n3 0 1 2 -1 -1 -1\n", 7, "expected 3 vertex and 2 polygon lines"),
+    # what NavMesh.from_mesh refused naming no file (range) or dropped silently (repeated corners)
+    ("mesh\n2\n3 1\n1e300 0 1 0\n1 0 1 0\n0 1 1 0\n3 0 1 2 -1 -1 -1\n", 4,
+     r"vertex coordinates must lie in \[-1e\+15, 1e\+15\], got '1e300 0'"),
+    ("mesh\n3\n3 1\n0 0\n1 -2e15\n0 1\n1 3 1 2 3 0 0 0\n", 5, r"must lie in \[-1e\+15, 1e\+15\], got '1 -2e15'"),
+    ("mesh\n2\n3 1\n0 0 1 0\n1 0 1 0\n0 1 1 0\n3 0 0 0 -1 -1 -1\n", 7, r"polygon repeats a vertex id: \[0, 0, 0\]"),
+    ("mesh\n3\n3 2\n0 0\n1 0\n0 1\n1 3 1 2 3 0 0 0\n0 3 1 1 2 0 0 0\n", 8,
+     r"polygon repeats a vertex id: \[1, 1, 2\]"),  # (not traversable, still malformed; the file's ids)
+    ("mesh\n2\n4 1\n0 0 1 0\n1 0 1 0\n0 1 1 0\n-0.0 0 0\n4 0 1 2 3 -1 -1 -1 -1\n", 8,
+     r"polygon repeats a point under vertex ids 0 and 3 \(one vertex to a NavMesh\): \[0, 1, 2, 3\]"),
 ])
 def test_mesh_errors_name_file_and_line(tmp_path: Path, text: str, line: int, match: str) -> None:
     path = tmp_path / "bad.mesh"
@@ -85,6 +94,14 @@ def test_mesh_errors_name_file_and_line(tmp_path: Path, text: str, line: int, ma
         read_mesh(path)
     assert info.value.line == line
     assert str(info.value).startswith(f"{path}:{line}: ")
+
+
+def test_zero_area_polygon_with_distinct_corners_is_read_and_dropped_by_from_mesh(tmp_path: Path) -> None:
+    path = tmp_path / "flat.mesh"  # (all on a line: covers nothing, as rounded coordinates leave slivers)
+    path.write_text("mesh\n2\n4 2\n0 0 2 0 1\n1 0 2 0 1\n0 1 1 0\n2 0 1 1\n3 0 1 2 -1 1 -1\n3 0 3 1 -1 -1 0\n")
+    data = read_mesh(path)
+    assert [p.tolist() for p in data.polygons] == [[0, 1, 2], [0, 3, 1]]
+    assert NavMesh.from_mesh(*data).triangles.tolist() == [[0, 1, 2]]
 
 
 def test_scenario_errors_name_file_and_line(tmp_path: Path) -> None:
