@@ -128,8 +128,7 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
     far = np.flatnonzero(np.abs(vertices).max(axis=1, initial=0.0) > MAX_COORDINATE)
     if far.size:
         line_no, tok = lines[3 + far[0]]
-        raise MapFormatError(f"vertex coordinates must lie in [-{MAX_COORDINATE:g}, {MAX_COORDINATE:g}], "
-                             f"got {' '.join(tok[:2])!r}", path=path, line=line_no)
+        raise _range_error("vertex coordinates", tok[:2], path, line_no)
     point = _first_copies(vertices).tolist()  # each vertex -> the first at its coordinates
     polygons: list[npt.NDArray[np.int64]] = []
     base = 1 if version == 3 else 0
@@ -159,6 +158,12 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
     return MeshData(vertices, polygons)
 
 
+def _range_error(what: str, tokens: list[str], path: str | os.PathLike[str], line: int) -> MapFormatError:
+    """The error for coordinates ``tokens`` outside ``[-MAX_COORDINATE, MAX_COORDINATE]``."""
+    return MapFormatError(f"{what} must lie in [-{MAX_COORDINATE:g}, {MAX_COORDINATE:g}], got "
+                          f"{' '.join(tokens)!r}", path=path, line=line)
+
+
 def _check_corners(ids: list[int], point: list[int], base: int, path: str | os.PathLike[str],
                    line: int) -> None:
     """A polygon's vertex ids (``base``-based, in range) name each corner once, by id and by point
@@ -185,8 +190,9 @@ def read_mesh_scenarios(path: str | os.PathLike[str]) -> list[MeshScenario]:
 
     Raises:
         MapFormatError: missing ``version`` line, wrong column count, non-numeric or non-finite
-            fields (the map size too), a negative cost other than ``-1``, non-ASCII bytes (file
-            and line); not a regular file or more than :data:`MAX_MESH_BYTES` bytes.
+            fields (the map size too), coordinates outside ``[-MAX_COORDINATE, MAX_COORDINATE]``
+            (as :func:`gamenav.find_path` takes), a negative cost other than ``-1``, non-ASCII
+            bytes (file and line); not a regular file or more than :data:`MAX_MESH_BYTES` bytes.
     """
     lines = token_lines(path, MAX_MESH_BYTES)
     if not lines or lines[0][1][:1] != ["version"]:
@@ -200,6 +206,8 @@ def read_mesh_scenarios(path: str | os.PathLike[str]) -> list[MeshScenario]:
         (bucket,) = to_ints(tok[:1], "bucket", path, line_no)
         to_floats(tok[2:4], "map width and height", path, line_no)  # checked, not kept
         sx, sy, gx, gy, cost = to_floats(tok[4:], "coordinates and cost", path, line_no)
+        if max(abs(sx), abs(sy), abs(gx), abs(gy)) > MAX_COORDINATE:
+            raise _range_error("start and goal coordinates", tok[4:8], path, line_no)
         if cost < 0 and cost != -1:
             raise MapFormatError(f"cost must be >= 0 or -1 (no path), got {cost}", path=path,
                                  line=line_no)

@@ -126,6 +126,10 @@ def test_scenario_errors_name_file_and_line(tmp_path: Path) -> None:
     path.write_text("version 1\n0 m.mesh 1 1 0 0 1 1 -2\n")
     with pytest.raises(MapFormatError, match=r"bad\.scen:2: cost must be >= 0 or -1 \(no path\), got -2"):
         read_mesh_scenarios(path)
+    path.write_text("version 1\n0 m.mesh 1 1 0 0 1 1 1.4\n0 m.mesh 1 1 1e300 0 1 1 -1\n")  # find_path refused it
+    with pytest.raises(MapFormatError, match=r"bad\.scen:3: start and goal coordinates must lie in "
+                       r"\[-1e\+15, 1e\+15\], got '1e300 0 1 1'"):
+        read_mesh_scenarios(path)
 
 
 def test_empty_file_and_non_ascii_bytes_name_the_problem(tmp_path: Path) -> None:
