@@ -186,7 +186,10 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
     open list is empty or the next f exceeds ``max_f``). A* and Dijkstra step along ``moves``;
     JPS jumps on ``passable`` and its ``jump_table`` (uniform cost, no corner cutting, octile
     ``hcode``; see :mod:`gamenav._kernels.jps`). With ``track_best``, every expanded node is
-    compared with ``fstate`` by (heuristic, g) and the best kept in ``istate[3]``.
+    compared with ``fstate`` by (heuristic, g) and the best kept in ``istate[3]``. With no
+    goal (a distance field), a node's g always exceeds its parent's: a step too small to change
+    the parent's g in float64 makes it the next float up (so the field's steepest descent from
+    any reached node leads to a source).
 
     The radix-heap operations are written out here rather than called: with a call inside the
     loop the whole search ran about twice as slow. The binary heap (weighted A*, user
@@ -292,6 +295,8 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
                     ng = gn + (1.0 if uniform else cost[nb])
                 else:
                     ng = gn + (SQRT2 if uniform else SQRT2 * cost[nb])
+            if goal < 0 and ng <= gn:  # a field: a step lost in rounding next to gn counts one float step
+                ng = np.nextafter(gn, np.inf)
             m = mark[nb]
             if m == stamp:
                 if not ng < g[nb]:

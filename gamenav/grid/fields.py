@@ -33,7 +33,8 @@ def distance_field(grid: TileGrid, sources: npt.ArrayLike, *,
 
     Same movement and costs as :class:`~gamenav.GridSearch`: entering a cell costs its cost
     times the step length. Following the steepest descent of the field from any cell leads to a
-    source (a flow field).
+    source (a flow field): a step too small to change the value it adds to in float64 (cost
+    scales or costs far apart) still counts, as one float step up.
 
     Args:
         grid: the grid.
