@@ -1381,7 +1381,8 @@ class Crowd(Closeable):
                 ys, xs = np.nonzero(passable[y0:y1, x0:x1])
                 if len(xs):
                     cand = np.stack([xs + x0, ys + y0], axis=1)
-                    d = np.hypot(*(g.cell_to_world(cand) - points[k]).T)
+                    # quartered (exactly), so that no difference or distance of finite points overflows
+                    d = np.hypot(*(0.25 * g.cell_to_world(cand) - 0.25 * points[k]).T)
                     out[k] = cand[int(np.argmin(d))]
                     break
         return out

@@ -1097,3 +1097,26 @@ def test_an_edit_whose_re_paths_the_search_refuses_does_not_raise_and_they_wait(
             queue.update()
         crowd.update(1 / 30)
     assert crowd.arrived.all()
+
+
+
+def test_a_place_or_target_at_the_edge_of_float64_finds_the_nearest_passable_cell() -> None:
+    """The passable cell nearest to (1.7e308, -1e308) (a Follower's sprite moved off the map, a
+    big group's target on the cells it fits) went through numpy's "overflow encountered in
+    hypot" (an error under -W error) and then took the first candidate, every distance being
+    inf: cell (4, 4) below, where (5, 4) is nearer (by 5e298, far above float64's rounding
+    there). Distances are now computed quartered, which is exact and cannot overflow."""
+    walkable = np.ones((6, 6), bool)
+    walkable[5, 5] = False  # (the corner the far point clamps to)
+    big = gamenav.TileGrid(walkable, cell_size=5e298, y_up=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        follower = gamenav.Follower(big, big.cell_to_world((2, 2)).tolist(), speed=1e298)
+        follower._place_near([1.7e308, -1e308])  # (what the arcade and pygame followers do with their sprites)
+        assert big.world_to_cell(np.array(follower.position)).tolist() == [5, 4]
+        grid = gamenav.TileGrid(walkable)
+        for target in ((1.7e308, -1.7e308), (-1.7e308, 1.7e308)):
+            crowd = gamenav.Crowd(grid, [(2.5, 2.5), (2.5, 3.5)], radius=0.8, max_speed=1.0)
+            crowd.move(crowd.ids, target)
+            cells = grid.world_to_cell(crowd.goals)
+            assert grid.passable[cells[:, 1], cells[:, 0]].all()
