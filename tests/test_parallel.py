@@ -637,3 +637,26 @@ def test_a_subgoal_batch_after_an_edit_does_not_spread_the_landmarks_again(monke
             q = gamenav.find_path(grid, s, g)
             assert p.status is q.status and p.cost == pytest.approx(q.cost, rel=1e-12)
     assert spread == []
+
+
+def test_a_default_batch_on_a_grid_over_max_cells_uses_the_general_workspaces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """find_paths with no options gave each thread a fast-kernel workspace of the whole grid (44
+    bytes per padded cell: 12 MB each here, ~700 MB on 4000 x 4000) although find_path keeps that
+    kernel for grids up to MAX_CELLS; such grids now take the general path's workspaces, with
+    find_path's answers."""
+    from gamenav.grid._fast import MAX_CELLS
+
+    made: list[int] = []
+    workspace = parallel.FastWorkspace
+    monkeypatch.setattr(parallel, "FastWorkspace", lambda cells: made.append(cells) or workspace(cells))
+    grid = _grid(3, h=520, w=520, walls=0.05)
+    assert (grid.height + 2) * (grid.width + 2) > MAX_CELLS
+    starts, goals = _queries(grid, 6, seed=4)
+    for p, s, g in zip(gamenav.find_paths(grid, starts, goals, workers=2), starts, goals, strict=True):
+        _same(p, gamenav.find_path(grid, s, g))
+    assert made == []
+    small = _grid(3)
+    starts, goals = _queries(small, 6, seed=4)
+    for p, s, g in zip(gamenav.find_paths(small, starts, goals, workers=2), starts, goals, strict=True):
+        _same(p, gamenav.find_path(small, s, g))
+    assert made and max(made) <= MAX_CELLS  # (small grids keep the fast kernel)
