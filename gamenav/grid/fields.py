@@ -111,9 +111,10 @@ def snapshot_field(grid: TileGrid, snapshot: _GridState | None, sources: npt.Arr
     cost, uniform = pad.cost, pad.uniform
     if scale is not None:
         cost = cost.copy()
-        with np.errstate(over="ignore"):  # a product beyond float64 is inf: refused just below
-            cost.reshape(grid.height + 2, stride)[1:-1, 1:-1] *= scale
-        if not math.isfinite(float(cost.max()) * 2.0 * cost.size):  # (any path's cost stays finite)
+        cells = cost.reshape(grid.height + 2, stride)[1:-1, 1:-1]
+        with np.errstate(over="ignore"):  # a product beyond float64 is inf: refused just below (if entered)
+            cells *= scale
+        if not math.isfinite(float(cells[state.passable].max()) * 2.0 * cost.size):  # (any path's cost stays finite)
             raise InvalidInputError("cost_scale is too large: a path's cost would not be a finite number")
         uniform = False
     nodes = np.unique((ys + 1) * stride + xs + 1)

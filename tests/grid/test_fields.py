@@ -4,6 +4,7 @@ source) under extreme cost scales and costs."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -82,3 +83,21 @@ def test_cheap_cells_after_an_expensive_corridor_still_descend() -> None:
     field = gamenav.distance_field(grid, (0, 0))[0]
     assert field[9099] > 2.0**53
     assert (np.diff(field) > 0).all()
+
+
+def test_a_huge_scale_on_cells_never_entered_is_not_refused() -> None:
+    """cost_scale 1e308 on a wall (or a cell too narrow for agent_radius) was refused as "too
+    large: a path's cost would not be a finite number", though no path enters it; it is ignored
+    there as any scale of a blocked cell is, and still refused on a cell a path may enter."""
+    grid = gamenav.TileGrid.from_strings(["..#", "..."])
+    scale = np.ones((2, 3))
+    scale[0, 2] = 1e308
+    np.testing.assert_array_equal(gamenav.distance_field(grid, (0, 0), cost_scale=scale),
+                                  gamenav.distance_field(grid, (0, 0)))
+    room = gamenav.TileGrid.from_strings([".....", ".....", ".....", "....."])
+    wide = np.ones((4, 5))
+    wide[0, :] = 1e308  # (the cells beside the border: too narrow for a radius of 1)
+    np.testing.assert_array_equal(gamenav.distance_field(room, (2, 2), agent_radius=1.0, cost_scale=wide),
+                                  gamenav.distance_field(room, (2, 2), agent_radius=1.0))
+    with pytest.raises(gamenav.InvalidInputError, match="cost_scale is too large"):
+        gamenav.distance_field(room, (2, 2), cost_scale=wide)
