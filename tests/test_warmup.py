@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -61,6 +62,24 @@ def test_notice_only_when_compiling_and_with_the_time(tmp_path: Path) -> None:
     # a kernel of the group that this run uses for the first time was compiled by the first run
     smooth = run(FIND_PATH.replace("(3, 2))", "(3, 2), smooth=True, algorithm='jps')"), cache=tmp_path)
     assert notices(smooth.stderr) == []
+
+
+def test_every_kernels_cache_entry_is_stamped_with_all_kernel_modules(tmp_path: Path) -> None:
+    """numba stamps a cache entry with its own module's source only: find_path_once (grid_fast)
+    has best_first_step (grid_search) compiled into it, so after an edit of grid_search.py alone
+    (a git pull in an editable install) it was loaded with the old callee ("'descr' is NULL")."""
+    from gamenav._kernels import grid_fast, grid_search, sources_stamp
+
+    stamp = sources_stamp()
+    assert {"grid_fast.py", "grid_search.py"} <= {name for name, _, _ in stamp}
+    kernels: list[Any] = [grid_fast.find_path_once, grid_search.best_first_step]
+    for kernel in kernels:
+        assert kernel._cache._cache_file._source_stamp[1] == stamp
+    (tmp_path / "a.py").write_text("x = 1\n")
+    before = sources_stamp(str(tmp_path))
+    (tmp_path / "a.py").write_text("x = 22\n")
+    assert sources_stamp(str(tmp_path)) != before and len(before) == 1
+    assert sources_stamp(str(tmp_path / "missing")) == ()
 
 
 def test_damaged_cache_files_are_compiled_again_with_one_notice(tmp_path: Path) -> None:

@@ -195,6 +195,24 @@ def _damaged(where: str, exc: Exception) -> None:
                f"({type(exc).__name__}: {reason}): compiling again (the new machine code replaces it)")
 
 
+def sources_stamp(folder: str = os.path.dirname(__file__)) -> tuple[tuple[str, int, int], ...]:
+    """``(name, mtime in ns, size)`` of every ``.py`` file in ``folder`` (default: the kernel
+    modules), sorted; empty if it cannot be listed.
+
+    Every gamenav kernel's cache entry is stamped with all of them: numba stamps an entry with
+    its own module's source only, so a kernel calling one of another module (``find_path_once``
+    calls ``best_first_step``, compiled into it) was loaded from the cache with the old callee
+    after an edit of that module alone (a ``git pull`` in an editable install): old answers, or
+    numba's "'descr' is NULL" error inside a query.
+    """
+    try:
+        names = sorted(name for name in os.listdir(folder) if name.endswith(".py"))
+        return tuple((name, (st := os.stat(os.path.join(folder, name))).st_mtime_ns, st.st_size)
+                     for name in names)
+    except OSError:
+        return ()
+
+
 def _install_cache() -> None:
     """Give every gamenav kernel a numba disk cache that treats an unreadable file as a miss.
 
@@ -203,8 +221,10 @@ def _install_cache() -> None:
     disk, garbage) escaped from the call: the game died on start. Here a file that cannot be read
     or rebuilt is a cache miss (one notice): the kernel is compiled and its entry overwritten; a
     file that cannot be written (a full disk) leaves the kernel compiled but uncached (one notice).
-    Only compilations pass here: calls with known argument types cost nothing more. Where
-    numba's caching internals changed, numba's own cache is used.
+    Only compilations pass here: calls with known argument types cost nothing more. An entry is
+    stamped with every kernel module's source (:func:`sources_stamp`): an edit of any of them
+    compiles every kernel again. Where numba's caching internals changed, numba's own cache is
+    used.
     """
     try:
         from numba.core import caching as numba_caching
@@ -222,13 +242,15 @@ def _install_cache() -> None:
                     return {}  # a miss; saving the compiled kernel writes a new index
                 return index
 
+        stamp = sources_stamp()
+
         class _Cache(caching.FunctionCache):  # type: ignore[misc]  # (subclasses Any)
             _cache_file: Any
 
             def __init__(self, py_func: Callable[..., Any]) -> None:
                 super().__init__(py_func)
                 self._cache_file = _CacheFile(self._cache_path, self._impl.filename_base,
-                                              self._cache_file._source_stamp)
+                                              (self._cache_file._source_stamp, stamp))
 
             def load_overload(self, sig: Any, target_context: Any) -> Any:
                 try:
