@@ -26,7 +26,7 @@ import numpy.typing as npt
 from gamenav._kernels.grid_search import FOUND
 from gamenav._validate import flag, is_int, is_real
 from gamenav.errors import InvalidInputError
-from gamenav.grid._fast import FastWorkspace, Tables, _snapshot_tables, int_pairs, make_path
+from gamenav.grid._fast import FastWorkspace, Tables, snapshot_tables, int_pairs, make_path
 from gamenav.grid.clearance import radius_state
 from gamenav.grid.movement import Heuristic
 from gamenav.grid.search import GridSearch, SearchWorkspace, build_index
@@ -191,7 +191,7 @@ def _default_cells(t: Tables, start: Any, goal: Any) -> tuple[int, int, int, int
 def _grid_default(grid: TileGrid, starts: list[Any], goals: list[Any], workers: int) -> list[Path]:
     """Default-option queries on one snapshot of ``grid`` through the one-call kernel (a grid
     over ``MAX_CELLS``: the general path's, whose workspaces find_path also uses there)."""
-    found = _snapshot_tables(grid, 0.0)
+    found = snapshot_tables(grid, 0.0)
     if found is None:
         return _grid_general(grid, starts, goals, workers, {})
     t = found[1]

@@ -42,7 +42,7 @@ from gamenav.grid.movement import Diagonal, Heuristic
 from gamenav.grid.tilegrid import TileGrid, _GridState
 from gamenav.types import Path, PathStatus
 
-__all__ = ["MAX_CELLS", "FastWorkspace", "Tables", "fast_rule", "int_pairs", "tables", "try_find_path"]
+__all__ = ["MAX_CELLS", "FastWorkspace", "Tables", "fast_rule", "int_pairs", "snapshot_tables", "try_find_path"]
 
 MAX_CELLS = 1 << 18
 """Largest padded grid ``(h + 2) * (w + 2)`` served from a thread's own workspace (11.5 MB)."""
@@ -86,7 +86,7 @@ class FastWorkspace:
 
 
 class Tables:
-    """The kernel's view of one grid snapshot (built by :func:`tables`; its arrays are never
+    """The kernel's view of one grid snapshot (built by :func:`snapshot_tables`; its arrays are never
     modified, and the tables of other movement rules are added by :meth:`rule`). It holds no
     reference to the snapshot that holds it (no cycle to wait for the garbage collector)."""
 
@@ -140,19 +140,6 @@ class Tables:
 
 
 _local = threading.local()
-
-
-def tables(grid: TileGrid) -> Tables:
-    """The kernel tables of ``grid``'s current snapshot (built on first use per snapshot)."""
-    return _tables_of(grid, grid._snapshot())
-
-
-def _tables_of(grid: TileGrid, state: _GridState) -> Tables:
-    """The kernel tables of ``state``, a snapshot of ``grid`` (built on first use)."""
-    found: Tables | None = state.fast
-    if found is None:  # (two threads may both build: equal tables, either one is kept)
-        found = state.fast = Tables(grid, state)
-    return found
 
 
 def _workspace(cells: int) -> FastWorkspace:
@@ -262,9 +249,10 @@ def fast_rule(options: dict[str, Any]) -> tuple[Diagonal, int, bool, bool, float
     return diagonal, heuristic.code, smooth, partial, radius
 
 
-def _snapshot_tables(grid: TileGrid, agent_radius: float) -> tuple[_GridState, Tables] | None:
+def snapshot_tables(grid: TileGrid, agent_radius: float) -> tuple[_GridState, Tables] | None:
     """``grid``'s current snapshot (its view for ``agent_radius`` when that is not 0) and its
-    kernel tables, or None: an invalid radius, or a grid over :data:`MAX_CELLS`."""
+    kernel tables (built on first use per snapshot and kept on it), or None: an invalid radius,
+    or a grid over :data:`MAX_CELLS`."""
     state = grid._state
     if agent_radius:
         try:
@@ -276,7 +264,7 @@ def _snapshot_tables(grid: TileGrid, agent_radius: float) -> tuple[_GridState, T
         h, w = state.passable.shape
         if (h + 2) * (w + 2) > MAX_CELLS:  # (no tables built for a search that will not use them)
             return None
-        t = _tables_of(grid, state)
+        t = state.fast = Tables(grid, state)  # (two threads may both build: equal tables, either is kept)
     return (state, t) if t.cells <= MAX_CELLS else None
 
 
@@ -285,8 +273,8 @@ def open_ends(grid: TileGrid, start: tuple[int, int], goal: tuple[int, int], dia
     """The version of ``grid``'s snapshot on which a search from ``start`` to ``goal`` (validated
     cells) with movement rule ``diagonal`` and ``agent_radius`` neither raises nor ends at once:
     both ends passable (for the radius), apart and on one island; else None (also when
-    :func:`_snapshot_tables` gives none). Checked without a search."""
-    found = _snapshot_tables(grid, agent_radius)
+    :func:`snapshot_tables` gives none). Checked without a search."""
+    found = snapshot_tables(grid, agent_radius)
     if found is None:
         return None
     state, t = found
@@ -312,7 +300,7 @@ def try_find_path(grid: TileGrid, start: Any, goal: Any, diagonal: Diagonal = _D
     if pair is None:
         return None
     sx, sy, gx, gy = pair
-    found = _snapshot_tables(grid, agent_radius)
+    found = snapshot_tables(grid, agent_radius)
     if found is None:
         return None
     state, t = found

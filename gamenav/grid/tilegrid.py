@@ -190,7 +190,7 @@ class _GridState:
         clearance: the distance transform (``gamenav.grid.clearance``), filled lazily.
         clearance_base: ``(an older snapshot's clearance, (y0, y1, x0, x1) box of the cells
             changed since)``, to repair instead of rebuilding; dropped once ``clearance`` is built.
-        fast: the fast path's kernel tables (``gamenav.grid._fast.tables``), filled lazily.
+        fast: the fast path's kernel tables (``gamenav.grid._fast.snapshot_tables``), filled lazily.
     """
 
     __slots__ = ("walkable", "cost", "passable", "version", "labels", "padded", "padded_base",
