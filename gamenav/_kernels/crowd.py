@@ -11,7 +11,7 @@ import math
 import numpy as np
 from numba import njit
 
-from gamenav._kernels.grid_search import line_clear
+from gamenav._kernels.grid_search import _line_clear
 
 __all__ = ["build_hash", "descend_field", "field_targets", "follow_paths", "narrow_passages", "passage_waits",
            "preferred_velocities", "resolve_walls", "separation", "walk_steps"]
@@ -460,7 +460,7 @@ def field_targets(fields, near_min, ahead, sight, slot, group, passable, pos, go
     cell); within ``near`` of its slot's value (``slot_cost`` (n,)) its mode becomes
     ``done_mode`` (direct approach) when the straight line from its cell to its goal's cell
     (``goal`` (n, 2) world) is clear on its layer of ``sight`` ((k, (h + 2) * (w + 2)) uint8, the
-    layer's finite cells padded with a ring of zeros; see ``grid_search.line_clear``), else
+    layer's finite cells padded with a ring of zeros; see ``grid_search._line_clear``), else
     ``blind[i]`` becomes True (the field, which leads to the order's target, does not lead to
     the slot round what is in the way). Otherwise ``target[i]`` is the world centre of the cell
     ``look_ahead`` steps down the field: ``ahead`` (per layer, int64 ``y * w + x``; -1 unknown)
@@ -475,7 +475,7 @@ def field_targets(fields, near_min, ahead, sight, slot, group, passable, pos, go
         x, y = _clamped_cell(pos[i, 0], pos[i, 1], ox, oy, cs, y_up, h, w)
         if near_min[k, y, x] <= slot_cost[i] + near:
             gx, gy = _clamped_cell(goal[i, 0], goal[i, 1], ox, oy, cs, y_up, h, w)
-            if line_clear(sight[k], w + 2, x + 1, y + 1, gx + 1, gy + 1):
+            if _line_clear(sight[k], w + 2, x + 1, y + 1, gx + 1, gy + 1):
                 mode[i] = done_mode
                 continue
             blind[i] = True

@@ -413,7 +413,7 @@ def trace_path(parent, node, stride):
 
 
 @njit(cache=True, nogil=True)
-def line_clear(passable, stride, x0, y0, x1, y1):
+def _line_clear(passable, stride, x0, y0, x1, y1):
     """Whether the segment between the centres of padded cells is clear (supercover).
 
     Every cell the segment touches must be passable; where it passes exactly through a cell
@@ -453,7 +453,7 @@ def smooth_path(cells, passable, stride):
     """Indices of the waypoints kept by greedy line-of-sight smoothing of ``cells`` (n, 2).
 
     From each kept waypoint, the path is followed as long as the straight segment to the next
-    cell is clear (:func:`line_clear`); the last clear cell becomes the next waypoint. The first
+    cell is clear (:func:`_line_clear`); the last clear cell becomes the next waypoint. The first
     and last cells are always kept; a step of the input path that is not itself clear (a corner
     cut allowed by the movement rule) is kept as it is.
     """
@@ -464,7 +464,7 @@ def smooth_path(cells, passable, stride):
     anchor = 0
     i = 1
     while i < n - 1:
-        if line_clear(passable, stride, cells[anchor, 0] + 1, cells[anchor, 1] + 1,
+        if _line_clear(passable, stride, cells[anchor, 0] + 1, cells[anchor, 1] + 1,
                        cells[i + 1, 0] + 1, cells[i + 1, 1] + 1):
             i += 1
         else:
