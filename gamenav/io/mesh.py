@@ -33,9 +33,9 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from gamenav.errors import MapFormatError
+from gamenav.errors import InvalidGeometryError, MapFormatError
 from gamenav.io._text import to_floats, to_ints, token_lines
-from gamenav.navmesh.build import MAX_COORDINATE
+from gamenav.navmesh.build import MAX_COORDINATE, convex_ring
 from gamenav.navmesh.mesh import _first_copies
 
 __all__ = ["MeshData", "MeshScenario", "read_mesh", "read_mesh_scenarios"]
@@ -72,8 +72,9 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
     """Read a "mesh 2" or "mesh 3" file; keep only traversable polygons.
 
     The declared counts are checked against the lines present before anything is allocated.
-    A polygon names each corner once; one of zero area with distinct corners (all on a line) is
-    kept: it covers nothing, and :meth:`gamenav.NavMesh.from_mesh` drops it.
+    A polygon names each corner once and is convex, in either orientation (180-degree corners
+    allowed; non-traversable ones are not checked); one of zero area with distinct corners (all
+    on a line) is kept: it covers nothing, and :meth:`gamenav.NavMesh.from_mesh` drops it.
 
     Returns:
         :class:`MeshData` with 0-based vertex ids (mesh 3's 1-based ids are converted).
@@ -82,8 +83,8 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
         MapFormatError: bad header, wrong counts, non-numeric, non-integer or non-finite
             fields (``nan``, ``inf``), coordinates outside ``[-MAX_COORDINATE, MAX_COORDINATE]``
             (1e15, see :data:`gamenav.navmesh.MAX_COORDINATE`), vertex ids out of range,
-            "mesh 2" polygon ids outside ``-1..P-1``, polygons with fewer than 3 vertices or
-            repeating a corner (a vertex id, or a point under two ids: one vertex to
+            "mesh 2" polygon ids outside ``-1..P-1``, polygons with fewer than 3 vertices, not
+            convex or repeating a corner (a vertex id, or a point under two ids: one vertex to
             :class:`gamenav.NavMesh`), non-ASCII bytes (message names file and line); not a
             regular file (a device or FIFO) or more than :data:`MAX_MESH_BYTES` bytes (refused
             before reading).
@@ -154,7 +155,10 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
         if version == 2:
             _check_polygon_ids(vals[1 + n:], n_poly, path, line_no)
         if traversable:
-            polygons.append(np.array(ids, dtype=np.int64) - base)
+            polygon = np.array(ids, dtype=np.int64) - base
+            if n > 3:  # (a triangle with distinct corners is convex)
+                _check_convex(vertices[polygon], ids, path, line_no)
+            polygons.append(polygon)
     return MeshData(vertices, polygons)
 
 
@@ -176,6 +180,16 @@ def _check_corners(ids: list[int], point: list[int], base: int, path: str | os.P
                    f"a point under vertex ids {seen[first]} and {i} (one vertex to a NavMesh)")
             raise MapFormatError(f"polygon repeats {why}: {ids}", path=path, line=line)
         seen[first] = i
+
+
+def _check_convex(pts: npt.NDArray[np.float64], ids: list[int], path: str | os.PathLike[str],
+                  line: int) -> None:
+    """The polygon ``pts`` (vertex ``ids`` as in the file) is convex, as
+    :meth:`gamenav.NavMesh.from_mesh` takes it (:func:`gamenav.navmesh.build.convex_ring`)."""
+    try:
+        convex_ring(pts, ids, "polygon")
+    except InvalidGeometryError as exc:
+        raise MapFormatError(str(exc), path=path, line=line) from None
 
 
 def _check_polygon_ids(ids: list[int], n_poly: int, path: str | os.PathLike[str], line: int) -> None:

@@ -6,7 +6,8 @@ subtracted from its shell like obstacles, so a hole covering it removes it, and 
 outside it removes nothing, an error for a sequence of rings); :func:`triangulate_free_space`
 triangulates it with ``triangle`` (Shewchuk) using only the boundary vertices (no Steiner points
 unless boundaries cross); :func:`grid_triangulation` triangulates a TileGrid's passable cells directly;
-:func:`triangulate_convex` splits convex polygons (180-degree corners allowed) into triangles.
+:func:`triangulate_convex` splits convex polygons (180-degree corners allowed, checked by
+:func:`convex_ring`) into triangles.
 Coordinates must be finite and within :data:`MAX_COORDINATE`; failures inside shapely or
 ``triangle`` surface as :class:`~gamenav.errors.InvalidGeometryError`, never as bare errors.
 """
@@ -30,8 +31,9 @@ from gamenav._kernels.navmesh import inside_triangles, ring_graph
 from gamenav._validate import float_numbers, holds_bool, real_number
 from gamenav.errors import GamenavError, InvalidGeometryError, InvalidInputError
 
-__all__ = ["MAX_COORDINATE", "agent_radius_value", "area_list", "free_space", "grid_triangulation",
-           "merge_points", "mesh_tolerance", "triangulate_areas", "triangulate_convex", "triangulate_free_space"]
+__all__ = ["MAX_COORDINATE", "agent_radius_value", "area_list", "convex_ring", "free_space",
+           "grid_triangulation", "merge_points", "mesh_tolerance", "triangulate_areas", "triangulate_convex",
+           "triangulate_free_space"]
 
 MAX_COORDINATE = 1e15
 """Largest absolute world coordinate a navmesh accepts (vertices, polygons, query points).
@@ -652,6 +654,48 @@ def grid_triangulation(passable: npt.NDArray[np.bool_], cell_size: float, origin
     return world, t
 
 
+def convex_ring(pts: npt.NDArray[np.float64], ids: Sequence[int],
+                name: str) -> tuple[list[int], npt.NDArray[np.float64], float, float]:
+    """Check that the polygon ``pts`` ``(n, 2)`` (vertex ``ids``, named in messages as ``name``)
+    is convex in either orientation; 180-degree corners are allowed.
+
+    Returns:
+        ``(ids, pts, area, eps)`` counter-clockwise (a clockwise polygon reversed), its area and
+        the rounding tolerance of areas at its scale (``area <= eps``: a flat polygon).
+
+    Raises:
+        InvalidGeometryError: a reflex corner, a ring turning more than once around (a star) or
+            a point given twice (under another vertex id).
+    """
+    ids = list(ids)
+    scale = float(np.ptp(pts, axis=0).max()) or 1.0
+    eps = 1e-12 * scale * scale
+    # about a corner: products of absolute coordinates cancel
+    rel, rel_nxt = pts - pts[0], np.roll(pts, -1, axis=0) - pts[0]
+    area = 0.5 * float(np.sum(rel[:, 0] * rel_nxt[:, 1] - rel_nxt[:, 0] * rel[:, 1]))
+    if area < 0:  # clockwise: taken the other way round
+        ids, pts, area = ids[::-1], pts[::-1], -area
+    nxt = np.roll(pts, -1, axis=0)
+    prv = np.roll(pts, 1, axis=0)
+    turns: npt.NDArray[np.float64] = ((pts[:, 0] - prv[:, 0]) * (nxt[:, 1] - pts[:, 1])
+                                      - (pts[:, 1] - prv[:, 1]) * (nxt[:, 0] - pts[:, 0]))
+    if area <= eps:
+        if (turns < -eps).any():
+            raise InvalidGeometryError(f"{name} must be convex, got signed area {area:.6g}")
+        return ids, pts, area, eps
+    if (turns < -eps).any():
+        raise InvalidGeometryError(
+            f"{name} must be convex, got a reflex corner at vertex {ids[int(np.argmin(turns))]}")
+    dots = ((pts[:, 0] - prv[:, 0]) * (nxt[:, 0] - pts[:, 0])
+            + (pts[:, 1] - prv[:, 1]) * (nxt[:, 1] - pts[:, 1]))
+    winding = float(np.arctan2(turns, dots).sum()) / (2.0 * math.pi)
+    if abs(winding - 1.0) > 1e-6:  # left turns only, yet not once around: a star
+        if len(np.unique(pts, axis=0)) < len(ids):  # or a point given twice (turns there count 0)
+            raise InvalidGeometryError(f"{name} repeats a point (under another vertex id): {ids}")
+        raise InvalidGeometryError(f"{name} must be convex, got a ring that turns {winding:.6g} times around")
+    return ids, pts, area, eps
+
+
 def triangulate_convex(vertices: npt.NDArray[np.float64],
                        polygons: Iterable[npt.ArrayLike]) -> npt.NDArray[np.int64]:
     """Split convex polygons into counter-clockwise triangles without zero-area pieces.
@@ -661,7 +705,7 @@ def triangulate_convex(vertices: npt.NDArray[np.float64],
     strictly convex corners and never so that the rest becomes flat. Zero-area polygons are dropped.
 
     Raises:
-        InvalidGeometryError: a polygon is not convex, or repeats a vertex.
+        InvalidGeometryError: a polygon is not convex, or repeats a vertex (see :func:`convex_ring`).
     """
     out: list[tuple[int, int, int]] = []
     for k, poly in enumerate(polygons):
@@ -670,34 +714,10 @@ def triangulate_convex(vertices: npt.NDArray[np.float64],
             raise InvalidGeometryError(f"polygon {k} must have at least 3 vertices, got {len(ids)}")
         if len(set(ids)) != len(ids):
             raise InvalidGeometryError(f"polygon {k} repeats a vertex: {ids}")
-        pts = vertices[ids]
-        scale = float(np.ptp(pts, axis=0).max()) or 1.0
-        eps = 1e-12 * scale * scale
-        n = len(ids)
-        # about a corner: products of absolute coordinates cancel
-        rel, rel_nxt = pts - pts[0], np.roll(pts, -1, axis=0) - pts[0]
-        area = 0.5 * float(np.sum(rel[:, 0] * rel_nxt[:, 1] - rel_nxt[:, 0] * rel[:, 1]))
-        if area < 0:  # clockwise: taken the other way round
-            ids, pts, area = ids[::-1], pts[::-1], -area
-        nxt = np.roll(pts, -1, axis=0)
-        prv = np.roll(pts, 1, axis=0)
-        turns = ((pts[:, 0] - prv[:, 0]) * (nxt[:, 1] - pts[:, 1])
-                 - (pts[:, 1] - prv[:, 1]) * (nxt[:, 0] - pts[:, 0]))
+        ids, pts, area, eps = convex_ring(vertices[ids], ids, f"polygon {k}")
         if area <= eps:
-            if (turns < -eps).any():
-                raise InvalidGeometryError(f"polygon {k} must be convex, got signed area {area:.6g}")
             continue
-        if (turns < -eps).any():
-            raise InvalidGeometryError(
-                f"polygon {k} must be convex, got a reflex corner at vertex {ids[int(np.argmin(turns))]}")
-        dots = ((pts[:, 0] - prv[:, 0]) * (nxt[:, 0] - pts[:, 0])
-                + (pts[:, 1] - prv[:, 1]) * (nxt[:, 1] - pts[:, 1]))
-        winding = float(np.arctan2(turns, dots).sum()) / (2.0 * math.pi)
-        if abs(winding - 1.0) > 1e-6:  # left turns only, yet not once around: a star
-            if len(np.unique(pts, axis=0)) < n:  # or a point given twice (turns there count 0)
-                raise InvalidGeometryError(f"polygon {k} repeats a point (under another vertex id): {ids}")
-            raise InvalidGeometryError(
-                f"polygon {k} must be convex, got a ring that turns {winding:.6g} times around")
+        n = len(ids)
         if n == 3:
             out.append((ids[0], ids[1], ids[2]))
             continue

@@ -1,0 +1,43 @@
+"""Adversarial review (third round) of the map and mesh file readers: every malformed file is a
+MapFormatError naming its file and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gamenav import MapFormatError, NavMesh
+from gamenav.io import read_mesh
+
+
+@pytest.mark.parametrize(("text", "line", "match"), [
+    # mesh 2: a dart (reflex corner at vertex 3, ids as in the file)
+    ("mesh\n2\n5 1\n0 0 1 0\n2 0 1 0\n2 2 1 0\n1 0.5 1 0\n0 2 1 0\n\n5 0 1 2 3 4 -1 -1 -1 -1 -1\n", 10,
+     "polygon must be convex, got a reflex corner at vertex 3"),
+    # mesh 3: a pentagram (left turns only, twice around), 1-based ids, after a non-traversable face
+    ("mesh\n3\n6 2\n0 1\n0.588 -0.809\n-0.951 0.309\n0.951 0.309\n-0.588 -0.809\n5 5\n"
+     "0 3 1 2 6 0 0 0\n1 5 1 2 3 4 5 0 0 0 0 0\n", 11, "polygon must be convex, got a ring that turns 2 times"),
+    # clockwise is fine, a clockwise dart is not (its reflex corner named by its 1-based id)
+    ("mesh\n3\n5 1\n0 0\n0 2\n1 0.5\n2 2\n2 0\n1 5 1 2 3 4 5 0 0 0 0 0\n", 9,
+     "polygon must be convex, got a reflex corner at vertex 3"),
+])
+def test_non_convex_polygon_names_file_and_line(tmp_path: Path, text: str, line: int, match: str) -> None:
+    # read_mesh took these, and NavMesh.from_mesh then refused them naming neither file nor line
+    # ("polygon 0 must be convex": the index among traversable polygons, not the file's)
+    path = tmp_path / "dart.mesh"
+    path.write_text(text)
+    with pytest.raises(MapFormatError, match=match) as info:
+        read_mesh(path)
+    assert (info.value.path, info.value.line) == (str(path), line)
+    assert str(info.value).startswith(f"{path}:{line}: ")
+
+
+def test_convex_polygons_in_either_orientation_still_read(tmp_path: Path) -> None:
+    # a clockwise square with a 180-degree corner, and a non-traversable dart (not checked)
+    path = tmp_path / "ok.mesh"
+    path.write_text("mesh\n3\n9 2\n0 0\n0 1\n0 2\n2 2\n2 0\n5 0\n6 0\n6 1\n5.5 0.2\n"
+                    "1 5 1 2 3 4 5 0 0 0 0 0\n0 4 6 7 8 9 0 0 0 0\n")
+    data = read_mesh(path)
+    assert [p.tolist() for p in data.polygons] == [[0, 1, 2, 3, 4]]
+    assert NavMesh.from_mesh(*data).islands.tolist() == [0, 0, 0]
