@@ -54,6 +54,16 @@ Color = Any
 """Anything arcade accepts as a colour: ``(r, g, b)`` or ``(r, g, b, a)`` ints 0-255."""
 
 
+def _color(value: Color, name: str) -> arcade.types.Color:
+    """``value`` as an ``arcade.types.Color``: 3 or 4 ints from 0 to 255 (arcade takes others and the
+    GPU wraps or truncates them: ``(0, 0, 300)`` drew ``(0, 0, 44)``, ``(1.0, 0.5, 0.0)`` near black)."""
+    parts = tuple(value) if isinstance(value, (tuple, list, np.ndarray)) else ()
+    if len(parts) not in (3, 4) or not all(is_int(v) and 0 <= v <= 255 for v in parts):
+        raise InvalidInputError(f"{name} must be an (r, g, b) or (r, g, b, a) colour of ints from 0 to 255, "
+                                f"got {value!r}")
+    return arcade.types.Color(*(int(v) for v in parts))
+
+
 # -- grids ----------------------------------------------------------------------------------
 def _check_type(value: Any, expected: type, name: str) -> None:
     """An InvalidInputError unless ``value`` is an ``expected`` (e.g. a NavMesh where a TileGrid goes)."""
@@ -436,10 +446,12 @@ def draw_grid(grid: TileGrid, *, line_color: Color | None = (255, 255, 255, 40),
     lines are one line shape per grid kept in the GPU, made again only for another ``line_color``
     or window (3102 lines of a 1550 x 1550 grid took 4 ms of Python a frame)."""
     _check_type(grid, TileGrid, "grid")
+    blocked = None if blocked_color is None else _color(blocked_color, "blocked_color")
+    lined = None if line_color is None else _color(line_color, "line_color")
     cs = grid.cell_size
     ox, oy = grid.origin
-    if blocked_color is not None:
-        color = tuple(arcade.types.Color.from_iterable(blocked_color))
+    if blocked is not None:
+        color = tuple(blocked)
         picture = _picture(_pictures, grid, "blocked-cells")
         key = (grid.version, color)
         if key != picture.key:
@@ -448,8 +460,8 @@ def draw_grid(grid: TileGrid, *, line_color: Color | None = (255, 255, 255, 40),
             picture.paint(grid, rgba)
             picture.key = key
         picture.draw(grid)
-    if line_color is not None:
-        line_key = (tuple(arcade.types.Color.from_iterable(line_color)), arcade.get_window().ctx)
+    if lined is not None:
+        line_key = (tuple(lined), arcade.get_window().ctx)
         lines = _grid_lines.get(grid)
         if lines is None or lines[0] != line_key:
             lx = ox + np.arange(grid.width + 1) * cs
@@ -460,7 +472,7 @@ def draw_grid(grid: TileGrid, *, line_color: Color | None = (255, 255, 255, 40),
                                    np.stack([np.full_like(ly, right), ly], 1)], 1)
             shape: arcade.shape_list.ShapeElementList[Any] = arcade.shape_list.ShapeElementList()
             shape.append(arcade.shape_list.create_lines(
-                [(x, y) for x, y in np.concatenate([vertical, horizontal]).reshape(-1, 2).tolist()], line_color))
+                [(x, y) for x, y in np.concatenate([vertical, horizontal]).reshape(-1, 2).tolist()], lined))
             lines = _grid_lines[grid] = (line_key, shape)
         lines[1].draw()
 
@@ -522,6 +534,7 @@ def draw_path(path: Path | npt.ArrayLike, *, color: Color = (255, 255, 255, 200)
     """Draw a :class:`~gamenav.Path` (its world ``points``) or an ``(n, 2)`` array as a polyline;
     with ``points=True``, also a square dot on each point."""
     pts = _path_points(path)
+    color = _color(color, "color")
     width = positive_number(width, "width")
     points = flag(points, "points")  # (not a truth value: an array of points given here was ambiguous to numpy)
     if len(pts) >= 2:
@@ -557,6 +570,8 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
     if path is not None:
         _check_type(path, Path, "path")
     width = positive_number(width, "width")
+    color, portal_color = _color(color, "color"), _color(portal_color, "portal_color")
+    fill = _color(highlight_color, "highlight_color")
     state = mesh._snapshot()  # (one state: an edit in another thread meanwhile cannot tear the arrays)
     verts = np.asarray(state.vertices, dtype=np.float64)
     tris = np.asarray(state.triangles, dtype=np.int64)  # rows are triangle ids, dead ones too
@@ -576,7 +591,6 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
         ids = raw.astype(np.int64).ravel()
         ids = ids[(ids >= 0) & (ids < len(tris))]
         ids = ids[live[ids]]
-        fill = arcade.types.Color.from_iterable(highlight_color)
         fill_key = (state.version, ids.tobytes(), fill, arcade.get_window().ctx)
         fills = _mesh_fills.get(mesh)
         if fills is None or fills[0] != fill_key:  # (one shape of all the triangles: a draw call each took 0.1 ms)
@@ -587,7 +601,7 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
             fills = _mesh_fills[mesh] = (fill_key, filled)
         fills[1].draw()
     if width == 1.0:  # the edges as one line shape in the GPU, made again only after an edit
-        key = (state.version, tuple(arcade.types.Color.from_iterable(color)), arcade.get_window().ctx)
+        key = (state.version, tuple(color), arcade.get_window().ctx)
         cached = _mesh_lines.get(mesh)
         if cached is None or cached[0] != key:
             shape: arcade.shape_list.ShapeElementList[Any] = arcade.shape_list.ShapeElementList()

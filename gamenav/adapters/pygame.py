@@ -52,6 +52,16 @@ ColorLike = Any
 """Anything ``pygame.Color`` accepts: a name, ``(r, g, b)``, ``(r, g, b, a)``, ``"#rrggbb"``."""
 
 
+def _color(value: ColorLike, name: str) -> pygame.Color:
+    """``value`` as a ``pygame.Color``; an InvalidInputError naming ``name`` where pygame's said only
+    "invalid color name" (or a TypeError)."""
+    try:
+        return pygame.Color(value)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"{name} must be a colour: a name, '#rrggbb', or (r, g, b) or (r, g, b, a) "
+                                f"ints from 0 to 255, got {value!r}") from None
+
+
 def _pair(value: Sequence[float], name: str) -> tuple[float, float]:
     x, y = finite_point(value, name)
     return float(x), float(y)
@@ -474,7 +484,9 @@ def draw_grid(surface: pygame.Surface, grid: TileGrid, *, blocked_color: ColorLi
     _check_type(grid, TileGrid, "grid")
     state = grid._snapshot()  # (the version and the cells of one snapshot: an edit in a thread cannot tear them)
     clip = surface.get_clip()
-    colors = tuple(None if color is None else tuple(pygame.Color(color)) for color in (blocked_color, open_color))
+    colors = tuple(None if color is None else tuple(_color(color, name))
+                   for color, name in ((blocked_color, "blocked_color"), (open_color, "open_color")))
+    lined = None if line_color is None else _color(line_color, "line_color")
     key = (tuple(clip), colors)
     picture = _pictures.get(grid)
     if picture is None or picture[0] != key:
@@ -485,14 +497,14 @@ def draw_grid(surface: pygame.Surface, grid: TileGrid, *, blocked_color: ColorLi
         picture = _pictures[grid] = (*picture[:3], state.passable)
     if picture[1] is not None:
         surface.blit(picture[1], picture[2])
-    if line_color is not None:  # the lines' parts inside the clip area (pixel numbers stay small)
+    if lined is not None:  # the lines' parts inside the clip area (pixel numbers stay small)
         cs = grid.cell_size
         (ox, oy), (h, w) = grid.origin, grid.shape
         left, right, top, bottom = clip.left, clip.right - 1, clip.top, clip.bottom - 1
         x_lo, x_hi = max(round(ox), left), min(round(ox + w * cs), right)
         y_lo, y_hi = max(round(oy), top), min(round(oy + h * cs), bottom)
         if x_lo <= x_hi and y_lo <= y_hi:  # (1-pixel fills: the pixels of 1-pixel lines, 4x as fast)
-            color = pygame.Color(line_color)
+            color = lined
             # (a fill writes its colour, alpha too: translucent lines are filled in a picture blitted over)
             lines, (dx, dy) = (surface, (0, 0)) if color.a == 255 else (
                 pygame.Surface((x_hi - x_lo + 1, y_hi - y_lo + 1), pygame.SRCALPHA), (x_lo, y_lo))
@@ -588,6 +600,7 @@ def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: Col
         radius: waypoint dot radius in pixels (0: no dots).
     """
     _check_type(surface, pygame.Surface, "surface")
+    color = _color(color, "color")
     if not is_real(width) or not abs(width) < 1 << 31 or not float(width).is_integer():
         raise InvalidInputError(f"width must be an int of pixels below 2**31, got {width!r}")
     if not is_real(radius) or not abs(radius) < 1 << 31:  # (not NaN: pygame drew nothing)

@@ -1,0 +1,71 @@
+"""Adversarial review of the engine adapters, third round: the mistakes of a first hour with
+them (colours of the wrong kind, ...). Each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import arcade  # noqa: E402  (after ARCADE_HEADLESS is set by conftest)
+import pygame  # noqa: E402  (after SDL_VIDEODRIVER is set by conftest)
+
+import gamenav  # noqa: E402
+from gamenav import InvalidInputError  # noqa: E402
+from gamenav.adapters import arcade as arcade_adapter  # noqa: E402
+from gamenav.adapters import pygame as pygame_adapter  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def window() -> Any:
+    win = arcade.Window(200, 160, "gamenav adversarial tests 3", visible=False)
+    yield win
+    win.close()
+
+
+def _grid() -> gamenav.TileGrid:
+    return gamenav.TileGrid.from_strings(["#.", ".."], cell_size=20, y_up=True)
+
+
+@pytest.mark.parametrize("color", [(0, 0, 300, 255), (0, 0, -1), (1.0, 0.5, 0.0), "red", (1, 2), (1, 2, 3, 4, 5), 7])
+@pytest.mark.parametrize("draw", [
+    lambda c: arcade_adapter.draw_grid(_grid(), blocked_color=c, line_color=None),
+    lambda c: arcade_adapter.draw_grid(_grid(), line_color=c, blocked_color=None),
+    lambda c: arcade_adapter.draw_path([(1, 2), (30, 40)], color=c),
+    lambda c: arcade_adapter.draw_navmesh(gamenav.NavMesh.from_grid(_grid()), color=c),
+    lambda c: arcade_adapter.draw_navmesh(gamenav.NavMesh.from_grid(_grid()), highlight=[0], highlight_color=c),
+], ids=["blocked_color", "line_color", "path color", "mesh color", "highlight_color"])
+def test_arcade_colours_that_are_not_ints_0_to_255_are_refused(window: Any, draw: Any, color: Any) -> None:
+    """arcade takes any numbers for r, g, b and the GPU wraps or truncates them: a blocked_color of
+    (0, 0, 300) drew (0, 0, 44), a line_color of (0, 0, -1) nothing, a normalised (1.0, 0.5, 0.0)
+    near black; "red" raised numpy's TypeError and (1, 2) arcade's unpacking ValueError."""
+    with pytest.raises(InvalidInputError, match=r"colou?r must be an \(r, g, b\) or \(r, g, b, a\) colour of ints"):
+        draw(color)
+
+
+def test_arcade_colours_of_numpy_ints_and_arcade_colours_are_drawn(window: Any) -> None:
+    window.clear(color=(0, 0, 0, 255))
+    arcade_adapter.draw_grid(_grid(), blocked_color=np.array([0, 0, 255, 255], np.uint8), line_color=None)
+    arcade_adapter.draw_path([(25, 5), (35, 5)], color=arcade.color.RED, width=4)
+    image = np.asarray(arcade.get_image().convert("RGB"))
+    assert image[160 - 30, 10].tolist() == [0, 0, 255]  # the blocked cell (0, 0), top-left of a y-up grid
+    assert image[160 - 5, 30].tolist() == [255, 0, 0]
+
+
+@pytest.mark.parametrize("color", ["nocolor", (1, 2), (300, 0, 0), 1.5])
+@pytest.mark.parametrize("draw", [
+    lambda s, c: pygame_adapter.draw_grid(s, _grid(), blocked_color=c),
+    lambda s, c: pygame_adapter.draw_grid(s, _grid(), open_color=c),
+    lambda s, c: pygame_adapter.draw_grid(s, _grid(), line_color=c),
+    lambda s, c: pygame_adapter.draw_path(s, [(1, 2), (30, 40)], color=c),
+], ids=["blocked_color", "open_color", "line_color", "path color"])
+def test_pygame_colours_pygame_refuses_are_named(draw: Any, color: Any) -> None:
+    """pygame's own ValueError "invalid color name" (or a TypeError) named neither the argument
+    nor the value; a bad line_color was not even looked at when the grid lay outside the clip area."""
+    surface = pygame.Surface((40, 40))
+    with pytest.raises(InvalidInputError, match=r"colou?r must be a colour: a name, '#rrggbb', or \(r, g, b\)"):
+        draw(surface, color)
+    with pytest.raises(InvalidInputError, match="line_color must be a colour"):
+        pygame_adapter.draw_grid(pygame.Surface((5, 5)), gamenav.TileGrid(np.ones((2, 2), bool), origin=(500, 500)),
+                                 line_color="nocolor")
