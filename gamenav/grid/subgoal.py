@@ -529,7 +529,8 @@ def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[
     if graph is None:
         return None
     try:
-        return index.query(graph, start, goal, (grid.origin, grid.cell_size, grid.y_up,
+        # the grid's own transform, as GridSearch and cell_to_world read it (not properties a subclass may override)
+        return index.query(graph, start, goal, (grid._origin, grid._cell_size, grid._y_up,
                                                 float(state.passable.shape[0])))
     finally:
         index.release(graph)

@@ -1,0 +1,38 @@
+"""Adversarial review of the tile grids, third round: each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gamenav
+
+
+@pytest.mark.parametrize("algorithm", ["astar", "jps", "subgoal", "hpa"])
+def test_every_algorithm_gives_points_of_the_grids_own_transform(algorithm: str) -> None:
+    """``find_path(..., algorithm="subgoal")`` took its world points from the ``origin`` /
+    ``cell_size`` / ``y_up`` properties, which a subclass may override, while ``GridSearch``,
+    ``cell_to_world`` and the other algorithms read the grid's own transform: (101, 5) against
+    (0.5, 3.5) for the same cell."""
+
+    class Reported(gamenav.TileGrid):
+        @property
+        def origin(self) -> tuple[float, float]:
+            return (100.0, 0.0)
+
+        @property
+        def cell_size(self) -> float:
+            return 2.0
+
+        @property
+        def y_up(self) -> bool:
+            return True
+
+    grid = Reported(np.ones((6, 8), dtype=bool))
+    grid.set_walkable((3, 1, 4, 5), False)
+    path = gamenav.find_path(grid, (0, 3), (7, 3), algorithm=algorithm)
+    search = gamenav.GridSearch(grid, (0, 3), (7, 3), algorithm=algorithm)
+    search.step(None)
+    np.testing.assert_array_equal(path.points, grid.cell_to_world(path.cells))
+    np.testing.assert_array_equal(path.points, search.result().points)
+    assert path.points[0].tolist() == [0.5, 3.5]
