@@ -87,7 +87,8 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels.crowd import (descend_field, field_targets, follow_paths, narrow_passages, passage_waits,
                                     preferred_velocities, resolve_walls, separation, walk_steps)
 from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
-from gamenav._validate import finite_point, flag, holds_bool, is_int, is_real, positive_number, real_number
+from gamenav._validate import (finite_point, flag, float_numbers, holds_bool, is_int, is_real, positive_number,
+                               real_number)
 from gamenav.runtime._congestion import oncoming_scale
 from gamenav._events import Closeable, Inbox
 from gamenav.errors import BlockedEndpointError, GamenavError, InvalidInputError
@@ -295,12 +296,13 @@ def _check_queue(queue: Any) -> None:
 
 
 def _numbers(values: Any) -> _F64:
-    """``values`` as a float64 array; raises TypeError for strings, bools, objects and ints beyond
-    float64, which ``np.array(values, np.float64)`` would read as numbers (or overflow on)."""
-    raw = np.asarray(values)
-    if raw.dtype.kind not in "iuf" or holds_bool(values):
+    """``values`` as a float64 array (:func:`float_numbers`: a long double beyond float64 is inf,
+    refused by the callers, without numpy's overflow warning); raises TypeError for strings,
+    bools, objects and ints beyond float64, which ``np.array(values, np.float64)`` would read as
+    numbers (or overflow on)."""
+    numbers = float_numbers(values)
+    if numbers is None:
         raise TypeError
-    numbers: _F64 = raw.astype(np.float64)
     return numbers
 
 
