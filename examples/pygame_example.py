@@ -3,7 +3,8 @@
     python examples/pygame_example.py                          # a window; Esc quits
     python examples/pygame_example.py --headless --frames 600  # no window, scripted clicks
 
-The level is gamenav's sample Tiled map ``level.tmx`` (or ``--map FILE.tmx``): the grid comes from
+The level is gamenav's sample Tiled map ``level.tmx`` (or ``--map FILE.tmx``, or the name of a Tiled
+map shipped with gamenav such as ``tiny.tmx``): the grid comes from
 its ``walls`` tile layer (:func:`gamenav.adapters.pygame.grid_from_tmx`), a navmesh from its
 ``obstacles`` object layer (:func:`gamenav.adapters.pygame.navmesh_from_tmx`).
 
@@ -12,7 +13,7 @@ same point is drawn in blue for comparison. Right click: toggle the wall cell un
 agent re-plans when its route is cut). Headless runs print a one-line summary.
 
 Needs the pygame extra (pygame-ce and pytmx): ``pip install -e ".[pygame]"`` in a gamenav
-checkout. Exits 0 (non-zero on an error).
+checkout. Exits 0; 2 with a one-line message for a map it cannot use (non-zero on any other error).
 """
 
 from __future__ import annotations
@@ -29,12 +30,17 @@ SCRIPT = {1: (1, (600, 440)), 60: (3, (296, 120))}  # the right click walls off 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--map", default=None, help="a Tiled .tmx map with a 'walls' tile layer and "
-                        "an 'obstacles' object layer (default: gamenav's sample level.tmx)")
-    parser.add_argument("--frames", type=int, default=0,
-                        help="stop after N frames (0: run until closed)")
+                        "an 'obstacles' object layer, or the name of one shipped with gamenav such as "
+                        "tiny.tmx (default: gamenav's sample level.tmx)")
+    parser.add_argument("--frames", type=int, default=None,
+                        help="stop after N frames (default: run until closed; with --headless, 600)")
     parser.add_argument("--headless", action="store_true",
                         help="no window or sound (SDL dummy drivers), fixed 1/60 s steps, scripted clicks")
     args = parser.parse_args(argv)
+    if args.frames is None:  # (headless, nothing can close the window: the run must end by itself)
+        args.frames = 600 if args.headless else 0
+    if args.frames < 1 and (args.headless or args.frames < 0):
+        parser.error(f"--frames must be {'>= 1 with --headless' if args.headless else '>= 0'}, got {args.frames}")
     if args.headless:
         os.environ["SDL_VIDEODRIVER"] = "dummy"
         os.environ["SDL_AUDIODRIVER"] = "dummy"  # no sound device: no ALSA errors on stderr
@@ -44,9 +50,19 @@ def main(argv: list[str] | None = None) -> int:
     import gamenav
     from gamenav.adapters.pygame import PathFollower, draw_grid, draw_path, grid_from_tmx, navmesh_from_tmx
 
+    try:  # (a file of that name first, else a shipped map: as the demo's --map)
+        level_file = gamenav.data.map_file(args.map or "level.tmx", (".tmx",))
+    except gamenav.InvalidInputError as exc:
+        parser.error(f"--map {args.map!r}: {exc}")
+    try:  # the size first (load_pygame needs a display mode), and the map's layers checked before a window opens
+        header = pytmx.TiledMap(level_file)
+        grid = grid_from_tmx(header, "walls")
+        mesh = navmesh_from_tmx(header, "obstacles", agent_radius=4)
+    except Exception as exc:  # noqa: BLE001 - a map it cannot use: one line, no traceback
+        problem = str(exc) if isinstance(exc, gamenav.GamenavError) else f"{type(exc).__name__}: {exc}"
+        print(f"{parser.prog}: cannot use the map {level_file}: {problem}", file=sys.stderr)
+        return 2
     pygame.init()
-    level_file = args.map or gamenav.data.path("level.tmx")
-    header = pytmx.TiledMap(level_file)  # the size first: load_pygame needs a display mode
     screen = pygame.display.set_mode((header.width * header.tilewidth, header.height * header.tileheight))
     level = pytmx.load_pygame(level_file)
     background = screen.copy()
@@ -54,8 +70,6 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(layer, pytmx.TiledTileLayer):
             for x, y, image in layer.tiles():
                 background.blit(image, (x * level.tilewidth, y * level.tileheight))
-    grid = grid_from_tmx(level, "walls")
-    mesh = navmesh_from_tmx(level, "obstacles", agent_radius=4)
     sprite = pygame.sprite.Sprite()
     sprite.image = pygame.Surface((20, 20), pygame.SRCALPHA)
     pygame.draw.circle(sprite.image, (230, 60, 60), (10, 10), 10)

@@ -1,0 +1,70 @@
+"""A new user's first hour, second round: the example scripts and the demo as a newcomer runs them
+(a map name without its folder, a headless run without ``--frames``, a map of other layers) end with
+the answer or a one-line error, never a traceback or a run that never ends."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import gamenav
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "pygame_example.py"
+
+
+def _example(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SDL_")}  # the example sets them
+    return subprocess.run([sys.executable, str(EXAMPLE), "--headless", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env, cwd=cwd)
+
+
+def test_pygame_example_takes_the_name_of_a_shipped_map(tmp_path: Path) -> None:
+    """``--map tiny.tmx`` (a map shipped with gamenav, as the demo's ``--map`` takes it) raised
+    pytmx's FileNotFoundError traceback in any folder but gamenav/data."""
+    out = _example("--map", "tiny.tmx", "--frames", "3", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("frames=3 ")
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda folder: "nosuch.tmx", r"--map 'nosuch.tmx': no such file; the maps shipped with gamenav: level\.tmx"),
+    (lambda folder: str(folder), "is not a file; the maps shipped with gamenav"),
+    (lambda folder: _renamed_walls(folder), r"cannot use the map .*floors\.tmx: tile layer 'walls' not found; the "
+                                            r"map's tile layers are \['floor', 'stone'\]"),
+])
+def test_pygame_example_refuses_a_map_it_cannot_use_in_one_line(tmp_path: Path, make: object, message: str) -> None:
+    """A missing file, a folder, or a map without a ``walls`` layer gave a traceback (pytmx's
+    FileNotFoundError / IsADirectoryError, the adapter's InvalidInputError) after a window opened."""
+    out = _example("--map", make(tmp_path), "--frames", "3", cwd=tmp_path)  # type: ignore[operator]
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) <= 2  # (argparse's usage line, then the message)
+    assert re.search(message, out.stderr), out.stderr
+
+
+def _renamed_walls(folder: Path) -> str:
+    """A copy of the shipped level whose wall layer is called ``stone``."""
+    for name in ("level.tmx", "tiles.png"):
+        (folder / name).write_bytes(gamenav.data.path(name).read_bytes())
+    text = (folder / "level.tmx").read_text().replace('name="walls"', 'name="stone"')
+    (folder / "floors.tmx").write_text(text)
+    return str(folder / "floors.tmx")
+
+
+@pytest.mark.parametrize("frames", [[], ["--frames", "0"], ["--frames", "-5"]])
+def test_pygame_example_headless_run_ends(tmp_path: Path, frames: list[str]) -> None:
+    """``--headless`` without ``--frames`` (or with 0 or fewer) ran for ever: frames 0 meant "until
+    the window is closed", and a headless run has no window to close. It now runs 600 frames; 0 or
+    fewer is a usage error."""
+    out = _example(*frames, cwd=tmp_path, timeout=240)
+    if frames:
+        assert out.returncode == 2 and f"--frames must be >= 1 with --headless, got {frames[1]}" in out.stderr
+    else:
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.startswith("frames=600 arrived=True failed=False ")
