@@ -1452,8 +1452,8 @@ class Crowd(Closeable):
             self._flush()
 
     def _flush(self) -> None:
-        room = self.requests_per_update - self._sent
-        if room <= 0 or not self._backlog:
+        room = min(self.requests_per_update - self._sent, len(self._backlog))  # (any int: islice takes <= maxsize)
+        if room <= 0:
             return
         take = list(itertools.islice(self._backlog, room))
         self._sent += len(take)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from gamenav import Crowd, TileGrid
+from gamenav import Crowd, PathQueue, TileGrid
 from gamenav.errors import InvalidInputError
 
 _BEYOND = np.longdouble("1e400")  # finite to numpy, beyond float64
@@ -35,3 +35,20 @@ def test_long_doubles_beyond_float64_are_refused_without_an_overflow_warning(
         with pytest.raises(InvalidInputError, match=message):
             action(crowd)
     assert crowd.positions.tolist() == [[0.5, 0.5]] and len(crowd) == 1  # nothing changed
+
+
+@pytest.mark.parametrize("most", [2**63, np.uint64(2**64 - 1), 10**30])
+def test_a_requests_per_update_beyond_sys_maxsize_means_no_limit(most: int) -> None:
+    """Accepted, then every order through a queue raised a bare ValueError from itertools.islice."""
+    grid = TileGrid.from_strings(["........"] * 4)
+    queue = PathQueue(budget_ms=None, max_expansions=1000)
+    crowd = Crowd(grid, [(0.5, 0.5), (1.5, 0.5), (2.5, 0.5)], radius=0.3, max_speed=4.0, queue=queue,
+                  requests_per_update=most)
+    crowd.move([0, 1, 2], (7.5, 3.5), formation=False)
+    assert len(queue) == 3  # all sent at once
+    crowd.requests_per_update = most  # (assigned later too)
+    for _ in range(200):
+        queue.update()
+        crowd.update(1 / 30)
+    assert crowd.counters["path_requests"] == 3 and not crowd.failed.any()
+    assert np.hypot(*(crowd.positions - (7.5, 3.5)).T).max() < 1.0
