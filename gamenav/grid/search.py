@@ -398,20 +398,21 @@ def _heuristic_table(func: Callable[..., Any], shape: tuple[int, int], goal: tup
     number)."""
     h, w = shape
     dy, dx = np.abs(np.mgrid[0:h, 0:w] - np.array(goal[::-1])[:, None, None])
-    try:
-        raw = np.asarray(func(dx, dy))
-        if raw.dtype.kind == "O":  # Python numbers, one by one
-            raw = np.vectorize(_heuristic_value, otypes=[np.float64])(raw)
-        elif raw.dtype.kind not in "iuf":
-            raise TypeError(f"values of dtype {raw.dtype} are not numbers")
-        values = np.broadcast_to(raw.astype(np.float64), (h, w))
-    except Exception:  # noqa: BLE001 - scalar-only callables: evaluate cell by cell instead
+    with np.errstate(over="ignore"):  # a long double beyond float64 is inf (refused below), not a RuntimeWarning
         try:
-            values = np.vectorize(lambda x, y: _heuristic_value(func(x, y)), otypes=[np.float64])(dx, dy)
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise InvalidInputError(
-                f"heuristic(dx, dy) must return a number for every cell, got an error: {exc}"
-            ) from exc
+            raw = np.asarray(func(dx, dy))
+            if raw.dtype.kind == "O":  # Python numbers, one by one
+                raw = np.vectorize(_heuristic_value, otypes=[np.float64])(raw)
+            elif raw.dtype.kind not in "iuf":
+                raise TypeError(f"values of dtype {raw.dtype} are not numbers")
+            values = np.broadcast_to(raw.astype(np.float64), (h, w))
+        except Exception:  # noqa: BLE001 - scalar-only callables: evaluate cell by cell instead
+            try:
+                values = np.vectorize(lambda x, y: _heuristic_value(func(x, y)), otypes=[np.float64])(dx, dy)
+            except (TypeError, ValueError, OverflowError) as exc:
+                raise InvalidInputError(
+                    f"heuristic(dx, dy) must return a number for every cell, got an error: {exc}"
+                ) from exc
     if not np.isfinite(values).all() or (values < 0).any():
         raise InvalidInputError("heuristic(dx, dy) must return finite values >= 0 for every cell")
     table = np.zeros((h + 2, w + 2), dtype=np.float64)

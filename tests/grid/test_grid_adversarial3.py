@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -36,3 +38,19 @@ def test_every_algorithm_gives_points_of_the_grids_own_transform(algorithm: str)
     np.testing.assert_array_equal(path.points, grid.cell_to_world(path.cells))
     np.testing.assert_array_equal(path.points, search.result().points)
     assert path.points[0].tolist() == [0.5, 3.5]
+
+
+@pytest.mark.parametrize("heuristic", [
+    lambda dx, dy: np.longdouble("1e400") + dx * 0,  # an array of long doubles
+    lambda dx, dy: np.longdouble("1e400"),  # one long double
+    lambda dx, dy: (dx + dy).astype(np.longdouble) * np.longdouble("1e400"),  # beyond float64 but at the goal
+], ids=["array", "scalar", "beyond"])
+def test_a_long_double_heuristic_beyond_float64_is_refused_without_a_warning(heuristic: object) -> None:
+    """A user heuristic giving long doubles beyond float64 went through numpy's "overflow
+    encountered in cast" RuntimeWarning (an exception under ``-W error``, which then escaped
+    instead of the InvalidInputError) before it was refused as not finite."""
+    grid = gamenav.TileGrid(np.ones((3, 4), dtype=bool))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(gamenav.InvalidInputError, match=r"heuristic\(dx, dy\) must return finite values"):
+            gamenav.find_path(grid, (0, 0), (3, 2), heuristic=heuristic)
