@@ -865,7 +865,7 @@ class PathQueue(Closeable):
         if self._chunk is not None or deadline == math.inf or self._rate.get(job.query.world) is not None:
             return self._chunk_size(job, now, deadline, left, True)
         spare = deadline - now - self._finish_s - self._start_s
-        return max(min(int(_FIRST_ANSWER_RATE * spare * _FILL_WORLD), left), 0)
+        return max(int(min(_FIRST_ANSWER_RATE * spare * _FILL_WORLD, left)), 0)  # (the product may be inf)
 
     def _chunk_size(self, job: _Job, now: float, deadline: float, left: int, worked: bool) -> int:
         """Expansions for the next ``step``: fixed, or what fits in the remaining time."""

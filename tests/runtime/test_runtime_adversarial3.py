@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable
 
 import numpy as np
 import pytest
 
-from gamenav import Crowd, PathQueue, TileGrid
+import gamenav
+from gamenav import Crowd, PathQueue, PathStatus, TileGrid
 from gamenav.errors import InvalidInputError
 
 _BEYOND = np.longdouble("1e400")  # finite to numpy, beyond float64
@@ -52,3 +54,19 @@ def test_a_requests_per_update_beyond_sys_maxsize_means_no_limit(most: int) -> N
         crowd.update(1 / 30)
     assert crowd.counters["path_requests"] == 3 and not crowd.failed.any()
     assert np.hypot(*(crowd.positions - (7.5, 3.5)).T).max() < 1.0
+
+
+@pytest.mark.parametrize("budget_ms", [1e308, sys.float_info.max])
+def test_the_largest_finite_budgets_answer_short_searches_on_a_world_not_measured_yet(budget_ms: float) -> None:
+    """A search started in an update on a world whose speed was not measured yet (short searches
+    only) was sized from the time left at 200 ns per expansion: int() of an infinite count raised
+    OverflowError from every update."""
+    grid = TileGrid.from_strings(["........"] * 4)
+    queue = PathQueue(budget_ms=budget_ms)
+    requests = [queue.request(grid, (0, y), (7, 3)) for y in range(3)]  # the 2nd and 3rd start in update()
+    queue.update()
+    assert len(queue) == 0
+    for req in requests:
+        fresh = gamenav.find_path(grid, req.start, req.goal)
+        assert req.status is PathStatus.FOUND and np.array_equal(req.path.cells, fresh.cells)
+        assert req.path.cost == fresh.cost
