@@ -145,13 +145,17 @@ def read_scenarios(path: str | os.PathLike[str]) -> list[Scenario]:
     Blank lines are ignored (before the ``version`` header too) and so is indentation.
 
     Raises:
-        MapFormatError: a line without 9 fields, non-numeric values, a map size <= 0, a start
-            or goal outside its declared map size, a non-finite or negative optimal length, or
-            non-ASCII bytes (file and line); not a regular file (a device or FIFO) or more than
+        MapFormatError: an empty file (blank lines only: a file of no scenarios, as
+            :func:`write_scenarios` writes one, holds its ``version`` line), a line without 9
+            fields, non-numeric values, a map size <= 0, a start or goal outside its declared
+            map size, a non-finite or negative optimal length, or non-ASCII bytes (file and
+            line); not a regular file (a device or FIFO) or more than
             :data:`MAX_SCENARIO_BYTES` bytes (refused before reading).
     """
     lines = token_lines(path, MAX_SCENARIO_BYTES)
-    if lines and lines[0][1][0].lower().startswith("version"):
+    if not lines:  # (a truncated download, not a file of no scenarios: that one has its header)
+        raise MapFormatError("empty file (expected a 'version' header line or scenario lines)", path=path)
+    if lines[0][1][0].lower().startswith("version"):
         lines = lines[1:]
     return [_scenario(fields, path, n) for n, fields in lines]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gamenav import MapFormatError, NavMesh
-from gamenav.io import read_mesh
+from gamenav.io import read_mesh, read_scenarios, write_scenarios
 
 
 @pytest.mark.parametrize(("text", "line", "match"), [
@@ -41,3 +41,20 @@ def test_convex_polygons_in_either_orientation_still_read(tmp_path: Path) -> Non
     data = read_mesh(path)
     assert [p.tolist() for p in data.polygons] == [[0, 1, 2, 3, 4]]
     assert NavMesh.from_mesh(*data).islands.tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("text", ["", "\n \t\r\n", "\ufeff"])
+def test_empty_scenario_file_is_refused_not_read_as_no_scenarios(tmp_path: Path, text: str) -> None:
+    # read_scenarios returned [] for it: a truncated download checked nothing and "passed"
+    path = tmp_path / "cut.scen"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(MapFormatError, match="empty file") as info:
+        read_scenarios(path)
+    assert info.value.path == str(path)
+
+
+def test_scenario_file_of_no_scenarios_keeps_its_header(tmp_path: Path) -> None:
+    path = tmp_path / "none.scen"
+    write_scenarios(path, [])
+    assert path.read_text() == "version 1\n"
+    assert read_scenarios(path) == []
