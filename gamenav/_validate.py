@@ -82,12 +82,13 @@ def grid_dimensions(size: Any, cell_size: float) -> tuple[int, int]:
         raise InvalidInputError(f"size must be a (width, height) pair of numbers, got {size!r}") from None
     width, height = positive_number(width, "size"), positive_number(height, "size")
     spans = [side / cell_size for side in (width, height)]  # (inf when a tiny cell_size overflows)
-    if max(spans) > MAX_GRID_CELLS or math.ceil(spans[0] - 1e-9) * math.ceil(spans[1] - 1e-9) > MAX_GRID_CELLS:
-        raise InvalidInputError(
-            f"size {size!r} with cell_size {cell_size} gives a {spans[0]:.6g} x {spans[1]:.6g} grid: more than "
-            f"{MAX_GRID_CELLS} cells")
-    cols, rows = (max(1, math.ceil(span - 1e-9)) for span in spans)
-    return cols, rows
+    if max(spans) <= MAX_GRID_CELLS:
+        cols, rows = (max(1, math.ceil(span * (1.0 - 1e-9))) for span in spans)
+        if cols * rows <= MAX_GRID_CELLS:
+            return cols, rows
+    raise InvalidInputError(
+        f"size {size!r} with cell_size {cell_size} gives a {spans[0]:.6g} x {spans[1]:.6g} grid: more than "
+        f"{MAX_GRID_CELLS} cells")
 
 
 def expansion_budget(value: Any) -> int:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 import pytest
 
 import gamenav
+from gamenav._validate import grid_dimensions
 
 
 @pytest.mark.parametrize("algorithm", ["astar", "jps", "subgoal", "hpa"])
@@ -54,3 +56,17 @@ def test_a_long_double_heuristic_beyond_float64_is_refused_without_a_warning(heu
         warnings.simplefilter("error")
         with pytest.raises(gamenav.InvalidInputError, match=r"heuristic\(dx, dy\) must return finite values"):
             gamenav.find_path(grid, (0, 0), (3, 2), heuristic=heuristic)
+
+
+@pytest.mark.parametrize(("size", "cell_size", "columns"), [
+    ((8410218.9, 1.0), 0.3, 28034063),  # 8410218.9 / 0.3 = 28034063.000000004
+    ((5169655.300000001, 0.05), 0.05, 103393106),
+    ((100.0, 1.0), 0.1, 1000),
+    ((100.0001, 1.0), 0.1, 1001),
+])
+def test_grid_dimensions_forgive_a_relative_float_noise(size: tuple[float, float], cell_size: float,
+                                                        columns: int) -> None:
+    """``grid_dimensions`` (the adapters' grids of a world size) says it forgives a relative 1e-9
+    of float noise but forgave an absolute 1e-9: a world 28034063 cells of 0.3 wide got 28034064
+    columns, one beyond its edge."""
+    assert grid_dimensions(size, cell_size) == (columns, math.ceil(size[1] / cell_size))
