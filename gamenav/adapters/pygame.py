@@ -39,7 +39,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
     ) from exc
 
 from gamenav._identity import IdentityMap
-from gamenav._validate import finite_point, flag, float_numbers, grid_dimensions, holds_bool, is_real, positive_number
+from gamenav._validate import finite_point, flag, float_numbers, grid_dimensions, is_real, positive_number
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav.navmesh import MAX_COORDINATE
 from gamenav.adapters._tiled import layer_offset, object_outline
@@ -84,10 +84,13 @@ def _sprite_rect(sprite: pygame.sprite.Sprite) -> pygame.Rect | pygame.FRect:
 
 def _rect_array(rects: Iterable[Any]) -> npt.NDArray[np.float64]:
     """``(n, 4)`` float64 ``(x, y, w, h)`` from Rects, FRects, 4-tuples or objects with ``.rect``."""
+    if isinstance(rects, (pygame.Rect, pygame.FRect, str, bytes)) or not isinstance(rects, Iterable):
+        raise InvalidInputError(f"rects must be an iterable of (x, y, w, h) rectangles (e.g. a list), got {rects!r}")
+    # (one by one, but for an array of numbers: a float64 cast reads "5" and True as numbers)
+    rows = rects if isinstance(rects, np.ndarray) and rects.dtype != object else [_rect_row(r) for r in rects]
     try:
-        rows = rects if isinstance(rects, np.ndarray) else [tuple(getattr(r, "rect", r)) for r in rects]
         raw = np.asarray(rows) if len(rows) else np.zeros((0, 4))
-        if raw.dtype.kind not in "iufO" or holds_bool(rows):  # (a float64 cast reads "5" and True as numbers)
+        if raw.dtype.kind not in "iufO":
             raise TypeError
         with np.errstate(over="ignore"):  # (a long double beyond float64 is inf: refused below)
             arr = raw.astype(np.float64)
@@ -99,6 +102,18 @@ def _rect_array(rects: Iterable[Any]) -> npt.NDArray[np.float64]:
     if not np.isfinite(arr).all():
         raise InvalidInputError("rects must have finite coordinates (got NaN or inf)")
     return arr
+
+
+def _rect_row(item: Any) -> tuple[Any, ...]:
+    """The ``(x, y, w, h)`` of one of :func:`_rect_array`'s rectangles (a sprite's ``.rect``), checked to be
+    numbers (how many: by the array's shape); the message names the item (a Surface, or a sprite with no
+    rect, was not named)."""
+    row = getattr(item, "rect", item)
+    values = tuple(row) if isinstance(row, Iterable) else ()
+    if not values or not all(is_real(v) for v in values):
+        raise InvalidInputError(f"rects must be (x, y, w, h) rectangles of numbers (Rects, 4-tuples or sprites "
+                                f"with a rect), got {item!r}" + ("" if row is item else f" with the rect {row!r}"))
+    return values
 
 
 def grid_from_rects(rects: Iterable[Any], *, size: Sequence[float], cell_size: float,

@@ -69,3 +69,39 @@ def test_pygame_colours_pygame_refuses_are_named(draw: Any, color: Any) -> None:
     with pytest.raises(InvalidInputError, match="line_color must be a colour"):
         pygame_adapter.draw_grid(pygame.Surface((5, 5)), gamenav.TileGrid(np.ones((2, 2), bool), origin=(500, 500)),
                                  line_color="nocolor")
+
+
+def _sprite(rect: Any) -> pygame.sprite.Sprite:
+    sprite = pygame.sprite.Sprite()
+    sprite.image = pygame.Surface((4, 4))
+    if rect is not None:
+        sprite.rect = rect
+    return sprite
+
+
+@pytest.mark.parametrize(("rects", "named"), [
+    (pygame.Rect(0, 0, 10, 10), r"rectangles \(e\.g\. a list\), got Rect\(0, 0, 10, 10\)"),
+    ("0000", r"an iterable of \(x, y, w, h\) rectangles \(e\.g\. a list\), got '0000'"),
+    (None, r"an iterable of \(x, y, w, h\) rectangles \(e\.g\. a list\), got None"),
+    ([(0, 0, 5, 5), pygame.Surface((3, 3))], r"sprites with a rect\), got <Surface\(3x3x32\)>"),
+    ([_sprite(None)], r"got <Sprite Sprite\(in 0 groups\)> with the rect None"),
+    ([_sprite(("1", "2", "3", "4"))], r"got <Sprite Sprite\(in 0 groups\)> with the rect \('1', '2', '3', '4'\)"),
+    ([(0, 0, "a", 3)], r"got \(0, 0, 'a', 3\)"),
+    ([[pygame.Rect(0, 0, 1, 1)]], r"got \[Rect\(0, 0, 1, 1\)\]"),
+    (np.array([["0", "0", "10", "10"]], dtype=object), r"got array\(\['0', '0', '10', '10'\], dtype=object\)"),
+])
+def test_pygame_grid_from_rects_names_what_is_not_a_rectangle(rects: Any, named: str) -> None:
+    """A Surface, a sprite without a rect, one Rect where a list goes: all were "rects must be (x, y,
+    w, h) rectangles of numbers", naming nothing received; an object array of strings was read as
+    numbers (cell (0, 0) blocked by '0', '0', '10', '10'), while a list of them is refused."""
+    with pytest.raises(InvalidInputError, match="rects must be .*" + named):
+        pygame_adapter.grid_from_rects(rects, size=(100, 100), cell_size=10)
+
+
+def test_pygame_grid_from_rects_still_takes_rects_sprites_and_arrays() -> None:
+    rects = [pygame.Rect(0, 0, 10, 10), pygame.FRect(10.5, 0, 5, 5), (20, 0, 10, 10),
+             _sprite(pygame.Rect(30, 0, 10, 10)), np.array([40, 0, 10, 10], np.int32)]
+    grid = pygame_adapter.grid_from_rects(rects, size=(60, 10), cell_size=10)
+    assert grid.passable.tolist() == [[False, False, False, False, False, True]]
+    grid = pygame_adapter.grid_from_rects(np.array([[0, 0, 10, 10]], dtype=object), size=(20, 10), cell_size=10)
+    assert grid.passable.tolist() == [[False, True]]
