@@ -657,10 +657,10 @@ class Crowd(Closeable):
         if idx.dtype.kind not in "iu" or holds_bool(ids):  # ([True, 2] reads as the ints [1, 2])
             raise InvalidInputError(f"ids must be ints, got {ids!r}" if idx.dtype.kind in "iu" else
                                     f"ids must be ints, got dtype {idx.dtype}")
-        idx = idx.astype(np.int64).reshape(-1)
+        idx = idx.reshape(-1)  # (its own dtype: a uint64 beyond int64 is not read as a negative id)
         known = (idx >= 0) & (idx < len(self._row_of))
         rows = np.full(len(idx), -1, np.int64)
-        rows[known] = self._row_of[idx[known]]
+        rows[known] = self._row_of[idx[known].astype(np.int64)]
         if (rows < 0).any():
             raise InvalidInputError(f"unknown agent ids {idx[rows < 0][:8].tolist()} (never added, or removed)")
         return rows

@@ -70,3 +70,14 @@ def test_the_largest_finite_budgets_answer_short_searches_on_a_world_not_measure
         fresh = gamenav.find_path(grid, req.start, req.goal)
         assert req.status is PathStatus.FOUND and np.array_equal(req.path.cells, fresh.cells)
         assert req.path.cost == fresh.cost
+
+
+@pytest.mark.parametrize("ids", [np.array([2**64 - 1], np.uint64), [2**63], [np.uint64(2**63 + 5)]])
+def test_unknown_ids_beyond_int64_are_reported_as_given(ids: object) -> None:
+    """They were cast to int64 first and reported as other ids: 2**64 - 1 as [-1], 2**63 as [-9223372036854775808]."""
+    crowd = _crowd()
+    given = int(np.asarray(ids).reshape(-1)[0])
+    for action in (lambda: crowd.rows(ids), lambda: crowd.move(ids, (3.5, 0.5)), lambda: crowd.remove(ids)):
+        with pytest.raises(InvalidInputError, match=rf"unknown agent ids \[{given}\] \(never added, or removed\)"):
+            action()
+    assert crowd.rows(np.array([0], np.uint64)).tolist() == [0] and len(crowd) == 1
