@@ -120,6 +120,9 @@ _FAR = 1e300
 _REACH = 2.0**40
 """Largest distance of a grid's corner from (0, 0), in cells: there, world points are still
 precise to 1/4096 cell (at 1e17 from (0, 0), all the cells of a 1-unit row had one centre)."""
+_FINEST = 1e-323
+"""Smallest ``cell_size``: two of float64's smallest steps, so that every cell has a centre of its
+own (on cells of one step, 5e-324, the centres of cells 1 and 2 were one float)."""
 
 
 def _check_size(shape: tuple[int, ...]) -> None:
@@ -254,7 +257,7 @@ class TileGrid:
         cost: optional ``(h, w)`` float array of cell costs, finite and >= 1, or ``inf`` for
             blocked. Entering a cell costs its cost times the step length (1, or sqrt(2)
             diagonally). Defaults to 1 everywhere.
-        cell_size: world units per cell (> 0).
+        cell_size: world units per cell (at least 1e-323, two of float64's smallest steps).
         origin: world ``(x, y)`` of the grid's corner (top-left, or bottom-left with ``y_up``).
         y_up: True when world y grows upwards while rows grow downwards (arcade, Tiled maps).
 
@@ -300,6 +303,9 @@ class TileGrid:
             cost_arr = np.array(c, dtype=np.float64, order="C")
             _check_cost(cost_arr)
         self._cell_size = positive_number(cell_size, "cell_size")
+        if self._cell_size < _FINEST:
+            raise InvalidInputError(f"cell_size must be at least {_FINEST!r} (two of float64's smallest steps: "
+                                    f"smaller cells have no centres of their own), got {cell_size!r}")
         ox, oy = finite_point(origin, "origin")
         self._origin = (float(ox), float(oy))
         if not (max(walk.shape) + 1.0) * self._cell_size + abs(self._origin[0]) + abs(self._origin[1]) < _FAR:

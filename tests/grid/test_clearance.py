@@ -136,10 +136,11 @@ def test_radius_thresholds() -> None:
 
 
 def test_the_largest_radius_on_a_subnormal_cell_size() -> None:
-    """``7.5 * 5e-324`` rounds to 8 cells (threshold 256, beyond the kernel's uint8 cap of
-    255): the largest radius left no cell usable (find_path raised BlockedEndpointError)."""
+    """``7.5 * 5e-324`` rounded to 8 cells (threshold 256, beyond the kernel's uint8 cap of
+    255): the largest radius left no cell usable (find_path raised BlockedEndpointError). Cells
+    are at least 1e-323 now; ``7.5 * 2.5e-323`` rounds up the same way (to 7.6 cells)."""
     plain = TileGrid(np.ones((20, 20), bool))
-    for cell_size in (5e-324, 1e-323):
+    for cell_size in (2.5e-323, 1e-323):
         grid = TileGrid(np.ones((20, 20), bool), cell_size=cell_size)
         r = MAX_RADIUS_CELLS * cell_size
         assert threshold(grid, r) == threshold(plain, MAX_RADIUS_CELLS) == 225

@@ -70,3 +70,20 @@ def test_grid_dimensions_forgive_a_relative_float_noise(size: tuple[float, float
     of float noise but forgave an absolute 1e-9: a world 28034063 cells of 0.3 wide got 28034064
     columns, one beyond its edge."""
     assert grid_dimensions(size, cell_size) == (columns, math.ceil(size[1] / cell_size))
+
+
+def test_every_cell_has_a_centre_of_its_own() -> None:
+    """On cells of 5e-324 (one float step) the centres ``(x + 0.5) * cell_size`` of cells 1 and 2
+    were one float: ``world_to_cell(cell_to_world(c))`` gave another cell for half of them and
+    a path's points stood still between them. Such cells are refused; from 1e-323 (two steps,
+    the smallest accepted) every centre maps back to its cell."""
+    with pytest.raises(gamenav.InvalidInputError, match=r"cell_size must be at least 1e-323.*got 5e-324"):
+        gamenav.TileGrid(np.ones((3, 4), dtype=bool), cell_size=5e-324)
+    cells = np.array([(x, y) for x in range(50) for y in range(3)])
+    for cell_size in (1e-323, 1.5e-323, 2.5e-323):
+        for y_up in (False, True):
+            grid = gamenav.TileGrid(np.ones((3, 50), dtype=bool), cell_size=cell_size, origin=(cell_size, 0.0),
+                                    y_up=y_up)
+            np.testing.assert_array_equal(grid.world_to_cell(grid.cell_to_world(cells)), cells)
+            path = gamenav.find_path(grid, (0, 1), (49, 1))
+            assert len(np.unique(path.points, axis=0)) == len(path.points) == 50
