@@ -331,10 +331,15 @@ def run_headless(sim: Simulation, frames: int, *, screenshot: str | None = None,
     frame the number of units on blocked cells is counted (``blocked_violations`` in the stats)
     and ``on_frame(sim)`` is called. The screenshot shows frame ``screenshot_frame`` (default:
     the last). Returns the stats (see :meth:`Simulation.stats`).
+
+    Raises:
+        ValueError: ``screenshot_frame`` is not one of the run's frames ``0 .. frames - 1``.
     """
+    if screenshot_frame is not None and not 0 <= screenshot_frame < frames:  # (was moved into the run: another frame)
+        raise ValueError(f"screenshot_frame must be one of the run's frames 0..{frames - 1}, got {screenshot_frame}")
+    shot_at = frames - 1 if screenshot_frame is None else screenshot_frame
     gamenav.warmup()  # load (first run: compile) every kernel before the first timed frame
     window = DemoWindow(sim, visible=False, fixed_dt=dt, overlays=overlays)
-    shot_at = frames - 1 if screenshot_frame is None else min(max(screenshot_frame, 0), frames - 1)
     try:
         events = script_events(window, frames)
         violations = 0
@@ -526,6 +531,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--agents must be <= {MAX_AGENTS}, got {args.agents}")
     if args.screenshot_frame is not None and not args.screenshot:
         parser.error("--screenshot-frame needs --screenshot (the file that frame is saved to)")
+    if args.screenshot_frame is not None and args.screenshot_frame >= args.frames:
+        parser.error(f"--screenshot-frame {args.screenshot_frame} is past the run's last frame "
+                     f"(--frames {args.frames}: frames 0..{args.frames - 1})")
     for option, value in (("--screenshot", args.screenshot), ("--stats", args.stats)):
         if value and not args.headless:
             parser.error(f"{option} needs --headless (the scripted run writes it; the game window does not)")

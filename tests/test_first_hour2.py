@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import gamenav
@@ -68,3 +69,29 @@ def test_pygame_example_headless_run_ends(tmp_path: Path, frames: list[str]) -> 
     else:
         assert out.returncode == 0, out.stderr
         assert out.stdout.startswith("frames=600 arrived=True failed=False ")
+
+
+def test_demo_refuses_a_screenshot_frame_past_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--frames 10 --screenshot s.png --screenshot-frame 30`` ran the scene and saved frame 9 without a
+    word (the frame was moved into the run); it is a usage error before anything starts, and
+    ``run_headless`` refuses such a frame."""
+    from demo_game.app import main, run_headless
+    from demo_game.mapgen import from_walkable
+    from demo_game.sim import Simulation
+
+    shot = tmp_path / "s.png"
+    for frame in ("10", "30"):
+        with pytest.raises(SystemExit) as info:
+            main(["--headless", "--agents", "4", "--frames", "10", "--screenshot", str(shot),
+                  "--screenshot-frame", frame])
+        assert info.value.code == 2
+        assert f"--screenshot-frame {frame} is past the run's last frame (--frames 10: frames 0..9)" in \
+            capsys.readouterr().err
+    assert not shot.exists()
+    sim = Simulation(from_walkable(np.ones((4, 20), bool)), agents=2, seed=1, max_expansions=1000)
+    try:
+        with pytest.raises(ValueError, match=r"screenshot_frame must be one of the run's frames 0\.\.2, got 3"):
+            run_headless(sim, 3, screenshot=str(shot), screenshot_frame=3)
+    finally:
+        sim.close()
+    assert not shot.exists()
