@@ -76,7 +76,7 @@ import math
 import sys
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
@@ -295,6 +295,15 @@ def _check_queue(queue: Any) -> None:
         raise InvalidInputError("queue is closed: pass an open PathQueue (or None)")
 
 
+def _path_options(value: Any) -> dict[str, Any]:
+    """``path_options`` (a mapping of option names to values, or None) as a new dict."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not all(isinstance(name, str) for name in value):
+        raise InvalidInputError(f"path_options must be a dict of search options by name, or None, got {value!r}")
+    return dict(value)
+
+
 def _numbers(values: Any) -> _F64:
     """``values`` as a float64 array (:func:`float_numbers`: a long double beyond float64 is inf,
     refused by the callers, without numpy's overflow warning); raises TypeError for strings,
@@ -473,9 +482,10 @@ class Crowd(Closeable):
         self._queue = queue
         self._stride = 1
         self.stuck_seconds = stuck_seconds
-        self.diagonal = Diagonal.parse(diagonal)
-        self.path_options = dict(path_options or {})
-        self._world: Any = self._routing_checked(grid if world is None else world, grid)
+        self._diagonal = Diagonal.parse(diagonal)
+        self._path_options = _path_options(path_options)
+        self._world: Any = self._routing_checked(grid if world is None else world, self._diagonal,
+                                                 self._path_options)
         self._pos = pos
         self._radii = np.broadcast_to(np.asarray(radii, np.float64), (n,)).copy()
         self._speeds = np.broadcast_to(np.asarray(speeds, np.float64), (n,)).copy()
@@ -742,16 +752,18 @@ class Crowd(Closeable):
         self._stride = max(1, math.ceil(min(gap / self._grid.cell_size, self._grid.width + self._grid.height) - 1e-9))
 
     # -- state ----------------------------------------------------------------------------
-    def _routing_checked(self, world: Any, grid: TileGrid) -> Any:
-        """``world`` if paths can be searched on it with :attr:`path_options`: raises now what
-        every path request would raise later, inside an update (an unknown option; on the grid
-        also a bad value), and for a world that is neither ``grid`` nor a NavMesh."""
+    def _routing_checked(self, world: Any, diagonal: Diagonal, options: dict[str, Any]) -> Any:
+        """``world`` if paths can be searched on it with the movement rule ``diagonal`` and the path
+        ``options``: raises now what every path request would raise later, inside an update (an
+        unknown option; on the grid also a bad value), and for a world that is neither the crowd's
+        grid nor a NavMesh."""
         from gamenav.navmesh.mesh import NavMesh
         from gamenav.navmesh.search import check_search_options
         from gamenav.runtime._search import make_query
 
+        grid = self._grid
         if isinstance(world, NavMesh):
-            check_search_options(self.path_options)
+            check_search_options(options)
         elif world is not grid:
             raise InvalidInputError(f"world must be the crowd's grid or a NavMesh, got {type(world).__name__}")
         else:
@@ -759,7 +771,7 @@ class Crowd(Closeable):
             if grid.passable.flat[first]:  # a request from a free cell to itself checks every option
                 cell = (first % grid.width, first // grid.width)
                 with contextlib.suppress(BlockedEndpointError):  # (a cell too narrow for an agent_radius given)
-                    make_query(grid, cell, cell, dict(self.path_options, diagonal=self.diagonal.value))
+                    make_query(grid, cell, cell, dict(options, diagonal=diagonal.value))
         return world
 
     def __len__(self) -> int:
@@ -847,8 +859,32 @@ class Crowd(Closeable):
     def world(self, world: Any) -> None:
         self._check_open("assign the world of")
         self._catch_up()
-        self._world = self._routing_checked(world, self._grid)
+        self._world = self._routing_checked(world, self._diagonal, self._path_options)
         self._repath(np.flatnonzero((self._mode == PATH) | self._pending_mask()))
+
+    @property
+    def diagonal(self) -> Diagonal:
+        """The grid movement rule of path requests; may be assigned (a :class:`~gamenav.Diagonal`
+        or its name: checked with :attr:`path_options` at once; later requests use it)."""
+        return self._diagonal
+
+    @diagonal.setter
+    def diagonal(self, value: Diagonal | str) -> None:
+        rule = Diagonal.parse(value)
+        self._routing_checked(self._world, rule, self._path_options)
+        self._diagonal = rule
+
+    @property
+    def path_options(self) -> dict[str, Any]:
+        """Extra keyword options of each path request; may be assigned (a dict or None: checked
+        on :attr:`world` at once; later requests use them)."""
+        return self._path_options
+
+    @path_options.setter
+    def path_options(self, value: dict[str, Any] | None) -> None:
+        options = _path_options(value)
+        self._routing_checked(self._world, self._diagonal, options)
+        self._path_options = options
 
     def remaining_paths(self, agents: npt.ArrayLike) -> list[npt.NDArray[np.float64]]:
         """The route still ahead of each agent in ``agents`` (ids, in the order given).
@@ -1475,7 +1511,7 @@ class Crowd(Closeable):
         self.counters["path_requests"] += len(idx)
         for k, i in enumerate(idx.tolist()):
             retry = False
-            opts = dict(self.path_options, diagonal=self.diagonal.value) if on_grid else self.path_options
+            opts = dict(self._path_options, diagonal=self._diagonal.value) if on_grid else self._path_options
             if on_grid:
                 r = self._plan_radius(float(self._radii[i]))
                 if r > 0.0:  # a path for the agent's size: start and goal snap onto the cells it fits
@@ -1935,8 +1971,8 @@ class Crowd(Closeable):
         mask[blocked[:, 1], blocked[:, 0]] = True
         cells, _, owner = self._waypoints(agents)
         hit = mask[cells[:, 1], cells[:, 0]]
-        smoothed = bool(self.path_options.get("smooth"))
-        if smoothed or self.diagonal in _CORNER_RULES:
+        smoothed = bool(self._path_options.get("smooth"))
+        if smoothed or self._diagonal in _CORNER_RULES:
             prev = np.roll(cells, 1, axis=0)
             first = np.ones(len(owner), bool)
             first[1:] = owner[1:] != owner[:-1]
@@ -1944,7 +1980,7 @@ class Crowd(Closeable):
             ay, bx = prev[:, 1], cells[:, 0]  # the corners (bx, ay) and (ax, by)
             ax, by = prev[:, 0], cells[:, 1]
             corner = mask[ay, bx] | mask[by, ax]
-            if not smoothed and self.diagonal is Diagonal.AT_MOST_ONE_BLOCKED:
+            if not smoothed and self._diagonal is Diagonal.AT_MOST_ONE_BLOCKED:
                 corner &= ~g.passable[ay, bx] & ~g.passable[by, ax]
             hit |= corner
         meets = np.zeros(len(agents), bool)

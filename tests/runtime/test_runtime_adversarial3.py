@@ -81,3 +81,42 @@ def test_unknown_ids_beyond_int64_are_reported_as_given(ids: object) -> None:
         with pytest.raises(InvalidInputError, match=rf"unknown agent ids \[{given}\] \(never added, or removed\)"):
             action()
     assert crowd.rows(np.array([0], np.uint64)).tolist() == [0] and len(crowd) == 1
+
+
+def test_a_movement_rule_assigned_by_name_is_used_and_a_bad_one_is_refused_where_given() -> None:
+    """``crowd.diagonal = "never"`` was stored as the string: the next order raised AttributeError
+    ('str' object has no attribute 'value'); a bad rule was taken silently."""
+    crowd = Crowd(TileGrid.from_strings(["........"] * 4), [(0.5, 0.5)], radius=0.3, max_speed=4.0)
+    crowd.diagonal = "never"
+    assert crowd.diagonal is gamenav.Diagonal.NEVER
+    crowd.move([0], (7.5, 3.5))
+    cells = crowd.path(0).cells
+    assert len(cells) == 11 and (np.abs(np.diff(cells, axis=0)).sum(axis=1) == 1).all()  # 4-connected steps
+    with pytest.raises(InvalidInputError, match="diagonal must be one of"):
+        crowd.diagonal = "sideways"
+    assert crowd.diagonal is gamenav.Diagonal.NEVER
+
+
+@pytest.mark.parametrize("options", [{1: 2}, 5, "smooth", [("smooth", True)]])
+def test_path_options_that_are_not_a_dict_of_names_are_refused_clearly(options: object) -> None:
+    """The constructor raised TypeError ('keywords must be strings', 'int' object is not iterable)
+    or ValueError from dict()."""
+    grid = TileGrid.from_strings(["........"] * 4)
+    with pytest.raises(InvalidInputError, match="path_options must be a dict of search options by name, or None"):
+        Crowd(grid, [(0.5, 0.5)], radius=0.3, max_speed=4.0, path_options=options)
+
+
+def test_path_options_assigned_later_are_checked_where_given() -> None:
+    """``crowd.path_options = None`` made the next order raise TypeError ('NoneType' object is not
+    iterable), and a misspelled or bad option raised only at the next order (or inside an update)."""
+    grid = TileGrid.from_strings(["........"] * 4)
+    crowd = Crowd(grid, [(0.5, 0.5)], radius=0.3, max_speed=4.0, path_options={"smooth": True})
+    for bad, error in [({"smoth": True}, gamenav.InvalidOptionError), ({"algorithm": "bogus"}, InvalidInputError),
+                       (5, InvalidInputError)]:
+        with pytest.raises(error):
+            crowd.path_options = bad  # type: ignore[assignment]
+        assert crowd.path_options == {"smooth": True}
+    crowd.path_options = None
+    assert crowd.path_options == {}
+    crowd.move([0], (7.5, 3.5))
+    assert crowd.path(0).status is PathStatus.FOUND and len(crowd.path(0).cells) == 8  # unsmoothed: every cell
