@@ -25,7 +25,8 @@ from gamenav.errors import UnsupportedOptionError
 from gamenav.grid.movement import Diagonal, Heuristic
 from gamenav.grid.tilegrid import GridChange, TileGrid, _GridState
 
-__all__ = ["GridIndex", "IndexRegistry", "check_graph_options", "graph_options_error", "padded_cells"]
+__all__ = ["GridIndex", "Held", "IndexRegistry", "check_graph_options", "graph_options_error", "let_go",
+           "padded_cells"]
 
 Data = TypeVar("Data")
 IndexT = TypeVar("IndexT")
@@ -118,6 +119,16 @@ class GridIndex(Generic[Data]):
                 x1, y1 = (cells.max(axis=0) + 1).tolist()
                 self.repaired = self._repair(passable, x0, y0, x1, y1)
             self.version = change.version
+
+
+Held = tuple[GridIndex[Any], Any]
+"""An index and the data it lent one search (:meth:`GridIndex.acquire`); give it back with :func:`let_go`."""
+
+
+def let_go(held: Held | None) -> None:
+    """Give back the data of ``held`` (None is ignored)."""
+    if held is not None:
+        held[0].release(held[1])
 
 
 class IndexRegistry(Generic[IndexT]):

@@ -63,9 +63,11 @@ from measurements on the GPPC 2014 maps, ``benchmarks/grid_large.py``, 200 longe
   random512-10-0 (54 nodes per cluster) took 27.1 ms (median CPU, the clusters' Dijkstras)
   before, 2.7-2.8 ms now (two runs on a busy machine); orz700d 0.78 -> 0.28-0.31 ms.
 * Threads: a query takes the graph with :meth:`HpaIndex.acquire` (only when the index is at its
-  snapshot's version) and gives it back when done; an edit repairs in place only when no query
-  holds the graph, and otherwise repairs a copy. A query whose snapshot and the index disagree
-  runs A* (same answer status, optimal cost). Each thread has its own search workspace.
+  snapshot's version; a ``GridSearch`` from its start to its first step, :func:`hold`) and gives
+  it back when done; an edit repairs in place only when no query holds the graph, and otherwise
+  repairs a copy. A query whose snapshot and the index disagree (an agent-radius view, an edit
+  raced with its start) runs A* (same answer status, optimal cost). Each thread has its own
+  search workspace.
 
 Scope: uniform-cost grids, ``diagonal="no_corner_cutting"``, weight 1, the octile heuristic and
 ``agent_radius`` up to half a cell (the search raises :class:`~gamenav.UnsupportedOptionError`
@@ -86,11 +88,11 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels import hpa as _kh
 from gamenav._validate import is_int
 from gamenav.errors import InvalidInputError
-from gamenav.grid._index import GridIndex, padded_cells
+from gamenav.grid._index import GridIndex, let_go, padded_cells
 from gamenav.grid.tilegrid import TileGrid, _GridState
 from gamenav.types import PathStatus
 
-__all__ = ["CLUSTER_SIZE", "SPACING", "HpaIndex", "HpaResult", "find", "hpa_index"]
+__all__ = ["CLUSTER_SIZE", "SPACING", "HpaIndex", "HpaResult", "find", "hold", "hpa_index"]
 
 CLUSTER_SIZE = 80
 """Cells per cluster side (see the module docstring for how it was chosen)."""
@@ -334,6 +336,33 @@ class HpaIndex(GridIndex[_Graph]):
             return None
         return HpaResult(cells, float(cost), int(expanded))
 
+    def answer(self, graph: _Graph, grid: TileGrid, state: _GridState, start: tuple[int, int],
+               goal: tuple[int, int]) -> HpaResult | None:
+        """Answer a query for ``algorithm="hpa"`` on snapshot ``state`` of ``grid`` with ``graph``,
+        this index's graph of that snapshot (from :func:`hold`), or None when plain A* should
+        answer it instead (an abstract search that did not connect).
+
+        Start and goal in the same or neighbouring clusters: A* first, exact, unless it needs more
+        than :data:`NEAR_EXPANSIONS` x cluster area expansions (a long detour round a wall); then
+        the cluster graph answers.
+        """
+        expanded = 0
+        if self.near(start, goal):
+            from gamenav.grid.search import GridSearch  # here: gamenav.grid.search imports hpa
+
+            # on ``state`` itself: an edit from another thread since the check above may have
+            # blocked start or goal on the grid's current snapshot
+            exact = GridSearch._from_checked(GridSearch._check(grid, start, goal), state)
+            if exact.step(self.near_expansions).done:
+                path = exact.result()
+                if path.status is not PathStatus.FOUND:
+                    return None
+                return HpaResult(path.cells, path.cost, path.expanded)
+            expanded = exact.expanded
+            exact.cancel()
+        found = self.query(graph, start, goal)
+        return None if found is None else HpaResult(found.cells, found.cost, found.expanded + expanded)
+
     def near(self, start: tuple[int, int], goal: tuple[int, int]) -> bool:
         """Whether ``start`` and ``goal`` lie in the same or neighbouring clusters."""
         s = self.size
@@ -392,39 +421,25 @@ def _settings(index: HpaIndex | None, given: tuple[Any, Any, Any]) -> tuple[int,
     return tuple(int(h if v is None else v) for v, h in zip(given, have, strict=True))
 
 
-def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[int, int]
-         ) -> HpaResult | None:
-    """Answer a query for ``algorithm="hpa"`` on snapshot ``state`` (start and goal passable and
-    connected, start != goal), or None when plain A* should answer it instead: a snapshot that
-    is not the grid's current one (an agent-radius view, or an edit raced with the query), or
-    an abstract search that did not connect.
-
-    Start and goal in the same or neighbouring clusters: A* first, exact, unless it needs more
-    than :data:`NEAR_EXPANSIONS` x cluster area expansions (a long detour round a wall); then
-    the cluster graph answers.
-    """
+def hold(grid: TileGrid, state: _GridState) -> tuple[HpaIndex, _Graph] | None:
+    """The grid's index (built now if there is none) and its graph of snapshot ``state``, lent
+    to one search until :func:`~gamenav.grid._index.let_go` (an edit meanwhile repairs a copy),
+    or None: a snapshot that is not the grid's current one (an agent-radius view, or an edit
+    raced with the search's start)."""
     if state is not grid._snapshot():
         return None
     index = hpa_index(grid)
-    expanded = 0
-    if index.near(start, goal):
-        from gamenav.grid.search import GridSearch  # here: gamenav.grid.search imports hpa
-
-        # on ``state`` itself: an edit from another thread since the check above may have
-        # blocked start or goal on the grid's current snapshot
-        exact = GridSearch._from_checked(GridSearch._check(grid, start, goal), state)
-        if exact.step(index.near_expansions).done:
-            path = exact.result()
-            if path.status is not PathStatus.FOUND:
-                return None
-            return HpaResult(path.cells, path.cost, path.expanded)
-        expanded = exact.expanded
-        exact.cancel()
     graph = index.acquire(state)
-    if graph is None:
-        return None
+    return None if graph is None else (index, graph)
+
+
+def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[int, int]
+         ) -> HpaResult | None:
+    """Answer a query for ``algorithm="hpa"`` on snapshot ``state`` (start and goal passable and
+    connected, start != goal), or None when plain A* should answer it instead (see :func:`hold`
+    and :meth:`HpaIndex.answer`)."""
+    held = hold(grid, state)
     try:
-        found = index.query(graph, start, goal)
+        return None if held is None else held[0].answer(held[1], grid, state, start, goal)
     finally:
-        index.release(graph)
-    return None if found is None else HpaResult(found.cells, found.cost, found.expanded + expanded)
+        let_go(held)

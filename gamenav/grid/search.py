@@ -32,7 +32,7 @@ from gamenav.grid import hpa as _hpa
 from gamenav.grid import jump_plus as _jump_plus
 from gamenav.grid import subgoal as _subgoal
 from gamenav.grid._fast import int_pairs, make_path
-from gamenav.grid._index import check_graph_options, graph_options_error
+from gamenav.grid._index import check_graph_options, graph_options_error, let_go
 from gamenav.grid.movement import (Diagonal, Heuristic, HeuristicLike, default_heuristic,
                                    resolve_heuristic)
 from gamenav.grid.clearance import radius_state, threshold
@@ -434,6 +434,9 @@ def _octile(dx: int, dy: int) -> float:
     return max(ax, ay) + (math.sqrt(2.0) - 1.0) * min(ax, ay)
 
 
+_GraphHeld = tuple[_hpa.HpaIndex, Any] | tuple[_subgoal.SubgoalIndex, Any]
+"""The hpa / subgoal index and its graph of a search's snapshot, held until its first step."""
+
 _EMPTY_TABLE = np.zeros(1, dtype=np.float64)
 _NO_TABLE = np.zeros((4, 1), dtype=np.int32)
 _NO_HEAP = (np.zeros(1, dtype=np.float64), np.zeros(1, dtype=np.float64),
@@ -620,7 +623,8 @@ class GridSearch(NotCopyable):
             string-pulled into valid cell steps and ``cost`` is its grid cost. Start and goal
             in the same or neighbouring clusters run A* (exact unless it needs more than 4 x
             the cluster area in expansions). The query runs whole in the first :meth:`step`
-            (0.1-4 ms on 1000-cell maps), whatever its ``max_expansions``.
+            (0.1-4 ms on 1000-cell maps), whatever its ``max_expansions``, on the graph of the
+            search's snapshot (held from its start: an edit meanwhile repairs a copy).
             ``"subgoal"``: optimal search on a graph of obstacle corners (:mod:`gamenav.grid.
             subgoal`: Simple Subgoal Graphs, built on the first query or by
             :func:`prepare`, repaired locally on edits; same options as ``"hpa"``); costs
@@ -736,7 +740,7 @@ class GridSearch(NotCopyable):
         self._smooth = req.smooth
         self._world_version = state.version
         self._expanded = 0
-        self._hpa_start: tuple[_Request, _GridState] | None = None
+        self._hpa_start: tuple[_Request, _GridState, _GraphHeld | None] | None = None
         self._result: Path | None = None
         self._status = PathStatus.IN_PROGRESS
         self._borrowed = req.workspace is None
@@ -757,8 +761,10 @@ class GridSearch(NotCopyable):
         self._stride = stride
         if req.algorithm in ("hpa", "subgoal") and reachable:
             # the hpa / subgoal query runs whole in the first step(), not here (queues start
-            # searches in request()); A* is set up only if the graph cannot answer
-            self._hpa_start = (req, state)
+            # searches in request()), on the graph of this snapshot, held from now on (an edit
+            # meanwhile repairs a copy), as JPS+ holds its table; A* is set up only if the graph
+            # cannot answer
+            self._hpa_start = (req, state, (_subgoal if req.algorithm == "subgoal" else _hpa).hold(grid, state))
             return
         self._open(req, state, reachable)
 
@@ -805,6 +811,7 @@ class GridSearch(NotCopyable):
         if ws is not None and self._borrowed and ws._release(self._token):
             _pool.give_back(ws)
         _jump_plus.release(getattr(self, "_plus", None))
+        self._let_go_graph()
 
     # -- public state ---------------------------------------------------------------------
     @property
@@ -855,13 +862,12 @@ class GridSearch(NotCopyable):
         if self._status.done:
             return self._status
         if self._hpa_start is not None:  # the whole hpa / subgoal query, whatever the budget
-            req, state = self._hpa_start
+            req, state, held = self._hpa_start
             self._hpa_start = None
-            found: _hpa.HpaResult | _subgoal.SubgoalResult | None
-            if self._algorithm == "subgoal":
-                found = _subgoal.find(self._grid, state, self._start, self._goal)
-            else:
-                found = _hpa.find(self._grid, state, self._start, self._goal)
+            try:
+                found = None if held is None else held[0].answer(held[1], self._grid, state, self._start, self._goal)
+            finally:
+                let_go(held)
             if found is not None:
                 self._expanded = found.expanded
                 self._finish_with(PathStatus.FOUND, found.cells, found.cost)
@@ -974,8 +980,16 @@ class GridSearch(NotCopyable):
             _pool.give_back(ws)
         _jump_plus.release(getattr(self, "_plus", None))
         self._plus = None
+        self._let_go_graph()
         # a finished search keeps only its result, not the grid snapshot or the workspace
-        self._ws = self._pad = self._moves = self._htable = self._hpa_start = None
+        self._ws = self._pad = self._moves = self._htable = None
+
+    def _let_go_graph(self) -> None:
+        """Give back the hpa / subgoal graph held for the first step, if any (idempotent)."""
+        start = getattr(self, "_hpa_start", None)
+        self._hpa_start = None
+        if start is not None:
+            let_go(start[2])
 
     def __repr__(self) -> str:
         return (f"GridSearch({self._algorithm}, start={self._start}, goal={self._goal}, "

@@ -71,10 +71,10 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels import subgoal as _ks
-from gamenav.grid._index import GridIndex, IndexRegistry, padded_cells
+from gamenav.grid._index import GridIndex, IndexRegistry, let_go, padded_cells
 from gamenav.grid.tilegrid import TileGrid, _GridState
 
-__all__ = ["SubgoalIndex", "SubgoalResult", "find", "fits", "subgoal_index"]
+__all__ = ["SubgoalIndex", "SubgoalResult", "find", "fits", "hold", "subgoal_index"]
 
 KERNELS = (_ks.repair, _ks.query, _ks.landmark)
 _INT16_LIMIT = 8000
@@ -496,6 +496,14 @@ class SubgoalIndex(GridIndex[_Graph]):
             return None
         return SubgoalResult(cells, points, float(cost), int(expanded))
 
+    def answer(self, graph: _Graph, grid: TileGrid, state: _GridState, start: tuple[int, int],
+               goal: tuple[int, int]) -> SubgoalResult | None:
+        """:meth:`query` for snapshot ``state`` of ``grid`` with ``graph``, this index's graph of
+        that snapshot (from :func:`hold`), in the grid's own transform (as ``GridSearch`` and
+        ``cell_to_world`` read it, not properties a subclass may override)."""
+        return self.query(graph, start, goal, (grid._origin, grid._cell_size, grid._y_up,
+                                               float(state.passable.shape[0])))
+
     def __repr__(self) -> str:
         return f"SubgoalIndex(version={self.version}, nodes={self.nodes}, nbytes={self.nbytes})"
 
@@ -515,22 +523,25 @@ def fits(shape: tuple[int, ...]) -> bool:
     return max(h, w) + 2 < _ks.COORD_MASK and (h + 2) * (w + 2) < 1 << 27
 
 
-def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[int, int]
-         ) -> SubgoalResult | None:
-    """Answer a query for ``algorithm="subgoal"`` on snapshot ``state`` (start and goal passable
-    and connected, start != goal), or None when plain A* should answer it instead: a snapshot
-    that is not the grid's current one (an agent-radius view, or an edit raced with the query),
-    or a grid too large for the packed graph (:func:`fits`).
-    """
+def hold(grid: TileGrid, state: _GridState) -> tuple[SubgoalIndex, _Graph] | None:
+    """The grid's index (built now if there is none) and its graph of snapshot ``state``, lent
+    to one search until :func:`~gamenav.grid._index.let_go` (an edit meanwhile repairs a copy),
+    or None: a snapshot that is not the grid's current one (an agent-radius view, or an edit
+    raced with the search's start), or a grid too large for the packed graph (:func:`fits`)."""
     if state is not grid._snapshot() or not fits(state.passable.shape):
         return None
     index = subgoal_index(grid)
     graph = index.acquire(state)
-    if graph is None:
-        return None
+    return None if graph is None else (index, graph)
+
+
+def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[int, int]
+         ) -> SubgoalResult | None:
+    """Answer a query for ``algorithm="subgoal"`` on snapshot ``state`` (start and goal passable
+    and connected, start != goal), or None when plain A* should answer it instead (see
+    :func:`hold`)."""
+    held = hold(grid, state)
     try:
-        # the grid's own transform, as GridSearch and cell_to_world read it (not properties a subclass may override)
-        return index.query(graph, start, goal, (grid._origin, grid._cell_size, grid._y_up,
-                                                float(state.passable.shape[0])))
+        return None if held is None else held[0].answer(held[1], grid, state, start, goal)
     finally:
-        index.release(graph)
+        let_go(held)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import math
 import warnings
 
@@ -10,6 +11,7 @@ import pytest
 
 import gamenav
 from gamenav._validate import grid_dimensions
+from gamenav.grid import hpa, subgoal
 
 
 @pytest.mark.parametrize("algorithm", ["astar", "jps", "subgoal", "hpa"])
@@ -87,3 +89,50 @@ def test_every_cell_has_a_centre_of_its_own() -> None:
             np.testing.assert_array_equal(grid.world_to_cell(grid.cell_to_world(cells)), cells)
             path = gamenav.find_path(grid, (0, 1), (49, 1))
             assert len(np.unique(path.points, axis=0)) == len(path.points) == 50
+
+
+def _open_map(size: int, seed: int) -> gamenav.TileGrid:
+    """A ``size`` x ``size`` map with 2 % of its cells blocked (corners kept open)."""
+    walk = np.random.default_rng(seed).random((size, size)) > 0.02
+    walk[0, 0] = walk[-1, -1] = True
+    return gamenav.TileGrid(walk)
+
+
+@pytest.mark.parametrize("algorithm", ["hpa", "subgoal"])
+def test_a_graph_search_stepped_after_an_edit_answers_as_find_path_did_at_its_start(algorithm: str) -> None:
+    """``GridSearch(algorithm="hpa" | "subgoal")`` ran its query in its first ``step()`` on the
+    grid's graph of that moment: after any edit since the search started (a PathQueue starts
+    searches in ``request()`` and steps them in ``update()``), the graph had moved on and the
+    search ran plain A* on its snapshot instead: on a 400 x 400 map 6501 expansions and another
+    path (cost 565.23) where ``find_path`` at the start gave 40 and 566.40. The search now holds
+    its snapshot's graph from its start (an edit meanwhile repairs a copy, as for JPS+ tables)."""
+    grid = _open_map(400, 3)
+    start, goal = (0, 0), (399, 390)
+    one_shot = gamenav.find_path(grid, start, goal, algorithm=algorithm)
+    search = gamenav.GridSearch(grid, start, goal, algorithm=algorithm)
+    grid.set_walkable((200, 0), not grid.passable[0, 200])  # far from the path: its answer holds
+    search.step(1)
+    path = search.result()
+    assert path.cost == one_shot.cost and path.expanded == one_shot.expanded
+    np.testing.assert_array_equal(path.cells, one_shot.cells)
+    np.testing.assert_array_equal(path.points, one_shot.points)
+
+
+@pytest.mark.parametrize("algorithm", ["hpa", "subgoal"])
+@pytest.mark.parametrize("end", ["step", "cancel", "drop"])
+def test_a_graph_search_gives_its_graph_back(algorithm: str, end: str) -> None:
+    """The graph a search holds from its start goes back to the index when it ends, is cancelled
+    or is dropped unfinished (an edit then repairs the index in place again)."""
+    grid = _open_map(60, 4)
+    gamenav.prepare(grid, algorithm)
+    index = (hpa.hpa_index if algorithm == "hpa" else subgoal.subgoal_index)(grid)
+    search = gamenav.GridSearch(grid, (0, 0), (59, 59), algorithm=algorithm)
+    assert index._users == 1
+    if end == "step":
+        assert search.step(1).done
+    elif end == "cancel":
+        search.cancel()
+    else:
+        del search
+        gc.collect()
+    assert index._users == 0
