@@ -45,6 +45,7 @@ from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, 
 from gamenav.navmesh import MAX_COORDINATE
 from gamenav._identity import IdentityMap
 from gamenav._validate import finite_point, flag, float_numbers, grid_dimensions, is_int, positive_number
+from gamenav.adapters._draw import clip_polyline
 from gamenav.adapters._tiled import layer_offset, object_outline
 
 __all__ = ["PathFollower", "draw_expansions", "draw_grid", "draw_navmesh", "draw_path",
@@ -537,10 +538,36 @@ def draw_path(path: Path | npt.ArrayLike, *, color: Color = (255, 255, 255, 200)
     color = _color(color, "color")
     width = positive_number(width, "width")
     points = flag(points, "points")  # (not a truth value: an array of points given here was ambiguous to numpy)
-    if len(pts) >= 2:
-        arcade.draw_line_strip(pts.tolist(), color, width)
-    if points and len(pts):
-        arcade.draw_points(pts.tolist(), color, size=width * 2.5)
+    if not len(pts):
+        return
+    # arcade draws in float32: a point beyond 3.4e38 was inf and the whole line was lost (its legs on screen
+    # too), and a thick leg whose ends both lie far away was drawn 0 wide; legs are cut near the view
+    lo, hi = _view_box()
+    pad = (hi - lo).max() + 2 * width  # (a dot's or a thick line's edge may reach into the view)
+    lo, hi = lo - pad, hi + pad
+    for line in clip_polyline(pts, lo, hi) if len(pts) >= 2 else []:
+        arcade.draw_line_strip(line.tolist(), color, width)
+    near = ((pts >= lo) & (pts <= hi)).all(axis=1)  # (a dot beyond cannot reach into the view)
+    if points and near.any():
+        arcade.draw_points(pts[near].tolist(), color, size=width * 2.5)
+
+
+def _view_box() -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The lower and upper world ``(x, y)`` corners of what the window shows: its projection and view
+    (a camera's position, zoom and angle) inverted at the screen's corners (all of float64 when they
+    cannot be inverted)."""
+    ctx = arcade.get_window().ctx
+    to_clip = np.array(ctx.view_matrix, np.float64).reshape(4, 4) @ np.array(ctx.projection_matrix,
+                                                                              np.float64).reshape(4, 4)
+    try:
+        corners = np.array([(x, y, 0.0, 1.0) for x in (-1, 1) for y in (-1, 1)]) @ np.linalg.inv(to_clip)
+    except np.linalg.LinAlgError:
+        corners = np.zeros((1, 4))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xy = corners[:, :2] / corners[:, 3:]
+    if not np.isfinite(xy).all():
+        return np.full(2, -np.finfo(np.float64).max / 4), np.full(2, np.finfo(np.float64).max / 4)
+    return xy.min(axis=0), xy.max(axis=0)
 
 
 _mesh_lines: IdentityMap[NavMesh, tuple[Any, Any]] = IdentityMap()

@@ -42,6 +42,7 @@ from gamenav._identity import IdentityMap
 from gamenav._validate import finite_point, flag, float_numbers, grid_dimensions, is_real, positive_number
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav.navmesh import MAX_COORDINATE
+from gamenav.adapters._draw import clip_polyline
 from gamenav.adapters._tiled import layer_offset, object_outline
 from gamenav.io._text import read_bytes
 
@@ -635,12 +636,8 @@ def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: Col
     clip = surface.get_clip()
     lo, hi = np.array(clip.topleft) - _FAR, np.array(clip.bottomright) + _FAR
     near = ((points >= lo) & (points <= hi)).all(axis=1)
-    lines = [points.tolist()] if len(points) >= 2 else []
-    if not near.all() and lines:
-        lines = [shapely.get_coordinates(leg).tolist()
-                 for leg in shapely.get_parts(shapely.clip_by_rect(shapely.LineString(points), *lo, *hi))]
-    for line in lines:
-        pygame.draw.lines(surface, color, False, line, int(width))
+    for line in clip_polyline(points, lo, hi) if len(points) >= 2 else []:
+        pygame.draw.lines(surface, color, False, line.tolist(), int(width))
     if radius > 0:  # (a dot this big covers the clip area from any point drawn: pygame walks a dot's radius,
         # 2.5 s for 1e9, and drew nothing of one of 2**31 - 1)
         reach = min(radius, 2 * _FAR + clip.w + clip.h)

@@ -3,6 +3,7 @@ them (colours of the wrong kind, ...). Each test fails on the code before its fi
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -105,3 +106,52 @@ def test_pygame_grid_from_rects_still_takes_rects_sprites_and_arrays() -> None:
     assert grid.passable.tolist() == [[False, False, False, False, False, True]]
     grid = pygame_adapter.grid_from_rects(np.array([[0, 0, 10, 10]], dtype=object), size=(20, 10), cell_size=10)
     assert grid.passable.tolist() == [[False, True]]
+
+
+def _pygame_lit(points: Any) -> Any:
+    surface = pygame.Surface((100, 100))
+    pygame_adapter.draw_path(surface, points, color=(255, 0, 0), width=1, radius=0)
+    return pygame.surfarray.array3d(surface).sum(axis=2) > 0
+
+
+@pytest.mark.parametrize(("far", "near"), [
+    ([(-1.7e308, -1.7e308), (1.7e308, 1.7e308)], [(-300, -300), (400, 400)]),
+    ([(-1e308, 50), (1e308, 50)], [(-300, 50), (400, 50)]),
+    ([(-1e20, -5e19), (1e20, 5e19)], [(-1000, -500), (1000, 500)]),
+])
+def test_pygame_draw_path_cuts_legs_between_far_points_exactly(far: Any, near: Any) -> None:
+    """Legs beyond 2**17 pixels of the surface were cut with shapely's clip, which overflowed for a
+    leg spanning more than float64 holds (RuntimeWarning, an error under -W error; the diagonal
+    one drew nothing) and cut a leg between far points where its rounding put it (the one through
+    (0, 0) of slope 1/2 was drawn along y = 0)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lit = _pygame_lit(far)
+    assert np.array_equal(lit, _pygame_lit(near)) and lit.sum() == 100
+
+
+def _arcade_lit(window: Any, path: Any, **options: Any) -> Any:
+    window.clear(color=(0, 0, 0, 255))
+    arcade_adapter.draw_path(path, **options)
+    return np.asarray(arcade.get_image().convert("RGB")).sum(axis=2) > 0
+
+
+def test_arcade_draw_path_draws_legs_to_points_beyond_float32(window: Any) -> None:
+    """arcade draws in float32: a point beyond 3.4e38 was inf and the whole line was lost, its legs
+    on screen too (0 pixels lit); a leg between far points drew nothing."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lit = _arcade_lit(window, [(10, 80), (1e39, 80), (1e39, 30), (10, 30)], width=4, points=True)
+        near = _arcade_lit(window, [(10, 80), (1e5, 80), (1e5, 30), (10, 30)], width=4, points=True)
+        assert np.array_equal(lit, near) and lit.sum() > 1000
+        lit = _arcade_lit(window, [(-1.7e308, -1.7e308), (1.7e308, 1.7e308)], width=2)
+        assert np.array_equal(lit, _arcade_lit(window, [(-300, -300), (500, 500)], width=2)) and lit.sum() > 200
+        camera = arcade.camera.Camera2D()
+        camera.position, camera.zoom, camera.angle = (1e6, 1e6), 3.0, 30.0
+        camera.use()
+        try:  # (cut near what the camera shows)
+            lit = _arcade_lit(window, [(-1e300, -1e300), (1e300, 1e300)], width=2)
+            near = _arcade_lit(window, [(1e6 - 200, 1e6 - 200), (1e6 + 200, 1e6 + 200)], width=2)
+        finally:
+            window.default_camera.use()
+        assert np.array_equal(lit, near) and lit.sum() > 500
