@@ -63,8 +63,8 @@ from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, reindex
 from gamenav._validate import float_numbers, is_int
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
-                                   _without_threads, _without_underflow, merge_points, triangulate_areas,
-                                   triangulate_free_space)
+                                   _without_threads, _without_underflow, grown_radius, merge_points, stadiums,
+                                   triangulate_areas, triangulate_free_space)
 
 if TYPE_CHECKING:
     from gamenav.grid.tilegrid import GridChange, TileGrid
@@ -185,19 +185,6 @@ def _area_part(geom: BaseGeometry) -> BaseGeometry:
     return _polygonal(geom)
 
 
-def _rectangle(geom: BaseGeometry) -> bool:
-    """``geom`` is a rectangle (any rotation; corners square to 1e-9 relative)."""
-    if not isinstance(geom, shapely.Polygon) or shapely.get_num_interior_rings(geom):
-        return False
-    p = shapely.get_coordinates(geom)
-    if len(p) != 5:
-        return False
-    e = p[1:] - p[:-1]
-    f = e[[1, 2, 3, 0]]
-    dot = np.abs(e[:, 0] * f[:, 0] + e[:, 1] * f[:, 1])
-    return bool((dot <= 1e-9 * np.hypot(e[:, 0], e[:, 1]) * np.hypot(f[:, 0], f[:, 1])).all())
-
-
 def _axis_box(coords: _F64) -> tuple[float, float, float, float] | None:
     """The bounds of the ring ``coords`` ``(n, 2)`` (closed) when it is an axis-aligned
     rectangle with area (edges alternately horizontal and vertical; a ring that doubles back
@@ -214,14 +201,18 @@ def _axis_box(coords: _F64) -> tuple[float, float, float, float] | None:
     return float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
 
 
-# the corner arcs of a rectangle grown by 1, counter-clockwise from its lower right corner
-_ANGLES = np.linspace(0.0, math.pi / 2, QUAD_SEGS + 1)[None, :] + np.array([-1, 0, 1, 2])[:, None] * math.pi / 2
-_ARCS = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=2)  # (4 corners, QUAD_SEGS + 1, 2)
+# the corners of a rectangle grown by 1 (see build.stadiums), counter-clockwise from its lower right
+# corner: half a chord's turn off the sides' normals, so that the chords next to the sides lie on them
+_ANGLES = ((np.arange(QUAD_SEGS) + 0.5) * (math.pi / (2 * QUAD_SEGS)))[None, :] + (
+    np.array([-1, 0, 1, 2])[:, None] * math.pi / 2)
+_ARCS = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=2)  # (4 corners, QUAD_SEGS, 2)
 
 
 def _rounded_box(box: tuple[float, float, float, float], grow: float) -> BaseGeometry:
-    """The axis-aligned ``box`` buffered by ``grow`` with round corners of :data:`QUAD_SEGS`
-    chords per quarter (what ``shapely.buffer(box, grow, quad_segs=QUAD_SEGS)`` gives)."""
+    """The axis-aligned ``box`` inflated as :func:`~gamenav.navmesh.build.stadiums` do
+    (``grow``: their :func:`~gamenav.navmesh.build.grown_radius`): sides moved out by the
+    radius, :data:`QUAD_SEGS` chords per quarter round the corners (the union of the stadiums
+    of its sides and the box)."""
     x0, y0, x1, y1 = box
     corners = np.array([[x1, y0], [x1, y1], [x0, y1], [x0, y0]])
     return shapely.Polygon((corners[:, None, :] + grow * _ARCS).reshape(-1, 2))
@@ -230,21 +221,17 @@ def _rounded_box(box: tuple[float, float, float, float], grow: float) -> BaseGeo
 def _inflate(geom: BaseGeometry, radius: float, box: tuple[float, float, float, float] | None = None
              ) -> BaseGeometry:
     """``geom`` grown by ``radius`` the way :func:`~gamenav.navmesh.build.free_space` shrinks
-    free space: a stadium around each boundary segment (chords kept outside the true circle).
-    ``box``: ``geom`` is this axis-aligned rectangle."""
+    free space: the union of the :func:`~gamenav.navmesh.build.stadiums` of its boundary
+    segments and ``geom``. ``box``: ``geom`` is this axis-aligned rectangle."""
     if radius <= 0 or geom.is_empty:
         return geom
-    grow = radius / math.cos(math.pi / (4 * QUAD_SEGS))
     if box is not None:
-        return _rounded_box(box, grow)
-    if _rectangle(geom):  # the stadiums' union is the round-cornered buffer (1e-12 apart)
-        return shapely.buffer(geom, grow, quad_segs=QUAD_SEGS)
+        return _rounded_box(box, grown_radius(radius))
     rings = shapely.get_rings(shapely.get_parts(geom))
     coords, ring = shapely.get_coordinates(rings, return_index=True)
     same = ring[1:] == ring[:-1]
     segs = np.stack([coords[:-1][same], coords[1:][same]], axis=1)
-    stadiums = shapely.buffer(shapely.linestrings(segs), grow, quad_segs=QUAD_SEGS)
-    pieces = list(np.asarray(stadiums, dtype=object).ravel())
+    pieces = list(stadiums(segs, radius))
     pieces.append(geom)
     return _area_part(shapely.union_all(pieces))
 
@@ -1460,7 +1447,7 @@ class GridFollower:
                 y0, y1 = oy + (h - ys.max() - 1) * cs, oy + (h - ys.min()) * cs
             else:
                 y0, y1 = oy + ys.min() * cs, oy + (ys.max() + 1) * cs
-            g = es.radius / math.cos(math.pi / (4 * QUAD_SEGS)) if es.radius > 0 else 0.0
+            g = grown_radius(es.radius)
             box = _grown(mesh, (x0 - g, y0 - g, x1 + g, y1 + g))
             opened = bool(len(change.opened) or len(change.cost_lowered))  # paths may get cheaper
             self.pending.append((box, opened, bool(len(change.blocked))))

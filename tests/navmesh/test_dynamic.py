@@ -294,28 +294,24 @@ def test_a_mesh_edit_whose_listener_edits_the_followed_grid_does_not_deadlock(
 
 @pytest.mark.parametrize("angle", [0.0, 17.0, 45.0])
 def test_rectangle_inflation_matches_the_stadium_union(angle: float) -> None:
-    """Rectangles take a shortcut (one buffer); it must give the stadiums' union of the build."""
-    import math
-
+    """Axis-aligned boxes take a shortcut (built directly, not by GEOS); it must give the
+    stadiums' union of the build."""
     import shapely.affinity
 
-    from gamenav.navmesh.build import QUAD_SEGS
-    from gamenav.navmesh.dynamic import _inflate, _rectangle
+    from gamenav.navmesh.build import stadiums
+    from gamenav.navmesh.dynamic import _inflate
 
     box = shapely.affinity.rotate(shapely.box(3.0, 2.0, 7.5, 4.0), angle)
-    assert _rectangle(box) and not _rectangle(shapely.Polygon([(0, 0), (4, 0), (5, 3), (0, 3)]))
     radius = 0.4
     coords = shapely.get_coordinates(box.exterior)
-    grow = radius / math.cos(math.pi / (4 * QUAD_SEGS))
-    stadiums = shapely.buffer(shapely.linestrings(np.stack([coords[:-1], coords[1:]], axis=1)), grow,
-                              quad_segs=QUAD_SEGS)
-    expected = shapely.union_all([*stadiums, box])
+    expected = shapely.union_all([*stadiums(np.stack([coords[:-1], coords[1:]], axis=1), radius), box])
     got = _inflate(box, radius)
     assert shapely.hausdorff_distance(got, expected) < 1e-9
-    if angle == 0.0:  # axis-aligned boxes are built directly, not by GEOS
+    if angle == 0.0:
         built = _inflate(box, radius, box.bounds)
         assert built.is_valid and shapely.hausdorff_distance(built, expected) < 1e-9
-        assert shapely.symmetric_difference(built, shapely.buffer(box, grow, quad_segs=QUAD_SEGS)).area < 1e-12
+        assert shapely.symmetric_difference(built, expected).area < 1e-12
+        assert built.bounds == pytest.approx((2.6, 1.6, 7.9, 4.4))  # the sides at the radius
 
 
 @pytest.mark.parametrize("ring", [[(2, 2), (4, 2), (4, 5), (2, 5)], [(2, 2), (2, 5), (4, 5), (4, 2)],

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import math
 import pickle
 from collections.abc import Iterator
 from typing import Any
@@ -19,7 +18,7 @@ import gamenav
 from gamenav import NavMesh
 from gamenav._kernels.dynamic import stitch
 from gamenav.errors import InvalidGeometryError, InvalidInputError
-from gamenav.navmesh.build import QUAD_SEGS, free_space
+from gamenav.navmesh.build import free_space, grown_radius
 
 SQUARE = [(0, 0), (10, 0), (10, 10), (0, 10)]
 
@@ -135,7 +134,7 @@ def chord_band(shapes: list[Any], radius: float) -> Any:
     if radius == 0:
         return shapely.Polygon()
     blocked = shapely.union_all([shapely.box(-10, -10, 30, 22).difference(ROOM), *shapes])
-    grow = radius / math.cos(math.pi / (4 * QUAD_SEGS))
+    grow = grown_radius(radius)
     return shapely.difference(shapely.buffer(blocked, 1.001 * grow, quad_segs=64),
                               shapely.buffer(blocked, 0.999 * radius, quad_segs=64))
 
@@ -828,7 +827,7 @@ def test_a_passage_thinner_than_the_tolerance_open_at_both_ends_stays_open_as_in
     passage; carving the second wall snapped its corners onto the first one's (within the
     tolerance), closing it (two islands, NO_PATH from (2, 2) to (2, 8) where the build finds
     9.21). Edits keep it too now."""
-    far = 5 + 2 * radius / math.cos(math.pi / (4 * QUAD_SEGS)) + gap  # the inflations' chords
+    far = 5 + 2 * radius + gap  # the inflations' sides (at the radius: see build.stadiums)
     walls = [shapely.box(-1, 4, 5, 6), shapely.box(far, 4, 11, 6)]
     mesh = NavMesh.from_polygons(SQUARE, agent_radius=radius)
     for k in order:
