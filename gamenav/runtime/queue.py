@@ -22,6 +22,7 @@ import math
 import numbers
 import sys
 import time
+import weakref
 from collections import deque
 from dataclasses import dataclass
 from collections.abc import Callable, Hashable, Iterable, Sequence
@@ -80,22 +81,23 @@ class PathRequest(NotCopyable):
         priority: the priority it was queued with (higher is served first).
     """
 
-    __slots__ = ("world", "start", "goal", "priority", "_on_done", "_queue", "_job", "_status",
+    __slots__ = ("world", "start", "goal", "priority", "_on_done", "_queue", "_clock", "_job", "_status",
                  "_path", "_frame", "_waited", "_score", "_footprint")
 
     def __init__(self, queue: PathQueue, query: Query, priority: float,
-                 on_done: Callable[[PathRequest], Any] | None, frame: int, score: float) -> None:
+                 on_done: Callable[[PathRequest], Any] | None, score: float) -> None:
         self.world = query.world
         self.start = query.start
         self.goal = query.goal
         self.priority = priority
         self._on_done = on_done
-        self._queue = queue
+        self._queue = weakref.ref(queue)  # (weak: the queue holds its requests; a dropped queue goes at once)
+        self._clock = queue._clock
         self._job: _Job | None = None
         self._status = PathStatus.IN_PROGRESS
         self._path = _PENDING
         self._footprint: npt.NDArray[np.int64] | None = None  # of its quick path on a grid, while held
-        self._frame = frame
+        self._frame = self._clock.frame
         self._waited: int | None = None
         self._score = score
 
@@ -115,7 +117,9 @@ class PathRequest(NotCopyable):
         and found (status PARTIAL), else an empty path with status IN_PROGRESS (also while an
         edit the queue has not acted on yet may block it: read from inside a grid listener)."""
         if not self._status.done:
-            queue = self._queue
+            queue = self._queue()
+            if queue is None:  # dropped: never answered, and no edit withdraws a quick path now
+                return _PENDING
             queue._inbox.catch_up()  # an edit heard in another thread may withdraw it
             if not queue._acted_on_all(self.world):
                 return _PENDING
@@ -127,7 +131,7 @@ class PathRequest(NotCopyable):
         while pending, the calls so far."""
         if self._waited is not None:
             return self._waited
-        return self._queue._frame - self._frame
+        return self._clock.frame - self._frame
 
     def cancel(self) -> None:
         """Withdraw the request: status CANCELLED, ``on_done`` is not called. No effect once done.
@@ -135,17 +139,39 @@ class PathRequest(NotCopyable):
         A search that no other request shares is dropped at once and costs no more time.
         """
         if not self._status.done:
-            self._queue._cancel(self)
+            queue = self._queue()
+            if queue is None:  # dropped: nothing to withdraw it from
+                self._cancelled()
+            else:
+                queue._cancel(self)
 
     def _abandon(self) -> None:
         """:meth:`cancel` at the queue's next request or update: for the finalizer of an owner
         that was garbage-collected (in any thread, possibly in the middle of the queue's work)."""
-        if not self._status.done:
-            self._queue._abandoned.append(self)
+        queue = self._queue()
+        if not self._status.done and queue is not None:
+            queue._abandoned.append(self)
+
+    def _cancelled(self) -> None:
+        """Give the request its final status CANCELLED (its job forgets it)."""
+        self._status = PathStatus.CANCELLED
+        self._path, self._footprint = Path.none(PathStatus.CANCELLED), None
+        self._waited = self._clock.frame - self._frame
+        self._job = None
 
     def __repr__(self) -> str:
         return (f"PathRequest(start={self.start}, goal={self.goal}, priority={self.priority}, "
                 f"status={self._status.name}, frames_waited={self.frames_waited})")
+
+
+class _Clock:
+    """A queue's ``update()`` calls so far, shared with its requests (which hold their queue
+    weakly: a queue with pending requests is in no reference cycle, so one dropped goes at once)."""
+
+    __slots__ = ("frame",)
+
+    def __init__(self) -> None:
+        self.frame = 0
 
 
 class _Job:
@@ -421,7 +447,8 @@ class PathQueue(Closeable):
     whatever the edit).
 
     The queue follows the edits of the grids it has pending searches on through weak
-    subscriptions: a dropped queue is neither kept alive nor notified by a grid. The pending
+    subscriptions: a dropped queue is neither kept alive nor notified by a grid, nor kept alive by
+    the requests it handed out (they hold it weakly; its pending ones are never answered). The pending
     requests of a dropped :class:`~gamenav.Crowd` or :class:`~gamenav.Follower` are cancelled at
     the next :meth:`request` or :meth:`update`. :meth:`close`
     (or leaving a ``with PathQueue(...) as queue:`` block) cancels every pending request and
@@ -459,7 +486,7 @@ class PathQueue(Closeable):
         self._chunk = chunk
         self._aging = float(aging)
         self._restart = on_change == "restart"
-        self._frame = 0
+        self._clock = _Clock()
         self._seq = itertools.count()
         self._heap: list[tuple[float, int, int, _Job]] = []
         self._pushes = itertools.count()
@@ -544,8 +571,8 @@ class PathQueue(Closeable):
         if not is_int(quick_expansions) or quick_expansions < 0:
             raise InvalidInputError(f"quick_expansions must be an int >= 0, got {quick_expansions!r}")
         query = make_query(world, start, goal, search_options)
-        score = _score(float(priority), self._aging, self._frame)
-        req = PathRequest(self, query, priority, on_done, self._frame, score)
+        score = _score(float(priority), self._aging, self._clock.frame)
+        req = PathRequest(self, query, priority, on_done, score)
         if self._cache is not None:
             hit = self._cache._lookup(query)
             if hit is not None:
@@ -653,7 +680,7 @@ class PathQueue(Closeable):
         self._inbox.claim()
         self._cancel_abandoned()
         t0 = now = time.perf_counter()
-        self._frame += 1
+        self._clock.frame += 1
         budget_s = None if self._budget_ms is None else self._budget_ms / 1000.0
         timed = budget_s is not None
         deadline = t0 + budget_s if budget_s is not None else math.inf
@@ -1090,7 +1117,7 @@ class PathQueue(Closeable):
         req._status = path.status
         req._path, req._footprint = path, None
         req._job = None
-        req._waited = self._frame - req._frame
+        req._waited = self._clock.frame - req._frame
         self._latency.append(req._waited)
         self._counts["stale" if path.status is PathStatus.STALE else "completed"] += 1
         if req._on_done is not None:
@@ -1100,11 +1127,8 @@ class PathQueue(Closeable):
         job = req._job
         if job is None or not job.alive:  # answered, or being answered (a __del__ run meanwhile)
             return
-        req._status = PathStatus.CANCELLED
-        req._path, req._footprint = Path.none(PathStatus.CANCELLED), None
-        req._waited = self._frame - req._frame
+        req._cancelled()
         self._counts["cancelled"] += 1
-        req._job = None
         self._pending -= 1
         lowered = job.remove(req)
         if not job.requests:
@@ -1137,7 +1161,7 @@ class PathQueue(Closeable):
         lat = list(self._latency)
         c = self._counts
         return QueueStats(
-            frames=self._frame,
+            frames=self._clock.frame,
             frame_ms_p50=_percentile(ms, 50), frame_ms_p99=_percentile(ms, 99),
             frame_ms_max=max(ms, default=0.0), last_frame_ms=ms[-1] if ms else 0.0,
             expansions_p50=_percentile(exp, 50), expansions_max=max(exp, default=0),
@@ -1151,9 +1175,9 @@ class PathQueue(Closeable):
     @property
     def frame(self) -> int:
         """``update()`` calls so far."""
-        return self._frame
+        return self._clock.frame
 
     def __repr__(self) -> str:
         budget = "none" if self._budget_ms is None else f"{self._budget_ms:g} ms"
         return (f"PathQueue(budget={budget}, max_expansions={self._max_expansions}, "
-                f"pending={self._pending}, frames={self._frame})")
+                f"pending={self._pending}, frames={self._clock.frame})")

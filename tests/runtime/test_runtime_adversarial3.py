@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 import warnings
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -120,3 +122,29 @@ def test_path_options_assigned_later_are_checked_where_given() -> None:
     assert crowd.path_options == {}
     crowd.move([0], (7.5, 3.5))
     assert crowd.path(0).status is PathStatus.FOUND and len(crowd.path(0).cells) == 8  # unsmoothed: every cell
+
+
+def test_a_dropped_queue_is_freed_without_a_collection() -> None:
+    """A queue with pending requests sat in a reference cycle (queue -> search -> request ->
+    queue): dropped, it stayed alive and subscribed to its grid, holding its searches' worlds,
+    until a garbage collection (never, for a game that disables the collector)."""
+    grid = TileGrid(np.ones((20, 30), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=1)
+    held = queue.request(grid, (0, 0), (29, 19))
+    queue.request(grid, (1, 0), (29, 19), on_done=lambda req: pytest.fail("a dropped queue answered"))
+    queue.request(grid, (2, 0), (29, 19), quick_expansions=3)
+    queue.update()
+    alive = weakref.ref(queue)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        del queue
+        assert alive() is None
+    finally:
+        if enabled:
+            gc.enable()
+    assert len(grid._listeners) == 0
+    assert held.status is PathStatus.IN_PROGRESS and held.path.status is PathStatus.IN_PROGRESS  # never answered
+    assert held.frames_waited == 1
+    held.cancel()
+    assert held.status is PathStatus.CANCELLED and held.path.status is PathStatus.CANCELLED
