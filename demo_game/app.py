@@ -58,8 +58,25 @@ def load_terrain(map_file: str | None, seed: int, layer: str = "walls") -> Terra
     if FilePath(map_file).suffix.lower() in (".json", ".tmj", ".tmx"):
         from gamenav.adapters.arcade import grid_from_tilemap
 
+        _check_tile_images(map_file)
         return from_walkable(grid_from_tilemap(arcade.load_tilemap(map_file, lazy=True), layer).passable)
     return from_walkable(np.array(gamenav.TileGrid.from_movingai(map_file).passable))
+
+
+def _check_tile_images(map_file: str) -> None:
+    """An InvalidInputError naming the tile images of a Tiled map that cannot be found (as arcade looks
+    for them: as given, or in the map's folder): arcade loads every tile's image, and said only
+    "TypeError: Invalid path type: <class 'NoneType'> for None" (a map copied without its tileset's image)."""
+    import pytiled_parser
+
+    folder = FilePath(map_file).parent
+    tilesets = pytiled_parser.parse_map(FilePath(map_file)).tilesets.values()
+    images = {tileset.image for tileset in tilesets if tileset.image}
+    images |= {tile.image for tileset in tilesets for tile in (tileset.tiles or {}).values() if tile.image}
+    missing = sorted(str(image) for image in images if not (FilePath(image).exists() or (folder / image).exists()))
+    if missing:
+        raise gamenav.InvalidInputError(f"the map's tile images are missing (arcade loads every tile's image; "
+                                        f"looked for them in {str(folder)!r}): {', '.join(missing)}")
 
 
 def cell_px_for(shape: tuple[int, int]) -> int:

@@ -95,3 +95,20 @@ def test_demo_refuses_a_screenshot_frame_past_the_run(tmp_path: Path, capsys: py
     finally:
         sim.close()
     assert not shot.exists()
+
+
+@pytest.mark.parametrize("name", ["tiny.json", "tiny.tmx"])
+def test_demo_names_the_missing_tile_images_of_a_tiled_map(tmp_path: Path, name: str,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """A Tiled map copied without its tileset's image said "cannot load the map ...: TypeError: Invalid
+    path type: <class 'NoneType'> for None" (arcade loads every tile's image); it names the image and
+    where it was looked for, and the map loads once the image is beside it."""
+    from demo_game.app import load_terrain, main
+
+    (tmp_path / name).write_bytes(gamenav.data.path(name).read_bytes())
+    assert main(["--headless", "--agents", "4", "--frames", "1", "--map", str(tmp_path / name)]) == 2
+    err = capsys.readouterr().err
+    assert f"the map's tile images are missing (arcade loads every tile's image; looked for them in " \
+           f"{str(tmp_path)!r}): tiles.png" in err and "TypeError" not in err
+    (tmp_path / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
+    assert load_terrain(str(tmp_path / name), 7).kind.shape == (4, 6)
