@@ -935,17 +935,20 @@ class Crowd(Closeable):
         """World points of the field descent of each agent until it would switch to its slot."""
         passable, _ = self._grid._kernel_arrays()
         cells = self._cells(members)
+        near = self._slot_cost[members] + 1.5 * self._stride
         steps = [cells]
-        for _ in range(2 * (self._grid.width + self._grid.height)):
+        there = field[cells[:, 1], cells[:, 0]] <= near
+        while not there.all():  # (each step lowers the field: at most one per cell)
             nxt = np.empty_like(cells)
             descend_field(field, passable, cells, nxt)
             if np.array_equal(nxt, cells):
                 break
             steps.append(nxt)
             cells = nxt
+            there |= field[cells[:, 1], cells[:, 0]] <= near
         stack = np.stack(steps, axis=1)  # (m, k, 2)
         values = field[stack[..., 1], stack[..., 0]]
-        stop = values <= (self._slot_cost[members] + 1.5 * self._stride)[:, None]
+        stop = values <= near[:, None]
         ends = np.where(stop.any(axis=1), stop.argmax(axis=1) + 1, stack.shape[1])
         return [self._grid.cell_to_world(stack[j, 1:ends[j]]).reshape(-1, 2) for j in range(len(members))]
 

@@ -148,3 +148,20 @@ def test_a_dropped_queue_is_freed_without_a_collection() -> None:
     assert held.frames_waited == 1
     held.cancel()
     assert held.status is PathStatus.CANCELLED and held.path.status is PathStatus.CANCELLED
+
+
+def test_the_route_of_a_field_agent_follows_the_field_however_long_it_winds() -> None:
+    """The field descent ``remaining_paths`` traces stopped after 2 * (width + height) steps, then
+    the route went straight to the goal: 22 rows across the walls of a 12 x 41 serpentine."""
+    walk = np.ones((41, 12), bool)
+    walk[1::4, :-1] = False
+    walk[3::4, 1:] = False
+    grid = TileGrid(walk)
+    starts = [(0.5 + k % 8, 0.5 + 2 * (k // 8)) for k in range(16)]
+    crowd = Crowd(grid, starts, radius=0.3, max_speed=3.0, flow_threshold=4)
+    crowd.move(crowd.ids, (0.5, 40.5))
+    assert (crowd.mode == 2).all()  # descending the group's field
+    for route in crowd.remaining_paths(crowd.ids):
+        steps = np.abs(np.diff(route, axis=0)).max(axis=1)
+        assert steps.max() <= 2.0  # cell to cell, then a short leg to its slot
+        assert route[-1][1] >= 37.0 and len(route) > 200
