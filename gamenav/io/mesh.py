@@ -204,9 +204,10 @@ def read_mesh_scenarios(path: str | os.PathLike[str]) -> list[MeshScenario]:
 
     Raises:
         MapFormatError: missing ``version`` line, wrong column count, non-numeric or non-finite
-            fields (the map size too), coordinates outside ``[-MAX_COORDINATE, MAX_COORDINATE]``
-            (as :func:`gamenav.find_path` takes), a negative cost other than ``-1``, non-ASCII
-            bytes (file and line); not a regular file or more than :data:`MAX_MESH_BYTES` bytes.
+            fields (the map size too), a map size <= 0 (as :func:`gamenav.io.read_scenarios`),
+            coordinates outside ``[-MAX_COORDINATE, MAX_COORDINATE]`` (as
+            :func:`gamenav.find_path` takes), a negative cost other than ``-1``, non-ASCII bytes
+            (file and line); not a regular file or more than :data:`MAX_MESH_BYTES` bytes.
     """
     lines = token_lines(path, MAX_MESH_BYTES)
     if not lines or lines[0][1][:1] != ["version"]:
@@ -218,7 +219,9 @@ def read_mesh_scenarios(path: str | os.PathLike[str]) -> list[MeshScenario]:
             raise MapFormatError(f"expected 9 columns 'bucket mesh W H sx sy gx gy cost', got "
                                  f"{len(tok)}", path=path, line=line_no)
         (bucket,) = to_ints(tok[:1], "bucket", path, line_no)
-        to_floats(tok[2:4], "map width and height", path, line_no)  # checked, not kept
+        width, height = to_floats(tok[2:4], "map width and height", path, line_no)  # checked, not kept
+        if not (width > 0 and height > 0):
+            raise MapFormatError(f"map size must be positive, got {tok[2]} x {tok[3]}", path=path, line=line_no)
         sx, sy, gx, gy, cost = to_floats(tok[4:], "coordinates and cost", path, line_no)
         if max(abs(sx), abs(sy), abs(gx), abs(gy)) > MAX_COORDINATE:
             raise _range_error("start and goal coordinates", tok[4:8], path, line_no)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gamenav import MapFormatError, NavMesh
-from gamenav.io import read_mesh, read_scenarios, write_scenarios
+from gamenav.io import read_mesh, read_mesh_scenarios, read_scenarios, write_scenarios
 
 
 @pytest.mark.parametrize(("text", "line", "match"), [
@@ -58,3 +58,13 @@ def test_scenario_file_of_no_scenarios_keeps_its_header(tmp_path: Path) -> None:
     write_scenarios(path, [])
     assert path.read_text() == "version 1\n"
     assert read_scenarios(path) == []
+
+
+@pytest.mark.parametrize("size", ["-5 1", "0 238", "224 -0.0", "224 -1e-300"])
+def test_mesh_scenario_map_size_must_be_positive(tmp_path: Path, size: str) -> None:
+    # was read as any other (only checked to be finite), where read_scenarios refuses it
+    path = tmp_path / "m.scen"
+    path.write_text(f"version 1\n0\tm.mesh\t224\t238\t0\t0\t1\t1\t1.4\n0\tm.mesh\t{size}\t0\t0\t1\t1\t1.4\n")
+    with pytest.raises(MapFormatError, match=f"map size must be positive, got {size.replace(' ', ' x ')}") as info:
+        read_mesh_scenarios(path)
+    assert (info.value.path, info.value.line) == (str(path), 3)
