@@ -58,13 +58,14 @@ def main(argv: list[str] | None = None) -> int:
         header = pytmx.TiledMap(level_file)
         grid = grid_from_tmx(header, "walls")
         mesh = navmesh_from_tmx(header, "obstacles", agent_radius=4)
+        pygame.init()
+        screen = pygame.display.set_mode((header.width * header.tilewidth, header.height * header.tileheight))
+        level = pytmx.load_pygame(level_file)  # (its tile images: a map copied without them fails here)
     except Exception as exc:  # noqa: BLE001 - a map it cannot use: one line, no traceback
+        pygame.quit()
         problem = str(exc) if isinstance(exc, gamenav.GamenavError) else f"{type(exc).__name__}: {exc}"
         print(f"{parser.prog}: cannot use the map {level_file}: {problem}", file=sys.stderr)
         return 2
-    pygame.init()
-    screen = pygame.display.set_mode((header.width * header.tilewidth, header.height * header.tileheight))
-    level = pytmx.load_pygame(level_file)
     background = screen.copy()
     for layer in level.visible_layers:
         if isinstance(layer, pytmx.TiledTileLayer):

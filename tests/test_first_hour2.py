@@ -38,10 +38,12 @@ def test_pygame_example_takes_the_name_of_a_shipped_map(tmp_path: Path) -> None:
     (lambda folder: str(folder), "is not a file; the maps shipped with gamenav"),
     (lambda folder: _renamed_walls(folder), r"cannot use the map .*floors\.tmx: tile layer 'walls' not found; the "
                                             r"map's tile layers are \['floor', 'stone'\]"),
+    (lambda folder: _without_images(folder), r"cannot use the map .*tiny\.tmx: FileNotFoundError: .*tiles\.png"),
 ])
 def test_pygame_example_refuses_a_map_it_cannot_use_in_one_line(tmp_path: Path, make: object, message: str) -> None:
-    """A missing file, a folder, or a map without a ``walls`` layer gave a traceback (pytmx's
-    FileNotFoundError / IsADirectoryError, the adapter's InvalidInputError) after a window opened."""
+    """A missing file, a folder, a map without a ``walls`` layer or without its tile images gave a
+    traceback (pytmx's FileNotFoundError / IsADirectoryError, the adapter's InvalidInputError; pygame's
+    FileNotFoundError from load_pygame), the layer's after a window opened."""
     out = _example("--map", make(tmp_path), "--frames", "3", cwd=tmp_path)  # type: ignore[operator]
     assert out.returncode == 2
     assert "Traceback" not in out.stderr
@@ -56,6 +58,12 @@ def _renamed_walls(folder: Path) -> str:
     text = (folder / "level.tmx").read_text().replace('name="walls"', 'name="stone"')
     (folder / "floors.tmx").write_text(text)
     return str(folder / "floors.tmx")
+
+
+def _without_images(folder: Path) -> str:
+    """A copy of the shipped tiny map without its tileset's image (pytmx.load_pygame raised)."""
+    (folder / "tiny.tmx").write_bytes(gamenav.data.path("tiny.tmx").read_bytes())
+    return str(folder / "tiny.tmx")
 
 
 @pytest.mark.parametrize("frames", [[], ["--frames", "0"], ["--frames", "-5"]])
