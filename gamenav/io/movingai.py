@@ -106,11 +106,7 @@ def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
     rows = lines[n + 1:]
     while rows and not rows[-1].strip():
         rows.pop()
-    if len(rows) != height:
-        where = n + 1 + min(len(rows), height + 1)
-        raise MapFormatError(f"expected {height} rows, found {len(rows)}", path=path,
-                             line=where)
-    for y, row in enumerate(rows):
+    for y, row in enumerate(rows):  # (before the count: a blank or cut row is named at its line)
         unknown = set(row) - PASSABLE - BLOCKED
         if unknown:
             raise MapFormatError(f"unknown terrain {sorted(unknown)} in row {y}", path=path,
@@ -118,6 +114,10 @@ def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
         if len(row) != width:
             raise MapFormatError(f"row {y} has {len(row)} characters, expected {width}",
                                  path=path, line=n + 2 + y)
+    if len(rows) != height:
+        where = n + 1 + min(len(rows), height + 1)
+        raise MapFormatError(f"expected {height} rows, found {len(rows)}", path=path,
+                             line=where)
     codes = np.frombuffer("".join(rows).encode("ascii"), dtype=np.uint8).reshape(height, width)
     return np.isin(codes, _PASSABLE_CODES)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gamenav import MapFormatError, NavMesh
-from gamenav.io import read_mesh, read_mesh_scenarios, read_scenarios, write_scenarios
+from gamenav.io import read_map, read_mesh, read_mesh_scenarios, read_scenarios, write_scenarios
 
 
 @pytest.mark.parametrize(("text", "line", "match"), [
@@ -68,3 +68,18 @@ def test_mesh_scenario_map_size_must_be_positive(tmp_path: Path, size: str) -> N
     with pytest.raises(MapFormatError, match=f"map size must be positive, got {size.replace(' ', ' x ')}") as info:
         read_mesh_scenarios(path)
     assert (info.value.path, info.value.line) == (str(path), 3)
+
+
+@pytest.mark.parametrize(("text", "line", "match"), [
+    # a blank line inside the grid: was "expected 2 rows, found 3" at the last row (line 7)
+    ("type octile\nheight 2\nwidth 2\nmap\n..\n\n..\n", 6, "row 1 has 0 characters, expected 2"),
+    ("type octile\r\nheight 2\r\nwidth 2\r\nmap\r\n..\r\n  \r\n..\r\n", 6, r"unknown terrain \[' '\] in row 1"),
+    # a file cut in the middle of a row: was "expected 3 rows, found 2"
+    ("type octile\nheight 3\nwidth 4\nmap\n....\n..", 6, "row 1 has 2 characters, expected 4"),
+])
+def test_a_map_row_cut_or_blank_is_named_at_its_line(tmp_path: Path, text: str, line: int, match: str) -> None:
+    path = tmp_path / "cut.map"
+    path.write_bytes(text.encode("ascii"))
+    with pytest.raises(MapFormatError, match=match) as info:
+        read_map(path)
+    assert (info.value.path, info.value.line) == (str(path), line)
