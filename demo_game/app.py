@@ -43,6 +43,8 @@ GAME_MIN_PX = (640, 240)
 """The smallest game window: room for the HUD over the help (about 600 x 215 px; a map smaller than this
 is drawn in the bottom-left corner)."""
 HUD_LINES = 9
+TILED_SUFFIXES = (".json", ".tmj", ".tmx")
+"""The Tiled maps ``--map`` takes (the others are Moving AI maps), whose ``--layer`` holds the walls."""
 OVERLAYS = ("grid", "paths", "navmesh", "expansions", "help")
 CONTROLS = """\
 left drag: select   right click: move   Tab: switch team   A: select all
@@ -55,7 +57,7 @@ def load_terrain(map_file: str | None, seed: int, layer: str = "walls") -> Terra
     whose tile layer ``layer`` holds the walls."""
     if map_file is None:
         return generate(seed=seed)
-    if FilePath(map_file).suffix.lower() in (".json", ".tmj", ".tmx"):
+    if FilePath(map_file).suffix.lower() in TILED_SUFFIXES:
         from gamenav.adapters.arcade import grid_from_tilemap
 
         _check_tile_images(map_file)
@@ -522,7 +524,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--map", help="a Moving AI .map or Tiled .json/.tmx file, or the name of a map shipped with "
                                       "gamenav such as arena.map (default: the built-in map)")
-    parser.add_argument("--layer", default="walls", help="the Tiled tile layer holding walls (default 'walls')")
+    parser.add_argument("--layer", help="the Tiled tile layer holding walls (default 'walls')")
     parser.add_argument("--agents", type=int, default=400, help=f"number of units, 1..{MAX_AGENTS} (default 400)")
     parser.add_argument("--seed", type=_number(int, 0, True), default=7, help="map and spawn seed (>= 0; default 7)")
     parser.add_argument("--budget", type=_number(float, 0, False), default=1.0,
@@ -546,6 +548,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--agents must be >= 1, got {args.agents}")
     if args.agents > MAX_AGENTS:
         parser.error(f"--agents must be <= {MAX_AGENTS}, got {args.agents}")
+    if args.layer is not None and FilePath(args.map or "").suffix.lower() not in TILED_SUFFIXES:
+        parser.error(f"--layer names the tile layer of a Tiled map (--map FILE.json or FILE.tmx) that holds the walls; "
+                     f"{'the built-in map' if args.map is None else repr(args.map)} has no layers")
     if args.screenshot_frame is not None and not args.screenshot:
         parser.error("--screenshot-frame needs --screenshot (the file that frame is saved to)")
     if args.screenshot_frame is not None and args.screenshot_frame >= args.frames:
@@ -573,7 +578,7 @@ def main(argv: list[str] | None = None) -> int:
         except gamenav.InvalidInputError as exc:
             parser.error(f"--map {map_file!r}: {exc}")
     try:
-        terrain = load_terrain(map_file, args.seed, args.layer)
+        terrain = load_terrain(map_file, args.seed, "walls" if args.layer is None else args.layer)
     except Exception as exc:  # noqa: BLE001 - a malformed map: one line, no traceback
         problem = str(exc) if isinstance(exc, gamenav.GamenavError) else f"{type(exc).__name__}: {exc}"
         print(f"python -m demo_game: cannot load the map {map_file}: {problem}", file=sys.stderr)

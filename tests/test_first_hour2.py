@@ -120,3 +120,18 @@ def test_demo_names_the_missing_tile_images_of_a_tiled_map(tmp_path: Path, name:
            f"{str(tmp_path)!r}): tiles.png" in err and "TypeError" not in err
     (tmp_path / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
     assert load_terrain(str(tmp_path / name), 7).kind.shape == (4, 6)
+
+
+@pytest.mark.parametrize(("args", "named"), [(["--layer", "floor"], "the built-in map"),
+                                             (["--map", "arena.map", "--layer", "floor"], "'arena.map'")])
+def test_demo_refuses_a_layer_of_a_map_without_layers(args: list[str], named: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """``--layer`` of the built-in map or of a Moving AI map was ignored without a word (the run went on
+    with walls the option did not name); it is a usage error, as other options that would be ignored."""
+    from demo_game.app import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["--headless", "--agents", "4", "--frames", "1", *args])
+    assert info.value.code == 2
+    assert ("--layer names the tile layer of a Tiled map (--map FILE.json or FILE.tmx) that holds the walls; "
+            f"{named} has no layers") in capsys.readouterr().err
