@@ -52,9 +52,15 @@ def real_number(value: Any, name: str, expected: str = "a number") -> float:
     """
     if not is_real(value):
         raise InvalidInputError(f"{name} must be {expected}, got {value!r}")
+    return _as_float(value)
+
+
+def _as_float(value: Any) -> float:
+    """A real number (:func:`is_real`) as a float: an int beyond float64 (``2**1100``) is an
+    infinity of its sign."""
     try:
         return float(value)
-    except OverflowError:  # float(2**1100)
+    except OverflowError:
         return math.inf if value > 0 else -math.inf
 
 
@@ -124,9 +130,12 @@ def float_numbers(value: Any, ndmin: int = 0) -> npt.NDArray[np.float64] | None:
     """``value``, an array-like of ints and floats, as a new float64 array of at least ``ndmin``
     dimensions, or None when it holds anything else (strings, bools, also mixed with numbers,
     objects, ragged rows). A longdouble beyond float64 becomes an infinity, without numpy's
-    overflow warning (the callers refuse it as not finite)."""
+    overflow warning (the callers refuse it as not finite); so does an int beyond float64 (numpy
+    holds ints beyond 64 bits as objects: they are numbers too, as for :func:`real_number`)."""
     try:
         raw = np.asarray(value)
+        if raw.dtype.kind == "O" and raw.size and all(map(is_real, raw.flat)):
+            raw = np.array([_as_float(v) for v in raw.flat], dtype=np.float64).reshape(raw.shape)
         if raw.dtype.kind not in "iuf" or holds_bool(value):  # numpy reads [True, 2.5] as [1.0, 2.5]
             return None
         with np.errstate(over="ignore"):

@@ -136,3 +136,25 @@ def test_a_graph_search_gives_its_graph_back(algorithm: str, end: str) -> None:
         del search
         gc.collect()
     assert index._users == 0
+
+
+@pytest.mark.parametrize("big", [10**20, -(2**70)])
+def test_an_int_beyond_64_bits_is_a_number_like_its_float(big: int) -> None:
+    """numpy holds ints beyond 64 bits as objects, and points, origins and sizes made of them
+    were refused as "not numbers" while the same value as a float was taken: now both are
+    taken, or refused, alike."""
+    grid = gamenav.TileGrid.from_strings(["...", "..."])
+    np.testing.assert_array_equal(grid.world_to_cell((big, 0)), grid.world_to_cell((float(big), 0)))
+    np.testing.assert_array_equal(grid.world_to_cell([(0, big), (1, 1)]),
+                                  grid.world_to_cell([(0.0, float(big)), (1.0, 1.0)]))
+    with pytest.raises(gamenav.InvalidInputError) as as_float:
+        gamenav.TileGrid.from_strings(["..."], origin=(float(big), 0.0))
+    with pytest.raises(gamenav.InvalidInputError) as as_int:
+        gamenav.TileGrid.from_strings(["..."], origin=(big, 0))
+    assert str(as_int.value) == str(as_float.value)
+    mesh = gamenav.NavMesh.from_polygons([(0, 0), (4, 0), (4, 4), (0, 4)])
+    with pytest.raises(gamenav.InvalidInputError) as as_float:
+        mesh.locate((float(big), 0.0))
+    with pytest.raises(gamenav.InvalidInputError) as as_int:
+        mesh.locate((big, 0))
+    assert str(as_int.value) == str(as_float.value)  # (beyond MAX_COORDINATE, both)

@@ -270,11 +270,16 @@ def test_a_huge_max_neighbors_is_the_number_of_other_agents(huge: int) -> None:
 ])
 def test_positions_and_sizes_must_be_numbers(name: str, value: object) -> None:
     """Lists of strings or bools were read as numbers (``radius=["0.3"]`` and ``[True]`` taken, while
-    ``"0.3"`` and ``True`` were refused), and an int beyond float64 raised a bare OverflowError."""
+    ``"0.3"`` and ``True`` were refused), and an int beyond float64 raised a bare OverflowError
+    (it is an infinity, refused as not finite, as a scalar ``radius=2**1100`` is)."""
     grid = gamenav.TileGrid(np.ones((5, 5), bool))
     args: dict[str, object] = {"radius": 0.3, "max_speed": 1.0, name: value}
     positions = args.pop("positions", [(1.5, 1.5)])
-    match = "positions must be an" if name == "positions" else f"{name} must be a number > 0 or one per agent"
+    huge = str(2**1100) in repr(value)
+    if name == "positions":
+        match = "positions must be finite" if huge else "positions must be an"
+    else:
+        match = f"{name} must be finite numbers > 0" if huge else f"{name} must be a number > 0 or one per agent"
     with pytest.raises(gamenav.InvalidInputError, match=match):
         gamenav.Crowd(grid, positions, **args)  # type: ignore[arg-type]
     crowd = gamenav.Crowd(grid, [(0.5, 0.5)], radius=0.3, max_speed=1.0)
