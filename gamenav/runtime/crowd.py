@@ -1415,18 +1415,34 @@ class Crowd(Closeable):
         passable = g.passable if passable is None else passable
         out = np.array(cells, np.int64)
         cells = np.clip(cells, 0, (g.width - 1, g.height - 1))
+        most = max(g.width, g.height)
         for k in range(len(out)):
-            x, y = cells[k]
-            for r in range(0, max(g.width, g.height)):
-                y0, y1, x0, x1 = max(y - r, 0), min(y + r + 1, g.height), max(x - r, 0), min(x + r + 1, g.width)
-                ys, xs = np.nonzero(passable[y0:y1, x0:x1])
-                if len(xs):
-                    cand = np.stack([xs + x0, ys + y0], axis=1)
-                    # quartered (exactly), so that no difference or distance of finite points overflows
-                    d = np.hypot(*(0.25 * g.cell_to_world(cand) - 0.25 * points[k]).T)
-                    out[k] = cand[int(np.argmin(d))]
+            for r in range(most):
+                found = self._nearest_within(passable, cells[k], r, points[k])
+                if found is not None:
+                    # a cell r' rings out is at least r' - 1/2 cells from the point, so one nearer than
+                    # the one found (a ring's corner is farther than the next ring's side) lies within
+                    reach = int(min(4.0 * found[1] / g.cell_size + 0.5, most))
+                    nearer = self._nearest_within(passable, cells[k], reach, points[k])
+                    out[k] = nearer[0] if nearer is not None and nearer[1] < found[1] else found[0]
                     break
         return out
+
+    def _nearest_within(self, passable: npt.NDArray[np.bool_], cell: _I64, r: int, point: _F64
+                        ) -> tuple[_I64, float] | None:
+        """The cell of ``passable`` at most ``r`` cells from ``cell`` on each axis whose centre is
+        nearest to ``point``, with that distance quartered; None when there is none."""
+        g = self._grid
+        x, y = cell
+        y0, y1, x0, x1 = max(y - r, 0), min(y + r + 1, g.height), max(x - r, 0), min(x + r + 1, g.width)
+        ys, xs = np.nonzero(passable[y0:y1, x0:x1])
+        if not len(xs):
+            return None
+        cand = np.stack([xs + x0, ys + y0], axis=1)
+        # quartered (exactly), so that no difference or distance of finite points overflows
+        d = np.hypot(*(0.25 * g.cell_to_world(cand) - 0.25 * point).T)
+        best = int(np.argmin(d))
+        return cand[best], float(d[best])
 
     def _plan_radius(self, radius: float) -> float:
         """The ``agent_radius`` grid paths are planned for (0: the plain passable cells)."""

@@ -165,3 +165,21 @@ def test_the_route_of_a_field_agent_follows_the_field_however_long_it_winds() ->
         steps = np.abs(np.diff(route, axis=0)).max(axis=1)
         assert steps.max() <= 2.0  # cell to cell, then a short leg to its slot
         assert route[-1][1] >= 37.0 and len(route) > 200
+
+
+def test_a_goal_on_a_wall_moves_to_the_nearest_free_cell_not_the_nearest_ring() -> None:
+    """The free cells were searched ring by ring (3 x 3, 5 x 5, ...) and the nearest of the first
+    ring holding one was taken: (3, 3), 4.24 cells from the goal (0.5, 0.5), not (0, 4), 4.0 away
+    in the next ring (a ring's corner is farther than the next ring's side)."""
+    walk = np.zeros((6, 6), bool)
+    for x, y in [(3, 3), (3, 4), (2, 4), (1, 4), (0, 4)]:
+        walk[y, x] = True
+    grid = TileGrid(walk)
+    crowd = Crowd(grid, [(3.5, 3.5)], radius=0.3, max_speed=2.0)
+    crowd.move([0], (0.5, 0.5))
+    assert crowd.goals.tolist() == [[0.5, 4.5]]
+    follower = gamenav.Follower(grid, (3.5, 3.5), speed=2.0)
+    follower.move_to((0.5, 0.5))
+    for _ in range(100):
+        follower.update(0.1)
+    assert follower.arrived and follower.position == (0.5, 4.5)
