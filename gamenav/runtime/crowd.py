@@ -936,21 +936,22 @@ class Crowd(Closeable):
         passable, _ = self._grid._kernel_arrays()
         cells = self._cells(members)
         near = self._slot_cost[members] + 1.5 * self._stride
-        steps = [cells]
-        there = field[cells[:, 1], cells[:, 0]] <= near
-        while not there.all():  # (each step lowers the field: at most one per cell)
-            nxt = np.empty_like(cells)
-            descend_field(field, passable, cells, nxt)
-            if np.array_equal(nxt, cells):
-                break
-            steps.append(nxt)
-            cells = nxt
-            there |= field[cells[:, 1], cells[:, 0]] <= near
-        stack = np.stack(steps, axis=1)  # (m, k, 2)
-        values = field[stack[..., 1], stack[..., 0]]
-        stop = values <= near[:, None]
-        ends = np.where(stop.any(axis=1), stop.argmax(axis=1) + 1, stack.shape[1])
-        return [self._grid.cell_to_world(stack[j, 1:ends[j]]).reshape(-1, 2) for j in range(len(members))]
+        going = np.flatnonzero(field[cells[:, 1], cells[:, 0]] > near)
+        who: list[_I64] = []  # the agents (indices into members) that moved at each step, and where to
+        where: list[_I64] = []
+        while len(going):  # (each step lowers the field: at most one per cell)
+            nxt = np.empty((len(going), 2), np.int64)
+            descend_field(field, passable, cells[going], nxt)
+            moved = (nxt != cells[going]).any(axis=1)
+            going, nxt = going[moved], nxt[moved]
+            cells[going] = nxt
+            who.append(going)
+            where.append(nxt)
+            going = going[field[nxt[:, 1], nxt[:, 0]] > near[going]]
+        agent = np.concatenate([np.zeros(0, np.int64), *who])
+        steps = np.concatenate([np.zeros((0, 2), np.int64), *where])[np.argsort(agent, kind="stable")]
+        ends = np.cumsum(np.bincount(agent, minlength=len(members)))[:-1]
+        return np.split(self._grid.cell_to_world(steps).reshape(-1, 2), ends)
 
     # -- orders ---------------------------------------------------------------------------
     def move(self, agents: npt.ArrayLike, target: npt.ArrayLike, *, formation: bool = True) -> None:

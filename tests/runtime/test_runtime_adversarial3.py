@@ -183,3 +183,29 @@ def test_a_goal_on_a_wall_moves_to_the_nearest_free_cell_not_the_nearest_ring() 
     for _ in range(100):
         follower.update(0.1)
     assert follower.arrived and follower.position == (0.5, 4.5)
+
+
+def test_tracing_field_routes_steps_only_the_agents_still_descending(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every agent was stepped (and stacked) as long as the longest route: memory and work of
+    agents x longest route (16 GB for 2000 units on a big maze with one far away)."""
+    from gamenav.runtime import crowd as crowd_module
+
+    walk = np.ones((41, 12), bool)
+    walk[1::4, :-1] = False
+    walk[3::4, 1:] = False
+    grid = TileGrid(walk)
+    starts = [(0.5, 0.5)] + [(0.5 + k % 12, 40.5 - 2 * (k // 12)) for k in range(15)]  # one far, 15 by the target
+    crowd = Crowd(grid, starts, radius=0.3, max_speed=3.0, flow_threshold=4)
+    crowd.move(crowd.ids, (11.5, 40.5))
+    stepped = [0]
+    descend = crowd_module.descend_field
+
+    def counting(field: np.ndarray, passable: np.ndarray, cells: np.ndarray, out: np.ndarray) -> None:
+        stepped[0] += len(cells)
+        descend(field, passable, cells, out)
+
+    monkeypatch.setattr(crowd_module, "descend_field", counting)
+    routes = crowd.remaining_paths(crowd.ids)
+    assert len(routes[0]) > 200  # the far one winds through the maze
+    traced = sum(len(route) - 2 for route in routes)  # (less its position and its goal)
+    assert stepped[0] <= traced + len(crowd)
