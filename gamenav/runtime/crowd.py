@@ -231,7 +231,8 @@ def _per_agent(value: Any, n: int, name: str, most: float = math.inf) -> _F64 | 
     bad = ~(np.isfinite(arr) & (arr > 0) & (arr <= most))
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise InvalidInputError(f"{name} must be finite numbers > 0 (at most {most:g}); agent {k} has {arr[k]!r}")
+        limit = "" if most == math.inf else f" (at most {most:g})"
+        raise InvalidInputError(f"{name} must be finite numbers > 0{limit}; agent {k} has {arr[k]!r}")
     return arr
 
 
@@ -305,10 +306,10 @@ def _path_options(value: Any) -> dict[str, Any]:
 
 
 def _numbers(values: Any) -> _F64:
-    """``values`` as a float64 array (:func:`float_numbers`: a long double beyond float64 is inf,
-    refused by the callers, without numpy's overflow warning); raises TypeError for strings,
-    bools, objects and ints beyond float64, which ``np.array(values, np.float64)`` would read as
-    numbers (or overflow on)."""
+    """``values`` as a float64 array (:func:`float_numbers`: a long double or an int beyond
+    float64 is inf, refused by the callers, without numpy's overflow warning); raises TypeError
+    for anything but numbers (strings, bools, objects, ragged rows), which
+    ``np.array(values, np.float64)`` would read as numbers or fail on."""
     numbers = float_numbers(values)
     if numbers is None:
         raise TypeError

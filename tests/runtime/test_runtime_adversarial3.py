@@ -209,3 +209,13 @@ def test_tracing_field_routes_steps_only_the_agents_still_descending(monkeypatch
     assert len(routes[0]) > 200  # the far one winds through the maze
     traced = sum(len(route) - 2 for route in routes)  # (less its position and its goal)
     assert stepped[0] <= traced + len(crowd)
+
+
+@pytest.mark.parametrize(("radius", "speed", "message"), [
+    ([0.3, -1.0], 1.0, r"radius must be finite numbers > 0; agent 1 has -1\.0$"),
+    ([0.3, 0.3], [1.0, 2e9], r"max_speed must be finite numbers > 0 \(at most 1e\+09\); agent 1 has 2000000000\.0$"),
+])
+def test_per_agent_sizes_name_a_limit_only_where_there_is_one(radius: object, speed: object, message: str) -> None:
+    """A bad radius among several was refused as 'radius must be finite numbers > 0 (at most inf)'."""
+    with pytest.raises(InvalidInputError, match=message):
+        Crowd(TileGrid.from_strings(["......"]), [(0.5, 0.5), (1.5, 0.5)], radius=radius, max_speed=speed)
