@@ -933,7 +933,8 @@ class Crowd(Closeable):
         return _WAITING if i in self._requests or i in self._backlog else _NO_ROUTE
 
     def _trace(self, field: _F64, members: _Idx) -> list[_F64]:
-        """World points of the field descent of each agent until it would switch to its slot."""
+        """World points of the field descent of each agent until it would switch to its slot,
+        then of the way on to its slot's cell (:meth:`_way_to_slot`)."""
         passable, _ = self._grid._kernel_arrays()
         cells = self._cells(members)
         near = self._slot_cost[members] + 1.5 * self._stride
@@ -952,7 +953,25 @@ class Crowd(Closeable):
         agent = np.concatenate([np.zeros(0, np.int64), *who])
         steps = np.concatenate([np.zeros((0, 2), np.int64), *where])[np.argsort(agent, kind="stable")]
         ends = np.cumsum(np.bincount(agent, minlength=len(members)))[:-1]
-        return np.split(self._grid.cell_to_world(steps).reshape(-1, 2), ends)
+        descents = np.split(self._grid.cell_to_world(steps).reshape(-1, 2), ends)
+        goals = self._grid.world_to_cell(self._goal[members])
+        return [np.concatenate([d, self._way_to_slot(passable, c, g)])
+                for d, c, g in zip(descents, cells, goals, strict=True)]
+
+    def _way_to_slot(self, passable: npt.NDArray[np.bool_], cell: _I64, goal: _I64) -> _F64:
+        """World waypoints between ``cell``, where a field agent stops descending, and ``goal``,
+        its slot's cell (both ends left out): none when the line between them is clear (it walks
+        straight), else the line-of-sight waypoints of a grid path, as it then asks for a path
+        round what is in the way (none either when there is no such path)."""
+        h, w = passable.shape
+        x, y = int(goal[0]), int(goal[1])
+        if not (0 <= x < w and 0 <= y < h and passable[y, x]) or (x, y) == (int(cell[0]), int(cell[1])):
+            return np.zeros((0, 2))
+        import gamenav
+
+        way = gamenav.find_path(self._grid, (int(cell[0]), int(cell[1])), (x, y), diagonal=self._diagonal,
+                                smooth=True)
+        return way.points[1:-1]
 
     # -- orders ---------------------------------------------------------------------------
     def move(self, agents: npt.ArrayLike, target: npt.ArrayLike, *, formation: bool = True) -> None:
