@@ -93,7 +93,7 @@ class PathRequest(NotCopyable):
         self._on_done = on_done
         self._queue = weakref.ref(queue)  # (weak: the queue holds its requests; a dropped queue goes at once)
         self._clock = queue._clock
-        self._job: _Job | None = None
+        self._job: weakref.ref[_Job] | None = None  # (weak too: a dropped queue's jobs go with it)
         self._status = PathStatus.IN_PROGRESS
         self._path = _PENDING
         self._footprint: npt.NDArray[np.int64] | None = None  # of its quick path on a grid, while held
@@ -179,7 +179,7 @@ class _Job:
     theirs, held by ``top`` of them (so that cancelling one of thousands costs O(1), not a scan)."""
 
     __slots__ = ("query", "search", "requests", "score", "top", "seq", "changes", "alive", "rate",
-                 "checked", "stepping")
+                 "checked", "stepping", "__weakref__")
 
     def __init__(self, query: Query, score: float, seq: int, checked: int) -> None:
         self.query = query
@@ -614,7 +614,7 @@ class PathQueue(Closeable):
             self._counts["shared"] += 1
         if job.add(req):
             self._push(job)
-        req._job = job
+        req._job = weakref.ref(job)
         self._pending += 1
         if self._closed:  # by code its search's start ran: cancelled, as close() cancels the others
             req.cancel()
@@ -1124,7 +1124,7 @@ class PathQueue(Closeable):
             self._answered.append(req)
 
     def _cancel(self, req: PathRequest) -> None:
-        job = req._job
+        job = None if req._job is None else req._job()
         if job is None or not job.alive:  # answered, or being answered (a __del__ run meanwhile)
             return
         req._cancelled()

@@ -614,7 +614,7 @@ def test_a_request_cancelled_while_a_kernel_steps_its_search_keeps_the_workspace
     borrowed: list[bool] = []
 
     def stepping(*args: Any) -> Any:
-        job = req._job
+        job = req._job and req._job()  # (held weakly)
         if not borrowed and job is not None and args[17] is job.search._ws.g:  # (its workspace's g)
             canceller = threading.Thread(target=req.cancel)
             canceller.start()

@@ -1,0 +1,55 @@
+"""Copies, pickles and lifetimes of gamenav's public objects, second round."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from gamenav import PathQueue, PathStatus, TileGrid
+
+
+@pytest.fixture
+def no_collector() -> Iterator[None]:
+    """Run the test with the garbage collector off: objects must go by reference counting."""
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@pytest.mark.parametrize("quick", [0, 3])
+def test_a_dropped_queue_with_pending_requests_frees_their_worlds_and_searches(no_collector: None,
+                                                                               quick: int) -> None:
+    """A pending request and its job held each other (request -> job -> requests): once the queue
+    was dropped they stayed in a cycle with the job's search and its world, so a dropped level
+    (grid and queue) stayed in memory until a garbage collection."""
+    grid = TileGrid(np.ones((20, 30), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=1)
+    queue.request(grid, (0, 0), (29, 19), quick_expansions=quick)
+    queue.request(grid, (1, 0), (29, 19))
+    queue.update()
+    world, held = weakref.ref(grid), weakref.ref(queue)
+    del queue, grid
+    assert held() is None and world() is None
+
+
+def test_a_request_held_after_its_queue_is_dropped_keeps_only_its_world(no_collector: None) -> None:
+    grid = TileGrid(np.ones((20, 30), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=1)
+    req = queue.request(grid, (0, 0), (29, 19))
+    queue.update()
+    del queue
+    assert req.world is grid and req.status is PathStatus.IN_PROGRESS
+    req.cancel()
+    assert req.status is PathStatus.CANCELLED
+    world = weakref.ref(grid)
+    del grid, req
+    assert world() is None
