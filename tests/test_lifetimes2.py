@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from gamenav import PathQueue, PathStatus, TileGrid
+from gamenav import PathQueue, PathRequest, PathStatus, TileGrid
 
 
 @pytest.fixture
@@ -53,3 +53,19 @@ def test_a_request_held_after_its_queue_is_dropped_keeps_only_its_world(no_colle
     world = weakref.ref(grid)
     del grid, req
     assert world() is None
+
+
+def test_path_requests_can_be_held_weakly(no_collector: None) -> None:
+    """``weakref.ref(request)`` raised "cannot create weak reference to 'PathRequest' object", so a
+    game could not keep its requests in a ``weakref.WeakSet`` or watch them with ``weakref.finalize``."""
+    grid = TileGrid(np.ones((5, 5), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=100)
+    watched: weakref.WeakSet[PathRequest] = weakref.WeakSet()
+    req = queue.request(grid, (0, 0), (4, 4))
+    watched.add(req)
+    gone: list[str] = []
+    weakref.finalize(req, gone.append, "freed")
+    queue.update()
+    assert [r.status for r in watched] == [PathStatus.FOUND]
+    del req
+    assert not watched and gone == ["freed"]

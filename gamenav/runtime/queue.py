@@ -82,7 +82,7 @@ class PathRequest(NotCopyable):
     """
 
     __slots__ = ("world", "start", "goal", "priority", "_on_done", "_queue", "_clock", "_job", "_status",
-                 "_path", "_frame", "_waited", "_score", "_footprint")
+                 "_path", "_frame", "_waited", "_score", "_footprint", "__weakref__")
 
     def __init__(self, queue: PathQueue, query: Query, priority: float,
                  on_done: Callable[[PathRequest], Any] | None, score: float) -> None:
