@@ -1022,12 +1022,12 @@ class Crowd(Closeable):
                 radius = 0.0
         if use_field:
             field = self._planned(tcell, radius, snap)
-        else:
-            field = _distance_field(self._grid, tcell[None, :], self._slot_budget(count), radius, snapshot=snap)
-        slots = self._pick_slots(field, tcell, count)
-        slots = np.resize(slots, (len(idx), 2))
-        order = self._assign(idx, slots, tcell, field if use_field else None)
-        slots = slots[order]
+            slots, slot_cost = self._slots(idx, field, tcell, count, True)
+        elif count > 1:
+            slots, slot_cost = self._slots(idx, _distance_field(self._grid, tcell[None, :], self._slot_budget(count),
+                                                                radius, snapshot=snap), tcell, count, False)
+        else:  # one slot: the target's cell, the field's only 0 (no field of the map planned for it)
+            slots, slot_cost = np.repeat(tcell[None, :], len(idx), axis=0), np.zeros(len(idx))
         goals = self._grid.cell_to_world(slots)
         px, py = self._grid.world_to_cell(point).tolist()
         if not formation and self._grid.in_bounds(px, py) and snap.passable[py, px]:
@@ -1043,7 +1043,7 @@ class Crowd(Closeable):
         for i in idx.tolist():
             self._routes.pop(i, None)
         self._goal[idx] = goals
-        self._slot_cost[idx] = field[slots[:, 1], slots[:, 0]]
+        self._slot_cost[idx] = slot_cost
         self._orders += 1
         self._order[idx] = self._orders
         self._arrived[idx] = False
@@ -1474,6 +1474,13 @@ class Crowd(Closeable):
 
     def _slot_budget(self, count: int) -> float:
         return (math.sqrt(count) * self._stride + 4.0) * 2.0
+
+    def _slots(self, idx: _Idx, field: _F64, tcell: _I64, count: int, grouped: bool) -> tuple[_I64, _F64]:
+        """The goal cells of agents ``idx`` ordered to ``tcell``: :meth:`_pick_slots` of ``field`` (a
+        group order's when ``grouped``) shared out by :meth:`_assign`, and their values in ``field``."""
+        slots = np.resize(self._pick_slots(field, tcell, count), (len(idx), 2))
+        slots = slots[self._assign(idx, slots, tcell, field if grouped else None)]
+        return slots, field[slots[:, 1], slots[:, 0]]
 
     def _pick_slots(self, field: _F64, tcell: _I64, count: int) -> _I64:
         """The ``count`` reachable cells nearest to ``tcell`` on a lattice of ``stride`` cells."""
