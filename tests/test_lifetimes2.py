@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import gc
+import pickle
 import weakref
 from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
-from gamenav import PathQueue, PathRequest, PathStatus, TileGrid
+from gamenav import NavMesh, NavMeshSearch, PathQueue, PathRequest, PathStatus, TileGrid, find_path
 
 
 @pytest.fixture
@@ -69,3 +70,38 @@ def test_path_requests_can_be_held_weakly(no_collector: None) -> None:
     assert [r.status for r in watched] == [PathStatus.FOUND]
     del req
     assert not watched and gone == ["freed"]
+
+
+def _out_of_band(obj: object, writable: bool) -> object:
+    """``obj`` through pickle protocol 5 with out-of-band buffers (as shared-memory transports
+    hand them: ``bytes`` are read-only), and the buffers, which their owner may write later."""
+    buffers: list[pickle.PickleBuffer] = []
+    data = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
+    raw = [bytearray(b.raw()) if writable else bytes(b.raw()) for b in buffers]
+    return pickle.loads(data, buffers=raw), raw
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_a_navmesh_search_unpickled_from_read_only_buffers_resumes(exact: bool) -> None:
+    """A search unpickled over read-only out-of-band buffers had read-only work arrays: its next
+    ``step()`` raised numba's TypingError ("No implementation of function setitem ... readonly
+    array") after trying to compile the kernels for them; it now owns arrays as writable as the
+    original's and ends on the one-shot path, bit for bit."""
+    walk = np.ones((30, 30), bool)
+    walk[5:25, 15] = False
+    mesh = NavMesh.from_grid(TileGrid(walk))
+    search = NavMeshSearch(mesh, (0.5, 0.5), (29.5, 29.5), exact=exact)
+    search.step(2)
+    for writable in (False, True):
+        twin, raw = _out_of_band(search, writable)
+        assert isinstance(twin, NavMeshSearch)
+        if writable:
+            for buffer in raw:
+                assert isinstance(buffer, bytearray)
+                buffer[:] = bytes(len(buffer))  # the owner reuses its buffers: the search has its own
+        while not twin.status.done:
+            twin.step(5)
+        one_shot = find_path(mesh, (0.5, 0.5), (29.5, 29.5), exact=exact)
+        assert twin.result().status is PathStatus.FOUND and twin.result().cost == one_shot.cost
+        assert np.array_equal(twin.result().points, one_shot.points)
+    assert search.status is PathStatus.IN_PROGRESS and search.expanded == 2

@@ -373,6 +373,30 @@ class NavMeshSearch:
         dup = memo[id(self)] = self.__copy__()
         return dup
 
+    def __getstate__(self) -> tuple[dict[str, Any], frozenset[str]]:
+        """Pickle state: the attributes and the names of the read-only arrays (``_k.<name>`` for
+        the mesh state's)."""
+        arrays = [(name, a) for name, a in self.__dict__.items() if isinstance(a, np.ndarray)]
+        arrays += [(f"_k.{name}", a) for name, a in self.__dict__.get("_k", {}).items()]
+        return self.__dict__, frozenset(name for name, a in arrays if not a.flags.writeable)
+
+    def __setstate__(self, state: tuple[dict[str, Any], frozenset[str]]) -> None:
+        """Unpickle with arrays of its own, as writable as the original's: pickle protocol 5 may
+        hand out arrays over buffers that are read-only (the kernels cannot write their work
+        arrays) or that their owner writes later."""
+        attrs, readonly = state
+
+        def own(name: str, value: Any) -> Any:
+            if not isinstance(value, np.ndarray):
+                return value
+            array = np.array(value)
+            array.flags.writeable = name not in readonly  # (the kernels were compiled for these flags)
+            return array
+
+        self.__dict__.update({name: own(name, value) for name, value in attrs.items()})
+        if "_k" in attrs:
+            self._k = {name: own(f"_k.{name}", a) for name, a in attrs["_k"].items()}
+
     # -- internals ------------------------------------------------------------------------
     def _finish(self, path: Path) -> None:
         self._result = path
