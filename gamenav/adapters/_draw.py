@@ -23,7 +23,7 @@ def clip_polyline(points: npt.NDArray[np.float64], lo: npt.ArrayLike, hi: npt.Ar
     diagonal one was lost) and cut a leg between far points where its rounding put it (the leg
     from (-1e20, -5e19) to (1e20, 5e19) through y = 0 at x = 101, not y = 50.5)."""
     low, high = np.asarray(lo, np.float64), np.asarray(hi, np.float64)
-    inside = ((points >= low) & (points <= high)).all(axis=1)
+    inside = np.asarray(((points >= low) & (points <= high)).all(axis=1))
     if inside.all():
         return [points]
     a, b = points[:-1], points[1:]

@@ -227,8 +227,7 @@ def stadiums(segs: npt.NDArray[np.float64], radius: float) -> npt.NDArray[np.obj
     ends = np.repeat(np.stack([b, a], axis=1), 2 * QUAD_SEGS, axis=1)  # (s, 4 * QUAD_SEGS, 2)
     grow = grown_radius(radius)
     corners = ends + grow * (_CAPS[None, :, :1] * d[:, None, :] + _CAPS[None, :, 1:] * n[:, None, :])
-    out: npt.NDArray[np.object_] = shapely.polygons(corners)
-    return out
+    return np.asarray(shapely.polygons(corners), dtype=object)
 
 
 def _shrink(free: BaseGeometry, radius: float) -> BaseGeometry:
