@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 _S = TypeVar("_S", bound=np.generic)
+_T = TypeVar("_T")
 
 
 def frozen(array: npt.NDArray[_S]) -> npt.NDArray[_S]:
@@ -19,3 +21,10 @@ def frozen(array: npt.NDArray[_S]) -> npt.NDArray[_S]:
     """
     view: npt.NDArray[_S] = np.asarray(array.data.toreadonly())
     return view
+
+
+def rebuilt(cls: Callable[..., _T], *args: Any) -> _T:
+    """``cls(*args)`` with each array argument that does not own its memory copied first: the
+    unpickle helper of records with read-only arrays (an array unpickled from pickle protocol 5's
+    out-of-band buffers views a buffer that its owner may write later)."""
+    return cls(*(np.array(a) if isinstance(a, np.ndarray) and not a.flags.owndata else a for a in args))

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
+
+from gamenav._arrays import rebuilt
 
 __all__ = ["Cell", "Path", "PathStatus", "Point", "Search"]
 
@@ -80,11 +83,11 @@ class Path:
         for name in ("cells", "points", "corridor"):
             getattr(self, name).flags.writeable = False
 
-    def __reduce__(self) -> tuple[type[Path], tuple[object, ...]]:
+    def __reduce__(self) -> tuple[Callable[..., Path], tuple[object, ...]]:
         """Pickle and copy through the constructor, so the arrays are read-only again after a
-        round trip (pickle and ``deepcopy`` rebuild them writable)."""
-        return type(self), (self.status, self.cost, self.cells, self.points, self.expanded,
-                            self.corridor)
+        round trip (pickle and ``deepcopy`` rebuild them writable) and own their memory."""
+        return rebuilt, (type(self), self.status, self.cost, self.cells, self.points, self.expanded,
+                         self.corridor)
 
     @classmethod
     def none(cls, status: PathStatus = PathStatus.NO_PATH, *, expanded: int = 0) -> Path:

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from gamenav import NavMesh, NavMeshSearch, PathQueue, PathRequest, PathStatus, TileGrid, find_path
+from gamenav import GridChange, NavMesh, NavMeshSearch, Path, PathQueue, PathRequest, PathStatus, TileGrid, find_path
+from gamenav.navmesh.dynamic import NavMeshChange
 
 
 @pytest.fixture
@@ -105,3 +106,33 @@ def test_a_navmesh_search_unpickled_from_read_only_buffers_resumes(exact: bool) 
         assert twin.result().status is PathStatus.FOUND and twin.result().cost == one_shot.cost
         assert np.array_equal(twin.result().points, one_shot.points)
     assert search.status is PathStatus.IN_PROGRESS and search.expanded == 2
+
+
+def _records() -> list[object]:
+    """A grid path, a navmesh path, a GridChange and a NavMeshChange (each with arrays)."""
+    grid = TileGrid.from_strings(["......", ".##...", "......"])
+    mesh = NavMesh.from_grid(grid)
+    heard: list[object] = []
+    grid.subscribe(heard.append)
+    mesh.subscribe(heard.append)
+    grid.set_walkable((5, 0), False)
+    mesh.add_obstacle([(0.1, 2.1), (0.9, 2.1), (0.9, 2.9)])
+    return [find_path(grid, (0, 0), (5, 2)), find_path(mesh, (0.5, 0.5), (5.5, 2.5)), *heard]
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_records_unpickled_from_out_of_band_buffers_own_their_arrays(index: int) -> None:
+    """Paths and change records unpickled from pickle protocol 5's out-of-band buffers kept their
+    arrays over those buffers: the documented read-only cells, points and cell lists changed when
+    the buffers' owner wrote them (a path's cells went to (0, 0) everywhere)."""
+    record = _records()[index]
+    names = {Path: ("cells", "points", "corridor"), GridChange: ("blocked", "opened", "passable"),
+             NavMeshChange: ("removed", "added")}[type(record)]
+    twin, raw = _out_of_band(record, writable=True)
+    assert type(twin) is type(record) and raw
+    for buffer in raw:
+        assert isinstance(buffer, bytearray)
+        buffer[:] = bytes(len(buffer))
+    for name in names:
+        array = getattr(twin, name)
+        assert np.array_equal(array, getattr(record, name)) and not array.flags.writeable

@@ -41,7 +41,7 @@ from collections.abc import Callable, Mapping, Sequence, Set
 import numpy as np
 import numpy.typing as npt
 
-from gamenav._arrays import frozen
+from gamenav._arrays import frozen, rebuilt
 from gamenav._events import CopyState, Listeners, Unsubscribe, added_state, without
 from gamenav._kernels import announce_compile
 from gamenav._kernels.components import label_components
@@ -94,11 +94,11 @@ class GridChange:
         for array in (self.blocked, self.opened, self.cost_raised, self.cost_lowered, self.passable):
             array.flags.writeable = False
 
-    def __reduce__(self) -> tuple[type[GridChange], tuple[object, ...]]:
+    def __reduce__(self) -> tuple[Callable[..., GridChange], tuple[object, ...]]:
         """Pickle and copy through the constructor, so the arrays are read-only again after a
-        round trip (pickle and ``deepcopy`` rebuild them writable)."""
-        return type(self), (self.version, self.blocked, self.opened, self.cost_raised, self.cost_lowered,
-                            self.passable)
+        round trip (pickle and ``deepcopy`` rebuild them writable) and own their memory."""
+        return rebuilt, (type(self), self.version, self.blocked, self.opened, self.cost_raised,
+                         self.cost_lowered, self.passable)
 
     @property
     def worsened(self) -> npt.NDArray[np.int64]:

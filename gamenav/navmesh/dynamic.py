@@ -56,7 +56,7 @@ import shapely
 import shapely.errors
 from shapely.geometry.base import BaseGeometry
 
-from gamenav._arrays import frozen
+from gamenav._arrays import frozen, rebuilt
 from gamenav._kernels import announce_compile
 from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, reindex, relabel,
                                       split_groups, stitch, tri_cells)
@@ -109,11 +109,11 @@ class NavMeshChange:
             if array is not None:
                 array.flags.writeable = False
 
-    def __reduce__(self) -> tuple[type[NavMeshChange], tuple[object, ...]]:
+    def __reduce__(self) -> tuple[Callable[..., NavMeshChange], tuple[object, ...]]:
         """Pickle and copy through the constructor, so the arrays are read-only again after a
-        round trip (pickle and ``deepcopy`` rebuild them writable)."""
-        return type(self), (self.version, self.bounds, self.removed, self.added, self.opened, self.blocked,
-                            self.remap)
+        round trip (pickle and ``deepcopy`` rebuild them writable) and own their memory."""
+        return rebuilt, (type(self), self.version, self.bounds, self.removed, self.added, self.opened,
+                         self.blocked, self.remap)
 
 
 class _Buffer:
