@@ -635,6 +635,7 @@ class Crowd(Closeable):
         if len(rows) == 0:
             return
         self._cancel(rows)
+        orders = np.unique(self._order[rows])
         keep = np.ones(len(self), bool)
         keep[rows] = False
         new_row = np.full(len(self), -1, np.int64)
@@ -652,6 +653,7 @@ class Crowd(Closeable):
         self._requests.update(requests)
         self._backlog = remap(self._backlog)
         self._routes = remap(self._routes)
+        self._forget_orders(orders)
         self._drop_unused_fields()
         self._sizes_changed()
 
@@ -1045,6 +1047,7 @@ class Crowd(Closeable):
         self._goal[idx] = goals
         self._slot_cost[idx] = slot_cost
         self._orders += 1
+        replaced = np.unique(self._order[idx])
         self._order[idx] = self._orders
         self._arrived[idx] = False
         self._failed[idx] = False
@@ -1080,8 +1083,7 @@ class Crowd(Closeable):
             self._mode[idx] = IDLE
             self._request(idx)
         self._drop_unused_fields()
-        live = set(np.unique(self._order).tolist())
-        self._given = {o: r for o, r in self._given.items() if o in live}
+        self._forget_orders(replaced)
         self._given[self._orders] = record
         if use_field:
             # planned fields kept: this order's (given again once arrived, it is planned alike) and the live groups'
@@ -1110,6 +1112,13 @@ class Crowd(Closeable):
         if number is None or self._given.get(number) != record:
             return False
         return not self._failed[idx].all() if record[3] else self._on_paths(idx)
+
+    def _forget_orders(self, numbers: _I64) -> None:
+        """Forget the records of the orders ``numbers`` that no agent carries out any more (only the
+        orders of the agents given another or removed: every order's record was swept, work quadratic
+        in the orders given one agent at a time)."""
+        for number in numbers[~np.isin(numbers, self._order)].tolist():
+            self._given.pop(number, None)
 
     def _one_order(self, idx: _Idx) -> int | None:
         """The number of the order whose agents are exactly ``idx`` (None: there is none)."""
