@@ -7,6 +7,7 @@ times the step length (1 orthogonally, sqrt(2) diagonally).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import math
 import threading
@@ -14,7 +15,7 @@ import weakref
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -60,7 +61,8 @@ class SearchWorkspace:
 
     Each search bumps the generation instead of clearing the arrays, so reusing a workspace
     costs nothing per query. A workspace serves one running search at a time: starting a new
-    search on it takes it over, and the previous (unfinished) search then refuses to ``step``.
+    search on it takes it over, and the previous (unfinished) search then refuses to ``step``;
+    starting or stepping a search on it while another thread steps one there is refused too.
     Searches created without ``workspace=`` borrow one from a pool and give it back when they
     finish, are cancelled or are dropped unfinished. The pool keeps at most 4 workspaces per
     grid shape and :data:`POOL_MAX_BYTES` in total (least recently returned go first), and
@@ -105,6 +107,7 @@ class SearchWorkspace:
         self._heap: _Heap | None = None
         self._stamp = 0
         self._owner: object | None = None  # a token of the running search, never the search
+        self._busy = threading.Lock()  # held while a search sets up or runs on the arrays
 
     @property
     def nbytes(self) -> int:
@@ -122,10 +125,32 @@ class SearchWorkspace:
                           np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32))
         return self._heap
 
+    @contextlib.contextmanager
+    def _using(self, owner: object | None = None) -> Iterator[None]:
+        """Hold the arrays for one search's set-up or step (``owner``: its token, which must still
+        hold the workspace; None: a search taking it over).
+
+        Raises:
+            InvalidInputError: a search in another thread is using the workspace (two kernels on
+                the same arrays corrupt both searches), or ``owner`` no longer holds it.
+        """
+        if not self._busy.acquire(blocking=False):
+            raise InvalidInputError(
+                "this SearchWorkspace is in use by a search running in another thread; give each "
+                "concurrent search its own workspace")
+        try:
+            if owner is not None and self._owner is not owner:
+                raise InvalidInputError(
+                    "this search's SearchWorkspace was taken over by a newer search; give each "
+                    "concurrent search its own workspace")
+            yield
+        finally:
+            self._busy.release()
+
     def _begin(self, owner: object, nodes: npt.NDArray[np.int64], monotone: bool) -> npt.NDArray[np.int64]:
         """Take the workspace for ``owner`` (a token that must not reference the search, so a
         dropped search is freed by reference counting) and open ``nodes`` (sorted, unique) with
-        g = 0.
+        g = 0 (inside :meth:`_using` if the caller did not borrow it from the pool).
 
         Returns the kernels' ``istate`` (see :mod:`gamenav._kernels.grid_search`).
         """
@@ -206,7 +231,8 @@ class _WorkspacePool:
                 self._alive[shape] = self._alive.get(shape, 0) + 1
                 weakref.finalize(grid, self._grid_gone, shape)
             self._settle()
-            same = [key for key, spare in self._spare.items() if spare.shape == shape]
+            # (not one a kernel still runs on: a search cancelled from another thread gave it back)
+            same = [key for key, spare in self._spare.items() if spare.shape == shape and not spare._busy.locked()]
             if same:
                 return self._take(same[-1])
         return SearchWorkspace(shape)
@@ -799,10 +825,11 @@ class GridSearch(NotCopyable):
         ws = req.workspace if req.workspace is not None else _pool.borrow(grid)
         self._ws = ws
         start_node = np.array([(sy + 1) * stride + sx + 1], dtype=np.int64)
-        self._istate = ws._begin(self._token, start_node, self._monotone)
-        if self._plus is not None:
-            self._plus.begin(int(self._istate[0]), int(start_node[0]), _octile(sx - gx, sy - gy),
-                             ws.rkey)
+        with ws._using():
+            self._istate = ws._begin(self._token, start_node, self._monotone)
+            if self._plus is not None:
+                self._plus.begin(int(self._istate[0]), int(start_node[0]), _octile(sx - gx, sy - gy),
+                                 ws.rkey)
         self._fstate = np.array([np.inf, np.inf], dtype=np.float64)
 
     def __del__(self) -> None:
@@ -874,15 +901,22 @@ class GridSearch(NotCopyable):
                 return self._status
             self._open(req, state, True)  # the graph could not answer: A*
         ws = self._ws
-        if ws is None or ws._owner is not self._token:
-            raise InvalidInputError(
-                "this search's SearchWorkspace was taken over by a newer search; give each "
-                "concurrent search its own workspace")
+        if ws is None:  # set whenever the search is running
+            raise RuntimeError(f"{self!r} lost its workspace while running")
+        announce_compile("grid search", *KERNELS)
+        with ws._using(self._token):  # refused if taken over, or in use in another thread
+            end = self._run(ws, budget)
+        if end is not None:  # the workspace is let go (maybe to the pool) only after its use
+            self._finish_with(*end)
+        return self._status
+
+    def _run(self, ws: SearchWorkspace, budget: int) -> tuple[PathStatus, npt.NDArray[np.int64] | None, float] | None:
+        """Step the kernel on ``ws`` (held); the search's end (status, cells, cost), or None while
+        it runs on."""
         pad, moves, htable = self._pad, self._moves, self._htable
         if pad is None or moves is None or htable is None:  # set whenever the search is running
             raise RuntimeError(f"{self!r} lost its kernel arrays while running")
         gx, gy = self._goal[0] + 1, self._goal[1] + 1
-        announce_compile("grid search", *KERNELS)
         hf, hg, hn, pos = _NO_HEAP if self._monotone else ws.heap
         plus = self._plus
         if plus is not None:  # JPS+ (gamenav.grid.jump_plus): same costs as online JPS
@@ -899,13 +933,12 @@ class GridSearch(NotCopyable):
                 self._fstate)
             self._expanded = int(self._istate[2])
         if code == _k.FOUND:
-            self._finish_at(ws, self._goal_node, PathStatus.FOUND)
-        elif code == _k.EXHAUSTED:
+            return self._traced(ws, self._goal_node, PathStatus.FOUND)
+        if code == _k.EXHAUSTED:
             if self._track_best:
-                self._finish_at(ws, int(self._istate[3]), PathStatus.PARTIAL)
-            else:  # cannot happen: reachability was checked with the island labels
-                self._finish_with(PathStatus.NO_PATH)
-        return self._status
+                return self._traced(ws, int(self._istate[3]), PathStatus.PARTIAL)
+            return PathStatus.NO_PATH, None, math.inf  # cannot happen: reachability was checked (islands)
+        return None
 
     def cancel(self) -> None:
         """Stop the search: status CANCELLED and an empty result (no effect once done)."""
@@ -938,11 +971,23 @@ class GridSearch(NotCopyable):
         ws = self._ws
         if self._status.done or (ws is not None and ws._owner is not self._token):
             return self.result()
-        closed = np.flatnonzero(ws.mark == self._istate[0] + 1) if ws is not None else ()
-        if ws is None or len(closed) == 0:  # (an hpa search before its step)
+        best = None
+        if ws is not None:
+            with ws._using(self._token):
+                best = self._best_so_far(ws)
+        if best is None:  # (an hpa search before its step)
             cells = np.array([self._start], dtype=np.int64)
             return Path(status=PathStatus.PARTIAL, cost=0.0, cells=cells,
                         points=_centres(self._grid, cells), expanded=self._expanded)
+        return Path(status=PathStatus.PARTIAL, cost=best[1], cells=best[0],
+                    points=_centres(self._grid, best[0]), expanded=self._expanded)
+
+    def _best_so_far(self, ws: SearchWorkspace) -> tuple[npt.NDArray[np.int64], float] | None:
+        """The cells and cost of :meth:`partial_result`'s path, read from ``ws`` (held); None
+        before the first expansion."""
+        closed = np.flatnonzero(ws.mark == self._istate[0] + 1)
+        if len(closed) == 0:
+            return None
         ys, xs = np.divmod(closed, self._stride)
         dx = np.abs(xs - (self._goal[0] + 1))
         dy = np.abs(ys - (self._goal[1] + 1))
@@ -955,13 +1000,13 @@ class GridSearch(NotCopyable):
         # a binary-heap search may since have reopened a cell on the way to ``node`` (a cheaper
         # parent chain, g[node] not yet lowered): the cost is that of the cells traced
         cost = float(ws.g[node]) if self._monotone or self._pad is None else _cells_cost(cells, self._pad)
-        return Path(status=PathStatus.PARTIAL, cost=cost, cells=cells,
-                    points=_centres(self._grid, cells), expanded=self._expanded)
+        return cells, cost
 
     # -- internals ------------------------------------------------------------------------
-    def _finish_at(self, ws: SearchWorkspace, node: int, status: PathStatus) -> None:
-        cells = _k.trace_path(ws.parent, node, self._stride)
-        self._finish_with(status, cells, float(ws.g[node]))
+    def _traced(self, ws: SearchWorkspace, node: int,
+                status: PathStatus) -> tuple[PathStatus, npt.NDArray[np.int64], float]:
+        """The end of a search at ``node``: ``status``, its cells and cost, read from ``ws``."""
+        return status, _k.trace_path(ws.parent, node, self._stride), float(ws.g[node])
 
     def _finish_with(self, status: PathStatus, cells: npt.NDArray[np.int64] | None = None,
                      cost: float = math.inf) -> None:
