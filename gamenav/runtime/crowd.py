@@ -76,7 +76,7 @@ import math
 import sys
 import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
@@ -142,6 +142,17 @@ def _distance_field(grid: TileGrid, sources: _I64, max_cost: float, agent_radius
         return snapshot_field(grid, snapshot, sources, max_cost=max_cost, agent_radius=agent_radius,
                               cost_scale=cost_scale)
     return snapshot_field(grid, snapshot, sources, max_cost=max_cost, cost_scale=cost_scale)
+
+
+def _widening(most: int) -> Iterator[int]:
+    """Half-widths of square windows round a cell, each about twice as wide as the last: 0, 1, 3, 7, ...,
+    then ``most - 1`` (a window holding the whole grid), so that finding the first passable cell
+    ``r`` cells away scans O(r**2) cells (window by window: O(r**3))."""
+    r = 0
+    while r < most - 1:
+        yield r
+        r = 2 * r + 1
+    yield most - 1
 
 
 def _field_near(field: _F64, cells: _I64) -> _F64:
@@ -1447,7 +1458,7 @@ class Crowd(Closeable):
         cells = np.clip(cells, 0, (g.width - 1, g.height - 1))
         most = max(g.width, g.height)
         for k in range(len(out)):
-            for r in range(most):
+            for r in _widening(most):
                 found = self._nearest_within(passable, cells[k], r, points[k])
                 if found is not None:
                     # a cell r' rings out is at least r' - 1/2 cells from the point, so one nearer than
