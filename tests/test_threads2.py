@@ -89,3 +89,43 @@ def test_the_pool_lends_no_workspace_a_kernel_still_runs_on(monkeypatch: pytest.
     other[0].step()
     got = other[0].result()
     assert got.cost == expected.cost and np.array_equal(got.cells, expected.cells)
+
+
+def test_a_padded_build_that_edits_a_grid_does_not_deadlock_with_a_listener_searching_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A garbage collection inside one thread's build of a snapshot's padded arrays may run a
+    ``__del__`` that edits a grid (a crate blocking its cell), while another thread edits that
+    grid and its listener searches the new snapshot: each held the lock the other waited for
+    (the grid's edit lock, the global padded-arrays lock) and both hung for good. Builds take
+    no lock now (two threads may build the same arrays; either is kept)."""
+    from gamenav.grid import search as _search
+
+    grid, other = gamenav.TileGrid(np.ones((8, 8), bool)), gamenav.TileGrid(np.ones((8, 8), bool))
+    building, editing = threading.Event(), threading.Event()
+    found: list[gamenav.Path] = []
+
+    def listener(change: gamenav.GridChange) -> None:
+        editing.set()  # (this thread holds the grid's edit lock)
+        found.append(gamenav.find_path(grid, (0, 0), (7, 7), weight=1.5))  # builds the new snapshot's arrays
+
+    grid.subscribe(listener)
+    build = _search._Padded.__init__
+    armed = [True]
+
+    def build_collecting(self: Any, passable: Any, *args: Any) -> None:
+        if armed[0] and passable is other._snapshot().passable:
+            armed[0] = False
+            building.set()
+            assert editing.wait(60)
+            grid.set_walkable((3, 3), False)  # what a __del__ run by a collection here may do
+        build(self, passable, *args)
+
+    monkeypatch.setattr(_search._Padded, "__init__", build_collecting)
+    thread = threading.Thread(target=lambda: gamenav.find_path(other, (0, 0), (7, 7), weight=1.5), daemon=True)
+    thread.start()
+    assert building.wait(60)  # (the other thread builds other's arrays)
+    assert not _in_thread(lambda: grid.set_walkable((5, 5), False)), "the edit failed"
+    thread.join(60)
+    assert not thread.is_alive(), "hung"
+    monkeypatch.undo()
+    assert not armed[0] and found[0].found and found[-1].cost == gamenav.find_path(grid, (0, 0), (7, 7)).cost

@@ -389,24 +389,23 @@ class _Padded:
         return self._jump_table
 
 
-_padded_lock = threading.RLock()
-"""Builds of padded arrays, one at a time (re-entrant: a garbage collection inside a build may run
-a ``__del__`` that edits a grid, and a listener search the new snapshot in this thread)."""
-
-
 def padded(grid: TileGrid | _GridState) -> _Padded:
     """The padded kernel arrays of a grid snapshot (``grid``'s current one, or the one given),
-    built on first use and kept on the snapshot."""
+    built on first use (patching the previous snapshot's arrays) and kept on the snapshot.
+
+    Built under no lock: two threads may both build them (equal arrays, the first kept). A lock
+    deadlocked: a garbage collection inside a build may run a ``__del__`` that edits a grid,
+    whose edit lock another thread holds while its listener searches that grid.
+    """
     state = grid._snapshot() if isinstance(grid, TileGrid) else grid
     pad = state.padded
     if pad is None:
-        with _padded_lock:  # build once per snapshot, patching the previous snapshot's arrays
-            pad = state.padded
-            if pad is None:
-                base = state.padded_base
-                pad = _Padded(state.passable, state.cost, base if isinstance(base, _Padded) else None)
-                state.padded = pad
-                state.padded_base = None
+        base = state.padded_base
+        built = _Padded(state.passable, state.cost, base if isinstance(base, _Padded) else None)
+        pad = state.padded
+        if pad is None:
+            pad = state.padded = built
+        state.padded_base = None
     return pad
 
 
