@@ -243,7 +243,7 @@ def _per_agent(value: Any, n: int, name: str, most: float = math.inf) -> _F64 | 
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         limit = "" if most == math.inf else f" (at most {most:g})"
-        raise InvalidInputError(f"{name} must be finite numbers > 0{limit}; agent {k} has {arr[k]!r}")
+        raise InvalidInputError(f"{name} must be finite numbers > 0{limit}; agent {k} has {float(arr[k])!r}")
     return arr
 
 
