@@ -87,3 +87,30 @@ def test_the_nearest_free_cell_deep_inside_a_wall_is_found_in_few_windows(monkey
     crowd.move([0], (100.5, 100.5))
     np.testing.assert_array_equal(crowd.goals, [(100.5, 0.5)])
     assert len(windows) <= 10  # 0, 1, 3, ..., 127, then the found cell's reach (old: 0, 1, 2, ..., 100)
+
+
+def _held(queue: gamenav.PathQueue) -> int:
+    return sum(job.search is not None for job in queue._jobs.values())
+
+
+def test_searches_waiting_their_turn_give_back_their_work_arrays_beyond_a_bound() -> None:
+    # every started search kept its workspace until served: quick requests (or requests each more
+    # urgent than the last) on a 1550 x 1550 maze held 67 MB each, 808 MB for 12 of them
+    grid = gamenav.TileGrid(np.ones((300, 300), bool))
+    cap = (256 << 20) // (32 * 302 * 302)  # searches of 32 bytes a padded cell within 256 MiB
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=50)
+    goals = [(299, y) for y in range(cap + 30)]
+    requests = [queue.request(grid, (0, 0), goal, quick_expansions=10) for goal in goals]
+    assert _held(queue) <= cap
+    more = [queue.request(grid, (0, 5), goal, priority=i) for i, goal in enumerate(goals)]  # each preempts
+    for _ in range(len(more)):
+        queue.update()
+    assert _held(queue) <= cap + 1  # (the update's own start)
+    assert queue._held_bytes == 32 * 302 * 302 * _held(queue)
+    queue.max_expansions = 10**9
+    queue.update()
+    assert len(queue) == 0
+    for req, goal in zip(requests, goals, strict=True):
+        expected = gamenav.find_path(grid, (0, 0), goal)
+        assert req.path.cost == expected.cost
+        np.testing.assert_array_equal(req.path.cells, expected.cells)

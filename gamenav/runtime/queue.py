@@ -63,6 +63,10 @@ _MAX_QUICK = 1 << 62
 _MAX_CHANGES = 16
 """Most edits a waiting search keeps to be checked against (each holds the grid's passable cells:
 2.4 MB on a 1550 x 1550 map); a started search that waits longer starts again when served."""
+_HELD_BYTES = 256 * 2**20
+"""Work arrays the started searches waiting their turn (behind more urgent ones, or begun by a quick
+request) may hold: beyond it the least urgent give theirs back and start again when served (a grid
+search holds about 32 bytes a cell: 73 MB on 1550 x 1550)."""
 _HAND_OUT = 8
 """Most jobs per worker thread handed out in one round (``workers > 1``)."""
 _SPARE = 1.5
@@ -300,6 +304,12 @@ def _margin(margin: float, late: float, budget: float) -> float:
     return min(max(margin, 0.0), 0.5 * budget)
 
 
+def _search_bytes(job: _Job) -> int:
+    """About the bytes of work arrays ``job``'s started search holds (a navmesh search: 1-2 MB)."""
+    world = job.query.world
+    return 32 * (world.width + 2) * (world.height + 2) if isinstance(world, TileGrid) else 2**21
+
+
 def _whole(job: _Job, search: Search) -> bool:
     """Whether ``search``'s next step runs whole whatever its budget: the first step of an
     ``algorithm="hpa"`` or ``"subgoal"`` search (the whole query, 0.1-4 ms on big maps)."""
@@ -491,6 +501,8 @@ class PathQueue(Closeable):
         self._heap: list[tuple[float, int, int, _Job]] = []
         self._pushes = itertools.count()
         self._jobs: dict[Hashable, _Job] = {}
+        self._held: dict[_Job, None] = {}  # jobs whose search was started (some restarted since)
+        self._held_bytes = 0  # their _search_bytes
         self._grids: dict[int, _GridJobs] = {}
         self._searches = 0
         self._pending = 0
@@ -607,6 +619,7 @@ class PathQueue(Closeable):
             job = _Job(query, score, next(self._seq), search.world_version)
             if quick_expansions or self._peek() is None:  # it runs next: keep it started
                 job.search = search
+                self._hold(job)
             else:
                 search.cancel()  # started lazily in update(): no workspace held while queued
             self._add_job(job)
@@ -621,6 +634,7 @@ class PathQueue(Closeable):
             return req
         if quick_expansions:
             self._quick(job, req, min(int(quick_expansions), _MAX_QUICK))
+        self._shed()
         return req
 
     def _quick(self, job: _Job, req: PathRequest, expansions: int) -> None:
@@ -679,6 +693,7 @@ class PathQueue(Closeable):
         self._check_open("update")
         self._inbox.claim()
         self._cancel_abandoned()
+        self._shed()
         t0 = now = time.perf_counter()
         self._clock.frame += 1
         budget_s = None if self._budget_ms is None else self._budget_ms / 1000.0
@@ -975,10 +990,41 @@ class PathQueue(Closeable):
         if job.search is not None:
             job.search.cancel()
         job.search = search
+        self._hold(job)
         job.checked = search.world_version
         job.changes.clear()
         job.rate = None
         return search
+
+    def _shed(self) -> None:
+        """Once the started searches hold more than :data:`_HELD_BYTES`, cancel those of the least
+        urgent waiting jobs down to half of it (each held its workspace until served: 12 quick requests
+        on a 1550 x 1550 maze held 808 MB); they start again when served, with the same answers."""
+        if self._held_bytes <= _HELD_BYTES:
+            return
+        held = self._held
+        for job in [j for j in held if j.search is None]:  # (to be restarted: after an edit, say)
+            self._unhold(job)
+        served = self._peek()
+        for job in sorted(held, key=lambda j: (j.score, -j.seq)):  # the last to be served first
+            if self._held_bytes <= _HELD_BYTES // 2:
+                break
+            search = job.search
+            if job is served or job.stepping or search is None or search.status.done:
+                continue
+            search.cancel()
+            job.search = None
+            self._unhold(job)
+
+    def _hold(self, job: _Job) -> None:
+        """Count ``job``'s search, just started, among those :meth:`_shed` bounds."""
+        if job not in self._held:
+            self._held[job] = None
+            self._held_bytes += _search_bytes(job)
+
+    def _unhold(self, job: _Job) -> None:
+        if self._held.pop(job, self) is None:
+            self._held_bytes -= _search_bytes(job)
 
     def _step(self, job: _Job, search: Search, n: int) -> None:
         """``search.step(n)`` for ``job``. A cancel of its last request made meanwhile (from
@@ -1013,6 +1059,7 @@ class PathQueue(Closeable):
 
     def _drop_job(self, job: _Job) -> None:
         job.alive = False
+        self._unhold(job)
         self._searches -= 1
         if not self._searches:  # only dropped jobs left in the heap: they would hold their worlds
             self._heap.clear()
