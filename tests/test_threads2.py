@@ -129,3 +129,43 @@ def test_a_padded_build_that_edits_a_grid_does_not_deadlock_with_a_listener_sear
     assert not thread.is_alive(), "hung"
     monkeypatch.undo()
     assert not armed[0] and found[0].found and found[-1].cost == gamenav.find_path(grid, (0, 0), (7, 7)).cost
+
+
+def test_a_clearance_build_that_edits_a_grid_does_not_deadlock_with_a_listener_asking_for_clearance(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same with clearances: a ``__del__`` run by a collection inside one thread's clearance
+    build edited a grid whose listener, in another thread holding that grid's edit lock, asked
+    for the new snapshot's ``clearance_mask``: each waited for the other's lock (the global
+    clearance lock) for good. Builds take no lock now."""
+    from gamenav.grid import clearance as _clearance
+
+    grid, other = gamenav.TileGrid(np.ones((8, 8), bool)), gamenav.TileGrid(np.ones((8, 8), bool))
+    building, editing = threading.Event(), threading.Event()
+    masks: list[np.ndarray] = []
+
+    def listener(change: gamenav.GridChange) -> None:
+        editing.set()  # (this thread holds the grid's edit lock)
+        masks.append(gamenav.clearance_mask(grid, 1.0))  # builds the new snapshot's clearance
+
+    grid.subscribe(listener)
+    compute = _clearance._compute
+    armed = [True]
+
+    def compute_collecting(state: Any) -> Any:
+        if armed[0] and state is other._snapshot():
+            armed[0] = False
+            building.set()
+            assert editing.wait(60)
+            grid.set_walkable((3, 3), False)  # what a __del__ run by a collection here may do
+        return compute(state)
+
+    monkeypatch.setattr(_clearance, "_compute", compute_collecting)
+    thread = threading.Thread(target=lambda: gamenav.clearance_mask(other, 1.0), daemon=True)
+    thread.start()
+    assert building.wait(60)  # (the other thread builds other's clearance)
+    assert not _in_thread(lambda: grid.set_walkable((5, 5), False)), "the edit failed"
+    thread.join(60)
+    assert not thread.is_alive(), "hung"
+    monkeypatch.undo()
+    assert not armed[0] and len(masks) == 2
+    assert np.array_equal(masks[-1], gamenav.clearance_mask(grid.copy(), 1.0))

@@ -28,7 +28,6 @@ the cells within 8 cells of the edited box (copy-on-write, like the rest of the 
 from __future__ import annotations
 
 import math
-import threading
 from typing import Any
 
 import numpy as np
@@ -50,11 +49,6 @@ MAX_RADIUS_CELLS = 7.5
 _CAP = 255
 """Stored ``D`` values are capped here: 255 is no sum of two odd squares, so it means "farther
 than every supported radius needs" (about 7.98 cells)."""
-
-_lock = threading.RLock()
-"""Builds of clearances and views. Re-entrant: a garbage collection inside one may run a ``__del__``
-that edits a grid, whose listeners may ask for the new snapshot's clearance in this thread."""
-
 
 def threshold(grid: TileGrid, agent_radius: Any, name: str = "agent_radius") -> int:
     """Validate ``agent_radius`` (world units) and return its mask threshold ``ceil(4 r**2)``
@@ -84,7 +78,7 @@ def reach(thr: int) -> int:
 
 class _Clearance:
     """The distance transform of one snapshot and the radius views built from it (immutable once
-    built, except the ``views`` dict, which is replaced under the lock, never mutated)."""
+    built, except the ``views`` dict, which is replaced, never mutated)."""
 
     __slots__ = ("dist", "views", "bases")
 
@@ -117,16 +111,20 @@ def _compute(state: _GridState) -> _Clearance:
 
 
 def _of(state: _GridState) -> _Clearance:
-    """The snapshot's clearance, built on first use and kept on the snapshot."""
+    """The snapshot's clearance, built on first use and kept on the snapshot.
+
+    Built under no lock (as views are): two threads may both build it (equal, the first kept).
+    A lock deadlocked: a garbage collection inside a build may run a ``__del__`` that edits a
+    grid, whose edit lock another thread holds while its listener asks for that grid's clearance.
+    """
     done = state.clearance
     if done is None:
-        announce_compile("grid", label_components, clearance_box)  # before the lock: it may run the warmup
-        with _lock:
-            done = state.clearance
-            if done is None:
-                done = _compute(state)
-                state.clearance = done
-                state.clearance_base = None
+        announce_compile("grid", label_components, clearance_box)
+        built = _compute(state)
+        done = state.clearance
+        if done is None:
+            done = state.clearance = built
+        state.clearance_base = None
     return done
 
 
@@ -142,13 +140,13 @@ def radius_state(state: _GridState, thr: int) -> _GridState:
     clr = _of(state)
     view = clr.views.get(thr)
     if view is None:
-        with _lock:
-            view = clr.views.get(thr)
-            if view is None:
-                mask = clr.dist >= thr
-                mask.flags.writeable = False
-                view = _GridState(mask, state.cost, mask, state.version, clr.bases.get(thr))
-                clr.views = {**clr.views, thr: view}
+        mask = clr.dist >= thr
+        mask.flags.writeable = False
+        built = _GridState(mask, state.cost, mask, state.version, clr.bases.get(thr))
+        view = clr.views.get(thr)
+        if view is None:
+            view = built
+            clr.views = {**clr.views, thr: view}
     return view
 
 
