@@ -20,6 +20,23 @@ from gamenav.grid import _fast
 from gamenav.types import Path
 
 
+class ReportedTransformGrid(gamenav.TileGrid):
+    """A grid whose ``origin`` / ``cell_size`` / ``y_up`` properties report another transform
+    than its own (searches must use the grid's own one, as ``cell_to_world`` does)."""
+
+    @property
+    def origin(self) -> tuple[float, float]:
+        return (100.0, 0.0)
+
+    @property
+    def cell_size(self) -> float:
+        return 2.0
+
+    @property
+    def y_up(self) -> bool:
+        return True
+
+
 def _general(grid: gamenav.TileGrid, start: tuple[int, int], goal: tuple[int, int],
              **options: Any) -> Path:
     """The general path: a GridSearch run in slices of 3 expansions."""
@@ -137,20 +154,7 @@ def test_a_subclass_with_transform_properties_gets_the_general_paths_points() ->
     do: a subclass reporting another one through ``origin`` / ``cell_size`` / ``y_up`` got
     (101, 5) from find_path against (0.5, 0.5) from GridSearch."""
 
-    class Reported(gamenav.TileGrid):
-        @property
-        def origin(self) -> tuple[float, float]:
-            return (100.0, 0.0)
-
-        @property
-        def cell_size(self) -> float:
-            return 2.0
-
-        @property
-        def y_up(self) -> bool:
-            return True
-
-    grid = Reported(np.ones((3, 4), dtype=bool))
+    grid = ReportedTransformGrid(np.ones((3, 4), dtype=bool))
     _same(gamenav.find_path(grid, (0, 0), (3, 0)), _general(grid, (0, 0), (3, 0)))
     assert gamenav.find_path(grid, (0, 0), (3, 0)).points[0].tolist() == [0.5, 0.5]
 

@@ -12,6 +12,7 @@ import pytest
 import gamenav
 from gamenav._validate import grid_dimensions
 from gamenav.grid import hpa, subgoal
+from tests.grid.test_fast_path import ReportedTransformGrid
 
 
 @pytest.mark.parametrize("algorithm", ["astar", "jps", "subgoal", "hpa"])
@@ -21,20 +22,7 @@ def test_every_algorithm_gives_points_of_the_grids_own_transform(algorithm: str)
     ``cell_to_world`` and the other algorithms read the grid's own transform: (101, 5) against
     (0.5, 3.5) for the same cell."""
 
-    class Reported(gamenav.TileGrid):
-        @property
-        def origin(self) -> tuple[float, float]:
-            return (100.0, 0.0)
-
-        @property
-        def cell_size(self) -> float:
-            return 2.0
-
-        @property
-        def y_up(self) -> bool:
-            return True
-
-    grid = Reported(np.ones((6, 8), dtype=bool))
+    grid = ReportedTransformGrid(np.ones((6, 8), dtype=bool))
     grid.set_walkable((3, 1, 4, 5), False)
     path = gamenav.find_path(grid, (0, 3), (7, 3), algorithm=algorithm)
     search = gamenav.GridSearch(grid, (0, 3), (7, 3), algorithm=algorithm)
