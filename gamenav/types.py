@@ -70,6 +70,9 @@ class Path:
         points: ``(n, 2)`` float64 waypoints in world coordinates, start first.
         expanded: how many nodes the search expanded.
         corridor: ``(k,)`` int64 navmesh triangle indices from start to goal; empty for grids.
+
+    The arrays are read-only; writable arrays given to the constructor are copied (the caller's
+    own arrays stay writable and do not change the path).
     """
 
     status: PathStatus
@@ -81,7 +84,11 @@ class Path:
 
     def __post_init__(self) -> None:
         for name in ("cells", "points", "corridor"):
-            getattr(self, name).flags.writeable = False
+            array = getattr(self, name)
+            if array.flags.writeable:  # (the caller's array: a read-only copy, theirs stays writable)
+                array = array.copy()
+                object.__setattr__(self, name, array)
+            array.flags.writeable = False
 
     def __reduce__(self) -> tuple[Callable[..., Path], tuple[object, ...]]:
         """Pickle and copy through the constructor, so the arrays are read-only again after a

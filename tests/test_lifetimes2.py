@@ -136,3 +136,19 @@ def test_records_unpickled_from_out_of_band_buffers_own_their_arrays(index: int)
     for name in names:
         array = getattr(twin, name)
         assert np.array_equal(array, getattr(record, name)) and not array.flags.writeable
+
+
+def test_a_path_built_from_the_callers_arrays_leaves_them_writable_and_does_not_follow_them() -> None:
+    """``Path(...)`` marked the caller's own arrays read-only (their next write raised), and a path
+    built from a slice of a writable array changed when that array was written."""
+    cells = np.array([[0, 0], [1, 0], [2, 1]], dtype=np.int64)
+    base = np.zeros((4, 2))
+    points = base[:3]
+    path = Path(PathStatus.FOUND, 2.0, cells, points, 3)
+    cells[0] = (7, 7)  # the caller's arrays stay theirs
+    base[:] = 9.0
+    assert path.cells.tolist() == [[0, 0], [1, 0], [2, 1]] and not path.points.any()
+    assert not path.cells.flags.writeable and not path.points.flags.writeable
+    frozen = np.zeros(0, dtype=np.int64)
+    frozen.flags.writeable = False
+    assert Path(PathStatus.FOUND, corridor=frozen).corridor is frozen  # read-only: kept
