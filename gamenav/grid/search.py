@@ -974,12 +974,11 @@ class GridSearch(NotCopyable):
         if ws is not None:
             with ws._using(self._token):
                 best = self._best_so_far(ws)
-        if best is None:  # (an hpa search before its step)
-            cells = np.array([self._start], dtype=np.int64)
-            return Path(status=PathStatus.PARTIAL, cost=0.0, cells=cells,
-                        points=_centres(self._grid, cells), expanded=self._expanded)
-        return Path(status=PathStatus.PARTIAL, cost=best[1], cells=best[0],
-                    points=_centres(self._grid, best[0]), expanded=self._expanded)
+        # (None: an hpa search before its step)
+        cells, cost = (np.array([self._start], dtype=np.int64), 0.0) if best is None else best
+        cells.flags.writeable = False  # (fresh: read-only, Path keeps it without a copy)
+        return Path(status=PathStatus.PARTIAL, cost=cost, cells=cells, points=_centres(self._grid, cells),
+                    expanded=self._expanded)
 
     def _best_so_far(self, ws: SearchWorkspace) -> tuple[npt.NDArray[np.int64], float] | None:
         """The cells and cost of :meth:`partial_result`'s path, read from ``ws`` (held); None
@@ -1015,6 +1014,7 @@ class GridSearch(NotCopyable):
                 pad = self._pad  # set whenever there are more than 2 cells (start != goal)
                 if pad is not None:
                     cells = cells[_k.smooth_path(cells, pad.passable, self._stride)]
+            cells.flags.writeable = False  # (fresh: read-only, Path keeps it without a copy)
             self._result = Path(status=status, cost=cost, cells=cells,
                                 points=_centres(self._grid, cells), expanded=self._expanded)
         else:
