@@ -618,7 +618,7 @@ def try_graph_path(grid: TileGrid, start: Any, goal: Any, algorithm: str) -> Pat
     if found is None:
         return None
     way = found.cells
-    way.flags.writeable = False  # as Path() would (fresh: no one else holds it)
+    way.flags.writeable = False  # (fresh: no one else holds it; make_path takes read-only arrays)
     return make_path(PathStatus.FOUND, found.cost, way, _centres(grid, way), found.expanded)
 
 
