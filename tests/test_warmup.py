@@ -46,22 +46,46 @@ FIND_PATH = """
 """
 
 
+COMPONENTS = """
+    import gamenav
+    print(gamenav.TileGrid.from_strings(["..", ".#"]).components().tolist())
+"""
+
+
 def test_notice_only_when_compiling_and_with_the_time(tmp_path: Path) -> None:
-    cold = run(FIND_PATH, cache=tmp_path)
+    # on the "grid" group (two kernels): a cold compile of the grid search group took three
+    # minutes of a slow CI machine; find_path's group is checked in-process below
+    cold = run(COMPONENTS, cache=tmp_path)
     lines = notices(cold.stderr)
     assert lines[0] == "gamenav: compiling grid kernels with numba (first run only)..."
-    assert "gamenav: compiling grid search kernels with numba (first run only)..." in lines
-    assert len(lines) == 4, cold.stderr  # one start and one "done in" line per group
-    assert all(line.startswith("gamenav: ... done in ") and line.endswith(" s")
-               for line in lines[1::2]), lines
-    # the warm run loads from the cache: nothing to announce, although this program never
-    # used some kernels of the group (smooth_path, jump_tables)
-    warm = run(FIND_PATH, cache=tmp_path)
+    assert len(lines) == 2, cold.stderr  # one start and one "done in" line
+    assert lines[1].startswith("gamenav: ... done in ") and lines[1].endswith(" s"), lines
+    # the warm run loads from the cache: nothing to announce
+    warm = run(COMPONENTS, cache=tmp_path)
     assert notices(warm.stderr) == []
     assert warm.stdout == cold.stdout
-    # a kernel of the group that this run uses for the first time was compiled by the first run
-    smooth = run(FIND_PATH.replace("(3, 2))", "(3, 2), smooth=True, algorithm='jps')"), cache=tmp_path)
-    assert notices(smooth.stderr) == []
+    # a kernel of the group that this run uses for the first time (clearance_box) was compiled
+    # by the first run, which never called it
+    field = run("import gamenav; print(gamenav.clearance_field("
+                "gamenav.TileGrid.from_strings(['..', '.#'])).tolist())", cache=tmp_path)
+    assert notices(field.stderr) == [] and field.stdout.strip(), field.stderr
+
+
+def test_find_path_announces_the_grid_search_group_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a first find_path compiles (and announces) the whole "grid search" group before its kernel
+    from gamenav import _kernels
+    from gamenav.grid import _fast
+
+    calls: list[tuple[str, int]] = []
+
+    def announce(group: str, *kernels: Any) -> None:
+        calls.append((group, len(kernels)))
+        _kernels.announce_compile(group, *kernels)
+
+    monkeypatch.setattr(_fast, "announce_compile", announce)
+    grid = gamenav.TileGrid.from_strings(["....", ".##.", "...."])  # a new snapshot: new tables
+    assert gamenav.find_path(grid, (0, 0), (3, 2)).cost > 0
+    assert calls and calls[0][0] == "grid search" and calls[0][1] > 1, calls
 
 
 def test_every_kernels_cache_entry_is_stamped_with_all_kernel_modules(tmp_path: Path) -> None:

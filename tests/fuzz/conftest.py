@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +17,15 @@ RAN: set[str] = set()
 """Node ids of the fuzz tests that ran in this session."""
 
 Runner = Callable[[Callable[[Reporter], None]], int]
+HERE = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep the fuzz tests on one xdist worker (``--dist loadgroup``), in order: the input count
+    of test_zz_total sums the tests that ran in its own process."""
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.xdist_group("fuzz"))
 
 
 @pytest.fixture(scope="session", autouse=True)
