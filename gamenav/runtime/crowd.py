@@ -77,6 +77,7 @@ import sys
 import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
@@ -889,13 +890,13 @@ class Crowd(Closeable):
         self._diagonal = rule
 
     @property
-    def path_options(self) -> dict[str, Any]:
-        """Extra keyword options of each path request; may be assigned (a dict or None: checked
-        on :attr:`world` at once; later requests use them)."""
-        return self._path_options
+    def path_options(self) -> Mapping[str, Any]:
+        """Extra keyword options of each path request, read-only; may be assigned (a dict or None:
+        checked on :attr:`world` at once; later requests use them)."""
+        return MappingProxyType(self._path_options)  # (an edit in place would skip the check)
 
     @path_options.setter
-    def path_options(self, value: dict[str, Any] | None) -> None:
+    def path_options(self, value: Mapping[str, Any] | None) -> None:
         options = _path_options(value)
         self._routing_checked(self._world, self._diagonal, options)
         self._path_options = options

@@ -124,6 +124,20 @@ def test_path_options_assigned_later_are_checked_where_given() -> None:
     assert crowd.path(0).status is PathStatus.FOUND and len(crowd.path(0).cells) == 8  # unsmoothed: every cell
 
 
+def test_path_options_cannot_be_edited_in_place_past_the_check() -> None:
+    """``crowd.path_options["algorithm"] = "bogus"`` changed the live dict unchecked: the next
+    order raised inside the game's update, far from the line at fault."""
+    grid = TileGrid.from_strings(["........"] * 4)
+    crowd = Crowd(grid, [(0.5, 0.5)], radius=0.3, max_speed=4.0, path_options={"smooth": True})
+    with pytest.raises(TypeError):
+        crowd.path_options["algorithm"] = "bogus"  # type: ignore[index]
+    assert crowd.path_options == {"smooth": True}
+    crowd.path_options = {**crowd.path_options, "algorithm": "jps"}  # the way to change one option
+    assert crowd.path_options == {"smooth": True, "algorithm": "jps"}
+    crowd.move([0], (7.5, 3.5))
+    assert crowd.path(0).status is PathStatus.FOUND
+
+
 def test_a_dropped_queue_is_freed_without_a_collection() -> None:
     """A queue with pending requests sat in a reference cycle (queue -> search -> request ->
     queue): dropped, it stayed alive and subscribed to its grid, holding its searches' worlds,
