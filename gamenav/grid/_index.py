@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -25,11 +25,12 @@ from gamenav.errors import UnsupportedOptionError
 from gamenav.grid.movement import Diagonal, Heuristic
 from gamenav.grid.tilegrid import GridChange, TileGrid, _GridState
 
-__all__ = ["GridIndex", "Held", "IndexRegistry", "check_graph_options", "graph_options_error", "let_go",
-           "padded_cells"]
+__all__ = ["GraphIndex", "GridIndex", "IndexRegistry", "answer_once", "check_graph_options",
+           "graph_options_error", "let_go", "padded_cells"]
 
 Data = TypeVar("Data")
 IndexT = TypeVar("IndexT")
+Answer = TypeVar("Answer", covariant=True)
 
 
 def padded_cells(passable: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint8]:
@@ -121,14 +122,33 @@ class GridIndex(Generic[Data]):
             self.version = change.version
 
 
-Held = tuple[GridIndex[Any], Any]
-"""An index and the data it lent one search (:meth:`GridIndex.acquire`); give it back with :func:`let_go`."""
+class Lender(Protocol):
+    """An index that lends data to searches (:class:`GridIndex`, :class:`GraphIndex`)."""
+
+    def release(self, data: Any) -> None: ...
 
 
-def let_go(held: Held | None) -> None:
+def let_go(held: tuple[Lender, Any] | None) -> None:
     """Give back the data of ``held`` (None is ignored)."""
     if held is not None:
         held[0].release(held[1])
+
+
+class GraphIndex(Lender, Protocol[Answer]):
+    """An index whose graph answers whole queries (HPA*, subgoal graphs)."""
+
+    def answer(self, graph: Any, grid: TileGrid, state: _GridState, start: tuple[int, int],
+               goal: tuple[int, int]) -> Answer | None: ...
+
+
+def answer_once(held: tuple[GraphIndex[Answer], Any] | None, grid: TileGrid, state: _GridState,
+                start: tuple[int, int], goal: tuple[int, int]) -> Answer | None:
+    """The answer of the graph ``held`` (from the index's ``hold``) to one query on snapshot
+    ``state``, or None (no graph held, or plain A* should answer); the graph is given back."""
+    try:
+        return None if held is None else held[0].answer(held[1], grid, state, start, goal)
+    finally:
+        let_go(held)
 
 
 class IndexRegistry(Generic[IndexT]):

@@ -88,7 +88,7 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels import hpa as _kh
 from gamenav._validate import is_int
 from gamenav.errors import InvalidInputError
-from gamenav.grid._index import GridIndex, let_go, padded_cells
+from gamenav.grid._index import GridIndex, answer_once, padded_cells
 from gamenav.grid.tilegrid import TileGrid, _GridState
 from gamenav.types import PathStatus
 
@@ -438,8 +438,4 @@ def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[
     """Answer a query for ``algorithm="hpa"`` on snapshot ``state`` (start and goal passable and
     connected, start != goal), or None when plain A* should answer it instead (see :func:`hold`
     and :meth:`HpaIndex.answer`)."""
-    held = hold(grid, state)
-    try:
-        return None if held is None else held[0].answer(held[1], grid, state, start, goal)
-    finally:
-        let_go(held)
+    return answer_once(hold(grid, state), grid, state, start, goal)

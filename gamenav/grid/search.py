@@ -33,7 +33,7 @@ from gamenav.grid import hpa as _hpa
 from gamenav.grid import jump_plus as _jump_plus
 from gamenav.grid import subgoal as _subgoal
 from gamenav.grid._fast import int_pairs, make_path
-from gamenav.grid._index import check_graph_options, graph_options_error, let_go
+from gamenav.grid._index import GraphIndex, answer_once, check_graph_options, graph_options_error, let_go
 from gamenav.grid.movement import (Diagonal, Heuristic, HeuristicLike, default_heuristic,
                                    resolve_heuristic)
 from gamenav.grid.clearance import radius_state, threshold
@@ -459,7 +459,7 @@ def _octile(dx: int, dy: int) -> float:
     return max(ax, ay) + (math.sqrt(2.0) - 1.0) * min(ax, ay)
 
 
-_GraphHeld = tuple[_hpa.HpaIndex, Any] | tuple[_subgoal.SubgoalIndex, Any]
+_GraphHeld = tuple[GraphIndex[_hpa.HpaResult | _subgoal.SubgoalResult], Any]
 """The hpa / subgoal index and its graph of a search's snapshot, held until its first step."""
 
 _EMPTY_TABLE = np.zeros(1, dtype=np.float64)
@@ -890,10 +890,7 @@ class GridSearch(NotCopyable):
         if self._hpa_start is not None:  # the whole hpa / subgoal query, whatever the budget
             req, state, held = self._hpa_start
             self._hpa_start = None
-            try:
-                found = None if held is None else held[0].answer(held[1], self._grid, state, self._start, self._goal)
-            finally:
-                let_go(held)
+            found = answer_once(held, self._grid, state, self._start, self._goal)
             if found is not None:
                 self._expanded = found.expanded
                 self._finish_with(PathStatus.FOUND, found.cells, found.cost)

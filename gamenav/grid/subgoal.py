@@ -71,7 +71,7 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels import subgoal as _ks
-from gamenav.grid._index import GridIndex, IndexRegistry, let_go, padded_cells
+from gamenav.grid._index import GridIndex, IndexRegistry, answer_once, padded_cells
 from gamenav.grid.tilegrid import TileGrid, _GridState
 
 __all__ = ["SubgoalIndex", "SubgoalResult", "find", "fits", "hold", "subgoal_index"]
@@ -540,8 +540,4 @@ def find(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: tuple[
     """Answer a query for ``algorithm="subgoal"`` on snapshot ``state`` (start and goal passable
     and connected, start != goal), or None when plain A* should answer it instead (see
     :func:`hold`)."""
-    held = hold(grid, state)
-    try:
-        return None if held is None else held[0].answer(held[1], grid, state, start, goal)
-    finally:
-        let_go(held)
+    return answer_once(hold(grid, state), grid, state, start, goal)
