@@ -161,7 +161,8 @@ def _as_geometry(shapes: Any, name: str) -> BaseGeometry:
     Raises:
         InvalidInputError: ``shapes`` is neither a geometry nor a sequence.
         InvalidGeometryError: malformed rings, non-polygonal geometry, NaN / inf coordinates or
-            coordinates outside ``[-MAX_COORDINATE, MAX_COORDINATE]``.
+            coordinates outside ``[-MAX_COORDINATE, MAX_COORDINATE]``; for ``name`` "obstacles",
+            a non-empty obstacle with no area.
     """
     if isinstance(shapes, BaseGeometry):
         geoms = [shapes]
@@ -193,7 +194,15 @@ def _as_geometry(shapes: Any, name: str) -> BaseGeometry:
             raise InvalidGeometryError(f"{name} must be polygonal, got a {geom.geom_type}")
         _check_coordinates(geom, name)
     with _geometry_errors(f"repairing {name}"):
-        return shapely.union_all([_without_underflow(_repair(g)) for g in geoms])
+        parts = [_without_underflow(_repair(g)) for g in geoms]
+    if name == "obstacles":  # (dropped, a wall of no width let agents through it)
+        for k, (geom, part) in enumerate(zip(geoms, parts, strict=True)):
+            if part.is_empty and not geom.is_empty:
+                where = f"obstacles[{k}]" if len(geoms) > 1 else "obstacles"
+                raise InvalidGeometryError(f"{where} has no area (a line, a point, or covered by its holes): it would "
+                                           f"block nothing; give a wall a thickness")
+    with _geometry_errors(f"repairing {name}"):
+        return shapely.union_all(parts)
 
 
 def grown_radius(radius: float) -> float:

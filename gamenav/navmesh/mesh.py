@@ -431,7 +431,8 @@ class NavMesh:
                 on a mesh with a cost other than 1).
 
         Raises:
-            InvalidGeometryError: nothing walkable is left, the input is not polygonal, or a
+            InvalidGeometryError: nothing walkable is left, the input is not polygonal, an
+                obstacle has no area (a wall of no width would block nothing), or a
                 coordinate is NaN, inf or outside ``[-MAX_COORDINATE, MAX_COORDINATE]``
                 (``MAX_COORDINATE`` = 1e15, see :data:`gamenav.navmesh.MAX_COORDINATE`).
             InvalidInputError: a bad ``agent_radius``.

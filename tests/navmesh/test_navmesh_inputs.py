@@ -421,3 +421,22 @@ print(abs(sum(shapely.Polygon(mesh.vertices[t]).area for t in mesh.triangles) - 
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True"]
+
+
+@pytest.mark.parametrize("obstacles, where", [
+    ([[(2, 2), (4, 2), (6, 2)]], "obstacles"),  # one ring, flat
+    ([shapely.box(1, 1, 2, 2), shapely.Polygon([(4, 0), (4, 3), (4, 6)])], r"obstacles\[1\]"),
+    ([shapely.Polygon([(3, 3), (5, 3), (5, 5), (3, 5)], [[(2, 2), (6, 2), (6, 6), (2, 6)]])], "obstacles"),
+])
+@pytest.mark.parametrize("radius", [0.0, 0.5])
+def test_an_obstacle_without_area_is_refused_as_add_obstacle_refuses_it(obstacles: Any, where: str,
+                                                                         radius: float) -> None:
+    """from_polygons dropped it without a word (add_obstacle refused it): a wall drawn as a line
+    let every path through it, with or without agent_radius."""
+    with pytest.raises(InvalidGeometryError, match=rf"^{where} has no area"):
+        NavMesh.from_polygons([SQUARE], obstacles=obstacles, agent_radius=radius)
+    mesh = NavMesh.from_polygons([SQUARE], agent_radius=radius)
+    with pytest.raises(InvalidGeometryError, match="polygon with area"):
+        mesh.add_obstacle(obstacles[-1])
+    # empty obstacles are nothing to block: still accepted
+    assert NavMesh.from_polygons([SQUARE], obstacles=[shapely.Polygon()]).triangles.shape == (2, 3)
