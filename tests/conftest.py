@@ -13,6 +13,8 @@ Hypothesis profiles (``GAMENAV_HYPOTHESIS_PROFILE=nightly`` or ``--hypothesis-pr
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if own is not None:
             test._hypothesis_internal_use_settings = settings(
                 own, max_examples=own.max_examples * NIGHTLY_SCALE)
+
+WARMUP_BATCHES = [[["grid"], ["navmesh"]], [["navmesh", "crowd"]]]
+"""``python -m gamenav.warmup --only ...`` runs before xdist's workers start: the processes of a
+batch run at once; the crowd comes last (its routine uses the grid's and the navmesh's kernels)."""
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """With several xdist workers, compile the kernels once, into numba's cache on disk, before
+    they start: each worker compiled the same groups at the same time (on a cold cache, a third
+    of a CI run). Cheap on a warm cache. A failure here is left to the tests to report."""
+    workers = getattr(session.config.option, "numprocesses", None) or 0
+    if hasattr(session.config, "workerinput") or workers < 2:
+        return
+    for batch in WARMUP_BATCHES:
+        runs = [subprocess.Popen([sys.executable, "-m", "gamenav.warmup", "--only", *parts])
+                for parts in batch]
+        for run in runs:
+            run.wait()
+
 
 DATA = Path(__file__).parent / "data"
 SHARED_BENCHMARKS = Path(os.environ.get(

@@ -20,6 +20,7 @@ Runner = Callable[[Callable[[Reporter], None]], int]
 HERE = Path(__file__).parent
 
 
+@pytest.hookimpl(tryfirst=True)  # (before xdist's hook reads the group marks)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Keep the fuzz tests on one xdist worker (``--dist loadgroup``), in order: the input count
     of test_zz_total sums the tests that ran in its own process."""
