@@ -175,8 +175,9 @@ class EntryTable:
 
     def add(self, key: Hashable, start: tuple[int, int], goal: tuple[int, int], cost: float,
             cells: npt.NDArray[np.int64], *, found: bool, fragile: bool, metric: int,
-            corners: bool, mask: int = 0) -> None:
-        """Store a path result under ``key`` (replacing any entry with that key).
+            corners: bool, mask: int = 0) -> int:
+        """Store a path result under ``key`` (replacing any entry with that key); returns the
+        bytes of the arrays it keeps for it (the footprint).
 
         Args:
             start, goal: the query's ``(x, y)`` cells.
@@ -212,14 +213,16 @@ class EntryTable:
         self._keys.append(key)
         self._slot[key] = i
         self._n += 1
+        return int(fp.nbytes)
 
-    def add_result(self, key: Hashable, query: Query, path: Path) -> None:
-        """Store a finished grid search result (FOUND, PARTIAL or NO_PATH) of ``query``."""
+    def add_result(self, key: Hashable, query: Query, path: Path) -> int:
+        """Store a finished grid search result (FOUND, PARTIAL or NO_PATH) of ``query``; returns
+        the bytes kept for it besides the path's own arrays."""
         from gamenav.grid.search import _defaults
 
         diagonal = Diagonal.parse(query.options.get("diagonal", _defaults()["diagonal"]))
         (sx, sy), (gx, gy) = query.start, query.goal  # grid queries: int cells
-        self.add(key, (int(sx), int(sy)), (int(gx), int(gy)), path.cost, path.cells,
+        return self.add(key, (int(sx), int(sy)), (int(gx), int(gy)), path.cost, path.cells,
                  found=path.status is PathStatus.FOUND,
                  fragile=query.fragile or path.status is PathStatus.PARTIAL,
                  metric=int(query.metric or 0),

@@ -116,9 +116,10 @@ class MeshEntryTable:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def add_result(self, key: Hashable, query: Query, path: Path, tolerance: float) -> None:
+    def add_result(self, key: Hashable, query: Query, path: Path, tolerance: float) -> int:
         """Store ``path``, the result of navmesh ``query``; ``tolerance``: the mesh's point
-        tolerance (boxes are grown by it)."""
+        tolerance (boxes are grown by it). Returns the bytes kept for it besides the path's own
+        arrays (none: it keeps views of them)."""
         opts = query.options
         exact = bool(opts.get("exact", False))
         clamp = bool(opts.get("clamp", False))
@@ -142,6 +143,7 @@ class MeshEntryTable:
                               snap, pts, np.asarray(path.corridor, dtype=np.int64), lo, hi,
                               float(tolerance))
         self._dirty = True
+        return 0
 
     def remove(self, key: Hashable) -> None:
         if self._entries.pop(key, None) is not None:

@@ -42,9 +42,12 @@ class CacheStats:
         hits: lookups answered from the cache.
         misses: lookups that had to search.
         invalidations: entries dropped because the world changed (grid or navmesh edits).
-        evictions: entries dropped to stay within ``capacity`` (least recently used first).
+        evictions: entries dropped to stay within ``capacity`` and ``max_bytes`` (least
+            recently used first).
         size: entries held now.
         capacity: the maximum number of entries.
+        nbytes: bytes of the arrays the entries hold now (the paths' and their bookkeeping's).
+        max_bytes: the most ``nbytes`` may reach.
     """
 
     hits: int
@@ -53,6 +56,8 @@ class CacheStats:
     evictions: int
     size: int
     capacity: int
+    nbytes: int = 0
+    max_bytes: int = 0
 
     @property
     def hit_rate(self) -> float:
@@ -80,6 +85,9 @@ class PathCache(Closeable):
 
     Args:
         capacity: the maximum number of entries (>= 1); the least recently used go first.
+        max_bytes: the most memory the entries' arrays may take (>= 1; 64 MiB by default: a few
+            hundred long paths of a GPPC-size map, thousands of a small map's); the least
+            recently used go first, and a result larger than this alone is not stored.
 
     Use it on its own with :meth:`find_path`, or hand it to :class:`~gamenav.PathQueue`
     (``PathQueue(cache=cache)``), which looks requests up before queueing them and stores what
@@ -107,11 +115,15 @@ class PathCache(Closeable):
         (1, 0)
     """
 
-    def __init__(self, capacity: int = 4096) -> None:
+    def __init__(self, capacity: int = 4096, max_bytes: int = 64 << 20) -> None:
         if not is_int(capacity) or capacity < 1:
             raise InvalidInputError(f"capacity must be an int >= 1, got {capacity!r}")
+        if not is_int(max_bytes) or max_bytes < 1:
+            raise InvalidInputError(f"max_bytes must be an int >= 1, got {max_bytes!r}")
         self._capacity = int(capacity)
-        self._lru: OrderedDict[Hashable, tuple[Path, _Entries]] = OrderedDict()
+        self._max_bytes = int(max_bytes)
+        self._nbytes = 0
+        self._lru: OrderedDict[Hashable, tuple[Path, _Entries, int]] = OrderedDict()
         self._grids: dict[int, _GridEntries] = {}
         self._meshes: dict[int, MeshEntries] = {}  # (by id(world): the entries hold it weakly)
         self._hits = self._misses = self._invalidations = self._evictions = 0
@@ -122,11 +134,15 @@ class PathCache(Closeable):
         return self._capacity
 
     @property
+    def max_bytes(self) -> int:
+        return self._max_bytes
+
+    @property
     def stats(self) -> CacheStats:
         """Counters since construction (or the last :meth:`clear`)."""
         self._inbox.catch_up()
         return CacheStats(self._hits, self._misses, self._invalidations, self._evictions,
-                          len(self._lru), self._capacity)
+                          len(self._lru), self._capacity, self._nbytes, self._max_bytes)
 
     def __len__(self) -> int:
         self._inbox.catch_up()
@@ -188,15 +204,22 @@ class PathCache(Closeable):
             if not len(holder.table):
                 self._drop(holder)
             return
+        own = path.cells.nbytes + path.points.nbytes + path.corridor.nbytes
+        if own > self._max_bytes:  # alone beyond the bound: not stored (nor kept: an older result)
+            self._pop(key)
+            self._forget(key, holder)
+            return
         if isinstance(holder, _GridEntries):
-            holder.table.add_result(key, query, path)
+            kept = holder.table.add_result(key, query, path)
         else:
-            holder.table.add_result(key, query, path, float(world.tolerance))
-        self._lru[key] = (path, holder)
-        self._lru.move_to_end(key)
-        while len(self._lru) > self._capacity:
-            old_key, (_, old_holder) = self._lru.popitem(last=False)
-            self._forget(old_key, old_holder)
+            kept = holder.table.add_result(key, query, path, float(world.tolerance))
+        self._pop(key)  # (a key stored again: its old size goes)
+        self._lru[key] = (path, holder, own + kept)
+        self._nbytes += own + kept
+        while len(self._lru) > self._capacity or (self._nbytes > self._max_bytes and len(self._lru) > 1):
+            old_key = next(iter(self._lru))
+            self._forget(old_key, self._lru[old_key][1])
+            self._pop(old_key)
             self._evictions += 1
 
     def clear(self) -> None:
@@ -219,6 +242,7 @@ class PathCache(Closeable):
         self._grids.clear()
         self._meshes.clear()
         self._lru.clear()
+        self._nbytes = 0
 
     def _tables(self, world: Any) -> dict[int, Any]:
         """The entry tables of ``world``'s kind (grids or meshes), by ``id(world)``."""
@@ -230,13 +254,19 @@ class PathCache(Closeable):
         holder: _Entries | None = self._tables(world).get(id(world))
         if holder is None or holder.world is world:
             return holder
-        for key in [k for k, (_, h) in self._lru.items() if h is holder]:
-            del self._lru[key]
+        for key in [k for k, (_, h, _) in self._lru.items() if h is holder]:
+            self._pop(key)
         self._drop(holder)
         return None
 
+    def _pop(self, key: Hashable) -> None:
+        """Remove ``key``'s LRU entry, if any, and its bytes (its table's bookkeeping stays)."""
+        entry = self._lru.pop(key, None)
+        if entry is not None:
+            self._nbytes -= entry[2]
+
     def _forget(self, key: Hashable, holder: _Entries) -> None:
-        """Remove ``key``'s bookkeeping (the LRU entry is already gone)."""
+        """Remove ``key``'s bookkeeping from ``holder``'s table."""
         holder.table.remove(key)
         if not len(holder.table):
             self._drop(holder)
@@ -258,7 +288,7 @@ class PathCache(Closeable):
         if holder is None or holder.seen >= change.version:  # subscribed since: the table holds it
             return
         for key in holder.table.invalidate(change):
-            del self._lru[key]
+            self._pop(key)
             self._invalidations += 1
         holder.seen = change.version
         if not len(holder.table):
@@ -274,5 +304,5 @@ class PathCache(Closeable):
 
     def __repr__(self) -> str:
         s = self.stats
-        return (f"PathCache(size={s.size}/{s.capacity}, hits={s.hits}, misses={s.misses}, "
-                f"invalidations={s.invalidations})")
+        return (f"PathCache(size={s.size}/{s.capacity}, bytes={s.nbytes}/{s.max_bytes}, hits={s.hits}, "
+                f"misses={s.misses}, invalidations={s.invalidations})")

@@ -144,6 +144,37 @@ def test_lru_eviction_and_unsubscribe() -> None:
     assert len(cache) == 0 and cache.stats.hits == 0 and len(grid._listeners) == 0
 
 
+def _bytes_of(cache: PathCache, *paths: gamenav.Path) -> int:
+    """What ``paths`` hold (cells, points, corridor) and the footprints ``cache`` keeps for them."""
+    tables = [*cache._grids.values(), *cache._meshes.values()]
+    own = sum(p.cells.nbytes + p.points.nbytes + p.corridor.nbytes for p in paths)
+    return own + sum(fp.nbytes for t in tables for fp in getattr(t.table, "_fps", []) if fp is not None)
+
+
+def test_memory_is_bounded_as_well_as_the_entry_count() -> None:
+    """Only the entry count was bounded: 4096 long paths of a 1550 x 1550 map (cells, points and
+    footprints, ~100 KB each) took hundreds of MB. ``max_bytes`` bounds their arrays too."""
+    grid = gamenav.TileGrid(np.ones((4, 400), bool))
+    probe = PathCache()
+    long = probe.find_path(grid, (0, 0), (399, 0))
+    one = _bytes_of(probe, long)
+    cache = PathCache(max_bytes=3 * one)
+    paths = [cache.find_path(grid, (0, y), (399, y)) for y in range(4)]
+    stats = cache.stats
+    assert stats.size == 3 and stats.evictions == 1 and stats.nbytes == _bytes_of(cache, *paths[1:])
+    assert stats.nbytes <= stats.max_bytes == 3 * one
+    assert cache.find_path(grid, (0, 1), (399, 1)) is paths[1]      # the most recent three stay
+    grid.set_walkable((200, 1), False)                               # invalidation frees bytes too
+    assert cache.stats.size == 2 and cache.stats.nbytes == _bytes_of(cache, *paths[2:])
+    cache.clear()
+    assert cache.stats.nbytes == 0
+    small = PathCache(max_bytes=one // 2)                            # one result alone too big
+    assert small.find_path(grid, (0, 0), (399, 0)).found and len(small) == 0
+    assert len(grid._listeners) == 1                                 # (probe's): small keeps none
+    with pytest.raises(gamenav.InvalidInputError, match="max_bytes must be an int >= 1"):
+        PathCache(max_bytes=0)
+
+
 def test_grid_listener_goes_when_the_last_entry_dies() -> None:
     grid = gamenav.TileGrid.from_strings(OPEN)
     cache = PathCache()
