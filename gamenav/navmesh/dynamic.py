@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import math
 import sys
 import threading
@@ -74,6 +75,7 @@ __all__ = ["NavMeshChange", "add_obstacle", "compact", "follow_grid", "remove_ob
 
 _I64 = npt.NDArray[np.int64]
 _F64 = npt.NDArray[np.float64]
+_log = logging.getLogger("gamenav")
 
 
 @dataclass(frozen=True, eq=False)
@@ -1456,9 +1458,18 @@ class GridFollower:
             # box then shows the state after every waiting edit, so its change says what any did
             opened = any(p[1] for p in self.pending)
             blocked = any(p[2] for p in self.pending)
+            first: BaseException | None = None
             while self.pending and grid.version == change.version:
                 box = self.pending.pop(0)[0]
-                _notify(mesh, remesh(mesh, es, box, opened=opened, blocked=blocked))
+                edit = remesh(mesh, es, box, opened=opened, blocked=blocked)
+                try:
+                    _notify(mesh, edit)
+                except BaseException as exc:  # a mesh listener's: the boxes after it still go in
+                    if first is not None:
+                        _log.error("gamenav: another change listener failed too", exc_info=exc)
+                    first = first or exc
+            if first is not None:
+                raise first
 
 
 def follow_grid(mesh: NavMesh, grid: TileGrid) -> None:
