@@ -29,7 +29,7 @@ from gamenav.errors import InvalidInputError
 from gamenav.grid._fast import FastWorkspace, Tables, snapshot_tables, int_pairs, make_path
 from gamenav.grid.clearance import radius_state
 from gamenav.grid.movement import Heuristic
-from gamenav.grid.search import GridSearch, SearchWorkspace, build_index
+from gamenav.grid.search import GridSearch, Lease, SearchWorkspace
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.navmesh.mesh import NavMesh, world_point
 from gamenav.navmesh.search import NavMeshSearch, check_search_options
@@ -230,30 +230,37 @@ def _grid_general(grid: TileGrid, starts: list[Any], goals: list[Any], workers: 
                                 f"workspace= (got {options['workspace']!r})")
     # every error before any thread starts
     requests = [GridSearch._check(grid, s, g, **options) for s, g in zip(starts, goals, strict=True)]
-    state = grid._snapshot()  # the one snapshot every query searches
-    for req in requests:  # blocked endpoints (for the agent's radius, if any) on that snapshot
-        (sx, sy), (gx, gy) = req.start, req.goal
-        passable = radius_state(state, req.mask).passable
-        if not passable[sy, sx] or not (req.partial or passable[gy, gx]):
-            GridSearch._from_checked(req, state)  # raises BlockedEndpointError
-    if requests:  # grid-level errors (e.g. JPS on a weighted grid) come from starting a search
+    if not requests:
+        return []
+    with grid._edit_lock:  # no edit between the snapshot and its index data
+        state = grid._snapshot()  # the one snapshot every query searches
+        # grid-level errors (e.g. JPS on a weighted grid) come from starting a search
         GridSearch._from_checked(requests[0], state).cancel()
-        # its index, built here: a build takes the grid's edit lock, which this thread holds
-        # inside a listener (only the index: prepare() would also spread the subgoal landmarks)
-        build_index(grid, requests[0].algorithm)
-    results: list[Path | None] = [None] * len(starts)
+        # the snapshot's JPS+ table or hpa / subgoal graph for every query: a search started after
+        # another thread's edit would run online JPS or A* without it (the index is built here,
+        # in this thread: a build takes the grid's edit lock, which it may hold inside a listener)
+        lease = Lease(grid, state, requests[0])
+    try:
+        for req in requests:  # blocked endpoints (for the agent's radius, if any) on that snapshot
+            (sx, sy), (gx, gy) = req.start, req.goal
+            passable = radius_state(state, req.mask).passable
+            if not passable[sy, sx] or not (req.partial or passable[gy, gx]):
+                GridSearch._from_checked(req, state, lease)  # raises BlockedEndpointError
+        results: list[Path | None] = [None] * len(starts)
 
-    def make_worker() -> Callable[[int], None]:
-        ws = SearchWorkspace(grid.shape)
+        def make_worker() -> Callable[[int], None]:
+            ws = SearchWorkspace(grid.shape)
 
-        def job(i: int) -> None:
-            search = GridSearch._from_checked(replace(requests[i], workspace=ws), state)
-            search.step(None)
-            results[i] = search.result()
+            def job(i: int) -> None:
+                search = GridSearch._from_checked(replace(requests[i], workspace=ws), state, lease)
+                search.step(None)
+                results[i] = search.result()
 
-        return job
+            return job
 
-    run_parallel(len(starts), workers, make_worker)
+        run_parallel(len(starts), workers, make_worker)
+    finally:
+        lease.close()
     return results  # type: ignore[return-value]
 
 

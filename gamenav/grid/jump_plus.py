@@ -196,6 +196,15 @@ class PlusSearch:
     def expanded(self) -> int:
         return int(self.state[3])
 
+    def shared(self) -> PlusSearch:
+        """JPS+ state for another search on this one's table, which this one holds: the new
+        state gives nothing back (this one does, in its :meth:`release`)."""
+        if self.index is None:
+            raise RuntimeError("shared() of a released PlusSearch")
+        twin = PlusSearch(self.index, self.table)
+        twin.index = None
+        return twin
+
     def release(self) -> None:
         """Give the table back (idempotent)."""
         if self.index is not None:

@@ -43,7 +43,7 @@ from gamenav.types import Path, PathStatus
 if TYPE_CHECKING:
     from typing_extensions import Never  # no keyword outside the signature type-checks
 
-__all__ = ["ALGORITHMS", "POOL_MAX_BYTES", "GridSearch", "SearchWorkspace", "prepare"]
+__all__ = ["ALGORITHMS", "POOL_MAX_BYTES", "GridSearch", "Lease", "SearchWorkspace", "prepare"]
 
 ALGORITHMS = ("astar", "jps", "dijkstra", "hpa", "subgoal")
 """Accepted values of ``algorithm=``."""
@@ -622,6 +622,53 @@ def try_graph_path(grid: TileGrid, start: Any, goal: Any, algorithm: str) -> Pat
     return make_path(PathStatus.FOUND, found.cost, way, _centres(grid, way), found.expanded)
 
 
+class _Shared:
+    """A graph index that answers but takes nothing back: each search of a :class:`Lease` holds
+    the lease's graph through one (the lease gives it back once, when closed)."""
+
+    def __init__(self, index: GraphIndex[_hpa.HpaResult | _subgoal.SubgoalResult]) -> None:
+        self._index = index
+
+    def answer(self, graph: Any, grid: TileGrid, state: _GridState, start: tuple[int, int],
+               goal: tuple[int, int]) -> _hpa.HpaResult | _subgoal.SubgoalResult | None:
+        return self._index.answer(graph, grid, state, start, goal)
+
+    def release(self, data: Any) -> None:
+        """Nothing: the lease gives the graph back."""
+
+
+class Lease:
+    """The per-grid index data of one grid snapshot (the JPS+ table, the hpa / subgoal graph) for
+    searches with ``request``'s options started on that snapshot later
+    (:meth:`GridSearch._from_checked`), when the grid may have moved on (a batch of ``find_paths``):
+    each runs as a search started at once would (not online JPS or A* for want of its snapshot's
+    data). Take it while ``state`` is current; :meth:`close` gives the data back."""
+
+    def __init__(self, grid: TileGrid, state: _GridState, request: _Request) -> None:
+        jps = request.algorithm == "jps"
+        # (searches on an agent radius's view of the snapshot have no table: online JPS)
+        self._jps = _jump_plus.start(grid, state, jps) if request.mask <= 1 else (jps, None)
+        module = {"hpa": _hpa, "subgoal": _subgoal}.get(request.algorithm)
+        self._graph: _GraphHeld | None = None if module is None else module.hold(grid, state)
+
+    def graph(self) -> _GraphHeld | None:
+        """The hpa / subgoal graph for one search (given back by the lease, not the search)."""
+        return None if self._graph is None else (_Shared(self._graph[0]), self._graph[1])
+
+    def jps(self, jps: bool) -> tuple[bool, _jump_plus.PlusSearch | None]:
+        """:func:`gamenav.grid.jump_plus.start` for one search on the snapshot."""
+        if not jps:
+            return False, None
+        online, plus = self._jps
+        return online, None if plus is None else plus.shared()
+
+    def close(self) -> None:
+        """Give the data back (idempotent)."""
+        let_go(self._graph)
+        self._graph = None
+        _jump_plus.release(self._jps[1])
+
+
 class GridSearch(NotCopyable):
     """A resumable shortest-path search on a :class:`~gamenav.TileGrid`.
 
@@ -730,20 +777,23 @@ class GridSearch(NotCopyable):
         return _check(grid, start, goal, **{**_defaults(), **options})
 
     @classmethod
-    def _from_checked(cls, request: _Request, state: _GridState | None = None) -> GridSearch:
+    def _from_checked(cls, request: _Request, state: _GridState | None = None,
+                      lease: Lease | None = None) -> GridSearch:
         """Start a search from :meth:`_check`'s result on snapshot ``state`` of its grid
-        (default: the grid's current one).
+        (default: the grid's current one), with ``lease``, the index data of that snapshot
+        (needed when the grid may have moved on since ``state``).
 
         Raises:
             BlockedEndpointError, UnsupportedOptionError: an edit since the check blocked an
                 endpoint or made the grid weighted for JPS.
         """
         search = cls.__new__(cls)
-        search._launch(request, state)
+        search._launch(request, state, lease)
         return search
 
-    def _launch(self, req: _Request, state: _GridState | None = None) -> None:
-        """Start the search on snapshot ``state`` of the grid (default: take the current one once)."""
+    def _launch(self, req: _Request, state: _GridState | None = None, lease: Lease | None = None) -> None:
+        """Start the search on snapshot ``state`` of the grid (default: take the current one once)
+        with ``lease``'s index data (default: the grid's for the current snapshot)."""
         self._ws: SearchWorkspace | None = None
         grid = req.grid
         state = radius_state(grid._snapshot() if state is None else state, req.mask)  # the radius mask's view, if any
@@ -789,12 +839,15 @@ class GridSearch(NotCopyable):
             # searches in request()), on the graph of this snapshot, held from now on (an edit
             # meanwhile repairs a copy), as JPS+ holds its table; A* is set up only if the graph
             # cannot answer
-            self._hpa_start = (req, state, (_subgoal if req.algorithm == "subgoal" else _hpa).hold(grid, state))
+            held = lease.graph() if lease is not None else \
+                (_subgoal if req.algorithm == "subgoal" else _hpa).hold(grid, state)
+            self._hpa_start = (req, state, held)
             return
-        self._open(req, state, reachable)
+        self._open(req, state, reachable, lease)
 
-    def _open(self, req: _Request, state: _GridState, reachable: bool) -> None:
-        """Set up the A* / JPS / Dijkstra kernel state on ``state`` and open the start node."""
+    def _open(self, req: _Request, state: _GridState, reachable: bool, lease: Lease | None = None) -> None:
+        """Set up the A* / JPS / Dijkstra kernel state on ``state`` (with ``lease``'s JPS+ table,
+        if given) and open the start node."""
         grid = req.grid
         (sx, sy), (gx, gy) = req.start, req.goal
         diag = req.diagonal
@@ -815,9 +868,10 @@ class GridSearch(NotCopyable):
         # weight 1 with a consistent heuristic; user heuristics and weights use a binary heap.
         self._monotone = self._weight == 0.0 or (self._weight == 1.0 and not callable(heur) and (
             heur is not Heuristic.MANHATTAN or diag is Diagonal.NEVER))
-        self._use_jps = req.algorithm == "jps" and reachable
+        use_jps = req.algorithm == "jps" and reachable
         # JPS+ on this snapshot's table; online JPS if the grid moved on; A* on dense maps
-        self._use_jps, self._plus = _jump_plus.start(grid, state, self._use_jps)
+        self._use_jps, self._plus = lease.jps(use_jps) if lease is not None else \
+            _jump_plus.start(grid, state, use_jps)
         self._moves: npt.NDArray[np.uint8] | None = pad.moves(diag)
         self._track_best = not reachable
 
