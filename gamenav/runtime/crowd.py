@@ -1588,11 +1588,8 @@ class Crowd(Closeable):
         if on_grid:
             starts = self._cells(idx)
             goals = self._grid.world_to_cell(self._goal[idx])
-        else:  # a navmesh shrunk by the agent radius: start and goal snap onto it
-            snap = getattr(self._world, "nearest", None)
-            starts, goals = self._pos[idx], self._goal[idx]
-            if snap is not None:
-                starts, goals = snap(starts), snap(goals)
+        else:
+            starts, goals = self._mesh_ends(idx)
         self.counters["path_requests"] += len(idx)
         for k, i in enumerate(idx.tolist()):
             retry = False
@@ -1635,6 +1632,19 @@ class Crowd(Closeable):
                         break
             if not retry:  # sent (or failed); an error raised above (a closed queue) leaves it waiting
                 self._backlog.pop(i, None)
+
+    def _mesh_ends(self, idx: _Idx) -> tuple[_F64, _F64]:
+        """The starts and goals (m, 2) of path requests for agents ``idx`` on the navmesh world:
+        snapped onto it (a mesh shrunk by the agent radius), and off its pinch points (an end there
+        is ambiguous: no path), the start into the triangle the agent came from (against its
+        velocity; standing still: the one it heads to), the goal into the one facing the start."""
+        starts, goals = self._pos[idx], self._goal[idx]
+        snap = getattr(self._world, "nearest", None)
+        if snap is not None:
+            starts, goals = snap(starts), snap(goals)
+        came = np.where((self._vel[idx] != 0).any(axis=1)[:, None], -self._vel[idx], goals - starts)
+        starts = _off_pinches(self._world, starts, came)
+        return starts, _off_pinches(self._world, goals, starts - goals)
 
     def _collect_paths(self) -> None:
         done = [(i, req) for i, req in self._requests.items() if req.status.done]
@@ -2105,6 +2115,44 @@ def _adjacent(passable: npt.NDArray[np.bool_], a: _I64, b: _I64) -> npt.NDArray[
     free: npt.NDArray[np.bool_] = near & passable[a[:, 1], b[:, 0]] & passable[b[:, 1], a[:, 0]] & \
         passable[a[:, 1], a[:, 0]] & passable[b[:, 1], b[:, 0]]
     return free
+
+
+def _off_pinches(mesh: Any, points: _F64, toward: _F64) -> _F64:
+    """``points`` (m, 2) on ``mesh``, each one exactly on a pinch point (a vertex where regions touch
+    only there: an ambiguous end, from or to which a search finds no path) moved a hair's breadth
+    into a triangle round it (:func:`_into_corner`, towards its direction in ``toward`` (m, 2)),
+    the others as they are."""
+    state = mesh._snapshot()  # (one state of an edited mesh)
+    verts, tris = state._vertices, state._triangles
+    out: _F64 = points.copy()
+    for k, t in enumerate(state._locate(np.ascontiguousarray(points)).tolist()):
+        corners = tris[t].tolist() if t >= 0 else []
+        pinch = [v for v in corners if state._pinch[v] and (verts[v] == points[k]).all()]
+        if pinch:
+            out[k] = _into_corner(state, pinch[0], toward[k])
+    return out
+
+
+def _into_corner(mesh: Any, v: int, toward: _F64) -> _F64:
+    """A point a hair's breadth from vertex ``v`` of ``mesh`` (a state), strictly inside the
+    triangle round ``v`` whose corner there best holds the direction ``toward`` (2,) (any one
+    for a zero direction): on the way from ``v`` to its centroid, the nearest of a few the mesh
+    locates in it (``v`` itself when none is)."""
+    verts, tris = mesh._vertices, mesh._triangles
+    around = np.flatnonzero((tris == v).any(axis=1) & mesh._alive)
+    others = tris[around][tris[around] != v].reshape(-1, 2)  # each one's two other corners
+    a, b = verts[others[:, 0]] - verts[v], verts[others[:, 1]] - verts[v]
+    turn = np.sign(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0])  # (sides a then b counterclockwise: 1)
+    into_a = turn * (a[:, 0] * toward[1] - a[:, 1] * toward[0]) / np.hypot(a[:, 0], a[:, 1])
+    into_b = turn * (toward[0] * b[:, 1] - toward[1] * b[:, 0]) / np.hypot(b[:, 0], b[:, 1])
+    best = int(around[np.argmax(np.minimum(into_a, into_b))])  # (> 0: inside the corner, by its sine)
+    centre = verts[tris[best]].mean(axis=0)
+    for step in 2.0 ** np.arange(-20, 0, 4):
+        point: _F64 = verts[v] + step * (centre - verts[v])
+        if (point != verts[v]).any() and mesh._locate(point[None, :])[0] == best:
+            return point
+    vertex: _F64 = verts[v].copy()
+    return vertex
 
 
 def _abandon(requests: dict[int, Any]) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import shapely
 
 import gamenav
 from gamenav import Crowd, PathQueue, TileGrid
@@ -38,3 +39,49 @@ def test_small_formation_plans_only_the_cells_its_slots_can_lie_on(monkeypatch: 
     whole = gamenav.distance_field(grid, tuple(target.tolist()))
     assert len({tuple(c) for c in goals.tolist()}) == 6
     np.testing.assert_array_equal(crowd._slot_cost, whole[goals[:, 1], goals[:, 0]])
+
+
+def _bow_tie() -> gamenav.NavMesh:
+    """A 10 x 10 room with two thin walls pointing at (5, 5) from the right, touching there: a
+    pinch point, round which the left region's paths turn (from (5, 1) to (6, 8): via (5, 5));
+    the wedge between the walls (e.g. (7, 5)) is reached round their far ends."""
+    return gamenav.NavMesh.from_polygons([(0, 0), (10, 0), (10, 10), (0, 10)], obstacles=[
+        shapely.Polygon([(5, 5), (8, 1), (9, 2)]), shapely.Polygon([(5, 5), (9, 8), (8, 9)])])
+
+
+def test_follower_standing_on_a_pinch_waypoint_of_its_path_plans_again() -> None:
+    """A follower stopped exactly on its path's waypoint at a pinch point and ordered on got
+    NO_PATH (the search refuses a start there) and failed for good; its start is now taken a
+    hair's breadth into the triangle it came from: it walks round the walls to the far wedge
+    (not through the pinch, a path of 2) and to a goal on its side."""
+    mesh = _bow_tie()
+    assert gamenav.find_path(mesh, (5, 1), (6, 8)).points.tolist() == [[5, 1], [5, 5], [6, 8]]
+    agent = gamenav.Follower(TileGrid(np.ones((10, 10), bool)), (5, 1), speed=15.0, world=mesh)
+    agent.move_to((6, 8))
+    for _ in range(8):
+        agent.update(1 / 30)
+    assert agent.position == (5.0, 5.0)
+    agent.move_to((7, 5))
+    assert agent.path.status.name == "FOUND" and not agent.failed
+    assert agent.path.cost > 9.0 and [8, 1] in agent.path.points.tolist()  # round the upper wall's far end
+    for _ in range(300):
+        agent.update(1 / 30)
+    assert agent.arrived and agent.position == (7.0, 5.0)
+
+
+def test_crowd_agents_ordered_onto_and_off_a_pinch_point_arrive() -> None:
+    """A goal exactly on a pinch point (no path to it) and a start there (no path from it): the
+    crowd's agents failed; they arrive now."""
+    grid = TileGrid(np.ones((10, 10), bool))
+    crowd = Crowd(grid, [(2.5, 5.0)], radius=0.25, max_speed=2.0, world=_bow_tie())
+    crowd.move([0], (5.0, 5.0), formation=False)
+    assert crowd.path(0).status.name == "FOUND"
+    for _ in range(120):
+        crowd.update(1 / 30)
+    assert crowd.arrived[0] and not crowd.failed[0]
+    crowd.place([0], [(5.0, 5.0)])
+    crowd.move([0], (2.5, 8.5), formation=False)
+    assert crowd.path(0).status.name == "FOUND"
+    for _ in range(240):
+        crowd.update(1 / 30)
+    assert crowd.arrived[0] and np.hypot(*(crowd.positions[0] - (2.5, 8.5))) <= crowd.arrive_radius
