@@ -9,12 +9,14 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from collections.abc import Callable
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
 from gamenav._arrays import rebuilt
+from gamenav._validate import float_numbers, holds_bool, is_int, real_number
+from gamenav.errors import InvalidInputError
 
 __all__ = ["Cell", "Path", "PathStatus", "Point", "Search"]
 
@@ -58,6 +60,43 @@ def _empty(dtype: type[_G]) -> npt.NDArray[_G]:
     return np.zeros((0, 2), dtype=dtype)
 
 
+_ARRAYS = (("cells", np.int64, 2), ("points", np.float64, 2), ("corridor", np.int64, 1))
+""":class:`Path`'s array fields: name, dtype and dimensions (``(n, 2)`` or ``(k,)``)."""
+
+
+def _read_only(value: Any, name: str, dtype: type[np.int64] | type[np.float64], ndim: int) -> npt.NDArray[Any]:
+    """``value`` as a read-only ``dtype`` array of ``ndim`` dimensions (``(n, 2)`` or ``(k,)``):
+    kept when it is one already, else copied (converted from ints, or for floats from numbers).
+
+    Raises:
+        InvalidInputError: not such an array: other shapes, floats for ints, bools, strings.
+    """
+    array: npt.NDArray[Any] | None = value
+    copied = False
+    if not (isinstance(value, np.ndarray) and value.dtype == dtype):
+        array, copied = (_ints(value) if dtype is np.int64 else float_numbers(value)), True
+    if array is None or array.ndim != ndim or (ndim == 2 and array.shape[1] != 2):
+        shape, kind = "(n, 2)" if ndim == 2 else "(k,)", "ints" if dtype is np.int64 else "numbers"
+        got = f"an array of shape {value.shape} and dtype {value.dtype}" if isinstance(value, np.ndarray) \
+            else f"{value!r:.120}"
+        raise InvalidInputError(f"{name} must be an array of {kind} of shape {shape}, got {got}")
+    if array.flags.writeable and not copied:  # (the caller's array: a read-only copy, theirs stays writable)
+        array = array.copy()
+    array.flags.writeable = False
+    return array
+
+
+def _ints(value: Any) -> npt.NDArray[np.int64] | None:
+    """``value``, an array-like of ints within int64 (no bools), as a new int64 array, or None."""
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):  # ragged rows
+        return None
+    if raw.dtype.kind not in "iu" or holds_bool(value) or (raw.size and raw.max() > np.iinfo(np.int64).max):
+        return None
+    return raw.astype(np.int64)
+
+
 @dataclass(frozen=True, eq=False)
 class Path:
     """A search result.
@@ -71,8 +110,13 @@ class Path:
         expanded: how many nodes the search expanded.
         corridor: ``(k,)`` int64 navmesh triangle indices from start to goal; empty for grids.
 
-    The arrays are read-only; writable arrays given to the constructor are copied (the caller's
-    own arrays stay writable and do not change the path).
+    The arrays are read-only; writable arrays and array-likes given to the constructor are
+    copied (the caller's own arrays stay writable and do not change the path). Paths compare and
+    hash by identity (compare their fields to compare two paths).
+
+    Raises:
+        InvalidInputError: a field of another type or shape (``status`` not a PathStatus, cells
+            that are not ``(n, 2)`` ints, ...).
     """
 
     status: PathStatus
@@ -83,12 +127,14 @@ class Path:
     corridor: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def __post_init__(self) -> None:
-        for name in ("cells", "points", "corridor"):
-            array = getattr(self, name)
-            if array.flags.writeable:  # (the caller's array: a read-only copy, theirs stays writable)
-                array = array.copy()
-                object.__setattr__(self, name, array)
-            array.flags.writeable = False
+        if not isinstance(self.status, PathStatus):
+            raise InvalidInputError(f"status must be a PathStatus, got {self.status!r}")
+        object.__setattr__(self, "cost", real_number(self.cost, "cost"))
+        if not is_int(self.expanded) or self.expanded < 0:
+            raise InvalidInputError(f"expanded must be an int >= 0, got {self.expanded!r}")
+        object.__setattr__(self, "expanded", int(self.expanded))
+        for name, dtype, ndim in _ARRAYS:
+            object.__setattr__(self, name, _read_only(getattr(self, name), name, dtype, ndim))
 
     def __reduce__(self) -> tuple[Callable[..., Path], tuple[object, ...]]:
         """Pickle and copy through the constructor, so the arrays are read-only again after a

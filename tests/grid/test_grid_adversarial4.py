@@ -60,3 +60,35 @@ in both."""
         assert (b.status, b.cost, b.expanded) == (a.status, a.cost, a.expanded)
         np.testing.assert_array_equal(b.cells, a.cells)
         np.testing.assert_array_equal(b.points, a.points)
+
+
+def test_path_reads_array_likes_as_its_documented_arrays() -> None:
+    """``Path(...)`` built by a caller kept what it was given: a list of cells raised
+    ``AttributeError: 'list' object has no attribute 'flags'``, int32 cells stayed int32 and int
+    points ints (documented: int64 and float64), and a status given as a string was kept until
+    ``repr`` or ``found`` met it."""
+    path = gamenav.Path(gamenav.PathStatus.FOUND, 1, [[0, 0], [1, 0]], [[0.5, 0.5], [1, 0]], np.int64(2),
+                        [3, 4])
+    assert (path.cells.dtype, path.points.dtype, path.corridor.dtype) == (np.int64, np.float64, np.int64)
+    assert path.cells.tolist() == [[0, 0], [1, 0]] and path.points.tolist() == [[0.5, 0.5], [1.0, 0.0]]
+    assert (path.cost, path.expanded, path.corridor.tolist()) == (1.0, 2, [3, 4])
+    assert not path.cells.flags.writeable and not path.corridor.flags.writeable
+    assert gamenav.Path(gamenav.PathStatus.FOUND, cells=np.zeros((1, 2), np.int32)).cells.dtype == np.int64
+    assert repr(path) == "Path(status=FOUND, cost=1, waypoints=2, expanded=2)"
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"status": "found"}, "status must be a PathStatus, got 'found'"),
+    ({"cost": None}, "cost must be a number, got None"),
+    ({"expanded": -1}, "expanded must be an int >= 0, got -1"),
+    ({"cells": [[0.5, 0]]}, r"cells must be an array of ints of shape \(n, 2\), got \[\[0.5, 0\]\]"),
+    ({"cells": np.ones((2, 2), dtype=bool)}, "cells must be .* got an array of shape \\(2, 2\\) and dtype bool"),
+    ({"cells": np.array([[2**64 - 1, 0]], dtype=np.uint64)}, "cells must be an array of ints"),
+    ({"points": np.zeros((2, 3))}, r"points must be an array of numbers of shape \(n, 2\), got an array of shape"),
+    ({"corridor": [[1, 2]]}, r"corridor must be an array of ints of shape \(k,\)"),
+])
+def test_path_refuses_fields_of_another_type_or_shape(fields: dict[str, object], message: str) -> None:
+    """The same bad fields were kept (or crashed with AttributeError); they are InvalidInputError."""
+    given: dict[str, object] = {"status": gamenav.PathStatus.FOUND, **fields}
+    with pytest.raises(gamenav.InvalidInputError, match=message):
+        gamenav.Path(**given)  # type: ignore[arg-type]
