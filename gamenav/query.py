@@ -79,8 +79,14 @@ def find_path(world: Any, start: Any, goal: Any, **options: Any) -> Path:
     """Find a path on a TileGrid or a NavMesh in one call.
 
     Same arguments as :func:`begin_search`; the result is identical to running that search to
-    completion. Unreachable goals give ``PathStatus.NO_PATH`` (or ``PARTIAL`` with
-    ``partial=True``), never an exception.
+    completion. A goal that no path reaches (another island) gives ``PathStatus.NO_PATH`` (or
+    ``PARTIAL`` with ``partial=True``), never an exception; a start or goal on no walkable ground
+    (a blocked cell, a point off the mesh) is bad input: :class:`~gamenav.BlockedEndpointError`,
+    except a blocked goal cell with ``partial=True`` and points off a mesh with ``clamp=True``
+    (snapped onto it).
+
+    Raises:
+        The errors of :func:`begin_search`; BlockedEndpointError as above.
 
     Example:
         >>> import gamenav

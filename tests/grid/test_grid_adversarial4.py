@@ -92,3 +92,14 @@ def test_path_refuses_fields_of_another_type_or_shape(fields: dict[str, object],
     given: dict[str, object] = {"status": gamenav.PathStatus.FOUND, **fields}
     with pytest.raises(gamenav.InvalidInputError, match=message):
         gamenav.Path(**given)  # type: ignore[arg-type]
+
+
+def test_find_path_documents_the_error_of_a_blocked_end() -> None:
+    """``find_path``'s docstring said unreachable goals never raise, but a goal on a blocked cell
+    raises BlockedEndpointError (and gives PARTIAL with ``partial=True``); it says so now."""
+    grid = gamenav.TileGrid.from_strings(["..#", "###", "..."])
+    assert gamenav.find_path(grid, (0, 0), (0, 2)).status is gamenav.PathStatus.NO_PATH
+    assert gamenav.find_path(grid, (0, 0), (2, 0), partial=True).status is gamenav.PathStatus.PARTIAL
+    with pytest.raises(gamenav.BlockedEndpointError):
+        gamenav.find_path(grid, (0, 0), (2, 0))
+    assert "BlockedEndpointError" in (gamenav.find_path.__doc__ or "")
