@@ -412,7 +412,8 @@ def padded(grid: TileGrid | _GridState) -> _Padded:
 def _heuristic_value(value: Any) -> float:
     """One cell's value of a user heuristic as a float (TypeError: not an int or a float)."""
     if not is_real(value):
-        raise TypeError(f"{value!r} is not an int or a float")
+        got = f"an array of shape {value.shape}" if isinstance(value, np.ndarray) else f"{value!r:.80}"
+        raise TypeError(f"{got} is not an int or a float")
     return float(value)
 
 
@@ -430,14 +431,17 @@ def _heuristic_table(func: Callable[..., Any], shape: tuple[int, int], goal: tup
                 raw = np.vectorize(_heuristic_value, otypes=[np.float64])(raw)
             elif raw.dtype.kind not in "iuf":
                 raise TypeError(f"values of dtype {raw.dtype} are not numbers")
-            values = np.broadcast_to(raw.astype(np.float64), (h, w))
-        except Exception:  # noqa: BLE001 - scalar-only callables: evaluate cell by cell instead
+            try:
+                values = np.broadcast_to(raw.astype(np.float64), (h, w))
+            except ValueError:  # (numpy's message names "remapped shapes")
+                raise ValueError(f"it returned an array of shape {raw.shape}") from None
+        except Exception as whole:  # noqa: BLE001 - scalar-only callables: evaluate cell by cell instead
             try:
                 values = np.vectorize(lambda x, y: _heuristic_value(func(x, y)), otypes=[np.float64])(dx, dy)
             except (TypeError, ValueError, OverflowError) as exc:
                 raise InvalidInputError(
-                    f"heuristic(dx, dy) must return a number for every cell, got an error: {exc}"
-                ) from exc
+                    f"heuristic(dx, dy) must return a number for every cell, got an error: {exc} (given the "
+                    f"arrays dx, dy of shape {(h, w)}: {whole})") from exc
     if not np.isfinite(values).all() or (values < 0).any():
         raise InvalidInputError("heuristic(dx, dy) must return finite values >= 0 for every cell")
     table = np.zeros((h + 2, w + 2), dtype=np.float64)

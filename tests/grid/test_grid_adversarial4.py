@@ -103,3 +103,20 @@ def test_find_path_documents_the_error_of_a_blocked_end() -> None:
     with pytest.raises(gamenav.BlockedEndpointError):
         gamenav.find_path(grid, (0, 0), (2, 0))
     assert "BlockedEndpointError" in (gamenav.find_path.__doc__ or "")
+
+
+@pytest.mark.parametrize(("heuristic", "shape"), [
+    (lambda dx, dy: np.ones((6, 5)), r"\(6, 5\)"),
+    (lambda dx, dy: np.zeros(3), r"\(3,\)"),
+    (lambda dx, dy: np.ones((1, 5, 6)), r"\(1, 5, 6\)"),
+])
+def test_a_heuristic_returning_an_array_of_another_shape_is_told_so(heuristic: object, shape: str) -> None:
+    """A heuristic returning an array of another shape than the grid's was told "must return a
+    number for every cell, got an error: array([[1., 1., ...]]) is not an int or a float" (the
+    array printed whole, numpy's broadcasting message dropped); the message names the shape it
+    returned and the grid's."""
+    grid = gamenav.TileGrid.from_strings(["......", ".####.", "......", "#.##.#", "......"])
+    pattern = (rf"must return a number for every cell, got an error: an array of shape {shape} is not an int "
+               rf"or a float \(given the arrays dx, dy of shape \(5, 6\): it returned an array of shape {shape}\)")
+    with pytest.raises(gamenav.InvalidInputError, match=pattern):
+        gamenav.find_path(grid, (0, 0), (5, 4), heuristic=heuristic)
