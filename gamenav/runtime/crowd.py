@@ -78,7 +78,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -91,11 +91,15 @@ from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
 from gamenav._validate import (finite_point, flag, float_numbers, holds_bool, is_int, is_real, positive_number,
                                real_number)
 from gamenav.runtime._congestion import oncoming_scale
+from gamenav.runtime._mesh_invalidation import segments_touch_box
 from gamenav._events import Closeable, Inbox
 from gamenav.errors import BlockedEndpointError, GamenavError, InvalidInputError
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange, TileGrid, _GridState
 from gamenav.types import Path, PathStatus
+
+if TYPE_CHECKING:
+    from gamenav.navmesh.dynamic import NavMeshChange
 
 __all__ = ["Crowd"]
 
@@ -570,6 +574,8 @@ class Crowd(Closeable):
         self._inbox = Inbox(self._edited)  # edits heard in other threads wait for the crowd's thread
         self._unsubscribe = grid.subscribe(self._on_change, weak=True)
         self._seen = grid.version  # the last grid edit acted on (read once subscribed)
+        self._unfollow: Callable[[], object] = _nothing
+        self._follow_world()
 
     # settings (may be assigned)
     radius = _Setting(positive_number, "The default radius of :meth:`add` (the largest when one was given per agent).")
@@ -588,6 +594,7 @@ class Crowd(Closeable):
         """Stop following grid edits and cancel the pending path requests; the state stays
         readable, orders and :meth:`update` raise InvalidInputError afterwards."""
         self._unsubscribe()
+        self._unfollow()
         self._inbox.clear()
         self._cancel(np.array(sorted(self._requests), np.int64))
         self._backlog.clear()
@@ -875,7 +882,14 @@ class Crowd(Closeable):
         self._check_open("assign the world of")
         self._catch_up()
         self._world = self._routing_checked(world, self._diagonal, self._path_options)
+        self._follow_world()
         self._repath(np.flatnonzero((self._mode == PATH) | self._pending_mask()))
+
+    def _follow_world(self) -> None:
+        """Follow the edits of :attr:`world` when it is a NavMesh (weakly, as the grid's), not
+        those of the world before it."""
+        self._unfollow()
+        self._unfollow = _nothing if self._world is self._grid else self._world.subscribe(self._on_change, weak=True)
 
     @property
     def diagonal(self) -> Diagonal:
@@ -1996,8 +2010,8 @@ class Crowd(Closeable):
         """New path requests for ``idx``; they keep moving on their old route until it arrives."""
         self._request(idx)
 
-    def _on_change(self, change: GridChange) -> None:
-        """Grid edit: acted on at once in the crowd's thread; an edit made in another thread
+    def _on_change(self, change: GridChange | NavMeshChange) -> None:
+        """Grid or navmesh world edit: acted on at once in the crowd's thread; an edit made in another thread
         waits for the crowd's next update, order or read of its state (the listener runs in the
         editing thread, which must not touch the crowd's state while the crowd's thread uses it)."""
         self._inbox.deliver(change)
@@ -2006,8 +2020,12 @@ class Crowd(Closeable):
         """Act on the edits heard and not acted on yet, in order."""
         self._inbox.catch_up()
 
-    def _edited(self, change: GridChange) -> None:
-        """Grid edit: move agents off newly blocked cells, re-route whoever crosses them."""
+    def _edited(self, change: GridChange | NavMeshChange) -> None:
+        """Grid edit: move agents off newly blocked cells, re-route whoever crosses them (a navmesh
+        world's edit: :meth:`_mesh_edited`)."""
+        if not isinstance(change, GridChange):
+            self._mesh_edited(change)
+            return
         g = self._grid
         self._seen = max(self._seen, change.version)
         # a request refused here (e.g. for path options the edited grid no longer supports) waits in
@@ -2041,19 +2059,45 @@ class Crowd(Closeable):
             if len(members):  # those the edit cut off from the group's target ask for a path
                 affected[members[~np.isfinite(_field_near(self._fields[gid][1], self._cells(members)))]] = True
         repath = np.flatnonzero(affected)
-        self.counters["edit_repaths"] += len(repath)
         if self._world is g:
+            self.counters["edit_repaths"] += len(repath)
             with contextlib.suppress(GamenavError):  # (refused: waits in the backlog, see above)
                 self._repath(repath)
         else:  # searched at the next update: a mesh following the grid may not have heard the edit yet
-            self._cancel(repath)
-            self._backlog.update(dict.fromkeys(repath.tolist()))
+            self._repath_later(repath)
         if len(change.opened):  # a way may have opened for those that gave up: they try again
-            retry = np.flatnonzero(self._failed)
-            self._failed[retry] = False
-            self._reset_stuck(retry)
-            self.counters["edit_repaths"] += len(retry)
-            self._backlog.update(dict.fromkeys(retry.tolist()))  # (sent over the next updates)
+            self._retry_failed()
+
+    def _mesh_edited(self, change: NavMeshChange) -> None:
+        """Navmesh world edit (an obstacle added or removed; a mesh following the grid): the
+        agents whose way ahead touches the edited box (grown by the mesh's tolerance) re-path,
+        and after an edit that opens space those that gave up try again."""
+        t = 2.0 * self._world.tolerance if self._world is not self._grid else 0.0
+        x0, y0, x1, y1 = change.bounds
+        follow = np.flatnonzero(self._mode == PATH)
+        direct = np.flatnonzero(self._mode == DIRECT)
+        a, b, owner = self._legs(follow)
+        who = np.concatenate([follow[owner], direct])
+        hit = segments_touch_box(np.concatenate([a, self._pos[direct]]), np.concatenate([b, self._goal[direct]]),
+                                 (x0 - t, y0 - t, x1 + t, y1 + t))
+        self._repath_later(np.unique(who[hit]))
+        if change.opened:
+            self._retry_failed()
+
+    def _repath_later(self, idx: _Idx) -> None:
+        """New path requests for ``idx`` after an edit, sent from the next update (those waiting to
+        be sent already are not counted again: a mesh following the grid reports its edits too)."""
+        self.counters["edit_repaths"] += int(np.count_nonzero(~np.isin(idx, np.fromiter(self._backlog, np.int64))))
+        self._cancel(idx)
+        self._backlog.update(dict.fromkeys(idx.tolist()))
+
+    def _retry_failed(self) -> None:
+        """A way may have opened for the agents that gave up: they try again (sent over the next updates)."""
+        retry = np.flatnonzero(self._failed)
+        self._failed[retry] = False
+        self._reset_stuck(retry)
+        self.counters["edit_repaths"] += len(retry)
+        self._backlog.update(dict.fromkeys(retry.tolist()))
 
     def _steps_meet(self, agents: _Idx, blocked: _I64) -> npt.NDArray[np.bool_]:
         """Which grid path followers ``agents`` have a route ahead (cell steps from the agent's
@@ -2082,14 +2126,22 @@ class Crowd(Closeable):
         meets[owner[hit]] = True
         return meets
 
+    def _legs(self, agents: _Idx) -> tuple[_F64, _F64, _I64]:
+        """The straight legs ahead of path followers ``agents``, from the position through the
+        waypoints: ``(starts (m, 2), ends (m, 2), the index in agents of each leg's agent (m,))``."""
+        if len(agents) == 0:
+            return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, np.int64)
+        _, points, owner = self._waypoints(agents)
+        first = np.ones(len(owner), bool)
+        first[1:] = owner[1:] != owner[:-1]
+        starts: _F64 = np.where(first[:, None], self._pos[agents[owner]], np.roll(points, 1, axis=0))
+        return starts, points, owner
+
     def _legs_meet(self, agents: _Idx, cells: _I64) -> npt.NDArray[np.bool_]:
         """Which path followers ``agents`` have a route ahead (straight legs from the position
         through the waypoints) that meets (touches included) one of the grid ``cells`` (k, 2)."""
         g = self._grid
-        _, points, owner = self._waypoints(agents)
-        first = np.ones(len(owner), bool)
-        first[1:] = owner[1:] != owner[:-1]
-        a = np.where(first[:, None], self._pos[agents[owner]], np.roll(points, 1, axis=0))
+        a, points, owner = self._legs(agents)
         d = points - a
         meets = np.zeros(len(agents), bool)
         for lo in np.array_split(g.cell_to_world(cells) - 0.5 * g.cell_size, max(1, len(owner) * len(cells) // 2**20)):
@@ -2153,6 +2205,10 @@ def _into_corner(mesh: Any, v: int, toward: _F64) -> _F64:
             return point
     vertex: _F64 = verts[v].copy()
     return vertex
+
+
+def _nothing() -> None:
+    """No subscription to end."""
 
 
 def _abandon(requests: dict[int, Any]) -> None:

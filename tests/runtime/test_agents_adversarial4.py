@@ -3,6 +3,8 @@ them, small formations, and worlds edited under them."""
 
 from __future__ import annotations
 
+import gc
+import weakref
 from typing import Any
 
 import numpy as np
@@ -85,3 +87,66 @@ def test_crowd_agents_ordered_onto_and_off_a_pinch_point_arrive() -> None:
     for _ in range(240):
         crowd.update(1 / 30)
     assert crowd.arrived[0] and np.hypot(*(crowd.positions[0] - (2.5, 8.5))) <= crowd.arrive_radius
+
+
+def _room_mesh() -> gamenav.NavMesh:
+    return gamenav.NavMesh.from_polygons([(0, 0), (20, 0), (20, 10), (0, 10)])
+
+
+@pytest.mark.parametrize("queued", [False, True])
+def test_an_obstacle_added_to_the_navmesh_world_reroutes_the_agents_it_meets(queued: bool) -> None:
+    """The crowd heard only its grid's edits: a follower on a navmesh world walked 30 frames
+    through an obstacle added across its way (`mesh.add_obstacle`); it re-paths round it now."""
+    mesh = _room_mesh()
+    queue = PathQueue() if queued else None
+    agent = gamenav.Follower(TileGrid(np.ones((10, 20), bool)), (1.5, 5.0), speed=2.0, world=mesh, queue=queue)
+    agent.move_to((18.5, 5.0))
+    for _ in range(30):
+        if queue is not None:
+            queue.update()
+        agent.update(1 / 30)
+    mesh.add_obstacle([(9, 2), (11, 2), (11, 8), (9, 8)])
+    assert agent._crowd.pending == 1
+    inside = 0
+    for _ in range(400):
+        if queue is not None:
+            queue.update()
+        agent.update(1 / 30)
+        x, y = agent.position
+        inside += 9 < x < 11 and 2 < y < 8
+    assert inside == 0 and agent.arrived and agent.position == (18.5, 5.0)
+    assert any(y <= 2 or y >= 8 for _, y in agent.path.points.tolist())  # round the obstacle
+
+
+def test_agents_that_failed_on_a_navmesh_world_try_again_once_an_obstacle_is_removed() -> None:
+    """A wall across the navmesh world cuts the agent off its goal (it fails); removing it left
+    the agent failed for good; it now tries again and arrives. Once the world is the grid again,
+    the mesh's edits are not followed."""
+    mesh = _room_mesh()
+    grid = TileGrid(np.ones((10, 20), bool))
+    crowd = Crowd(grid, [(1.5, 5.0)], radius=0.25, max_speed=4.0, world=mesh)
+    wall = mesh.add_obstacle([(9, -1), (11, -1), (11, 11), (9, 11)])
+    crowd.move([0], (18.5, 5.0))
+    assert crowd.failed[0]
+    mesh.remove_obstacle(wall)
+    assert not crowd.failed[0] and crowd.pending == 1
+    for _ in range(200):
+        crowd.update(1 / 30)
+    assert crowd.arrived[0] and not crowd.failed[0]
+    crowd.world = grid
+    crowd.move([0], (1.5, 5.0))
+    requests = crowd.counters["path_requests"]
+    mesh.add_obstacle([(0.5, 4), (3, 4), (3, 6), (0.5, 6)])
+    crowd.update(1 / 30)
+    assert crowd.counters["path_requests"] == requests
+
+
+def test_a_dropped_crowd_is_not_kept_alive_by_its_navmesh_world() -> None:
+    mesh = _room_mesh()
+    crowd = Crowd(TileGrid(np.ones((10, 20), bool)), [(1.5, 5.0)], radius=0.25, max_speed=4.0, world=mesh)
+    crowd.move([0], (18.5, 5.0))
+    ref = weakref.ref(crowd)
+    del crowd
+    gc.collect()
+    assert ref() is None
+    mesh.add_obstacle([(9, 2), (11, 2), (11, 8), (9, 8)])  # (no listener left to call)
