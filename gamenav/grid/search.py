@@ -692,7 +692,8 @@ class GridSearch(NotCopyable):
             distances, built on the first JPS query and repaired in place on edits) and counts
             the jump points it expands in ``expanded``; on dense maps (random obstacles, 1-wide
             mazes) it runs A*, which is faster there. Costs are optimal either way; among paths
-            of equal cost it may pick another one than A*.
+            of equal cost it may pick another one than A* (whose steps, summed in another order,
+            may give a cost another float rounding apart: compare costs with a tolerance).
             ``"hpa"``: near-optimal hierarchical search (:mod:`gamenav.grid.hpa`: clusters
             built on the first query, repaired locally on edits; same options as ``"jps"``
             except that ``agent_radius`` must stay within half a cell); the path is
@@ -704,7 +705,8 @@ class GridSearch(NotCopyable):
             ``"subgoal"``: optimal search on a graph of obstacle corners (:mod:`gamenav.grid.
             subgoal`: Simple Subgoal Graphs, built on the first query or by
             :func:`prepare`, repaired locally on edits; same options as ``"hpa"``); costs
-            equal A*'s, ``expanded`` counts graph nodes. Runs whole in the first :meth:`step`
+            are A*'s optimum (as with ``"jps"``, maybe a float rounding apart), ``expanded``
+            counts graph nodes. Runs whole in the first :meth:`step`
             like ``"hpa"`` (0.1-1 ms on 1000-cell maps).
         diagonal: a :class:`~gamenav.Diagonal` rule (name or member; True/False).
         heuristic: ``None`` (manhattan for 4-connected movement, octile otherwise), a

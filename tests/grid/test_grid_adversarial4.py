@@ -120,3 +120,22 @@ def test_a_heuristic_returning_an_array_of_another_shape_is_told_so(heuristic: o
                rf"or a float \(given the arrays dx, dy of shape \(5, 6\): it returned an array of shape {shape}\)")
     with pytest.raises(gamenav.InvalidInputError, match=pattern):
         gamenav.find_path(grid, (0, 0), (5, 4), heuristic=heuristic)
+
+
+@pytest.mark.parametrize("algorithm", ["jps", "subgoal"])
+def test_optimal_algorithms_are_documented_to_round_their_costs_otherwise(algorithm: str) -> None:
+    """``GridSearch``'s docstring said that subgoal costs equal A*'s (and JPS's are optimal),
+    but about half of the queries on a rooms map cost another float rounding than A*'s (the same
+    optimum, its steps summed in another order); the docstring says to compare with a tolerance."""
+    grid = _rooms()
+    rng = np.random.default_rng(0)
+    free = np.argwhere(grid.components() == grid.components()[0, 0])[:, ::-1]
+    rounded = 0
+    for i, j in rng.integers(0, len(free), size=(60, 2)):
+        start, goal = tuple(int(v) for v in free[i]), tuple(int(v) for v in free[j])
+        exact = gamenav.find_path(grid, start, goal).cost
+        cost = gamenav.find_path(grid, start, goal, algorithm=algorithm).cost
+        assert cost == pytest.approx(exact, rel=1e-14, abs=0.0)
+        rounded += cost != exact
+    assert rounded > 0
+    assert "rounding" in (GridSearch.__doc__ or "")
