@@ -160,7 +160,8 @@ def clearance_field(grid: TileGrid) -> npt.NDArray[np.float64]:
         ``(h, w)`` float64, ``[y, x]``, world units (cells times ``cell_size``): 0 on blocked
         cells, 0.5 cells next to a wall, ``inf`` where nothing blocked lies within about 8 cells
         (more than :data:`MAX_RADIUS_CELLS`). A cell is usable by an agent of radius ``r`` when
-        its clearance is ``>= r``.
+        its clearance is ``>= r``, or below ``r`` by float noise: radii up to 1e-9 cells above a
+        clearance fit there too (``0.1 * 7`` is 0.7000000000000001, a radius meant as 0.7).
 
     Example:
         >>> import gamenav

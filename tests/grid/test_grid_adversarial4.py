@@ -139,3 +139,18 @@ def test_optimal_algorithms_are_documented_to_round_their_costs_otherwise(algori
         rounded += cost != exact
     assert rounded > 0
     assert "rounding" in (GridSearch.__doc__ or "")
+
+
+def test_clearance_field_documents_the_noise_a_radius_may_have() -> None:
+    """``clearance_field`` said a cell is usable by radius ``r`` when its clearance is ``>= r``,
+    but ``clearance_mask`` (and every search with ``agent_radius``) forgives float noise: a
+    radius a float step above a clearance of 0.5 or 1.5 cells still fits there (195 cells of a
+    30 x 30 map the field excluded). The docstring says so."""
+    grid = gamenav.TileGrid(np.random.default_rng(0).random((30, 30)) > 0.03, cell_size=0.3)
+    field = gamenav.clearance_field(grid)
+    for value in (0.5 * 0.3, 1.5 * 0.3):
+        radius = float(np.nextafter(value, np.inf))
+        fits = gamenav.clearance_mask(grid, radius)
+        assert fits[field == value].all() and not (field[fits] >= radius).all()
+        np.testing.assert_array_equal(fits, field >= value)
+    assert "float noise" in (gamenav.clearance_field.__doc__ or "")
