@@ -253,12 +253,13 @@ class _Undo:
 
 
 class _Obstacle:
-    __slots__ = ("shape", "inflated", "bounds", "inner")
+    __slots__ = ("shape", "inflated", "bounds", "inner", "thin")
 
     def __init__(self, shape: BaseGeometry, inflated: BaseGeometry, origin: _F64,
-                 inner: tuple[float, float, float, float] | None) -> None:
+                 inner: tuple[float, float, float, float] | None, tol: float) -> None:
         self.shape = shape
         self.inflated = inflated  # in the edits' frame (about ``origin``, see EditState)
+        self.thin = bool(shapely.minimum_clearance(inflated) <= 16 * tol)  # has parts merging may close (see reach)
         x0, y0, x1, y1 = inflated.bounds
         ox, oy = float(origin[0]), float(origin[1])
         self.bounds = (x0 + ox, y0 + oy, x1 + ox, y1 + oy)  # world
@@ -479,6 +480,28 @@ class EditState:
         b, key = self.ob_box[:n], self.ob_key[:n]
         near = (b[:, 0] <= x1) & (b[:, 2] >= x0) & (b[:, 1] <= y1) & (b[:, 3] >= y0) & (key != skip)
         return sorted(key[near].tolist())
+
+    def close_to(self, oid: int, ids: list[int]) -> list[int]:
+        """Those of the obstacles ``ids`` (but ``oid``) within 16 tolerances of obstacle ``oid``
+        (inflated): merging moves points by up to the tolerance, so where they meet, what either
+        leaves of the free space depends on the other."""
+        others = [k for k in ids if k != oid]
+        if not others:
+            return []
+        near = shapely.dwithin([self.obstacles[k].inflated for k in others], self.obstacles[oid].inflated,
+                               16 * self.tol)
+        return [k for k, c in zip(others, near, strict=True) if c]
+
+    def reach(self, oid: int) -> tuple[float, float, float, float]:
+        """The bounds of obstacle ``oid`` and of the thin obstacles (see :class:`_Obstacle`)
+        :meth:`close_to` it: what merging leaves of a thin one depends on those it meets (two
+        walls thinner than the tolerance that meet leave a wall, either alone nothing), across
+        its whole box, so an edit of ``oid`` re-triangulates them too."""
+        x0, y0, x1, y1 = self.obstacles[oid].bounds
+        m = 16 * self.tol
+        thin = [k for k in self.close_to(oid, self.near_ids((x0 - m, y0 - m, x1 + m, y1 + m)))
+                if self.obstacles[k].thin]
+        return _cover([self.obstacles[k].bounds for k in [oid, *thin]])
 
     def blocked_near(self, bounds: tuple[float, float, float, float], skip: int = 0) -> BaseGeometry | None:
         """Union of the inflated obstacles (and a followed grid's blocked cells) whose bounds
@@ -958,8 +981,7 @@ def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float]
         obstacles = None
         if new in es.last_near[1]:
             ob = es.obstacles[new].inflated
-            others = [es.obstacles[k].inflated for k in es.last_near[1] if k != new]
-            close = [g for g, c in zip(others, shapely.dwithin(others, ob, 16 * es.tol), strict=True) if c]
+            close = [es.obstacles[k].inflated for k in es.close_to(new, es.last_near[1])]
             obstacles = shapely.union_all([ob, *close]) if close else ob
     else:
         obstacles = es.blocked_near(_world_bounds(es, region), skip)
@@ -1312,10 +1334,9 @@ def add_obstacle(mesh: NavMesh, shape: Any) -> int:
     with _edit_locks(es):
         oid = es.next_id
         es.next_id += 1
-        ob = _Obstacle(geom, inflated, es.origin, box)
-        es.add_obstacle(oid, ob)
+        es.add_obstacle(oid, _Obstacle(geom, inflated, es.origin, box, es.tol))
         try:
-            change = remesh(mesh, es, _grown(mesh, ob.bounds), opened=False, blocked=True, undo_key=oid)
+            change = remesh(mesh, es, _grown(mesh, es.reach(oid)), opened=False, blocked=True, undo_key=oid)
         except BaseException:
             es.remove_obstacle(oid)
             es.undo.pop(oid, None)
@@ -1331,8 +1352,7 @@ def remove_obstacle(mesh: NavMesh, oid: Any) -> None:
         if not is_int(oid) or int(oid) not in es.obstacles:
             raise InvalidInputError(f"oid must be the id of an obstacle of this mesh (one of "
                                     f"{sorted(es.obstacles)[:10]}), got {oid!r}")
-        ob = es.obstacles[int(oid)]
-        box = _grown(mesh, ob.bounds)
+        box = _grown(mesh, es.reach(int(oid)))
         undo = es.undo.pop(int(oid), None)
         change = _restore(mesh, es, box, int(oid), undo) if undo is not None else None
         if change is None:
@@ -1396,6 +1416,12 @@ def remove_all(mesh: NavMesh) -> None:
         rem = np.flatnonzero(es.master["alive"][:es.n_t])
         _install(mesh, es, mesh.bounds, rem, np.zeros((0, 2)), np.zeros((0, 3), dtype=np.int64), False, True)
         es.base_alive[:] = False
+
+
+def _cover(boxes: list[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
+    """The bounds of ``boxes`` (``(x0, y0, x1, y1)`` each)."""
+    x0, y0, x1, y1 = zip(*boxes, strict=True)
+    return min(x0), min(y0), max(x1), max(y1)
 
 
 def _grown(mesh: NavMesh, bounds: tuple[float, float, float, float]) -> tuple[float, float, float, float]:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import shapely
 
+import gamenav
 from gamenav import NavMesh, TileGrid
 from gamenav.navmesh.dynamic import NavMeshChange
+
+ROOM = shapely.box(0, 0, 20, 12)
 
 
 def test_a_failing_mesh_listener_leaves_no_grid_edit_of_a_listener_unapplied() -> None:
@@ -35,3 +39,34 @@ def test_a_failing_mesh_listener_leaves_no_grid_edit_of_a_listener_unapplied() -
     assert len(heard) == 2 and heard[-1].version == mesh.version  # and both edits were announced
     assert (mesh.locate([(1.5, 5.0), (6.5, 5.0), (12.5, 5.0)]) >= 0).all()
     assert int(mesh.islands[mesh.alive].max()) + 1 == 3
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_removing_one_of_two_thin_obstacles_that_meet_leaves_what_a_build_of_the_other_has(first: int) -> None:
+    # 1e-12 wide, far thinner than the tolerance (2e-8): alone, a build carves nothing of either;
+    # meeting in an L they leave a wall, which must go with either of them
+    thin = [shapely.box(5, 5, 5 + 1e-12, 6), shapely.box(5, 6, 6, 6 + 1e-12)]
+    mesh = NavMesh.from_polygons(ROOM)
+    ids = [mesh.add_obstacle(shape) for shape in thin]
+    mesh.remove_obstacle(ids[first])
+    fresh = NavMesh.from_polygons(ROOM, obstacles=[thin[1 - first]])
+    for s, g in (((2.7, 8.7), (10.5, 3.7)), ((4, 5.5), (6, 5.5)), ((5.5, 4), (5.5, 8))):
+        path, built = gamenav.find_path(mesh, s, g, exact=True), gamenav.find_path(fresh, s, g, exact=True)
+        # corners may differ by the walls' width: within a few mesh tolerances (2e-8)
+        assert path.found and path.cost == pytest.approx(built.cost, abs=1e-7)
+    assert len(np.unique(mesh.vertices[np.unique(mesh.triangles[mesh.alive])], axis=0)) == len(fresh.vertices)
+
+
+def test_a_thin_obstacle_joined_by_a_later_one_is_carved_as_in_a_build() -> None:
+    # a wall 1e-9 wide alone carves nothing (thinner than the tolerance, 2e-8); a wall 1e-8 wide
+    # added later meets its top: together they leave a T of walls along both, as a build does
+    walls = [shapely.box(6, 4, 6 + 1e-9, 6), shapely.box(7, 4, 8, 5), shapely.box(5, 6, 7, 6 + 1e-8)]
+    mesh = NavMesh.from_polygons(ROOM)
+    for wall in walls:
+        mesh.add_obstacle(wall)
+    fresh = NavMesh.from_polygons(ROOM, obstacles=walls)
+    for s, g in (((17.26, 6.5), (5.99, 5.07)), ((0.57, 1.49), (13.4, 7.77)), ((9, 4.5), (5.5, 5))):
+        path, built = gamenav.find_path(mesh, s, g, exact=True), gamenav.find_path(fresh, s, g, exact=True)
+        # corners may differ by the walls' width: within a few mesh tolerances (2e-8)
+        assert path.found and path.cost == pytest.approx(built.cost, abs=1e-7)
+
