@@ -1651,14 +1651,16 @@ class Crowd(Closeable):
         """The starts and goals (m, 2) of path requests for agents ``idx`` on the navmesh world:
         snapped onto it (a mesh shrunk by the agent radius), and off its pinch points (an end there
         is ambiguous: no path), the start into the triangle the agent came from (against its
-        velocity; standing still: the one it heads to), the goal into the one facing the start."""
+        velocity; standing still: one on its goal's island, facing it), the goal into one on the
+        start's island, facing it."""
         starts, goals = self._pos[idx], self._goal[idx]
         snap = getattr(self._world, "nearest", None)
         if snap is not None:
             starts, goals = snap(starts), snap(goals)
-        came = np.where((self._vel[idx] != 0).any(axis=1)[:, None], -self._vel[idx], goals - starts)
-        starts = _off_pinches(self._world, starts, came)
-        return starts, _off_pinches(self._world, goals, starts - goals)
+        moving = (self._vel[idx] != 0).any(axis=1)
+        came = np.where(moving[:, None], -self._vel[idx], goals - starts)
+        starts = _off_pinches(self._world, starts, came, np.where(moving, -1, _islands(self._world, goals)))
+        return starts, _off_pinches(self._world, goals, starts - goals, _islands(self._world, starts))
 
     def _collect_paths(self) -> None:
         done = [(i, req) for i, req in self._requests.items() if req.status.done]
@@ -2169,11 +2171,19 @@ def _adjacent(passable: npt.NDArray[np.bool_], a: _I64, b: _I64) -> npt.NDArray[
     return free
 
 
-def _off_pinches(mesh: Any, points: _F64, toward: _F64) -> _F64:
+def _islands(mesh: Any, points: _F64) -> _I64:
+    """The island of ``mesh`` each point (m, 2) lies on (-1: off the mesh)."""
+    state = mesh._snapshot()
+    tri = state._locate(np.ascontiguousarray(points))
+    found: _I64 = np.where(tri >= 0, state.islands[tri], -1)
+    return found
+
+
+def _off_pinches(mesh: Any, points: _F64, toward: _F64, islands: _I64) -> _F64:
     """``points`` (m, 2) on ``mesh``, each one exactly on a pinch point (a vertex where regions touch
     only there: an ambiguous end, from or to which a search finds no path) moved a hair's breadth
-    into a triangle round it (:func:`_into_corner`, towards its direction in ``toward`` (m, 2)),
-    the others as they are."""
+    into a triangle round it (:func:`_into_corner`, towards its direction in ``toward`` (m, 2), on
+    its island in ``islands`` (m,) if it can: -1 any), the others as they are."""
     state = mesh._snapshot()  # (one state of an edited mesh)
     verts, tris = state._vertices, state._triangles
     out: _F64 = points.copy()
@@ -2181,15 +2191,15 @@ def _off_pinches(mesh: Any, points: _F64, toward: _F64) -> _F64:
         corners = tris[t].tolist() if t >= 0 else []
         pinch = [v for v in corners if state._pinch[v] and (verts[v] == points[k]).all()]
         if pinch:
-            out[k] = _into_corner(state, pinch[0], toward[k])
+            out[k] = _into_corner(state, pinch[0], toward[k], int(islands[k]))
     return out
 
 
-def _into_corner(mesh: Any, v: int, toward: _F64) -> _F64:
+def _into_corner(mesh: Any, v: int, toward: _F64, island: int) -> _F64:
     """A point a hair's breadth from vertex ``v`` of ``mesh`` (a state), strictly inside the
-    triangle round ``v`` whose corner there best holds the direction ``toward`` (2,) (any one
-    for a zero direction): on the way from ``v`` to its centroid, the nearest of a few the mesh
-    locates in it (``v`` itself when none is)."""
+    triangle round ``v`` on ``island`` (if one is) whose corner there best holds the direction
+    ``toward`` (2,) (any one for a zero direction): on the way from ``v`` to its centroid, the
+    nearest of a few the mesh locates in it (``v`` itself when none is)."""
     verts, tris = mesh._vertices, mesh._triangles
     around = np.flatnonzero((tris == v).any(axis=1) & mesh._alive)
     others = tris[around][tris[around] != v].reshape(-1, 2)  # each one's two other corners
@@ -2197,7 +2207,8 @@ def _into_corner(mesh: Any, v: int, toward: _F64) -> _F64:
     turn = np.sign(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0])  # (sides a then b counterclockwise: 1)
     into_a = turn * (a[:, 0] * toward[1] - a[:, 1] * toward[0]) / np.hypot(a[:, 0], a[:, 1])
     into_b = turn * (toward[0] * b[:, 1] - toward[1] * b[:, 0]) / np.hypot(b[:, 0], b[:, 1])
-    best = int(around[np.argmax(np.minimum(into_a, into_b))])  # (> 0: inside the corner, by its sine)
+    held = np.minimum(into_a, into_b)  # (> 0: inside the corner)
+    best = int(around[np.lexsort((-held, mesh.islands[around] != island))[0]])
     centre = verts[tris[best]].mean(axis=0)
     for step in 2.0 ** np.arange(-20, 0, 4):
         point: _F64 = verts[v] + step * (centre - verts[v])

@@ -150,3 +150,20 @@ def test_a_dropped_crowd_is_not_kept_alive_by_its_navmesh_world() -> None:
     gc.collect()
     assert ref() is None
     mesh.add_obstacle([(9, 2), (11, 2), (11, 8), (9, 8)])  # (no listener left to call)
+
+
+def test_an_agent_standing_on_a_pinch_point_between_islands_plans_on_its_goals_island() -> None:
+    """Two islands touching only at (4, 4): a square, and a C round it whose far end lies in
+    the square's direction from the pinch. An agent standing there (no way it came from) was
+    nudged towards its goal, into the square: no path; it takes the side on its goal's island."""
+    mesh = gamenav.NavMesh.from_polygons([
+        shapely.Polygon([(0, 0), (4, 0), (4, 4), (0, 4)]),
+        shapely.Polygon([(4, 4), (6, 4), (6, -1), (0, -1), (0, -4), (8, -4), (8, 8), (4, 8)])])
+    assert len(set(mesh.islands.tolist())) == 2
+    grid = TileGrid(np.ones((12, 8), bool), origin=(0, -4))
+    crowd = Crowd(grid, [(4.0, 4.0)], radius=0.25, max_speed=4.0, world=mesh)
+    crowd.move([0], (2.0, -2.5), formation=False)
+    assert crowd.path(0).status.name == "FOUND" and crowd.path(0).cost > 10.0  # round the C
+    for _ in range(200):
+        crowd.update(1 / 30)
+    assert crowd.arrived[0] and not crowd.failed[0]
