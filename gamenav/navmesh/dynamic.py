@@ -952,7 +952,9 @@ def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float]
     clear of every other obstacle's bounds are put back as they are: the live triangles lie
     outside the obstacle, so nothing overlaps them, and the freed space around them is
     re-triangulated (their edges are the region's boundary with the same coordinates, which
-    the stitching matches).
+    the stitching matches). Only the obstacles meeting ``box`` (where space is freed) are
+    subtracted: one thinner than the tolerance carves nothing alone, and subtracted beyond the
+    box it cut the removed triangles up to edges that untouched ones share (a crack).
     """
     reuse = np.zeros(0, dtype=np.int64)
     verts, tris = mesh._vertices, mesh._triangles
@@ -984,7 +986,7 @@ def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float]
             close = [es.obstacles[k].inflated for k in es.close_to(new, es.last_near[1])]
             obstacles = shapely.union_all([ob, *close]) if close else ob
     else:
-        obstacles = es.blocked_near(_world_bounds(es, region), skip)
+        obstacles = es.blocked_near(box, skip)
     if obstacles is not None:
         region = shapely.difference(region, obstacles)
     return _area_part(region), reuse

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import shapely
@@ -70,3 +72,15 @@ def test_a_thin_obstacle_joined_by_a_later_one_is_carved_as_in_a_build() -> None
         # corners may differ by the walls' width: within a few mesh tolerances (2e-8)
         assert path.found and path.cost == pytest.approx(built.cost, abs=1e-7)
 
+
+def test_removing_an_obstacle_cuts_no_uncarved_thin_one_into_the_triangles_around() -> None:
+    # the wall 1e-12 wide at x = 7 carves nothing (thinner than the tolerance, 2e-8); removing the
+    # speck at (7, 2) subtracted it from the triangle the speck's box met, up to the diagonal that
+    # triangle shares with an untouched one: a T-junction at (7, 7.8), the room cut in 2 islands
+    mesh = NavMesh.from_polygons(ROOM)
+    speck = mesh.add_obstacle(shapely.box(7, 2, 7 + 1e-12, 2 + 1e-10))
+    mesh.add_obstacle(shapely.box(7, 7, 7 + 1e-12, 8))
+    mesh.remove_obstacle(speck)
+    assert int(mesh.islands[mesh.alive].max()) == 0
+    path = gamenav.find_path(mesh, (10.87, 11.22), (16.3, 0.03), exact=True)
+    assert path.found and path.cost == pytest.approx(math.hypot(16.3 - 10.87, 11.22 - 0.03), rel=1e-12)
