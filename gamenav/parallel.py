@@ -232,13 +232,14 @@ def _grid_general(grid: TileGrid, starts: list[Any], goals: list[Any], workers: 
     requests = [GridSearch._check(grid, s, g, **options) for s, g in zip(starts, goals, strict=True)]
     if not requests:
         return []
+    # grid-level errors (e.g. JPS on a weighted grid) come from starting a search (before an index
+    # is built for the lease; not under the lock: it runs the heuristic, the caller's code)
+    GridSearch._from_checked(requests[0]).cancel()
     with grid._edit_lock:  # no edit between the snapshot and its index data
         state = grid._snapshot()  # the one snapshot every query searches
-        # grid-level errors (e.g. JPS on a weighted grid) come from starting a search
-        GridSearch._from_checked(requests[0], state).cancel()
-        # the snapshot's JPS+ table or hpa / subgoal graph for every query: a search started after
-        # another thread's edit would run online JPS or A* without it (the index is built here,
-        # in this thread: a build takes the grid's edit lock, which it may hold inside a listener)
+        # its JPS+ table or hpa / subgoal graph for every query: a search started after another
+        # thread's edit would run online JPS or A* without it (the index is built here, in this
+        # thread: a build takes the grid's edit lock, which it may hold inside a listener)
         lease = Lease(grid, state, requests[0])
     try:
         for req in requests:  # blocked endpoints (for the agent's radius, if any) on that snapshot

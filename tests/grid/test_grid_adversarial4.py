@@ -154,3 +154,29 @@ def test_clearance_field_documents_the_noise_a_radius_may_have() -> None:
         assert fits[field == value].all() and not (field[fits] >= radius).all()
         np.testing.assert_array_equal(fits, field >= value)
     assert "float noise" in (gamenav.clearance_field.__doc__ or "")
+
+
+def test_find_paths_runs_no_heuristic_under_the_grids_edit_lock() -> None:
+    """(A mend of the lease above: the first query's search, which runs the caller's heuristic,
+    was started under the grid's edit lock; a heuristic waiting for another thread's edit of the
+    grid hung.) The heuristic runs while another thread may edit the grid."""
+    import threading
+
+    grid = gamenav.TileGrid.from_strings(["....", ".#..", "...."])
+    free: list[bool] = []  # whether another thread could take the edit lock meanwhile
+
+    def other_thread() -> None:
+        got = grid._edit_lock.acquire(timeout=5)
+        if got:
+            grid._edit_lock.release()
+        free.append(got)
+
+    def heuristic(dx: object, dy: object) -> float:
+        probe = threading.Thread(target=other_thread)
+        probe.start()
+        probe.join()
+        return 0.0
+
+    paths = gamenav.find_paths(grid, [(0, 0)], [(3, 2)], heuristic=heuristic, workers=1)
+    assert paths[0].cost == gamenav.find_path(grid, (0, 0), (3, 2)).cost
+    assert free and all(free)
