@@ -35,7 +35,8 @@ A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
 - path invalidation on grid edits: only agents whose remaining path enters a newly blocked cell
   (or, under the movement rules that read corners and for smoothed paths, steps diagonally past
   one) re-path; group flow fields are recomputed; after an edit that opens cells, agents that
-  had failed (no way to their goals, or stuck) ask for a path again;
+  had failed (no way to their goals, or stuck) ask for a path again; likewise on a NavMesh
+  world's edits (``add_obstacle``, ...): agents whose way ahead touches the edited box re-path;
 - optionally (``reroute_seconds``), congestion-aware group fields: re-planned now and then
   around the agents of other orders coming the other way.
 
@@ -423,7 +424,8 @@ class Crowd(Closeable):
         queue: a :class:`~gamenav.PathQueue` for path requests; ``None`` calls
             :func:`~gamenav.find_path` synchronously.
         world: what paths are searched on: ``grid`` (default) or a :class:`~gamenav.NavMesh`
-            covering the same free space (assign :attr:`world` to switch; agents re-path).
+            covering the same free space (assign :attr:`world` to switch; agents re-path; a
+            NavMesh's edits are followed like the grid's).
         flow_threshold: group orders with at least this many agents descend one shared
             distance field instead of sending one path request per agent.
         spacing: distance between formation slots in world units (default ``2.5 *`` the
@@ -1679,16 +1681,18 @@ class Crowd(Closeable):
         if not path.status.has_path:
             self._fail(np.array([i]))
             return
+        short = path.status is PathStatus.PARTIAL  # (the goal becomes the path's end)
         if len(path.cells):
             corners = np.asarray(path.cells, np.int64)
             seg = _straight_runs(corners)
             aim = self._grid.cell_to_world(corners)
-        else:  # a navmesh path: one waypoint per point
+        else:  # a navmesh path: one waypoint per point; to a goal off the mesh, its nearest point
             aim = np.asarray(path.points, np.float64)
             seg = np.zeros((max(len(aim) - 1, 0), 5), np.int64)
             seg[:, :2] = self._grid.world_to_cell(aim[1:]) if len(seg) else 0
             seg[:, 4] = 1
-        if path.status is PathStatus.PARTIAL:
+            short |= self._world is not self._grid and bool(self._world.locate(self._goal[i:i + 1])[0] < 0)
+        if short:
             self._goal[i] = aim[-1]
         aim = aim[1:]  # (the first point is where the agent stands)
         self._compact_paths()

@@ -154,7 +154,7 @@ class Follower(Closeable):
     Each update it walks ``speed * dt`` along its path's legs, whatever the speed and ``dt``
     (turning at every waypoint, so never across a wall between two), and stops exactly on its
     goal (then :attr:`arrived`). Path requests, goals on walls, stuck detection and re-pathing
-    after grid edits come from ``Crowd`` (while a new route is searched the agent waits), as
+    after grid (and navmesh ``world``) edits come from ``Crowd`` (while a new route is searched the agent waits), as
     does the cut of a very long ``dt`` (see :meth:`Crowd.update`). With a
     :class:`~gamenav.PathQueue`, call ``queue.update()`` once per frame, then :meth:`update`.
     For dozens of agents use one ``Crowd``: its update is vectorised.

@@ -167,3 +167,38 @@ def test_an_agent_standing_on_a_pinch_point_between_islands_plans_on_its_goals_i
     for _ in range(200):
         crowd.update(1 / 30)
     assert crowd.arrived[0] and not crowd.failed[0]
+
+
+def _depth(point: Any, box: tuple[float, float, float, float]) -> float:
+    """How deep ``point`` lies inside ``box`` (x0, y0, x1, y1): <= 0 outside."""
+    x, y = point
+    return min(x - box[0], box[2] - x, y - box[1], box[3] - y)
+
+
+@pytest.mark.parametrize("edit", [False, True])
+@pytest.mark.parametrize("make", ["follower", "crowd"])
+def test_a_goal_off_the_navmesh_world_is_its_nearest_point_not_walked_into(make: str, edit: bool) -> None:
+    """A goal inside a navmesh obstacle (given there, or an obstacle added on it) was searched
+    from its nearest mesh point, but the agent then went on straight to the goal itself, 1 unit
+    deep into the obstacle. The goal is now the path's end, the nearest point of the mesh."""
+    box = (13.0, 3.0, 17.0, 7.0)
+    square = [(13, 3), (17, 3), (17, 7), (13, 7)]
+    mesh = _room_mesh()
+    if not edit:
+        mesh.add_obstacle(square)
+    grid = TileGrid(np.ones((10, 20), bool))
+    if make == "follower":
+        follower = gamenav.Follower(grid, (1.5, 5.0), speed=3.0, world=mesh)
+        follower.move_to((14.0, 5.0))
+        crowd = follower._crowd
+    else:
+        crowd = Crowd(grid, [(1.5, 5.0)], radius=0.25, max_speed=3.0, world=mesh)
+        crowd.move([0], (14.0, 5.0), formation=False)
+    deepest = -1.0
+    for frame in range(300):
+        if edit and frame == 20:
+            mesh.add_obstacle(square)
+        crowd.update(1 / 30)
+        deepest = max(deepest, _depth(crowd.positions[0], box))
+    assert crowd.arrived[0] and crowd.goals[0].tolist() == [13.0, 5.0]
+    assert deepest <= (0.0 if make == "follower" else 0.25)  # (a crowd agent steers: within its radius)
