@@ -2189,13 +2189,12 @@ def _off_pinches(mesh: Any, points: _F64, toward: _F64, islands: _I64) -> _F64:
     into a triangle round it (:func:`_into_corner`, towards its direction in ``toward`` (m, 2), on
     its island in ``islands`` (m,) if it can: -1 any), the others as they are."""
     state = mesh._snapshot()  # (one state of an edited mesh)
-    verts, tris = state._vertices, state._triangles
+    tri = state._locate(np.ascontiguousarray(points))
+    corners = state._triangles[np.maximum(tri, 0)]  # (m, 3)
+    on = (tri >= 0)[:, None] & state._pinch[corners] & (state._vertices[corners] == points[:, None, :]).all(axis=2)
     out: _F64 = points.copy()
-    for k, t in enumerate(state._locate(np.ascontiguousarray(points)).tolist()):
-        corners = tris[t].tolist() if t >= 0 else []
-        pinch = [v for v in corners if state._pinch[v] and (verts[v] == points[k]).all()]
-        if pinch:
-            out[k] = _into_corner(state, pinch[0], toward[k], int(islands[k]))
+    for k in np.flatnonzero(on.any(axis=1)).tolist():
+        out[k] = _into_corner(state, int(corners[k, np.argmax(on[k])]), toward[k], int(islands[k]))
     return out
 
 
