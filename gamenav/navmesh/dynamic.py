@@ -64,8 +64,8 @@ from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, reindex
 from gamenav._validate import float_numbers, is_int
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
-                                   _without_threads, _without_underflow, grown_radius, merge_points, stadiums,
-                                   triangulate_areas, triangulate_free_space)
+                                   _without_threads, _without_underflow, frame_origin, grown_radius, merge_points,
+                                   moved, stadiums, triangulate_areas, triangulate_free_space)
 
 if TYPE_CHECKING:
     from gamenav.grid.tilegrid import GridChange, TileGrid
@@ -168,14 +168,6 @@ def _unreferenced(bufs: dict[str, npt.NDArray[Any]]) -> bool:
     """No view of these buffers exists outside the generation list (no mesh state, search or
     caller holds one)."""
     return _refs(bufs) <= _BASE_REFS
-
-
-def _moved(geom: BaseGeometry, off: _F64) -> BaseGeometry:
-    """``geom`` translated by ``off`` ``(2,)``."""
-    if not off.any():
-        return geom
-    moved: BaseGeometry = shapely.transform(geom, lambda p: p + off)
-    return moved
 
 
 def _area_part(geom: BaseGeometry) -> BaseGeometry:
@@ -293,8 +285,7 @@ class EditState:
     def __init__(self, mesh: NavMesh) -> None:
         self.radius = float(getattr(mesh, "_agent_radius", 0.0))
         gmin, cell, nx, ny = mesh._grid
-        step = 2.0 ** math.ceil(math.log2(64 * cell * max(nx, ny)))
-        self.origin: _F64 = np.round((gmin + 0.5 * cell * np.array([nx, ny])) / step) * step
+        self.origin = frame_origin(gmin, gmin + cell * np.array([nx, ny]))
         if not mesh._alive.all():  # pragma: no cover - meshes start with every triangle alive
             raise InvalidGeometryError("cannot start editing a mesh with dead triangles")
         # the free space as built (restored where space opens) and its bucket index (CSR)
@@ -1332,7 +1323,7 @@ def add_obstacle(mesh: NavMesh, shape: Any) -> int:
         raise InvalidGeometryError("shape must be a polygon with area, got an empty geometry")
     es = edit_state(mesh)
     with _geometry_errors("inflating the obstacle"):  # as a build shrinks free space; kept in the frame
-        inflated = _moved(_inflate(geom, es.radius, box), -es.origin)
+        inflated = moved(_inflate(geom, es.radius, box), -es.origin)
     with _edit_locks(es):
         oid = es.next_id
         es.next_id += 1
@@ -1449,7 +1440,7 @@ class GridFollower:
             # space restored where cells open: the whole grid, shrunk at its outer border only
             w, h = grid.shape[1] * float(grid.cell_size), grid.shape[0] * float(grid.cell_size)
             ox, oy = float(grid.origin[0]), float(grid.origin[1])
-            es.grid_free = _moved(free_space(shapely.box(ox, oy, ox + w, oy + h), agent_radius=es.radius), -es.origin)
+            es.grid_free = moved(free_space(shapely.box(ox, oy, ox + w, oy + h), agent_radius=es.radius), -es.origin)
         self.unsubscribe: Callable[[], None] = grid.subscribe(self.on_change, weak=True)
 
     def on_change(self, change: GridChange) -> None:

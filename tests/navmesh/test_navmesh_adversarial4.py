@@ -84,3 +84,21 @@ def test_removing_an_obstacle_cuts_no_uncarved_thin_one_into_the_triangles_aroun
     assert int(mesh.islands[mesh.alive].max()) == 0
     path = gamenav.find_path(mesh, (10.87, 11.22), (16.3, 0.03), exact=True)
     assert path.found and path.cost == pytest.approx(math.hypot(16.3 - 10.87, 11.22 - 0.03), rel=1e-12)
+
+
+@pytest.mark.parametrize("offset", [1e12, -3.3e9])
+def test_a_build_far_from_the_origin_shrinks_every_side_by_the_radius(offset: float) -> None:
+    # GEOS snapped the shrinking of a room at 1e12 (with one small turned box in it) by a grid
+    # coarser than the mesh tolerance: one side kept its whole width, 226.3 of area where 221.2
+    # (19.4 x 11.4) is walkable at all
+    box = np.array([[1.3462, 5.9988], [1.3243, 6.2152], [0.6527, 6.1477], [0.6746, 5.9313]])
+
+    def area(mesh: NavMesh) -> float:
+        return float(shapely.area(shapely.polygons(mesh.vertices[mesh.triangles])).sum())
+
+    near = NavMesh.from_polygons(ROOM, obstacles=[box], agent_radius=0.3)
+    far = NavMesh.from_polygons(shapely.box(offset, offset, offset + 20, offset + 12),
+                                obstacles=[box + offset], agent_radius=0.3)
+    # the far mesh's points are rounded to its float steps (2**-13 at 1e12): its sides (64 long) move by one
+    assert area(far) == pytest.approx(area(near), abs=64 * 2.0**-13)
+    assert far.locate([(offset + 0.116, offset + 10.854), (offset + 19.9, offset + 6)]).tolist() == [-1, -1]
