@@ -58,12 +58,13 @@ def threshold(grid: TileGrid, agent_radius: Any, name: str = "agent_radius") -> 
         InvalidInputError: not a finite number in ``[0, MAX_RADIUS_CELLS * cell_size]``.
     """
     r = real_number(agent_radius, name, "a number >= 0 (world units)")
-    limit = MAX_RADIUS_CELLS * grid.cell_size
+    size = grid._cell_size  # (the grid's own, as cell_to_world and the searches' points read it)
+    limit = MAX_RADIUS_CELLS * size
     if not (math.isfinite(r) and 0.0 <= r <= limit):
         raise InvalidInputError(
             f"{name} must be a finite number in [0, {limit:g}] world units ({MAX_RADIUS_CELLS} cells "
-            f"of cell_size {grid.cell_size:g}), got {r}")
-    cells = min(r / grid.cell_size, MAX_RADIUS_CELLS)  # (a subnormal cell_size rounds the limit up to 8 cells)
+            f"of cell_size {size:g}), got {r}")
+    cells = min(r / size, MAX_RADIUS_CELLS)  # (a subnormal cell_size rounds the limit up to 8 cells)
     return max(0, math.ceil(4.0 * cells * cells - 1e-9))
 
 
@@ -172,7 +173,7 @@ def clearance_field(grid: TileGrid) -> npt.NDArray[np.float64]:
     if not isinstance(grid, TileGrid):
         raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
     dist = _of(grid._snapshot()).dist
-    out = np.sqrt(dist.astype(np.float64)) * (0.5 * grid.cell_size)
+    out = np.sqrt(dist.astype(np.float64)) * (0.5 * grid._cell_size)
     out[dist == _CAP] = np.inf
     return out
 

@@ -180,3 +180,25 @@ def test_find_paths_runs_no_heuristic_under_the_grids_edit_lock() -> None:
     paths = gamenav.find_paths(grid, [(0, 0)], [(3, 2)], heuristic=heuristic, workers=1)
     assert paths[0].cost == gamenav.find_path(grid, (0, 0), (3, 2)).cost
     assert free and all(free)
+
+
+def test_agent_radii_are_read_in_the_grids_own_cell_size() -> None:
+    """On a TileGrid subclass whose ``cell_size`` property reports another size (2) than its own
+    (1: ``cell_to_world`` and every search's points use it), ``agent_radius`` was read in the
+    reported size: an agent of radius 1 (one cell) was taken for half a cell and walked along
+    the wall, ``clearance_field`` gave 1.0 next to a wall instead of 0.5, and radii from 7.5 to
+    15 were accepted. Radii and clearances are in the grid's own units now, as its points."""
+    from tests.grid.test_fast_path import ReportedTransformGrid
+
+    walk = np.ones((7, 9), dtype=bool)
+    walk[3, 1:8] = False
+    reported, plain = ReportedTransformGrid(walk), gamenav.TileGrid(walk)
+    np.testing.assert_array_equal(gamenav.clearance_field(reported), gamenav.clearance_field(plain))
+    np.testing.assert_array_equal(gamenav.clearance_mask(reported, 1.0), gamenav.clearance_mask(plain, 1.0))
+    for options in ({"agent_radius": 1.0}, {"agent_radius": 1.0, "algorithm": "jps"}):
+        got = gamenav.find_path(reported, (1, 1), (7, 5), **options)
+        want = gamenav.find_path(plain, (1, 1), (7, 5), **options)
+        assert got.cost == want.cost
+        np.testing.assert_array_equal(got.cells, want.cells)
+    with pytest.raises(gamenav.InvalidInputError, match=r"in \[0, 7.5\] world units .* of cell_size 1\)"):
+        gamenav.find_path(reported, (1, 1), (7, 5), agent_radius=10.0)
