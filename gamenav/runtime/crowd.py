@@ -2029,15 +2029,16 @@ class Crowd(Closeable):
     def _edited(self, change: GridChange | NavMeshChange) -> None:
         """Grid edit: move agents off newly blocked cells, re-route whoever crosses them (a navmesh
         world's edit: :meth:`_mesh_edited`)."""
-        if not isinstance(change, GridChange):
-            self._mesh_edited(change)
-            return
-        g = self._grid
-        self._seen = max(self._seen, change.version)
+        if isinstance(change, GridChange):
+            self._seen = max(self._seen, change.version)
         # a request refused here (e.g. for path options the edited grid no longer supports) waits in
         # the backlog and update() raises it: an edit never raises because of the crowd
         with contextlib.suppress(GamenavError):
             self._collect_paths()  # answers from before the edit are checked below like any route
+        if not isinstance(change, GridChange):
+            self._mesh_edited(change)
+            return
+        g = self._grid
         passable = g.passable
         cells = self._cells()  # (after any edit: one that opens a cell of a grid blocked everywhere frees them too)
         trapped = np.flatnonzero(~passable[cells[:, 1], cells[:, 0]])

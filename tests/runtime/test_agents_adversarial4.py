@@ -202,3 +202,20 @@ def test_a_goal_off_the_navmesh_world_is_its_nearest_point_not_walked_into(make:
         deepest = max(deepest, _depth(crowd.positions[0], box))
     assert crowd.arrived[0] and crowd.goals[0].tolist() == [13.0, 5.0]
     assert deepest <= (0.0 if make == "follower" else 0.25)  # (a crowd agent steers: within its radius)
+
+
+def test_a_queued_answer_from_before_a_navmesh_edit_is_checked_against_it() -> None:
+    """A path the queue answered before an obstacle was added, collected after it, was followed
+    through the obstacle (1 unit deep); it is checked like the routes held at the edit."""
+    mesh = _room_mesh()
+    queue = PathQueue()
+    agent = gamenav.Follower(TileGrid(np.ones((10, 20), bool)), (1.5, 5.0), speed=3.0, world=mesh, queue=queue)
+    agent.move_to((18.5, 5.0))
+    queue.update()  # answered, not collected yet
+    mesh.add_obstacle([(9, 2), (11, 2), (11, 8), (9, 8)])
+    deepest = -1.0
+    for _ in range(400):
+        queue.update()
+        agent.update(1 / 30)
+        deepest = max(deepest, _depth(agent.position, (9.0, 2.0, 11.0, 8.0)))
+    assert agent.arrived and deepest <= 0.0
