@@ -585,8 +585,8 @@ def build_index(grid: TileGrid, algorithm: str) -> None:
 
 
 def _centres(grid: TileGrid, cells: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
-    """World centres of a search's own ``(n, 2)`` int64 cells (as :meth:`TileGrid.cell_to_world`,
-    without its input checks: about 0.5 us instead of 10)."""
+    """Read-only world centres of a search's own ``(n, 2)`` int64 cells (as
+    :meth:`TileGrid.cell_to_world`, without its input checks: about 0.5 us instead of 10)."""
     ox, oy = grid._origin
     points: npt.NDArray[np.float64] = _world_points(cells, ox, oy, grid._cell_size, grid._y_up,
                                                     float(grid.height))
@@ -1033,9 +1033,8 @@ class GridSearch(NotCopyable):
                 best = self._best_so_far(ws)
         # (None: an hpa search before its step)
         cells, cost = (np.array([self._start], dtype=np.int64), 0.0) if best is None else best
-        cells.flags.writeable = False  # (fresh: read-only, Path keeps it without a copy)
-        return Path(status=PathStatus.PARTIAL, cost=cost, cells=cells, points=_centres(self._grid, cells),
-                    expanded=self._expanded)
+        cells.flags.writeable = False  # (fresh and read-only, as make_path takes arrays)
+        return make_path(PathStatus.PARTIAL, cost, cells, _centres(self._grid, cells), self._expanded)
 
     def _best_so_far(self, ws: SearchWorkspace) -> tuple[npt.NDArray[np.int64], float] | None:
         """The cells and cost of :meth:`partial_result`'s path, read from ``ws`` (held); None
@@ -1071,9 +1070,8 @@ class GridSearch(NotCopyable):
                 pad = self._pad  # set whenever there are more than 2 cells (start != goal)
                 if pad is not None:
                     cells = cells[_k.smooth_path(cells, pad.passable, self._stride)]
-            cells.flags.writeable = False  # (fresh: read-only, Path keeps it without a copy)
-            self._result = Path(status=status, cost=cost, cells=cells,
-                                points=_centres(self._grid, cells), expanded=self._expanded)
+            cells.flags.writeable = False  # (fresh and read-only, as make_path takes arrays)
+            self._result = make_path(status, cost, cells, _centres(self._grid, cells), self._expanded)
         else:
             self._result = Path.none(status, expanded=self._expanded)
         ws = self._ws
