@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+import shapely
 
 from gamenav._validate import finite_point
 from gamenav.errors import InvalidInputError, MapFormatError
@@ -77,3 +78,10 @@ def object_outline(kind: Literal["rectangle", "ellipse", "polygon"], at: Sequenc
         c, s = np.cos(np.radians(rotation)), np.sin(np.radians(rotation))
         outline: npt.NDArray[np.float64] = local @ np.array([[c, s], [-s, c]]) + np.asarray(at, dtype=np.float64)
     return outline
+
+
+def encloses_area(outline: npt.NDArray[np.float64]) -> bool:
+    """Whether a Tiled object's finite ``(k, 2)`` outline (map pixels) encloses any area: a rectangle or
+    ellipse of no width or height, or a polygon of fewer than 3 points or of points on one line,
+    blocks nothing (as points and polylines; ``NavMesh.from_polygons`` refuses such obstacles)."""
+    return len(outline) >= 3 and bool(shapely.make_valid(shapely.Polygon(outline)).area > 0)

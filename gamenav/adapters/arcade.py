@@ -46,7 +46,7 @@ from gamenav.navmesh import MAX_COORDINATE
 from gamenav._identity import IdentityMap
 from gamenav._validate import finite_point, flag, float_numbers, grid_dimensions, is_int, positive_number
 from gamenav.adapters._draw import clip_polyline
-from gamenav.adapters._tiled import layer_offset, object_outline
+from gamenav.adapters._tiled import encloses_area, layer_offset, object_outline
 
 __all__ = ["PathFollower", "draw_expansions", "draw_grid", "draw_navmesh", "draw_path",
            "grid_from_sprites", "grid_from_tilemap", "navmesh_from_tilemap"]
@@ -328,7 +328,8 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
     ``offset`` applied): objects are read from ``tile_map.tiled_map`` with their rotation and the
     Tiled offsets of the layer and its groups (as :func:`gamenav.adapters.pygame.navmesh_from_tmx`
     places them),
-    ellipses as 32-gons; points, polylines, text and tile objects enclose no area and are ignored.
+    ellipses as 32-gons; points, polylines, text and tile objects, and shapes of no area (zero width
+    or height, points on one line), enclose no area and are ignored.
 
     Raises:
         InvalidInputError: ``layer`` is not the name of an object layer with polygons,
@@ -364,7 +365,8 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
                                  f"ones outside [-{MAX_COORDINATE:g}, {MAX_COORDINATE:g}]: {outline.tolist()}",
                                  path=getattr(tile_map.tiled_map, "map_file", None))
         points = np.stack([outline[:, 0] * scale + ox, (bottom - outline[:, 1]) * scale + oy], axis=1)
-        polygons.append(shapely.Polygon(points))
+        if encloses_area(outline):  # (in map pixels: scaled far out, a shape may lose its area to rounding)
+            polygons.append(shapely.Polygon(points))
     if not polygons:
         raise InvalidInputError(f"object layer {layer!r} has no polygons, rectangles or ellipses")
     if walkable:

@@ -43,7 +43,7 @@ from gamenav._validate import finite_point, flag, float_numbers, grid_dimensions
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav.navmesh import MAX_COORDINATE
 from gamenav.adapters._draw import clip_polyline
-from gamenav.adapters._tiled import layer_offset, object_outline
+from gamenav.adapters._tiled import encloses_area, layer_offset, object_outline
 from gamenav.io._text import read_bytes
 
 __all__ = ["PathFollower", "draw_grid", "draw_path", "grid_from_mask", "grid_from_rects", "grid_from_tmx",
@@ -409,7 +409,8 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
     Coordinates are map pixels (y down), the objects' points as pytmx places them (rotation
     applied, as ``obj.apply_transformations()`` does) plus the Tiled offsets of the layer and of
     the group layers holding it; ellipses are 32-gons, as in the arcade adapter. Points, text,
-    polylines and polygons of fewer than 3 points enclose no area and are ignored, and so are tile
+    polylines and shapes of no area (zero width or height, fewer than 3 points or points on one line)
+    enclose no area and are ignored, and so are tile
     objects (sprites such as decorations or spawn markers: draw a rectangle or polygon to block, or
     put wall tiles in a tile layer for :func:`grid_from_tmx`), as in the arcade adapter. The shapes
     pytmx does not keep (it reads an ellipse as a rectangle), and the groups holding the layer, are
@@ -460,7 +461,7 @@ def navmesh_from_tmx(tmx_map: Any, object_layer: str, *, walkable: bool = False,
             raise MapFormatError(f"object {obj.id} of layer {object_layer!r} has NaN or infinite coordinates, or "
                                  f"ones outside [-{MAX_COORDINATE:g}, {MAX_COORDINATE:g}]: {points.tolist()}",
                                  path=tmx_map.filename)
-        if len(points) >= 3:
+        if encloses_area(outline):
             polygons.append(shapely.Polygon(points))
     if not polygons:
         raise InvalidInputError(f"object layer {object_layer!r} has no polygons or rectangles")
