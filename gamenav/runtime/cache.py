@@ -87,7 +87,8 @@ class PathCache(Closeable):
         capacity: the maximum number of entries (>= 1); the least recently used go first.
         max_bytes: the most memory the entries' arrays may take (>= 1; 64 MiB by default: a few
             hundred long paths of a GPPC-size map, thousands of a small map's); the least
-            recently used go first, and a result larger than this alone is not stored.
+            recently used go first, and a result larger than this alone (with the cache's
+            bookkeeping for it) is not stored.
 
     Use it on its own with :meth:`find_path`, or hand it to :class:`~gamenav.PathQueue`
     (``PathQueue(cache=cache)``), which looks requests up before queueing them and stores what
@@ -204,19 +205,18 @@ class PathCache(Closeable):
             if not len(holder.table):
                 self._drop(holder)
             return
-        own = path.cells.nbytes + path.points.nbytes + path.corridor.nbytes
-        if own > self._max_bytes:  # alone beyond the bound: not stored (nor kept: an older result)
-            self._pop(key)
-            self._forget(key, holder)
-            return
         if isinstance(holder, _GridEntries):
             kept = holder.table.add_result(key, query, path)
         else:
             kept = holder.table.add_result(key, query, path, float(world.tolerance))
+        size = path.cells.nbytes + path.points.nbytes + path.corridor.nbytes + kept
         self._pop(key)  # (a key stored again: its old size goes)
-        self._lru[key] = (path, holder, own + kept)
-        self._nbytes += own + kept
-        while len(self._lru) > self._capacity or (self._nbytes > self._max_bytes and len(self._lru) > 1):
+        if size > self._max_bytes:  # alone beyond the bound, bookkeeping included: not stored
+            self._forget(key, holder)
+            return
+        self._lru[key] = (path, holder, size)
+        self._nbytes += size
+        while len(self._lru) > self._capacity or self._nbytes > self._max_bytes:
             old_key = next(iter(self._lru))
             self._forget(old_key, self._lru[old_key][1])
             self._pop(old_key)

@@ -393,3 +393,22 @@ def test_a_clamped_mesh_entry_is_dropped_when_space_opens_a_shorter_way(exact: b
     mesh.remove_obstacle(door)
     through = cache.find_path(mesh, start, goal, clamp=True, exact=exact)
     assert through.cost == pytest.approx(100.0) and cache.stats.invalidations == 1
+
+
+def test_a_result_whose_bookkeeping_passes_max_bytes_is_not_stored() -> None:
+    """(A mend of max_bytes above: a result was refused only when its own arrays passed the bound;
+    one that passed it with its invalidation footprint was stored, and ``stats.nbytes`` stayed
+    above ``stats.max_bytes``, documented as the most it may reach.)"""
+    grid = gamenav.TileGrid(np.ones((4, 400), bool))
+    probe = PathCache()
+    long = probe.find_path(grid, (0, 0), (399, 0))
+    own = long.cells.nbytes + long.points.nbytes + long.corridor.nbytes
+    one = _bytes_of(probe, long)
+    assert own < one - 1                                             # the footprint counts
+    cache = PathCache(max_bytes=one - 1)
+    assert cache.find_path(grid, (0, 0), (399, 0)).found
+    assert len(cache) == 0 and cache.stats.nbytes == 0 <= cache.stats.max_bytes
+    assert len(grid._listeners) == 1                                 # (probe's): cache keeps none
+    fits = PathCache(max_bytes=one)
+    fits.find_path(grid, (0, 0), (399, 0))
+    assert len(fits) == 1 and fits.stats.nbytes == one
