@@ -52,6 +52,9 @@ DEFAULT_SLACK = 1.5
 
 _F = npt.NDArray[np.float64]
 _NORMAL, _NO_PATH, _FRAGILE = 0, 1, 2
+_ROW_BYTES = 4 * 16 + 6 * 16 + 8 + 1 + 1 + 8
+"""Bytes an entry keeps besides its segments and corridor: its query ends and box ((2,) float64
+each) and its row of the packed arrays (ends and box again, cost, kind, exact, snap)."""
 
 
 def box_bound(s: _F, g: _F, box: tuple[float, float, float, float]) -> _F:
@@ -110,8 +113,7 @@ class MeshEntryTable:
         self._entries: dict[Hashable, tuple[Any, ...]] = {}
         self._keys: list[Hashable] = []
         self._rows: dict[Hashable, int] = {}
-        self._dirty = True
-        self._arr: dict[str, Any] = {}
+        self._arr: dict[str, Any] | None = None  # (packed by _arrays; None: to pack again)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -119,7 +121,8 @@ class MeshEntryTable:
     def add_result(self, key: Hashable, query: Query, path: Path, tolerance: float) -> int:
         """Store ``path``, the result of navmesh ``query``; ``tolerance``: the mesh's point
         tolerance (boxes are grown by it). Returns the bytes kept for it besides the path's own
-        arrays (none: it keeps views of them)."""
+        arrays (it keeps views of them): its ends and its rows in the packed arrays an edit
+        checks (polyline segments, corridor, their owners)."""
         opts = query.options
         exact = bool(opts.get("exact", False))
         clamp = bool(opts.get("clamp", False))
@@ -142,15 +145,16 @@ class MeshEntryTable:
         self._entries[key] = (s, g, float(path.cost) if kind == _NORMAL else math.inf, kind, exact,
                               snap, pts, np.asarray(path.corridor, dtype=np.int64), lo, hi,
                               float(tolerance))
-        self._dirty = True
-        return 0
+        self._arr = None
+        segments = max(len(pts) - 1, min(len(pts), 1))  # (a one-point path: its point to itself)
+        return int(segments * (2 * 16 + 8) + 2 * path.corridor.nbytes + _ROW_BYTES)
 
     def remove(self, key: Hashable) -> None:
         if self._entries.pop(key, None) is not None:
-            self._dirty = True
+            self._arr = None  # (the packed copy goes too: it held the entry's segments)
 
     def _arrays(self) -> dict[str, Any]:
-        if not self._dirty:
+        if self._arr is not None:
             return self._arr
         keys = list(self._entries)
         rows = list(self._entries.values())
@@ -178,7 +182,6 @@ class MeshEntryTable:
         arr["seg_b"] = np.concatenate(seg_b).reshape(-1, 2) if n else np.zeros((0, 2))
         arr["seg_owner"] = np.repeat(np.arange(n), [len(a) for a in seg_a])
         self._arr = arr
-        self._dirty = False
         return arr
 
     def invalidate(self, change: NavMeshChange) -> list[Hashable]:
@@ -236,7 +239,7 @@ class MeshEntryTable:
         for k in gone:
             del self._entries[k]
         if gone:
-            self._dirty = True
+            self._arr = None
         return gone
 
 

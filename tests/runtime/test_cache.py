@@ -412,3 +412,20 @@ def test_a_result_whose_bookkeeping_passes_max_bytes_is_not_stored() -> None:
     fits = PathCache(max_bytes=one)
     fits.find_path(grid, (0, 0), (399, 0))
     assert len(fits) == 1 and fits.stats.nbytes == one
+
+
+def test_navmesh_entries_count_the_packed_arrays_an_edit_checks() -> None:
+    """(A mend of max_bytes above: navmesh entries were counted as their paths' arrays alone, but
+    an edit packs every entry's ends, polyline segments and corridor into arrays it keeps, about
+    twice the paths' points again: a cache of navmesh paths held about 3x its ``max_bytes``.)"""
+    mesh = gamenav.NavMesh.from_polygons([(0, 0), (40, 0), (40, 40), (0, 40)],
+                                         obstacles=[[(10, 10), (30, 10), (30, 30), (10, 30)]])
+    cache = PathCache()
+    paths = [cache.find_path(mesh, (12, 1 + k), (28, 2 + k), exact=True) for k in range(5)]
+    mesh.add_obstacle([(19, 34), (21, 34), (21, 36), (19, 36)])  # across the wall: it drops no path
+    assert len(cache) == 5
+    table = next(iter(cache._meshes.values())).table
+    packed = sum(v.nbytes for v in table._arr.values() if isinstance(v, np.ndarray))
+    ends = sum(row[i].nbytes for row in table._entries.values() for i in (0, 1, 8, 9))
+    own = sum(p.cells.nbytes + p.points.nbytes + p.corridor.nbytes for p in paths)
+    assert cache.stats.nbytes == own + packed + ends
