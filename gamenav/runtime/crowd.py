@@ -1659,10 +1659,15 @@ class Crowd(Closeable):
         snap = getattr(self._world, "nearest", None)
         if snap is not None:
             starts, goals = snap(starts), snap(goals)
+        state = self._world._snapshot()  # (one state of an edited mesh)
+        on = _pinch_under(state, np.concatenate([starts, goals]))  # (one look-up for both)
+        if on.max(initial=-1) < 0:  # (the common case: no end there)
+            return starts, goals
+        on_start, on_goal = on[:len(idx)], on[len(idx):]
         moving = (self._vel[idx] != 0).any(axis=1)
         came = np.where(moving[:, None], -self._vel[idx], goals - starts)
-        starts = _off_pinches(self._world, starts, came, np.where(moving, -1, _islands(self._world, goals)))
-        return starts, _off_pinches(self._world, goals, starts - goals, _islands(self._world, starts))
+        starts = _off_pinches(state, starts, on_start, came, np.where(moving, -1, _islands(state, goals)))
+        return starts, _off_pinches(state, goals, on_goal, starts - goals, _islands(state, starts))
 
     def _collect_paths(self) -> None:
         done = [(i, req) for i, req in self._requests.items() if req.status.done]
@@ -2176,26 +2181,31 @@ def _adjacent(passable: npt.NDArray[np.bool_], a: _I64, b: _I64) -> npt.NDArray[
     return free
 
 
-def _islands(mesh: Any, points: _F64) -> _I64:
-    """The island of ``mesh`` each point (m, 2) lies on (-1: off the mesh)."""
-    state = mesh._snapshot()
+def _islands(state: Any, points: _F64) -> _I64:
+    """The island of mesh state ``state`` each point (m, 2) lies on (-1: off the mesh)."""
     tri = state._locate(np.ascontiguousarray(points))
     found: _I64 = np.where(tri >= 0, state.islands[tri], -1)
     return found
 
 
-def _off_pinches(mesh: Any, points: _F64, toward: _F64, islands: _I64) -> _F64:
-    """``points`` (m, 2) on ``mesh``, each one exactly on a pinch point (a vertex where regions touch
-    only there: an ambiguous end, from or to which a search finds no path) moved a hair's breadth
-    into a triangle round it (:func:`_into_corner`, towards its direction in ``toward`` (m, 2), on
-    its island in ``islands`` (m,) if it can: -1 any), the others as they are."""
-    state = mesh._snapshot()  # (one state of an edited mesh)
+def _pinch_under(state: Any, points: _F64) -> _I64:
+    """The pinch point (a vertex where regions touch only there: an ambiguous end, from or to which
+    a search finds no path) of mesh state ``state`` each point (m, 2) lies exactly on (-1: none)."""
     tri = state._locate(np.ascontiguousarray(points))
     corners = state._triangles[np.maximum(tri, 0)]  # (m, 3)
     on = (tri >= 0)[:, None] & state._pinch[corners] & (state._vertices[corners] == points[:, None, :]).all(axis=2)
+    found: _I64 = np.where(on.any(axis=1), corners[np.arange(len(points)), np.argmax(on, axis=1)], -1)
+    return found
+
+
+def _off_pinches(state: Any, points: _F64, pinches: _I64, toward: _F64, islands: _I64) -> _F64:
+    """``points`` (m, 2) on mesh state ``state``, each one on a pinch point in ``pinches`` (m,)
+    (:func:`_pinch_under`; -1: none) moved a hair's breadth into a triangle round it
+    (:func:`_into_corner`, towards its direction in ``toward`` (m, 2), on its island in ``islands``
+    (m,) if it can: -1 any), the others as they are."""
     out: _F64 = points.copy()
-    for k in np.flatnonzero(on.any(axis=1)).tolist():
-        out[k] = _into_corner(state, int(corners[k, np.argmax(on[k])]), toward[k], int(islands[k]))
+    for k in np.flatnonzero(pinches >= 0).tolist():
+        out[k] = _into_corner(state, int(pinches[k]), toward[k], int(islands[k]))
     return out
 
 

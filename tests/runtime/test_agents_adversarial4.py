@@ -219,3 +219,32 @@ def test_a_queued_answer_from_before_a_navmesh_edit_is_checked_against_it() -> N
         agent.update(1 / 30)
         deepest = max(deepest, _depth(agent.position, (9.0, 2.0, 11.0, 8.0)))
     assert agent.arrived and deepest <= 0.0
+
+
+def test_navmesh_request_ends_are_located_once_when_none_is_on_a_pinch_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    """(A mend of the pinch-point ends above: each path request located its start and goal four
+    times, for their islands and their pinch points, though ends on a pinch point are rare: 495 us
+    of ends against 186 before, for a 370 us search.) Both ends are located in one look-up; the
+    islands only when an end is on a pinch point, and such ends still move off it."""
+    mesh = _bow_tie()
+    grid = TileGrid(np.ones((10, 10), bool))
+    crowd = Crowd(grid, [(2.5, 5.0), (1.5, 1.5)], radius=0.25, max_speed=2.0, world=mesh)
+    state_type = type(mesh._snapshot())
+    looked: list[int] = []
+    locate = state_type._locate
+
+    def counted(self: Any, points: Any) -> Any:
+        looked.append(len(points))
+        return locate(self, points)
+
+    monkeypatch.setattr(state_type, "_locate", counted)
+    mesh.nearest(np.full((2, 2), 1.5))  # (the ends are snapped onto the mesh first: its own look-ups)
+    snapping = len(looked)
+    looked.clear()
+    crowd._goal[:] = [(7.5, 8.5), (2.5, 8.5)]
+    starts, goals = crowd._mesh_ends(np.arange(2))
+    assert len(looked) == 2 * snapping + 1 and looked[-1] == 4  # (it was 2 * snapping + 4)
+    np.testing.assert_array_equal(np.concatenate([starts, goals]), [(2.5, 5.0), (1.5, 1.5), (7.5, 8.5), (2.5, 8.5)])
+    crowd._goal[1] = (5.0, 5.0)  # on the pinch point: moved off it, into the start's side
+    starts, goals = crowd._mesh_ends(np.arange(2))
+    assert len(looked) > 2 and 0 < np.hypot(*(goals[1] - (5.0, 5.0))) < 1e-3 and goals[1][0] < 5.0
