@@ -56,8 +56,15 @@ class PathStatus(enum.Enum):
         return self in (PathStatus.FOUND, PathStatus.PARTIAL)
 
 
-def _empty(dtype: type[_G]) -> npt.NDArray[_G]:
-    return np.zeros((0, 2), dtype=dtype)
+def _empty(shape: tuple[int, ...], dtype: type[_G]) -> npt.NDArray[_G]:
+    """A read-only empty array (nothing in it to write: paths share it)."""
+    array = np.zeros(shape, dtype=dtype)
+    array.flags.writeable = False
+    return array
+
+
+_NO_CELLS, _NO_POINTS, _NO_CORRIDOR = _empty((0, 2), np.int64), _empty((0, 2), np.float64), _empty((0,), np.int64)
+"""The defaults of :class:`Path`'s arrays, shared: the constructor copies none of them."""
 
 
 _ARRAYS = (("cells", np.int64, 2), ("points", np.float64, 2), ("corridor", np.int64, 1))
@@ -121,10 +128,10 @@ class Path:
 
     status: PathStatus
     cost: float = float("inf")
-    cells: npt.NDArray[np.int64] = field(default_factory=lambda: _empty(np.int64))
-    points: npt.NDArray[np.float64] = field(default_factory=lambda: _empty(np.float64))
+    cells: npt.NDArray[np.int64] = field(default_factory=lambda: _NO_CELLS)
+    points: npt.NDArray[np.float64] = field(default_factory=lambda: _NO_POINTS)
     expanded: int = 0
-    corridor: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    corridor: npt.NDArray[np.int64] = field(default_factory=lambda: _NO_CORRIDOR)
 
     def __post_init__(self) -> None:
         if not isinstance(self.status, PathStatus):

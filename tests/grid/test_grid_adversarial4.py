@@ -199,3 +199,16 @@ def test_agent_radii_are_read_in_the_grids_own_cell_size() -> None:
         np.testing.assert_array_equal(got.cells, want.cells)
     with pytest.raises(gamenav.InvalidInputError, match=r"in \[0, 7.5\] world units .* of cell_size 1\)"):
         gamenav.find_path(reported, (1, 1), (7, 5), agent_radius=10.0)
+
+
+def test_empty_paths_share_read_only_empty_arrays() -> None:
+    """(A mend of the Path checks above: ``Path.none``, which a queue builds for every cancelled
+    or stale request, made three new empty arrays and copied them on top of the checks: about 33
+    us against 23 before the checks on this machine.) Empty results share read-only empty arrays,
+    which hold nothing to write."""
+    a, b = gamenav.Path.none(gamenav.PathStatus.CANCELLED), gamenav.Path(gamenav.PathStatus.NO_PATH)
+    for name in ("cells", "points", "corridor"):
+        array = getattr(a, name)
+        assert array is getattr(b, name) and array.size == 0 and not array.flags.writeable
+    assert (a.cells.shape, a.cells.dtype, a.points.shape, a.points.dtype, a.corridor.shape, a.corridor.dtype) == (
+        (0, 2), np.int64, (0, 2), np.float64, (0,), np.int64)
