@@ -46,6 +46,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             test._hypothesis_internal_use_settings = settings(
                 own, max_examples=own.max_examples * NIGHTLY_SCALE)
 
+@pytest.hookimpl(optionalhook=True)  # (a pytest-xdist hook: unknown without it)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under xdist, the fuzz tests run on one worker, in order (``tests/fuzz/test_zz_total.py``
+    sums the inputs of the fuzz tests run in its own process); any other test goes wherever
+    there is room. (``--dist loadgroup`` with ``xdist_group`` marks did not group them under
+    pytest 9.2: xdist 3.8 renames node ids through an attribute pytest no longer reads.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FuzzTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "tests/fuzz" if nodeid.startswith("tests/fuzz/") else nodeid
+
+    return FuzzTogether(config, log)
+
+
 WARMUP_BATCHES = [[["grid"], ["navmesh"]], [["navmesh", "crowd"]]]
 """``python -m gamenav.warmup --only ...`` runs before xdist's workers start: the processes of a
 batch run at once; the crowd comes last (its routine uses the grid's and the navmesh's kernels)."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,16 +16,6 @@ RAN: set[str] = set()
 """Node ids of the fuzz tests that ran in this session."""
 
 Runner = Callable[[Callable[[Reporter], None]], int]
-HERE = Path(__file__).parent
-
-
-@pytest.hookimpl(tryfirst=True)  # (before xdist's hook reads the group marks)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Keep the fuzz tests on one xdist worker (``--dist loadgroup``), in order: the input count
-    of test_zz_total sums the tests that ran in its own process."""
-    for item in items:
-        if item.path.is_relative_to(HERE):
-            item.add_marker(pytest.mark.xdist_group("fuzz"))
 
 
 @pytest.fixture(scope="session", autouse=True)
