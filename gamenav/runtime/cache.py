@@ -116,7 +116,7 @@ class PathCache(Closeable):
         (1, 0)
     """
 
-    def __init__(self, capacity: int = 4096, max_bytes: int = 64 << 20) -> None:
+    def __init__(self, capacity: int = 4096, *, max_bytes: int = 64 << 20) -> None:
         if not is_int(capacity) or capacity < 1:
             raise InvalidInputError(f"capacity must be an int >= 1, got {capacity!r}")
         if not is_int(max_bytes) or max_bytes < 1:
