@@ -91,6 +91,45 @@ def test_the_pool_lends_no_workspace_a_kernel_still_runs_on(monkeypatch: pytest.
     assert got.cost == expected.cost and np.array_equal(got.cells, expected.cells)
 
 
+def _race_a_build_that_edits(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, builds_other: Any,
+                             ask: Any) -> tuple[gamenav.TileGrid, list[Any]]:
+    """Two 8 x 8 grids. ``owner.name`` (a build; ``builds_other(*args)``: a build for the second
+    grid) is patched so that its build for the second grid, run by ``ask(second)`` in another
+    thread, edits the first grid (what a ``__del__`` run by a collection there may do) while a
+    third thread edits the first grid and its listener, holding that grid's edit lock, calls
+    ``ask(first)``. Returns the first grid and the listener's answers; fails on a hang."""
+    grid, other = gamenav.TileGrid(np.ones((8, 8), bool)), gamenav.TileGrid(np.ones((8, 8), bool))
+    building, editing = threading.Event(), threading.Event()
+    answers: list[Any] = []
+
+    def listener(change: gamenav.GridChange) -> None:
+        editing.set()  # (this thread holds the grid's edit lock)
+        answers.append(ask(grid))  # builds the new snapshot's data
+
+    grid.subscribe(listener)
+    build = getattr(owner, name)
+    armed = [True]
+
+    def build_collecting(*args: Any) -> Any:
+        if armed[0] and builds_other(other, *args):
+            armed[0] = False
+            building.set()
+            assert editing.wait(60)
+            grid.set_walkable((3, 3), False)  # what a __del__ run by a collection here may do
+        return build(*args)
+
+    monkeypatch.setattr(owner, name, build_collecting)
+    thread = threading.Thread(target=lambda: ask(other), daemon=True)
+    thread.start()
+    assert building.wait(60)  # (the other thread builds other's data)
+    assert not _in_thread(lambda: grid.set_walkable((5, 5), False)), "the edit failed"
+    thread.join(60)
+    assert not thread.is_alive(), "hung"
+    monkeypatch.undo()
+    assert not armed[0]
+    return grid, answers
+
+
 def test_a_padded_build_that_edits_a_grid_does_not_deadlock_with_a_listener_searching_it(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A garbage collection inside one thread's build of a snapshot's padded arrays may run a
@@ -100,35 +139,11 @@ def test_a_padded_build_that_edits_a_grid_does_not_deadlock_with_a_listener_sear
     no lock now (two threads may build the same arrays; either is kept)."""
     from gamenav.grid import search as _search
 
-    grid, other = gamenav.TileGrid(np.ones((8, 8), bool)), gamenav.TileGrid(np.ones((8, 8), bool))
-    building, editing = threading.Event(), threading.Event()
-    found: list[gamenav.Path] = []
-
-    def listener(change: gamenav.GridChange) -> None:
-        editing.set()  # (this thread holds the grid's edit lock)
-        found.append(gamenav.find_path(grid, (0, 0), (7, 7), weight=1.5))  # builds the new snapshot's arrays
-
-    grid.subscribe(listener)
-    build = _search._Padded.__init__
-    armed = [True]
-
-    def build_collecting(self: Any, passable: Any, *args: Any) -> None:
-        if armed[0] and passable is other._snapshot().passable:
-            armed[0] = False
-            building.set()
-            assert editing.wait(60)
-            grid.set_walkable((3, 3), False)  # what a __del__ run by a collection here may do
-        build(self, passable, *args)
-
-    monkeypatch.setattr(_search._Padded, "__init__", build_collecting)
-    thread = threading.Thread(target=lambda: gamenav.find_path(other, (0, 0), (7, 7), weight=1.5), daemon=True)
-    thread.start()
-    assert building.wait(60)  # (the other thread builds other's arrays)
-    assert not _in_thread(lambda: grid.set_walkable((5, 5), False)), "the edit failed"
-    thread.join(60)
-    assert not thread.is_alive(), "hung"
-    monkeypatch.undo()
-    assert not armed[0] and found[0].found and found[-1].cost == gamenav.find_path(grid, (0, 0), (7, 7)).cost
+    grid, found = _race_a_build_that_edits(
+        monkeypatch, _search._Padded, "__init__",
+        lambda other, padded, passable, *rest: passable is other._snapshot().passable,
+        lambda world: gamenav.find_path(world, (0, 0), (7, 7), weight=1.5))
+    assert found[0].found and found[-1].cost == gamenav.find_path(grid, (0, 0), (7, 7)).cost
 
 
 def test_a_clearance_build_that_edits_a_grid_does_not_deadlock_with_a_listener_asking_for_clearance(
@@ -139,33 +154,8 @@ def test_a_clearance_build_that_edits_a_grid_does_not_deadlock_with_a_listener_a
     clearance lock) for good. Builds take no lock now."""
     from gamenav.grid import clearance as _clearance
 
-    grid, other = gamenav.TileGrid(np.ones((8, 8), bool)), gamenav.TileGrid(np.ones((8, 8), bool))
-    building, editing = threading.Event(), threading.Event()
-    masks: list[np.ndarray] = []
-
-    def listener(change: gamenav.GridChange) -> None:
-        editing.set()  # (this thread holds the grid's edit lock)
-        masks.append(gamenav.clearance_mask(grid, 1.0))  # builds the new snapshot's clearance
-
-    grid.subscribe(listener)
-    compute = _clearance._compute
-    armed = [True]
-
-    def compute_collecting(state: Any) -> Any:
-        if armed[0] and state is other._snapshot():
-            armed[0] = False
-            building.set()
-            assert editing.wait(60)
-            grid.set_walkable((3, 3), False)  # what a __del__ run by a collection here may do
-        return compute(state)
-
-    monkeypatch.setattr(_clearance, "_compute", compute_collecting)
-    thread = threading.Thread(target=lambda: gamenav.clearance_mask(other, 1.0), daemon=True)
-    thread.start()
-    assert building.wait(60)  # (the other thread builds other's clearance)
-    assert not _in_thread(lambda: grid.set_walkable((5, 5), False)), "the edit failed"
-    thread.join(60)
-    assert not thread.is_alive(), "hung"
-    monkeypatch.undo()
-    assert not armed[0] and len(masks) == 2
+    grid, masks = _race_a_build_that_edits(
+        monkeypatch, _clearance, "_compute", lambda other, state: state is other._snapshot(),
+        lambda world: gamenav.clearance_mask(world, 1.0))
+    assert len(masks) == 2
     assert np.array_equal(masks[-1], gamenav.clearance_mask(grid.copy(), 1.0))
