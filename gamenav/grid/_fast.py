@@ -300,10 +300,13 @@ def try_find_path(grid: TileGrid, start: Any, goal: Any, diagonal: Diagonal = _D
     if pair is None:
         return None
     sx, sy, gx, gy = pair
-    found = snapshot_tables(grid, agent_radius)
-    if found is None:
-        return None
-    state, t = found
+    state = grid._state
+    t = state.fast  # (snapshot_tables's common case without its call: 0.3 us of an 8 us query here)
+    if t is None or agent_radius:
+        found = snapshot_tables(grid, agent_radius)
+        if found is None:
+            return None
+        state, t = found
     w = t.width
     h = t.height
     if not (0 <= sx < w and 0 <= gx < w and 0 <= sy < h and 0 <= gy < h) or (cap is not None and t.free > cap):
