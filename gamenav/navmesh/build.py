@@ -31,7 +31,7 @@ from gamenav._kernels.navmesh import inside_triangles, ring_graph
 from gamenav._validate import float_numbers, holds_bool, real_number
 from gamenav.errors import GamenavError, InvalidGeometryError, InvalidInputError
 
-__all__ = ["MAX_COORDINATE", "agent_radius_value", "area_list", "convex_ring", "free_space",
+__all__ = ["MAX_COORDINATE", "agent_radius_value", "area_list", "convex_ring", "free_space", "grid_frame",
            "grid_triangulation", "grown_radius", "merge_points", "mesh_tolerance", "stadiums", "triangulate_areas",
            "triangulate_convex", "triangulate_free_space"]
 
@@ -666,6 +666,12 @@ def _runs(code: npt.NDArray[Any]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.
     row, first = np.nonzero(starts)
     _, last = np.nonzero(ends)
     return row, first, last
+
+
+def grid_frame(grid: Any) -> tuple[float, float, float, bool]:
+    """``(cell_size, origin_x, origin_y, y_up)``: a TileGrid's own transform, as its
+    ``cell_to_world`` and searches use it (a subclass may override the properties)."""
+    return float(grid._cell_size), float(grid._origin[0]), float(grid._origin[1]), bool(grid._y_up)
 
 
 def grid_triangulation(passable: npt.NDArray[np.bool_], cell_size: float, origin: Sequence[float],

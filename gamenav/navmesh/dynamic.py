@@ -64,8 +64,8 @@ from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, reindex
 from gamenav._validate import float_numbers, is_int
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
-                                   _without_threads, _without_underflow, frame_origin, grown_radius, merge_points,
-                                   moved, stadiums, triangulate_areas, triangulate_free_space)
+                                   _without_threads, _without_underflow, frame_origin, grid_frame, grown_radius,
+                                   merge_points, moved, stadiums, triangulate_areas, triangulate_free_space)
 
 if TYPE_CHECKING:
     from gamenav.grid.tilegrid import GridChange, TileGrid
@@ -524,11 +524,10 @@ class EditState:
         grid = self.grid
         assert self.grid_blocked is not None and grid is not None
         h, w = self.grid_blocked.shape
-        cs = float(grid.cell_size)
-        ox, oy = float(grid.origin[0]), float(grid.origin[1])
+        cs, ox, oy, y_up = grid_frame(grid)
         cx0 = max(int(math.floor((bounds[0] - reach - ox) / cs)), 0)
         cx1 = min(int(math.floor((bounds[2] + reach - ox) / cs)), w - 1)
-        if grid.y_up:
+        if y_up:
             cy0 = max(h - 1 - int(math.floor((bounds[3] + reach - oy) / cs)), 0)
             cy1 = min(h - 1 - int(math.floor((bounds[1] - reach - oy) / cs)), h - 1)
         else:
@@ -544,10 +543,9 @@ class EditState:
         frame's origin)."""
         grid = self.grid
         h = grid.shape[0]
-        cs = float(grid.cell_size)
-        ox, oy = float(grid.origin[0]), float(grid.origin[1])
+        cs, ox, oy, y_up = grid_frame(grid)
         fx, fy = float(self.origin[0]), float(self.origin[1])
-        rows = h - ys if grid.y_up else ys + 1
+        rows = h - ys if y_up else ys + 1
         boxes: npt.NDArray[np.object_] = shapely.box(ox + xs * cs - fx, oy + (rows - 1) * cs - fy,
                                                      ox + (xs + 1) * cs - fx, oy + rows * cs - fy)
         return boxes
@@ -555,7 +553,7 @@ class EditState:
     def grid_cells_near(self, bounds: tuple[float, float, float, float]) -> BaseGeometry | None:
         """Inflated union of the followed grid's blocked cells near ``bounds`` (in the frame)."""
         assert self.grid_blocked is not None
-        window = self.grid_window(bounds, 2 * self.radius + float(self.grid.cell_size))
+        window = self.grid_window(bounds, 2 * self.radius + grid_frame(self.grid)[0])
         if window is None:
             return None
         cx0, cx1, cy0, cy1 = window
@@ -569,7 +567,7 @@ class EditState:
         """The followed grid's passable cells of each cost other than 1 near ``bounds``, one
         union per cost (the areas a build from the grid now would have there), in the frame."""
         assert self.grid_blocked is not None
-        window = self.grid_window(bounds, float(self.grid.cell_size))
+        window = self.grid_window(bounds, grid_frame(self.grid)[0])
         if window is None:
             return []
         cx0, cx1, cy0, cy1 = window
@@ -1438,8 +1436,8 @@ class GridFollower:
             es.grid = grid
             es.grid_blocked = ~grid.passable  # every blocked cell is an obstacle (inflated)
             # space restored where cells open: the whole grid, shrunk at its outer border only
-            w, h = grid.shape[1] * float(grid.cell_size), grid.shape[0] * float(grid.cell_size)
-            ox, oy = float(grid.origin[0]), float(grid.origin[1])
+            cs, ox, oy, _ = grid_frame(grid)
+            w, h = grid.shape[1] * cs, grid.shape[0] * cs
             es.grid_free = moved(free_space(shapely.box(ox, oy, ox + w, oy + h), agent_radius=es.radius), -es.origin)
         self.unsubscribe: Callable[[], None] = grid.subscribe(self.on_change, weak=True)
 
@@ -1459,12 +1457,11 @@ class GridFollower:
         with es.lock:
             es.grid_blocked[change.blocked[:, 1], change.blocked[:, 0]] = True
             es.grid_blocked[change.opened[:, 1], change.opened[:, 0]] = False
-            cs = float(grid.cell_size)
-            ox, oy = float(grid.origin[0]), float(grid.origin[1])
+            cs, ox, oy, y_up = grid_frame(grid)
             h = grid.shape[0]
             x0 = ox + xs.min() * cs
             x1 = ox + (xs.max() + 1) * cs
-            if grid.y_up:
+            if y_up:
                 y0, y1 = oy + (h - ys.max() - 1) * cs, oy + (h - ys.min()) * cs
             else:
                 y0, y1 = oy + ys.min() * cs, oy + (ys.max() + 1) * cs
@@ -1495,8 +1492,8 @@ def follow_grid(mesh: NavMesh, grid: TileGrid) -> None:
     """Make ``mesh`` follow ``grid``'s passability edits (see :meth:`NavMesh.from_grid`)."""
     # cells blocked at the build may open: point location must cover the whole grid, not only
     # the triangles built (before the edit state copies the index as the base one)
-    w, h = grid.shape[1] * float(grid.cell_size), grid.shape[0] * float(grid.cell_size)
-    ox, oy = float(grid.origin[0]), float(grid.origin[1])
+    cs, ox, oy, _ = grid_frame(grid)
+    w, h = grid.shape[1] * cs, grid.shape[0] * cs
     with mesh._lock:
         mesh._build_index(cover=(ox, oy, ox + w, oy + h))
     mesh.__dict__["_edits_follower"] = GridFollower(mesh, grid)

@@ -25,7 +25,7 @@ from gamenav._kernels.navmesh import dual_graph, locate_points, nearest_points, 
 from gamenav._validate import finite_point, flag, float_numbers, holds_bool, is_int
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, agent_radius_value, area_list, free_space,
-                                   grid_triangulation, mesh_tolerance, triangulate_areas,
+                                   grid_frame, grid_triangulation, mesh_tolerance, triangulate_areas,
                                    triangulate_convex, triangulate_free_space)
 
 if TYPE_CHECKING:
@@ -482,7 +482,7 @@ class NavMesh:
     @classmethod
     def _from_grid(cls, grid: TileGrid, agent_radius: float) -> NavMesh:
         agent_radius = agent_radius_value(agent_radius)
-        cs, (ox, oy), (h, w) = grid.cell_size, grid.origin, grid.shape
+        (cs, ox, oy, y_up), (h, w) = grid_frame(grid), grid.shape
         reach = max(abs(ox), abs(oy), abs(ox + w * cs), abs(oy + h * cs))
         if not (cs >= MIN_EDGE and reach <= MAX_COORDINATE):
             raise InvalidInputError(
@@ -491,7 +491,7 @@ class NavMesh:
         passable = grid.passable
         values, classes = np.unique(np.where(passable, grid.cost, 1.0), return_inverse=True)
         uniform = bool(values[values < np.inf].max(initial=1.0) == 1.0)
-        verts, tris = grid_triangulation(passable, grid.cell_size, grid.origin, grid.y_up,
+        verts, tris = grid_triangulation(passable, cs, (ox, oy), y_up,
                                          None if uniform else classes.reshape(passable.shape) + 1)
         if len(tris) == 0:
             raise InvalidGeometryError("the grid has no passable cell")
