@@ -1275,9 +1275,20 @@ def _reindex(es: EditState, verts: _F64, tris: _I64, added: _I64) -> tuple[_I64,
 
 # -- public operations (NavMesh methods delegate here) ---------------------------------------
 
-def _notify(mesh: NavMesh, change: NavMeshChange | None) -> None:
-    if change is not None:
+def _notify(mesh: NavMesh, change: NavMeshChange | None, **result: object) -> None:
+    """Deliver ``change`` (if any) to the mesh's listeners. An edit stays applied when one raises
+    (every listener has heard of it, as of a grid edit): the first error propagates once all have
+    run, carrying what the edit returns (``result``, e.g. ``obstacle_id=3``) as attributes, so
+    that the caller still gets it (an obstacle it could not remove is lost)."""
+    if change is None:
+        return
+    try:
         mesh._listeners.notify(change)
+    except BaseException as exc:
+        for name, value in result.items():
+            with contextlib.suppress(Exception):  # (a listener's exception class may refuse attributes)
+                setattr(exc, name, value)
+        raise
 
 
 def _obstacle_geometry(shape: Any) -> tuple[BaseGeometry, tuple[float, float, float, float] | None]:
@@ -1332,7 +1343,7 @@ def add_obstacle(mesh: NavMesh, shape: Any) -> int:
             es.remove_obstacle(oid)
             es.undo.pop(oid, None)
             raise
-        _notify(mesh, change)
+        _notify(mesh, change, obstacle_id=oid)
     return oid
 
 
@@ -1394,7 +1405,7 @@ def compact(mesh: NavMesh) -> _I64:
         change = NavMeshChange(version, (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])),
                                frozen(live), frozen(np.arange(len(live), dtype=np.int64)), False, False,
                                frozen(remap))
-        _notify(mesh, change)
+        _notify(mesh, change, remap=change.remap)
     return change.remap if change.remap is not None else remap
 
 

@@ -676,6 +676,10 @@ class NavMesh:
         obstacles across the mesh border, and obstacles that split or join islands are handled;
         :attr:`islands` stay right. Bumps :attr:`version` and notifies :meth:`subscribe` listeners.
 
+        A listener that raises does not undo the edit (every listener hears of it, as of any
+        mesh or grid edit): the first listener error propagates once all have run, with the new
+        id on it as ``error.obstacle_id``, so the obstacle can still be removed.
+
         Args:
             shape: a shapely polygon, or an ``(n, 2)`` ring of world ``(x, y)`` points (more
                 rings: outer boundary first, then holes).
@@ -728,7 +732,9 @@ class NavMesh:
         Returns:
             ``(T_old,)`` int64, read-only: the new id of each old triangle id, -1 for dead ones
             (the identity, with no new version, when nothing is dead; all -1, with no new
-            version, when edits removed every triangle).
+            version, when edits removed every triangle). When a listener raises, the
+            compaction stays (as any edit) and the map is on the first listener error, which
+            propagates once all have run, as ``error.remap``.
 
         Example:
             >>> import gamenav
@@ -759,7 +765,9 @@ class NavMesh:
 
         Same guarantees as :meth:`gamenav.TileGrid.subscribe` (every listener runs even when
         one raises; ``weak=True`` does not keep the listener's owner alive). Listeners run in
-        the editing thread, after the new arrays are installed.
+        the editing thread, after the new arrays are installed. An edit stays applied when a
+        listener raises: the first error propagates from the edit once all have run, with what
+        the edit returns on it (see :meth:`add_obstacle`, :meth:`compact`).
         """
         return self._listeners.subscribe(listener, weak=weak)
 

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+import pytest
+import shapely
 
 from gamenav import NavMesh, TileGrid
+from gamenav.navmesh.dynamic import NavMeshChange
+
+ROOM = shapely.box(0, 0, 20, 12)
 
 
 def _walls() -> np.ndarray:
@@ -35,3 +42,61 @@ def test_a_mesh_from_a_grid_is_in_the_grids_own_transform() -> None:
     np.testing.assert_array_equal(got.triangles[got.alive], want.triangles[want.alive])
     assert got.locate([(4.5, 3.5), (2.5, 5.5)]).tolist()[1] == -1
     assert got.locate((4.5, 3.5))[0] >= 0
+
+
+def _broken(heard: list[NavMeshChange]) -> Callable[[NavMeshChange], None]:
+    def listener(change: NavMeshChange) -> None:
+        heard.append(change)
+        raise RuntimeError("listener bug")
+
+    return listener
+
+
+def test_an_obstacle_added_under_a_raising_listener_keeps_its_id() -> None:
+    """A listener raising on ``add_obstacle``'s change let the error out with the obstacle carved
+    and its id lost: nobody could ever ``remove_obstacle`` it. The edit stays (every listener
+    heard of it, as of a grid edit) and the error carries the id, which removes it."""
+    mesh = NavMesh.from_polygons(ROOM)
+    heard: list[NavMeshChange] = []
+    calm: list[NavMeshChange] = []
+    mesh.subscribe(_broken(heard))
+    mesh.subscribe(calm.append)
+    with pytest.raises(RuntimeError, match="listener bug") as caught:
+        mesh.add_obstacle(shapely.box(5, 5, 7, 7))
+    oid = caught.value.obstacle_id  # type: ignore[attr-defined]
+    assert list(mesh.obstacles) == [oid] and mesh.locate((6, 6))[0] == -1
+    assert len(heard) == len(calm) == 1 and calm[0].version == mesh.version
+    with pytest.raises(RuntimeError, match="listener bug"):
+        mesh.remove_obstacle(oid)
+    assert mesh.obstacles == {} and mesh.locate((6, 6))[0] >= 0 and len(calm) == 2
+
+
+def test_a_compaction_under_a_raising_listener_keeps_its_map() -> None:
+    """``compact``'s id map, lost with a listener's error, is on the error."""
+    mesh = NavMesh.from_polygons(ROOM)
+    mesh.remove_obstacle(mesh.add_obstacle(shapely.box(5, 5, 7, 7)))
+    before = mesh.vertices[mesh.triangles]
+    live = np.flatnonzero(mesh.alive)
+    mesh.subscribe(_broken([]))
+    with pytest.raises(RuntimeError, match="listener bug") as caught:
+        mesh.compact()
+    remap = caught.value.remap  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(mesh.vertices[mesh.triangles[remap[live]]], before[live])
+
+
+def test_an_obstacle_added_by_a_listener_returns_its_id_there() -> None:
+    """An edit made from a listener is delivered after the current one, so its own call
+    returns the id at once, and the outer call's error carries only its own id."""
+    mesh = NavMesh.from_polygons(ROOM)
+    inner: list[int] = []
+
+    def door(change: NavMeshChange) -> None:
+        if not inner:
+            inner.append(mesh.add_obstacle(shapely.box(1, 1, 2, 2)))
+        raise RuntimeError("listener bug")
+
+    mesh.subscribe(door)
+    with pytest.raises(RuntimeError) as caught:
+        mesh.add_obstacle(shapely.box(5, 5, 7, 7))
+    outer = caught.value.obstacle_id  # type: ignore[attr-defined]
+    assert sorted(mesh.obstacles) == sorted([outer, *inner]) and outer not in inner
