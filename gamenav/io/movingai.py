@@ -33,6 +33,9 @@ __all__ = ["Scenario", "read_map", "read_scenarios", "write_map", "write_scenari
 PASSABLE = frozenset(".GS")
 BLOCKED = frozenset("@OTW")
 _PASSABLE_CODES = np.array([ord(c) for c in sorted(PASSABLE)], dtype=np.uint8)
+_TERRAIN = (f"the terrain {', '.join(map(repr, sorted(PASSABLE)))} (passable) and "
+            f"{', '.join(map(repr, sorted(BLOCKED)))} (blocked)")
+"""The characters a map row may hold, for error messages."""
 MAX_MAP_BYTES = 1 << 28
 """The largest ``.map`` file read (256 MiB): room for 16,000 x 16,000 cells, a hundred times the
 largest benchmark maps (GPPC's 1550 x 1550, 2.4 MB); reading takes a few times the file's size
@@ -109,8 +112,10 @@ def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
     for y, row in enumerate(rows):  # (before the count: a blank or cut row is named at its line)
         unknown = set(row) - PASSABLE - BLOCKED
         if unknown:
-            raise MapFormatError(f"unknown terrain {sorted(unknown)} in row {y}", path=path,
-                                 line=n + 2 + y)
+            x = min(row.index(ch) for ch in unknown)
+            what = "unknown terrain" if row[x:].strip() else "whitespace"  # (a blank row, or trailing spaces)
+            raise MapFormatError(f"{what} {row[x]!r} at column {x + 1} of row {y} (expected only {_TERRAIN})",
+                                 path=path, line=n + 2 + y)
         if len(row) != width:
             raise MapFormatError(f"row {y} has {len(row)} characters, expected {width}",
                                  path=path, line=n + 2 + y)

@@ -73,7 +73,7 @@ def test_mesh_scenario_map_size_must_be_positive(tmp_path: Path, size: str) -> N
 @pytest.mark.parametrize(("text", "line", "match"), [
     # a blank line inside the grid: was "expected 2 rows, found 3" at the last row (line 7)
     ("type octile\nheight 2\nwidth 2\nmap\n..\n\n..\n", 6, "row 1 has 0 characters, expected 2"),
-    ("type octile\r\nheight 2\r\nwidth 2\r\nmap\r\n..\r\n  \r\n..\r\n", 6, r"unknown terrain \[' '\] in row 1"),
+    ("type octile\r\nheight 2\r\nwidth 2\r\nmap\r\n..\r\n  \r\n..\r\n", 6, "whitespace ' ' at column 1 of row 1"),
     # a file cut in the middle of a row: was "expected 3 rows, found 2"
     ("type octile\nheight 3\nwidth 4\nmap\n....\n..", 6, "row 1 has 2 characters, expected 4"),
 ])

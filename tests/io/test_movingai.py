@@ -117,7 +117,7 @@ def test_terrain_letters(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("text", "line", "message"), [
-    ("type octile\nheight 2\nwidth 2\nmap\n..\n.x\n", 6, r"unknown terrain \['x'\] in row 1"),
+    ("type octile\nheight 2\nwidth 2\nmap\n..\n.x\n", 6, "unknown terrain 'x' at column 2 of row 1"),
     ("type octile\nheight 2\nwidth 2\nmap\n..\n...\n", 6, "row 1 has 3 characters, expected 2"),
     ("type octile\nheight 3\nwidth 2\nmap\n..\n..\n", 6, "expected 3 rows, found 2"),
     ("type octile\nheight 2\nwidth 2\n..\n..\n", 4, "expected 'type', 'height', 'width' or 'map'"),
@@ -130,8 +130,8 @@ def test_terrain_letters(tmp_path: Path) -> None:
     ("type octile\nheight 2\n", 2, "missing the 'map' line"),
     ("type octile\nheight 2\nheight 2\nwidth 2\nmap\n..\n..\n", 3, "'height' appears twice"),
     ("type octile\nheight 1\nwidth 2\nmap\n..\n..\n", 6, "expected 1 rows, found 2"),
-    ("type octile\nheight 1\nwidth 2\nmap\n.\t\n", 5, r"unknown terrain \['\\t'\] in row 0"),
-    ("type octile\nheight 1\nwidth 2\nmap\n.. \n", 5, r"unknown terrain \[' '\] in row 0"),
+    ("type octile\nheight 1\nwidth 2\nmap\n.\t\n", 5, r"whitespace '\\t' at column 2 of row 0"),
+    ("type octile\nheight 1\nwidth 2\nmap\n.. \n", 5, "whitespace ' ' at column 3 of row 0"),
     # a huge declared size is checked against the rows present, never allocated
     ("type octile\nheight 1\nwidth 1000000000000\nmap\n..\n", 5, "row 0 has 2 characters, expected 1000000000000"),
     ("type octile\nheight 1000000000000\nwidth 2\nmap\n..\n", 5, "expected 1000000000000 rows, found 1"),
