@@ -35,7 +35,8 @@ from typing import Any, Generic, NoReturn, SupportsIndex, TypeVar
 from gamenav._validate import flag
 from gamenav.errors import InvalidInputError
 
-__all__ = ["Closeable", "CopyState", "Inbox", "Listeners", "NotCopyable", "Unsubscribe", "added_state", "without"]
+__all__ = ["Closeable", "Closes", "CopyState", "Inbox", "Listeners", "NotCopyable", "Unsubscribe", "added_state",
+           "without"]
 
 C = TypeVar("C")
 Unsubscribe = Callable[[], None]
@@ -291,7 +292,7 @@ def without(state: object, own: Set[str]) -> object:
     return state
 
 
-_C = TypeVar("_C", bound="Closeable")
+_C = TypeVar("_C", bound="Closes")
 
 
 class NotCopyable:
@@ -306,9 +307,8 @@ class NotCopyable:
         raise TypeError(f"{type(self).__name__} objects cannot be copied or pickled: {self._why_not_copyable}")
 
 
-class Closeable(NotCopyable):
-    """``close()``, ``closed`` and ``with`` support for an object that follows a world's edits
-    (not copyable: see :class:`NotCopyable`).
+class Closes:
+    """``close()``, ``closed`` and ``with`` support for an object that follows a world's edits.
 
     Subclasses implement :meth:`_close` (run once, by the first :meth:`close`) and call
     :meth:`_check_open` before acting; state stays readable after closing.
@@ -341,3 +341,8 @@ class Closeable(NotCopyable):
         """Raise InvalidInputError ``cannot {action} a closed {class name}`` once closed."""
         if self._closed:
             raise InvalidInputError(f"cannot {action} a closed {type(self).__name__}")
+
+
+class Closeable(Closes, NotCopyable):
+    """:class:`Closes`, for objects whose pending work a copy would share or lack (not copyable:
+    see :class:`NotCopyable`)."""

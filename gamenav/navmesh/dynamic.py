@@ -310,7 +310,6 @@ class EditState:
         self.grid_blocked: npt.NDArray[np.bool_] | None = None  # following a grid: its blocked cells
         self.grid: Any = None
         self.grid_free: BaseGeometry = shapely.Polygon()  # following a grid: its cells' rectangle, shrunk (frame)
-        self.follower: Any = None
         self.last_near: tuple[tuple[float, float, float, float], list[int]] | None = None
         self.last_ring: _I64 = np.zeros(0, dtype=np.int64)  # the last edit's ring edges (stitch)
         self.load(mesh)
@@ -1433,7 +1432,7 @@ def _grown(mesh: NavMesh, bounds: tuple[float, float, float, float]) -> tuple[fl
 
 class GridFollower:
     """Applies a TileGrid's passability edits to a mesh built from it (held weakly both ways:
-    the grid holds this follower weakly, the follower holds the mesh weakly)."""
+    the grid holds this follower weakly, the follower holds the mesh weakly) until :meth:`close`."""
 
     def __init__(self, mesh: NavMesh, grid: TileGrid) -> None:
         import weakref
@@ -1451,6 +1450,12 @@ class GridFollower:
             w, h = grid.shape[1] * cs, grid.shape[0] * cs
             es.grid_free = moved(free_space(shapely.box(ox, oy, ox + w, oy + h), agent_radius=es.radius), -es.origin)
         self.unsubscribe: Callable[[], None] = grid.subscribe(self.on_change, weak=True)
+
+    def close(self) -> None:
+        """Stop following: no grid edit reaches the mesh afterwards (edits already heard but not
+        applied yet, waiting for a listener's edit, are dropped too)."""
+        self.unsubscribe()
+        self.pending.clear()
 
     def on_change(self, change: GridChange) -> None:
         mesh = self._mesh()
@@ -1508,3 +1513,15 @@ def follow_grid(mesh: NavMesh, grid: TileGrid) -> None:
     with mesh._lock:
         mesh._build_index(cover=(ox, oy, ox + w, oy + h))
     mesh.__dict__["_edits_follower"] = GridFollower(mesh, grid)
+
+
+def stop_following(mesh: NavMesh) -> None:
+    """End ``mesh``'s following of its grid, if any (see :meth:`NavMesh.close`), between two
+    grid edits (none is being applied in another thread)."""
+    es = mesh._edits
+    if es is None or es.grid is None:
+        return
+    with _edit_locks(es):
+        follower = mesh.__dict__.pop("_edits_follower", None)
+        if follower is not None:
+            follower.close()

@@ -19,7 +19,7 @@ import numpy.typing as npt
 import shapely
 
 from gamenav._arrays import frozen
-from gamenav._events import CopyState, Listeners, Unsubscribe, added_state, without
+from gamenav._events import Closes, CopyState, Listeners, Unsubscribe, added_state, without
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import dual_graph, locate_points, nearest_points, raycast_walk
 from gamenav._validate import finite_point, flag, float_numbers, holds_bool, is_int
@@ -312,7 +312,7 @@ def _stitch(mesh: NavMesh) -> npt.NDArray[np.int64] | None:
     return stitched
 
 
-class NavMesh:
+class NavMesh(Closes):
     """A triangulated walkable area (immutable numpy arrays).
 
     Build one with :meth:`from_polygons`, :meth:`from_grid` or :meth:`from_mesh`; search it
@@ -339,6 +339,11 @@ class NavMesh:
     the same checks) and keep them read-only. Every method that takes world points accepts
     finite coordinates within ``MAX_COORDINATE`` and raises InvalidInputError for others.
     The :attr:`tolerance` is relative to the mesh's extent, so meshes of any size behave alike.
+
+    :meth:`close` (or leaving a ``with`` block) ends the mesh's edits: it stops following its
+    grid (see :meth:`from_grid`), and :meth:`add_obstacle`, :meth:`remove_obstacle` and
+    :meth:`compact` raise InvalidInputError afterwards; queries and listeners keep working on
+    the mesh as it is. A copy or pickle of a closed mesh is open (and follows no grid).
 
     Example:
         >>> import gamenav
@@ -457,7 +462,8 @@ class NavMesh:
                 re-triangulates only the region around the cells whose passability or cost
                 changed (see :meth:`add_obstacle`), in both directions: cells blocked when the
                 mesh was built open the mesh there too. New triangles take the grid's cell
-                costs, as a build would. The grid holds the mesh weakly. The mesh is built from
+                costs, as a build would. The grid holds the mesh weakly (a mesh dropped stops
+                following), and :meth:`close` stops it. The mesh is built from
                 one state of the grid, and follows every edit after it (an edit in another thread
                 waits for the build).
 
@@ -686,7 +692,7 @@ class NavMesh:
 
         Raises:
             InvalidGeometryError: not a polygon with area, NaN / inf or out-of-range coordinates.
-            InvalidInputError: ``shape`` is neither a geometry nor a sequence.
+            InvalidInputError: ``shape`` is neither a geometry nor a sequence, or the mesh is closed.
 
         Example:
             >>> import gamenav
@@ -700,6 +706,7 @@ class NavMesh:
         """
         from gamenav.navmesh.dynamic import add_obstacle
 
+        self._check_open("add obstacles to")
         return add_obstacle(self, shape)
 
     def remove_obstacle(self, oid: int) -> None:
@@ -707,10 +714,11 @@ class NavMesh:
         covered (except where other obstacles still are), locally.
 
         Raises:
-            InvalidInputError: ``oid`` is not an obstacle of this mesh.
+            InvalidInputError: ``oid`` is not an obstacle of this mesh, or the mesh is closed.
         """
         from gamenav.navmesh.dynamic import remove_obstacle
 
+        self._check_open("remove obstacles from")
         remove_obstacle(self, oid)
 
     def compact(self) -> npt.NDArray[np.int64]:
@@ -748,6 +756,7 @@ class NavMesh:
         """
         from gamenav.navmesh.dynamic import compact
 
+        self._check_open("compact")
         return compact(self)
 
     @property
@@ -770,6 +779,11 @@ class NavMesh:
         the edit returns on it (see :meth:`add_obstacle`, :meth:`compact`).
         """
         return self._listeners.subscribe(listener, weak=weak)
+
+    def _close(self) -> None:
+        from gamenav.navmesh.dynamic import stop_following
+
+        stop_following(self)
 
     @property
     def tolerance(self) -> float:
@@ -953,7 +967,7 @@ _OWN_ATTRIBUTES = frozenset((
     "_vertices", "_triangles", "_area_costs", "_version", "_alive", "_lock", "_listeners", "_edits",
     "_border_cache", "_island_counts", "_neighbours", "_islands", "_side", "_tin", "_tout",
     "_border_edges", "_border_tri", "_corner", "_pinch", "_degree", "_tol", "_grid", "_box", "_cell_items",
-    "_cell_start", "_edits_follower"))
+    "_cell_start", "_edits_follower", "_closed"))
 """What a mesh's construction and edits set; a copy makes its own (other attributes, and the agent
 radius, are copied)."""
 

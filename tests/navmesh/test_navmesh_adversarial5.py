@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import copy
+import gc
+import weakref
 from collections.abc import Callable
 
 import numpy as np
 import pytest
 import shapely
 
-from gamenav import NavMesh, TileGrid
+import gamenav
+from gamenav import InvalidInputError, NavMesh, TileGrid
 from gamenav.navmesh.dynamic import NavMeshChange
 
 ROOM = shapely.box(0, 0, 20, 12)
@@ -100,3 +104,59 @@ def test_an_obstacle_added_by_a_listener_returns_its_id_there() -> None:
         mesh.add_obstacle(shapely.box(5, 5, 7, 7))
     outer = caught.value.obstacle_id  # type: ignore[attr-defined]
     assert sorted(mesh.obstacles) == sorted([outer, *inner]) and outer not in inner
+
+
+def test_a_closed_mesh_no_longer_follows_its_grid() -> None:
+    """A mesh following a grid could not be closed: a game rebuilding its navmesh kept every old
+    one re-triangulating on each grid edit. ``close()`` (or a ``with`` block) ends the following
+    and the mesh's edits; queries answer on the mesh as it is, and a copy is open."""
+    grid = TileGrid(np.ones((6, 8), dtype=bool))
+    with NavMesh.from_grid(grid, follow=True) as mesh:
+        heard: list[NavMeshChange] = []
+        mesh.subscribe(heard.append)
+        grid.set_walkable((2, 2), False)
+        assert len(heard) == 1 and mesh.locate((2.5, 2.5))[0] == -1 and not mesh.closed
+    assert mesh.closed
+    version = mesh.version
+    grid.set_walkable((5, 3), False)
+    grid.set_walkable((2, 2), True)
+    assert len(heard) == 1 and mesh.version == version
+    assert mesh.locate([(2.5, 2.5), (5.5, 3.5)]).tolist()[0] == -1 and mesh.locate((5.5, 3.5))[0] >= 0
+    with pytest.raises(InvalidInputError, match="cannot add obstacles to a closed NavMesh"):
+        mesh.add_obstacle(shapely.box(0, 0, 1, 1))
+    with pytest.raises(InvalidInputError, match="cannot compact a closed NavMesh"):
+        mesh.compact()
+    mesh.close()  # idempotent
+    twin = copy.copy(mesh)
+    assert not twin.closed and twin.add_obstacle(shapely.box(0, 0, 1, 1)) == 1
+    assert gamenav.find_path(mesh, (0.5, 0.5), (7.5, 5.5)).found
+
+
+def test_a_mesh_closed_by_a_listener_applies_no_waiting_grid_edit() -> None:
+    """Closed from a mesh listener while the follower applies the grid edits a grid listener made
+    meanwhile: the edits still waiting are dropped, not applied to the closed mesh."""
+    grid = TileGrid(np.ones((6, 14), dtype=bool))
+    done: list[int] = []
+
+    def wall_too(change: object) -> None:
+        if not done:
+            done.append(1)
+            grid.set_walkable((10, 0, 11, 6), False)
+
+    grid.subscribe(wall_too)
+    mesh = NavMesh.from_grid(grid, follow=True)
+    mesh.subscribe(lambda change: mesh.close())
+    grid.set_walkable((3, 0, 4, 6), False)
+    assert mesh.closed and mesh.locate((10.5, 3.0))[0] >= 0  # the second box was never applied
+    assert mesh.locate((3.5, 3.0))[0] == -1
+
+
+def test_a_mesh_dropped_by_the_game_is_not_kept_alive_by_its_grid() -> None:
+    grid = TileGrid(np.ones((6, 8), dtype=bool))
+    mesh = NavMesh.from_grid(grid, follow=True)
+    mesh.subscribe(lambda change: None)
+    dead = weakref.ref(mesh)
+    del mesh
+    gc.collect()
+    assert dead() is None
+    assert grid.set_walkable((2, 2), False) is not None and len(grid._listeners) == 0
