@@ -558,6 +558,7 @@ class Crowd(Closeable):
         self._sep = np.zeros((n, 2))
         self._flow = np.zeros((n, 2))
         self._want = np.zeros(n)  # desired speed of each agent in the last update
+        self._heading = np.zeros((n, 2))  # unit direction it steered at in the last update (0: none)
         self._yielded = np.zeros(n, np.int64)  # ORCA: gave way (1) or waited behind (2...) last update
         self._order = np.zeros(n, np.int64)  # number of the agent's last order (older goes first)
         self._orders = 0
@@ -604,7 +605,8 @@ class Crowd(Closeable):
     # -- agents ---------------------------------------------------------------------------
     _ROW_STATE = ("_pos", "_radii", "_speeds", "_ids", "_vel", "_goal", "_mode", "_arrived", "_failed",
                   "_pcur", "_pk", "_pend", "_group", "_slot_cost", "_snapshot", "_stuck_count",
-                  "_repaths", "_jams", "_jam_mark", "_jam_since", "_sep", "_flow", "_want", "_order", "_yielded")
+                  "_repaths", "_jams", "_jam_mark", "_jam_since", "_sep", "_flow", "_want", "_heading",
+                  "_order", "_yielded")
     """The per-agent arrays (one row per live agent), compacted together by :meth:`remove`."""
 
     def add(self, positions: npt.ArrayLike, *, radius: float | npt.ArrayLike | None = None,
@@ -639,7 +641,7 @@ class Crowd(Closeable):
             "_snapshot": pos, "_stuck_count": np.zeros(m, np.int64), "_repaths": np.zeros(m, np.int64),
             "_jams": np.zeros(m, np.int64), "_jam_mark": np.full((m, 2), np.nan),
             "_jam_since": np.zeros(m, np.int64), "_sep": zeros2, "_flow": zeros2, "_want": np.zeros(m),
-            "_order": np.zeros(m, np.int64), "_yielded": np.zeros(m, np.int64)}
+            "_heading": zeros2, "_order": np.zeros(m, np.int64), "_yielded": np.zeros(m, np.int64)}
         n = len(self)
         for name in self._ROW_STATE:
             setattr(self, name, np.concatenate([getattr(self, name), fresh[name]]))
@@ -1313,7 +1315,7 @@ class Crowd(Closeable):
         target = self._pos.copy()
         self._follow_paths(target)
         self._descend_fields(target)
-        heading = np.empty_like(self._pos)
+        heading = self._heading = np.empty_like(self._pos)
         desired = np.empty_like(self._pos)
         self._want = np.empty(len(self))
         arrive = preferred_velocities(self._pos, self._goal, target, self._mode, self._speeds, IDLE, DIRECT,
@@ -1926,16 +1928,17 @@ class Crowd(Closeable):
         self._stuck_count[stuck] = 0
         near = self._near_goal(stuck)
         # bent off its way by the others. ORCA's bend also counts walls: at the destination only
-        # with another disc within a cell, and a jam needs another agent within ORCA's reach; a
-        # unit that walls alone hold up re-paths, then fails
+        # with another disc within a cell, and a jam needs a moving agent in front of it within
+        # ORCA's reach (idle ones do not bend its way, it shoves them, and they do not move off by
+        # themselves; those behind it do not hold it up); a unit that walls alone hold up (one too
+        # big for a corridor, whoever stands near) re-paths, then fails
         cell = self._grid.cell_size
         gap = self._nearest_gap(stuck, cell)
         crowded = jam = np.hypot(*self._sep[stuck].T) > 0.1
         if self.avoidance == "orca":
-            lone = crowded & ~(gap < cell)
-            crowded = crowded & ~lone
-            jam = crowded.copy()  # (the few with nobody within a cell: look further)
-            jam[lone] = np.isfinite(self._nearest_gap(stuck[lone], min(self.neighbor_dist, 1e300)))
+            crowded = crowded & (gap < cell)
+            jam = jam & np.isfinite(self._nearest_gap(stuck, min(self.neighbor_dist, 1e300), self._mode != IDLE,
+                                                      self._heading[stuck]))
         # held back by the others at the destination (ORCA does not bend a unit's way round idle
         # units, it shoves them, and one that cannot give way holds it off): close enough
         held = near & (crowded | (gap < 0.1 * cell))
@@ -1984,11 +1987,13 @@ class Crowd(Closeable):
             near[near] = steps >= 0
         return near
 
-    def _nearest_gap(self, idx: _Idx, reach: float, among: npt.NDArray[np.bool_] | None = None) -> _F64:
+    def _nearest_gap(self, idx: _Idx, reach: float, among: npt.NDArray[np.bool_] | None = None,
+                     ahead: _F64 | None = None) -> _F64:
         """The gap (world units; < 0: overlap) between each agent of ``idx``'s disc and the
-        nearest other agent's (of those ``among`` marks, ``(n,)``; None: all) when that gap is
-        under ``reach``, else inf. Only the agents near enough along x (a sorted sweep) are
-        compared."""
+        nearest other agent's (of those ``among`` marks, ``(n,)``; None: all; with ``ahead``
+        ``(len(idx), 2)``, directions: only those whose centre lies in front of it that way)
+        when that gap is under ``reach``, else inf. Only the agents near enough along x (a
+        sorted sweep) are compared."""
         nearest = np.full(len(idx), np.inf)
         if len(self) < 2 or len(idx) == 0:
             return nearest
@@ -2007,9 +2012,11 @@ class Crowd(Closeable):
             rows = np.repeat(np.arange(first, last), c)
             cand = order[np.repeat(lo[first:last] - (np.cumsum(c) - c), c) + np.arange(len(rows))]
             me = idx[rows]
-            with np.errstate(over="ignore"):
-                gap = np.hypot(*(pos[me] - pos[cand]).T) - (r[me] + r[cand])
-            far = (cand == me) | (gap >= reach)
+            with np.errstate(over="ignore", invalid="ignore"):
+                rel = pos[cand] - pos[me]
+                gap = np.hypot(*rel.T) - (r[me] + r[cand])
+                behind = np.zeros(len(rows), bool) if ahead is None else ~(np.einsum("ij,ij->i", rel, ahead[rows]) > 0)
+            far = (cand == me) | (gap >= reach) | behind
             if among is not None:
                 far |= ~among[cand]
             gap[far] = np.inf
