@@ -86,7 +86,9 @@ def grid_dimensions(size: Any, cell_size: float) -> tuple[int, int]:
         width, height = size
     except (TypeError, ValueError):
         raise InvalidInputError(f"size must be a (width, height) pair of numbers, got {size!r}") from None
-    width, height = positive_number(width, "size"), positive_number(height, "size")
+    if not all(is_real(side) and 0 < _as_float(side) < math.inf for side in (width, height)):
+        raise InvalidInputError(f"size must be a (width, height) pair of finite numbers > 0, got {size!r}")
+    width, height = _as_float(width), _as_float(height)
     spans = [side / cell_size for side in (width, height)]  # (inf when a tiny cell_size overflows)
     if max(spans) <= MAX_GRID_CELLS:
         cols, rows = (max(1, math.ceil(span * (1.0 - 1e-9))) for span in spans)

@@ -4,11 +4,13 @@ gamenav's own classes saying what was expected and what was received."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
-from gamenav import MapFormatError
+from gamenav import InvalidInputError, MapFormatError
+from gamenav.adapters.pygame import grid_from_rects
 from gamenav.io import read_map
 
 
@@ -25,3 +27,12 @@ def test_a_map_row_with_a_stray_character_names_it_its_column_and_the_terrain_ex
         read_map(path)
     assert (info.value.path, info.value.line) == (str(path), line)
     assert "(expected only the terrain '.', 'G', 'S' (passable) and '@', 'O', 'T', 'W' (blocked))" in str(info.value)
+
+
+@pytest.mark.parametrize("size", [(0, 0), (640, 0), (640, float("nan")), (640, True)])
+def test_a_world_size_of_no_area_names_the_size_received(size: tuple[float, float]) -> None:
+    # a zero-size surface's get_size() gave "size must be a finite number > 0, got 0": one side of
+    # the pair, not which, and as if size were a number
+    with pytest.raises(InvalidInputError, match=re.escape(f"size must be a (width, height) pair of finite numbers "
+                                                          f"> 0, got {size!r}")):
+        grid_from_rects([], size=size, cell_size=16)

@@ -87,7 +87,7 @@ def test_rects_match_pygame_colliderect(rects: list[pygame.Rect], cols: int, row
     (dict(rects=[(0, 0, 1)], size=(10, 10), cell_size=1), r"\(x, y, w, h\).*shape \(1, 3\)"),
     (dict(rects=[(0, 0, 1, 1), (0, 0, 1)], size=(10, 10), cell_size=1), "rectangles of numbers"),
     (dict(rects=[(0, 0, math.nan, 1)], size=(10, 10), cell_size=1), "finite coordinates"),
-    (dict(rects=[], size=(10, -1), cell_size=1), r"size must be .*> 0, got -1"),
+    (dict(rects=[], size=(10, -1), cell_size=1), r"size must be .*> 0, got \(10, -1\)"),
     (dict(rects=[], size=(10,), cell_size=1), r"size must be a \(width, height\) pair"),
     (dict(rects=[], size=(10, 10), cell_size=0), "cell_size must be .*> 0, got 0"),
     (dict(rects=[1.5], size=(10, 10), cell_size=1), "rectangles of numbers"),
