@@ -356,8 +356,8 @@ def _check_positions(grid: TileGrid, pos: _F64) -> None:
     if not on_free.all():
         bad = int(np.flatnonzero(~on_free)[0])
         where = f"in blocked cell {tuple(cells[bad].tolist())}" if inside[bad] else "outside the grid (world x " \
-            f"{grid.origin[0]:g}..{grid.origin[0] + grid.width * grid.cell_size:g}, y " \
-            f"{grid.origin[1]:g}..{grid.origin[1] + grid.height * grid.cell_size:g})"
+            f"{grid._origin[0]:g}..{grid._origin[0] + grid.width * grid._cell_size:g}, y " \
+            f"{grid._origin[1]:g}..{grid._origin[1] + grid.height * grid._cell_size:g})"
         raise InvalidInputError(
             f"every position must lie on a passable cell; agent {bad} at {tuple(pos[bad].tolist())} is {where}")
 
@@ -480,11 +480,11 @@ class Crowd(Closeable):
         _check_positions(grid, pos)
         n = len(pos)
         radii = _per_agent(radius, n, "radius")
-        speeds = _per_agent(max_speed, n, "max_speed", _MAX_CELLS_PER_SECOND * grid.cell_size)
-        r_max = float(np.max(radii)) if np.size(radii) else 0.25 * grid.cell_size
-        v_max = float(np.max(speeds)) if np.size(speeds) else min(1.0, _MAX_CELLS_PER_SECOND * grid.cell_size)
+        speeds = _per_agent(max_speed, n, "max_speed", _MAX_CELLS_PER_SECOND * grid._cell_size)
+        r_max = float(np.max(radii)) if np.size(radii) else 0.25 * grid._cell_size
+        v_max = float(np.max(speeds)) if np.size(speeds) else min(1.0, _MAX_CELLS_PER_SECOND * grid._cell_size)
         self._spacing = None if spacing is None else positive_number(spacing, "spacing")
-        self.arrive_radius = 0.25 * grid.cell_size if arrive_radius is None else arrive_radius
+        self.arrive_radius = 0.25 * grid._cell_size if arrive_radius is None else arrive_radius
         self.requests_per_update = requests_per_update
         self.flow_threshold = flow_threshold
         self.avoidance = avoidance
@@ -628,7 +628,7 @@ class Crowd(Closeable):
         m = len(pos)
         radii = _per_agent(self.radius if radius is None else radius, m, "radius")
         speeds = _per_agent(self.max_speed if max_speed is None else max_speed, m, "max_speed",
-                            _MAX_CELLS_PER_SECOND * self._grid.cell_size)
+                            _MAX_CELLS_PER_SECOND * self._grid._cell_size)
         start = int(len(self._row_of))
         ids = np.arange(start, start + m, dtype=np.int64)
         zeros2 = np.zeros((m, 2))
@@ -739,7 +739,7 @@ class Crowd(Closeable):
 
     @max_speed.setter
     def max_speed(self, value: float) -> None:
-        self._max_speed = _bounded(value, "max_speed", _MAX_CELLS_PER_SECOND * self._grid.cell_size)
+        self._max_speed = _bounded(value, "max_speed", _MAX_CELLS_PER_SECOND * self._grid._cell_size)
 
     @property
     def max_accel(self) -> float:
@@ -748,7 +748,7 @@ class Crowd(Closeable):
 
     @max_accel.setter
     def max_accel(self, value: float) -> None:
-        self._max_accel = _bounded(value, "max_accel", 8.0 * _MAX_CELLS_PER_SECOND * self._grid.cell_size)
+        self._max_accel = _bounded(value, "max_accel", 8.0 * _MAX_CELLS_PER_SECOND * self._grid._cell_size)
 
     @property
     def neighbor_dist(self) -> float:
@@ -763,7 +763,7 @@ class Crowd(Closeable):
         """ORCA's time horizon for walls, seconds."""
         if self._time_horizon_obst is not None:
             return self._time_horizon_obst
-        return 1.5 * self._grid.cell_size / (self._v_max if len(self) else self.max_speed)
+        return 1.5 * self._grid._cell_size / (self._v_max if len(self) else self.max_speed)
 
     def _sizes_changed(self) -> None:
         """Agents came or went: their largest and mean radius and largest speed (the defaults'
@@ -775,7 +775,7 @@ class Crowd(Closeable):
         self._v_max = float(self._speeds.max()) if some else self.max_speed
         gap = 2.5 * self._r_max if self._spacing is None else self._spacing
         # formation slots more than a map apart are pointless: the cap also keeps huge radii finite
-        self._stride = max(1, math.ceil(min(gap / self._grid.cell_size, self._grid.width + self._grid.height) - 1e-9))
+        self._stride = max(1, math.ceil(min(gap / self._grid._cell_size, self._grid.width + self._grid.height) - 1e-9))
 
     # -- state ----------------------------------------------------------------------------
     def _routing_checked(self, world: Any, diagonal: Diagonal, options: dict[str, Any]) -> Any:
@@ -1260,7 +1260,7 @@ class Crowd(Closeable):
         straight to the goal: of the goal) or such a neighbour of it."""
         g = self._grid
         new = g.world_to_cell(pos)
-        near = np.hypot(*(pos - self._pos[rows]).T) <= 0.5 * g.cell_size
+        near = np.hypot(*(pos - self._pos[rows]).T) <= 0.5 * g._cell_size
         ahead = new.copy()
         direct = self._mode[rows] == DIRECT
         ahead[direct] = np.clip(g.world_to_cell(self._goal[rows[direct]]), 0, (g.width - 1, g.height - 1))
@@ -1303,8 +1303,8 @@ class Crowd(Closeable):
         # sub-step) froze agents: a minute's hitch left them where they stood, or further away.
         # (Not below a second: a frame of very fast agents runs whole, in longer sub-steps.)
         if reach > 0:
-            dt = min(dt, max(MAX_SUBSTEPS * self._grid.cell_size / (2.0 * reach), _UNCUT_SECONDS))
-        half_cells = 2.0 * reach * dt / self._grid.cell_size
+            dt = min(dt, max(MAX_SUBSTEPS * self._grid._cell_size / (2.0 * reach), _UNCUT_SECONDS))
+        half_cells = 2.0 * reach * dt / self._grid._cell_size
         steps = min(max(1, math.ceil(half_cells)), MAX_SUBSTEPS)
         for _ in range(steps):
             self._step(dt / steps)
@@ -1319,7 +1319,7 @@ class Crowd(Closeable):
         desired = np.empty_like(self._pos)
         self._want = np.empty(len(self))
         arrive = preferred_velocities(self._pos, self._goal, target, self._mode, self._speeds, IDLE, DIRECT,
-                                      self.arrive_radius, 1.5 * self._grid.cell_size, _MIN_ARRIVAL_SPEED, dt,
+                                      self.arrive_radius, 1.5 * self._grid._cell_size, _MIN_ARRIVAL_SPEED, dt,
                                       self.max_accel if self.avoidance == "separation" else math.inf,
                                       heading, self._want, desired)
         if arrive.any():
@@ -1357,12 +1357,12 @@ class Crowd(Closeable):
         one kernel call (:func:`crowd_step`)."""
         t0 = time.perf_counter()
         g = self._grid
-        ox, oy = g.origin
+        ox, oy = g._origin
         passable, _ = g._kernel_arrays()
         cap = self._radius_cap()
         neighbor_dist = min(self.neighbor_dist, cap + 2 * min(self._r_max, cap))
         # cells about as wide as a typical disc and its move: the rings stop at the k-th neighbour
-        hcell = min(max(2.0 * min(self._r_mean, cap) + self._v_max * dt, 1e-9 * g.cell_size), neighbor_dist)
+        hcell = min(max(2.0 * min(self._r_mean, cap) + self._v_max * dt, 1e-9 * g._cell_size), neighbor_dist)
         # who gives way: idle agents to moving ones, which do not avoid them (they shove them
         # aside); moving agents share equally, as RVO2, but in head-on jams the older order
         # goes first (see crowd_step)
@@ -1372,12 +1372,12 @@ class Crowd(Closeable):
         moving = self._mode != IDLE
         # an idle agent steps aside at most half a cell per sub-step, as in any update of fewer than
         # MAX_SUBSTEPS sub-steps (at full speed, arrived agents of 20000 cells/s dodged 20 cells off)
-        speeds = np.where(moving, self._speeds, np.minimum(self._speeds, 0.5 * g.cell_size / dt))
+        speeds = np.where(moving, self._speeds, np.minimum(self._speeds, 0.5 * g._cell_size / dt))
         infeasible, stuck = crowd_step(
             self._pos, self._vel, desired, self._radii, cap, speeds, moving, self._order, self._goal,
             _IDLE_MASS, self.keep_right, hcell, neighbor_dist, neighbours, self.time_horizon,
             min(max(self.time_horizon_obst, dt), 1e9), dt, passable, self._blocked_table(passable), ox, oy,
-            g.cell_size, g.y_up, _OVERLAP_ITERATIONS, _OVERLAP_TOLERANCE, new_vel, self._yielded, yielded, wait,
+            g._cell_size, g._y_up, _OVERLAP_ITERATIONS, _OVERLAP_TOLERANCE, new_vel, self._yielded, yielded, wait,
             self._sep)
         self._yielded = yielded
         self.counters["infeasible"] += infeasible
@@ -1392,7 +1392,7 @@ class Crowd(Closeable):
         g = self._grid
         passable, _ = g._kernel_arrays()
         r_max = min(self._r_max, self._radius_cap())
-        width = max(math.ceil(4.0 * r_max / g.cell_size - 1e-9) - 1, 0)
+        width = max(math.ceil(4.0 * r_max / g._cell_size - 1e-9) - 1, 0)
         if self._passages is None or self._passages[0] is not passable or self._passages[1] != width:
             labels, count = narrow_passages(passable, width)
             self._passages = (passable, width, labels, int(count), np.zeros((max(int(count), 1), 4)))
@@ -1400,25 +1400,25 @@ class Crowd(Closeable):
         if count == 0:  # no narrow passage on the map
             return np.zeros(len(self), bool)
         wait = np.empty(len(self), bool)
-        ox, oy = g.origin
-        look = _MOUTH * g.cell_size + 2.0 * r_max
-        reach = math.ceil(look / g.cell_size) + 1
+        ox, oy = g._origin
+        look = _MOUTH * g._cell_size + 2.0 * r_max
+        reach = math.ceil(look / g._cell_size) + 1
         if self._near is None or self._near[0] is not labels or self._near[1] != reach:
             self._near = (labels, reach, _dilate(labels >= 0, reach))
-        passage_waits(self._pos, desired, self._order, labels, count, self._near[2], look, ox, oy, g.cell_size, g.y_up,
-                      claims, _HOLD, dt, wait)
+        passage_waits(self._pos, desired, self._order, labels, count, self._near[2], look, ox, oy, g._cell_size,
+                      g._y_up, claims, _HOLD, dt, wait)
         self._want[wait] = 0.0  # (waiting is not being stuck)
         return wait
 
     def _radius_cap(self) -> float:
         """The largest radius the steering computes with: a disc bigger than the map behaves as one
         the map's size (keeps the numbers finite)."""
-        return (self._grid.width + self._grid.height + 2) * self._grid.cell_size
+        return (self._grid.width + self._grid.height + 2) * self._grid._cell_size
 
     def _blocked_table(self, passable: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """The summed-area tables of blocked cells (:func:`blocked_table`), kept per grid snapshot."""
         if self._sat is None or self._sat[0] is not passable:
-            self._sat = (passable, blocked_table(passable, self._grid.y_up))
+            self._sat = (passable, blocked_table(passable, self._grid._y_up))
         return self._sat[1]
 
     # -- internals ------------------------------------------------------------------------
@@ -1426,15 +1426,15 @@ class Crowd(Closeable):
         """Keep ``pos`` (m, 2) off walls, in place: wall sliding (:func:`resolve_walls`), then
         (ORCA) discs of ``radii`` (m,) pushed out of blocked cells, or (separation) margins."""
         g = self._grid
-        ox, oy = g.origin
+        ox, oy = g._origin
         passable, _ = g._kernel_arrays()
         if self.avoidance == "orca" and radii is not None:
-            resolve_walls(prev, pos, passable, ox, oy, g.cell_size, g.y_up, 0.0)
+            resolve_walls(prev, pos, passable, ox, oy, g._cell_size, g._y_up, 0.0)
             discs_off_walls(pos, np.minimum(radii, self._radius_cap()), passable, self._blocked_table(passable), ox,
-                            oy, g.cell_size, g.y_up)
+                            oy, g._cell_size, g._y_up)
             return
         r = float(self._radii.min()) if len(self._radii) else self.radius
-        resolve_walls(prev, pos, passable, ox, oy, g.cell_size, g.y_up, min(r, 0.45 * g.cell_size))
+        resolve_walls(prev, pos, passable, ox, oy, g._cell_size, g._y_up, min(r, 0.45 * g._cell_size))
 
     def _indices(self, agents: npt.ArrayLike) -> _Idx:
         idx = np.asarray(agents)
@@ -1482,7 +1482,7 @@ class Crowd(Closeable):
                 if found is not None:
                     # a cell r' rings out is at least r' - 1/2 cells from the point, so one nearer than
                     # the one found (a ring's corner is farther than the next ring's side) lies within
-                    reach = int(min(4.0 * found[1] / g.cell_size + 0.5, most))
+                    reach = int(min(4.0 * found[1] / g._cell_size + 0.5, most))
                     nearer = self._nearest_within(passable, cells[k], reach, points[k])
                     out[k] = nearer[0] if nearer is not None and nearer[1] < found[1] else found[0]
                     break
@@ -1506,7 +1506,7 @@ class Crowd(Closeable):
 
     def _plan_radius(self, radius: float) -> float:
         """The ``agent_radius`` grid paths are planned for (0: the plain passable cells)."""
-        cs = self._grid.cell_size
+        cs = self._grid._cell_size
         if radius <= 0.5 * cs or not _radius_paths():
             return 0.0
         return min(radius, _max_radius_cells() * cs)
@@ -1748,8 +1748,8 @@ class Crowd(Closeable):
         or come near; going back to a cell centre it was pushed away from would jam crowds."""
         if self._plen:
             g = self._grid
-            follow_paths(self._pos, self._mode, self._pcur, self._pk, self._pend, self._pseg, self._paim, g.origin[0],
-                         g.origin[1], g.cell_size, g.y_up, g.height, _LOOK_AHEAD, 0.6 * g.cell_size, PATH, DIRECT,
+            follow_paths(self._pos, self._mode, self._pcur, self._pk, self._pend, self._pseg, self._paim, g._origin[0],
+                         g._origin[1], g._cell_size, g._y_up, g.height, _LOOK_AHEAD, 0.6 * g._cell_size, PATH, DIRECT,
                          target)
 
     def _descend_fields(self, target: _F64) -> None:
@@ -1764,7 +1764,7 @@ class Crowd(Closeable):
         # aim a few cells down the field, not at the next cell centre: agents pushed aside keep
         # their lanes and do not all converge on the cells' centre lines (separation: re-aimed below)
         field_targets(fields, near_min, ahead, sight, slot, self._group, passable, self._pos, self._goal,
-                      self._slot_cost, 1.5 * self._stride, g.origin[0], g.origin[1], g.cell_size, g.y_up,
+                      self._slot_cost, 1.5 * self._stride, g._origin[0], g._origin[1], g._cell_size, g._y_up,
                       _FIELD_LOOK_AHEAD, self._mode, FIELD, DIRECT, target, blind)
         self._request(np.flatnonzero(blind & ~self._pending_mask()))
         field_agents = np.flatnonzero(self._mode == FIELD)
@@ -1896,9 +1896,9 @@ class Crowd(Closeable):
             return
         g = self._grid
         cells = self._cells(others)
-        step = self._pos[others] + heading[others] * g.cell_size
+        step = self._pos[others] + heading[others] * g._cell_size
         ahead = np.clip(g.world_to_cell(step), 0, (g.width - 1, g.height - 1))
-        cover = np.pi * (np.minimum(self._radii[others], self._radius_cap()) / g.cell_size) ** 2
+        cover = np.pi * (np.minimum(self._radii[others], self._radius_cap()) / g._cell_size) ** 2
         scale = oncoming_scale(self._fields[gid][1], cells, ahead, cover)
         if scale is not None:
             self._rerouted = True
@@ -1932,7 +1932,7 @@ class Crowd(Closeable):
         # ORCA's reach (idle ones do not bend its way, it shoves them, and they do not move off by
         # themselves; those behind it do not hold it up); a unit that walls alone hold up (one too
         # big for a corridor, whoever stands near) re-paths, then fails
-        cell = self._grid.cell_size
+        cell = self._grid._cell_size
         gap = self._nearest_gap(stuck, cell)
         crowded = jam = np.hypot(*self._sep[stuck].T) > 0.1
         if self.avoidance == "orca":
@@ -1975,7 +1975,7 @@ class Crowd(Closeable):
         the way round to which is long."""
         g = self._grid
         near: npt.NDArray[np.bool_] = np.hypot(*(self._goal[idx] - self._pos[idx]).T) < \
-            (2.0 * self._stride + 1.0) * g.cell_size
+            (2.0 * self._stride + 1.0) * g._cell_size
         if near.any():
             rows = idx[near]
             cells = self._cells(rows)
@@ -2163,14 +2163,15 @@ class Crowd(Closeable):
         a, points, owner = self._legs(agents)
         d = points - a
         meets = np.zeros(len(agents), bool)
-        for lo in np.array_split(g.cell_to_world(cells) - 0.5 * g.cell_size, max(1, len(owner) * len(cells) // 2**20)):
+        for lo in np.array_split(g.cell_to_world(cells) - 0.5 * g._cell_size, max(1, len(owner) * len(cells) // 2**20)):
             t_in, t_out = np.zeros((len(a), len(lo))), np.ones((len(a), len(lo)))
             for axis in (0, 1):  # slabs: the part of each leg within each cell's extent on this axis
                 with np.errstate(divide="ignore", invalid="ignore"):
                     t1 = (lo[None, :, axis] - a[:, None, axis]) / d[:, None, axis]
-                    t2 = (lo[None, :, axis] + g.cell_size - a[:, None, axis]) / d[:, None, axis]
+                    t2 = (lo[None, :, axis] + g._cell_size - a[:, None, axis]) / d[:, None, axis]
                 flat = d[:, axis] == 0  # parallel to the slab: inside it or not at all
-                inside = (lo[None, :, axis] <= a[:, None, axis]) & (a[:, None, axis] <= lo[None, :, axis] + g.cell_size)
+                inside = (lo[None, :, axis] <= a[:, None, axis]) & \
+                    (a[:, None, axis] <= lo[None, :, axis] + g._cell_size)
                 t_in = np.maximum(t_in, np.where(flat[:, None], np.where(inside, 0.0, 2.0), np.minimum(t1, t2)))
                 t_out = np.minimum(t_out, np.where(flat[:, None], 1.0, np.maximum(t1, t2)))
             meets[owner[(t_in <= t_out).any(axis=1)]] = True

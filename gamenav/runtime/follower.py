@@ -36,8 +36,8 @@ def _leg_clear(grid: TileGrid, a: npt.NDArray[np.float64], b: npt.NDArray[np.flo
     centres = grid.cell_to_world(np.stack([xs + lo[0], ys + lo[1]], axis=1))
     t_in, t_out = np.zeros(len(xs)), np.ones(len(xs))
     for axis in (0, 1):  # slabs: the part of the leg strictly within each cell's extent on this axis
-        near, d = centres[:, axis] - 0.5 * grid.cell_size - a[axis], b[axis] - a[axis]
-        far = near + grid.cell_size
+        near, d = centres[:, axis] - 0.5 * grid._cell_size - a[axis], b[axis] - a[axis]
+        far = near + grid._cell_size
         if d == 0:
             t_out = np.where((near < 0) & (far > 0), t_out, -1.0)
         else:
@@ -53,7 +53,7 @@ def _inside_free_cell(grid: TileGrid, point: npt.NDArray[np.float64]) -> npt.NDA
     x, y = grid.world_to_cell(point).tolist()
     if grid.in_bounds(x, y) and grid.passable[y, x]:
         return point
-    half = 0.5 * grid.cell_size
+    half = 0.5 * grid._cell_size
     for dy, dx in itertools.product((0, -1, 1), repeat=2):
         cell = np.array([x + dx, y + dy])
         if not (grid.in_bounds(*cell.tolist()) and grid.passable[cell[1], cell[0]]):
@@ -106,7 +106,7 @@ class _Walker(Crowd):
             return
         first, end = (int(self._pcur[0]), int(self._pend[0])) if mode == PATH else (0, 0)
         g = self._grid
-        reach = max(float(self._speeds[0]) * dt, 1.5 * g.cell_size)  # (and the goal's slowing-down distance)
+        reach = max(float(self._speeds[0]) * dt, 1.5 * g._cell_size)  # (and the goal's slowing-down distance)
         count = 4
         while True:  # the route's legs as far as the walk may reach: from the agent over the runs' ends (corners)
             last = min(first + count, end)
@@ -118,7 +118,7 @@ class _Walker(Crowd):
                 break
             count *= 4
         final = len(legs) - 1 if last == end else -1  # the leg to the goal (-1: beyond these)
-        self._want[0] = self._speeds[0] * min(max(ends[-1] / (1.5 * g.cell_size), _MIN_ARRIVAL_SPEED), 1.0)
+        self._want[0] = self._speeds[0] * min(max(ends[-1] / (1.5 * g._cell_size), _MIN_ARRIVAL_SPEED), 1.0)
         walk = float(self._want[0]) * dt
         leg = min(int(np.searchsorted(ends, walk, side="right")), len(legs) - 1)  # the leg it stops on
         start = ends[leg - 1] if leg else 0.0
@@ -126,8 +126,8 @@ class _Walker(Crowd):
             route[leg:leg + 1] + legs[leg] * ((walk - start) / (ends[leg] - start))
         self._first_leg &= leg == 0
         if self._first_leg or leg == final:
-            resolve_walls(route[leg:leg + 1], pos, g._kernel_arrays()[0], g.origin[0], g.origin[1], g.cell_size,
-                          g.y_up, 0.0)
+            resolve_walls(route[leg:leg + 1], pos, g._kernel_arrays()[0], g._origin[0], g._origin[1], g._cell_size,
+                          g._y_up, 0.0)
         if self._world is not g:  # (a navmesh path runs along walls; a grid path's legs join free cells' centres)
             pos[0] = _inside_free_cell(g, pos[0])
         self._vel[0] = (pos[0] - route[0]) / dt
@@ -195,13 +195,13 @@ class Follower(Closeable):
                  world: Any = None, radius: float | None = None, **path_options: Any) -> None:
         if not isinstance(grid, TileGrid):
             raise InvalidInputError(f"grid must be a gamenav.TileGrid, got {type(grid).__name__}")
-        r = grid.cell_size / 4 if radius is None else positive_number(radius, "radius")
+        r = grid._cell_size / 4 if radius is None else positive_number(radius, "radius")
         diagonal = path_options.pop("diagonal", "no_corner_cutting")
         self._crowd = _Walker(grid, [finite_point(start, "start")], radius=r,
-                              max_speed=_bounded(speed, "speed", _MAX_CELLS_PER_SECOND * grid.cell_size),
+                              max_speed=_bounded(speed, "speed", _MAX_CELLS_PER_SECOND * grid._cell_size),
                               queue=queue, world=world,
                               diagonal=diagonal, path_options=path_options,
-                              arrive_radius=min(0.5, grid.cell_size / 8))
+                              arrive_radius=min(0.5, grid._cell_size / 8))
 
     @property
     def position(self) -> tuple[float, float]:
@@ -266,7 +266,7 @@ class Follower(Closeable):
         cell = g.world_to_cell(at)
         if not (0 <= cell[0] < g.width and 0 <= cell[1] < g.height and g.passable[cell[1], cell[0]]):
             free = crowd._nearest_passable(cell[None, :], at[None, :])[0]
-            half = 0.5 * g.cell_size
+            half = 0.5 * g._cell_size
             inset = min(float(crowd.radii[0]), half)
             centre = g.cell_to_world(free)
             at = np.clip(at, centre - (half - inset), centre + (half - inset))

@@ -4,6 +4,7 @@ agents, many removals, grid subclasses."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import gamenav
 from gamenav import Crowd, TileGrid
@@ -63,3 +64,35 @@ def test_units_queueing_through_a_one_cell_corridor_all_get_through() -> None:
     _seconds_to_end(crowd, list(range(8)), 60.0)
     assert crowd.arrived.all() and not crowd.failed.any()
 
+
+@pytest.mark.parametrize("make", ["crowd", "follower"])
+def test_agents_on_a_grid_subclass_reporting_another_transform_move_as_on_the_grid_itself(make: str) -> None:
+    """On a TileGrid subclass whose ``cell_size`` / ``origin`` / ``y_up`` properties report another
+    transform (2, (100, 0), y up) than its own (1, (0, 0), y down: ``cell_to_world`` and every
+    search's points use it), crowds read the reported one: radii planned in cells of 2 (a unit of
+    radius 1 was planned as a point), formation slots, steering and walls in another place than
+    the agents' points. They read the grid's own now, and move exactly as on a plain grid."""
+    from tests.grid.test_fast_path import ReportedTransformGrid
+
+    walk = np.ones((12, 16), bool)
+    walk[3:9, 7] = False
+    walk[5, 3:7] = False
+    tracks = []
+    for grid in (ReportedTransformGrid(walk), TileGrid(walk)):
+        if make == "follower":
+            agent = gamenav.Follower(grid, (1.5, 1.5), speed=3.0, radius=0.6)
+            agent.move_to((13.5, 10.5))
+            crowd = agent._crowd
+        else:
+            crowd = Crowd(grid, [(1.5, 1.5), (2.5, 1.5), (1.5, 3.5), (4.5, 8.5)], radius=[1.0, 0.3, 0.3, 0.3],
+                          max_speed=3.0)
+            crowd.move([0, 1, 2, 3], (12.5, 6.5))
+        track = []
+        for _ in range(150):
+            crowd.update(1 / 20)
+            track.append(crowd.positions.copy())
+        tracks.append((np.array(track), crowd.goals.copy(), crowd.arrived.copy(), crowd.time_horizon_obst))
+    (got, got_goals, got_arrived, got_horizon), (want, want_goals, want_arrived, want_horizon) = tracks
+    np.testing.assert_array_equal(got_goals, want_goals)
+    np.testing.assert_array_equal(got, want)
+    assert want_arrived.all() and got_arrived.all() and got_horizon == want_horizon
