@@ -27,7 +27,8 @@ from gamenav._kernels.navmesh import (DONE_FOUND, NEED_SPACE, RUNNING, astar_ste
 from gamenav._validate import check_options, expansion_budget, flag, keyword_options
 from gamenav.errors import BlockedEndpointError, InvalidInputError, InvalidOptionError, UnsupportedOptionError
 from gamenav.navmesh.mesh import NavMesh, world_point
-from gamenav.types import Path, PathStatus
+from gamenav.grid._fast import make_path
+from gamenav.types import _NO_CELLS, Path, PathStatus
 
 __all__ = ["NavMeshSearch", "check_search_options"]
 
@@ -264,7 +265,7 @@ class NavMeshSearch:
         starts = np.array(self._fan(v, self._start_tri) if v >= 0 else [self._start_tri])
         shared = starts[self._goal_mask[starts] > 0]  # triangles holding both ends (and the segment)
         if len(shared):
-            self._finish(self._make_path([self._start, self._goal], shared[:1]))
+            self._finish(self._make_path([self._start, self._goal], shared[:1].astype(np.int64)))
             return
         cap = 16384 + 2 * len(starts)
         self._nf = np.empty((cap, 8))
@@ -417,19 +418,20 @@ class NavMeshSearch:
             new[: len(old)] = old
             setattr(self, name, new)
 
-    def _make_path(self, points: list[npt.NDArray[Any]] | npt.NDArray[Any], corridor: npt.NDArray[Any]) -> Path:
+    def _make_path(self, points: list[npt.NDArray[Any]] | npt.NDArray[Any], corridor: npt.NDArray[np.int64]) -> Path:
+        """The result through ``points`` (local coordinates) along ``corridor``, an int64 array
+        of the search's own that nobody else holds (it becomes the path's, read-only)."""
         pts = np.array(points, dtype=np.float64).reshape(-1, 2)
         if self._weighted and len(pts) > 1:
             k = self._k
-            cost = float(weighted_length(k["verts"], k["tris"], k["nbrs"],
-                                         np.asarray(corridor, dtype=np.int64), pts, self._costs))
+            cost = float(weighted_length(k["verts"], k["tris"], k["nbrs"], corridor, pts, self._costs))
         else:
             seg = pts[1:] - pts[:-1]
             cost = float(np.hypot(seg[:, 0], seg[:, 1]).sum())
         if self._origin is not None:
             pts += self._origin
-        return Path(status=self._target_status, cost=cost, points=pts, expanded=self._expanded,
-                    corridor=np.asarray(corridor, dtype=np.int64))
+        pts.flags.writeable = corridor.flags.writeable = False  # (fresh and read-only, as make_path takes arrays)
+        return make_path(self._target_status, cost, _NO_CELLS, pts, self._expanded, corridor)
 
     def _astar_path(self) -> Path:
         corridor = self._hn[: self._ctr[0]].astype(np.int64)  # see astar_step
