@@ -65,7 +65,7 @@ from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange
 from gamenav.types import Path, PathStatus
 
-__all__ = ["MANHATTAN", "OCTILE", "EntryTable", "corner_cells", "footprint"]
+__all__ = ["MANHATTAN", "OCTILE", "EntryTable", "corner_cells", "footprint", "reads_corners"]
 
 if TYPE_CHECKING:
     from gamenav.runtime._search import Query
@@ -76,6 +76,12 @@ MANHATTAN, OCTILE = 0, 1
 """Metric codes of the admissible bound (see :meth:`EntryTable.add`)."""
 _BLOCK = 1 << 20  # max elements of one (entries x cells) block in the bound check
 _EXACT_LIMIT = 1 << 25  # beyond this many (entry, cell) pairs, the rectangle bound decides alone
+
+
+def reads_corners(diagonal: Diagonal) -> bool:
+    """Whether movement rule ``diagonal`` allows a diagonal step depending on its two corner cells
+    (``no_corner_cutting``, ``at_most_one_blocked``; ``always`` and ``never`` read none)."""
+    return diagonal in (Diagonal.NO_CORNER_CUTTING, Diagonal.AT_MOST_ONE_BLOCKED)
 
 
 def footprint(cells: npt.NDArray[np.int64], width: int, corners: bool = True) -> npt.NDArray[np.int64]:
@@ -226,7 +232,7 @@ class EntryTable:
                  found=path.status is PathStatus.FOUND,
                  fragile=query.fragile or path.status is PathStatus.PARTIAL,
                  metric=int(query.metric or 0),
-                 corners=diagonal in (Diagonal.NO_CORNER_CUTTING, Diagonal.AT_MOST_ONE_BLOCKED),
+                 corners=reads_corners(diagonal),
                  mask=threshold(query.world, query.options.get("agent_radius", 0.0)))
 
     def remove(self, key: Hashable) -> None:

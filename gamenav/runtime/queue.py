@@ -38,7 +38,7 @@ from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedO
 from gamenav.grid.clearance import mask_change
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.parallel import check_workers, run_parallel
-from gamenav.runtime._invalidation import EntryTable, footprint
+from gamenav.runtime._invalidation import EntryTable, footprint, reads_corners
 from gamenav.runtime._search import GridWatch, Query, make_query, pending_version, refused, shared, start_search
 from gamenav.runtime.cache import PathCache
 from gamenav.types import Path, PathStatus, Search
@@ -649,8 +649,9 @@ class PathQueue(Closeable):
         # (an edit since the search's snapshot that the queue never heard could not withdraw it)
         if not req.done and partial is not None and (entry is None or entry.seen <= search.world_version):
             req._path = partial()
-            if entry is not None:
-                req._footprint = footprint(req._path.cells, job.query.world.width)
+            if entry is not None:  # (the corners of its diagonal steps only under rules that read them)
+                req._footprint = footprint(req._path.cells, job.query.world.width,
+                                           reads_corners(job.query.checked.diagonal))
 
     def _cancel_abandoned(self) -> None:
         """Cancel the requests abandoned since the last call (:meth:`PathRequest._abandon`)."""

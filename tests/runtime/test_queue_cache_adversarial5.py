@@ -1,0 +1,29 @@
+"""PathQueue, PathCache and find_paths under attack (fifth review): movement rules, batches."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gamenav
+from gamenav import PathQueue, PathStatus, TileGrid
+
+
+@pytest.mark.parametrize("diagonal, withdrawn", [("always", False), ("no_corner_cutting", True)])
+def test_a_quick_path_is_withdrawn_by_a_blocked_corner_only_under_rules_that_read_corners(
+        diagonal: str, withdrawn: bool) -> None:
+    """Blocking the corner cell of a quick partial path's diagonal step withdrew the path under
+    ``diagonal="always"`` too, whose steps read no corners: the agent lost a path it could still
+    walk (and stood waiting for the answer)."""
+    grid = TileGrid(np.ones((12, 40), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=1)
+    req = queue.request(grid, (0, 0), (39, 11), quick_expansions=6, diagonal=diagonal)
+    cells = req.path.cells.tolist()
+    assert req.path.status is PathStatus.PARTIAL and cells[1:3] == [[1, 0], [2, 1]]  # a diagonal step
+    grid.set_walkable((2, 0), False)  # its corner, off the path
+    assert (req.path.status is PathStatus.IN_PROGRESS) is withdrawn
+    if not withdrawn:
+        assert req.path.cells.tolist() == cells
+    while not req.done:
+        queue.update()
+    assert req.path.cost == gamenav.find_path(grid, (0, 0), (39, 11), diagonal=diagonal).cost
