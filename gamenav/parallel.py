@@ -168,6 +168,8 @@ def _check_world(world: Any, options: dict[str, Any]) -> None:
         GridSearch._check(world, (0, 0), (0, 0), **options)  # (a cell of every grid)
     elif isinstance(world, NavMesh):
         check_search_options(options)
+        for name, value in options.items():  # (its options are flags, read as its search reads them)
+            flag(value, name)
     else:
         raise InvalidInputError(f"world must be a TileGrid or a NavMesh, got {type(world).__name__}")
 

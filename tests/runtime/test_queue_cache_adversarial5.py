@@ -27,3 +27,19 @@ def test_a_quick_path_is_withdrawn_by_a_blocked_corner_only_under_rules_that_rea
     while not req.done:
         queue.update()
     assert req.path.cost == gamenav.find_path(grid, (0, 0), (39, 11), diagonal=diagonal).cost
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"exact": "yes"}, "exact must be a bool, got 'yes'"),
+    ({"clamp": 2}, "clamp must be a bool, got 2"),
+    ({"partial": None}, "partial must be a bool, got None"),
+])
+def test_an_empty_navmesh_batch_checks_its_option_values(options: dict[str, object], message: str) -> None:
+    """An empty batch on a mesh checked the options' names only: ``find_paths(mesh, [], [],
+    exact="yes")`` returned [] (a grid's empty batch raises for a bad value), and the error came
+    in the first frame with queries."""
+    mesh = gamenav.NavMesh.from_polygons([[(0, 0), (4, 0), (4, 4), (0, 4)]])
+    for starts, goals in (([(1, 1)], [(3, 3)]), ([], [])):
+        with pytest.raises(gamenav.InvalidInputError, match=message):
+            gamenav.find_paths(mesh, starts, goals, **options)
+    assert gamenav.find_paths(mesh, [], [], exact=np.bool_(True), clamp=False) == []
