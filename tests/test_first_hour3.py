@@ -7,9 +7,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from gamenav import InvalidInputError, MapFormatError
+import gamenav
+from gamenav import InvalidInputError, MapFormatError, OutOfBoundsError
 from gamenav.adapters.pygame import grid_from_rects
 from gamenav.io import read_map
 
@@ -36,3 +38,20 @@ def test_a_world_size_of_no_area_names_the_size_received(size: tuple[float, floa
     with pytest.raises(InvalidInputError, match=re.escape(f"size must be a (width, height) pair of finite numbers "
                                                           f"> 0, got {size!r}")):
         grid_from_rects([], size=size, cell_size=16)
+
+
+def test_a_mouse_position_passed_for_a_cell_is_named_as_a_world_point() -> None:
+    # pygame's event.pos and arcade's on_mouse_press give ints: "start (40, 40) is outside the grid
+    # (x in 0..39, y in 0..29)" said nothing of world points, where a float point did
+    grid = gamenav.TileGrid(np.ones((30, 40), dtype=bool), cell_size=16)  # level.tmx: 640 x 480 pixels
+    hint = "(a world point? grid.world_to_cell(point) gives its cell)"
+    with pytest.raises(OutOfBoundsError, match=re.escape(f"goal (600, 440) is outside the grid (x in 0..39, y in "
+                                                         f"0..29) {hint}")):
+        gamenav.find_path(grid, (2, 2), (600, 440))
+    with pytest.raises(OutOfBoundsError, match=re.escape(hint)):
+        gamenav.PathQueue().request(grid, (40, 40), (2, 2))
+    with pytest.raises(OutOfBoundsError) as info:  # off the map in cells and in pixels: no such hint
+        gamenav.find_path(grid, (2, 2), (700, 5))
+    assert "world point" not in str(info.value)
+    goal = grid.world_to_cell((600, 440))
+    assert gamenav.find_path(grid, (2, 2), goal).cells[-1].tolist() == [37, 27]

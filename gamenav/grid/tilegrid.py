@@ -123,6 +123,8 @@ precise to 1/4096 cell (at 1e17 from (0, 0), all the cells of a 1-unit row had o
 _FINEST = 1e-323
 """Smallest ``cell_size``: two of float64's smallest steps, so that every cell has a centre of its
 own (on cells of one step, 5e-324, the centres of cells 1 and 2 were one float)."""
+_WORLD_POINT = " (a world point? grid.world_to_cell(point) gives its cell)"
+"""The hint of :meth:`TileGrid.check_cell` for a cell that looks like a world point."""
 
 
 def _check_size(shape: tuple[int, ...]) -> None:
@@ -480,13 +482,15 @@ class TileGrid:
         except (TypeError, ValueError):
             raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {cell!r}") from None
         if not (is_int(x) and is_int(y)):
-            hint = " (a world point? grid.world_to_cell(point) gives its cell)" \
-                if isinstance(x, (float, np.floating)) or isinstance(y, (float, np.floating)) else ""
+            hint = _WORLD_POINT if isinstance(x, (float, np.floating)) or isinstance(y, (float, np.floating)) else ""
             raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {cell!r}{hint}")
         x, y = int(x), int(y)
         if not (0 <= x < self.width and 0 <= y < self.height):
+            (ox, oy), cs = self._origin, self._cell_size  # (a mouse position: ints, on the map)
+            world = ox <= x < ox + self.width * cs and oy <= y < oy + self.height * cs
             raise OutOfBoundsError(
-                f"{name} {(x, y)} is outside the grid (x in 0..{self.width - 1}, y in 0..{self.height - 1})")
+                f"{name} {(x, y)} is outside the grid (x in 0..{self.width - 1}, y in 0..{self.height - 1})"
+                + (_WORLD_POINT if world else ""))
         return x, y
 
     def cell_to_world(self, cells: npt.ArrayLike) -> npt.NDArray[np.float64]:
