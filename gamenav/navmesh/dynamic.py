@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import logging
 import math
 import sys
@@ -152,6 +153,10 @@ class _Buffer:
         self.n = need
         return frozen(self.buf[:need])
 
+
+_obstacle_ids = itertools.count(1)
+"""Obstacle ids, unique in the process (never 0): an id of another mesh, or of the mesh a copy was
+made from (copies keep no ids), is no id of this one, refused rather than taken for its own."""
 
 _LOG = 8  # edits remembered for generations that missed some
 _GENS = 4  # reader generations kept at most
@@ -305,7 +310,6 @@ class EditState:
         self.ob_box = np.empty((16, 4))  # inflated bounds of the obstacles, one row each
         self.ob_key = np.empty(16, dtype=np.int64)  # their ids
         self.ob_row: dict[int, int] = {}
-        self.next_id = 1
         self.lock = threading.RLock()
         self.grid_blocked: npt.NDArray[np.bool_] | None = None  # following a grid: its blocked cells
         self.grid: Any = None
@@ -1333,8 +1337,7 @@ def add_obstacle(mesh: NavMesh, shape: Any) -> int:
     with _geometry_errors("inflating the obstacle"):  # as a build shrinks free space; kept in the frame
         inflated = moved(_inflate(geom, es.radius, box), -es.origin)
     with _edit_locks(es):
-        oid = es.next_id
-        es.next_id += 1
+        oid = next(_obstacle_ids)
         es.add_obstacle(oid, _Obstacle(geom, inflated, es.origin, box, es.tol))
         try:
             change = remesh(mesh, es, _grown(mesh, es.reach(oid)), opened=False, blocked=True, undo_key=oid)

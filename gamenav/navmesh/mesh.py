@@ -674,7 +674,9 @@ class NavMesh(Closes):
 
     # -- edits ----------------------------------------------------------------------------
     def add_obstacle(self, shape: Any) -> int:
-        """Carve an obstacle out of the mesh, locally; returns its id.
+        """Carve an obstacle out of the mesh, locally; returns its id (an int unique in the
+        process: an id of another mesh, or of the mesh a copy was made from, is refused by
+        :meth:`remove_obstacle`).
 
         Only the triangles meeting the bounding box of the obstacle inflated by
         :attr:`agent_radius` are removed; that region minus every obstacle is re-triangulated

@@ -129,7 +129,8 @@ def test_a_closed_mesh_no_longer_follows_its_grid() -> None:
         mesh.compact()
     mesh.close()  # idempotent
     twin = copy.copy(mesh)
-    assert not twin.closed and twin.add_obstacle(shapely.box(0, 0, 1, 1)) == 1
+    rock = twin.add_obstacle(shapely.box(0, 0, 1, 1))
+    assert not twin.closed and list(twin.obstacles) == [rock]
     assert gamenav.find_path(mesh, (0.5, 0.5), (7.5, 5.5)).found
 
 
@@ -188,3 +189,19 @@ def test_navmesh_results_skip_the_checked_path_constructor(monkeypatch: pytest.M
     assert [p.points.tolist() for p in paths[1:3]] == [[[1, 1], [4, 8], [6, 8], [9, 1]], [[1, 1], [2, 2]]]
     assert paths[1].cost == pytest.approx(2 * math.hypot(3, 7) + 2, rel=1e-15)
     assert paths[3].cost == pytest.approx(14 + 4 * 3, rel=1e-12)
+
+
+def test_an_obstacle_id_of_another_mesh_is_refused() -> None:
+    """Obstacle ids counted from 1 on every mesh: the id of a door carved in one mesh (or in the
+    mesh a copy was made from: copies keep no ids) removed another obstacle of another mesh
+    without a word. Ids are unique in the process: such an id is refused, nothing removed."""
+    mesh = NavMesh.from_polygons(ROOM)
+    door = mesh.add_obstacle(shapely.box(5, 0, 6, 12))
+    twin = copy.deepcopy(mesh)
+    other = NavMesh.from_polygons(ROOM)
+    rocks = [world.add_obstacle(shapely.box(14, 5, 15, 6)) for world in (twin, other)]
+    for world, rock in zip((twin, other), rocks, strict=True):
+        with pytest.raises(InvalidInputError, match="oid must be the id of an obstacle of this mesh"):
+            world.remove_obstacle(door)
+        assert list(world.obstacles) == [rock] and world.locate((14.5, 5.5))[0] == -1
+    assert door not in rocks and rocks[0] != rocks[1]
