@@ -477,6 +477,7 @@ class Crowd(Closeable):
             raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
         pos = _points(positions)
         self._grid = grid
+        self._removed: list[_Idx] = []  # rows of agents removed, dropped at the next :meth:`_compact`
         _check_positions(grid, pos)
         n = len(pos)
         radii = _per_agent(radius, n, "radius")
@@ -651,19 +652,28 @@ class Crowd(Closeable):
 
     def remove(self, agents: npt.ArrayLike) -> None:
         """Remove agents (ids, or a bool mask over the rows): their requests are cancelled and
-        the rows of the others compact (keeping their order); ids stay valid."""
+        the rows of the others compact (keeping their order); ids stay valid. The rows are dropped
+        when the crowd is next read or changed, all those removed since at once: a battle removing
+        its dead one call each costs no pass over every agent per call."""
         self._check_open("remove agents from")
-        self._catch_up()
         rows = self._indices(agents)
-        if len(rows) == 0:
+        if len(rows):
+            self._cancel(rows)
+            self._row_of[self._ids[rows]] = -1
+            self._removed.append(rows)
+
+    def _compact(self) -> None:
+        """Drop the rows of the agents removed since the last call (:meth:`remove`), keeping the
+        order of the others. Every read or change of the agents' state comes after it."""
+        if not self._removed:
             return
-        self._cancel(rows)
+        rows = np.concatenate(self._removed)
+        self._removed.clear()
         orders = np.unique(self._order[rows])
-        keep = np.ones(len(self), bool)
+        keep = np.ones(len(self._pos), bool)
         keep[rows] = False
-        new_row = np.full(len(self), -1, np.int64)
+        new_row = np.full(len(keep), -1, np.int64)
         new_row[keep] = np.arange(int(keep.sum()))
-        self._row_of[self._ids[rows]] = -1
         for name in self._ROW_STATE:
             setattr(self, name, getattr(self, name)[keep])
         self._row_of[self._ids] = np.arange(len(self._ids))
@@ -683,10 +693,17 @@ class Crowd(Closeable):
     @property
     def ids(self) -> npt.NDArray[np.int64]:
         """``(n,)`` int64: the id of the agent in each row, read-only view."""
+        self._compact()
         return frozen(self._ids)
 
     def rows(self, ids: npt.ArrayLike) -> npt.NDArray[np.int64]:
         """The rows (into :attr:`positions` etc.) of agents ``ids``, in the order given."""
+        self._compact()
+        return self._rows_now(ids)
+
+    def _rows_now(self, ids: npt.ArrayLike) -> npt.NDArray[np.int64]:
+        """:meth:`rows` in the state arrays as they are (rows of agents removed included until
+        :meth:`_compact`)."""
         idx = np.asarray(ids)
         if idx.size == 0:
             return np.zeros(0, np.int64)
@@ -704,11 +721,13 @@ class Crowd(Closeable):
     @property
     def radii(self) -> npt.NDArray[np.float64]:
         """``(n,)`` float64 radius of each agent, world units, read-only view."""
+        self._compact()
         return frozen(self._radii)
 
     @property
     def max_speeds(self) -> npt.NDArray[np.float64]:
         """``(n,)`` float64 max speed of each agent, world units per second, read-only view."""
+        self._compact()
         return frozen(self._speeds)
 
     @property
@@ -801,6 +820,7 @@ class Crowd(Closeable):
         return world
 
     def __len__(self) -> int:
+        self._compact()
         return int(self._pos.shape[0])
 
     @property
@@ -1289,6 +1309,7 @@ class Crowd(Closeable):
                 not 0 <= dt <= sys.float_info.max:  # (no float(): an int beyond float64 would overflow)
             raise InvalidInputError(f"dt must be a finite number >= 0, got {dt!r}")
         dt = float(dt)  # kernels take float64 (a Python int beyond int64 would not convert)
+        self._compact()
         self._inbox.claim()
         if dt == 0 or len(self) == 0:
             return
@@ -1438,7 +1459,7 @@ class Crowd(Closeable):
 
     def _indices(self, agents: npt.ArrayLike) -> _Idx:
         idx = np.asarray(agents)
-        if idx.dtype == np.bool_:
+        if idx.dtype == np.bool_:  # (over the rows of the agents left: those removed are dropped first)
             if idx.shape != (len(self),):
                 raise InvalidInputError(f"agent mask must have shape ({len(self)},), got {idx.shape}")
             return np.flatnonzero(idx)
@@ -1448,7 +1469,7 @@ class Crowd(Closeable):
             got = repr(agents) if idx.dtype.kind in "iu" else f"dtype {idx.dtype}"
             raise InvalidInputError(f"agents must be agent ids (ints; the agent indices until one is removed) "
                                     f"or a bool mask, got {got}")
-        unique: _I64 = np.unique(self.rows(idx))
+        unique: _I64 = np.unique(self._rows_now(idx))
         return unique
 
     def _cells(self, idx: _Idx | slice = slice(None)) -> _I64:
@@ -2035,12 +2056,14 @@ class Crowd(Closeable):
         self._inbox.deliver(change)
 
     def _catch_up(self) -> None:
-        """Act on the edits heard and not acted on yet, in order."""
+        """Drop the rows of removed agents, then act on the edits heard and not acted on yet, in order."""
+        self._compact()
         self._inbox.catch_up()
 
     def _edited(self, change: GridChange | NavMeshChange) -> None:
         """Grid edit: move agents off newly blocked cells, re-route whoever crosses them (a navmesh
         world's edit: :meth:`_mesh_edited`)."""
+        self._compact()
         if isinstance(change, GridChange):
             self._seen = max(self._seen, change.version)
         # a request refused here (e.g. for path options the edited grid no longer supports) waits in
