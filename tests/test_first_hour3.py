@@ -13,7 +13,7 @@ import pytest
 import gamenav
 from gamenav import InvalidInputError, MapFormatError, OutOfBoundsError
 from gamenav.adapters.pygame import grid_from_rects
-from gamenav.io import read_map
+from gamenav.io import read_map, read_mesh
 
 
 @pytest.mark.parametrize(("row", "line", "match"), [
@@ -55,3 +55,33 @@ def test_a_mouse_position_passed_for_a_cell_is_named_as_a_world_point() -> None:
     assert "world point" not in str(info.value)
     goal = grid.world_to_cell((600, 440))
     assert gamenav.find_path(grid, (2, 2), goal).cells[-1].tolist() == [37, 27]
+
+
+_TWO_SQUARES = """mesh
+3
+6 {faces}
+0 0
+1 0
+2 0
+2 1
+1 1
+0 1
+1 4 1 2 5 6 0 0 0 0
+1 4 2 3 4 5 0 0 0 0
+"""
+
+
+@pytest.mark.parametrize("again", ["1 4 1 2 5 6 0 0 0 0", "1 4 6 5 2 1 0 0 0 0", "1 4 5 6 1 2 0 0 0 0"])
+def test_a_mesh_file_giving_a_face_twice_is_refused_at_its_line(tmp_path: Path, again: str) -> None:
+    # read as any other: NavMesh.from_mesh took the face's edges for walls, and a 2 x 1 rectangle
+    # was 5 islands (find_path from (0.2, 0.2) to (1.8, 0.8): NO_PATH)
+    path = tmp_path / "exported.mesh"
+    path.write_text(_TWO_SQUARES.format(faces=2))
+    data = read_mesh(path)
+    assert gamenav.find_path(gamenav.NavMesh.from_mesh(*data), (0.2, 0.2), (1.8, 0.8)).status.has_path
+    path.write_text(_TWO_SQUARES.format(faces=3) + again + "\n")
+    with pytest.raises(MapFormatError, match="polygon repeats the one on line 10 \\(a face given twice") as info:
+        read_mesh(path)
+    assert (info.value.path, info.value.line) == (str(path), 12)
+    path.write_text(_TWO_SQUARES.format(faces=3) + again.replace("1", "0", 1) + "\n")  # not traversable: dropped
+    assert len(read_mesh(path).polygons) == 2

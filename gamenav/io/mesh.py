@@ -85,7 +85,8 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
             (1e15, see :data:`gamenav.navmesh.MAX_COORDINATE`), vertex ids out of range,
             "mesh 2" polygon ids outside ``-1..P-1``, polygons with fewer than 3 vertices, not
             convex or repeating a corner (a vertex id, or a point under two ids: one vertex to
-            :class:`gamenav.NavMesh`), non-ASCII bytes (message names file and line); not a
+            :class:`gamenav.NavMesh`), a traversable polygon given twice (its corners in any
+            order), non-ASCII bytes (message names file and line); not a
             regular file (a device or FIFO) or more than :data:`MAX_MESH_BYTES` bytes (refused
             before reading).
 
@@ -132,6 +133,7 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
         raise _range_error("vertex coordinates", tok[:2], path, line_no)
     point = _first_copies(vertices).tolist()  # each vertex -> the first at its coordinates
     polygons: list[npt.NDArray[np.int64]] = []
+    faces: dict[frozenset[int], int] = {}  # a traversable polygon's corners (first copies) -> its line
     base = 1 if version == 3 else 0
     for i in range(n_poly):
         line_no, tok = lines[3 + n_vert + i]
@@ -158,6 +160,7 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
             polygon = np.array(ids, dtype=np.int64) - base
             if n > 3:  # (a triangle with distinct corners is convex)
                 _check_convex(vertices[polygon], ids, path, line_no)
+            _check_new_face(faces, frozenset(point[i - base] for i in ids), path, line_no)
             polygons.append(polygon)
     return MeshData(vertices, polygons)
 
@@ -190,6 +193,17 @@ def _check_convex(pts: npt.NDArray[np.float64], ids: list[int], path: str | os.P
         convex_ring(pts, ids, "polygon")
     except InvalidGeometryError as exc:
         raise MapFormatError(str(exc), path=path, line=line) from None
+
+
+def _check_new_face(faces: dict[frozenset[int], int], corners: frozenset[int], path: str | os.PathLike[str],
+                    line: int) -> None:
+    """A traversable polygon (its ``corners``: first copies, see :func:`_check_corners`) is not one
+    of ``faces`` (corners -> line) given again, which :meth:`gamenav.NavMesh.from_mesh` would take
+    for a wall along each of its edges; it is added to them."""
+    if corners in faces:
+        raise MapFormatError(f"polygon repeats the one on line {faces[corners]} (a face given twice: a NavMesh "
+                             "would take its edges for walls)", path=path, line=line)
+    faces[corners] = line
 
 
 def _check_polygon_ids(ids: list[int], n_poly: int, path: str | os.PathLike[str], line: int) -> None:
