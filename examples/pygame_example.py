@@ -21,10 +21,29 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
-START = (48, 48)
+import numpy as np
+
+if TYPE_CHECKING:
+    from gamenav import TileGrid
+
+START = (48, 48)  # (on a map with a wall there, or smaller: the centre of the nearest free cell)
 # Headless script: frame -> (mouse button, pixel position).
 SCRIPT = {1: (1, (600, 440)), 60: (3, (296, 120))}  # the right click walls off a cell of the route
+
+
+def start_point(grid: TileGrid) -> tuple[float, float]:
+    """START, or the centre of the free cell of ``grid`` nearest to it when START is on a wall or off the map."""
+    from gamenav import InvalidInputError
+
+    if grid.is_passable(*grid.world_to_cell(START).tolist()):
+        return START
+    free = grid.cell_to_world(np.argwhere(grid.passable)[:, ::-1])  # (argwhere: [y, x])
+    if not len(free):
+        raise InvalidInputError("its walls layer leaves no tile free")
+    x, y = free[np.argmin(np.hypot(*(free - START).T))].tolist()
+    return x, y
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     try:  # the size first (load_pygame needs a display mode), and the map's layers checked before a window opens
         header = pytmx.TiledMap(level_file)
         grid = grid_from_tmx(header, "walls")
+        start = start_point(grid)
         mesh = navmesh_from_tmx(header, "obstacles", agent_radius=4)
         pygame.init()
         screen = pygame.display.set_mode((header.width * header.tilewidth, header.height * header.tileheight))
@@ -74,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     sprite = pygame.sprite.Sprite()
     sprite.image = pygame.Surface((20, 20), pygame.SRCALPHA)
     pygame.draw.circle(sprite.image, (230, 60, 60), (10, 10), 10)
-    sprite.rect = sprite.image.get_rect(center=START)
+    sprite.rect = sprite.image.get_rect(center=start)
     agents = pygame.sprite.Group(sprite)
     queue = gamenav.PathQueue(budget_ms=1.0)  # pathfinding time per frame, shared by all agents
     follower = PathFollower(sprite, grid, speed=240, queue=queue)

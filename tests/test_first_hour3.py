@@ -4,7 +4,10 @@ gamenav's own classes saying what was expected and what was received."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +17,8 @@ import gamenav
 from gamenav import InvalidInputError, MapFormatError, OutOfBoundsError
 from gamenav.adapters.pygame import grid_from_rects
 from gamenav.io import read_map, read_mesh
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(("row", "line", "match"), [
@@ -85,3 +90,30 @@ def test_a_mesh_file_giving_a_face_twice_is_refused_at_its_line(tmp_path: Path, 
     assert (info.value.path, info.value.line) == (str(path), 12)
     path.write_text(_TWO_SQUARES.format(faces=3) + again.replace("1", "0", 1) + "\n")  # not traversable: dropped
     assert len(read_mesh(path).polygons) == 2
+
+
+def _tiny_map_walled(folder: Path, walls: str) -> str:
+    """A copy of the shipped tiny map (6 x 4 tiles of 16 pixels) whose ``walls`` layer is ``walls``."""
+    (folder / "tiles.png").write_bytes(gamenav.data.path("tiles.png").read_bytes())
+    text = gamenav.data.path("tiny.tmx").read_text()
+    first = text.index("<data", text.index('name="walls"'))
+    start, end = text.index(">", first) + 1, text.index("</data>", first)
+    (folder / "walled.tmx").write_text(text[:start] + "\n" + walls + "\n" + text[end:])
+    return str(folder / "walled.tmx")
+
+
+@pytest.mark.parametrize(("walls", "code", "out"), [
+    # a wall on the tile of the agent's start (48, 48): InvalidInputError traceback ("every position must
+    # lie on a passable cell; agent 0 at (48.0, 48.0) is in blocked cell (3, 3)"), after the window opened
+    ("0,0,2,0,0,0,\n0,0,2,0,2,0,\n0,0,0,0,2,0,\n2,0,0,2,0,0", 0, r"arrived=True failed=False position=\(88\.0, 56\.0\)"),
+    (",\n".join(["2,2,2,2,2,2"] * 4), 2, r"cannot use the map .*walled\.tmx: its walls layer leaves no tile free"),
+])
+def test_the_pygame_example_starts_on_the_free_tile_nearest_its_start(tmp_path: Path, walls: str, code: int,
+                                                                       out: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SDL_")}  # the example sets them
+    run = subprocess.run([sys.executable, str(ROOT / "examples" / "pygame_example.py"), "--headless", "--frames",
+                          "300", "--map", _tiny_map_walled(tmp_path, walls)], capture_output=True, text=True,
+                         timeout=300, env=env, cwd=tmp_path)
+    assert run.returncode == code, run.stderr
+    assert "Traceback" not in run.stderr
+    assert re.search(out, run.stdout if code == 0 else run.stderr)
