@@ -36,6 +36,17 @@ def test_a_map_row_with_a_stray_character_names_it_its_column_and_the_terrain_ex
     assert "(expected only the terrain '.', 'G', 'S' (passable) and '@', 'O', 'T', 'W' (blocked))" in str(info.value)
 
 
+
+@pytest.mark.parametrize("header", ["height 2 3", "height", "height: 2"])
+def test_a_map_header_line_of_a_known_key_says_what_the_line_should_be(tmp_path: Path, header: str) -> None:
+    # was "expected 'type', 'height', 'width' or 'map', got 'height 2 3'": as if 'height' were wrong
+    path = tmp_path / "level.map"
+    path.write_text(f"type octile\n{header}\nwidth 3\nmap\n..@\n.@.\n")
+    with pytest.raises(MapFormatError, match=re.escape(f"expected a header line 'type octile', 'height H', 'width W' "
+                                                       f"or 'map', got {header!r}")) as info:
+        read_map(path)
+    assert info.value.line == 2
+
 @pytest.mark.parametrize("size", [(0, 0), (640, 0), (640, float("nan")), (640, True)])
 def test_a_world_size_of_no_area_names_the_size_received(size: tuple[float, float]) -> None:
     # a zero-size surface's get_size() gave "size must be a finite number > 0, got 0": one side of
@@ -105,7 +116,7 @@ def _tiny_map_walled(folder: Path, walls: str) -> str:
 @pytest.mark.parametrize(("walls", "code", "out"), [
     # a wall on the tile of the agent's start (48, 48): InvalidInputError traceback ("every position must
     # lie on a passable cell; agent 0 at (48.0, 48.0) is in blocked cell (3, 3)"), after the window opened
-    ("0,0,2,0,0,0,\n0,0,2,0,2,0,\n0,0,0,0,2,0,\n2,0,0,2,0,0", 0, r"arrived=True failed=False position=\(88\.0, 56\.0\)"),
+    ("0,0,2,0,0,0,\n0,0,2,0,2,0,\n0,0,0,0,2,0,\n2,0,0,2,0,0", 0, r"arrived=True failed=False position=\(88\.0, 56\."),
     (",\n".join(["2,2,2,2,2,2"] * 4), 2, r"cannot use the map .*walled\.tmx: its walls layer leaves no tile free"),
 ])
 def test_the_pygame_example_starts_on_the_free_tile_nearest_its_start(tmp_path: Path, walls: str, code: int,

@@ -88,8 +88,8 @@ def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
         parts = lines[n].split()
         if parts:
             if len(parts) != 2 or parts[0] not in ("type", "height", "width"):
-                raise MapFormatError(f"expected 'type', 'height', 'width' or 'map', got {lines[n]!r}",
-                                     path=path, line=n + 1)
+                raise MapFormatError(f"expected a header line 'type octile', 'height H', 'width W' or 'map', got "
+                                     f"{lines[n]!r}", path=path, line=n + 1)
             if parts[0] in header:
                 raise MapFormatError(f"'{parts[0]}' appears twice in the header", path=path,
                                      line=n + 1)

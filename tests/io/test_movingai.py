@@ -120,7 +120,7 @@ def test_terrain_letters(tmp_path: Path) -> None:
     ("type octile\nheight 2\nwidth 2\nmap\n..\n.x\n", 6, "unknown terrain 'x' at column 2 of row 1"),
     ("type octile\nheight 2\nwidth 2\nmap\n..\n...\n", 6, "row 1 has 3 characters, expected 2"),
     ("type octile\nheight 3\nwidth 2\nmap\n..\n..\n", 6, "expected 3 rows, found 2"),
-    ("type octile\nheight 2\nwidth 2\n..\n..\n", 4, "expected 'type', 'height', 'width' or 'map'"),
+    ("type octile\nheight 2\nwidth 2\n..\n..\n", 4, "expected a header line 'type octile', 'height H'"),
     ("type octile\nheight 2\nwidth 2\n", 3, "missing the 'map' line"),
     ("type octile\nwidth 2\nmap\n..\n", 3, "missing 'height' in the header"),
     ("type octile\nheight two\nwidth 2\nmap\n..\n", 2, "bad height: expected integers, got 'two'"),
