@@ -2078,10 +2078,7 @@ class Crowd(Closeable):
         cells = self._cells()  # (after any edit: one that opens a cell of a grid blocked everywhere frees them too)
         trapped = np.flatnonzero(~passable[cells[:, 1], cells[:, 0]])
         if len(trapped):
-            new = self._nearest_passable(cells[trapped], self._pos[trapped])
-            self._pos[trapped] = g.cell_to_world(new)
-            self._vel[trapped] = 0.0
-            self.counters["pushed_out"] += len(trapped)
+            self._push_out(trapped, g.cell_to_world(self._nearest_passable(cells[trapped], self._pos[trapped])))
         if len(change.blocked):
             # goals on blocked cells move to the nearest passable cell
             gcell = np.clip(g.world_to_cell(self._goal), 0, (g.width - 1, g.height - 1))
@@ -2110,12 +2107,27 @@ class Crowd(Closeable):
         if len(change.opened):  # a way may have opened for those that gave up: they try again
             self._retry_failed()
 
+    def _push_out(self, idx: _Idx, to: _F64) -> None:
+        """Agents ``idx``, on what an edit walled off, moved to the points ``to`` (m, 2); they
+        stand still there."""
+        self._pos[idx] = to
+        self._vel[idx] = 0.0
+        self.counters["pushed_out"] += len(idx)
+
     def _mesh_edited(self, change: NavMeshChange) -> None:
-        """Navmesh world edit (an obstacle added or removed; a mesh following the grid): the
-        agents whose way ahead touches the edited box (grown by the mesh's tolerance) re-path,
-        and after an edit that opens space those that gave up try again."""
-        t = 2.0 * self._world.tolerance if self._world is not self._grid else 0.0
+        """Navmesh world edit (an obstacle added or removed; a mesh following the grid): agents
+        it walled off (in a new obstacle) move to the nearest point of the mesh, as agents on
+        newly blocked cells of the grid move off them; the agents whose way ahead touches the
+        edited box (grown by the mesh's tolerance) re-path, and after an edit that opens space
+        those that gave up try again."""
         x0, y0, x1, y1 = change.bounds
+        t = 0.0  # (an edit heard before the world became the grid)
+        if self._world is not self._grid:
+            t = 2.0 * self._world.tolerance
+            state = self._world._snapshot()  # (one state of an edited mesh)
+            trapped = self._walled_off(state, change)
+            if len(trapped):
+                self._push_out(trapped, state.nearest(self._pos[trapped]))
         follow = np.flatnonzero(self._mode == PATH)
         direct = np.flatnonzero(self._mode == DIRECT)
         a, b, owner = self._legs(follow)
@@ -2125,6 +2137,19 @@ class Crowd(Closeable):
         self._repath_later(np.unique(who[hit]))
         if change.opened:
             self._retry_failed()
+
+    def _walled_off(self, state: Any, change: NavMeshChange) -> _I64:
+        """The agents that stood on triangles the edit ``change`` of the navmesh world removed
+        and stand off the mesh state ``state`` now (agents that stood off it already, beside a
+        wall of a mesh shrunk by a radius, are left where they are)."""
+        if not change.blocked or change.remap is not None or not len(change.removed):
+            return np.zeros(0, np.int64)
+        x0, y0, x1, y1 = change.bounds
+        inside = np.flatnonzero(((self._pos >= (x0, y0)) & (self._pos <= (x1, y1))).all(axis=1))
+        off = inside[state._locate(np.ascontiguousarray(self._pos[inside])) < 0]
+        corners = state._vertices[state._triangles[change.removed]]  # (k, 3, 2): dead triangles keep theirs
+        found: _I64 = off[_in_triangles(self._pos[off], corners)]
+        return found
 
     def _repath_later(self, idx: _Idx) -> None:
         """New path requests for ``idx`` after an edit, sent from the next update (those waiting to
@@ -2210,6 +2235,23 @@ def _adjacent(passable: npt.NDArray[np.bool_], a: _I64, b: _I64) -> npt.NDArray[
     free: npt.NDArray[np.bool_] = near & passable[a[:, 1], b[:, 0]] & passable[b[:, 1], a[:, 0]] & \
         passable[a[:, 1], a[:, 0]] & passable[b[:, 1], b[:, 0]]
     return free
+
+
+def _in_triangles(points: _F64, corners: _F64) -> npt.NDArray[np.bool_]:
+    """Whether each point (m, 2) lies in (or on the border of) one of the triangles ``corners``
+    (k, 3, 2), in either orientation."""
+    a, b, c = (corners[None, :, k, :] for k in range(3))
+    p = points[:, None, :]
+
+    def side(u: _F64, v: _F64) -> _F64:
+        d, q = v - u, p - u
+        cross: _F64 = d[..., 0] * q[..., 1] - d[..., 1] * q[..., 0]
+        return cross
+
+    s = np.stack([side(a, b), side(b, c), side(c, a)])  # (3, m, k)
+    within: npt.NDArray[np.bool_] = np.all(s >= 0, axis=0) | np.all(s <= 0, axis=0)
+    inside: npt.NDArray[np.bool_] = np.any(within, axis=1)
+    return inside
 
 
 def _islands(state: Any, points: _F64) -> _I64:

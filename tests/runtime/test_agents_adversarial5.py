@@ -172,3 +172,45 @@ def test_agents_removed_then_edits_orders_and_masks_act_on_the_agents_left() -> 
     assert not {0, 3, 6, 7, 40, 50}.intersection(ids.tolist()) and len(ids) == 54
     cells = grid.world_to_cell(positions)
     assert grid.passable[cells[:, 1], cells[:, 0]].all()
+
+
+def _depth(point: object, box: tuple[float, float, float, float]) -> float:
+    """How deep ``point`` lies inside ``box`` (x0, y0, x1, y1): <= 0 outside."""
+    x, y = np.asarray(point, float)
+    return float(min(x - box[0], box[2] - x, y - box[1], box[3] - y))
+
+
+@pytest.mark.parametrize("make", ["follower", "crowd"])
+def test_an_idle_agent_inside_a_new_navmesh_obstacle_moves_out_of_it(make: str) -> None:
+    """An obstacle added with ``NavMesh.add_obstacle`` on an idle agent left it standing inside (its
+    next order walked out of it from there), where a wall dropped on a grid world's agent moves it
+    to the nearest free cell. It moves to the nearest point of the mesh now, and stays out."""
+    mesh = gamenav.NavMesh.from_polygons([(0, 0), (20, 0), (20, 10), (0, 10)])
+    grid = TileGrid(np.ones((10, 20), bool))
+    if make == "follower":
+        follower = gamenav.Follower(grid, (14.0, 5.2), speed=3.0, world=mesh)
+        crowd = follower._crowd
+        crowd.add([(3.0, 3.0)])  # (an agent away from the obstacle stays where it is)
+    else:
+        crowd = Crowd(grid, [(14.0, 5.2), (3.0, 3.0)], radius=0.25, max_speed=3.0, world=mesh)
+    box = (13.0, 3.0, 17.0, 7.0)
+    mesh.add_obstacle([(13, 3), (17, 3), (17, 7), (13, 7)])
+    assert crowd.positions.tolist() == [[13.0, 5.2], [3.0, 3.0]] and crowd.counters["pushed_out"] == 1
+    assert crowd.arrived.all() and (crowd.mode == 0).all()
+    crowd.move([0], (15.0, 9.0), formation=False)
+    deepest = -1.0
+    for _ in range(150):
+        crowd.update(1 / 30)
+        deepest = max(deepest, _depth(crowd.positions[0], box))
+    assert crowd.arrived[0] and deepest <= (0.0 if make == "follower" else 0.25)  # (a crowd agent steers)
+
+
+def test_agents_off_a_navmesh_shrunk_by_a_radius_are_not_moved_by_an_edit_beside_them() -> None:
+    """An agent standing off a mesh built with an ``agent_radius`` (nearer a wall than the radius)
+    stood off it before the edit: it is not moved by an obstacle added near it."""
+    mesh = gamenav.NavMesh.from_polygons([(0, 0), (20, 0), (20, 10), (0, 10)], agent_radius=0.5)
+    grid = TileGrid(np.ones((10, 20), bool))
+    crowd = Crowd(grid, [(14.0, 0.2), (14.0, 5.2)], radius=0.25, max_speed=3.0, world=mesh)
+    mesh.add_obstacle([(13, 2), (17, 2), (17, 7), (13, 7)])
+    assert crowd.positions[0].tolist() == [14.0, 0.2] and crowd.counters["pushed_out"] == 1
+    assert mesh.locate(crowd.positions[1])[0] >= 0 and _depth(crowd.positions[1], (13.0, 2.0, 17.0, 7.0)) < 0.0
