@@ -31,7 +31,7 @@ from gamenav._kernels.navmesh import inside_triangles, ring_graph
 from gamenav._validate import float_numbers, holds_bool, real_number
 from gamenav.errors import GamenavError, InvalidGeometryError, InvalidInputError
 
-__all__ = ["MAX_COORDINATE", "agent_radius_value", "area_list", "convex_ring", "free_space", "grid_frame",
+__all__ = ["MAX_COORDINATE", "MIN_EDGE", "agent_radius_value", "area_list", "convex_ring", "free_space", "grid_frame",
            "grid_triangulation", "grown_radius", "merge_points", "mesh_tolerance", "stadiums", "triangulate_areas",
            "triangulate_convex", "triangulate_free_space"]
 
@@ -44,6 +44,11 @@ exact predicates form (up to fourth powers of coordinate differences) stays fini
 
 QUAD_SEGS = 4
 """Segments per quarter circle when rounding corners by the agent radius."""
+
+MIN_EDGE = 1e-100
+"""Triangles with an edge shorter than this (world units) are degenerate and dropped: the
+kernels divide by squared edge lengths, which must not underflow to zero. Also the smallest mesh
+tolerance (see :func:`mesh_tolerance`)."""
 
 
 def _polygonal(geom: BaseGeometry) -> BaseGeometry:
@@ -270,8 +275,10 @@ def _without_slivers(free: BaseGeometry) -> BaseGeometry:
 
 def mesh_tolerance(extent: float, largest: float) -> float:
     """The :attr:`~gamenav.NavMesh.tolerance` of a mesh whose bounding box's larger side is
-    ``extent`` and whose largest absolute coordinate is ``largest``."""
-    return max(1e-9 * extent, 4 * float(np.spacing(largest)))
+    ``extent`` and whose largest absolute coordinate is ``largest``: never below
+    :data:`MIN_EDGE`, so that points a build or an edit keeps apart (farther than the
+    tolerance) never make an edge short enough to be dropped (a crack)."""
+    return max(1e-9 * extent, 4 * float(np.spacing(largest)), MIN_EDGE)
 
 
 def merge_points(geom: BaseGeometry, tol: float, fixed: Callable[[], npt.NDArray[np.float64]] | None = None

@@ -64,7 +64,7 @@ from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, reindex
                                       split_groups, stitch, tri_cells)
 from gamenav._validate import float_numbers, is_int
 from gamenav.errors import InvalidGeometryError, InvalidInputError
-from gamenav.navmesh.build import (MAX_COORDINATE, QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
+from gamenav.navmesh.build import (MAX_COORDINATE, MIN_EDGE, QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
                                    _without_threads, _without_underflow, frame_origin, grid_frame, grown_radius,
                                    merge_points, moved, stadiums, triangulate_areas, triangulate_free_space)
 
@@ -992,7 +992,7 @@ def _install(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float
     Work is proportional to the edit (removed, new and ring triangles), not to the mesh:
     masters change in place, readers get a generation with those rows copied.
     """
-    from gamenav.navmesh.mesh import MIN_EDGE, _versions  # mesh imports this module lazily
+    from gamenav.navmesh.mesh import _versions  # mesh imports this module lazily
 
     verts = mesh._vertices
     tris = mesh._triangles

@@ -24,7 +24,7 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import dual_graph, locate_points, nearest_points, raycast_walk
 from gamenav._validate import finite_point, flag, float_numbers, holds_bool, is_int
 from gamenav.errors import InvalidGeometryError, InvalidInputError
-from gamenav.navmesh.build import (MAX_COORDINATE, agent_radius_value, area_list, free_space,
+from gamenav.navmesh.build import (MAX_COORDINATE, MIN_EDGE, agent_radius_value, area_list, free_space,
                                    grid_frame, grid_triangulation, mesh_tolerance, triangulate_areas,
                                    triangulate_convex, triangulate_free_space)
 
@@ -38,9 +38,9 @@ __all__ = ["NavMesh", "RaycastHit"]
 
 _versions = itertools.count(1)
 
-MIN_EDGE = 1e-100
-"""Triangles with an edge shorter than this (world units) are degenerate and dropped: the
-kernels divide by squared edge lengths, which must not underflow to zero."""
+MIN_CELL = 1e-98
+"""The narrowest grid cells :meth:`NavMesh.from_grid` takes (1e-98): a hundred times the smallest
+tolerance, so that points within the tolerance of a cell's side stay far from its middle."""
 
 
 class RaycastHit(NamedTuple):
@@ -470,7 +470,8 @@ class NavMesh(Closes):
         Raises:
             InvalidGeometryError: no passable cell (or none wide enough for ``agent_radius``).
             InvalidInputError: ``grid`` is not a TileGrid, its cells are narrower than
-                :data:`MIN_EDGE` or reach beyond ``MAX_COORDINATE``, or a bad ``agent_radius`` or ``follow``.
+                :data:`MIN_CELL` (1e-98) or reach beyond ``MAX_COORDINATE``, or a bad
+                ``agent_radius`` or ``follow``.
         """
         from gamenav.grid.tilegrid import TileGrid
 
@@ -490,9 +491,9 @@ class NavMesh(Closes):
         agent_radius = agent_radius_value(agent_radius)
         (cs, ox, oy, y_up), (h, w) = grid_frame(grid), grid.shape
         reach = max(abs(ox), abs(oy), abs(ox + w * cs), abs(oy + h * cs))
-        if not (cs >= MIN_EDGE and reach <= MAX_COORDINATE):
+        if not (cs >= MIN_CELL and reach <= MAX_COORDINATE):
             raise InvalidInputError(
-                f"a navmesh needs grid cells at least {MIN_EDGE:g} wide within [-{MAX_COORDINATE:g}, "
+                f"a navmesh needs grid cells at least {MIN_CELL:g} wide within [-{MAX_COORDINATE:g}, "
                 f"{MAX_COORDINATE:g}], got cell_size={cs!r} and origin={(ox, oy)!r}: cells reach {reach!r}")
         passable = grid.passable
         values, classes = np.unique(np.where(passable, grid.cost, 1.0), return_inverse=True)
@@ -794,7 +795,8 @@ class NavMesh(Closes):
         1e-9 of the mesh extent (the larger side of :attr:`bounds`), so meshes of any scale
         behave alike; far from the origin at least 4 float steps of the largest coordinate (a
         230-unit mesh at 7e10: 6.1e-5), so that the points :meth:`clamp` rounds onto a wall
-        stay on the mesh.
+        stay on the mesh; at least :data:`MIN_EDGE` (1e-100, meshes under 1e-91 wide), the
+        shortest edge a triangle may have.
         """
         return self._tol
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 import shapely
+import shapely.affinity
 
 import gamenav
 from gamenav import InvalidInputError, NavMesh, TileGrid
@@ -205,3 +206,44 @@ def test_an_obstacle_id_of_another_mesh_is_refused() -> None:
             world.remove_obstacle(door)
         assert list(world.obstacles) == [rock] and world.locate((14.5, 5.5))[0] == -1
     assert door not in rocks and rocks[0] != rocks[1]
+
+
+def test_a_mesh_of_tiny_cells_keeps_its_edges_through_edits() -> None:
+    """Cells of 1e-95: the tolerance (1e-9 of the extent, 8e-104) was below ``MIN_EDGE`` (1e-100),
+    the shortest edge a triangle may have; an edit kept points 1.3e-102 apart (its box's margin)
+    whose triangle was then dropped: a crack, 2 islands, NO_PATH round the wall. The tolerance is
+    at least ``MIN_EDGE`` now, and cells under 1e-98 (where that is no longer small) are refused."""
+    walk = np.ones((6, 8), dtype=bool)
+    walk[2, 1:7] = False
+    grid = TileGrid(walk, cell_size=1e-95)
+    mesh = NavMesh.from_grid(grid, follow=True)
+    grid.set_walkable((3, 2), True)
+    assert int(mesh.islands[mesh.alive].max()) == 0 and mesh.tolerance == 1e-100
+    ends = grid.cell_to_world(np.array([(0, 0), (7, 5)]))
+    assert gamenav.find_path(mesh, ends[0], ends[1]).found
+    ys, xs = np.mgrid[0:6, 0:8]
+    centres = grid.cell_to_world(np.stack([xs.ravel(), ys.ravel()], axis=1))
+    np.testing.assert_array_equal(mesh.locate(centres) >= 0, grid.passable.ravel())
+    with pytest.raises(InvalidInputError, match="grid cells at least 1e-98 wide"):
+        NavMesh.from_grid(TileGrid(walk, cell_size=5e-99))
+
+
+def test_rooms_at_the_scale_of_min_edge_are_built_and_edited_as_at_scale_one() -> None:
+    """Rooms 2e-99 wide with turned boxes (tolerance 4e-107 without the floor): builds and edits
+    dropped triangles with edges under ``MIN_EDGE`` (2 of 6 of these rooms had other islands)."""
+    rng = np.random.default_rng(5)
+    s = 1e-100
+    for _ in range(6):
+        boxes = []
+        for _ in range(3):
+            c = rng.uniform((2, 2), (18, 10))
+            half = rng.uniform(0.2, 1.5, 2)
+            boxes.append(shapely.affinity.rotate(shapely.box(*(c - half), *(c + half)), rng.uniform(0, 90)))
+        want = int(NavMesh.from_polygons(ROOM, obstacles=boxes).islands.max())
+        tiny = [shapely.affinity.scale(b, s, s, origin=(0, 0)) for b in boxes]
+        room = shapely.affinity.scale(ROOM, s, s, origin=(0, 0))
+        edited = NavMesh.from_polygons(room)
+        for b in tiny:
+            edited.add_obstacle(b)
+        assert int(NavMesh.from_polygons(room, obstacles=tiny).islands.max()) == want
+        assert int(edited.islands[edited.alive].max()) == want

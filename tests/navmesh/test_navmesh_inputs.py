@@ -183,7 +183,7 @@ def test_a_grid_beyond_the_range_or_with_underflowing_cells_names_the_grid(
     'vertices' or 'walkable coordinates' the caller never gave, InvalidInputError without a radius and
     InvalidGeometryError with one; cells of 1e-120 were 'no triangle with non-zero area')."""
     grid = gamenav.TileGrid(np.ones((3, 20), dtype=bool), cell_size=cell_size, origin=origin)
-    with pytest.raises(InvalidInputError, match=r"grid cells at least 1e-100 wide within \[-1e\+15, 1e\+15\], "
+    with pytest.raises(InvalidInputError, match=r"grid cells at least 1e-98 wide within \[-1e\+15, 1e\+15\], "
                                                 r"got cell_size=.* and origin=.*: cells reach"):
         NavMesh.from_grid(grid, agent_radius=radius, follow=follow)
 
