@@ -15,7 +15,7 @@ import pytest
 
 import gamenav
 from gamenav import InvalidInputError, MapFormatError, OutOfBoundsError
-from gamenav.adapters.pygame import grid_from_rects
+from gamenav.adapters.pygame import draw_grid, draw_path, grid_from_rects
 from gamenav.io import read_map, read_mesh
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,3 +128,18 @@ def test_the_pygame_example_starts_on_the_free_tile_nearest_its_start(tmp_path: 
     assert run.returncode == code, run.stderr
     assert "Traceback" not in run.stderr
     assert re.search(out, run.stdout if code == 0 else run.stderr)
+
+
+@pytest.mark.parametrize("color", [(1.0, 0.5, 0.0), (255.0, 0.0, 0.0), (True, False, False), np.array([0.5, 0.5, 0.5])])
+def test_pygame_colours_of_floats_or_bools_are_refused_as_in_the_arcade_adapter(color: object) -> None:
+    # pygame truncates floats and reads bools as 0 / 1: a normalised (1.0, 0.5, 0.0) drew (1, 0, 0), near black
+    import pygame
+
+    surface = pygame.Surface((40, 20))
+    grid = grid_from_rects([(10, 10, 5, 5)], size=(40, 20), cell_size=10)
+    with pytest.raises(InvalidInputError, match=r"blocked_color must be a colour: a name, '#rrggbb', or \(r, g, b\)"):
+        draw_grid(surface, grid, blocked_color=color)
+    with pytest.raises(InvalidInputError, match="color must be a colour"):
+        draw_path(surface, [(1, 2), (30, 15)], color=color)
+    draw_grid(surface, grid, blocked_color=np.array([200, 0, 0], dtype=np.uint8))  # ints: numpy's too
+    assert tuple(surface.get_at((12, 12))) == (200, 0, 0, 255)

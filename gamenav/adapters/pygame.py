@@ -39,7 +39,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
     ) from exc
 
 from gamenav._identity import IdentityMap
-from gamenav._validate import finite_point, flag, float_numbers, grid_dimensions, is_real, positive_number
+from gamenav._validate import finite_point, flag, float_numbers, grid_dimensions, is_int, is_real, positive_number
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav.navmesh import MAX_COORDINATE
 from gamenav.adapters._draw import clip_polyline
@@ -50,13 +50,16 @@ __all__ = ["PathFollower", "draw_grid", "draw_path", "grid_from_mask", "grid_fro
            "navmesh_from_tmx"]
 
 ColorLike = Any
-"""Anything ``pygame.Color`` accepts: a name, ``(r, g, b)``, ``(r, g, b, a)``, ``"#rrggbb"``."""
+"""A colour ``pygame.Color`` accepts: a name, ``"#rrggbb"``, or ``(r, g, b)`` / ``(r, g, b, a)`` ints 0-255."""
 
 
 def _color(value: ColorLike, name: str) -> pygame.Color:
     """``value`` as a ``pygame.Color``; an InvalidInputError naming ``name`` where pygame's said only
-    "invalid color name" (or a TypeError)."""
+    "invalid color name" (or a TypeError), and for components that are not ints (pygame truncates
+    floats and reads bools as 0 and 1: a normalised ``(1.0, 0.5, 0.0)`` drew (1, 0, 0), near black)."""
     try:
+        if isinstance(value, (tuple, list, np.ndarray)) and not all(is_int(v) for v in value):
+            raise TypeError
         return pygame.Color(value)
     except (TypeError, ValueError):
         raise InvalidInputError(f"{name} must be a colour: a name, '#rrggbb', or (r, g, b) or (r, g, b, a) "
