@@ -4,9 +4,11 @@ A path of cost ``c`` from ``s`` to ``g``, optimal before a :class:`GridChange`, 
 optimal after it when
 
 1. no cell it enters got more expensive (the start's own cost is never paid), and no cell of its
-   *footprint* was blocked. The footprint is its cells plus, for each diagonal step under a rule
-   that reads corners (``no_corner_cutting``, ``at_most_one_blocked``), the two orthogonal
-   corner cells (a blocked corner may forbid the step; their costs are never paid);
+   *footprint* was blocked as its rule forbids. The footprint is its cells plus, for each
+   diagonal step under a rule that reads corners (``no_corner_cutting``, ``at_most_one_blocked``),
+   the two orthogonal corner cells: a blocked corner forbids the step under
+   ``no_corner_cutting``, and under ``at_most_one_blocked`` once the other one is blocked too
+   (their costs are never paid);
 2. no *improved cell* ``p`` could shorten it: ``h(s, p) + h(p, g) >= c`` for every such ``p``,
    with ``h`` admissible for the movement (manhattan when 4-connected, octile otherwise; cell
    costs are >= 1), with a relative tolerance of 1e-9 on the side of dropping.
@@ -55,7 +57,7 @@ from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING, TypeVar
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -65,7 +67,7 @@ from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange
 from gamenav.types import Path, PathStatus
 
-__all__ = ["MANHATTAN", "OCTILE", "EntryTable", "corner_cells", "footprint", "reads_corners"]
+__all__ = ["MANHATTAN", "OCTILE", "EntryTable", "corner_cells", "crossed", "footprint", "reads_corners"]
 
 if TYPE_CHECKING:
     from gamenav.runtime._search import Query
@@ -104,6 +106,45 @@ def footprint(cells: npt.NDArray[np.int64], width: int, corners: bool = True) ->
     diag = (x[1:] != x[:-1]) & (y[1:] != y[:-1])
     ax, ay, bx, by = x[:-1][diag], y[:-1][diag], x[1:][diag], y[1:][diag]
     return np.concatenate([flat, ay * width + bx, by * width + ax])
+
+
+def crossed(fps: Sequence[npt.NDArray[np.int64]], counts: npt.ArrayLike, either: npt.ArrayLike,
+            change: GridChange) -> npt.NDArray[np.bool_]:
+    """Bool per path: ``change`` makes it unwalkable or dearer (rule 1 of the module docstring).
+
+    Args:
+        fps: each path's :func:`footprint` (flat indices: its cells, start first, then the
+            corners of its diagonal steps, if its rule reads them).
+        counts: ``(k,)`` each path's number of cells (the first entries of its footprint).
+        either: ``(k,)`` bool, per path: its rule is ``at_most_one_blocked`` (a step needs one
+            corner open: a corner blocked counts once the other one is not passable after the edit).
+        change: the edit (its ``passable`` after it; False where unknown counts as blocked).
+    """
+    out = np.zeros(len(fps), dtype=bool)
+    width = change.passable.shape[1]
+    marks = []
+    for cells in (change.blocked, change.cost_raised):
+        mark = np.zeros(change.passable.size, dtype=bool)
+        mark[cells[:, 1] * width + cells[:, 0]] = True
+        marks.append(mark)
+    flat = np.concatenate(fps) if len(fps) else np.zeros(0, dtype=np.int64)
+    at = np.flatnonzero(marks[0][flat] | marks[1][flat])  # the footprint entries an edited cell holds
+    if not len(at):
+        return out
+    lens = np.fromiter(map(len, fps), dtype=np.int64, count=len(fps))
+    starts = np.cumsum(lens) - lens
+    owner = np.searchsorted(starts, at, side="right") - 1
+    pos = at - starts[owner]  # within its footprint
+    n = np.asarray(counts, dtype=np.int64)[owner]
+    cell = flat[at]
+    hit = marks[1][cell] & (pos >= 1) & (pos < n)  # a cell it enters got dearer
+    # a blocked corner of a step whose other corner is passable (at_most_one_blocked): still allowed
+    half = (lens[owner] - n) // 2
+    partner = np.clip(np.where(pos < n + half, at + half, at - half), 0, len(flat) - 1)
+    kept = (pos >= n) & np.asarray(either, dtype=bool)[owner] & change.passable.ravel()[flat[partner]]
+    hit |= marks[0][cell] & ~kept
+    out[owner[hit]] = True
+    return out
 
 
 def corner_cells(opened: npt.NDArray[np.int64], passable: npt.NDArray[np.bool_]
@@ -150,9 +191,9 @@ class EntryTable:
     """Grid paths of one grid, each under a hashable key, with vectorised invalidation.
 
     Per entry: start, goal, the drop threshold (its cost), the movement heuristic kind, whether
-    its movement rule reads diagonal corners, the footprint's bounding box (in arrays, for
-    vectorised tests), the footprint itself and the cells whose costs the path pays (one array
-    per entry each, gathered only for entries whose box meets an edit). :meth:`invalidate`
+    its movement rule reads diagonal corners and whether one open corner will do, the footprint's box and
+    its number of path cells (in arrays, for vectorised tests), and the footprint itself (one
+    array per entry, gathered only for entries whose box meets an edit). :meth:`invalidate`
     returns the keys an edit invalidates and removes them.
 
     Args:
@@ -170,10 +211,11 @@ class EntryTable:
         self._kind = np.zeros(cap, dtype=np.int8)
         self._metric = np.zeros(cap, dtype=np.int8)
         self._corners = np.zeros(cap, dtype=bool)
+        self._either = np.zeros(cap, dtype=bool)             # at_most_one_blocked (see crossed)
+        self._count = np.zeros(cap, dtype=np.int64)          # its path cells (its footprint's first)
         self._mask = np.zeros(cap, dtype=np.int16)           # clearance threshold (radius)
         self._alive = np.zeros(cap, dtype=bool)
         self._fps: list[npt.NDArray[np.int64] | None] = []  # footprint (flat indices) per slot
-        self._paid: list[npt.NDArray[np.int64] | None] = []  # the cells it enters (a view of that)
         self._n = 0
 
     def __len__(self) -> int:
@@ -181,7 +223,7 @@ class EntryTable:
 
     def add(self, key: Hashable, start: tuple[int, int], goal: tuple[int, int], cost: float,
             cells: npt.NDArray[np.int64], *, found: bool, fragile: bool, metric: int,
-            corners: bool, mask: int = 0) -> int:
+            diagonal: Diagonal, mask: int = 0) -> int:
         """Store a path result under ``key`` (replacing any entry with that key); returns the
         bytes of the arrays it keeps for it (the footprint).
 
@@ -192,9 +234,9 @@ class EntryTable:
             found: the path reaches the goal (else: no path, or partial with ``fragile``).
             fragile: dropped by any edit (partial and smoothed paths).
             metric: the admissible distance for the bound: MANHATTAN or OCTILE.
-            corners: the movement rule allows a diagonal step depending on its corner cells
-                (``no_corner_cutting``, ``at_most_one_blocked``): an opened cell then also
-                improves its 4-neighbours (see the module docstring).
+            diagonal: the movement rule. Under those that read a diagonal step's corner cells
+                (:func:`reads_corners`) a blocked corner may forbid a step, and an opened cell
+                also improves its 4-neighbours (see the module docstring).
             mask: the clearance threshold of the search's ``agent_radius``
                 (``gamenav.grid.clearance.threshold``; <= 1: the plain passable cells).
         """
@@ -204,9 +246,9 @@ class EntryTable:
         ends = np.array([start, goal], dtype=np.int64)
         cells = np.asarray(cells, dtype=np.int64) if found else ends
         i = self._n
+        corners = reads_corners(diagonal)
         fp = footprint(cells, self._width, corners and found)
         self._fps.append(fp)
-        self._paid.append(fp[1:len(cells)])
         lo, hi = cells.min(axis=0), cells.max(axis=0)  # diagonal corners lie inside this box
         self._box[i] = (lo[0], lo[1], hi[0], hi[1])
         self._ends[i] = (*start, *goal)
@@ -214,6 +256,8 @@ class EntryTable:
         self._kind[i] = _FRAGILE if fragile else (_NORMAL if found else _NO_PATH)
         self._metric[i] = metric
         self._corners[i] = corners
+        self._either[i] = diagonal is Diagonal.AT_MOST_ONE_BLOCKED
+        self._count[i] = len(cells)
         self._mask[i] = mask
         self._alive[i] = True
         self._keys.append(key)
@@ -232,7 +276,7 @@ class EntryTable:
                  found=path.status is PathStatus.FOUND,
                  fragile=query.fragile or path.status is PathStatus.PARTIAL,
                  metric=int(query.metric or 0),
-                 corners=reads_corners(diagonal),
+                 diagonal=diagonal,
                  mask=threshold(query.world, query.options.get("agent_radius", 0.0)))
 
     def remove(self, key: Hashable) -> None:
@@ -241,24 +285,24 @@ class EntryTable:
         if i is not None:
             self._alive[i] = False
             self._keys[i] = None
-            self._fps[i] = self._paid[i] = None
+            self._fps[i] = None
 
     def _make_room(self) -> None:
         live = np.flatnonzero(self._alive[:self._n])
         if len(live) <= len(self._alive) // 2:  # compact in place
-            for name in ("_ends", "_box", "_thr", "_kind", "_metric", "_corners", "_mask"):
+            for name in ("_ends", "_box", "_thr", "_kind", "_metric", "_corners", "_either", "_count", "_mask"):
                 arr = getattr(self, name)
                 arr[:len(live)] = arr[live]
             self._alive[:] = False
             self._alive[:len(live)] = True
             self._keys = [self._keys[i] for i in live]
             self._fps = [self._fps[i] for i in live]
-            self._paid = [self._paid[i] for i in live]
             self._slot = {k: j for j, k in enumerate(self._keys)}
             self._n = len(live)
         else:
             cap = 2 * len(self._alive)
-            for name in ("_ends", "_box", "_thr", "_kind", "_metric", "_corners", "_mask", "_alive"):
+            for name in ("_ends", "_box", "_thr", "_kind", "_metric", "_corners", "_either", "_count", "_mask",
+                         "_alive"):
                 arr = getattr(self, name)
                 grown = np.zeros((cap,) + arr.shape[1:], dtype=arr.dtype)
                 grown[:len(arr)] = arr
@@ -284,10 +328,9 @@ class EntryTable:
     def _dropped(self, live: npt.NDArray[np.int64], change: GridChange) -> npt.NDArray[np.bool_]:
         """Bool per ``live`` entry: ``change`` may invalidate or shorten its path."""
         drop: npt.NDArray[np.bool_] = self._kind[live] == _FRAGILE
-        if len(change.blocked):
-            drop |= self._crossing(live, change.blocked, self._fps)
-        if len(change.cost_raised):
-            drop |= self._crossing(live, change.cost_raised, self._paid)
+        worse = change.worsened
+        if len(worse):
+            drop |= self._crossed(live, worse, change)
         opened, lowered = change.opened, change.cost_lowered
         if len(opened):
             drop |= self._kind[live] == _NO_PATH
@@ -301,26 +344,19 @@ class EntryTable:
                     drop[group] |= self._shortened(live[group], cells)
         return drop
 
-    def _crossing(self, live: npt.NDArray[np.int64], cells: npt.NDArray[np.int64],
-                  held: list[npt.NDArray[np.int64] | None]) -> npt.NDArray[np.bool_]:
-        """Bool per ``live`` entry: its cells in ``held`` (:attr:`_fps` or :attr:`_paid`) hold one
-        of ``cells`` ``(k, 2)``."""
-        x0, y0 = cells.min(axis=0)
-        x1, y1 = cells.max(axis=0)
+    def _crossed(self, live: npt.NDArray[np.int64], worse: npt.NDArray[np.int64],
+                 change: GridChange) -> npt.NDArray[np.bool_]:
+        """Bool per ``live`` entry: :func:`crossed` (checked for the entries whose footprint's box
+        meets that of ``worse``, ``change``'s blocked and dearer cells ``(k, 2)``)."""
+        x0, y0 = worse.min(axis=0)
+        x1, y1 = worse.max(axis=0)
         box = self._box[live]
         near = (box[:, 0] <= x1) & (box[:, 2] >= x0) & (box[:, 1] <= y1) & (box[:, 3] >= y0)
         out = np.zeros(len(live), dtype=bool)
-        cand = np.flatnonzero(near)
-        if len(cand) == 0:
-            return out
-        fps = [held[i] for i in live[cand]]
-        owner = np.repeat(np.arange(len(cand)), [len(f) for f in fps])
-        flat = np.concatenate(fps)
-        mark = np.zeros(self._height * self._width, dtype=bool)
-        mark[cells[:, 1] * self._width + cells[:, 0]] = True
-        hit = np.zeros(len(cand), dtype=bool)
-        hit[owner[mark[flat]]] = True
-        out[cand] = hit
+        cand = live[near]
+        if len(cand):
+            fps: list[npt.NDArray[np.int64]] = [self._fps[i] for i in cand]
+            out[near] = crossed(fps, self._count[cand], self._either[cand], change)
         return out
 
     def _shortened(self, idx: npt.NDArray[np.int64], cells: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:

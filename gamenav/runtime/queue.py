@@ -36,9 +36,10 @@ from gamenav._identity import IdentityMap
 from gamenav._validate import expansion_budget, is_int, is_real, real_number
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.grid.clearance import mask_change
+from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.parallel import check_workers, run_parallel
-from gamenav.runtime._invalidation import EntryTable, footprint, reads_corners
+from gamenav.runtime._invalidation import EntryTable, crossed, footprint, reads_corners
 from gamenav.runtime._search import GridWatch, Query, make_query, pending_version, refused, shared, start_search
 from gamenav.runtime.cache import PathCache
 from gamenav.types import Path, PathStatus, Search
@@ -100,7 +101,8 @@ class PathRequest(NotCopyable):
         self._job: weakref.ref[_Job] | None = None  # (weak too: a dropped queue's jobs go with it)
         self._status = PathStatus.IN_PROGRESS
         self._path = _PENDING
-        self._footprint: npt.NDArray[np.int64] | None = None  # of its quick path on a grid, while held
+        # of its quick path on a grid, while held: the footprint and its number of path cells (see crossed)
+        self._footprint: tuple[npt.NDArray[np.int64], int] | None = None
         self._frame = self._clock.frame
         self._waited: int | None = None
         self._score = score
@@ -563,7 +565,8 @@ class PathQueue(Closeable):
                 partial path so far (status PARTIAL) until the answer arrives, so an agent can
                 start moving. The quick expansions always search the world as it is now (a
                 shared search started before an edit starts again). An edit that blocks a cell
-                of that partial path withdraws it.
+                of that partial path (or a diagonal step's corner, as its movement rule forbids)
+                or raises the cost of a cell it enters withdraws it.
             **search_options: passed to the search (see :func:`gamenav.find_path`).
 
         Raises:
@@ -650,8 +653,9 @@ class PathQueue(Closeable):
         if not req.done and partial is not None and (entry is None or entry.seen <= search.world_version):
             req._path = partial()
             if entry is not None:  # (the corners of its diagonal steps only under rules that read them)
-                req._footprint = footprint(req._path.cells, job.query.world.width,
-                                           reads_corners(job.query.checked.diagonal))
+                cells = req._path.cells
+                req._footprint = (footprint(cells, job.query.world.width, reads_corners(job.query.checked.diagonal)),
+                                  len(cells))
 
     def _cancel_abandoned(self) -> None:
         """Cancel the requests abandoned since the last call (:meth:`PathRequest._abandon`)."""
@@ -1079,8 +1083,9 @@ class PathQueue(Closeable):
 
     def _edited(self, grid: TileGrid, change: GridChange) -> None:
         """Remember the edit for every search running on an older snapshot of ``grid``, and
-        withdraw quick partial paths that cross a blocked or more expensive cell (for an
-        ``agent_radius``: a cell that left the radius mask or got more expensive inside it).
+        withdraw quick partial paths that it makes unwalkable or dearer, as it drops cache entries
+        (:func:`~gamenav.runtime._invalidation.crossed`; for an ``agent_radius``: on the radius
+        mask, whose cells may leave it).
 
         Robust to whatever other listeners did first (e.g. cancelled every job on ``grid``)."""
         entry = self._grids.get(id(grid))
@@ -1088,7 +1093,8 @@ class PathQueue(Closeable):
             return
         entry.seen = max(entry.seen, change.version)
         worsened = len(change.worsened) > 0  # (else no cell left a radius mask either)
-        quick: dict[int, list[PathRequest]] = {}  # the requests holding a quick path, by radius mask
+        quick: dict[tuple[int, bool], list[PathRequest]] = {}  # the requests holding a quick path,
+        # by radius mask and rule (at_most_one_blocked or not: see crossed)
         served: list[_Job] | None = None  # the jobs served next (found when a search waited long)
         for job in list(entry.jobs):
             search = job.search
@@ -1105,14 +1111,12 @@ class PathQueue(Closeable):
                     job.changes.append(change)
             held = [req for req in job.requests if req._footprint is not None] if worsened else []
             if held:
-                quick.setdefault(job.query.checked.mask, []).extend(held)
-        for mask, held in quick.items():  # (one pass over them all: thousands may be pending)
-            worse = (change if mask <= 1 else mask_change(change, mask)).worsened
-            crossed = np.zeros(grid.height * grid.width, dtype=bool)
-            crossed[worse[:, 1] * grid.width + worse[:, 0]] = True
-            fps: list[npt.NDArray[np.int64]] = [req._footprint for req in held]  # type: ignore[misc]
-            owner = np.repeat(np.arange(len(held)), [len(fp) for fp in fps])
-            for i in np.unique(owner[crossed[np.concatenate(fps)]]).tolist():
+                checked = job.query.checked
+                quick.setdefault((checked.mask, checked.diagonal is Diagonal.AT_MOST_ONE_BLOCKED), []).extend(held)
+        for (mask, either), held in quick.items():  # (one pass over them all: thousands may be pending)
+            seen = change if mask <= 1 else mask_change(change, mask)
+            fps, counts = zip(*[req._footprint for req in held], strict=True)
+            for i in np.flatnonzero(crossed(fps, counts, np.full(len(held), either), seen)).tolist():
                 held[i]._path, held[i]._footprint = _PENDING, None
 
     def _valid_at(self, job: _Job, path: Path) -> int | None:

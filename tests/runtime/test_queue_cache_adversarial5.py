@@ -29,6 +29,46 @@ def test_a_quick_path_is_withdrawn_by_a_blocked_corner_only_under_rules_that_rea
     assert req.path.cost == gamenav.find_path(grid, (0, 0), (39, 11), diagonal=diagonal).cost
 
 
+
+def test_a_corner_blocked_beside_an_open_one_keeps_at_most_one_blocked_paths() -> None:
+    """Under ``diagonal="at_most_one_blocked"`` a diagonal step needs one of its two corners
+    open, yet blocking either one dropped a cached path (and withdrew a quick path) that stayed
+    walkable and optimal: the cache searched again, the agent stood waiting. They go once the
+    other corner is blocked too."""
+    grid = TileGrid(np.ones((3, 3), dtype=bool))
+    cache = gamenav.PathCache()
+    path = cache.find_path(grid, (0, 0), (2, 2), diagonal="at_most_one_blocked")
+    assert path.cells.tolist() == [[0, 0], [1, 1], [2, 2]]
+    grid.set_walkable((2, 1), False)  # a corner of the second step: the other one is open
+    assert cache.find_path(grid, (0, 0), (2, 2), diagonal="at_most_one_blocked") is path
+    grid.set_walkable((1, 2), False)  # and the other: the step is forbidden
+    assert cache.stats.invalidations == 1
+    assert cache.find_path(grid, (0, 0), (2, 2), diagonal="at_most_one_blocked").status is PathStatus.NO_PATH
+
+    grid = TileGrid(np.ones((12, 40), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=1)
+    req = queue.request(grid, (0, 0), (39, 11), quick_expansions=6, diagonal="at_most_one_blocked")
+    assert req.path.cells.tolist()[1:3] == [[1, 0], [2, 1]]  # a diagonal step, corners (2, 0) and (1, 1)
+    grid.set_walkable((2, 0), False)
+    assert req.path.status is PathStatus.PARTIAL
+    grid.set_walkable((1, 1), False)
+    assert req.path.status is PathStatus.IN_PROGRESS
+
+
+@pytest.mark.parametrize("cell, withdrawn", [((0, 0), False), ((2, 0), False), ((3, 1), True)])
+def test_a_quick_path_is_withdrawn_by_a_dearer_cell_only_if_it_enters_it(cell: tuple[int, int],
+                                                                         withdrawn: bool) -> None:
+    """A step pays the cost of the cell it enters only, yet raising the cost of the start cell (a
+    game marking the cells its units stand on as dearer) or of a diagonal step's corner withdrew
+    the quick partial path: the agent stood waiting for the answer. Those are kept now, as in
+    the cache; a dearer cell the path enters still withdraws it."""
+    grid = TileGrid(np.ones((12, 40), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=1)
+    req = queue.request(grid, (0, 0), (39, 11), quick_expansions=6)
+    assert req.path.cells.tolist()[:4] == [[0, 0], [1, 0], [2, 1], [3, 1]]
+    grid.set_cost(cell, 5.0)
+    assert (req.path.status is PathStatus.IN_PROGRESS) is withdrawn
+
 @pytest.mark.parametrize("options, message", [
     ({"exact": "yes"}, "exact must be a bool, got 'yes'"),
     ({"clamp": 2}, "clamp must be a bool, got 2"),

@@ -83,8 +83,9 @@ def test_cancelling_thousands_of_requests_that_share_one_search_is_linear_work()
 def test_the_cache_keeps_paths_through_edits_that_cannot_change_them(diagonal: str) -> None:
     """A step pays the cost of the cell it enters only: raising the cost of a diagonal step's
     corner, or of the start, dropped the path (its cost and optimality unchanged); so did blocking
-    a corner where the rule reads no corners (``"always"``). Blocking a corner under the other
-    rules, or raising the cost of a cell the path enters, still drops it."""
+    a corner where the rule reads no corners (``"always"``), or one of two under
+    ``"at_most_one_blocked"``. Blocking a corner under ``"no_corner_cutting"``, or raising the
+    cost of a cell the path enters, still drops it."""
     grid = TileGrid(np.ones((3, 3), dtype=bool))
     cache = PathCache()
     path = cache.find_path(grid, (0, 0), (2, 2), diagonal=diagonal)
@@ -94,9 +95,9 @@ def test_the_cache_keeps_paths_through_edits_that_cannot_change_them(diagonal: s
     assert cache.find_path(grid, (0, 0), (2, 2), diagonal=diagonal) is path
     grid.set_walkable((2, 1), False)  # a corner of the second step
     kept = cache.find_path(grid, (0, 0), (2, 2), diagonal=diagonal)
-    assert (kept is path) == (diagonal == "always")
+    assert (kept is path) == (diagonal != "no_corner_cutting")
     fresh = gamenav.find_path(grid, (0, 0), (2, 2), diagonal=diagonal)
-    assert kept.cost == fresh.cost and cache.stats.invalidations == (diagonal != "always")
+    assert kept.cost == fresh.cost and cache.stats.invalidations == (diagonal == "no_corner_cutting")
     grid.set_cost(tuple(kept.cells[1].tolist()), 2.0)  # a cell it enters
     assert len(cache) == 0
 
