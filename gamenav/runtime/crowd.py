@@ -2140,12 +2140,15 @@ class Crowd(Closeable):
 
     def _walled_off(self, state: Any, change: NavMeshChange) -> _I64:
         """The agents that stood on triangles the edit ``change`` of the navmesh world removed
-        and stand off the mesh state ``state`` now (agents that stood off it already, beside a
-        wall of a mesh shrunk by a radius, are left where they are)."""
+        and stand off the mesh state ``state`` now, on a passable cell (agents that stood off it
+        already, beside a wall of a mesh shrunk by a radius, are left where they are, and those on
+        a blocked cell to the grid's edit: a mesh following the grid may report it first)."""
         if not change.blocked or change.remap is not None or not len(change.removed):
             return np.zeros(0, np.int64)
         x0, y0, x1, y1 = change.bounds
         inside = np.flatnonzero(((self._pos >= (x0, y0)) & (self._pos <= (x1, y1))).all(axis=1))
+        cells = self._cells(inside)
+        inside = inside[self._grid.passable[cells[:, 1], cells[:, 0]]]
         off = inside[state._locate(np.ascontiguousarray(self._pos[inside])) < 0]
         corners = state._vertices[state._triangles[change.removed]]  # (k, 3, 2): dead triangles keep theirs
         found: _I64 = off[_in_triangles(self._pos[off], corners)]

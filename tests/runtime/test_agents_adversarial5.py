@@ -214,3 +214,18 @@ def test_agents_off_a_navmesh_shrunk_by_a_radius_are_not_moved_by_an_edit_beside
     mesh.add_obstacle([(13, 2), (17, 2), (17, 7), (13, 7)])
     assert crowd.positions[0].tolist() == [14.0, 0.2] and crowd.counters["pushed_out"] == 1
     assert mesh.locate(crowd.positions[1])[0] >= 0 and _depth(crowd.positions[1], (13.0, 2.0, 17.0, 7.0)) < 0.0
+
+
+def test_a_wall_dropped_on_an_agent_of_a_mesh_following_the_grid_moves_it_as_on_the_grid() -> None:
+    """(A mend of the push out of new navmesh obstacles above.) A mesh following the grid, made
+    before the crowd, reports a grid edit to the crowd before the grid does: the agent on the new
+    wall was moved to the wall's border by the mesh's edit, not to the centre
+    of the nearest free cell as on the grid world. The grid's edit moves it, once."""
+    ends = []
+    for follow in (True, False):
+        grid = TileGrid(np.ones((8, 8), bool))
+        world = gamenav.NavMesh.from_grid(grid, follow=True) if follow else None
+        crowd = Crowd(grid, [(4.8, 4.4)], radius=0.3, max_speed=2.0, world=world)
+        grid.set_walkable((4, 4), False)
+        ends.append((crowd.positions[0].tolist(), crowd.counters["pushed_out"]))
+    assert ends[0] == ends[1] == ([5.5, 4.5], 1)
