@@ -70,7 +70,7 @@ def test_a_mouse_position_passed_for_a_cell_is_named_as_a_world_point() -> None:
         gamenav.find_path(grid, (2, 2), (700, 5))
     assert "world point" not in str(info.value)
     goal = grid.world_to_cell((600, 440))
-    assert gamenav.find_path(grid, (2, 2), goal).cells[-1].tolist() == [37, 27]
+    assert gamenav.find_path(grid, (2, 2), goal).cells[-1].tolist() == [37, 27]  # type: ignore[call-overload]
 
 
 _TWO_SQUARES = """mesh
@@ -143,3 +143,14 @@ def test_pygame_colours_of_floats_or_bools_are_refused_as_in_the_arcade_adapter(
         draw_path(surface, [(1, 2), (30, 15)], color=color)
     draw_grid(surface, grid, blocked_color=np.array([200, 0, 0], dtype=np.uint8))  # ints: numpy's too
     assert tuple(surface.get_at((12, 12))) == (200, 0, 0, 255)
+
+
+@pytest.mark.parametrize("walkable", ["level.map", Path("maps/level.map")])
+def test_a_map_file_name_given_to_tilegrid_points_to_from_movingai(walkable: object) -> None:
+    # was "walkable must be 2-D [y, x], got shape () (text rows: use TileGrid.from_strings)" for a str
+    # (from_strings then refuses one string) and no hint at all for a pathlib.Path
+    with pytest.raises(InvalidInputError, match=re.escape("got shape () (a map file? TileGrid.from_movingai(path) "
+                                                          "reads a .map file)")):
+        gamenav.TileGrid(walkable)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match=re.escape("(text rows: use TileGrid.from_strings)")):
+        gamenav.TileGrid("..#\n...")

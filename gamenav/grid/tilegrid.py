@@ -285,7 +285,9 @@ class TileGrid:
         except ValueError:  # ragged rows (numpy >= 2 refuses them)
             raise InvalidInputError("walkable must be a 2-D array [y, x] with rows of equal length") from None
         if walk.ndim != 2:
-            hint = " (text rows: use TileGrid.from_strings)" if walk.dtype.kind == "U" else ""
+            hint = (" (a map file? TileGrid.from_movingai(path) reads a .map file)"
+                    if isinstance(walkable, os.PathLike) or (isinstance(walkable, str) and "\n" not in walkable)
+                    else " (text rows: use TileGrid.from_strings)" if walk.dtype.kind == "U" else "")
             raise InvalidInputError(f"walkable must be 2-D [y, x], got shape {walk.shape}{hint}")
         if walk.size == 0:
             raise InvalidInputError(f"walkable must not be empty, got shape {walk.shape}")
