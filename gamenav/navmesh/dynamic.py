@@ -156,7 +156,8 @@ class _Buffer:
 
 _obstacle_ids = itertools.count(1)
 """Obstacle ids, unique in the process (never 0): an id of another mesh, or of the mesh a copy was
-made from (copies keep no ids), is no id of this one, refused rather than taken for its own."""
+made from (copies and pickles keep no ids), is no id of this one, refused rather than taken for its
+own (not across processes: each counts from 1)."""
 
 _LOG = 8  # edits remembered for generations that missed some
 _GENS = 4  # reader generations kept at most

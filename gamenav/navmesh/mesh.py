@@ -675,9 +675,10 @@ class NavMesh(Closes):
 
     # -- edits ----------------------------------------------------------------------------
     def add_obstacle(self, shape: Any) -> int:
-        """Carve an obstacle out of the mesh, locally; returns its id (an int unique in the
+        """Carve an obstacle out of the mesh, locally; returns its id (an int unique in this
         process: an id of another mesh, or of the mesh a copy was made from, is refused by
-        :meth:`remove_obstacle`).
+        :meth:`remove_obstacle`; copies and pickles keep no ids, and an id issued in another
+        process, e.g. kept in a saved game, may be the id of an obstacle of this one).
 
         Only the triangles meeting the bounding box of the obstacle inflated by
         :attr:`agent_radius` are removed; that region minus every obstacle is re-triangulated
