@@ -191,10 +191,10 @@ class EntryTable:
     """Grid paths of one grid, each under a hashable key, with vectorised invalidation.
 
     Per entry: start, goal, the drop threshold (its cost), the movement heuristic kind, whether
-    its movement rule reads diagonal corners and whether one open corner will do, the footprint's box and
-    its number of path cells (in arrays, for vectorised tests), and the footprint itself (one
-    array per entry, gathered only for entries whose box meets an edit). :meth:`invalidate`
-    returns the keys an edit invalidates and removes them.
+    its movement rule reads diagonal corners and whether one open corner will do, the
+    footprint's bounding box and its number of path cells (in arrays, for vectorised tests), and
+    the footprint itself (one array per entry, gathered only for entries whose box meets an
+    edit). :meth:`invalidate` returns the keys an edit invalidates and removes them.
 
     Args:
         shape: the grid's ``(height, width)``.

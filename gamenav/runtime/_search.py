@@ -4,14 +4,16 @@ weak subscription through which they follow a grid's edits.
 A :class:`Query` names a search: the world, start, goal and options. Its ``key`` is what
 deduplication (queue) and lookups (cache) compare: world identity, start and goal (grid cells
 ``(x, y)`` as ints, navmesh points as floats), and the options with the search's defaults filled
-in (so ``diagonal="no_corner_cutting"`` and the default are the same query). Keys hold no world
-version: grid and navmesh entries are invalidated edit by edit (the queue restarts searches that
-spanned an edit; the cache drops the entries an edit can affect).
+in (so ``diagonal="no_corner_cutting"`` and the default are the same query; a heuristic function
+or method held weakly). Keys hold no world version: grid and navmesh entries are invalidated edit
+by edit (the queue restarts searches that spanned an edit; the cache drops the entries an edit
+can affect).
 """
 
 from __future__ import annotations
 
 import inspect
+import types
 import weakref
 from dataclasses import dataclass
 from collections.abc import Callable, Hashable
@@ -42,6 +44,19 @@ def _defaults(search: type) -> dict[str, Any]:
             name: p.default for name, p in inspect.signature(search).parameters.items()
             if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is not p.empty and name != "workspace"}
     return found
+
+
+def _weak(heuristic: Any) -> Any:
+    """A heuristic for a key: a function or bound method held weakly (its reference compares and
+    hashes as it does while it lives), so that a cache's key does not keep alive what it closes
+    over, such as a level's grid; anything else (or a method of an object that cannot be weakly
+    referenced) as it is."""
+    try:
+        if isinstance(heuristic, types.MethodType):
+            return weakref.WeakMethod(heuristic)
+        return weakref.ref(heuristic) if isinstance(heuristic, types.FunctionType) else heuristic
+    except TypeError:
+        return heuristic
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,6 +117,7 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
         effective = dict(_defaults(GridSearch))
         effective.update(options)
         effective["diagonal"] = checked.diagonal
+        effective["heuristic"] = _weak(effective["heuristic"])
         fragile = checked.smooth
         metric = MANHATTAN if checked.diagonal is Diagonal.NEVER else OCTILE
     else:

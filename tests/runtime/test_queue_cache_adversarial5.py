@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -83,3 +86,40 @@ def test_an_empty_navmesh_batch_checks_its_option_values(options: dict[str, obje
         with pytest.raises(gamenav.InvalidInputError, match=message):
             gamenav.find_paths(mesh, starts, goals, **options)
     assert gamenav.find_paths(mesh, [], [], exact=np.bool_(True), clamp=False) == []
+
+
+class _Planner:
+    """A game object whose heuristic method reads its level's grid."""
+
+    def __init__(self, grid: TileGrid) -> None:
+        self.grid = grid
+
+    def heuristic(self, dx: object, dy: object) -> float:
+        return 0.0 * self.grid.cell_size
+
+
+@pytest.mark.parametrize("kind", ["closure", "method"])
+def test_a_cached_heuristic_does_not_keep_its_levels_grid_alive(kind: str) -> None:
+    """The cache's key held the ``heuristic=`` callable: one that reads the level's grid (a
+    closure, a game object's method) kept the grid alive, and followed by the cache, after the
+    level was dropped, until the entry was evicted. The key holds it weakly; the same callable
+    still finds its entry."""
+    cache = gamenav.PathCache()
+
+    def level() -> weakref.ref[TileGrid]:
+        grid = TileGrid(np.ones((20, 20), bool))
+        planner = _Planner(grid)
+        heuristic = planner.heuristic if kind == "method" else (lambda dx, dy: 0.0 * grid.cell_size)
+        first = cache.find_path(grid, (0, 0), (19, 19), heuristic=heuristic)
+        again = planner.heuristic if kind == "method" else heuristic  # (a method: a new bound method)
+        assert cache.find_path(grid, (0, 0), (19, 19), heuristic=again) is first
+        return weakref.ref(grid)
+
+    enabled = gc.isenabled()
+    gc.disable()  # freed by reference counting, as in a game that disables the collector
+    try:
+        grid = level()
+        assert grid() is None and len(cache) == 1 and cache.stats.hits == 1
+    finally:
+        if enabled:
+            gc.enable()
