@@ -1,6 +1,6 @@
 """Adversarial review (third round) of a new user's first hour: the README's examples, its sample
-data, file readers, engine adapters and the mistakes new users make. Each mistake is an error of
-gamenav's own classes saying what was expected and what was received."""
+data, file readers, engine adapters and the mistakes new users make. Each mistake gives an error of
+gamenav's own classes saying what was expected and what was received, or the answer a game expects."""
 
 from __future__ import annotations
 
@@ -36,7 +36,6 @@ def test_a_map_row_with_a_stray_character_names_it_its_column_and_the_terrain_ex
     assert "(expected only the terrain '.', 'G', 'S' (passable) and '@', 'O', 'T', 'W' (blocked))" in str(info.value)
 
 
-
 @pytest.mark.parametrize("header", ["height 2 3", "height", "height: 2"])
 def test_a_map_header_line_of_a_known_key_says_what_the_line_should_be(tmp_path: Path, header: str) -> None:
     # was "expected 'type', 'height', 'width' or 'map', got 'height 2 3'": as if 'height' were wrong
@@ -66,9 +65,10 @@ def test_a_mouse_position_passed_for_a_cell_is_named_as_a_world_point() -> None:
         gamenav.find_path(grid, (2, 2), (600, 440))
     with pytest.raises(OutOfBoundsError, match=re.escape(hint)):
         gamenav.PathQueue().request(grid, (40, 40), (2, 2))
-    with pytest.raises(OutOfBoundsError) as info:  # off the map in cells and in pixels: no such hint
-        gamenav.find_path(grid, (2, 2), (700, 5))
-    assert "world point" not in str(info.value)
+    for cell in [(700, 5), (40, 5), (3, 30)]:  # off the map in pixels too, or a cell next to the grid: no hint
+        with pytest.raises(OutOfBoundsError) as info:
+            gamenav.find_path(grid, (2, 2), cell)
+        assert "world point" not in str(info.value)
     goal = grid.world_to_cell((600, 440))
     assert gamenav.find_path(grid, (2, 2), goal).cells[-1].tolist() == [37, 27]  # type: ignore[call-overload]
 

@@ -488,8 +488,10 @@ class TileGrid:
             raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {cell!r}{hint}")
         x, y = int(x), int(y)
         if not (0 <= x < self.width and 0 <= y < self.height):
-            (ox, oy), cs = self._origin, self._cell_size  # (a mouse position: ints, on the map)
-            world = ox <= x < ox + self.width * cs and oy <= y < oy + self.height * cs
+            (ox, oy), cs = self._origin, self._cell_size  # (a mouse position: ints, on the map; not a cell
+            # next to the grid, an off-by-one)
+            world = ox <= x < ox + self.width * cs and oy <= y < oy + self.height * cs and \
+                not (-1 <= x <= self.width and -1 <= y <= self.height)
             raise OutOfBoundsError(
                 f"{name} {(x, y)} is outside the grid (x in 0..{self.width - 1}, y in 0..{self.height - 1})"
                 + (_WORLD_POINT if world else ""))
