@@ -2092,6 +2092,9 @@ class Crowd(Closeable):
                 affected[path_agents[self._steps_meet(path_agents, change.blocked)]] = True
             else:  # straight legs between navmesh waypoints
                 affected[path_agents[self._legs_meet(path_agents, change.blocked)]] = True
+        direct = np.flatnonzero(self._mode == DIRECT)  # (walking straight to their goals)
+        if len(change.blocked) and len(direct):
+            affected[direct[self._segments_meet(self._pos[direct], self._goal[direct], change.blocked)]] = True
         for gid in list(self._fields):
             self._replan_field(gid)
             members = np.flatnonzero(self._group == gid)  # (none when the group failed: nothing free)
@@ -2210,11 +2213,18 @@ class Crowd(Closeable):
     def _legs_meet(self, agents: _Idx, cells: _I64) -> npt.NDArray[np.bool_]:
         """Which path followers ``agents`` have a route ahead (straight legs from the position
         through the waypoints) that meets (touches included) one of the grid ``cells`` (k, 2)."""
-        g = self._grid
         a, points, owner = self._legs(agents)
-        d = points - a
         meets = np.zeros(len(agents), bool)
-        for lo in np.array_split(g.cell_to_world(cells) - 0.5 * g._cell_size, max(1, len(owner) * len(cells) // 2**20)):
+        meets[owner[self._segments_meet(a, points, cells)]] = True
+        return meets
+
+    def _segments_meet(self, a: _F64, b: _F64, cells: _I64) -> npt.NDArray[np.bool_]:
+        """Which straight segments from ``a`` to ``b`` (m, 2) meet (touches included) one of the
+        grid ``cells`` (k, 2)."""
+        g = self._grid
+        d = b - a
+        meets = np.zeros(len(a), bool)
+        for lo in np.array_split(g.cell_to_world(cells) - 0.5 * g._cell_size, max(1, len(a) * len(cells) // 2**20)):
             t_in, t_out = np.zeros((len(a), len(lo))), np.ones((len(a), len(lo)))
             for axis in (0, 1):  # slabs: the part of each leg within each cell's extent on this axis
                 with np.errstate(divide="ignore", invalid="ignore"):
@@ -2225,7 +2235,7 @@ class Crowd(Closeable):
                     (a[:, None, axis] <= lo[None, :, axis] + g._cell_size)
                 t_in = np.maximum(t_in, np.where(flat[:, None], np.where(inside, 0.0, 2.0), np.minimum(t1, t2)))
                 t_out = np.minimum(t_out, np.where(flat[:, None], 1.0, np.maximum(t1, t2)))
-            meets[owner[(t_in <= t_out).any(axis=1)]] = True
+            meets |= (t_in <= t_out).any(axis=1)
         return meets
 
 

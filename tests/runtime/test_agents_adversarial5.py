@@ -229,3 +229,24 @@ def test_a_wall_dropped_on_an_agent_of_a_mesh_following_the_grid_moves_it_as_on_
         grid.set_walkable((4, 4), False)
         ends.append((crowd.positions[0].tolist(), crowd.counters["pushed_out"]))
     assert ends[0] == ends[1] == ([5.5, 4.5], 1)
+
+
+def test_an_agent_walking_straight_to_its_slot_asks_for_a_path_round_a_wall_dropped_across_its_way() -> None:
+    """A unit near its slot walks straight to it (mode 3, direct). A wall dropped across that line
+    re-routed path followers and group agents cut off from the field, not it: it walked into the
+    wall and asked for a path only once stuck detection caught it (a navmesh world's edits re-route
+    such agents). It asks for a path round the wall at the edit now."""
+    grid = TileGrid(np.ones((12, 20), bool))
+    crowd = Crowd(grid, [(1.5, 5.5)], radius=0.3, max_speed=3.0, flow_threshold=1, spacing=5.0)
+    crowd.move([0], (15.5, 5.5))
+    for _ in range(200):
+        crowd.update(1 / 30)
+        if crowd.mode[0] == 3:
+            break
+    x = int(crowd.positions[0][0]) + 2
+    assert crowd.mode[0] == 3 and x < 15
+    grid.set_walkable((x, 2, x + 1, 10), False)
+    assert crowd.mode[0] != 3 and crowd.counters["edit_repaths"] == 1
+    assert any(y <= 2.0 or y >= 10.0 for _, y in crowd.remaining_path(0).tolist())  # (round the wall)
+    _seconds_to_end(crowd, [0], 20.0)
+    assert crowd.arrived[0] and crowd.counters["stuck_repaths"] == 0
