@@ -608,7 +608,7 @@ class Crowd(Closeable):
                   "_pcur", "_pk", "_pend", "_group", "_slot_cost", "_snapshot", "_stuck_count",
                   "_repaths", "_jams", "_jam_mark", "_jam_since", "_sep", "_flow", "_want", "_heading",
                   "_order", "_yielded")
-    """The per-agent arrays (one row per live agent), compacted together by :meth:`remove`."""
+    """The per-agent arrays (one row per live agent), compacted together by :meth:`_compact`."""
 
     def add(self, positions: npt.ArrayLike, *, radius: float | npt.ArrayLike | None = None,
             max_speed: float | npt.ArrayLike | None = None) -> npt.NDArray[np.int64]:
@@ -2145,14 +2145,19 @@ class Crowd(Closeable):
         """The agents that stood on triangles the edit ``change`` of the navmesh world removed
         and stand off the mesh state ``state`` now, on a passable cell (agents that stood off it
         already, beside a wall of a mesh shrunk by a radius, are left where they are, and those on
-        a blocked cell to the grid's edit: a mesh following the grid may report it first)."""
+        a blocked cell to the grid's edit: a mesh following the grid may report it first). When
+        ``state`` is not the one the edit made (edits since, heard later: made by a listener or
+        in another thread; a compaction renumbers the triangles), every agent in its box off the
+        mesh on a passable cell."""
         if not change.blocked or change.remap is not None or not len(change.removed):
             return np.zeros(0, np.int64)
         x0, y0, x1, y1 = change.bounds
         inside = np.flatnonzero(((self._pos >= (x0, y0)) & (self._pos <= (x1, y1))).all(axis=1))
         cells = self._cells(inside)
         inside = inside[self._grid.passable[cells[:, 1], cells[:, 0]]]
-        off = inside[state._locate(np.ascontiguousarray(self._pos[inside])) < 0]
+        off: _I64 = inside[state._locate(np.ascontiguousarray(self._pos[inside])) < 0]
+        if state.version != change.version:  # (the edit's triangle ids may name others now)
+            return off
         corners = state._vertices[state._triangles[change.removed]]  # (k, 3, 2): dead triangles keep theirs
         found: _I64 = off[_in_triangles(self._pos[off], corners)]
         return found

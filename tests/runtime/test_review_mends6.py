@@ -1,0 +1,28 @@
+"""Mends of this session's runtime fixes (a review of their commits)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import gamenav
+from gamenav import Crowd, TileGrid
+
+
+def test_an_obstacle_heard_after_a_compaction_moves_the_agents_inside_it_without_an_error() -> None:
+    """(A mend of c629197.) A crowd hears a mesh edit after the edits its listeners made (here a
+    game compacting the mesh after each obstacle): the edit's triangle ids named other triangles of
+    the compacted mesh, and ``add_obstacle`` raised the crowd's IndexError, the agent left inside
+    the obstacle. The agents in it move out all the same."""
+    mesh = gamenav.NavMesh.from_polygons([(0, 0), (20, 0), (20, 10), (0, 10)])
+    mesh.remove_obstacle(mesh.add_obstacle([(2, 2), (3, 2), (3, 3), (2, 3)]))  # dead triangles
+
+    def tidy(change: gamenav.NavMeshChange) -> None:
+        if change.remap is None and change.blocked:
+            mesh.compact()
+
+    mesh.subscribe(tidy)
+    grid = TileGrid(np.ones((10, 20), bool))
+    crowd = Crowd(grid, [(14.0, 5.2), (3.0, 3.0)], radius=0.25, max_speed=3.0, world=mesh)
+    mesh.add_obstacle([(13, 3), (17, 3), (17, 7), (13, 7)])
+    assert crowd.positions.tolist() == [[13.0, 5.2], [3.0, 3.0]] and crowd.counters["pushed_out"] == 1
+    assert (mesh.locate(crowd.positions) >= 0).all()
