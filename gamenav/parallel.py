@@ -26,7 +26,7 @@ import numpy.typing as npt
 from gamenav._kernels.grid_search import FOUND
 from gamenav._validate import flag, is_int, is_real
 from gamenav.errors import InvalidInputError
-from gamenav.grid._fast import FastWorkspace, Tables, snapshot_tables, int_pairs, make_path
+from gamenav.grid._fast import Tables, _workspace, snapshot_tables, int_pairs, make_path
 from gamenav.grid.clearance import radius_state
 from gamenav.grid.movement import Heuristic
 from gamenav.grid.search import GridSearch, Lease, SearchWorkspace
@@ -207,7 +207,7 @@ def _grid_default(grid: TileGrid, starts: list[Any], goals: list[Any], workers: 
     results: list[Path | None] = [None] * len(cells)
 
     def make_worker() -> Callable[[int], None]:
-        ws = FastWorkspace(t.cells)
+        ws = _workspace(t.cells)  # the thread's, as find_path's (a grid-sized one zeroed per call: 12 MB)
         bits, cost, labels, geo, ints, longs = t.bits, t.cost, t.labels, t.geo, ws.ints, ws.longs
         kernel = t.kernel
 

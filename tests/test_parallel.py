@@ -647,8 +647,8 @@ def test_a_default_batch_on_a_grid_over_max_cells_uses_the_general_workspaces(mo
     from gamenav.grid._fast import MAX_CELLS
 
     made: list[int] = []
-    workspace = parallel.FastWorkspace
-    monkeypatch.setattr(parallel, "FastWorkspace", lambda cells: made.append(cells) or workspace(cells))
+    workspace = parallel._workspace
+    monkeypatch.setattr(parallel, "_workspace", lambda cells: made.append(cells) or workspace(cells))
     grid = _grid(3, h=520, w=520, walls=0.05)
     assert (grid.height + 2) * (grid.width + 2) > MAX_CELLS
     starts, goals = _queries(grid, 6, seed=4)
