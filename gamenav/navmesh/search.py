@@ -14,7 +14,7 @@ Two algorithms share one interface (world ``(x, y)`` points in, :class:`~gamenav
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -454,13 +454,15 @@ class NavMeshSearch:
         return self._make_path(roots[keep], tris[first])
 
 
-def check_search_options(options: Collection[str]) -> None:
-    """Reject option names :class:`NavMeshSearch` does not take (``find_path``, queues, caches,
-    batches and crowds on a navmesh).
+def check_search_options(options: Mapping[str, Any]) -> None:
+    """Reject the options :class:`NavMeshSearch` does not take (``find_path``, queues, caches,
+    batches and crowds on a navmesh): unknown names, and values it refuses (its options are
+    flags, read as it reads them), so that a batch, queue or crowd refuses them before any query.
 
     Raises:
         InvalidOptionError: naming the unknown option and the valid ones; for ``agent_radius`` (a
             grid search option), also where a navmesh takes it.
+        InvalidInputError: a value that is not a bool.
     """
     valid = keyword_options(NavMeshSearch)
     if "agent_radius" in options:
@@ -468,3 +470,5 @@ def check_search_options(options: Collection[str]) -> None:
                                  "radius when it is built (NavMesh.from_polygons(..., agent_radius=r)); valid "
                                  f"options: {', '.join(sorted(valid))}")
     check_options(options, valid, "NavMeshSearch")
+    for name, value in options.items():
+        flag(value, name)

@@ -800,8 +800,8 @@ class Crowd(Closeable):
     def _routing_checked(self, world: Any, diagonal: Diagonal, options: dict[str, Any]) -> Any:
         """``world`` if paths can be searched on it with the movement rule ``diagonal`` and the path
         ``options``: raises now what every path request would raise later, inside an update (an
-        unknown option; on the grid also a bad value), and for a world that is neither the crowd's
-        grid nor a NavMesh."""
+        unknown option or a bad value), and for a world that is neither the crowd's grid nor a
+        NavMesh."""
         from gamenav.navmesh.mesh import NavMesh
         from gamenav.navmesh.search import check_search_options
         from gamenav.runtime._search import make_query

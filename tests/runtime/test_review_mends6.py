@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import gamenav
 from gamenav import Crowd, TileGrid
@@ -26,3 +27,21 @@ def test_an_obstacle_heard_after_a_compaction_moves_the_agents_inside_it_without
     mesh.add_obstacle([(13, 3), (17, 3), (17, 7), (13, 7)])
     assert crowd.positions.tolist() == [[13.0, 5.2], [3.0, 3.0]] and crowd.counters["pushed_out"] == 1
     assert (mesh.locate(crowd.positions) >= 0).all()
+
+
+@pytest.mark.parametrize("options, message", [({"exact": "yes"}, "exact must be a bool, got 'yes'"),
+                                              ({"clamp": 2}, "clamp must be a bool, got 2")])
+def test_a_bad_navmesh_option_value_of_a_crowd_is_refused_at_once(options: dict[str, object], message: str) -> None:
+    """(A mend of aceca7f, which checked the values in ``find_paths`` only.) A crowd on a navmesh
+    checked its path options' names at once, their values only in its first path request (an
+    order, or a request sent from an update), where a grid world's are checked at once."""
+    mesh = gamenav.NavMesh.from_polygons([(0, 0), (20, 0), (20, 10), (0, 10)])
+    grid = TileGrid(np.ones((10, 20), bool))
+    with pytest.raises(gamenav.InvalidInputError, match=message):
+        Crowd(grid, [(1.5, 1.5)], radius=0.25, max_speed=3.0, world=mesh, path_options=options)
+    with pytest.raises(gamenav.InvalidInputError, match=message):
+        gamenav.Follower(grid, (1.5, 1.5), speed=3.0, world=mesh, **options)
+    crowd = Crowd(grid, [(1.5, 1.5)], radius=0.25, max_speed=3.0, world=mesh, path_options={"exact": np.bool_(True)})
+    with pytest.raises(gamenav.InvalidInputError, match=message):
+        crowd.path_options = options
+    assert crowd.path_options == {"exact": True}
