@@ -26,9 +26,9 @@ import numpy.typing as npt
 from gamenav._kernels.grid_search import FOUND
 from gamenav._validate import flag, is_int, is_real
 from gamenav.errors import InvalidInputError
-from gamenav.grid._fast import Tables, _workspace, snapshot_tables, int_pairs, make_path
+from gamenav.grid._fast import Tables, _workspace, fast_rule, snapshot_tables, int_pairs, make_path
 from gamenav.grid.clearance import radius_state
-from gamenav.grid.movement import Heuristic
+from gamenav.grid.movement import Diagonal
 from gamenav.grid.search import GridSearch, Lease, SearchWorkspace
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.navmesh.mesh import NavMesh, world_point
@@ -190,31 +190,35 @@ def _default_cells(t: Tables, start: Any, goal: Any) -> tuple[int, int, int, int
     return sx, sy, gx, gy
 
 
-def _grid_default(grid: TileGrid, starts: list[Any], goals: list[Any], workers: int) -> list[Path]:
-    """Default-option queries on one snapshot of ``grid`` through the one-call kernel (a grid
-    over ``MAX_CELLS``: the general path's, whose workspaces find_path also uses there)."""
-    found = snapshot_tables(grid, 0.0)
+def _grid_fast(grid: TileGrid, starts: list[Any], goals: list[Any], workers: int,
+               rule: tuple[Diagonal, int, bool, bool, float], options: dict[str, Any]) -> list[Path]:
+    """Queries on one snapshot of ``grid`` through the one-call kernel, as find_path answers them
+    with options ``options`` (their :func:`fast_rule` ``rule``; not ``partial``: a partial path
+    comes from the general path). A grid over ``MAX_CELLS``, or a radius no cell fits: the
+    general path's, whose workspaces find_path also uses there."""
+    diagonal, heuristic, smooth, _, radius = rule
+    found = snapshot_tables(grid, radius)
     if found is None:
-        return _grid_general(grid, starts, goals, workers, {})
-    t = found[1]
+        return _grid_general(grid, starts, goals, workers, options)
+    state, t = found
+    bits, labels, kernel = t.rule(state, diagonal)
     cells: list[tuple[int, int, int, int]] = []
     for start, goal in zip(starts, goals, strict=True):
         q = _default_cells(t, start, goal)
         if q is None:
-            find_path(grid, start, goal)  # raises the general path's error
-            return _grid_general(grid, starts, goals, workers, {})  # an int subclass, numpy ints...
+            find_path(grid, start, goal, **options)  # raises the general path's error
+            return _grid_general(grid, starts, goals, workers, options)  # an int subclass, numpy ints...
         cells.append(q)
     results: list[Path | None] = [None] * len(cells)
 
     def make_worker() -> Callable[[int], None]:
         ws = _workspace(t.cells)  # the thread's, as find_path's (a grid-sized one zeroed per call: 12 MB)
-        bits, cost, labels, geo, ints, longs = t.bits, t.cost, t.labels, t.geo, ws.ints, ws.longs
-        kernel = t.kernel
+        cost, geo, ints, longs = t.cost, t.geo, ws.ints, ws.longs
 
         def job(i: int) -> None:
             sx, sy, gx, gy = cells[i]
             code, c, expanded, path_cells, points = kernel(
-                bits, cost, labels, geo, ints, longs, sx, sy, gx, gy, Heuristic.OCTILE.code, False)
+                bits, cost, labels, geo, ints, longs, sx, sy, gx, gy, heuristic, smooth)
             status = PathStatus.FOUND if code == FOUND else PathStatus.NO_PATH
             results[i] = make_path(status, c, path_cells, points, expanded)
 
@@ -335,7 +339,8 @@ def find_paths(world: Any, starts: Any, goals: Any, *, workers: int | None = Non
     _check_world(world, options)
     starts_list, goals_list = _pairs(starts, goals)
     if isinstance(world, TileGrid):
-        if not options:
-            return _grid_default(world, starts_list, goals_list, n_workers)
+        rule = fast_rule(options)
+        if rule is not None and not rule[3]:
+            return _grid_fast(world, starts_list, goals_list, n_workers, rule, options)
         return _grid_general(world, starts_list, goals_list, n_workers, options)
     return _mesh(world, starts_list, goals_list, n_workers, options)

@@ -126,21 +126,26 @@ def test_a_cached_heuristic_does_not_keep_its_levels_grid_alive(kind: str) -> No
             gc.enable()
 
 
-def test_a_batch_reuses_the_threads_search_workspaces() -> None:
-    """``find_paths(grid, starts, goals)`` (no options) zeroed a fast-kernel workspace for the
-    whole grid in every thread on every call (12 MB on 510 x 510): a batch of 8 short queries took
-    15 times as long as 8 ``find_path`` calls, each frame. Each thread's workspace is reused, as
-    ``find_path`` does; the answers are the same."""
+@pytest.mark.parametrize("options", [{}, {"diagonal": "never"}, {"agent_radius": 0.6, "smooth": True}])
+def test_a_batch_of_short_queries_allocates_no_grid_sized_arrays(options: dict[str, object]) -> None:
+    """``find_paths(grid, starts, goals)`` zeroed a fast-kernel workspace for the whole grid in
+    every thread on every call (12 MB on 510 x 510), and with any option (``diagonal=``,
+    ``agent_radius=``, ``smooth=``) took the general path (a 8 MB workspace per thread and a
+    ``GridSearch`` per query) where ``find_path`` answers in one kernel call: a batch of 8 short
+    queries took 15 to 20 times as long as 8 ``find_path`` calls, each frame. Options that
+    ``find_path`` answers in one kernel call are batched through it, on each thread's kept
+    workspace; the answers are the same."""
     grid = TileGrid(np.ones((510, 510), bool))
-    starts, goals = [(i, i) for i in range(8)], [(i + 5, i + 3) for i in range(8)]
-    gamenav.find_paths(grid, starts, goals, workers=1)  # (the thread's first: its workspace)
+    starts, goals = [(i + 1, i + 1) for i in range(8)], [(i + 5, i + 3) for i in range(8)]
+    gamenav.find_paths(grid, starts, goals, workers=1, **options)  # (the thread's first: its workspace)
     tracemalloc.start()
     try:
-        paths = gamenav.find_paths(grid, starts, goals, workers=1)
+        paths = gamenav.find_paths(grid, starts, goals, workers=1, **options)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert peak < 1 << 20, f"{peak} bytes allocated"
     for path, start, goal in zip(paths, starts, goals, strict=True):
-        expected = gamenav.find_path(grid, start, goal)
-        assert path.cost == expected.cost and np.array_equal(path.cells, expected.cells)
+        expected = gamenav.find_path(grid, start, goal, **options)  # type: ignore[arg-type]
+        assert path.cost == expected.cost and path.expanded == expected.expanded
+        assert np.array_equal(path.cells, expected.cells) and np.array_equal(path.points, expected.points)
