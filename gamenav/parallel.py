@@ -162,14 +162,12 @@ def _pairs(starts: Any, goals: Any) -> tuple[list[Any], list[Any]]:
 
 
 def _check_world(world: Any, options: dict[str, Any]) -> None:
-    """The world's kind and the options (on a mesh: their names), whatever the batch's size (each
-    query's checks cover them too, but an empty batch has none: a wrong world or option passed)."""
+    """The world's kind and the options, whatever the batch's size (each query's checks cover
+    them too, but an empty batch has none: a wrong world or option passed)."""
     if isinstance(world, TileGrid):
         GridSearch._check(world, (0, 0), (0, 0), **options)  # (a cell of every grid)
     elif isinstance(world, NavMesh):
         check_search_options(options)
-        for name, value in options.items():  # (its options are flags, read as its search reads them)
-            flag(value, name)
     else:
         raise InvalidInputError(f"world must be a TileGrid or a NavMesh, got {type(world).__name__}")
 
