@@ -776,8 +776,9 @@ def triangulate_convex(vertices: npt.NDArray[np.float64],
 
     Either orientation: a clockwise polygon is taken the other way round (as :class:`~gamenav.NavMesh`
     takes triangles). Collinear (180-degree) corners are allowed: ears are clipped only at
-    strictly convex corners, never so that the rest becomes flat while another ear would not (a
-    rest left flat, within a rounding error of an edge, is dropped). Zero-area polygons are dropped.
+    strictly convex corners and never so that the rest becomes flat; a rest with no such ear (its
+    corners have copies a rounding error away) is cut as a fan, thin triangles and all, so that
+    the triangles cover the polygon. Zero-area polygons are dropped.
 
     Raises:
         InvalidGeometryError: a polygon is not convex, or repeats a vertex (see :func:`convex_ring`).
@@ -797,35 +798,36 @@ def triangulate_convex(vertices: npt.NDArray[np.float64],
             out.append((ids[0], ids[1], ids[2]))
             continue
         ring = list(range(n))
-        while len(ring) > 3 and area > eps:
-            found = _next_ear(pts, ring, area, eps)
-            if found is None:
-                break  # no corner turns left: the rest is flat
+        while len(ring) > 3 and (found := _ear(pts, ring, area, eps)) is not None:
             i, ear = found
             out.append((ids[ring[i - 1]], ids[ring[i]], ids[ring[(i + 1) % len(ring)]]))
             area -= 0.5 * ear
             del ring[i]
-        if len(ring) == 3 and area > eps:
-            a, b, c = ring
-            out.append((ids[a], ids[b], ids[c]))
+        out += _fan(pts, [ids[i] for i in ring], ring)
     return np.array(out, dtype=np.int64).reshape(-1, 3)
 
 
-def _next_ear(pts: npt.NDArray[np.float64], ring: list[int], area: float,
-              eps: float) -> tuple[int, float] | None:
-    """The position in ``ring`` (indices of the convex polygon ``pts``, counter-clockwise, of
-    ``area`` > ``eps``) of the corner to clip next, and twice its ear's area: the first strictly
-    convex corner (ear > ``eps``) whose clipping leaves a rest with area, else the largest ear
-    (its rest is flat: points within a rounding error of the ear's edge, such as a corner's copy
-    1e-13 away, which the ear then covers); None when no corner turns left."""
+def _ear(pts: npt.NDArray[np.float64], ring: list[int], area: float,
+         eps: float) -> tuple[int, float] | None:
+    """The first strictly convex corner (its position in ``ring``, indices of the convex polygon
+    ``pts`` counter-clockwise, of ``area`` > ``eps``) whose ear (twice its area, > ``eps``) can be
+    clipped leaving a rest with area, or None: a triangle, or a ring whose every corner has a
+    neighbour a rounding error away (or beside it, on a line)."""
     m = len(ring)
-    best: tuple[int, float] | None = None
     for i in range(m):
         a, b, c = ring[i - 1], ring[i], ring[(i + 1) % m]
         ear = float((pts[b, 0] - pts[a, 0]) * (pts[c, 1] - pts[b, 1])
                     - (pts[b, 1] - pts[a, 1]) * (pts[c, 0] - pts[b, 0]))
         if ear > eps and area - 0.5 * ear > eps:
             return i, ear
-        if ear > eps and (best is None or ear > best[1]):
-            best = i, ear
-    return best
+    return None
+
+
+def _fan(pts: npt.NDArray[np.float64], ids: list[int], ring: list[int]) -> list[tuple[int, int, int]]:
+    """The convex polygon ``pts[ring]`` (vertex ``ids``, counter-clockwise) as a fan of triangles
+    from its first corner, without those of no area or folded by rounding: the thin ones stay, so
+    that the fan covers the polygon exactly."""
+    o = pts[ring[0]]
+    rel = pts[ring[1:]] - o
+    turn = rel[:-1, 0] * rel[1:, 1] - rel[:-1, 1] * rel[1:, 0]
+    return [(ids[0], ids[k + 1], ids[k + 2]) for k in np.flatnonzero(turn > 0).tolist()]

@@ -38,3 +38,26 @@ def test_a_polygon_with_a_corner_copy_a_rounding_error_away_keeps_its_area(
     assert len(set(mesh.islands.tolist())) == 1
     path = gamenav.find_path(mesh, (0.5, 0.5), (1.5, 0.8))
     assert path.status is PathStatus.FOUND and path.cost == pytest.approx(np.hypot(1.0, 0.3))
+
+
+@pytest.mark.parametrize("gap", [1e-13, 1e-15, 1e-12])
+@pytest.mark.parametrize("clockwise", [False, True])
+@pytest.mark.parametrize("start", range(8))
+def test_a_polygon_whose_corners_all_have_copies_a_rounding_error_away_keeps_its_area(
+        gap: float, clockwise: bool, start: int) -> None:
+    # a unit square whose every corner has a 180-degree vertex `gap` along its edge: no ear
+    # could be clipped leaving a rest with area, and the whole square was dropped (or all of it
+    # but one triangle once the square's neighbours were stitched)
+    corners = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], float)
+    verts = [tuple(p) for p in corners] + [tuple(corners[k] + gap * (corners[(k + 1) % 4] - corners[k]))
+                                           for k in range(4)]
+    ring = [0, 4, 1, 5, 2, 6, 3, 7]
+    ring = ring[start:] + ring[:start]
+    # a neighbour on the left, with its own copy of the square's left side
+    verts += [(-1, 0), (0, 0), (0, 1), (-1, 1)]
+    mesh = NavMesh.from_mesh(np.array(verts), [ring[::-1] if clockwise else ring, [8, 9, 10, 11]])
+    assert _area(mesh) == pytest.approx(2.0, abs=1e-9)
+    assert (mesh.locate([(0.5, 0.5), (0.01, 0.99), (0.99, 0.01), (0.99, 0.99), (0.01, 0.01)]) >= 0).all()
+    assert len(set(mesh.islands.tolist())) == 1
+    path = gamenav.find_path(mesh, (-0.5, 0.5), (0.9, 0.9))
+    assert path.status is PathStatus.FOUND and path.cost == pytest.approx(np.hypot(1.4, 0.4))
