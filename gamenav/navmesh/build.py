@@ -731,7 +731,8 @@ def grid_triangulation(passable: npt.NDArray[np.bool_], cell_size: float, origin
 def convex_ring(pts: npt.NDArray[np.float64], ids: Sequence[int],
                 name: str) -> tuple[list[int], npt.NDArray[np.float64], float, float]:
     """Check that the polygon ``pts`` ``(n, 2)`` (vertex ``ids``, named in messages as ``name``)
-    is convex in either orientation; 180-degree corners are allowed.
+    is convex in either orientation; 180-degree corners are allowed, and so are a corner's copies
+    within a rounding error of it (turning by no more than that, in any direction).
 
     Returns:
         ``(ids, pts, area, eps)`` counter-clockwise (a clockwise polygon reversed), its area and
@@ -760,11 +761,16 @@ def convex_ring(pts: npt.NDArray[np.float64], ids: Sequence[int],
     if (turns < -eps).any():
         raise InvalidGeometryError(
             f"{name} must be convex, got a reflex corner at vertex {ids[int(np.argmin(turns))]}")
-    dots = ((pts[:, 0] - prv[:, 0]) * (nxt[:, 0] - pts[:, 0])
-            + (pts[:, 1] - prv[:, 1]) * (nxt[:, 1] - pts[:, 1]))
-    winding = float(np.arctan2(turns, dots).sum()) / (2.0 * math.pi)
-    if abs(winding - 1.0) > 1e-6:  # left turns only, yet not once around: a star
-        if len(np.unique(pts, axis=0)) < len(ids):  # or a point given twice (turns there count 0)
+    # the turns between edges longer than 1e-9 of the scale: a corner's copy that close (a
+    # rounding error away, merged by NavMesh.from_mesh) may lie in any direction from it
+    edge = nxt - pts
+    length = np.hypot(edge[:, 0], edge[:, 1])
+    e = edge[length > 1e-9 * scale]
+    ep = np.roll(e, 1, axis=0)
+    winding = float(np.arctan2(ep[:, 0] * e[:, 1] - ep[:, 1] * e[:, 0],
+                               ep[:, 0] * e[:, 0] + ep[:, 1] * e[:, 1]).sum()) / (2.0 * math.pi)
+    if abs(winding - 1.0) > 1e-6 or not length.all():  # left turns only, yet not once around: a star
+        if len(np.unique(pts, axis=0)) < len(ids):  # or a point given twice
             raise InvalidGeometryError(f"{name} repeats a point (under another vertex id): {ids}")
         raise InvalidGeometryError(f"{name} must be convex, got a ring that turns {winding:.6g} times around")
     return ids, pts, area, eps

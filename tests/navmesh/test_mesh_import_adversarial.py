@@ -8,6 +8,7 @@ import shapely
 
 import gamenav
 from gamenav import NavMesh, PathStatus
+from gamenav.io import read_mesh
 
 
 def _area(mesh: NavMesh) -> float:
@@ -61,3 +62,25 @@ def test_a_polygon_whose_corners_all_have_copies_a_rounding_error_away_keeps_its
     assert len(set(mesh.islands.tolist())) == 1
     path = gamenav.find_path(mesh, (-0.5, 0.5), (0.9, 0.9))
     assert path.status is PathStatus.FOUND and path.cost == pytest.approx(np.hypot(1.4, 0.4))
+
+
+@pytest.mark.parametrize("gap", [1e-15, 1e-13, 5e-13])
+@pytest.mark.parametrize("angle", [k * np.pi / 4 for k in range(8)] + [0.3, 2.8, 5.467])
+@pytest.mark.parametrize("after", [False, True])
+def test_a_corner_copy_a_rounding_error_away_in_any_direction_is_convex(
+        gap: float, angle: float, after: bool, tmp_path) -> None:
+    # the corner (1, 1) of a unit square with a copy `gap` away, in a direction that makes a tiny
+    # zig-zag: no turn beyond the rounding tolerance, yet the angles there summed to 0 or 2 turns
+    # ("must be convex, got a ring that turns 0 times around"): the mesh (and its file) refused
+    copy = (1 + gap * np.cos(angle), 1 + gap * np.sin(angle))
+    verts = np.array([(0, 0), (1, 0), (1, 1), (0, 1), copy, (2, 0), (2, 1)], float)
+    ring = [0, 1, 2, 4, 3] if after else [0, 1, 4, 2, 3]
+    mesh = NavMesh.from_mesh(verts, [ring, [1, 5, 6, 2]])
+    assert _area(mesh) == pytest.approx(2.0, abs=1e-9)
+    assert len(set(mesh.islands.tolist())) == 1
+    assert gamenav.find_path(mesh, (0.5, 0.9), (1.5, 0.9)).status is PathStatus.FOUND
+    lines = ["mesh", "3", "7 2", *(f"{x!r} {y!r}" for x, y in verts.tolist()),
+             "1 5 " + " ".join(str(i + 1) for i in ring) + " 0 0 0 0 0", "1 4 2 6 7 3 0 0 0 0"]
+    (tmp_path / "m.mesh").write_text("\n".join(lines) + "\n")
+    data = read_mesh(tmp_path / "m.mesh")
+    assert [p.tolist() for p in data.polygons] == [ring, [1, 5, 6, 2]]
