@@ -761,11 +761,13 @@ def convex_ring(pts: npt.NDArray[np.float64], ids: Sequence[int],
     if (turns < -eps).any():
         raise InvalidGeometryError(
             f"{name} must be convex, got a reflex corner at vertex {ids[int(np.argmin(turns))]}")
-    # the turns between edges longer than 1e-9 of the scale: a corner's copy that close (a
-    # rounding error away, merged by NavMesh.from_mesh) may lie in any direction from it
+    # the turns between edges, but for those of a corner's copy a rounding error away (merged by
+    # NavMesh.from_mesh), which may lie in any direction from it: edges under 1e-9 of the scale
+    # turning by no more than the rounding at both ends
     edge = nxt - pts
     length = np.hypot(edge[:, 0], edge[:, 1])
-    e = edge[length > 1e-9 * scale]
+    flat = np.abs(turns) <= eps
+    e = edge[(length > 1e-9 * scale) | ~(flat & np.roll(flat, -1))]
     ep = np.roll(e, 1, axis=0)
     winding = float(np.arctan2(ep[:, 0] * e[:, 1] - ep[:, 1] * e[:, 0],
                                ep[:, 0] * e[:, 0] + ep[:, 1] * e[:, 1]).sum()) / (2.0 * math.pi)

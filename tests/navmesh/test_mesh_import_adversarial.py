@@ -84,3 +84,16 @@ def test_a_corner_copy_a_rounding_error_away_in_any_direction_is_convex(
     (tmp_path / "m.mesh").write_text("\n".join(lines) + "\n")
     data = read_mesh(tmp_path / "m.mesh")
     assert [p.tolist() for p in data.polygons] == [ring, [1, 5, 6, 2]]
+
+
+@pytest.mark.parametrize("width", [1e-11, 3e-12])
+def test_a_thin_rectangle_is_convex(width: float, tmp_path) -> None:
+    # a strip narrower than 1e-9 of its length, with area: its short edges turn by more than
+    # the rounding, and are no corner's copies (the star check left them out: "turns 0 times")
+    verts = np.array([(0, 0), (1, 0), (1, 1), (0, 1), (0, 1 + width), (1, 1 + width)], float)
+    mesh = NavMesh.from_mesh(verts, [[0, 1, 2, 3], [3, 2, 5, 4]])
+    assert _area(mesh) == pytest.approx(1.0, abs=1e-9)
+    lines = ["mesh", "3", "6 2", *(f"{x!r} {y!r}" for x, y in verts.tolist()),
+             "1 4 1 2 3 4 0 0 0 0", "1 4 4 3 6 5 0 0 0 0"]
+    (tmp_path / "m.mesh").write_text("\n".join(lines) + "\n")
+    assert [p.tolist() for p in read_mesh(tmp_path / "m.mesh").polygons] == [[0, 1, 2, 3], [3, 2, 5, 4]]
