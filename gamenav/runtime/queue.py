@@ -558,7 +558,10 @@ class PathQueue(Closeable):
                 is answered (also for answers given at request time); not called on cancel.
                 A request made while callbacks run (e.g. by a callback) has its callback
                 called in the next update at the earliest, so chains of requests answered at
-                once (cache hits) run one link per update.
+                once (cache hits) run one link per update. The callback reports the answer as
+                given: a path answered at request time is not checked again against edits the
+                game makes before that update (a listener of the world sees them; a
+                :class:`~gamenav.Crowd` re-plans its agents' routes at edits).
             quick_expansions: expand up to this many nodes right now, outside the frame
                 budget (Detour's quick search): short requests are answered at once (done,
                 0 frames waited); otherwise, on grids, :attr:`PathRequest.path` holds the best
