@@ -811,7 +811,10 @@ def triangulate_convex(vertices: npt.NDArray[np.float64],
             out.append((ids[ring[i - 1]], ids[ring[i]], ids[ring[(i + 1) % len(ring)]]))
             area -= 0.5 * ear
             del ring[i]
-        out += _fan(pts, [ids[i] for i in ring], ring)
+        if len(ring) == 3:
+            out.append((ids[ring[0]], ids[ring[1]], ids[ring[2]]))
+        else:  # no ear to clip: corners with copies a rounding error away
+            out += _fan(pts[ring], [ids[i] for i in ring], eps)
     return np.array(out, dtype=np.int64).reshape(-1, 3)
 
 
@@ -831,11 +834,17 @@ def _ear(pts: npt.NDArray[np.float64], ring: list[int], area: float,
     return None
 
 
-def _fan(pts: npt.NDArray[np.float64], ids: list[int], ring: list[int]) -> list[tuple[int, int, int]]:
-    """The convex polygon ``pts[ring]`` (vertex ``ids``, counter-clockwise) as a fan of triangles
-    from its first corner, without those of no area or folded by rounding: the thin ones stay, so
-    that the fan covers the polygon exactly."""
-    o = pts[ring[0]]
-    rel = pts[ring[1:]] - o
+def _fan(pts: npt.NDArray[np.float64], ids: list[int], eps: float) -> list[tuple[int, int, int]]:
+    """The convex polygon ``pts`` (vertex ``ids``, counter-clockwise) as a fan of triangles from
+    its sharpest corner (of the largest ear: neither a corner's copy nor on a line with its
+    neighbours, so that no triangle of the fan runs along a line through it), without the
+    triangles of area within the rounding (``eps``): they lie along an edge of the fan, and
+    :meth:`~gamenav.NavMesh.from_mesh` merges their points with its ends or splits it there."""
+    prv, nxt = np.roll(pts, 1, axis=0), np.roll(pts, -1, axis=0)
+    ears: npt.NDArray[np.float64] = ((pts[:, 0] - prv[:, 0]) * (nxt[:, 1] - pts[:, 1])
+                                     - (pts[:, 1] - prv[:, 1]) * (nxt[:, 0] - pts[:, 0]))
+    k = int(np.argmax(ears))
+    rel = np.roll(pts, -k, axis=0)[1:] - pts[k]
     turn = rel[:-1, 0] * rel[1:, 1] - rel[:-1, 1] * rel[1:, 0]
-    return [(ids[0], ids[k + 1], ids[k + 2]) for k in np.flatnonzero(turn > 0).tolist()]
+    ring = ids[k:] + ids[:k]
+    return [(ring[0], ring[j + 1], ring[j + 2]) for j in np.flatnonzero(turn > eps).tolist()]

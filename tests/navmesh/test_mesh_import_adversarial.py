@@ -97,3 +97,25 @@ def test_a_thin_rectangle_is_convex(width: float, tmp_path) -> None:
              "1 4 1 2 3 4 0 0 0 0", "1 4 4 3 6 5 0 0 0 0"]
     (tmp_path / "m.mesh").write_text("\n".join(lines) + "\n")
     assert [p.tolist() for p in read_mesh(tmp_path / "m.mesh").polygons] == [[0, 1, 2, 3], [3, 2, 5, 4]]
+
+
+@pytest.mark.parametrize("clockwise", [False, True])
+@pytest.mark.parametrize("start", range(9))
+def test_a_polygon_with_copies_at_both_ends_of_a_straight_side_is_one_island(clockwise: bool, start: int) -> None:
+    # a triangle whose long side holds 180-degree vertices (a rounding error off its line) and,
+    # at both its ends, a corner's copy 1e-12 away: no ear to clip; the fan was cut from the
+    # first corner, a copy, along the side: merged with its corner, its thin triangles folded
+    # (2 islands, NO_PATH inside one convex polygon)
+    verts = np.array([(47.73792660807354, 25.39339041208778), (34.50083298787736, 27.217101787931426),
+                      (34.50083298787604, 27.217101787931608), (36.69742533442137, 30.502461265352967),
+                      (39.939491895468656, 35.351496690391855), (50.779021552040085, 51.563768186290886),
+                      (57.78116469885942, 62.03660689295584), (57.781164698859314, 62.03660689295484),
+                      (69.5103192343459, 37.38620607514251)])
+    ring = list(range(9))
+    ring = ring[start:] + ring[:start]
+    mesh = NavMesh.from_mesh(verts, [ring[::-1] if clockwise else ring])
+    assert _area(mesh) == pytest.approx(shapely.Polygon(verts).area, rel=1e-12)
+    assert len(set(mesh.islands.tolist())) == 1
+    a, b = (40.0, 34.0), (60.0, 40.0)
+    path = gamenav.find_path(mesh, a, b, exact=True)
+    assert path.status is PathStatus.FOUND and path.cost == pytest.approx(np.hypot(20.0, 6.0))
