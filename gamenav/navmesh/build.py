@@ -736,7 +736,8 @@ def convex_ring(pts: npt.NDArray[np.float64], ids: Sequence[int],
 
     Returns:
         ``(ids, pts, area, eps)`` counter-clockwise (a clockwise polygon reversed), its area and
-        the rounding tolerance of areas at its scale (``area <= eps``: a flat polygon).
+        the rounding tolerance of areas at its scale and position (``area <= eps``: a flat
+        polygon).
 
     Raises:
         InvalidGeometryError: a reflex corner, a ring turning more than once around (a star) or
@@ -744,7 +745,8 @@ def convex_ring(pts: npt.NDArray[np.float64], ids: Sequence[int],
     """
     ids = list(ids)
     scale = float(np.ptp(pts, axis=0).max()) or 1.0
-    eps = 1e-12 * scale * scale
+    # (far from the origin, points computed on a line, 180-degree corners, are float steps off it)
+    eps = max(1e-12 * scale, 4 * float(np.spacing(np.abs(pts).max()))) * scale
     # about a corner: products of absolute coordinates cancel
     rel, rel_nxt = pts - pts[0], np.roll(pts, -1, axis=0) - pts[0]
     area = 0.5 * float(np.sum(rel[:, 0] * rel_nxt[:, 1] - rel_nxt[:, 0] * rel[:, 1]))
@@ -785,8 +787,8 @@ def triangulate_convex(vertices: npt.NDArray[np.float64],
     Either orientation: a clockwise polygon is taken the other way round (as :class:`~gamenav.NavMesh`
     takes triangles). Collinear (180-degree) corners are allowed: ears are clipped only at
     strictly convex corners and never so that the rest becomes flat; a rest with no such ear (its
-    corners have copies a rounding error away) is cut as a fan, thin triangles and all, so that
-    the triangles cover the polygon. Zero-area polygons are dropped.
+    corners have copies a rounding error away) is cut as a fan (see :func:`_fan`). Zero-area
+    polygons are dropped.
 
     Raises:
         InvalidGeometryError: a polygon is not convex, or repeats a vertex (see :func:`convex_ring`).

@@ -119,3 +119,22 @@ def test_a_polygon_with_copies_at_both_ends_of_a_straight_side_is_one_island(clo
     a, b = (40.0, 34.0), (60.0, 40.0)
     path = gamenav.find_path(mesh, a, b, exact=True)
     assert path.status is PathStatus.FOUND and path.cost == pytest.approx(np.hypot(20.0, 6.0))
+
+
+@pytest.mark.parametrize("origin", [1869.1333659165825, -1e6 - 0.3, 3e9 + 0.7])
+@pytest.mark.parametrize("slope", [0.35, 0.61, 0.9])
+def test_a_small_polygon_far_from_the_origin_with_180_degree_corners_is_convex(
+        origin: float, slope: float, tmp_path) -> None:
+    # a triangle 1e-6 of its distance from the origin wide, its long side holding points
+    # computed on it (an exporter's T-junction vertices): they lie float steps off the line,
+    # which the convexity check took for reflex corners (the same triangle at the origin: fine)
+    size = 1e-6 * abs(origin)
+    a, b, c = np.array([origin, -origin]), np.array([origin + size, -origin]), \
+        np.array([origin + size, -origin + slope * size])
+    verts = np.array([a, b, c, *(c + t * (a - c) for t in (0.3, 0.55, 0.8))])
+    mesh = NavMesh.from_mesh(verts, [[0, 1, 2, 3, 4, 5]])
+    assert _area(mesh) == pytest.approx(0.5 * slope * size * size, rel=1e-6)
+    assert len(set(mesh.islands.tolist())) == 1
+    lines = ["mesh", "3", "6 1", *(f"{x!r} {y!r}" for x, y in verts.tolist()), "1 6 1 2 3 4 5 6 0 0 0 0 0 0"]
+    (tmp_path / "m.mesh").write_text("\n".join(lines) + "\n")
+    assert [p.tolist() for p in read_mesh(tmp_path / "m.mesh").polygons] == [[0, 1, 2, 3, 4, 5]]
