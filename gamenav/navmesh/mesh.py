@@ -302,12 +302,16 @@ def _stitch(mesh: NavMesh) -> npt.NDArray[np.int64] | None:
         if not chain or chain[-1] != vertex[k]:  # (copies merged)
             chain.append(int(vertex[k]))
     tris = root[mesh._triangles]
-    split = np.unique(owner[edge[hit]])
+    p = verts[tris]
+    # a sliver that a merge turned over (thinner than the copies were apart) goes: taken the
+    # other way round, it would lie over its neighbour (an island of its own, no portal)
+    folded = np.flatnonzero(_area2(p, ((p - np.roll(p, -1, axis=1)) ** 2).sum(axis=2)) < 0)
+    split = np.setdiff1d(owner[edge[hit]], folded)
     pieces = []
     for t in tris[split].tolist():
         own = {(u, v): chains[u, v] for u, v in itertools.pairwise(t + t[:1]) if (u, v) in chains}
         pieces += _fan((t[0], t[1], t[2]), own)
-    stitched: npt.NDArray[np.int64] = np.concatenate([np.delete(tris, split, axis=0),
+    stitched: npt.NDArray[np.int64] = np.concatenate([np.delete(tris, np.r_[split, folded], axis=0),
                                                       np.array(pieces, dtype=np.int64).reshape(-1, 3)])
     return stitched
 

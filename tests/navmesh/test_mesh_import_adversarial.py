@@ -138,3 +138,17 @@ def test_a_small_polygon_far_from_the_origin_with_180_degree_corners_is_convex(
     lines = ["mesh", "3", "6 1", *(f"{x!r} {y!r}" for x, y in verts.tolist()), "1 6 1 2 3 4 5 6 0 0 0 0 0 0"]
     (tmp_path / "m.mesh").write_text("\n".join(lines) + "\n")
     assert [p.tolist() for p in read_mesh(tmp_path / "m.mesh").polygons] == [[0, 1, 2, 3, 4, 5]]
+
+
+def test_a_sliver_turned_over_by_merging_copies_is_no_island() -> None:
+    # two unit squares as triangles, each with its own copy of the corner (1, 0), 6.6e-13 apart;
+    # the right one's fan from it holds a sliver along the bottom, through a 180-degree vertex at
+    # (1.5, -1e-13): merged into the left square's copy, the sliver turned over, was taken the
+    # other way round and lay over its neighbour: an island of its own (points there: NO_PATH)
+    verts = np.array([(0, 0), (1.0000000000004736, -8.692750222482776e-13), (1, 1), (0, 1),
+                      (0.9999999999997892, -2.0898691150838446e-13), (1.4999999999998948, -1.0449345575419223e-13),
+                      (2, 0), (2, 1), (1, 1)])
+    mesh = NavMesh.from_mesh(verts, np.array([[0, 1, 2], [0, 2, 3], [4, 5, 6], [4, 6, 7], [4, 7, 8]]))
+    assert _area(mesh) == pytest.approx(2.0, abs=1e-9)
+    assert len(set(mesh.islands.tolist())) == 1
+    assert (mesh.neighbours >= 0).any(axis=1).all()
