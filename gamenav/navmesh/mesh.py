@@ -544,8 +544,9 @@ class NavMesh(Closes):
         """
         verts = _vertex_array(vertices)
         mesh = cls(verts, _convex_triangles(verts, polygons))
-        fixed = _stitch(mesh)
-        return mesh if fixed is None else cls(verts, fixed)
+        while (fixed := _stitch(mesh)) is not None:  # (a sliver dropped may leave a T-junction)
+            mesh = cls(verts, fixed)
+        return mesh
 
     # -- topology and index ---------------------------------------------------------------
     def _build_topology(self) -> None:

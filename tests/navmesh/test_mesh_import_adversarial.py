@@ -152,3 +152,25 @@ def test_a_sliver_turned_over_by_merging_copies_is_no_island() -> None:
     assert _area(mesh) == pytest.approx(2.0, abs=1e-9)
     assert len(set(mesh.islands.tolist())) == 1
     assert (mesh.neighbours >= 0).any(axis=1).all()
+
+
+def test_a_t_junction_left_by_a_sliver_turned_over_is_split_too() -> None:
+    # three unit squares as triangles, each with its own copies of the corners, up to 1.2e-12
+    # apart; the top one's bottom side holds a 180-degree vertex (3.5, 2 + 4e-13) in a sliver of
+    # its fan: merging copies turned it over and it went, leaving that vertex in the middle of
+    # the top square's new side (a T-junction, found by no second look): a crack, and the exact
+    # path from the bottom square to the top one went round its corner (3, 2)
+    verts = np.array([
+        (1.9999999999995262, 0.9999999999993926), (3.0, 1.0), (2.99999999999932, 1.9999999999996176),
+        (2.0000000000004854, 1.9999999999992775), (3.0, 1.0), (3.9999999999997558, 0.9999999999998952),
+        (4.0, 2.0), (2.9999999999999596, 2.0000000000008584), (3.000000000000297, 2.0000000000008407),
+        (4.0, 2.0), (4.000000000000485, 2.999999999999961), (3.0000000000007354, 2.9999999999995177),
+        (3.5000000000001483, 2.00000000000042)])
+    tris = np.array([[0, 1, 2], [0, 2, 3], [4, 5, 6], [4, 6, 7], [8, 12, 9], [8, 9, 10], [8, 10, 11]])
+    mesh = NavMesh.from_mesh(verts, tris)
+    assert _area(mesh) == pytest.approx(3.0, abs=1e-9)
+    assert not any(abs(mesh.vertices[e, 1] - 2).max() < 1e-9 and mesh.vertices[e, 0].min() > 2.5
+                   for e in mesh._border_edges)  # no crack along y = 2 between the right squares
+    a, b = (3.9, 1.1), (3.1, 2.9)
+    path = gamenav.find_path(mesh, a, b, exact=True)
+    assert path.status is PathStatus.FOUND and path.cost == pytest.approx(np.hypot(0.8, 1.8))
