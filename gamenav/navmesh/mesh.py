@@ -544,8 +544,12 @@ class NavMesh(Closes):
         """
         verts = _vertex_array(vertices)
         mesh = cls(verts, _convex_triangles(verts, polygons))
+        cracks = None  # border edges after the last pass: another pass is kept while it closes some
         while (fixed := _stitch(mesh)) is not None:  # (a sliver dropped may leave a T-junction)
-            mesh = cls(verts, fixed)
+            stitched = cls(verts, fixed)
+            if cracks is not None and len(stitched._border_edges) >= cracks:
+                break  # (copies merged in chains, each within the tolerance, kept the passes going)
+            mesh, cracks = stitched, len(stitched._border_edges)
         return mesh
 
     # -- topology and index ---------------------------------------------------------------
