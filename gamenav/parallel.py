@@ -17,7 +17,6 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -29,7 +28,7 @@ from gamenav.errors import InvalidInputError
 from gamenav.grid._fast import Tables, _workspace, fast_rule, snapshot_tables, int_pairs, make_path
 from gamenav.grid.clearance import radius_state
 from gamenav.grid.movement import Diagonal
-from gamenav.grid.search import GridSearch, Lease, SearchWorkspace
+from gamenav.grid.search import GridSearch, Lease
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.navmesh.mesh import NavMesh, world_point
 from gamenav.navmesh.search import NavMeshSearch, check_search_options
@@ -228,7 +227,8 @@ def _grid_fast(grid: TileGrid, starts: list[Any], goals: list[Any], workers: int
 
 def _grid_general(grid: TileGrid, starts: list[Any], goals: list[Any], workers: int,
                   options: dict[str, Any]) -> list[Path]:
-    """Queries with options: a GridSearch per query on one snapshot, one workspace per thread."""
+    """Queries with options: a GridSearch per query on one snapshot, each on a workspace borrowed
+    from the pool (none allocated per call once the pool holds one per thread)."""
     if "workspace" in options:
         raise InvalidInputError("find_paths gives each thread its own workspace; do not pass "
                                 f"workspace= (got {options['workspace']!r})")
@@ -253,17 +253,12 @@ def _grid_general(grid: TileGrid, starts: list[Any], goals: list[Any], workers: 
                 GridSearch._from_checked(req, state, lease)  # raises BlockedEndpointError
         results: list[Path | None] = [None] * len(starts)
 
-        def make_worker() -> Callable[[int], None]:
-            ws = SearchWorkspace(grid.shape)
+        def job(i: int) -> None:  # (its workspace borrowed from the pool and given back, as a queue's)
+            search = GridSearch._from_checked(requests[i], state, lease)
+            search.step(None)
+            results[i] = search.result()
 
-            def job(i: int) -> None:
-                search = GridSearch._from_checked(replace(requests[i], workspace=ws), state, lease)
-                search.step(None)
-                results[i] = search.result()
-
-            return job
-
-        run_parallel(len(starts), workers, make_worker)
+        run_parallel(len(starts), workers, lambda: job)
     finally:
         lease.close()
     return results  # type: ignore[return-value]
