@@ -559,6 +559,9 @@ def main(argv: list[str] | None = None) -> int:
     for option, value in (("--screenshot", args.screenshot), ("--stats", args.stats)):
         if value and not args.headless:
             parser.error(f"{option} needs --headless (the scripted run writes it; the game window does not)")
+    if args.screenshot and args.stats and FilePath(args.screenshot).resolve() == FilePath(args.stats).resolve():
+        parser.error(f"--screenshot and --stats name the same file {args.stats!r}: the stats would overwrite the "
+                     f"screenshot")
     if args.screenshot:
         _check_output(parser, "--screenshot", args.screenshot, image=True)
     if args.stats:

@@ -808,3 +808,16 @@ def test_cli_rejects_output_options_that_would_be_ignored(args: list[str], messa
         main(["--agents", "4", "--frames", "1", *args])
     assert info.value.code == 2 and message in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("stats", ["shot.png", "./shot.png", "link.png"])
+def test_cli_refuses_stats_and_screenshot_in_one_file(stats: str, tmp_path: FilePath, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    # --screenshot shot.png --stats shot.png ran the scene, saved the screenshot, then wrote the stats over it
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "link.png").symlink_to(tmp_path / "shot.png")
+    with pytest.raises(SystemExit) as info:
+        main(["--headless", "--agents", "4", "--frames", "1", "--screenshot", "shot.png", "--stats", stats])
+    assert info.value.code == 2
+    assert f"--screenshot and --stats name the same file {stats!r}" in capsys.readouterr().err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["link.png"]
