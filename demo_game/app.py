@@ -32,6 +32,9 @@ __all__ = ["DemoWindow", "LoadingCancelled", "LoadingWindow", "display_problem",
            "run_headless"]
 
 CELL_PX = 8
+AGENTS = 400
+"""The units ``--agents`` gives by default: fewer on a map of fewer free cells (one a cell: 400 discs on the 19 free
+cells of tiny.json lay in a heap that never parted)."""
 MAX_AGENTS = 100_000
 """The most units ``--agents`` takes (100,000 already take seconds a frame; a trillion failed with a MemoryError)."""
 MAX_SIDE_PX = 8_192
@@ -525,7 +528,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--map", help="a Moving AI .map or Tiled .json/.tmx file, or the name of a map shipped with "
                                       "gamenav such as arena.map (default: the built-in map)")
     parser.add_argument("--layer", help="the Tiled tile layer holding walls (default 'walls')")
-    parser.add_argument("--agents", type=int, default=400, help=f"number of units, 1..{MAX_AGENTS} (default 400)")
+    parser.add_argument("--agents", type=int, help=f"number of units, 1..{MAX_AGENTS} (default {AGENTS}, or one a free "
+                                                   f"cell on a map of fewer)")
     parser.add_argument("--seed", type=_number(int, 0, True), default=7, help="map and spawn seed (>= 0; default 7)")
     parser.add_argument("--budget", type=_number(float, 0, False), default=1.0,
                         help="pathfinding budget in ms per frame (default 1)")
@@ -544,9 +548,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated overlays shown at start: grid, paths, navmesh, expansions, help "
                              "(default paths)")
     args = parser.parse_args(argv)
-    if args.agents < 1:
+    if args.agents is not None and args.agents < 1:
         parser.error(f"--agents must be >= 1, got {args.agents}")
-    if args.agents > MAX_AGENTS:
+    if args.agents is not None and args.agents > MAX_AGENTS:
         parser.error(f"--agents must be <= {MAX_AGENTS}, got {args.agents}")
     if args.layer is not None and FilePath(args.map or "").suffix.lower() not in TILED_SUFFIXES:
         parser.error(f"--layer names the tile layer of a Tiled map (--map FILE.json or FILE.tmx) that holds the walls; "
@@ -600,8 +604,9 @@ def main(argv: list[str] | None = None) -> int:
         except LoadingCancelled:  # the window was closed while loading: quit without compiling the rest
             return 0
         loading.close()
+    agents = args.agents if args.agents is not None else max(1, min(AGENTS, int(terrain.walkable.sum())))
     try:
-        sim = Simulation(terrain, agents=args.agents, seed=args.seed, budget_ms=args.budget, cell_size=cell_px,
+        sim = Simulation(terrain, agents=agents, seed=args.seed, budget_ms=args.budget, cell_size=cell_px,
                          reinforce_seconds=None if args.reinforce <= 0 else args.reinforce)
     except gamenav.GamenavError as exc:  # e.g. a map with no room for an army
         print(f"python -m demo_game: cannot start on this map: {exc}", file=sys.stderr)

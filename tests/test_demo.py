@@ -821,3 +821,23 @@ def test_cli_refuses_stats_and_screenshot_in_one_file(stats: str, tmp_path: File
     assert info.value.code == 2
     assert f"--screenshot and --stats name the same file {stats!r}" in capsys.readouterr().err
     assert sorted(path.name for path in tmp_path.iterdir()) == ["link.png"]
+
+
+@pytest.mark.parametrize(("args", "agents"), [(["--map", "tiny.json"], 19),
+                                              (["--map", "tiny.json", "--agents", "40"], 40), ([], 400)])
+def test_the_default_army_fits_a_small_map(args: list[str], agents: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # --map tiny.json (6 x 4 cells, 19 of them free) spawned the default 400 units: a heap of discs up to a whole
+    # disc deep in each other that never parted; the default is one unit a free cell on such a map
+    asked: list[int] = []
+
+    class Started(Exception):
+        pass
+
+    def simulation(terrain: Any, *, agents: int, **options: Any) -> None:
+        asked.append(agents)
+        raise Started
+
+    monkeypatch.setattr(demo_app, "Simulation", simulation)
+    with pytest.raises(Started):
+        main(["--headless", "--frames", "1", *args])
+    assert asked == [agents]
