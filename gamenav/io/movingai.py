@@ -68,7 +68,8 @@ def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
         ``(height, width)`` bool array, ``[y, x]``, True where passable.
 
     Raises:
-        MapFormatError: an empty file, a malformed or incomplete header, a declared size that
+        MapFormatError: an empty file, a malformed or incomplete header (a ``type`` other than
+            ``octile`` too), a declared size that
             does not match the rows, unknown terrain (tabs and spaces included) or non-ASCII
             bytes (the message names the file and line); not a regular file (a device or FIFO)
             or more than :data:`MAX_MAP_BYTES` bytes (refused before reading).
@@ -97,6 +98,10 @@ def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
         n += 1
     if n == len(lines):
         raise MapFormatError("missing the 'map' line that starts the grid", path=path, line=n)
+    kind, line_no = header.get("type", ("octile", 0))
+    if kind != "octile":  # (HOG2's 'octile-corner' and 'raw' lay their grids out otherwise: read as octile, wrong)
+        raise MapFormatError(f"the map type must be 'octile' (gamenav reads only octile grids), got {kind!r}",
+                             path=path, line=line_no)
     size: dict[str, int] = {}
     for key in ("height", "width"):
         if key not in header:
