@@ -549,9 +549,8 @@ def prepare(grid: TileGrid, *algorithms: str) -> None:
     otherwise build on their first query: 0.05-1.3 s on 1000-cell maps, for a loading screen
     rather than a frame. They are then kept in step with ``set_walkable`` while the grid lives
     (for ``"subgoal"``, calling it again after edits also spreads the landmarks of its
-    heuristic over the edited graph and computes them at once; queries otherwise update one
-    each, where they were). ``"astar"`` and
-    ``"dijkstra"`` need nothing.
+    heuristic over the edited graph now; the first query after the edits otherwise does).
+    ``"astar"`` and ``"dijkstra"`` need nothing.
 
     Raises:
         InvalidInputError: ``grid`` is not a TileGrid, no algorithm is given, or one is not a

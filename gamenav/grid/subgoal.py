@@ -42,14 +42,14 @@ Design (Simple Subgoal Graphs, Uras, Koenig & Hernandez, ICAPS 2013):
 * Edits: the subgoals within one cell of the changed box are recomputed, the clearances of its
   rows and columns re-swept, and exactly the subgoals whose last scan read a changed cell (a
   bounding box kept per subgoal) are scanned again; edges no scan finds any more are dropped.
-  The repaired graph equals one built from scratch (the tests compare them). Landmark
-  distances describe one version of the graph: after an edit a query uses only the landmarks
-  already brought up to date, and each query on the current graph first updates one more
-  (one Dijkstra over the graph: 0.7-3 ms on the GPPC maps), so all are current again after
-  :data:`LANDMARKS` queries. ``gamenav.prepare(grid, "subgoal")`` after a batch of edits
-  spreads them over the graph anew and updates them all at once (at a loading screen rather
-  than in a frame; queries keep the places chosen before, which suit the graph less and less
-  after large edits).
+  The repaired graph equals one built from scratch (the tests compare them). Landmarks
+  belong to one version of the graph, placed and computed from that graph alone (never from
+  the queries or edits before it), so the same query on the same cells finds the same path
+  whatever ran before: the first query on a new version spreads them (one Dijkstra per
+  landmark: 90 ms CPU on AR0011SR, 0.24-1 s on the GPPC maps on a machine 8x slower than a
+  laptop; a burst of edits pays it once), and every query on that version uses them all.
+  ``gamenav.prepare(grid, "subgoal")`` after edits does it at once (at a loading screen rather
+  than in a frame).
 * Threads: as :mod:`gamenav.grid.hpa` (:class:`~gamenav.grid._index.GridIndex`): a query
   borrows the graph of its snapshot's version; an edit while queries hold it repairs a copy. A
   query whose snapshot and the index disagree runs A* (same cost).
@@ -121,7 +121,7 @@ class _Graph:
     """The arrays of one version of the subgoal graph (see :mod:`gamenav._kernels.subgoal`)."""
 
     __slots__ = ("p", "sg", "clear", "ncell", "node_x", "node_y", "corner", "box", "off", "cnt",
-                 "cap", "free", "adj", "adir", "meta", "generation")
+                 "cap", "free", "adj", "adir", "meta", "generation", "marks")
 
     def __init__(self, p: npt.NDArray[np.uint8], clear_dtype: type[np.signedinteger[Any]]) -> None:
         self.p = p
@@ -131,6 +131,7 @@ class _Graph:
         self.adj = np.zeros(64, dtype=np.int64)
         self.adir = np.zeros(64, dtype=np.uint8)
         self.generation = next(_generations)
+        self.marks: _Landmarks | None = None  # this version's landmarks, once spread
         self._nodes(0)
 
     def _nodes(self, cap: int) -> None:
@@ -177,44 +178,37 @@ class _Graph:
 
     def copy(self) -> _Graph:
         other = _Graph.__new__(_Graph)
-        for name in _Graph.__slots__[:-1]:
+        for name in _ARRAYS:
             setattr(other, name, getattr(self, name).copy())
-        other.generation = self.generation
+        other.generation, other.marks = self.generation, self.marks
         return other
 
     @property
     def nbytes(self) -> int:
-        return sum(int(getattr(self, name).nbytes) for name in _Graph.__slots__[:-1])
+        return sum(int(getattr(self, name).nbytes) for name in _ARRAYS)
 
 
 _NODE_ARRAYS = ("ncell", "node_x", "node_y", "corner", "box", "off", "cnt", "cap", "free")
+_ARRAYS = _Graph.__slots__[:-2]
 
 
 @dataclass(frozen=True)
 class _Landmarks:
-    """Landmark distances: ``dist[j, v]`` (uint32 entries, see :mod:`gamenav._kernels.subgoal`)
-    from landmark j to node v (a row per landmark: a query reads a few rows), valid for the
-    graph of generation ``generation[j]`` (-1: none); ``cells[j]`` the landmark's padded cell
-    (-1: none); ``by_node`` the same entries a row per node (``(nodes, landmarks)``: a query
-    chooses its landmarks by two of its rows). Never modified once published (a refresh
-    publishes a new one)."""
+    """The landmarks of one graph version: ``dist[j, v]`` (uint32 entries, see
+    :mod:`gamenav._kernels.subgoal`) from landmark j to node v (a row per landmark: a query
+    reads a few rows); ``cells[j]`` the landmark's padded cell (-1: none, its row unused);
+    ``by_node`` the same entries a row per node (``(nodes, landmarks)``: a query chooses its
+    landmarks by two of its rows); ``use`` the rows placed. Never modified."""
 
     dist: npt.NDArray[np.uint32]
-    generation: npt.NDArray[np.int64]
     cells: npt.NDArray[np.int64]
     by_node: npt.NDArray[np.uint32] = field(init=False)
+    use: npt.NDArray[np.int64] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_node", np.ascontiguousarray(self.dist.T))
+        object.__setattr__(self, "use", np.flatnonzero(self.cells >= 0).astype(np.int64))
 
-    def usable(self, graph: _Graph) -> npt.NDArray[np.int64]:
-        """The columns valid for ``graph``."""
-        if self.dist.shape[1] < graph.ncell.shape[0]:
-            return _NONE
-        return np.flatnonzero(self.generation == graph.generation).astype(np.int64)
-
-
-_NONE = np.zeros(0, dtype=np.int64)
 _STAMP_LIMIT = int(np.iinfo(np.int32).max)
 """Query stamps wrap round (and the search records are cleared) here."""
 
@@ -255,6 +249,12 @@ class _Workspace:
         return self.stamp
 
 
+def _first_cell(gr: _Graph, among: npt.NDArray[np.bool_]) -> int:
+    """The node of ``gr`` in the first cell (row order) of the nodes ``among`` (some)."""
+    ids = np.flatnonzero(among)
+    return int(ids[np.argmin(gr.ncell[ids])])
+
+
 def _count_subgoals(pad: npt.NDArray[np.uint8]) -> int:
     """Subgoals among the inner cells of a padded window (the grid, or a part of it with a
     rim of one cell: cells with a blocked diagonal neighbour whose two cells between are
@@ -284,7 +284,7 @@ class SubgoalIndex(GridIndex[_Graph]):
 
     def __init__(self, grid: TileGrid) -> None:
         self._local = threading.local()
-        self._usable_cache: tuple[_Landmarks, int, npt.NDArray[np.int64], bool] | None = None
+        self._spreading = threading.RLock()  # one spread at a time (each would find the same)
         super().__init__(grid)
 
     def _build(self, passable: npt.NDArray[np.bool_]) -> None:
@@ -295,8 +295,8 @@ class SubgoalIndex(GridIndex[_Graph]):
         announce_compile("grid search", *KERNELS)
         self._run(gr, 0, 0, w, h, _count_subgoals(gr.p.reshape(h + 2, w + 2)))
         gr.compact_edges()
+        gr.marks = self._select_landmarks(gr)
         self._data = gr
-        self._landmarks = self._select_landmarks(gr)
 
     def _run(self, gr: _Graph, x0: int, y0: int, x1: int, y1: int, more: int) -> int:
         gr.reserve(more)
@@ -313,7 +313,7 @@ class SubgoalIndex(GridIndex[_Graph]):
     def _repair(self, passable: npt.NDArray[np.bool_], x0: int, y0: int, x1: int, y1: int) -> int:
         h, w = self.shape
         gr = self._data
-        gr.generation = next(_generations)  # the landmark distances no longer hold
+        gr.generation, gr.marks = next(_generations), None  # the landmarks no longer hold
         pad = gr.p.reshape(h + 2, w + 2)
         pad[y0 + 1:y1 + 1, x0 + 1:x1 + 1] = passable[y0:y1, x0:x1]
         # new ids: at most the subgoals within one cell of the box (not its area: one edit
@@ -325,8 +325,9 @@ class SubgoalIndex(GridIndex[_Graph]):
     def nbytes(self) -> int:
         """Bytes held by the graph's arrays (the index's padded copy of the cells included) and
         the landmark distances (not the per-thread search workspaces)."""
-        marks = self._landmarks
-        return self._data.nbytes + int(marks.dist.nbytes) + int(marks.by_node.nbytes)
+        gr = self._data
+        marks = gr.marks
+        return gr.nbytes + (0 if marks is None else int(marks.dist.nbytes) + int(marks.by_node.nbytes))
 
     @property
     def nodes(self) -> int:
@@ -369,20 +370,21 @@ class SubgoalIndex(GridIndex[_Graph]):
         return out if fits else None
 
     def _select_landmarks(self, gr: _Graph) -> _Landmarks:
-        """Spread :data:`LANDMARKS` landmarks (farthest first) over the big islands of ``gr``."""
+        """Spread :data:`LANDMARKS` landmarks (farthest first) over the big islands of ``gr``,
+        ties going to the first cell in row order (not node id: a repaired graph numbers its
+        nodes otherwise than a build, and must get the same landmarks)."""
         cap = gr.ncell.shape[0]
         live = gr.ncell >= 0
         total = int(live.sum())
         k = min(LANDMARKS, max(ACTIVE, LANDMARK_BUDGET // max(total, 1)))
         dist = np.full((k, cap), _ks.NO_DIST, dtype=np.uint32)
-        generation = np.full(k, -1, dtype=np.int64)
         cells = np.full(k, -1, dtype=np.int64)
         covered = np.zeros(cap, dtype=bool)
         nearest = np.full(cap, np.inf)
         for j in range(k if total else 0):
-            left = np.flatnonzero(live & ~covered)
-            if j == 0 or left.size >= BIG_ISLAND * total:  # an island without a landmark yet
-                seed = self._distances(gr, int(left[0]))
+            left = live & ~covered
+            if j == 0 or np.count_nonzero(left) >= BIG_ISLAND * total:  # an island without a landmark yet
+                seed = self._distances(gr, _first_cell(gr, left))
                 if seed is None:
                     break  # an island too big for 16-bit step counts
                 reach = seed != _ks.NO_DIST
@@ -390,106 +392,58 @@ class SubgoalIndex(GridIndex[_Graph]):
                 covered |= reach
             else:
                 far = np.where(covered & live & np.isfinite(nearest), nearest, -1.0)
-            src = int(np.argmax(far))
+            src = _first_cell(gr, live & (far == far.max()))
             column = self._distances(gr, src)
             if column is None:
                 break  # farther ones would overflow too
             dist[j] = column
             nearest = np.minimum(nearest, _decoded(column))
-            generation[j] = gr.generation
             cells[j] = gr.ncell[src]
-        return _Landmarks(dist, generation, cells)
+        return _Landmarks(dist, cells)
 
-    def _refresh(self, graph: _Graph) -> bool:
-        """Recompute the first landmark column that does not hold for ``graph`` (the index's
-        current graph): one Dijkstra over the graph. Returns whether there was one."""
-        marks = self._landmarks
-        stale = np.flatnonzero((marks.generation != graph.generation) & (marks.cells >= 0))
-        if graph is not self._data or stale.size == 0:
-            return False
-        j = int(stale[0])
-        src = int(graph.sg[marks.cells[j]])
-        if src < 0:  # the landmark's corner is gone: the nearest subgoal instead
-            live = np.flatnonzero(graph.ncell >= 0)
-            if live.size == 0:
-                return False
-            y, x = divmod(int(marks.cells[j]), self.stride)
-            src = int(live[np.argmin(np.maximum(np.abs(graph.node_x[live] - (x - 1)),
-                                                np.abs(graph.node_y[live] - (y - 1))))])
-        column = self._distances(graph, src)
-        with self._lock:
-            current = self._landmarks
-            if j >= current.dist.shape[0] or current.generation[j] == graph.generation:
-                return True  # done meanwhile: by another query, or a new spread (maybe fewer)
-            cap = max(graph.ncell.shape[0], current.dist.shape[1])
-            dist = np.full((current.dist.shape[0], cap), _ks.NO_DIST, dtype=np.uint32)
-            dist[:, :current.dist.shape[1]] = current.dist
-            dist[j] = _ks.NO_DIST
-            generation = current.generation.copy()
-            cells = current.cells.copy()
-            if column is None:  # too far now: left out
-                cells[j] = -1
-            else:
-                dist[j, :column.shape[0]] = column
-                generation[j] = graph.generation
-                cells[j] = graph.ncell[src]
-            self._landmarks = _Landmarks(dist, generation, cells)
-        return True
+    def landmarks(self, graph: _Graph) -> _Landmarks:
+        """The landmarks of ``graph`` (a version from :meth:`acquire`), spread now if it has
+        none yet (the first query after an edit)."""
+        marks = graph.marks
+        if marks is None:
+            with self._spreading:
+                marks = graph.marks
+                if marks is None:
+                    marks = graph.marks = self._select_landmarks(graph)
+        return marks
 
     def update_landmarks(self) -> int:
-        """Spread the landmarks over the current graph again and compute their distances now
-        (after edits; queries otherwise update one each at the places chosen before, which
-        may no longer suit the graph: a grid built empty has none); returns how many were
-        computed (0 when all were current)."""
+        """Spread the landmarks over the current graph now if it has none yet (after edits; the
+        next query would otherwise); returns how many were computed (0: they were)."""
         with self._lock:
             graph = self._data
             self._users += 1
         try:
-            marks = self._landmarks
-            placed = marks.cells >= 0
-            if placed.any() and (marks.generation[placed] == graph.generation).all():
+            if graph.marks is not None:
                 return 0
-            fresh = self._select_landmarks(graph)
-            with self._lock:
-                if graph is self._data:
-                    self._landmarks = fresh
-            return int((fresh.cells >= 0).sum())
+            return int(self.landmarks(graph).use.size)
         finally:
             self.release(graph)
 
     @property
     def landmarks_current(self) -> int:
-        """Landmarks up to date with the current graph (the others wait for queries)."""
-        marks = self._landmarks
-        return int(((marks.generation == self._data.generation) & (marks.cells >= 0)).sum())
-
-    def _usable(self, graph: _Graph) -> tuple[_Landmarks, npt.NDArray[np.int64], bool]:
-        """The landmarks, their columns valid for ``graph`` and whether that is all of them
-        (remembered for the last landmarks and graph generation)."""
-        marks = self._landmarks
-        cached = self._usable_cache
-        if cached is not None and cached[0] is marks and cached[1] == graph.generation:
-            return marks, cached[2], cached[3]
-        use = marks.usable(graph)
-        complete = use.size == int((marks.cells >= 0).sum())
-        self._usable_cache = (marks, graph.generation, use, complete)
-        return marks, use, complete
+        """Landmarks of the current graph (0 until the first query after an edit spreads them)."""
+        marks = self._data.marks
+        return 0 if marks is None else int(marks.use.size)
 
     def query(self, graph: _Graph, start: tuple[int, int], goal: tuple[int, int],
               transform: _Transform) -> SubgoalResult | None:
         """Run one query on ``graph`` (from :meth:`acquire`; start and goal passable, connected
         and different); None if the graph did not answer (the caller runs A*). ``transform``:
-        the grid's ``(origin, cell_size, y_up, height)`` for the world points. On the index's
-        current graph, first brings one stale landmark up to date."""
+        the grid's ``(origin, cell_size, y_up, height)`` for the world points. Spreads the
+        graph's landmarks first if it has none yet (:meth:`landmarks`)."""
         announce_compile("grid search", *KERNELS)
-        marks, use, complete = self._usable(graph)
-        if not complete and graph is self._data and self._refresh(graph):
-            marks, use, complete = self._usable(graph)
+        marks = self.landmarks(graph)
         ws = self._workspace(graph)
         ox, oy = transform[0]
         status, cells, points, cost, expanded = _ks.query(
             graph.p, self.stride, graph.sg, graph.clear, graph.node_x, graph.node_y, graph.corner,
-            graph.off, graph.cnt, graph.adj, graph.adir, marks.dist, marks.by_node, use, ACTIVE,
+            graph.off, graph.cnt, graph.adj, graph.adir, marks.dist, marks.by_node, marks.use, ACTIVE,
             TAUT, start[0], start[1], goal[0], goal[1], ws.rec, ws.next_stamp(), ws.hk, ws.hn,
             ws.scratch, ox, oy, transform[1], transform[2], transform[3])
         if status != _ks.FOUND:

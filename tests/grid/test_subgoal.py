@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import os
 import re
+import threading
 import weakref
 from pathlib import Path
 
@@ -391,8 +392,9 @@ def test_a_path_queue_runs_a_subgoal_request_whole() -> None:
 
 
 def test_landmarks_follow_edits() -> None:
-    """After an edit the landmark distances are stale: queries use only the current ones (and
-    update one each), stay optimal, and prepare() updates them all."""
+    """After an edit the landmarks belong to the old graph: the first query on the new one
+    spreads them all (as a build of that graph does), queries stay optimal, and prepare() has
+    nothing left to do."""
     walk = np.ones((60, 80), dtype=bool)
     walk[:50, 40] = False
     walk[20:30, 10:30] = False
@@ -407,11 +409,13 @@ def test_landmarks_follow_edits() -> None:
     grid.set_walkable((40, 20, 41, 22), True)  # ...and open another one
     for i in range(3):
         _compare(grid, (5, 5 + i), (75, 55 - i))
-        assert index.landmarks_current == i + 1
-        np.testing.assert_array_equal(index._landmarks.by_node, index._landmarks.dist.T)
+        assert index.landmarks_current == k
+        marks = index._data.marks
+        np.testing.assert_array_equal(marks.by_node, marks.dist.T)
+    built = subgoal.SubgoalIndex(grid.copy())._data.marks
+    np.testing.assert_array_equal(marks.cells, built.cells)
     gamenav.prepare(grid, "subgoal")
-    assert index.landmarks_current == k
-    np.testing.assert_array_equal(index._landmarks.by_node, index._landmarks.dist.T)
+    assert index._data.marks is marks
     _compare(grid, (5, 5), (75, 55))
 
 
@@ -523,27 +527,29 @@ def test_prepare_spreads_the_landmarks_over_the_graph_after_edits(first) -> None
     assert expanded[0] <= 1.2 * expanded[1]
 
 
-def test_a_landmark_update_racing_a_new_spread_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A query updating landmark 10 while prepare() (or a rebuild) published a spread of 4
-    landmarks wrote row 10 of a 4-row table: IndexError from find_path."""
+def test_a_spread_racing_another_is_done_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query spreading the landmarks of a new graph while another thread's prepare() spreads
+    them: one spread, which both use."""
     rng = np.random.default_rng(0)
     grid = gamenav.TileGrid(np.ones((150, 200), dtype=bool))
     grid.set_walkable((10, 10, 12, 12), False)
     index = subgoal.subgoal_index(grid)
     walls = rng.random(grid.shape) < 0.2
     walls[:, [0, -1]] = False
-    grid.set_walkable(walls, False)  # many subgoals: a spread now gets fewer landmarks
-    for i in range(10):
-        gamenav.find_path(grid, (0, i), (199, 149 - i), algorithm="subgoal")
-    assert index.landmarks_current == 10
-    distances = subgoal.SubgoalIndex._distances
-    monkeypatch.setattr(subgoal, "LANDMARK_BUDGET", 1000)
+    grid.set_walkable(walls, False)
+    select = subgoal.SubgoalIndex._select_landmarks
+    spreads: list[object] = []
+    other = threading.Thread(target=index.update_landmarks)
 
-    def racing(self: subgoal.SubgoalIndex, graph: object, src: int) -> object:
-        monkeypatch.setattr(subgoal.SubgoalIndex, "_distances", distances)
-        assert self.update_landmarks() == subgoal.ACTIVE  # another thread's prepare()
-        return distances(self, graph, src)
+    def racing(self: subgoal.SubgoalIndex, graph: object) -> object:
+        spreads.append(graph)
+        if len(spreads) == 1:
+            other.start()
+            other.join(0.5)
+            assert other.is_alive()  # waits for this spread
+        return select(self, graph)
 
-    monkeypatch.setattr(subgoal.SubgoalIndex, "_distances", racing)
+    monkeypatch.setattr(subgoal.SubgoalIndex, "_select_landmarks", racing)
     _compare(grid, (0, 20), (199, 100))
-    assert index.landmarks_current == subgoal.ACTIVE
+    other.join()
+    assert spreads == [index._data] and index.update_landmarks() == 0
