@@ -87,7 +87,7 @@ class PathRequest(NotCopyable):
     """
 
     __slots__ = ("world", "start", "goal", "priority", "_on_done", "_queue", "_clock", "_job", "_status",
-                 "_path", "_frame", "_waited", "_score", "_footprint", "__weakref__")
+                 "_path", "_frame", "_waited", "_score", "_footprint", "_query", "_version", "__weakref__")
 
     def __init__(self, queue: PathQueue, query: Query, priority: float,
                  on_done: Callable[[PathRequest], Any] | None, score: float) -> None:
@@ -95,6 +95,7 @@ class PathRequest(NotCopyable):
         self.start = query.start
         self.goal = query.goal
         self.priority = priority
+        self._query = query
         self._on_done = on_done
         self._queue = weakref.ref(queue)  # (weak: the queue holds its requests; a dropped queue goes at once)
         self._clock = queue._clock
@@ -106,6 +107,7 @@ class PathRequest(NotCopyable):
         self._frame = self._clock.frame
         self._waited: int | None = None
         self._score = score
+        self._version: int | None = None  # the world version its answer holds at (None: not known)
 
     @property
     def status(self) -> PathStatus:
@@ -223,13 +225,20 @@ class _Job:
 
 
 class _GridJobs(GridWatch):
-    """The pending jobs on one grid, the queue's subscription to its edits and ``seen``, the
-    grid version of the last edit the queue acted on."""
+    """The pending jobs on one grid, the answers on it whose ``on_done`` waits (``answers``: the
+    paths, keyed by request, that no edit the queue acted on since has outdated), the queue's
+    subscription to its edits and ``seen``, the grid version of the last edit the queue acted on."""
 
     def __init__(self, grid: TileGrid, handler: Callable[[TileGrid, GridChange], None]) -> None:
         super().__init__(grid, handler)
         self.jobs: set[_Job] = set()
+        self.answers = EntryTable(grid.shape)
         self.seen = grid.version  # read once subscribed: every later edit is heard
+
+    @property
+    def idle(self) -> bool:
+        """No pending job and no answer waiting: the subscription can end."""
+        return not self.jobs and not len(self.answers)
 
 
 @dataclass(frozen=True)
@@ -433,6 +442,8 @@ class PathQueue(Closeable):
             result the edit invalidates (checked exactly, as in :class:`PathCache`):
             ``"restart"`` it on the new grid (default, keeping its place in the queue) or answer
             ``"stale"`` (status STALE). Results the edit cannot affect are delivered as they are.
+            The same goes for answers whose ``on_done`` has not been called yet (see
+            :meth:`request`).
             With ``"stale"``, a request that joins a search started before an edit starts it
             again on the world as it is (no request is answered STALE for an edit made before it).
             A request whose start or goal cell was blocked since it was made, or an
@@ -508,7 +519,7 @@ class PathQueue(Closeable):
         self._grids: dict[int, _GridJobs] = {}
         self._searches = 0
         self._pending = 0
-        self._answered: deque[PathRequest] = deque()  # answered, on_done not called yet
+        self._answered: dict[PathRequest, None] = {}  # answered, on_done not called yet (in order)
         self._abandoned: deque[PathRequest] = deque()  # to cancel (PathRequest._abandon; any thread appends)
         # per world (weak: a dropped world's figures go with it, none passes to a new world)
         self._rate: IdentityMap[Any, float] = IdentityMap()  # expansions per second
@@ -558,10 +569,12 @@ class PathQueue(Closeable):
                 is answered (also for answers given at request time); not called on cancel.
                 A request made while callbacks run (e.g. by a callback) has its callback
                 called in the next update at the earliest, so chains of requests answered at
-                once (cache hits) run one link per update. The callback reports the answer as
-                given: a path answered at request time is not checked again against edits the
-                game makes before that update (a listener of the world sees them; a
-                :class:`~gamenav.Crowd` re-plans its agents' routes at edits).
+                once (cache hits) run one link per update. Until its callback is called, an
+                answer (also one given at request time) is checked against the world's edits as
+                a running search is: one that an edit outdates is searched again (pending again:
+                ``done`` is False until the new answer, which the callback gets) or answered
+                STALE, as ``on_change`` says; a navmesh answer, after any mesh edit. Each
+                request gets one callback.
             quick_expansions: expand up to this many nodes right now, outside the frame
                 budget (Detour's quick search): short requests are answered at once (done,
                 0 frames waited); otherwise, on grids, :attr:`PathRequest.path` holds the best
@@ -595,7 +608,7 @@ class PathQueue(Closeable):
             hit = self._cache._lookup(query)
             if hit is not None:
                 self._counts["cache_hits"] += 1
-                self._answer(req, hit)
+                self._answer(req, hit, query.world.version)  # (a hit is current)
                 return req
         job = self._jobs.get(query.key) if query.key is not None else None
         if job is not None and job.stepping:  # made by code run during its step (a __del__): its
@@ -631,10 +644,7 @@ class PathQueue(Closeable):
             self._add_job(job)
         else:
             self._counts["shared"] += 1
-        if job.add(req):
-            self._push(job)
-        req._job = weakref.ref(job)
-        self._pending += 1
+        self._join(job, req)
         if self._closed:  # by code its search's start ran: cancelled, as close() cancels the others
             req.cancel()
             return req
@@ -679,6 +689,9 @@ class PathQueue(Closeable):
         self.cancel_all()
         self._answered.clear()
         self._inbox.clear()
+        for entry in self._grids.values():  # (those of the answers left)
+            entry.close()
+        self._grids.clear()
 
     def __len__(self) -> int:
         """Pending requests."""
@@ -958,10 +971,21 @@ class PathQueue(Closeable):
         self._searches += 1
         world = job.query.world
         if isinstance(world, TileGrid):
-            entry = self._grids.get(id(world))
-            if entry is None:
-                entry = self._grids[id(world)] = _GridJobs(world, self._heard)
-            entry.jobs.add(job)
+            self._follow(world).jobs.add(job)
+
+    def _follow(self, grid: TileGrid) -> _GridJobs:
+        """The entry of ``grid``, subscribed to its edits (made if need be)."""
+        entry = self._grids.get(id(grid))
+        if entry is None:
+            entry = self._grids[id(grid)] = _GridJobs(grid, self._heard)
+        return entry
+
+    def _unfollow(self, grid: Any) -> None:
+        """End the subscription to ``grid`` once it has neither a pending job nor an answer waiting."""
+        entry = self._grids.get(id(grid))
+        if entry is not None and entry.idle:
+            entry.close()
+            del self._grids[id(grid)]
 
     def _start(self, job: _Job, now: float, finish_within: int = 0) -> tuple[Search | None, float]:
         """Start ``job``'s search (timed from ``now``; answered whole at once when it cannot
@@ -1076,9 +1100,7 @@ class PathQueue(Closeable):
         entry = self._grids.get(id(job.query.world))
         if entry is not None:
             entry.jobs.discard(job)
-            if not entry.jobs:
-                entry.close()
-                del self._grids[id(job.query.world)]
+            self._unfollow(job.query.world)
 
     def _heard(self, grid: TileGrid, change: GridChange) -> None:
         """The grid listener (in the editing thread): acted on in the queue's thread."""
@@ -1121,6 +1143,8 @@ class PathQueue(Closeable):
             fps, counts = zip(*[req._footprint for req in held], strict=True)
             for i in np.flatnonzero(crossed(fps, counts, np.full(len(held), either), seen)).tolist():
                 held[i]._path, held[i]._footprint = _PENDING, None
+        for req in entry.answers.invalidate(change) if len(entry.answers) else ():
+            self._outdated(req)  # type: ignore[arg-type]  # (the table's keys are requests)
 
     def _valid_at(self, job: _Job, path: Path) -> int | None:
         """The world version at which ``path``, found on the snapshot the search started from,
@@ -1166,17 +1190,73 @@ class PathQueue(Closeable):
         if self._cache is not None and version is not None:
             self._cache._store(query, path, version)
         for req in requests:
-            self._answer(req, path)
+            self._answer(req, path, version)
 
-    def _answer(self, req: PathRequest, path: Path) -> None:
+    def _answer(self, req: PathRequest, path: Path, version: int | None) -> None:
+        """Give ``req`` its final ``path``, which holds at world ``version`` (None: not known);
+        its ``on_done`` waits for :meth:`_fire_callbacks`, and until then the edits of a grid
+        are checked against the path (:meth:`_outdated`)."""
         req._status = path.status
         req._path, req._footprint = path, None
         req._job = None
         req._waited = self._clock.frame - req._frame
+        req._version = version
         self._latency.append(req._waited)
         self._counts["stale" if path.status is PathStatus.STALE else "completed"] += 1
-        if req._on_done is not None:
-            self._answered.append(req)
+        if req._on_done is None:
+            return
+        self._answered[req] = None
+        world = req.world
+        if path.status is not PathStatus.STALE and version is not None and isinstance(world, TileGrid):
+            entry = self._follow(world)
+            if version >= entry.seen:  # (else edits in between went unchecked: searched again when due)
+                entry.answers.add_result(req, req._query, path)
+
+    def _holds(self, req: PathRequest) -> bool:
+        """Whether the answer of ``req`` (waiting for its ``on_done``) holds on its world as it is
+        now: a grid path no edit the queue acted on outdated since (an edit whose notification is
+        on its way counts as one that did), a navmesh path found on this version of the mesh, or
+        STALE."""
+        if req._status is PathStatus.STALE:
+            return True
+        world = req.world
+        entry = self._grids.get(id(world)) if isinstance(world, TileGrid) else None
+        if entry is None:
+            return bool(req._version == world.version)
+        return req in entry.answers and bool(entry.seen == world.version)
+
+    def _outdated(self, req: PathRequest) -> None:
+        """Act on the answer of ``req``, waiting for its ``on_done``, that an edit since may have
+        outdated, as on a search that spanned an edit (``on_change``): search again (pending
+        again, on a search started lazily in an update; its ``on_done`` waits for that answer) or
+        answer STALE."""
+        self._counts["completed"] -= 1
+        if self._restart:
+            del self._answered[req]
+            req._status, req._path, req._waited = PathStatus.IN_PROGRESS, _PENDING, None
+            query = req._query
+            job = self._jobs.get(query.key) if query.key is not None else None
+            if job is None or job.stepping:
+                job = _Job(query, req._score, next(self._seq), -1)  # (checked when it starts, or is joined)
+                self._add_job(job)
+            self._join(job, req)
+        else:
+            self._answer(req, Path.none(PathStatus.STALE), None)
+        self._forget_answer(req)
+
+    def _forget_answer(self, req: PathRequest) -> None:
+        """Stop checking the answer of ``req`` against edits (its ``on_done`` is called, or due)."""
+        entry = self._grids.get(id(req.world))
+        if entry is not None:
+            entry.answers.remove(req)
+            self._unfollow(req.world)
+
+    def _join(self, job: _Job, req: PathRequest) -> None:
+        """Make ``req`` one of ``job``'s pending requests."""
+        if job.add(req):
+            self._push(job)
+        req._job = weakref.ref(job)
+        self._pending += 1
 
     def _cancel(self, req: PathRequest) -> None:
         job = None if req._job is None else req._job()
@@ -1197,14 +1277,22 @@ class PathQueue(Closeable):
             self._push(job)
 
     def _fire_callbacks(self) -> None:
-        """Call ``on_done`` of the requests answered before this call, oldest first. Requests
-        answered meanwhile wait for the next update; if a callback raises, the callbacks not
-        called yet stay queued for the next update. A callback may close the queue (the rest are
-        forgotten) or update it (which calls the rest itself)."""
-        for _ in range(len(self._answered)):
-            if not self._answered:
-                return
-            req = self._answered.popleft()
+        """Call ``on_done`` of the requests answered before this call, oldest first, each with an
+        answer that holds now (:meth:`_holds`; else :meth:`_outdated`: searched again, or STALE).
+        Requests answered meanwhile wait for the next update; if a callback raises, the callbacks
+        not called yet stay queued for the next update. A callback may close the queue (the rest
+        are forgotten), update it (which calls the rest itself) or edit a world (the answers
+        left are checked against the edit)."""
+        for req in list(self._answered):
+            self._inbox.catch_up()  # (edits heard in other threads, or made by a callback: act on them first)
+            if req not in self._answered:  # called by an update made by a callback, searched again, closed
+                continue
+            if not self._holds(req):
+                self._outdated(req)
+                if req not in self._answered:  # searched again: called when answered
+                    continue
+            del self._answered[req]
+            self._forget_answer(req)
             req._on_done(req)  # type: ignore[misc]
 
     # -- statistics ------------------------------------------------------------------------

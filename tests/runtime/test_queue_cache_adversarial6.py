@@ -6,9 +6,10 @@ import tracemalloc
 
 import numpy as np
 import pytest
+import shapely
 
 import gamenav
-from gamenav import TileGrid
+from gamenav import PathCache, PathQueue, PathRequest, PathStatus, TileGrid
 
 
 @pytest.mark.parametrize("options", [{"partial": True}, {"algorithm": "jps"}, {"algorithm": "hpa"},
@@ -49,3 +50,100 @@ def test_a_general_batch_on_threads_answers_as_find_path() -> None:
             expected = gamenav.find_path(grid, start, goal, partial=True, weight=1.2)
             assert path.status is expected.status and path.cost == expected.cost
             assert np.array_equal(path.cells, expected.cells)
+
+
+def _straight(queue: PathQueue, grid: TileGrid, how: str, called: list[PathRequest]) -> PathRequest:
+    """A request on row 2 of ``grid`` (9 x 5, open) answered at request time, its ``on_done`` due."""
+    if how == "cache hit":
+        queue._cache.find_path(grid, (0, 2), (8, 2))  # type: ignore[union-attr]
+        req = queue.request(grid, (0, 2), (8, 2), on_done=called.append)
+        assert queue.stats.cache_hits == 1
+    elif how == "quick":
+        req = queue.request(grid, (0, 2), (8, 2), on_done=called.append, quick_expansions=10**6)
+    else:  # found by an update whose callbacks were not all called: one raised
+        queue.request(grid, (0, 0), (1, 0), on_done=lambda r: 1 / 0)
+        req = queue.request(grid, (0, 2), (8, 2), on_done=called.append)
+        with pytest.raises(ZeroDivisionError):
+            queue.update()
+    assert req.status is PathStatus.FOUND and req.path.cost == 8.0 and not called
+    return req
+
+
+@pytest.mark.parametrize("how", ["cache hit", "quick", "update"])
+@pytest.mark.parametrize("on_change", ["restart", "stale"])
+def test_an_answer_waiting_for_its_callback_is_checked_against_the_edits_since(how: str, on_change: str) -> None:
+    """An answer given at request time (a cache hit, a quick search that finished) or by an update
+    whose callbacks stopped at one that raised had its ``on_done`` called at the next update with
+    the path as found, although the game had walled it off meanwhile (documented in be8129d): the
+    unit walked into the wall. The callback now gets an answer that holds: searched again
+    (``on_change="restart"``) or STALE."""
+    grid = TileGrid(np.ones((5, 9), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=1000, cache=PathCache(), on_change=on_change)
+    called: list[PathRequest] = []
+    req = _straight(queue, grid, how, called)
+    grid.set_walkable((4, 0, 5, 4), False)  # across row 2, open at y = 4
+    for _ in range(3):
+        queue.update()
+    assert called == [req] and req.done
+    if on_change == "stale":
+        assert req.status is PathStatus.STALE and len(req.path.cells) == 0
+    else:
+        expected = gamenav.find_path(grid, (0, 2), (8, 2))
+        assert req.status is PathStatus.FOUND and req.path.cost == expected.cost > 8.0
+        assert np.array_equal(req.path.cells, expected.cells)
+    assert len(queue) == 0 and queue.stats.pending == 0
+
+
+@pytest.mark.parametrize("how", ["cache hit", "quick", "update"])
+def test_an_answer_waiting_for_its_callback_that_an_edit_leaves_alone_is_delivered(how: str) -> None:
+    """An edit the answer does not depend on (a wall off its path that opens no shorter way)
+    leaves it as it was: the same path, no search again."""
+    grid = TileGrid(np.ones((5, 9), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=1000, cache=PathCache())
+    called: list[PathRequest] = []
+    req = _straight(queue, grid, how, called)
+    path = req.path
+    grid.set_walkable((4, 4), False)
+    queue.update()
+    assert called == [req] and req.path is path and queue.stats.restarts == 0
+
+
+def test_a_callback_that_edits_the_grid_outdates_the_answers_after_it() -> None:
+    """A callback walling off the path of an answer whose callback comes after it in the same
+    update: that answer is searched again, and each request gets exactly one callback."""
+    grid = TileGrid(np.ones((5, 9), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=1000)
+    called: list[PathRequest] = []
+
+    def wall(req: PathRequest) -> None:
+        called.append(req)
+        grid.set_walkable((4, 0, 5, 4), False)
+
+    first = queue.request(grid, (0, 0), (1, 0), on_done=wall)
+    second = queue.request(grid, (0, 2), (8, 2), on_done=called.append)
+    queue.update()
+    assert called == [first] and not second.done  # searched again
+    queue.update()
+    assert called == [first, second] and second.path.cost == gamenav.find_path(grid, (0, 2), (8, 2)).cost > 8.0
+    for _ in range(3):
+        queue.update()
+    assert called == [first, second]
+
+
+def test_a_navmesh_answer_waiting_for_its_callback_is_searched_again_after_a_mesh_edit() -> None:
+    """A navmesh path answered at request time, whose mesh got an obstacle across it before the
+    next update, reached ``on_done`` through the obstacle; it is searched again on the mesh as it is."""
+    mesh = gamenav.NavMesh.from_polygons([[(0.0, 0.0), (20.0, 0.0), (20.0, 10.0), (0.0, 10.0)]])
+    cache = PathCache()
+    queue = PathQueue(budget_ms=None, max_expansions=1000, cache=cache)
+    cache.find_path(mesh, (1.0, 5.0), (19.0, 5.0))
+    called: list[PathRequest] = []
+    req = queue.request(mesh, (1.0, 5.0), (19.0, 5.0), on_done=called.append)
+    assert req.path.cost == pytest.approx(18.0)
+    mesh.add_obstacle(shapely.box(9.0, 2.0, 11.0, 8.0))
+    for _ in range(3):
+        queue.update()
+    assert called == [req]
+    expected = gamenav.find_path(mesh, (1.0, 5.0), (19.0, 5.0))
+    assert req.path.cost == expected.cost > 18.5
+    assert np.array_equal(req.path.points, expected.points)
