@@ -570,6 +570,8 @@ class Crowd(Closeable):
         could not all be met (RVO2's 3-D fallback), discs left overlapping a wall (their path was
         not planned for their radius)."""
         self._sat: tuple[npt.NDArray[np.bool_], tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] | None = None
+        self._covered: npt.NDArray[np.bool_] | None = None  # cells [y, x] the navmesh world's obstacles cover
+        self._steer: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None = None
         self._passages: tuple[npt.NDArray[np.bool_], int, _I64, int, _F64] | None = None
         self._near: tuple[_I64, int, npt.NDArray[np.bool_]] | None = None  # (labels, reach, cells within reach)
         self.avoidance_ms = 0.0
@@ -914,6 +916,31 @@ class Crowd(Closeable):
         those of the world before it."""
         self._unfollow()
         self._unfollow = _nothing if self._world is self._grid else self._world.subscribe(self._on_change, weak=True)
+        self._covered = None
+        if self._world is not self._grid:
+            self._cover_obstacles((-math.inf, -math.inf, math.inf, math.inf))
+
+    def _cover_obstacles(self, bounds: tuple[float, float, float, float]) -> None:
+        """Mark anew the cells [y, x] within ``bounds`` (world box) that the navmesh world's obstacles
+        (:meth:`~gamenav.NavMesh.add_obstacle`, not on the grid) cover: those whose centre lies inside
+        one. Steering keeps off them as off blocked cells (:meth:`_steering_passable`)."""
+        import shapely
+
+        g = self._grid
+        shapes = list(self._world.obstacles.values())
+        if not shapes and self._covered is None:
+            return
+        corners = np.array([bounds[:2], bounds[2:]], np.float64)
+        lo_hi = g.world_to_cell(np.clip(corners, g.cell_to_world((0, 0)) - g._cell_size,
+                                        g.cell_to_world((g.width - 1, g.height - 1)) + g._cell_size))
+        x0, y0 = np.clip(lo_hi.min(axis=0) - 1, 0, None)
+        x1, y1 = np.minimum(lo_hi.max(axis=0) + 2, (g.width, g.height))
+        covered = np.zeros(g.shape, bool) if self._covered is None else self._covered.copy()
+        xs, ys = np.meshgrid(np.arange(x0, x1), np.arange(y0, y1))
+        centres = g.cell_to_world(np.stack([xs.ravel(), ys.ravel()], axis=1))
+        inside = shapely.contains_xy(shapely.unary_union(shapes), centres[:, 0], centres[:, 1]) if shapes else False
+        covered[y0:y1, x0:x1] = np.broadcast_to(inside, centres[:, 0].shape).reshape(xs.shape)
+        self._covered = covered if covered.any() else None
 
     @property
     def diagonal(self) -> Diagonal:
@@ -1379,7 +1406,7 @@ class Crowd(Closeable):
         t0 = time.perf_counter()
         g = self._grid
         ox, oy = g._origin
-        passable, _ = g._kernel_arrays()
+        passable = self._steering_passable()
         cap = self._radius_cap()
         neighbor_dist = min(self.neighbor_dist, cap + 2 * min(self._r_max, cap))
         # cells about as wide as a typical disc and its move: the rings stop at the k-th neighbour
@@ -1411,7 +1438,7 @@ class Crowd(Closeable):
         come the other way; they wait (standing aside, giving way to those coming out), so that
         opposing crossings take turns."""
         g = self._grid
-        passable, _ = g._kernel_arrays()
+        passable = self._steering_passable()
         r_max = min(self._r_max, self._radius_cap())
         width = max(math.ceil(4.0 * r_max / g._cell_size - 1e-9) - 1, 0)
         if self._passages is None or self._passages[0] is not passable or self._passages[1] != width:
@@ -1436,6 +1463,17 @@ class Crowd(Closeable):
         the map's size (keeps the numbers finite)."""
         return (self._grid.width + self._grid.height + 2) * self._grid._cell_size
 
+    def _steering_passable(self) -> npt.NDArray[np.bool_]:
+        """The cells [y, x] steering treats as free: the grid's passable cells, less those the
+        navmesh world's obstacles cover (:meth:`_cover_obstacles`; kept per grid snapshot and cover)."""
+        passable, _ = self._grid._kernel_arrays()
+        covered = self._covered
+        if covered is None:
+            return passable
+        if self._steer is None or self._steer[0] is not passable or self._steer[1] is not covered:
+            self._steer = (passable, covered, frozen(passable & ~covered))  # (read-only as the grid's: one signature)
+        return self._steer[2]
+
     def _blocked_table(self, passable: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """The summed-area tables of blocked cells (:func:`blocked_table`), kept per grid snapshot."""
         if self._sat is None or self._sat[0] is not passable:
@@ -1448,7 +1486,7 @@ class Crowd(Closeable):
         (ORCA) discs of ``radii`` (m,) pushed out of blocked cells, or (separation) margins."""
         g = self._grid
         ox, oy = g._origin
-        passable, _ = g._kernel_arrays()
+        passable = self._steering_passable()
         if self.avoidance == "orca" and radii is not None:
             resolve_walls(prev, pos, passable, ox, oy, g._cell_size, g._y_up, 0.0)
             discs_off_walls(pos, np.minimum(radii, self._radius_cap()), passable, self._blocked_table(passable), ox,
@@ -1714,12 +1752,15 @@ class Crowd(Closeable):
             corners = np.asarray(path.cells, np.int64)
             seg = _straight_runs(corners)
             aim = self._grid.cell_to_world(corners)
-        else:  # a navmesh path: one waypoint per point; to a goal off the mesh, its nearest point
-            aim = np.asarray(path.points, np.float64)
+        else:  # a navmesh path: one waypoint per point (off the walls, :meth:`_off_walls`); to a goal off
+            # the mesh, its nearest point
+            points = np.asarray(path.points, np.float64)
+            aim = self._off_walls(points, float(self._radii[i]))
             seg = np.zeros((max(len(aim) - 1, 0), 5), np.int64)
             seg[:, :2] = self._grid.world_to_cell(aim[1:]) if len(seg) else 0
             seg[:, 4] = 1
             short |= self._world is not self._grid and bool(self._world.locate(self._goal[i:i + 1])[0] < 0)
+            short |= bool((aim[-1:] != points[-1:]).any())  # (a goal its disc does not fit: where it does)
         if short:
             self._goal[i] = aim[-1]
         aim = aim[1:]  # (the first point is where the agent stands)
@@ -1738,6 +1779,18 @@ class Crowd(Closeable):
         self._group[i] = -1
         self._mode[i] = PATH if len(seg) else DIRECT
         self._drop_unused_fields()
+
+    def _off_walls(self, points: _F64, radius: float) -> _F64:
+        """Navmesh path ``points`` (k, 2) moved, where a disc of ``radius`` there overlaps a wall of the
+        steering (:meth:`_steering_passable`), the least way out of it: a path hugging an obstacle the
+        mesh is not shrunk round by the radius turns at corners an agent cannot reach (it was wedged
+        on them, heading into the wall)."""
+        g = self._grid
+        passable = self._steering_passable()
+        out: _F64 = points.copy()
+        discs_off_walls(out, np.full(len(out), min(radius, self._radius_cap())), passable,
+                        self._blocked_table(passable), g._origin[0], g._origin[1], g._cell_size, g._y_up)
+        return out
 
     def _compact_paths(self) -> None:
         """Drop buffer rows no agent uses any more once they outnumber the live ones."""
@@ -2127,6 +2180,7 @@ class Crowd(Closeable):
         t = 0.0  # (an edit heard before the world became the grid)
         if self._world is not self._grid:
             t = 2.0 * self._world.tolerance
+            self._cover_obstacles((x0 - t, y0 - t, x1 + t, y1 + t))
             state = self._world._snapshot()  # (one state of an edited mesh)
             trapped = self._walled_off(state, change)
             if len(trapped):

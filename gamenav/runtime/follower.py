@@ -80,6 +80,13 @@ class _Walker(Crowd):
         super()._install(i, path)
         self._first_leg = True
 
+    def _cover_obstacles(self, bounds: tuple[float, float, float, float]) -> None:
+        """Nothing: the agent does not steer, it walks its navmesh route, which keeps off the obstacles."""
+
+    def _off_walls(self, points: npt.NDArray[np.float64], radius: float) -> npt.NDArray[np.float64]:
+        """The path's points as they are: the agent walks its route exactly."""
+        return points
+
     def place(self, agents: npt.ArrayLike, positions: npt.ArrayLike) -> None:
         """:meth:`Crowd.place`; an agent pushed off its route slides along walls back onto it."""
         super().place(agents, positions)
