@@ -36,7 +36,7 @@ import numpy.typing as npt
 from gamenav.errors import InvalidGeometryError, MapFormatError
 from gamenav.io._text import to_floats, to_ints, token_lines
 from gamenav.navmesh.build import MAX_COORDINATE, convex_ring
-from gamenav.navmesh.mesh import _first_copies
+from gamenav.navmesh.mesh import _first_copies, copy_roots
 
 __all__ = ["MeshData", "MeshScenario", "read_mesh", "read_mesh_scenarios"]
 
@@ -86,9 +86,9 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
             "mesh 2" polygon ids outside ``-1..P-1``, polygons with fewer than 3 vertices, not
             convex or repeating a corner (a vertex id, or a point under two ids: one vertex to
             :class:`gamenav.NavMesh`), a traversable polygon given twice (its corners in any
-            order), non-ASCII bytes (message names file and line); not a
-            regular file (a device or FIFO) or more than :data:`MAX_MESH_BYTES` bytes (refused
-            before reading).
+            order, or copies of them that :meth:`gamenav.NavMesh.from_mesh` merges), non-ASCII
+            bytes (message names file and line); not a regular file (a device or FIFO) or more
+            than :data:`MAX_MESH_BYTES` bytes (refused before reading).
 
     Example:
         >>> import gamenav
@@ -133,7 +133,7 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
         raise _range_error("vertex coordinates", tok[:2], path, line_no)
     point = _first_copies(vertices).tolist()  # each vertex -> the first at its coordinates
     polygons: list[npt.NDArray[np.int64]] = []
-    faces: dict[frozenset[int], int] = {}  # a traversable polygon's corners (first copies) -> its line
+    lines_of: list[int] = []  # each traversable polygon's line
     base = 1 if version == 3 else 0
     for i in range(n_poly):
         line_no, tok = lines[3 + n_vert + i]
@@ -160,8 +160,9 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
             polygon = np.array(ids, dtype=np.int64) - base
             if n > 3:  # (a triangle with distinct corners is convex)
                 _check_convex(vertices[polygon], ids, path, line_no)
-            _check_new_face(faces, frozenset(point[i - base] for i in ids), path, line_no)
             polygons.append(polygon)
+            lines_of.append(line_no)
+    _check_faces(vertices, polygons, lines_of, path)
     return MeshData(vertices, polygons)
 
 
@@ -195,15 +196,20 @@ def _check_convex(pts: npt.NDArray[np.float64], ids: list[int], path: str | os.P
         raise MapFormatError(str(exc), path=path, line=line) from None
 
 
-def _check_new_face(faces: dict[frozenset[int], int], corners: frozenset[int], path: str | os.PathLike[str],
-                    line: int) -> None:
-    """A traversable polygon (its ``corners``: first copies, see :func:`_check_corners`) is not one
-    of ``faces`` (corners -> line) given again, which :meth:`gamenav.NavMesh.from_mesh` would take
-    for a wall along each of its edges; it is added to them."""
-    if corners in faces:
-        raise MapFormatError(f"polygon repeats the one on line {faces[corners]} (a face given twice: a NavMesh "
-                             "would take its edges for walls)", path=path, line=line)
-    faces[corners] = line
+def _check_faces(vertices: npt.NDArray[np.float64], polygons: list[npt.NDArray[np.int64]], lines: list[int],
+                 path: str | os.PathLike[str]) -> None:
+    """No traversable polygon (on ``lines``) repeats another under the same corners, up to copies
+    a rounding error apart (one vertex to :meth:`gamenav.NavMesh.from_mesh`, see
+    :func:`gamenav.navmesh.mesh.copy_roots`): a face given twice, which an importer would take for
+    walls along its edges (:meth:`gamenav.NavMesh.from_mesh` keeps the first)."""
+    root = copy_roots(vertices, np.concatenate([np.zeros(0, np.int64), *polygons]))
+    faces: dict[frozenset[int], int] = {}  # a polygon's corners (copy roots) -> its line
+    for polygon, line in zip(polygons, lines, strict=True):
+        corners = frozenset(root[polygon].tolist())
+        if corners in faces:
+            raise MapFormatError(f"polygon repeats the one on line {faces[corners]} (a face given twice, "
+                                 "up to copies a rounding error apart)", path=path, line=line)
+        faces[corners] = line
 
 
 def _check_polygon_ids(ids: list[int], n_poly: int, path: str | os.PathLike[str], line: int) -> None:

@@ -200,10 +200,11 @@ def box_cells(lo: npt.NDArray[np.int64], hi: npt.NDArray[np.int64],
     cells: npt.NDArray[np.int64] = (lo[owner, 1] + k // w) * nx + lo[owner, 0] + k % w
     return cells, owner
 
-def _convex_triangles(verts: npt.NDArray[np.float64], polygons: Any) -> npt.ArrayLike:
-    """:meth:`NavMesh.from_mesh`'s ``polygons`` as triangles (checked; a ``(P, 3)`` array as it is)."""
+def _polygon_ids(verts: npt.NDArray[np.float64], polygons: Any) -> list[npt.NDArray[np.int64]]:
+    """:meth:`NavMesh.from_mesh`'s ``polygons``: 1-D int64 vertex-id arrays (checked; the rows
+    of a ``(P, 3)`` array as they are)."""
     if isinstance(polygons, np.ndarray) and polygons.ndim == 2 and polygons.shape[1] == 3:
-        return polygons
+        return list(_id_array(polygons, "polygons", len(verts)))
     try:
         items = list(polygons)
     except TypeError:
@@ -214,9 +215,48 @@ def _convex_triangles(verts: npt.NDArray[np.float64], polygons: Any) -> npt.Arra
         if p.ndim != 1:
             raise InvalidInputError(f"polygon {k} must be a 1-D sequence of vertex ids, got shape "
                                     f"{p.shape}")
-    if all(len(p) == 3 for p in polys):
-        return np.array(polys, dtype=np.int64).reshape(-1, 3)
-    return triangulate_convex(verts, polys)
+    return polys
+
+
+def copy_roots(verts: npt.NDArray[np.float64], used: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``(V,)`` int64: for each of the ``(V, 2)`` vertices, the lowest id of its copies: those
+    with the same coordinates and, among the ``used`` ids, those within twice the tolerance
+    (1e-9 of their extent) of one another, in chains (copies of a point, each within the
+    tolerance of it, lie up to twice that apart)."""
+    root = _first_copies(verts)
+    ids = np.unique(root[used])
+    if len(ids) < 2:
+        return root
+    p = verts[ids]
+    reach = 2 * mesh_tolerance(float(np.ptp(p, axis=0).max()), 0.0)
+    points = np.asarray(shapely.points(p))
+    i, j = shapely.STRtree(points).query(points, predicate="dwithin", distance=reach)
+    i, j = ids[i[i < j]], ids[j[i < j]]
+    while len(i) and (root[i] != root[j]).any():  # the lowest id, spread along the pairs
+        low = np.minimum(root[i], root[j])
+        np.minimum.at(root, i, low)
+        np.minimum.at(root, j, low)
+    root = root[root]  # (every vertex now names its group's lowest id)
+    return root
+
+
+def _merged_triangles(verts: npt.NDArray[np.float64], polygons: Any) -> npt.NDArray[np.int64]:
+    """:meth:`NavMesh.from_mesh`'s ``polygons`` as triangles on the vertices' copy roots (see
+    :func:`copy_roots`): each polygon once (one given again, up to copies, is the same face),
+    cut on its own coordinates, without the slivers that merging copies turned over (thinner
+    than the copies were apart: taken the other way round, one would lie over its neighbour)."""
+    polys = _polygon_ids(verts, polygons)
+    root = copy_roots(verts, np.concatenate([np.zeros(0, np.int64), *(p.ravel() for p in polys)]))
+    faces = {frozenset(root[p].tolist()): p for p in reversed(polys)}  # (the first of repeats)
+    polys = [p for p in polys if faces.get(frozenset(root[p].tolist())) is p]
+    tris = (np.array(polys, dtype=np.int64).reshape(-1, 3) if all(len(p) == 3 for p in polys)
+            else triangulate_convex(verts, polys))
+    merged = root[tris]
+    before, after = verts[tris], verts[merged]
+    same = (np.sign(_area2(before, ((before - np.roll(before, -1, axis=1)) ** 2).sum(axis=2)))
+            == np.sign(_area2(after, ((after - np.roll(after, -1, axis=1)) ** 2).sum(axis=2))))
+    result: npt.NDArray[np.int64] = merged[same]
+    return result
 
 
 def _fan(tri: tuple[int, int, int], chains: dict[tuple[int, int], list[int]]) -> list[tuple[int, int, int]]:
@@ -234,20 +274,19 @@ def _fan(tri: tuple[int, int, int], chains: dict[tuple[int, int], list[int]]) ->
 
 
 def _stitch(mesh: NavMesh) -> npt.NDArray[np.int64] | None:
-    """``mesh``'s triangles with its border closed where other tools leave cracks, or None when
-    there is none: a border vertex within 1e-9 of the mesh's extent of the end of a border edge
-    (a copy a rounding error away) is merged with it (into the lower id), and a border edge is
-    split at the border vertices within that distance of it, farther from its ends
-    (T-junctions: another polygon's vertex in the middle of the edge)."""
+    """``mesh``'s triangles with its border edges split at the border vertices within twice the
+    tolerance (1e-9 of the mesh's extent) of them, farther from their ends (T-junctions: another
+    polygon's vertex in the middle of an edge, both a rounding error off), or None when there is
+    none (copies of a point are merged before, see :func:`copy_roots`)."""
     verts, edges, owner = mesh._vertices, mesh._border_edges, mesh._border_tri
     a, b = edges[:, 0], edges[:, 1]
     lo, hi = np.minimum(verts[a], verts[b]), np.maximum(verts[a], verts[b])
     gmin = np.array([lo[:, 0].min(), lo[:, 1].min()])  # (columns: axis reductions are slow)
     top = np.array([hi[:, 0].max(), hi[:, 1].max()])
     extent = float((top - gmin).max())
-    # the tolerance without its floor of float steps far from the origin: the same answer
-    # wherever the mesh lies
-    tol = mesh_tolerance(extent, 0.0)
+    # the tolerance without its floor of float steps far from the origin (the same answer
+    # wherever the mesh lies), twice: the vertex and the edge may each be that far off
+    tol = 2 * mesh_tolerance(extent, 0.0)
     # each corner against the border edges near it: edges in classes by size (powers of 2, at
     # least 2**-20 of the extent), each class on a bucket grid of cells of its size, so that
     # a box meets few cells and a cell few edges, on meshes of any mix of scales
@@ -282,36 +321,25 @@ def _stitch(mesh: NavMesh) -> npt.NDArray[np.int64] | None:
     length = np.hypot(d[:, 0], d[:, 1])
     along = (m[:, 0] * d[:, 0] + m[:, 1] * d[:, 1]) / length
     off = np.abs(d[:, 0] * m[:, 1] - d[:, 1] * m[:, 0]) / length
-    # near copies: one id for each group (the lowest, spread along the pairs until stable)
-    mb = verts[vertex] - verts[b]
-    near_a = (vertex != a) & (np.hypot(m[:, 0], m[:, 1]) <= tol)
-    near_b = (vertex != b) & (np.hypot(mb[:, 0], mb[:, 1]) <= tol)
-    ends, copies = np.r_[a[near_a], b[near_b]], np.r_[vertex[near_a], vertex[near_b]]
-    root = np.arange(len(verts))
-    while len(ends) and (root[ends] != root[copies]).any():
-        low = np.minimum(root[ends], root[copies])
-        np.minimum.at(root, ends, low)
-        np.minimum.at(root, copies, low)
-    vertex, a, b = root[vertex], root[a], root[b]
-    hit = (vertex != a) & (vertex != b) & (a != b) & (off <= tol) & (along > tol) & (along < length - tol)
-    if not len(ends) and not hit.any():
+    # the corner facing each edge, opposite: splitting there, both pieces must turn left (a
+    # vertex beside the edge inside a sliver is its neighbour's corner, not a T-junction)
+    c = verts[mesh._triangles[owner[edge]].sum(axis=1) - a - b] - verts[a]
+    left = (m[:, 0] * c[:, 1] - m[:, 1] * c[:, 0] > 0) & (
+        (d[:, 0] - m[:, 0]) * (c[:, 1] - m[:, 1]) - (d[:, 1] - m[:, 1]) * (c[:, 0] - m[:, 0]) > 0)
+    hit = (off <= tol) & (along > tol) & (along < length - tol) & left
+    if not hit.any():
         return None
     chains: dict[tuple[int, int], list[int]] = {}
     for k in np.flatnonzero(hit)[np.lexsort((along[hit], edge[hit]))].tolist():
         chain = chains.setdefault((int(a[k]), int(b[k])), [])
-        if not chain or chain[-1] != vertex[k]:  # (copies merged)
-            chain.append(int(vertex[k]))
-    tris = root[mesh._triangles]
-    p = verts[tris]
-    # a sliver that a merge turned over (thinner than the copies were apart) goes: taken the
-    # other way round, it would lie over its neighbour (an island of its own, no portal)
-    folded = np.flatnonzero(_area2(p, ((p - np.roll(p, -1, axis=1)) ** 2).sum(axis=2)) < 0)
-    split = np.setdiff1d(owner[edge[hit]], folded)
+        chain.append(int(vertex[k]))
+    tris = mesh._triangles
+    split = np.unique(owner[edge[hit]])
     pieces = []
     for t in tris[split].tolist():
         own = {(u, v): chains[u, v] for u, v in itertools.pairwise(t + t[:1]) if (u, v) in chains}
         pieces += _fan((t[0], t[1], t[2]), own)
-    stitched: npt.NDArray[np.int64] = np.concatenate([np.delete(tris, np.r_[split, folded], axis=0),
+    stitched: npt.NDArray[np.int64] = np.concatenate([np.delete(tris, split, axis=0),
                                                       np.array(pieces, dtype=np.int64).reshape(-1, 3)])
     return stitched
 
@@ -528,14 +556,15 @@ class NavMesh(Closes):
                 (vertex-id sequences; 180-degree corners allowed), e.g. from
                 :func:`gamenav.io.read_mesh`. Adjacency comes from shared edges, by
                 coordinates (vertices with the same coordinates are one, see :class:`NavMesh`).
-                Cracks that exporters leave are closed, within 1e-9 of the mesh's extent: a
-                border vertex that close to another is merged with it (into the lower id), and
-                an edge with another polygon's vertex inside it (a T-junction) is split there,
-                so that the polygons along it are neighbours (the triangles split come last).
-                Polygons must not overlap (not
-                checked): two on the same side of an edge (a face given twice, faces folded by
-                rounding) are not neighbours across it, and a point in an overlap is located in
-                one of them.
+                Cracks that exporters leave are closed, for points rounded up to 1e-9 of the
+                mesh's extent: vertices up to twice that apart (copies of a point, each that
+                close to it) are one vertex (the lowest id; a sliver that this turns over is
+                dropped), and an edge with another polygon's vertex that close inside it (a
+                T-junction) is split there, so that the polygons along it are neighbours (the
+                triangles split come last). A polygon given again (the same corners, up to such
+                copies) counts once. Polygons must not overlap otherwise (not checked): two on
+                the same side of an edge are not neighbours across it, and a point in an
+                overlap is located in one of them.
 
         Raises:
             InvalidGeometryError: a non-convex polygon, or no polygon with area.
@@ -543,14 +572,9 @@ class NavMesh(Closes):
                 ``MAX_COORDINATE``, polygons that are not sequences of integer vertex ids in range.
         """
         verts = _vertex_array(vertices)
-        mesh = cls(verts, _convex_triangles(verts, polygons))
-        cracks = None  # border edges after the last pass: another pass is kept while it closes some
-        while (fixed := _stitch(mesh)) is not None:  # (a sliver dropped may leave a T-junction)
-            stitched = cls(verts, fixed)
-            if cracks is not None and len(stitched._border_edges) >= cracks:
-                break  # (copies merged in chains, each within the tolerance, kept the passes going)
-            mesh, cracks = stitched, len(stitched._border_edges)
-        return mesh
+        mesh = cls(verts, _merged_triangles(verts, polygons))
+        fixed = _stitch(mesh)
+        return mesh if fixed is None else cls(verts, fixed)
 
     # -- topology and index ---------------------------------------------------------------
     def _build_topology(self) -> None:

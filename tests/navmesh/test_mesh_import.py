@@ -136,8 +136,9 @@ def test_copies_a_rounding_error_apart_are_one_vertex(gap: float) -> None:
     mesh = NavMesh.from_mesh(verts, [[0, 1, 2, 3], [4, 5, 6, 7]])
     assert mesh.islands.tolist() == [0, 0, 0, 0]
     assert gamenav.find_path(mesh, (0.5, 0.5), (1.5, 0.5), exact=True).cost == 1.0
-    far = NavMesh.from_mesh(verts[:4] + [(1 + 3e-9, 0), (2, 0), (2, 1), (1 + 3e-9, 1)], [[0, 1, 2, 3], [4, 5, 6, 7]])
-    assert far.islands.tolist() == [0, 0, 1, 1]  # farther apart: a gap
+    # farther apart than twice that (copies each within it of a point): a gap
+    far = NavMesh.from_mesh(verts[:4] + [(1 + 5e-9, 0), (2, 0), (2, 1), (1 + 5e-9, 1)], [[0, 1, 2, 3], [4, 5, 6, 7]])
+    assert far.islands.tolist() == [0, 0, 1, 1]
 
 
 def test_a_mesh_of_fine_detail_and_one_long_edge_is_checked_in_little_memory() -> None:
