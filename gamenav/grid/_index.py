@@ -202,6 +202,6 @@ def check_graph_options(algorithm: str, diagonal: Diagonal, heuristic: Heuristic
     if weight != 1.0:
         problems.append(f"weight={weight} (needs 1)")
     if mask > 1 and algorithm != "jps":
-        problems.append(f"agent_radius={agent_radius:g} (needs at most half a cell)")
+        problems.append(f"agent_radius={float(agent_radius)!r} (needs at most half a cell)")
     if problems:
         raise graph_options_error(algorithm, problems)

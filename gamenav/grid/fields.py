@@ -102,7 +102,7 @@ def snapshot_field(grid: TileGrid, snapshot: _GridState | None, sources: npt.Arr
     blocked = ~state.passable[ys, xs]
     if blocked.any():
         i = int(np.argmax(blocked))
-        what = "a blocked cell" if mask <= 1 else f"blocked for agent_radius={float(agent_radius):g}"
+        what = "a blocked cell" if mask <= 1 else f"blocked for agent_radius={float(agent_radius)!r}"
         raise BlockedEndpointError(f"source {(int(xs[i]), int(ys[i]))} is {what}; "
                                    "sources must be passable")
 

@@ -494,7 +494,7 @@ def _blocked(req: _Request) -> str:
     """How a blocked endpoint is blocked, for error messages."""
     if req.mask <= 1:
         return "a blocked cell"
-    return (f"blocked for agent_radius={req.agent_radius:g} (a centre closer than that to a blocked "
+    return (f"blocked for agent_radius={req.agent_radius!r} (a centre closer than that to a blocked "
             "cell or the map edge; see gamenav.clearance_mask)")
 
 

@@ -145,3 +145,21 @@ def test_repaired_indexes_equal_fresh_builds_and_answer_alike(case: tuple[np.nda
         queries = [(free[i], free[j]) for i, j in rng.integers(0, len(free), (4, 2))] if free else []
         for algorithm in ("jps", "subgoal", "hpa"):
             assert _answers(grid, queries, algorithm) == _answers(fresh, queries, algorithm), algorithm
+
+
+# -- error messages ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda grid: gamenav.find_path(grid, (2, 2), (5, 5), algorithm="subgoal", agent_radius=0.5000001),
+    lambda grid: gamenav.find_path(grid, (2, 2), (5, 5), algorithm="hpa", agent_radius=0.5000001),
+    lambda grid: gamenav.find_path(grid, (0, 0), (5, 5), agent_radius=0.5000001),
+    lambda grid: gamenav.find_path(grid, (2, 2), (0, 5), agent_radius=0.5000001),
+    lambda grid: gamenav.distance_field(grid, (0, 3), agent_radius=0.5000001),
+])
+def test_errors_name_the_agent_radius_given(call: Any) -> None:
+    """A radius just over half a cell was named with 6 digits: "got agent_radius=0.5 (needs at
+    most half a cell)", "start (0, 0) is blocked for agent_radius=0.5", as if half a cell were
+    refused; the messages give the radius as passed."""
+    grid = gamenav.TileGrid(np.ones((8, 8), dtype=bool))
+    with pytest.raises(gamenav.GamenavError, match=r"agent_radius=0\.5000001(?!\d)"):
+        call(grid)
