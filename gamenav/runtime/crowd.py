@@ -478,6 +478,8 @@ class Crowd(Closeable):
         pos = _points(positions)
         self._grid = grid
         self._removed: list[_Idx] = []  # rows of agents removed, dropped at the next :meth:`_compact`
+        self._updating = False  # in :meth:`update`: agents added join, those removed leave, at its end
+        self._joining: list[dict[str, npt.NDArray[Any]]] = []  # the rows of agents added during an update
         _check_positions(grid, pos)
         n = len(pos)
         radii = _per_agent(radius, n, "radius")
@@ -622,7 +624,7 @@ class Crowd(Closeable):
 
         Returns:
             their ids, ``(m,)`` int64 (new, never used before in this crowd); their rows are the
-            last ``m`` rows.
+            last ``m`` rows. Added from code an update runs (a ``__del__``), they join when it ends.
         """
         self._check_open("add agents to")
         self._catch_up()
@@ -645,18 +647,27 @@ class Crowd(Closeable):
             "_jams": np.zeros(m, np.int64), "_jam_mark": np.full((m, 2), np.nan),
             "_jam_since": np.zeros(m, np.int64), "_sep": zeros2, "_flow": zeros2, "_want": np.zeros(m),
             "_heading": zeros2, "_order": np.zeros(m, np.int64), "_yielded": np.zeros(m, np.int64)}
-        n = len(self)
+        self._row_of = np.concatenate([self._row_of, np.full(m, -1, np.int64)])
+        if self._updating:  # (code the update runs, a ``__del__``: its arrays are in use)
+            self._joining.append(fresh)
+        else:
+            self._append(fresh)
+        return ids
+
+    def _append(self, fresh: dict[str, npt.NDArray[Any]]) -> None:
+        """Add the rows ``fresh`` (one array per name of :data:`_ROW_STATE`) after the others."""
+        n, m = len(self._pos), len(fresh["_ids"])
         for name in self._ROW_STATE:
             setattr(self, name, np.concatenate([getattr(self, name), fresh[name]]))
-        self._row_of = np.concatenate([self._row_of, np.arange(n, n + m, dtype=np.int64)])
+        self._row_of[fresh["_ids"]] = np.arange(n, n + m, dtype=np.int64)
         self._sizes_changed()
-        return ids
 
     def remove(self, agents: npt.ArrayLike) -> None:
         """Remove agents (ids, or a bool mask over the rows): their requests are cancelled and
         the rows of the others compact (keeping their order); ids stay valid. The rows are dropped
         when the crowd is next read or changed, all those removed since at once: a battle removing
-        its dead one call each costs no pass over every agent per call."""
+        its dead one call each costs no pass over every agent per call (removed from code an
+        update runs, a ``__del__``, they leave when it ends)."""
         self._check_open("remove agents from")
         rows = self._indices(agents)
         if len(rows):
@@ -666,11 +677,13 @@ class Crowd(Closeable):
 
     def _compact(self) -> None:
         """Drop the rows of the agents removed since the last call (:meth:`remove`), keeping the
-        order of the others. Every read or change of the agents' state comes after it."""
-        if not self._removed:
+        order of the others. Every read or change of the agents' state comes after it, but those
+        :meth:`update` makes (a ``__del__`` removing agents there: the rows go when it ends)."""
+        if not self._removed or self._updating:
             return
         rows = np.concatenate(self._removed)
         self._removed.clear()
+        self._cancel(rows)  # (asked again in the update they were removed in)
         orders = np.unique(self._order[rows])
         keep = np.ones(len(self._pos), bool)
         keep[rows] = False
@@ -717,7 +730,8 @@ class Crowd(Closeable):
         rows = np.full(len(idx), -1, np.int64)
         rows[known] = self._row_of[idx[known].astype(np.int64)]
         if (rows < 0).any():
-            raise InvalidInputError(f"unknown agent ids {idx[rows < 0][:8].tolist()} (never added, or removed)")
+            raise InvalidInputError(f"unknown agent ids {idx[rows < 0][:8].tolist()} (never added, or removed; "
+                                    f"agents added during an update join at its end)")
         return rows
 
     @property
@@ -1340,6 +1354,17 @@ class Crowd(Closeable):
         self._inbox.claim()
         if dt == 0 or len(self) == 0:
             return
+        self._updating = True  # (agents added or removed from code it runs join or leave at its end)
+        try:
+            self._advance(dt)
+        finally:
+            self._updating = False
+            for fresh in self._joining:
+                self._append(fresh)
+            self._joining.clear()
+
+    def _advance(self, dt: float) -> None:
+        """The work of :meth:`update` (``dt`` > 0 seconds) on the agents as they are."""
         announce_compile("crowd", *_KERNELS)
         self._collect_paths()
         self._sent = 0

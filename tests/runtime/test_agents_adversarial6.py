@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
+import pytest
 import shapely
 
 import gamenav
@@ -48,3 +52,53 @@ def test_crowd_steering_keeps_off_navmesh_only_obstacles() -> None:
     half a cell less the radius."""
     deepest, _ = _deepest_in_obstacles(1, 70)
     assert deepest <= 0.5 - 0.3 + 1e-6
+
+
+class _HookQueue(gamenav.PathQueue):
+    """A PathQueue whose ``request`` first runs the functions put in ``hook`` (once), as a
+    ``__del__`` that a garbage collection runs inside ``Crowd.update`` could."""
+
+    hook: list[Callable[[], object]]
+
+    def request(self, *args: Any, **kwargs: Any) -> Any:
+        while self.hook:
+            self.hook.pop()()
+        return super().request(*args, **kwargs)
+
+
+def _walking_crowd() -> Crowd:
+    """Three agents on their way; one path request is sent per update, the last in the next one."""
+    queue = _HookQueue(budget_ms=None, max_expansions=100_000)
+    queue.hook = []
+    grid = TileGrid(np.ones((12, 12), bool))
+    crowd = Crowd(grid, [(1.5, 1.5), (1.5, 5.5), (1.5, 9.5), (6.5, 1.5)], radius=0.3, max_speed=3.0,
+                  requests_per_update=1, queue=queue)
+    for k, goal in enumerate([(10.5, 9.5), (10.5, 5.5), (10.5, 1.5), (6.5, 10.5)]):
+        crowd.move([k], goal)
+    for _ in range(2):
+        queue.update()
+        crowd.update(1 / 30)
+    assert crowd.pending == 2  # (one request not sent yet)
+    return crowd
+
+
+@pytest.mark.parametrize("change", ["remove", "add"])
+def test_agents_added_or_removed_during_an_update_join_or_leave_at_its_end(change: str) -> None:
+    """``crowd.remove`` / ``crowd.add`` called from inside ``Crowd.update`` (a ``__del__`` run by a
+    collection there) changed the state arrays in the middle of it: its steering arrays, made for
+    the rows before, went with the rows after (agents steered by others' targets), or past them
+    into the kernels. They take effect when the update ends: the crowd moves as if they came after it."""
+    crowd, twin = _walking_crowd(), _walking_crowd()
+
+    def act(c: Crowd) -> None:
+        c.remove([0]) if change == "remove" else c.add([(2.2, 5.5)])
+
+    crowd.queue.hook.append(lambda: act(crowd))
+    for c in (crowd, twin):
+        c.queue.update()
+        c.update(1 / 30)
+    assert not crowd.queue.hook  # (it ran inside the update)
+    act(twin)
+    assert crowd.ids.tolist() == twin.ids.tolist()
+    assert np.array_equal(crowd.positions, twin.positions)
+    assert np.array_equal(crowd.velocities, twin.velocities)
