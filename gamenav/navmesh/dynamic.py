@@ -1329,6 +1329,16 @@ def _edit_locks(es: EditState) -> Iterator[None]:
         yield
 
 
+@contextlib.contextmanager
+def _open_edit(mesh: NavMesh, es: EditState, action: str) -> Iterator[None]:
+    """The edit locks (see :func:`_edit_locks`), the mesh checked open under them: an edit in
+    flight when :meth:`~gamenav.NavMesh.close` is called (which takes them) lands whole before
+    it returns, and none lands after."""
+    with _edit_locks(es):
+        mesh._check_open(action)
+        yield
+
+
 def add_obstacle(mesh: NavMesh, shape: Any) -> int:
     """See :meth:`gamenav.NavMesh.add_obstacle`."""
     geom, box = _obstacle_geometry(shape)
@@ -1337,7 +1347,7 @@ def add_obstacle(mesh: NavMesh, shape: Any) -> int:
     es = edit_state(mesh)
     with _geometry_errors("inflating the obstacle"):  # as a build shrinks free space; kept in the frame
         inflated = moved(_inflate(geom, es.radius, box), -es.origin)
-    with _edit_locks(es):
+    with _open_edit(mesh, es, "add obstacles to"):
         oid = next(_obstacle_ids)
         es.add_obstacle(oid, _Obstacle(geom, inflated, es.origin, box, es.tol))
         try:
@@ -1353,7 +1363,7 @@ def add_obstacle(mesh: NavMesh, shape: Any) -> int:
 def remove_obstacle(mesh: NavMesh, oid: Any) -> None:
     """See :meth:`gamenav.NavMesh.remove_obstacle`."""
     es = edit_state(mesh)
-    with _edit_locks(es):
+    with _open_edit(mesh, es, "remove obstacles from"):
         if not is_int(oid) or int(oid) not in es.obstacles:
             raise InvalidInputError(f"oid must be the id of an obstacle of this mesh (one of "
                                     f"{sorted(es.obstacles)[:10]}), got {oid!r}")
@@ -1373,7 +1383,7 @@ def compact(mesh: NavMesh) -> _I64:
     es = mesh._edits
     if es is None:
         return frozen(np.arange(len(mesh._triangles), dtype=np.int64))
-    with _edit_locks(es):
+    with _open_edit(mesh, es, "compact"):
         with mesh._lock:
             alive, verts, tris = mesh._alive, mesh._vertices, mesh._triangles
             costs = mesh._cost_array() if es.has_costs else None
@@ -1519,13 +1529,17 @@ def follow_grid(mesh: NavMesh, grid: TileGrid) -> None:
     mesh.__dict__["_edits_follower"] = GridFollower(mesh, grid)
 
 
-def stop_following(mesh: NavMesh) -> None:
-    """End ``mesh``'s following of its grid, if any (see :meth:`NavMesh.close`), between two
-    grid edits (none is being applied in another thread)."""
-    es = mesh._edits
-    if es is None or es.grid is None:
-        return
+def close_edits(mesh: NavMesh) -> None:
+    """End ``mesh``'s edits (see :meth:`NavMesh.close`): closed under the edit locks, so that an
+    edit in flight in another thread (a grid edit too) lands whole first and any later one is
+    refused; it stops following its grid, if it does."""
+    with mesh._lock:  # (edit_state makes the state under it: an edit starting now sees it closed)
+        es = mesh._edits
+        if es is None:
+            mesh._closed = True
+            return
     with _edit_locks(es):
+        mesh._closed = True
         follower = mesh.__dict__.pop("_edits_follower", None)
         if follower is not None:
             follower.close()

@@ -818,9 +818,9 @@ class NavMesh(Closes):
         return self._listeners.subscribe(listener, weak=weak)
 
     def _close(self) -> None:
-        from gamenav.navmesh.dynamic import stop_following
+        from gamenav.navmesh.dynamic import close_edits
 
-        stop_following(self)
+        close_edits(self)
 
     @property
     def tolerance(self) -> float:

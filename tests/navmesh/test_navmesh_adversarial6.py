@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 import shapely
@@ -9,6 +13,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import gamenav
+import gamenav.navmesh.dynamic
 from gamenav import NavMesh, PathStatus
 from gamenav.errors import MapFormatError
 from gamenav.io import read_mesh
@@ -103,3 +108,105 @@ def test_a_vertex_inside_a_sliver_beside_an_edge_is_no_t_junction() -> None:
     soup = NavMesh.from_mesh(p, np.arange(len(p)).reshape(-1, 3))
     assert soup._island_count() == mesh._island_count() == 1
     assert len(soup) == len(mesh)
+
+
+# -- edits racing close() -----------------------------------------------------------------
+_ROOM = [(0, 0), (10, 0), (10, 10), (0, 10)]
+_ROCK = [(4, 4), (6, 4), (6, 6), (4, 6)]
+
+
+def _paused(monkeypatch: pytest.MonkeyPatch, name: str) -> tuple[threading.Event, threading.Event]:
+    """``gamenav.navmesh.dynamic.<name>`` made to wait for ``go`` once it has set ``entered``."""
+    entered, go = threading.Event(), threading.Event()
+    real = getattr(gamenav.navmesh.dynamic, name)
+
+    def wait(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        assert go.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(gamenav.navmesh.dynamic, name, wait)
+    return entered, go
+
+
+def _in_thread(fn: Callable[[], object]) -> tuple[threading.Thread, list[object]]:
+    out: list[object] = []
+
+    def run() -> None:
+        try:
+            out.append(fn())
+        except Exception as exc:  # noqa: BLE001 - handed to the test
+            out.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, out
+
+
+@pytest.mark.parametrize("edit", ["add", "remove", "compact"])
+def test_an_edit_that_checked_the_mesh_open_before_close_is_refused_after_it(
+        monkeypatch: pytest.MonkeyPatch, edit: str) -> None:
+    # the open check ran before the edit took its locks: an edit started before close() (in
+    # another thread) landed after close() returned
+    mesh = NavMesh.from_polygons(_ROOM)
+    oid = mesh.add_obstacle(_ROCK)
+    mesh.remove_obstacle(mesh.add_obstacle([(1, 1), (2, 1), (2, 2), (1, 2)]))
+    version, alive = mesh.version, mesh.alive.copy()
+    entered, go = _paused(monkeypatch, "_edit_locks")
+    call = {"add": lambda: mesh.add_obstacle([(7, 7), (8, 7), (8, 8), (7, 8)]),
+            "remove": lambda: mesh.remove_obstacle(oid), "compact": mesh.compact}[edit]
+    thread, out = _in_thread(call)
+    assert entered.wait(60)
+    monkeypatch.undo()  # (close takes the real locks)
+    mesh.close()
+    go.set()
+    thread.join()
+    assert isinstance(out[0], gamenav.errors.InvalidInputError) and "closed NavMesh" in str(out[0])
+    assert mesh.version == version and np.array_equal(mesh.alive, alive)
+    assert list(mesh.obstacles) == [oid]
+
+
+def test_close_waits_for_an_edit_in_flight_and_no_edit_lands_after_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # close() of a mesh that follows no grid took no lock: it returned while another thread's
+    # edit was still carving, which then landed on the closed mesh
+    mesh = NavMesh.from_polygons(_ROOM)
+    mesh.remove_obstacle(mesh.add_obstacle(_ROCK))
+    entered, go = _paused(monkeypatch, "remesh")
+    adder, added = _in_thread(lambda: mesh.add_obstacle(_ROCK))
+    assert entered.wait(60)
+    closer, seen = _in_thread(lambda: (mesh.close(), mesh.version)[1])
+    closer.join(1.0)
+    held = closer.is_alive()  # (close waits for the edit holding the locks)
+    go.set()
+    adder.join()
+    closer.join()
+    assert held and isinstance(added[0], int) and seen == [mesh.version]
+    assert list(mesh.obstacles) == [added[0]] and mesh.closed
+    with pytest.raises(gamenav.errors.InvalidInputError, match="closed NavMesh"):
+        mesh.remove_obstacle(added[0])
+
+
+def test_a_grid_edit_racing_close_of_its_mesh_lands_whole_or_not_at_all() -> None:
+    walk = np.ones((12, 12), bool)
+    grid = gamenav.TileGrid(walk)
+    mesh = NavMesh.from_grid(grid, follow=True)
+    stop = threading.Event()
+
+    def edits() -> None:
+        k = 0
+        while not stop.is_set():
+            grid.set_walkable((k % 12, 5), bool(k // 12 % 2))
+            k += 1
+
+    thread = threading.Thread(target=edits)
+    thread.start()
+    try:
+        mesh.close()
+        version, alive = mesh.version, mesh.alive.copy()
+    finally:
+        stop.set()
+        thread.join()
+    assert mesh.version == version and np.array_equal(mesh.alive, alive)  # nothing after close
+    assert len(grid._listeners) == 0  # (the follower unsubscribed)
+    area = _area(mesh)  # whole: the cells of one state of the grid
+    assert area == pytest.approx(round(area), abs=1e-9) and 132 <= round(area) <= 144
