@@ -257,7 +257,16 @@ class DemoWindow(arcade.Window):
         else:
             names = {key.G: "grid", key.P: "paths", key.M: "navmesh", key.E: "expansions", key.H: "help"}
             if symbol in names:
-                self.show[names[symbol]] = not self.show[names[symbol]]
+                self._toggle_overlay(names[symbol])
+
+    def _toggle_overlay(self, name: str) -> None:
+        """Show or hide the overlay ``name``; one shown with nothing to draw says why on the HUD (it drew nothing)."""
+        self.show[name] = not self.show[name]
+        sim = self.sim
+        if self.show[name] and name == "navmesh" and sim.navmesh is None and not sim.navmesh_on:
+            sim.say("no navmesh to show: N switches navigation to a navmesh")
+        elif self.show[name] and name == "expansions" and sim.last_field is None:
+            sim.say("no group order in progress: E shows the flow field of the newest")
 
 
 def _draw_panel(texts: list[arcade.Text], bottom: float, top: float) -> None:

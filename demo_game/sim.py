@@ -263,8 +263,8 @@ class Simulation:
 
     def place_building(self, point: tuple[float, float], size: tuple[int, int] = (5, 4)) -> int:
         """Put a building (``size`` cells, cut off by the map's edges) centred on ``point`` over grass and
-        marsh; returns cells blocked (0: nothing to build on, or no free cell would be left for the units to
-        stand on)."""
+        marsh; returns cells blocked (0: off the map, nothing to build on, or no free cell would be left for
+        the units to stand on; the last two are said on the HUD)."""
         cell = self.cell_at(point)
         if cell is None:
             return 0
@@ -274,6 +274,7 @@ class Simulation:
         area = self.terrain.kind[y0:y1, x0:x1]
         buildable = np.isin(area, (GRASS, MARSH))
         if not buildable.any():
+            self.say("no building here: buildings stand on grass and marsh")
             return 0
         mask = np.zeros(self.grid.shape, bool)
         mask[y0:y1, x0:x1] = buildable

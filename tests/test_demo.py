@@ -841,3 +841,36 @@ def test_the_default_army_fits_a_small_map(args: list[str], agents: int, monkeyp
     with pytest.raises(Started):
         main(["--headless", "--frames", "1", *args])
     assert asked == [agents]
+
+
+def test_keys_that_do_nothing_say_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    # B over water, M before any navmesh and E without a group order did nothing at all: the key seemed broken
+    import arcade
+
+    from demo_game.app import DemoWindow
+    from demo_game.mapgen import WATER, from_walkable
+
+    drawn: list[str] = []
+    monkeypatch.setattr(arcade.Text, "draw", lambda text: drawn.append(text.text))
+    terrain = from_walkable(np.ones((4, 12), bool))
+    terrain.kind[:, 3:9] = WATER  # a river between the armies
+    sim = Simulation(terrain, agents=2, seed=1, max_expansions=1000, cell_size=20)
+    window = DemoWindow(sim, visible=False, fixed_dt=1 / 30, overlays=set())
+    try:
+        window.on_mouse_motion(130, 40, 0, 0)  # over the river
+        for key, said in ((arcade.key.B, "no building here: buildings stand on grass and marsh"),
+                          (arcade.key.M, "no navmesh to show: N switches navigation to a navmesh"),
+                          (arcade.key.E, "no group order in progress: E shows the flow field of the newest")):
+            window.on_key_press(key, 0)
+            drawn.clear()
+            window.on_draw()
+            assert said in drawn
+        assert sim.grid.version == 0 and window.show["navmesh"] and window.show["expansions"]
+        window.on_key_press(arcade.key.M, 0)  # hidden again: nothing to say
+        window.on_key_press(arcade.key.N, 0)  # a navmesh is coming: M has something to show
+        window.on_key_press(arcade.key.M, 0)
+        window.on_key_press(arcade.key.M, 0)
+        assert len(sim.messages) == 3
+    finally:
+        sim.close()
+        window.close()
