@@ -567,10 +567,11 @@ class Crowd(Closeable):
         self._orders = 0
         self.counters = {"path_requests": 0, "stuck_repaths": 0, "edit_repaths": 0, "pushed_out": 0,
                          "flow_fields": 0, "infeasible": 0, "wall_overlaps": 0}
-        """Running totals: requests sent, re-paths after getting stuck or after edits, agents
-        moved off newly blocked cells, flow fields computed; ORCA: agents whose constraints
-        could not all be met (RVO2's 3-D fallback), discs left overlapping a wall (their path was
-        not planned for their radius)."""
+        """Running totals: requests sent, re-paths after getting stuck or after edits, agents an
+        edit moved off newly blocked cells or out of a new navmesh obstacle (not those it left
+        where they stood: nowhere free, or on the obstacle's border already), flow fields
+        computed; ORCA: agents whose constraints could not all be met (RVO2's 3-D fallback),
+        discs left overlapping a wall (their path was not planned for their radius)."""
         self._sat: tuple[npt.NDArray[np.bool_], tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] | None = None
         self._covered: npt.NDArray[np.bool_] | None = None  # cells [y, x] the navmesh world's obstacles cover
         self._steer: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None = None
@@ -2190,10 +2191,10 @@ class Crowd(Closeable):
 
     def _push_out(self, idx: _Idx, to: _F64) -> None:
         """Agents ``idx``, on what an edit walled off, moved to the points ``to`` (m, 2); they
-        stand still there."""
+        stand still there (counted as pushed out when they moved)."""
+        self.counters["pushed_out"] += int(np.count_nonzero((self._pos[idx] != to).any(axis=1)))
         self._pos[idx] = to
         self._vel[idx] = 0.0
-        self.counters["pushed_out"] += len(idx)
 
     def _mesh_edited(self, change: NavMeshChange) -> None:
         """Navmesh world edit (an obstacle added or removed; a mesh following the grid): agents

@@ -102,3 +102,19 @@ def test_agents_added_or_removed_during_an_update_join_or_leave_at_its_end(chang
     assert crowd.ids.tolist() == twin.ids.tolist()
     assert np.array_equal(crowd.positions, twin.positions)
     assert np.array_equal(crowd.velocities, twin.velocities)
+
+
+def test_pushed_out_counts_only_agents_an_edit_moved() -> None:
+    """``counters["pushed_out"]`` counted an agent on a newly blocked cell that the edit could not
+    move (every cell blocked: it stays where it stands) as pushed out; it counts those moved only."""
+    grid = TileGrid(np.ones((3, 3), bool))
+    crowd = Crowd(grid, [(1.5, 1.5)], radius=0.3, max_speed=1.0)
+    for x, y in [(x, y) for y in range(3) for x in range(3) if (x, y) != (1, 1)] + [(1, 1)]:
+        grid.set_walkable((x, y), False)
+    assert crowd.positions.tolist() == [[1.5, 1.5]]
+    assert crowd.counters["pushed_out"] == 0
+    grid.set_walkable((0, 0), True)
+    grid.set_walkable((1, 1), True)
+    grid.set_walkable((1, 1), False)  # (now it moves to the free corner cell)
+    assert crowd.positions.tolist() == [[0.5, 0.5]]
+    assert crowd.counters["pushed_out"] == 1
