@@ -106,8 +106,9 @@ class _Walker(Crowd):
         no turn is cut, so no wall between corners is crossed), and the walk ends exactly on the
         goal. The legs that are not the path's (from where the agent stood to its first corner,
         from the last one to a goal off the path) slide along walls. While a new route is
-        searched the agent waits."""
+        searched the agent waits. Standing still (arrived in this step included), its velocity is zero."""
         self._want = np.zeros(len(self))
+        self._vel[0] = 0.0
         mode = self._mode[0]
         if mode not in (PATH, DIRECT) or self.pending:
             return
@@ -140,6 +141,7 @@ class _Walker(Crowd):
         self._vel[0] = (pos[0] - route[0]) / dt
         self._pos[0] = pos[0]
         if leg == final and np.array_equal(pos[0], route[-1]):
+            self._vel[0] = 0.0  # (it stands at its goal)
             self._arrive(np.array([0]))
         elif leg == final:  # past the path's last corner: on to the goal
             self._mode[0] = DIRECT
@@ -215,6 +217,14 @@ class Follower(Closeable):
         """The agent's world position ``(x, y)``."""
         x, y = self._crowd.positions[0]
         return float(x), float(y)
+
+    @property
+    def velocity(self) -> tuple[float, float]:
+        """The agent's velocity ``(vx, vy)``, world units per second: its walk in the last update
+        over its ``dt``, ``(0.0, 0.0)`` when it stands still (arrived, failed, stopped, or waiting
+        for a path)."""
+        vx, vy = self._crowd.velocities[0]
+        return float(vx), float(vy)
 
     @property
     def arrived(self) -> bool:

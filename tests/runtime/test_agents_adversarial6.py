@@ -118,3 +118,31 @@ def test_pushed_out_counts_only_agents_an_edit_moved() -> None:
     grid.set_walkable((1, 1), False)  # (now it moves to the free corner cell)
     assert crowd.positions.tolist() == [[0.5, 0.5]]
     assert crowd.counters["pushed_out"] == 1
+
+
+def test_a_follower_standing_still_has_no_velocity() -> None:
+    """A follower kept the velocity of its last step once it stood still: arrived (it reported
+    walking at full speed at its goal), or waiting for the new path an edit asked for. It is zero
+    whenever the follower does not walk; while it walks, its last step's move over ``dt``."""
+    grid = TileGrid(np.ones((5, 12), bool))
+    queue = gamenav.PathQueue(budget_ms=None, max_expansions=100_000)
+    agent = gamenav.Follower(grid, (0.5, 2.5), speed=3.0, queue=queue)
+    agent.move_to((11.5, 2.5))
+    for _ in range(10):
+        queue.update()
+        before = agent.position
+        agent.update(0.1)
+    assert agent.velocity == pytest.approx(((agent.position[0] - before[0]) / 0.1, 0.0))
+    assert agent.velocity[0] > 0
+    grid.set_walkable((8, 2), False)  # across its way: it waits for a new path (the queue not updated yet)
+    here = agent.position
+    agent.update(0.1)
+    assert agent.position == here and agent.velocity == (0.0, 0.0)
+    assert agent._crowd.velocities[0].tolist() == [0.0, 0.0]
+    for _ in range(100):
+        queue.update()
+        agent.update(0.1)
+        if agent.arrived:
+            break
+    assert agent.arrived and agent.velocity == (0.0, 0.0)
+    assert agent._crowd.velocities[0].tolist() == [0.0, 0.0]
