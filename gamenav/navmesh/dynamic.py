@@ -929,7 +929,7 @@ def _clip(geom: BaseGeometry, box: tuple[float, float, float, float]) -> BaseGeo
 def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float], cav: _Cavity, opened: bool,
             skip: int, new: int = 0) -> tuple[BaseGeometry | None, _I64]:
     """The new free space of the cavity ``cav`` (in the frame): the removed triangles (and with
-    ``opened`` the free space of the build inside ``box``) minus the obstacles; None when there
+    ``opened`` the free space of the build inside ``box`` minus the obstacles); None when there
     is none of either. Also returns the build's triangles to put back as they are, left out of
     the region.
 
@@ -946,8 +946,11 @@ def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float]
     outside the obstacle, so nothing overlaps them, and the freed space around them is
     re-triangulated (their edges are the region's boundary with the same coordinates, which
     the stitching matches). Only the obstacles meeting ``box`` (where space is freed) are
-    subtracted: one thinner than the tolerance carves nothing alone, and subtracted beyond the
-    box it cut the removed triangles up to edges that untouched ones share (a crack).
+    subtracted, from the build's free space only: one thinner than the tolerance carves nothing
+    alone, and subtracted beyond the box it cut the removed triangles up to edges that untouched
+    ones share (a crack); the removed triangles lie outside every obstacle already, and one
+    subtracted again (a wall as thin as the tolerance, carved as merging left it) cut a sliver
+    off them along such an edge, far from the obstacle removed (a crack).
     """
     reuse = np.zeros(0, dtype=np.int64)
     verts, tris = mesh._vertices, mesh._triangles
@@ -966,22 +969,19 @@ def _region(mesh: NavMesh, es: EditState, box: tuple[float, float, float, float]
         reuse = base.ids[base.covered]
         bc = base.ids[~base.covered]
         if len(bc):
-            union = _union(es, es.base_verts, es.base_tris, es.base_nbrs, bc, es.base_tag)
-            parts.append(_clip(union, _frame_box(es, box)))
+            freed = _clip(_union(es, es.base_verts, es.base_tris, es.base_nbrs, bc, es.base_tag),
+                          _frame_box(es, box))
+            blocked = es.blocked_near(box, skip)
+            parts.append(freed if blocked is None else shapely.difference(freed, blocked))
     if not parts:
         return (shapely.Polygon() if len(reuse) else None), reuse
     region = parts[0] if len(parts) == 1 else shapely.union(parts[0], parts[1])
     if new and not opened:
         es.last_near = (cav.bounds, es.near_ids(cav.bounds))
-        obstacles = None
         if new in es.last_near[1]:
             ob = es.obstacles[new].inflated
             close = [es.obstacles[k].inflated for k in es.close_to(new, es.last_near[1])]
-            obstacles = shapely.union_all([ob, *close]) if close else ob
-    else:
-        obstacles = es.blocked_near(box, skip)
-    if obstacles is not None:
-        region = shapely.difference(region, obstacles)
+            region = shapely.difference(region, shapely.union_all([ob, *close]) if close else ob)
     return _area_part(region), reuse
 
 

@@ -210,3 +210,26 @@ def test_a_grid_edit_racing_close_of_its_mesh_lands_whole_or_not_at_all() -> Non
     assert len(grid._listeners) == 0  # (the follower unsubscribed)
     area = _area(mesh)  # whole: the cells of one state of the grid
     assert area == pytest.approx(round(area), abs=1e-9) and 132 <= round(area) <= 144
+
+
+# -- locality: thin walls and unrelated obstacles ----------------------------------------------
+def test_removing_an_obstacle_leaves_no_crack_beside_a_wall_as_thin_as_the_tolerance() -> None:
+    # a wall 1e-7 wide (the tolerance of a 100-wide room) carved after a box 4 units away; the
+    # box's removal subtracted the wall again from the triangles it re-made, which merging had
+    # carved a rounding error otherwise: a sliver from the wall's end to the room's corner
+    # (100, 0) went, a crack far from the box (a 2-unit walk became a 222.75-unit detour)
+    room = shapely.box(0, 0, 100, 100)
+    wall = shapely.affinity.rotate(shapely.box(5, 50, 95, 50 + 1e-7), 0.2, origin=(50, 50), use_radians=True)
+    box = shapely.box(41.782258191625225, 41.571678705577575, 44.64407986971134, 44.43350038366369)
+    alone = NavMesh.from_polygons(room)
+    alone.add_obstacle(wall)
+    mesh = NavMesh.from_polygons(room)
+    far = mesh.add_obstacle(box)
+    mesh.add_obstacle(wall)
+    mesh.remove_obstacle(far)
+    assert _area(mesh) == pytest.approx(_area(alone), abs=1e-12)
+    assert mesh.raycast((97, 20), (99, 20)).clear
+    for a, b in (((97, 20), (99, 20)), ((50, 48), (50, 52)), ((3, 45), (60, 30))):
+        want = gamenav.find_path(alone, a, b, exact=True)
+        got = gamenav.find_path(mesh, a, b, exact=True)
+        assert got.status is want.status and got.cost == pytest.approx(want.cost, abs=1e-9)
