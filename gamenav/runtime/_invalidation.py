@@ -221,9 +221,6 @@ class EntryTable:
     def __len__(self) -> int:
         return len(self._slot)
 
-    def __contains__(self, key: Hashable) -> bool:
-        return key in self._slot
-
     def add(self, key: Hashable, start: tuple[int, int], goal: tuple[int, int], cost: float,
             cells: npt.NDArray[np.int64], *, found: bool, fragile: bool, metric: int,
             diagonal: Diagonal, mask: int = 0) -> int:

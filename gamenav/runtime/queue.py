@@ -225,20 +225,45 @@ class _Job:
 
 
 class _GridJobs(GridWatch):
-    """The pending jobs on one grid, the answers on it whose ``on_done`` waits (``answers``: the
-    paths, keyed by request, that no edit the queue acted on since has outdated), the queue's
-    subscription to its edits and ``seen``, the grid version of the last edit the queue acted on."""
+    """The pending jobs on one grid; the requests whose answer on it waits for their ``on_done``
+    and no edit the queue acted on since has outdated (``answers``; their paths are put in
+    ``table`` at the first edit after them: most are delivered before any); the queue's
+    subscription to its edits; and ``seen``, the grid version of the last edit the queue acted on."""
 
     def __init__(self, grid: TileGrid, handler: Callable[[TileGrid, GridChange], None]) -> None:
         super().__init__(grid, handler)
         self.jobs: set[_Job] = set()
-        self.answers = EntryTable(grid.shape)
+        self.answers: dict[PathRequest, None] = {}
+        self.fresh: dict[PathRequest, None] = {}  # answers not in the table yet
+        self.table: EntryTable | None = None
+        self.shape = grid.shape
         self.seen = grid.version  # read once subscribed: every later edit is heard
 
     @property
     def idle(self) -> bool:
         """No pending job and no answer waiting: the subscription can end."""
-        return not self.jobs and not len(self.answers)
+        return not self.jobs and not self.answers
+
+    def outdated(self, change: GridChange) -> list[PathRequest]:
+        """Remove and return the requests whose answer ``change`` outdates (the rule of
+        :class:`~gamenav.runtime._invalidation.EntryTable`, as for a search that spanned it)."""
+        if not self.answers:
+            return []
+        table = self.table = self.table or EntryTable(self.shape)
+        for req in self.fresh:
+            table.add_result(req, req._query, req._path)
+        self.fresh.clear()
+        gone: list[PathRequest] = table.invalidate(change)  # type: ignore[assignment]  # (its keys)
+        for req in gone:
+            del self.answers[req]
+        return gone
+
+    def forget(self, req: PathRequest) -> None:
+        """Stop checking the answer of ``req``."""
+        self.answers.pop(req, None)
+        self.fresh.pop(req, None)
+        if self.table is not None:
+            self.table.remove(req)
 
 
 @dataclass(frozen=True)
@@ -1143,8 +1168,8 @@ class PathQueue(Closeable):
             fps, counts = zip(*[req._footprint for req in held], strict=True)
             for i in np.flatnonzero(crossed(fps, counts, np.full(len(held), either), seen)).tolist():
                 held[i]._path, held[i]._footprint = _PENDING, None
-        for req in entry.answers.invalidate(change) if len(entry.answers) else ():
-            self._outdated(req)  # type: ignore[arg-type]  # (the table's keys are requests)
+        for req in entry.outdated(change):
+            self._outdated(req)
 
     def _valid_at(self, job: _Job, path: Path) -> int | None:
         """The world version at which ``path``, found on the snapshot the search started from,
@@ -1210,7 +1235,7 @@ class PathQueue(Closeable):
         if path.status is not PathStatus.STALE and version is not None and isinstance(world, TileGrid):
             entry = self._follow(world)
             if version >= entry.seen:  # (else edits in between went unchecked: searched again when due)
-                entry.answers.add_result(req, req._query, path)
+                entry.answers[req] = entry.fresh[req] = None
 
     def _holds(self, req: PathRequest) -> bool:
         """Whether the answer of ``req`` (waiting for its ``on_done``) holds on its world as it is
@@ -1248,7 +1273,7 @@ class PathQueue(Closeable):
         """Stop checking the answer of ``req`` against edits (its ``on_done`` is called, or due)."""
         entry = self._grids.get(id(req.world))
         if entry is not None:
-            entry.answers.remove(req)
+            entry.forget(req)
             self._unfollow(req.world)
 
     def _join(self, job: _Job, req: PathRequest) -> None:

@@ -147,3 +147,27 @@ def test_a_navmesh_answer_waiting_for_its_callback_is_searched_again_after_a_mes
     expected = gamenav.find_path(mesh, (1.0, 5.0), (19.0, 5.0))
     assert req.path.cost == expected.cost > 18.5
     assert np.array_equal(req.path.points, expected.points)
+
+
+def test_answers_delivered_before_any_edit_cost_no_invalidation_bookkeeping(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checking waiting answers against edits (above) computed each answer's footprint when it was
+    given, though almost every answer reaches its callback before any edit: 17% of the time of 300
+    short requests with ``on_done`` on a 512 x 512 map (profiled). A footprint is computed at the
+    first edit after the answer."""
+    from gamenav.runtime._invalidation import EntryTable
+
+    added: list[object] = []
+    add_result = EntryTable.add_result
+    monkeypatch.setattr(EntryTable, "add_result", lambda self, key, *a: added.append(key) or add_result(self, key, *a))
+    grid = TileGrid(np.ones((5, 9), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=1000)
+    called: list[PathRequest] = []
+    for y in range(5):
+        queue.request(grid, (0, y), (8, 4 - y), on_done=called.append, quick_expansions=y % 2 * 10**6)
+    queue.update()
+    assert len(called) == 5 and not added
+    waiting = queue.request(grid, (0, 2), (8, 2), on_done=called.append, quick_expansions=10**6)
+    grid.set_walkable((4, 4), False)  # (off its path: it holds)
+    assert added == [waiting]
+    queue.update()
+    assert called[-1] is waiting and waiting.path.cost == 8.0
