@@ -945,9 +945,10 @@ class Crowd(Closeable):
         shapes = list(self._world.obstacles.values())
         if not shapes and self._covered is None:
             return
-        corners = np.array([bounds[:2], bounds[2:]], np.float64)
-        lo_hi = g.world_to_cell(np.clip(corners, g.cell_to_world((0, 0)) - g._cell_size,
-                                        g.cell_to_world((g.width - 1, g.height - 1)) + g._cell_size))
+        ends = g.cell_to_world(np.array([[0, 0], [g.width - 1, g.height - 1]]))  # (y_up: the first row on top)
+        corners = np.clip(np.array([bounds[:2], bounds[2:]], np.float64), ends.min(axis=0) - g._cell_size,
+                          ends.max(axis=0) + g._cell_size)
+        lo_hi = g.world_to_cell(corners)
         x0, y0 = np.clip(lo_hi.min(axis=0) - 1, 0, None)
         x1, y1 = np.minimum(lo_hi.max(axis=0) + 2, (g.width, g.height))
         covered = np.zeros(g.shape, bool) if self._covered is None else self._covered.copy()

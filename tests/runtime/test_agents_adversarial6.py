@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 import shapely
 
@@ -146,3 +147,33 @@ def test_a_follower_standing_still_has_no_velocity() -> None:
             break
     assert agent.arrived and agent.velocity == (0.0, 0.0)
     assert agent._crowd.velocities[0].tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("y_up", [False, True])
+def test_steering_walls_of_navmesh_obstacles_on_a_y_up_grid(y_up: bool) -> None:
+    """The cells a navmesh world's obstacles cover were marked for steering only in a row or two of
+    a ``y_up`` grid (the box clipped to the grid's extent read its corners' rows as top and bottom:
+    an obstacle of 6 rows was a wall in 2 of them), so agents cut into the rest. Every covered cell
+    is a wall of the steering now: those there when the crowd is made, added and removed since."""
+    x0, y0 = 100.0, -50.0
+    grid = TileGrid(np.ones((10, 20), bool), cell_size=2.0, origin=(x0, y0), y_up=y_up)
+    mesh = gamenav.NavMesh.from_polygons([(x0, y0), (x0 + 40, y0), (x0 + 40, y0 + 20), (x0, y0 + 20)])
+    first, second = shapely.box(x0 + 4.5, y0 + 2.5, x0 + 15.5, y0 + 17.5), shapely.box(x0 + 25, y0 + 5, x0 + 31, y0 + 9)
+    mesh.add_obstacle(first)
+    crowd = Crowd(grid, [(x0 + 1, y0 + 1)], radius=0.5, max_speed=2.0, world=mesh)
+    cells = np.argwhere(np.ones(grid.shape, bool))[:, ::-1]
+    centres = grid.cell_to_world(cells)
+
+    def covered(*boxes: shapely.Polygon) -> npt.NDArray[np.bool_]:
+        mask = np.zeros(grid.shape, bool)
+        inside = shapely.contains_xy(shapely.unary_union(boxes), centres[:, 0], centres[:, 1])
+        mask[cells[inside, 1], cells[inside, 0]] = True
+        return mask
+
+    assert np.array_equal(~crowd._steering_passable(), covered(first))
+    oid = mesh.add_obstacle(second)
+    crowd.update(1 / 30)
+    assert np.array_equal(~crowd._steering_passable(), covered(first, second))
+    mesh.remove_obstacle(oid)
+    crowd.update(1 / 30)
+    assert np.array_equal(~crowd._steering_passable(), covered(first))
