@@ -10,7 +10,8 @@ its ``walls`` tile layer (:func:`gamenav.adapters.pygame.grid_from_tmx`), a navm
 
 Left click: move the agent there along the grid (orange path); the navmesh's any-angle path to the
 same point is drawn in blue for comparison. Right click: toggle the wall cell under the cursor (the
-agent re-plans when its route is cut). Headless runs print a one-line summary.
+agent re-plans when its route is cut; a wall made so is carved into the navmesh too, and the blue path
+found again). Headless runs print a one-line summary.
 
 Needs the pygame extra (pygame-ce and pytmx): ``pip install -e ".[pygame]"`` in a gamenav
 checkout. Exits 0; 2 with a one-line message for a map it cannot use (non-zero on any other error).
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from gamenav import TileGrid
+    from gamenav import NavMesh, TileGrid
 
 START = (48, 48)  # (on a map with a wall there, or smaller: the centre of the nearest free cell)
 # Headless script: frame -> (mouse button, pixel position).
@@ -44,6 +45,19 @@ def start_point(grid: TileGrid) -> tuple[float, float]:
         raise InvalidInputError("its walls layer leaves no tile free")
     x, y = free[np.argmin(np.hypot(*(free - START).T))].tolist()
     return x, y
+
+
+def toggle_wall(grid: TileGrid, mesh: NavMesh, carved: dict[tuple[int, int], int], cell: tuple[int, int]) -> None:
+    """Wall or open the grid cell ``cell``; a wall made here is carved into ``mesh`` too (``carved``: cell ->
+    obstacle id), and taken out again when opened (the map's own walls come from its obstacles layer: they stay)."""
+    x, y = cell
+    walled = bool(grid.passable[y, x])
+    grid.set_walkable(cell, not walled)
+    if walled:
+        corner = grid.cell_to_world(cell) - grid.cell_size / 2
+        carved[cell] = mesh.add_obstacle(corner + grid.cell_size * np.array([(0, 0), (1, 0), (1, 1), (0, 1)]))
+    elif cell in carved:
+        mesh.remove_obstacle(carved.pop(cell))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     agents = pygame.sprite.Group(sprite)
     queue = gamenav.PathQueue(budget_ms=1.0)  # pathfinding time per frame, shared by all agents
     follower = PathFollower(sprite, grid, speed=240, queue=queue)
-    mesh_path = gamenav.Path.none()
+    mesh_path, goal = gamenav.Path.none(), None
+    carved: dict[tuple[int, int], int] = {}
     clock = pygame.time.Clock()
     frame, running = 0, True
     while running and (args.frames <= 0 or frame < args.frames):
@@ -115,11 +130,13 @@ def main(argv: list[str] | None = None) -> int:
         for button, pos in clicks:
             if button == 1:
                 follower.move_to(pos)
-                mesh_path = gamenav.find_path(mesh, follower.position, pos, clamp=True)
+                goal = pos
             elif button == 3:  # toggle the wall under the cursor; the follower re-plans if needed
-                cell = tuple(int(v) for v in grid.world_to_cell(pos))
-                if grid.in_bounds(*cell):
-                    grid.set_walkable(cell, not grid.passable[cell[1], cell[0]])
+                x, y = (int(v) for v in grid.world_to_cell(pos))
+                if grid.in_bounds(x, y):
+                    toggle_wall(grid, mesh, carved, (x, y))
+        if clicks and goal is not None:  # a new goal, or an edit the navmesh path may cross
+            mesh_path = gamenav.find_path(mesh, follower.position, goal, clamp=True)
         queue.update()
         follower.update(1 / 60 if args.headless else clock.tick(60) / 1000)
         screen.blit(background, (0, 0))
