@@ -6,13 +6,16 @@ searches take (:func:`check_graph_options`).
 An index is built from a grid snapshot and subscribes (weakly) to the grid's edits; each edit
 is repaired in the editing thread, inside the box of changed cells. Searches borrow the data of
 their own snapshot's version (:meth:`GridIndex.acquire` / :meth:`GridIndex.release`); an edit
-while any is borrowed repairs a copy, so running searches keep consistent data. An edit the
-index missed (a version gap) or a new grid shape rebuilds it.
+while any is borrowed repairs a copy, so running searches keep consistent data. A search on the
+grid's current snapshot that the edit's notice has not reached yet (a listener subscribed before
+the index searching in its turn) repairs the index up to it first, inside the box of the cells
+that differ. An edit the index missed (a version gap) or a new grid shape rebuilds it.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -63,6 +66,7 @@ class GridIndex(Generic[Data]):
         self._users = 0
         self.repaired = 0
         self.version = -1
+        self._grid = weakref.ref(grid)
         with grid._edit_lock:  # no edit between the snapshot and the subscription
             state = grid._snapshot()
             self._rebuild_all(state.passable, state.version)
@@ -71,6 +75,7 @@ class GridIndex(Generic[Data]):
     def _rebuild_all(self, passable: npt.NDArray[np.bool_], version: int) -> None:
         self.shape = (int(passable.shape[0]), int(passable.shape[1]))
         self._build(passable)
+        self._passable = passable  # (a snapshot's array: never modified)
         self.version = version
 
     def _build(self, passable: npt.NDArray[np.bool_]) -> None:
@@ -88,12 +93,32 @@ class GridIndex(Generic[Data]):
 
     def acquire(self, state: _GridState) -> Data | None:
         """The data of snapshot ``state`` for one search, or None if the index is at another
-        version. Give it back with :meth:`release`."""
+        version (brought up to ``state`` first if that is the grid's current snapshot and the
+        edit's notice has not reached the index yet). Give it back with :meth:`release`."""
+        if 0 <= self.version < state.version:
+            self._catch_up(state)
         with self._lock:
             if state.version != self.version or state.passable.shape != self.shape:
                 return None
             self._users += 1
             return self._data
+
+    def _catch_up(self, state: _GridState) -> None:
+        """Repair the data up to ``state`` if that is the grid's current snapshot (an edit whose
+        notice has not reached the index yet), inside the box of the cells that differ."""
+        grid = self._grid()
+        # the edit lock first, as an edit's notice takes them; not waited for: another thread's
+        # edit brings the index up itself, and it may be waiting for this thread (a listener
+        # joining worker threads)
+        if grid is None or not grid._edit_lock.acquire(blocking=False):
+            return
+        try:
+            with self._lock:
+                if 0 <= self.version < state.version and state is grid._snapshot():
+                    changed = np.argwhere(state.passable != self._passable)[:, ::-1]  # (x, y)
+                    self._advance(state.passable, state.version, changed)
+        finally:
+            grid._edit_lock.release()
 
     def release(self, data: Data) -> None:
         """Give back data from :meth:`acquire` (once per acquire)."""
@@ -103,23 +128,30 @@ class GridIndex(Generic[Data]):
 
     def _on_change(self, change: GridChange) -> None:
         with self._lock:
-            if change.version <= self.version:  # built after this edit (inside a listener)
+            if change.version <= self.version:  # built or brought up after this edit (in a listener)
                 return
-            if self._users:  # searches hold the data: they keep it, we repair a copy
-                self._data = self._copy(self._data)
-                self._users = 0
-            passable = change.passable
-            last, self.version = self.version, -1  # no version while changing: a repair or build
-            # that fails part-way (MemoryError) leaves data that no search borrows (rebuilt next edit)
-            if change.version != last + 1 or passable.shape != self.shape:
-                self._rebuild_all(passable, change.version)  # missed an edit: start again
-                return
-            cells = np.concatenate([change.blocked, change.opened])
-            if len(cells):
-                x0, y0 = cells.min(axis=0).tolist()
-                x1, y1 = (cells.max(axis=0) + 1).tolist()
-                self.repaired = self._repair(passable, x0, y0, x1, y1)
-            self.version = change.version
+            missed = change.version != self.version + 1  # (or a failed repair: version -1)
+            self._advance(change.passable, change.version,
+                          None if missed else np.concatenate([change.blocked, change.opened]))
+
+    def _advance(self, passable: npt.NDArray[np.bool_], version: int,
+                 changed: npt.NDArray[np.int64] | None) -> None:
+        """Bring the data to ``passable``, grid version ``version``: repair the box of the cells
+        ``changed`` (``(k, 2)`` x, y) since the index's version, or (None) rebuild it."""
+        if self._users:  # searches hold the data: they keep it, we repair a copy
+            self._data = self._copy(self._data)
+            self._users = 0
+        self.version = -1  # no version while changing: a repair or build that fails part-way
+        # (MemoryError) leaves data that no search borrows (rebuilt next edit)
+        if changed is None or passable.shape != self.shape:
+            self._rebuild_all(passable, version)
+            return
+        if len(changed):
+            x0, y0 = changed.min(axis=0).tolist()
+            x1, y1 = (changed.max(axis=0) + 1).tolist()
+            self.repaired = self._repair(passable, x0, y0, x1, y1)
+        self._passable = passable
+        self.version = version
 
 
 class Lender(Protocol):

@@ -214,23 +214,19 @@ class PlusSearch:
 
 def start(grid: TileGrid, state: _GridState, jps: bool) -> tuple[bool, PlusSearch | None]:
     """How a search asked for ``algorithm="jps"`` (``jps``: and the goal is reachable) runs:
-    ``(online_jps, plus)``: JPS+ state, or online JPS, or neither (A*, on dense maps)."""
-    if not jps:
-        return False, None
-    if state is grid._snapshot() and jump_index(grid).dense:
-        return False, None
-    plus = acquire(grid, state)
-    return plus is None, plus
-
-
-def acquire(grid: TileGrid, state: _GridState) -> PlusSearch | None:
-    """JPS+ state for a search on ``state`` (the grid's own snapshot, not a derived one such as
-    an agent-radius view), or None when the grid has moved on meanwhile (use online JPS)."""
-    if state is not grid._snapshot():
-        return None
+    ``(online_jps, plus)``: JPS+ state on the table of ``state`` (the grid's own snapshot, not
+    a derived one such as an agent-radius view), or online JPS when the grid has moved on
+    meanwhile, or neither (A*, on dense maps)."""
+    if not jps or state is not grid._snapshot():
+        return jps, None
     index = jump_index(grid)
-    table = index.acquire(state)
-    return None if table is None else PlusSearch(index, table)
+    table = index.acquire(state)  # (the table is brought up to ``state`` first if it lags)
+    if table is None:
+        return True, None
+    if index.dense:
+        index.release(table)
+        return False, None
+    return False, PlusSearch(index, table)
 
 
 def release(held: PlusSearch | None) -> None:

@@ -163,3 +163,34 @@ def test_errors_name_the_agent_radius_given(call: Any) -> None:
     grid = gamenav.TileGrid(np.ones((8, 8), dtype=bool))
     with pytest.raises(gamenav.GamenavError, match=r"agent_radius=0\.5000001(?!\d)"):
         call(grid)
+
+
+# -- a listener heard before the index -----------------------------------------------------------
+
+@pytest.mark.parametrize("algorithm", ["jps", "hpa", "subgoal"])
+def test_a_listener_heard_before_the_index_searches_with_it(algorithm: str) -> None:
+    """A listener subscribed before the grid's index was built (a crowd made at level load) hears
+    an edit while the index still describes the grid before it: its query ran the fallback
+    (subgoal: A*, 4907 expansions instead of 122 and other cells; jps: online JPS). The index is
+    brought up to the current snapshot first, and the edit's notice then finds nothing to do."""
+    rng = np.random.default_rng(3)
+    walk = rng.random((120, 120)) > 0.3 if algorithm != "jps" else np.ones((120, 120), dtype=bool)
+    walk[0, :] = walk[:, 0] = walk[-1, :] = walk[:, -1] = True
+    grid = gamenav.TileGrid(walk)
+    heard: list[gamenav.Path] = []
+    grid.subscribe(lambda change: heard.append(
+        gamenav.find_path(grid, (0, 0), (119, 119), algorithm=algorithm)))
+    clusters = hpa.hpa_index(grid, cluster_size=16, spacing=4) if algorithm == "hpa" else None
+    gamenav.prepare(grid, algorithm)
+    grid.set_walkable((60, 60, 63, 63), False)
+    after = gamenav.find_path(grid, (0, 0), (119, 119), algorithm=algorithm)
+    assert heard[0].expanded == after.expanded and heard[0].cost == after.cost
+    np.testing.assert_array_equal(heard[0].cells, after.cells)
+    fresh = grid.copy()
+    if clusters is not None:
+        assert clusters.version == grid.version
+        _assert_same_graph(clusters, grid)
+    elif algorithm == "jps":
+        np.testing.assert_array_equal(jump_plus.jump_index(grid).table(), jump_plus.jump_index(fresh).table())
+    else:
+        assert _subgoal_graph(subgoal.subgoal_index(grid)) == _subgoal_graph(subgoal.subgoal_index(fresh))
