@@ -596,10 +596,10 @@ class PathQueue(Closeable):
                 called in the next update at the earliest, so chains of requests answered at
                 once (cache hits) run one link per update. Until its callback is called, an
                 answer (also one given at request time) is checked against the world's edits as
-                a running search is: one that an edit outdates is searched again (pending again:
-                ``done`` is False until the new answer, which the callback gets) or answered
-                STALE, as ``on_change`` says; a navmesh answer, after any mesh edit. Each
-                request gets one callback.
+                a running search's result is (a navmesh answer is outdated by any mesh edit): one
+                an edit outdates is searched again (pending again: ``done`` is False until the
+                new answer, which the callback gets) or answered STALE, as ``on_change`` says.
+                Each request gets one callback.
             quick_expansions: expand up to this many nodes right now, outside the frame
                 budget (Detour's quick search): short requests are answered at once (done,
                 0 frames waited); otherwise, on grids, :attr:`PathRequest.path` holds the best
@@ -1240,15 +1240,16 @@ class PathQueue(Closeable):
     def _holds(self, req: PathRequest) -> bool:
         """Whether the answer of ``req`` (waiting for its ``on_done``) holds on its world as it is
         now: a grid path no edit the queue acted on outdated since (an edit whose notification is
-        on its way counts as one that did), a navmesh path found on this version of the mesh, or
-        STALE."""
+        on its way counts as one that did) and that a fresh search would not refuse (``jps`` on a
+        grid made weighted: see :func:`refused`), a navmesh path found on this version of the
+        mesh, or STALE."""
         if req._status is PathStatus.STALE:
             return True
         world = req.world
         entry = self._grids.get(id(world)) if isinstance(world, TileGrid) else None
         if entry is None:
             return bool(req._version == world.version)
-        return req in entry.answers and bool(entry.seen == world.version)
+        return req in entry.answers and bool(entry.seen == world.version) and not refused(req._query)
 
     def _outdated(self, req: PathRequest) -> None:
         """Act on the answer of ``req``, waiting for its ``on_done``, that an edit since may have

@@ -171,3 +171,23 @@ def test_answers_delivered_before_any_edit_cost_no_invalidation_bookkeeping(monk
     assert added == [waiting]
     queue.update()
     assert called[-1] is waiting and waiting.path.cost == 8.0
+
+
+@pytest.mark.parametrize("algorithm", ["jps", "hpa", "subgoal"])
+@pytest.mark.parametrize("on_change", ["restart", "stale"])
+def test_a_waiting_answer_that_a_fresh_search_would_refuse_is_stale(algorithm: str, on_change: str) -> None:
+    """A ``jps`` / ``hpa`` / ``subgoal`` answer given at request time reached ``on_done`` FOUND after
+    an edit made the grid weighted (a cost raised off its path), where a search spanning that edit,
+    a cache lookup and a fresh search refuse the query (UnsupportedOptionError: answered STALE).
+    It is answered STALE as they are."""
+    grid = TileGrid(np.ones((5, 9), bool))
+    queue = PathQueue(budget_ms=None, max_expansions=1000, on_change=on_change)
+    called: list[PathRequest] = []
+    req = queue.request(grid, (0, 2), (8, 2), on_done=called.append, quick_expansions=10**6, algorithm=algorithm)
+    assert req.status is PathStatus.FOUND
+    grid.set_cost((4, 4), 3.0)  # off its path
+    with pytest.raises(gamenav.UnsupportedOptionError):
+        gamenav.find_path(grid, (0, 2), (8, 2), algorithm=algorithm)
+    for _ in range(2):
+        queue.update()
+    assert called == [req] and req.status is PathStatus.STALE and len(queue) == 0
