@@ -2210,8 +2210,7 @@ class Crowd(Closeable):
             self._cover_obstacles((x0 - t, y0 - t, x1 + t, y1 + t))
             state = self._world._snapshot()  # (one state of an edited mesh)
             trapped = self._walled_off(state, change)
-            if len(trapped):
-                self._push_out(trapped, state.nearest(self._pos[trapped]))
+            self._push_out(*self._off_covered(trapped, state.nearest(self._pos[trapped])))
         follow = np.flatnonzero(self._mode == PATH)
         direct = np.flatnonzero(self._mode == DIRECT)
         a, b, owner = self._legs(follow)
@@ -2221,6 +2220,31 @@ class Crowd(Closeable):
         self._repath_later(np.unique(who[hit]))
         if change.opened:
             self._retry_failed()
+
+    def _off_covered(self, idx: _I64, to: _F64) -> tuple[_I64, _F64]:
+        """The agents ``idx`` moving to ``to`` (m, 2) and those standing on a passable cell a navmesh
+        obstacle covers, and where they go: off the covered cells as far as their radius, or else to
+        the nearest cell steering leaves free (a point on an obstacle's border may lie on one). The
+        steering keeps centres off such cells but does not lead one out (with
+        ``avoidance="separation"`` it stood there for good)."""
+        if self._covered is None:
+            return idx, to
+        g = self._grid
+        pos = self._pos.copy()
+        pos[idx] = to
+        cells = np.clip(g.world_to_cell(pos), 0, (g.width - 1, g.height - 1))
+        inside = self._covered[cells[:, 1], cells[:, 0]] & g.passable[cells[:, 1], cells[:, 0]]
+        rows = np.union1d(idx, np.flatnonzero(inside))
+        off = rows[inside[rows]]
+        passable = self._steering_passable()
+        out = pos[off]
+        discs_off_walls(out, np.minimum(self._radii[off], self._radius_cap()), passable,
+                        self._blocked_table(passable), g._origin[0], g._origin[1], g._cell_size, g._y_up)
+        at = np.clip(g.world_to_cell(out), 0, (g.width - 1, g.height - 1))
+        still = ~passable[at[:, 1], at[:, 0]]
+        out[still] = g.cell_to_world(self._nearest_passable(at[still], out[still], passable))
+        pos[off] = out
+        return rows, pos[rows]
 
     def _walled_off(self, state: Any, change: NavMeshChange) -> _I64:
         """The agents that stood on triangles the edit ``change`` of the navmesh world removed
