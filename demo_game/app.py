@@ -107,7 +107,8 @@ class DemoWindow(arcade.Window):
         self.team = 0
         self.selected = np.zeros(len(sim.crowd), bool)
         self.drag_start: tuple[float, float] | None = None
-        self.mouse = (self.width / 2, self.height / 2)
+        self.pointer = (self.width / 2, self.height / 2)
+        """The mouse's last position (``mouse`` is arcade's polling handler)."""
         self.paused = False
         shown = {"paths", "help"} if overlays is None else overlays
         unknown = shown - set(OVERLAYS)
@@ -158,8 +159,8 @@ class DemoWindow(arcade.Window):
         colors[self.selected] = SELECTED_COLOR
         self.units.draw(sim.crowd.positions, colors, radius=sim.crowd.radii)  # true sizes: no overlaps
         if self.drag_start is not None:
-            (x0, x1) = sorted((self.drag_start[0], self.mouse[0]))
-            (y0, y1) = sorted((self.drag_start[1], self.mouse[1]))
+            (x0, x1) = sorted((self.drag_start[0], self.pointer[0]))
+            (y0, y1) = sorted((self.drag_start[1], self.pointer[1]))
             arcade.draw_lrbt_rectangle_outline(x0, x1, y0, y1, (255, 255, 255, 220), 1)
         self._draw_hud()
 
@@ -204,20 +205,20 @@ class DemoWindow(arcade.Window):
 
     # -- input ----------------------------------------------------------------------------
     def on_mouse_motion(self, x: int, y: int, dx: int, dy: int) -> None:
-        self.mouse = (x, y)
+        self.pointer = (x, y)
 
     def on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> None:
-        self.mouse = (x, y)
+        self.pointer = (x, y)
         if button == arcade.MOUSE_BUTTON_LEFT:
             self.drag_start = (x, y)
         elif button == arcade.MOUSE_BUTTON_RIGHT:
             self.sim.order(np.flatnonzero(self.selected), (float(x), float(y)))
 
     def on_mouse_drag(self, x: int, y: int, dx: int, dy: int, buttons: int, modifiers: int) -> None:
-        self.mouse = (x, y)
+        self.pointer = (x, y)
 
     def on_mouse_release(self, x: int, y: int, button: int, modifiers: int) -> None:
-        self.mouse = (x, y)
+        self.pointer = (x, y)
         if button != arcade.MOUSE_BUTTON_LEFT or self.drag_start is None:
             return
         start, self.drag_start = self.drag_start, None
@@ -234,9 +235,9 @@ class DemoWindow(arcade.Window):
     def on_key_press(self, symbol: int, modifiers: int) -> None:
         sim, key = self.sim, arcade.key
         if symbol == key.B:
-            sim.place_building(self.mouse)
+            sim.place_building(self.pointer)
         elif symbol in (key.X, key.DELETE):
-            sim.remove_building(self.mouse)
+            sim.remove_building(self.pointer)
         elif symbol == key.N:
             self.show["navmesh"] = sim.toggle_navmesh()
         elif symbol == key.O:

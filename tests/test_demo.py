@@ -874,3 +874,26 @@ def test_keys_that_do_nothing_say_why(monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         sim.close()
         window.close()
+
+
+def test_the_window_keeps_arcades_mouse_polling_handler() -> None:
+    # the demo kept the mouse's last position in window.mouse, over arcade's polling handler of that name
+    # (window.mouse["x"], window.mouse.LEFT): a tuple after the first mouse move, and B built where it pointed
+    import arcade
+    import pyglet
+
+    from demo_game.app import DemoWindow
+
+    sim = Simulation(generate(seed=7), agents=2, seed=7, max_expansions=1000)
+    window = DemoWindow(sim, visible=False, fixed_dt=1 / 30)
+    try:
+        window.on_mouse_motion(300, 500, 0, 0)
+        assert window.mouse is None or isinstance(window.mouse, pyglet.window.mouse.MouseStateHandler)
+        assert window.pointer == (300, 500)
+        buildings = int((sim.terrain.kind == BUILDING).sum())
+        window.on_key_press(arcade.key.B, 0)  # built where the mouse points
+        assert sim.grid.version == 1 and (sim.terrain.kind == BUILDING).sum() > buildings
+        x, y = sim.grid.world_to_cell((300, 500)).tolist()
+        assert sim.terrain.kind[y, x] == BUILDING
+    finally:
+        window.close()
