@@ -100,9 +100,10 @@ def test_every_kernels_cache_entry_is_stamped_with_all_kernel_modules(tmp_path: 
     for kernel in kernels:
         assert kernel._cache._cache_file._source_stamp[1] == stamp
     (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "__init__.py").write_text("")  # (holds no kernel: its edits compile nothing again)
     before = sources_stamp(str(tmp_path))
     (tmp_path / "a.py").write_text("x = 22\n")
-    assert sources_stamp(str(tmp_path)) != before and len(before) == 1
+    assert sources_stamp(str(tmp_path)) != before and [name for name, _, _ in before] == ["a.py"]
     assert sources_stamp(str(tmp_path / "missing")) == ()
 
 
@@ -282,6 +283,35 @@ def test_no_notice_inside_a_silent_block(monkeypatch: pytest.MonkeyPatch, capsys
         _kernels._on_compile_start(None)  # as numba's compile event does
         _kernels._on_compile_end()
     assert capsys.readouterr().err == ""
+
+
+def test_a_kernel_of_a_group_another_thread_compiles_prints_no_notice_of_its_own(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # on a cold cache, a thread that used a kernel of a group while another thread's announce_compile
+    # compiled that group compiled the kernel itself and printed one more "compiling <group> kernels"
+    # / "... done" pair per kernel (the group counted as seen at once): one notice pair per group
+    import threading
+
+    from gamenav import _kernels
+
+    monkeypatch.delenv("GAMENAV_QUIET", raising=False)
+    monkeypatch.setattr(_kernels, "_group_of", {})
+    kernel = object()  # a dispatcher of the group that the first announce did not name
+
+    def other_thread_compiles() -> None:
+        _kernels.announce_compile("threads test group", kernel)  # (seen already: no warmup here)
+        _kernels._on_compile_start(kernel)  # as numba's compile event does
+        _kernels._on_compile_end()
+
+    with _kernels.compiling("threads test group"):
+        worker = threading.Thread(target=other_thread_compiles)
+        worker.start()
+        worker.join()
+    assert capsys.readouterr().err == ""
+    other_thread_compiles()  # after the group's block: a compile of its own, with its notice
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "gamenav: compiling threads test group kernels with numba (first run only)..."
+    assert err[1].startswith("gamenav: ... done in ") and len(err) == 2, err
 
 
 @pytest.mark.parametrize(("value", "quiet"), [("1", True), ("yes", True), ("0", False), ("false", False),

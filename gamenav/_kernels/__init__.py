@@ -53,6 +53,8 @@ _seen: set[str] = set()
 """Groups whose first use in this process has been handled."""
 _group_of: dict[Any, str] = {}
 """Dispatcher -> group, for notices about compiles outside a :func:`compiling` block."""
+_open: dict[str, int] = {}
+"""Group -> number of :func:`compiling` blocks of it open now, in any thread."""
 
 
 @dataclass
@@ -80,6 +82,7 @@ class _State(threading.local):
         self.depth = 0
         self.started = 0.0
         self.blocks: list[CompileRecord] = []
+        self.silent = False  # the compile outside a block belongs to a group another thread announces
 
 
 _state = _State()
@@ -138,15 +141,17 @@ def _on_compile_start(dispatcher: Any) -> None:
         if record.notify and not record.announced and not _quiet():
             _say(_start_line(f"{record.group} kernels"))
         record.announced = True
-    elif not _quiet():
-        group = _group_of.get(dispatcher)
+        return
+    group = _group_of.get(dispatcher)
+    _state.silent = group in _open  # (a kernel of a group another thread is compiling: its notice tells)
+    if not _state.silent and not _quiet():
         name = getattr(getattr(dispatcher, "py_func", None), "__name__", "?")
         _say(_start_line(f"{group} kernels" if group else f"the {name} kernel"))
 
 
 def _on_compile_end() -> None:
     _state.depth = max(_state.depth - 1, 0)
-    if _state.depth == 0 and not _state.blocks and not _quiet():
+    if _state.depth == 0 and not _state.blocks and not _state.silent and not _quiet():
         _say(f"... done in {time.perf_counter() - _state.started:.1f} s")
 
 
@@ -197,16 +202,17 @@ def _damaged(where: str, exc: Exception) -> None:
 
 def sources_stamp(folder: str = os.path.dirname(__file__)) -> tuple[tuple[str, int, int], ...]:
     """``(name, mtime in ns, size)`` of every ``.py`` file in ``folder`` (default: the kernel
-    modules), sorted; empty if it cannot be listed.
+    modules) but ``__init__.py``, sorted; empty if it cannot be listed.
 
     Every gamenav kernel's cache entry is stamped with all of them: numba stamps an entry with
     its own module's source only, so a kernel calling one of another module (``find_path_once``
     calls ``best_first_step``, compiled into it) was loaded from the cache with the old callee
     after an edit of that module alone (a ``git pull`` in an editable install): old answers, or
-    numba's "'descr' is NULL" error inside a query.
+    numba's "'descr' is NULL" error inside a query. ``__init__.py`` (this module: notices and
+    caching, no kernel, imported by none) is left out, so an edit of it compiles nothing again.
     """
     try:
-        names = sorted(name for name in os.listdir(folder) if name.endswith(".py"))
+        names = sorted(name for name in os.listdir(folder) if name.endswith(".py") and name != "__init__.py")
         return tuple((name, (st := os.stat(os.path.join(folder, name))).st_mtime_ns, st.st_size)
                      for name in names)
     except OSError:
@@ -353,13 +359,15 @@ def compiling(group: str, *, notify: bool = True) -> Iterator[CompileRecord]:
     only)...`` when the first compilation starts and ``gamenav: ... done in <s> s`` when the
     block ends (unless ``notify`` is False, here or in an enclosing block of this thread, or
     ``GAMENAV_QUIET`` is set). Also marks the group as handled, so :func:`announce_compile` does
-    not warm it up again.
+    not warm it up again; while the block is open, kernels of the group that other threads
+    compile print no notice of their own (the block's notice tells).
 
     Yields:
         the :class:`CompileRecord` of the block (filled in when it ends).
     """
     with _lock:
         _seen.add(group)
+        _open[group] = _open.get(group, 0) + 1
     record = CompileRecord(group, notify=notify and all(block.notify for block in _state.blocks))
     _state.blocks.append(record)
     t0 = time.perf_counter()
@@ -367,6 +375,7 @@ def compiling(group: str, *, notify: bool = True) -> Iterator[CompileRecord]:
         yield record
     finally:
         _state.blocks.remove(record)
+        _close(group)
         record.seconds = time.perf_counter() - t0
         if record.announced and record.notify and not _quiet():
             _say(f"... done in {record.seconds:.1f} s")
@@ -387,27 +396,40 @@ def _cached(dispatcher: Any) -> bool:
 
 
 def announce_compile(group: str, *dispatchers: Any) -> None:
-    """Call before the first kernel call of ``group`` (cheap afterwards: a set lookup).
+    """Call before the first kernel call of ``group`` (cheap afterwards: two lookups).
 
     On the group's first use in the process: when some of ``dispatchers`` is neither in memory
     nor in numba's cache, compile the whole group now (its :mod:`gamenav.warmup` routine, with a
-    notice) rather than kernel by kernel over this and later runs.
+    notice) rather than kernel by kernel over this and later runs. Another thread that uses the
+    group meanwhile does not wait; the kernels it compiles then print no notice of their own.
     """
-    if group in _seen:
+    if group in _seen and group not in _open:
         return
     with _lock:
+        for dispatcher in dispatchers:  # (also while another thread compiles the group: see _on_compile_start)
+            _group_of.setdefault(dispatcher, group)
         if group in _seen:
             return
         _seen.add(group)
-        for dispatcher in dispatchers:
-            _group_of[dispatcher] = group
-    if not _LISTENING or all(_cached(d) for d in dispatchers):
-        return
+        _open[group] = 1
     try:
-        from gamenav._warmup import ROUTINES
-    except ImportError:  # gamenav itself still importing: compile lazily
-        return
-    routine = ROUTINES.get(group)
-    if routine is not None:
-        with compiling(group):
-            routine()
+        if not _LISTENING or all(_cached(d) for d in dispatchers):
+            return
+        try:
+            from gamenav._warmup import ROUTINES
+        except ImportError:  # gamenav itself still importing: compile lazily
+            return
+        routine = ROUTINES.get(group)
+        if routine is not None:
+            with compiling(group):
+                routine()
+    finally:
+        _close(group)
+
+
+def _close(group: str) -> None:
+    """One fewer open :func:`compiling` block (or first-use check) of ``group``."""
+    with _lock:
+        _open[group] -= 1
+        if not _open[group]:
+            del _open[group]
