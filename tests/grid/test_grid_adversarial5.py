@@ -96,6 +96,38 @@ def test_a_sliced_subgoal_search_equals_the_one_shot_answer_of_its_start() -> No
 
 # -- repaired indexes equal fresh builds, down to their arrays -------------------------------
 
+def test_a_repaired_subgoal_graph_answers_as_a_grid_built_so() -> None:
+    """Found by the property test below: after edits, the repaired graph held the same edges as
+    one built on the edited cells, but each node's entries in another order, and a search pushes
+    successors in that order: (2, 10) -> (7, 2) expanded 12 nodes and took another of the
+    equally short paths than on the built grid (11). Each version's blocks are put in a build's
+    order (by neighbour cell) before its first query."""
+    grid = gamenav.TileGrid.from_strings([
+        "..#....#.#........#.#..",
+        "####...###...####.#..#.",
+        ".#......#..#.##...#.##.",
+        "..##.....#..#....#.#.#.",
+        "#.##.#.......#...######",
+        "#......#.##.#.#....#...",
+        ".###.###..##..#.#..##..",
+        "...##...#...##.#.#.##.#",
+        "......#....#.###..#....",
+        "....#.##.#.#.#.#.##.#.#",
+        "##..#.#..##...#....##.#",
+        "#......#.....#######.#.",
+        "#...#...#####.#.#..#..#",
+    ])
+    gamenav.prepare(grid, "subgoal")
+    grid.set_walkable((0, 1), False)
+    grid.set_walkable((-1, 6, 2, 7), True)
+    built = gamenav.TileGrid(grid.walkable)
+    assert _subgoal_graph(subgoal.subgoal_index(grid)) == _subgoal_graph(subgoal.subgoal_index(built))
+    free = [(int(x), int(y)) for y, x in np.argwhere(grid.passable)]
+    queries = [((2, 10), (7, 2))] + [(a, b) for a in free[::9] for b in free[::13]]
+    assert _answers(grid, queries, "subgoal") == _answers(built, queries, "subgoal")
+
+
+
 def _subgoal_graph(index: subgoal.SubgoalIndex) -> tuple[Any, ...]:
     """The subgoal graph by cells (node ids differ between a repair and a build): per node its
     corners, scanned box and edges (neighbour cell, scan bits, direction class and dead-end
@@ -194,3 +226,44 @@ def test_a_listener_heard_before_the_index_searches_with_it(algorithm: str) -> N
         np.testing.assert_array_equal(jump_plus.jump_index(grid).table(), jump_plus.jump_index(fresh).table())
     else:
         assert _subgoal_graph(subgoal.subgoal_index(grid)) == _subgoal_graph(subgoal.subgoal_index(fresh))
+
+
+@st.composite
+def _sliced_cases(draw: st.DrawFn) -> tuple[np.ndarray, list[tuple[int, ...]], int]:
+    h, w = draw(st.integers(2, 24)), draw(st.integers(2, 24))
+    seed = draw(st.integers(0, 2**32 - 1))
+    walk = np.random.default_rng(seed).random((h, w)) >= draw(st.sampled_from([0.0, 0.1, 0.25]))
+    edits = draw(st.lists(st.tuples(st.integers(-1, w), st.integers(-1, h), st.integers(1, 4),
+                                    st.integers(1, 4), st.booleans()), min_size=1, max_size=4))
+    return walk, edits, seed
+
+
+@settings(max_examples=40, deadline=None)
+@given(_sliced_cases())
+def test_searches_started_before_edits_answer_as_find_path_at_their_start(
+        case: tuple[np.ndarray, list[tuple[int, ...]], int]) -> None:
+    """GridSearches of every algorithm started on one grid state, then edits and other queries,
+    then the searches stepped a few expansions at a time: each answers as find_path did on the
+    state it started on, bit for bit (cells, cost, expansions)."""
+    walk, edits, seed = case
+    rng = np.random.default_rng(seed)
+    grid = gamenav.TileGrid(walk)
+    hpa.hpa_index(grid, cluster_size=4, spacing=2, single=2)
+    gamenav.prepare(grid, "jps", "subgoal")
+    free = [(int(x), int(y)) for y, x in np.argwhere(walk)]
+    searches = []
+    for a, b in ((free[i], free[j]) for i, j in rng.integers(0, len(free), (4, 2))) if free else ():
+        for algorithm in ("astar", "jps", "hpa", "subgoal"):
+            search = gamenav.GridSearch(grid, a, b, algorithm=algorithm, partial=True)
+            searches.append((search, gamenav.find_path(grid, a, b, algorithm=algorithm, partial=True)))
+    for x, y, dw, dh, walkable in edits:
+        grid.set_walkable((x, y, x + dw, y + dh), walkable)
+        now = [(int(x), int(y)) for y, x in np.argwhere(grid.passable)]
+        for algorithm in ("jps", "hpa", "subgoal") if now else ():
+            gamenav.find_path(grid, now[0], now[-1], algorithm=algorithm)
+    for search, expected in searches:
+        while not search.step(3).done:
+            pass
+        path = search.result()
+        assert (path.status, path.cost, path.expanded) == (expected.status, expected.cost, expected.expanded)
+        np.testing.assert_array_equal(path.cells, expected.cells)
