@@ -14,7 +14,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from gamenav._arrays import rebuilt
+from gamenav._arrays import frozen, rebuilt
 from gamenav._validate import float_numbers, holds_bool, is_int, real_number
 from gamenav.errors import InvalidInputError
 
@@ -72,25 +72,30 @@ _ARRAYS = (("cells", np.int64, 2), ("points", np.float64, 2), ("corridor", np.in
 
 
 def _read_only(value: Any, name: str, dtype: type[np.int64] | type[np.float64], ndim: int) -> npt.NDArray[Any]:
-    """``value`` as a read-only ``dtype`` array of ``ndim`` dimensions (``(n, 2)`` or ``(k,)``):
-    kept when it is one already, else copied (converted from ints, or for floats from numbers).
+    """``value`` as a new ``dtype`` array of ``ndim`` dimensions (``(n, 2)`` or ``(k,)``) that no
+    caller can make writable (:func:`~gamenav._arrays.frozen`), converted from ints (or for floats
+    from numbers); an empty read-only array is kept (nothing in it can change: the shared
+    defaults). Any other array is copied, also a read-only one: it may view memory its owner
+    writes later (``crowd.positions``, a read-only slice of the caller's array).
 
     Raises:
-        InvalidInputError: not such an array: other shapes, floats for ints, bools, strings.
+        InvalidInputError: not such an array: other shapes, floats for ints, bools, strings,
+            negative ints (cells and triangle ids are >= 0), NaN or infinite points.
     """
-    array: npt.NDArray[Any] | None = value
-    copied = False
-    if not (isinstance(value, np.ndarray) and value.dtype == dtype):
-        array, copied = (_ints(value) if dtype is np.int64 else float_numbers(value)), True
+    if type(value) is np.ndarray and value.dtype == dtype and not value.size and not value.flags.writeable:
+        return value
+    array = _ints(value) if dtype is np.int64 else float_numbers(value)
     if array is None or array.ndim != ndim or (ndim == 2 and array.shape[1] != 2):
         shape, kind = "(n, 2)" if ndim == 2 else "(k,)", "ints" if dtype is np.int64 else "numbers"
         got = f"an array of shape {value.shape} and dtype {value.dtype}" if isinstance(value, np.ndarray) \
             else f"{value!r:.120}"
         raise InvalidInputError(f"{name} must be an array of {kind} of shape {shape}, got {got}")
-    if array.flags.writeable and not copied:  # (the caller's array: a read-only copy, theirs stays writable)
-        array = array.copy()
-    array.flags.writeable = False
-    return array
+    bad = array < 0 if dtype is np.int64 else ~np.isfinite(array)
+    if bad.any():
+        row = int(np.argwhere(bad)[0][0])
+        kind = "ints >= 0" if dtype is np.int64 else "finite numbers"
+        raise InvalidInputError(f"{name} must hold {kind}, got {array[row].tolist()} at row {row}")
+    return frozen(array)
 
 
 def _ints(value: Any) -> npt.NDArray[np.int64] | None:
@@ -117,13 +122,15 @@ class Path:
         expanded: how many nodes the search expanded.
         corridor: ``(k,)`` int64 navmesh triangle indices from start to goal; empty for grids.
 
-    The arrays are read-only; writable arrays and array-likes given to the constructor are
-    copied (the caller's own arrays stay writable and do not change the path). Paths compare and
-    hash by identity (compare their fields to compare two paths).
+    The arrays are read-only; the constructor copies the arrays and array-likes it is given (the
+    caller's own arrays stay writable, and nothing the caller writes later changes the path).
+    Paths compare and hash by identity (compare their fields to compare two paths). ``len(path)``
+    is the number of waypoints, so a path without any (``NO_PATH``, ``STALE``, ...) is falsy.
 
     Raises:
-        InvalidInputError: a field of another type or shape (``status`` not a PathStatus, cells
-            that are not ``(n, 2)`` ints, ...).
+        InvalidInputError: a field of another type, shape or range (``status`` not a PathStatus,
+            cells that are not ``(n, 2)`` ints >= 0, points that are not finite, a NaN or
+            negative cost, ...).
     """
 
     status: PathStatus
@@ -136,7 +143,10 @@ class Path:
     def __post_init__(self) -> None:
         if not isinstance(self.status, PathStatus):
             raise InvalidInputError(f"status must be a PathStatus, got {self.status!r}")
-        object.__setattr__(self, "cost", real_number(self.cost, "cost"))
+        cost = real_number(self.cost, "cost")
+        if not cost >= 0:  # (NaN too)
+            raise InvalidInputError(f"cost must be a number >= 0 (inf: no path), got {self.cost!r}")
+        object.__setattr__(self, "cost", cost)
         if not is_int(self.expanded) or self.expanded < 0:
             raise InvalidInputError(f"expanded must be an int >= 0, got {self.expanded!r}")
         object.__setattr__(self, "expanded", int(self.expanded))

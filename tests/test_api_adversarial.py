@@ -1,0 +1,65 @@
+"""Adversarial review of the public value types, the change listeners and the budget tuner."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import gamenav
+from gamenav import InvalidInputError, Path, PathStatus
+
+
+def test_a_path_built_from_a_read_only_view_does_not_follow_its_owner() -> None:
+    """``Path(...)`` kept a read-only array as it was: a read-only view of memory someone writes
+    (a slice made read-only, ``crowd.positions``) moved the path's points when that memory was
+    written, and the path's own arrays could be made writable again and written through."""
+    base = np.zeros((3, 2))
+    view = base[:2]
+    view.flags.writeable = False
+    path = Path(PathStatus.FOUND, 1.0, points=view)
+    base[:] = 9.0
+    assert not path.points.any()
+    cells = np.array([[0, 0], [1, 1]], dtype=np.int64)
+    cells.flags.writeable = False
+    path = Path(PathStatus.FOUND, 1.0, cells=cells)
+    with pytest.raises(ValueError):
+        path.cells.flags.writeable = True
+    twin = pickle.loads(pickle.dumps(path))
+    with pytest.raises(ValueError):
+        twin.cells.flags.writeable = True
+    assert twin.cells.tolist() == [[0, 0], [1, 1]]
+
+
+def test_a_path_of_an_ndarray_subclass_holds_plain_arrays() -> None:
+    """An ndarray subclass given as points was kept (a ``np.matrix``: ``path.points[0]`` was a
+    ``(1, 2)`` matrix, not an ``(x, y)`` pair); the path holds a plain array."""
+
+    class Tagged(np.ndarray):
+        pass
+
+    path = Path(PathStatus.FOUND, 1.0, points=np.zeros((2, 2)).view(Tagged))
+    assert type(path.points) is np.ndarray
+
+
+@pytest.mark.parametrize("given, match", [
+    ({"cost": float("nan")}, "cost must be a number >= 0"),
+    ({"cost": -1.0}, "cost must be a number >= 0"),
+    ({"points": [[0.0, float("nan")]]}, r"points must hold finite numbers, got \[0.0, nan\] at row 0"),
+    ({"points": np.array([[0.0, 1.0], [0.0, np.inf]])}, r"points must hold finite numbers, got \[0.0, inf\] at row 1"),
+    ({"cells": [[-1, 0]]}, r"cells must hold ints >= 0, got \[-1, 0\] at row 0"),
+    ({"corridor": np.array([3, -1])}, "corridor must hold ints >= 0, got -1 at row 1"),
+])
+def test_a_path_refuses_values_no_search_gives(given: dict[str, object], match: str) -> None:
+    """A NaN or negative cost, NaN / infinite waypoints and negative cells or triangle ids were
+    kept: a follower walked towards NaN, a NaN cost compared false with every other."""
+    with pytest.raises(InvalidInputError, match=match):
+        Path(PathStatus.FOUND, **given)  # type: ignore[arg-type]
+
+
+def test_an_empty_path_is_falsy_and_inf_cost_zero_cost_are_accepted() -> None:
+    assert not Path.none() and not Path(PathStatus.STALE)
+    assert Path(PathStatus.FOUND, -0.0, points=[[1, 2]]).cost == 0.0
+    assert Path(PathStatus.PARTIAL, float("inf")).cost == float("inf")
+    assert gamenav.Path is Path
