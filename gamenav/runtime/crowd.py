@@ -950,25 +950,42 @@ class Crowd(Closeable):
     def _cover_obstacles(self, bounds: tuple[float, float, float, float]) -> None:
         """Mark anew the cells [y, x] within ``bounds`` (world box) that the navmesh world's obstacles
         (:meth:`~gamenav.NavMesh.add_obstacle`, not on the grid) cover: those whose centre lies inside
-        one. Steering keeps off them as off blocked cells (:meth:`_steering_passable`)."""
+        one. Steering keeps off them as off blocked cells (:meth:`_steering_passable`). Only the
+        obstacles whose box meets the cells are merged, and only the cells in their box tested: an
+        edit costs as much with hundreds of obstacles elsewhere as with none."""
         import shapely
 
-        g = self._grid
-        shapes = list(self._world.obstacles.values())
-        if not shapes and self._covered is None:
+        obstacles = self._world.obstacles
+        if not obstacles and self._covered is None:
             return
+        g = self._grid
+        covered = np.zeros(g.shape, bool) if self._covered is None else self._covered.copy()
+        x0, y0, x1, y1 = self._cells_round(bounds)
+        covered[y0:y1, x0:x1] = False
+        ends = g.cell_to_world(np.array([[x0, y0], [x1 - 1, y1 - 1]]))  # (centres of the corner cells)
+        shapes = np.fromiter(obstacles.values(), object, len(obstacles))
+        box = shapely.bounds(shapes)
+        near = shapes[(box[:, :2] <= ends.max(axis=0)).all(axis=1) & (box[:, 2:] >= ends.min(axis=0)).all(axis=1)]
+        if len(near):
+            union = shapely.union_all(near)
+            u0, v0, u1, v1 = self._cells_round(shapely.bounds(union))
+            x0, y0, x1, y1 = max(x0, u0), max(y0, v0), min(x1, u1), min(y1, v1)
+            xs, ys = np.meshgrid(np.arange(x0, x1), np.arange(y0, y1))
+            centres = g.cell_to_world(np.stack([xs.ravel(), ys.ravel()], axis=1))
+            covered[y0:y1, x0:x1] = shapely.contains_xy(union, centres[:, 0], centres[:, 1]).reshape(xs.shape)
+        self._covered = covered if covered.any() else None
+
+    def _cells_round(self, bounds: npt.ArrayLike) -> tuple[int, int, int, int]:
+        """The cells ``[x0, x1) x [y0, y1)`` the world box ``bounds`` (``x0, y0, x1, y1``, any size)
+        touches, and a cell more on each side, within the grid."""
+        g = self._grid
         ends = g.cell_to_world(np.array([[0, 0], [g.width - 1, g.height - 1]]))  # (y_up: the first row on top)
-        corners = np.clip(np.array([bounds[:2], bounds[2:]], np.float64), ends.min(axis=0) - g._cell_size,
+        corners = np.clip(np.reshape(np.asarray(bounds, np.float64), (2, 2)), ends.min(axis=0) - g._cell_size,
                           ends.max(axis=0) + g._cell_size)
         lo_hi = g.world_to_cell(corners)
-        x0, y0 = np.clip(lo_hi.min(axis=0) - 1, 0, None)
-        x1, y1 = np.minimum(lo_hi.max(axis=0) + 2, (g.width, g.height))
-        covered = np.zeros(g.shape, bool) if self._covered is None else self._covered.copy()
-        xs, ys = np.meshgrid(np.arange(x0, x1), np.arange(y0, y1))
-        centres = g.cell_to_world(np.stack([xs.ravel(), ys.ravel()], axis=1))
-        inside = shapely.contains_xy(shapely.unary_union(shapes), centres[:, 0], centres[:, 1]) if shapes else False
-        covered[y0:y1, x0:x1] = np.broadcast_to(inside, centres[:, 0].shape).reshape(xs.shape)
-        self._covered = covered if covered.any() else None
+        x0, y0 = np.clip(lo_hi.min(axis=0) - 1, 0, None).tolist()
+        x1, y1 = np.minimum(lo_hi.max(axis=0) + 2, (g.width, g.height)).tolist()
+        return x0, y0, x1, y1
 
     @property
     def diagonal(self) -> Diagonal:
