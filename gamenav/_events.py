@@ -307,6 +307,11 @@ class NotCopyable:
         raise TypeError(f"{type(self).__name__} objects cannot be copied or pickled: {self._why_not_copyable}")
 
 
+_closing: set[int] = set()
+"""``id()`` of the :class:`Closes` objects whose ``_close`` runs now (in any thread)."""
+_closing_lock = threading.Lock()
+
+
 class Closes:
     """``close()``, ``closed`` and ``with`` support for an object that follows a world's edits.
 
@@ -317,10 +322,23 @@ class Closes:
     _closed = False
 
     def close(self) -> None:
-        """End the subscriptions and the pending work (idempotent; see the class docstring)."""
-        if not self._closed:
+        """End the subscriptions and the pending work (idempotent; see the class docstring).
+
+        A ``close()`` made while another runs (by the code it runs, such as a listener or a
+        ``__del__``, or in another thread) returns at once: the first one closes. If closing
+        raises, the object stays open and the next ``close()`` tries again.
+        """
+        key = id(self)
+        with _closing_lock:
+            if self._closed or key in _closing:
+                return
+            _closing.add(key)
+        try:
             self._close()
             self._closed = True
+        finally:
+            with _closing_lock:
+                _closing.discard(key)
 
     def _close(self) -> None:
         raise NotImplementedError

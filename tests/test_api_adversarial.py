@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pickle
+import threading
 
 import numpy as np
 import pytest
 
 import gamenav
 from gamenav import InvalidInputError, Path, PathStatus
+from gamenav._events import Closes
 
 
 def test_a_path_built_from_a_read_only_view_does_not_follow_its_owner() -> None:
@@ -63,3 +65,59 @@ def test_an_empty_path_is_falsy_and_inf_cost_zero_cost_are_accepted() -> None:
     assert Path(PathStatus.FOUND, -0.0, points=[[1, 2]]).cost == 0.0
     assert Path(PathStatus.PARTIAL, float("inf")).cost == float("inf")
     assert gamenav.Path is Path
+
+
+class _Closing(Closes):
+    """A Closes whose ``_close`` counts its runs and may close again or wait."""
+
+    def __init__(self, again: bool = False) -> None:
+        self.runs, self.again = 0, again
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def _close(self) -> None:
+        self.runs += 1
+        if self.again:
+            self.close()  # (a listener or a __del__ that the closing runs)
+        if self.runs == 1 and not self.again:
+            self.entered.set()
+            self.release.wait(30)
+
+
+def test_close_called_by_the_closing_itself_returns_at_once() -> None:
+    """``close()`` reached again from the code ``_close`` runs recursed until RecursionError."""
+    obj = _Closing(again=True)
+    obj.close()
+    assert obj.runs == 1 and obj.closed
+
+
+def test_close_from_a_second_thread_while_one_closes_does_not_close_twice() -> None:
+    """Two threads closing one object both ran ``_close`` (a crowd cancelled its requests twice
+    at once); the second ``close()`` returns at once, the first closes."""
+    obj = _Closing()
+    first = threading.Thread(target=obj.close)
+    first.start()
+    assert obj.entered.wait(30)
+    obj.close()
+    obj.release.set()
+    first.join(30)
+    assert obj.runs == 1 and obj.closed
+
+
+def test_close_that_raises_leaves_the_object_open_for_another_try() -> None:
+    class Failing(Closes):
+        runs = 0
+
+        def _close(self) -> None:
+            self.runs += 1
+            if self.runs == 1:
+                raise RuntimeError("disk gone")
+
+    obj = Failing()
+    with pytest.raises(RuntimeError, match="disk gone"):
+        obj.close()
+    assert not obj.closed
+    with obj:
+        pass
+    assert obj.closed and obj.runs == 2
+    obj.close()
+    assert obj.runs == 2
