@@ -7,7 +7,7 @@ Coordinates in the public API are always ``(x, y)``. Grid arrays are indexed ``[
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -155,9 +155,9 @@ class Path:
 
     def __reduce__(self) -> tuple[Callable[..., Path], tuple[object, ...]]:
         """Pickle and copy through the constructor, so the arrays are read-only again after a
-        round trip (pickle and ``deepcopy`` rebuild them writable) and own their memory."""
-        return rebuilt, (type(self), self.status, self.cost, self.cells, self.points, self.expanded,
-                         self.corridor)
+        round trip (pickle and ``deepcopy`` rebuild them writable) and own their memory; a
+        dataclass subclass's own fields go along."""
+        return rebuilt, (type(self), *(getattr(self, f.name) for f in fields(self) if f.init))
 
     @classmethod
     def none(cls, status: PathStatus = PathStatus.NO_PATH, *, expanded: int = 0) -> Path:

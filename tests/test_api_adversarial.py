@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import pickle
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -121,3 +124,18 @@ def test_close_that_raises_leaves_the_object_open_for_another_try() -> None:
     assert obj.closed and obj.runs == 2
     obj.close()
     assert obj.runs == 2
+
+
+@dataclass(frozen=True, eq=False)
+class _TaggedPath(Path):
+    tag: str = ""
+
+
+@pytest.mark.parametrize("twin", [copy.copy, copy.deepcopy, lambda p: pickle.loads(pickle.dumps(p))])
+def test_a_path_subclass_keeps_its_fields_through_copies_and_pickles(twin: Callable[[Path], Path]) -> None:
+    """A dataclass subclass of Path (a game tagging its paths) came back from ``copy.copy``,
+    ``deepcopy`` and pickle with its own fields at their defaults: ``tag="scout"`` became ``""``."""
+    path = _TaggedPath(PathStatus.FOUND, 1.0, points=[[0.0, 0.0], [1.0, 0.0]], tag="scout")
+    other = twin(path)
+    assert isinstance(other, _TaggedPath) and other.tag == "scout"
+    assert other.points.tolist() == path.points.tolist() and not other.points.flags.writeable
