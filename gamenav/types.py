@@ -85,6 +85,8 @@ def _read_only(value: Any, name: str, dtype: type[np.int64] | type[np.float64], 
     if type(value) is np.ndarray and value.dtype == dtype and not value.size and not value.flags.writeable:
         return value
     array = _ints(value) if dtype is np.int64 else float_numbers(value)
+    if array is not None and array.shape == (0,) and ndim == 2 and not isinstance(value, np.ndarray):
+        array = array.reshape(0, 2)  # [] or (): no rows
     if array is None or array.ndim != ndim or (ndim == 2 and array.shape[1] != 2):
         shape, kind = "(n, 2)" if ndim == 2 else "(k,)", "ints" if dtype is np.int64 else "numbers"
         got = f"an array of shape {value.shape} and dtype {value.dtype}" if isinstance(value, np.ndarray) \
@@ -99,12 +101,15 @@ def _read_only(value: Any, name: str, dtype: type[np.int64] | type[np.float64], 
 
 
 def _ints(value: Any) -> npt.NDArray[np.int64] | None:
-    """``value``, an array-like of ints within int64 (no bools), as a new int64 array, or None."""
+    """``value``, an array-like of ints within int64 (no bools; an empty list or tuple too), as a
+    new int64 array, or None."""
     try:
         raw = np.asarray(value)
     except (TypeError, ValueError):  # ragged rows
         return None
-    if raw.dtype.kind not in "iu" or holds_bool(value) or (raw.size and raw.max() > np.iinfo(np.int64).max):
+    empty_list = not raw.size and not isinstance(value, np.ndarray)  # ([] is float64 to numpy)
+    if (raw.dtype.kind not in "iu" and not empty_list) or holds_bool(value) or (
+            raw.size and raw.max() > np.iinfo(np.int64).max):
         return None
     return raw.astype(np.int64)
 

@@ -139,3 +139,15 @@ def test_a_path_subclass_keeps_its_fields_through_copies_and_pickles(twin: Calla
     other = twin(path)
     assert isinstance(other, _TaggedPath) and other.tag == "scout"
     assert other.points.tolist() == path.points.tolist() and not other.points.flags.writeable
+
+
+def test_a_path_takes_empty_lists_for_no_cells_points_or_corridor() -> None:
+    """``Path(NO_PATH, cells=[], points=[], corridor=[])`` raised "corridor must be an array of
+    ints of shape (k,), got []" (numpy reads ``[]`` as float64, and as shape ``(0,)``)."""
+    path = Path(PathStatus.NO_PATH, cells=[], points=(), corridor=[])
+    assert path.cells.shape == (0, 2) and path.cells.dtype == np.int64
+    assert path.points.shape == (0, 2) and path.corridor.shape == (0,) and not path
+    with pytest.raises(InvalidInputError, match="cells must be an array of ints"):
+        Path(PathStatus.NO_PATH, cells=np.zeros((0, 2)))  # an array keeps its dtype's meaning
+    with pytest.raises(InvalidInputError, match="points must be an array of numbers"):
+        Path(PathStatus.NO_PATH, points=[[]])
