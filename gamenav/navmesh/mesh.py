@@ -232,11 +232,10 @@ def copy_roots(verts: npt.NDArray[np.float64], used: npt.NDArray[np.int64]) -> n
     points = np.asarray(shapely.points(p))
     i, j = shapely.STRtree(points).query(points, predicate="dwithin", distance=reach)
     i, j = ids[i[i < j]], ids[j[i < j]]
-    while len(i) and (root[i] != root[j]).any():  # the lowest id, spread along the pairs
-        low = np.minimum(root[i], root[j])
-        np.minimum.at(root, i, low)
-        np.minimum.at(root, j, low)
-    root = root[root]  # (every vertex now names its group's lowest id)
+    while (root[i] != root[j]).any():  # each group's id under the lowest next to it, then every id its group's
+        np.minimum.at(root, np.maximum(root[i], root[j]), np.minimum(root[i], root[j]))
+        while (root[root] != root).any():  # (pointer jumping: a chain of n copies takes O(log n) passes, not n)
+            root = root[root]
     return root
 
 

@@ -1,0 +1,52 @@
+"""Review mends of this session's commits (navmesh)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+import gamenav.navmesh.mesh as mesh_module
+
+
+class _CountingUfunc:
+    """A numpy ufunc whose ``at`` calls are counted (one per pass of :func:`copy_roots`' loop)."""
+
+    def __init__(self, ufunc: np.ufunc, calls: list[int]) -> None:
+        self._ufunc, self._calls = ufunc, calls
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._ufunc(*args, **kwargs)
+
+    def at(self, *args: Any, **kwargs: Any) -> None:
+        self._calls.append(1)
+        self._ufunc.at(*args, **kwargs)
+
+
+class _Numpy:
+    """numpy, with :class:`_CountingUfunc` for ``minimum``."""
+
+    def __init__(self, calls: list[int]) -> None:
+        self.minimum = _CountingUfunc(np.minimum, calls)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(np, name)
+
+
+def test_a_chain_of_corner_copies_merges_in_few_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``copy_roots`` (``NavMesh.from_mesh``, ``read_mesh``) spread the lowest id of a group of near
+    copies one link of a chain per pass over all the pairs: a file with a chain of 30000 copies
+    (each within twice the tolerance of the next) took 16 s, 100000 minutes. Each pass hooks a
+    group under the lowest next to it and jumps to the roots: O(log n) passes, the same groups."""
+    n = 4096
+    k = np.arange(n)
+    chain = np.stack([1.5e-9 * k, np.zeros(n)], axis=1)[::-1]  # (reach 2e-9; the lowest id at its far end)
+    verts = np.vstack([chain, [[1.0, 0.0], [0.5, 1.0]]])
+    calls: list[int] = []
+    monkeypatch.setattr(mesh_module, "np", _Numpy(calls))
+    root = mesh_module.copy_roots(verts, np.arange(len(verts)))
+    monkeypatch.undo()
+    assert root.tolist() == [0] * n + [n, n + 1]
+    assert len(calls) <= 2 * math.log2(n)
