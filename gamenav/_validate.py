@@ -11,6 +11,7 @@ import difflib
 import functools
 import inspect
 import math
+import sys
 from typing import Any
 from collections.abc import Callable, Collection, Mapping
 
@@ -20,7 +21,8 @@ import numpy.typing as npt
 from gamenav.errors import InvalidInputError, InvalidOptionError
 
 __all__ = ["MAX_GRID_CELLS", "check_options", "expansion_budget", "finite_point", "flag", "float_numbers",
-           "grid_dimensions", "holds_bool", "is_int", "is_real", "keyword_options", "positive_number", "real_number"]
+           "grid_dimensions", "holds_bool", "is_int", "is_real", "keyword_options", "positive_number", "real_number",
+           "shown"]
 
 MAX_GRID_CELLS = 1 << 27
 """The most cells a grid built from a world size may have (134M: a TileGrid needs ~10 bytes a cell)."""
@@ -30,6 +32,17 @@ _NOT_NUMBERS = (bool, np.bool_, np.timedelta64)
 """Types that ``isinstance(value, (int, np.integer))`` takes but that are no numbers here: bools,
 and numpy's ``timedelta64`` (an ``np.integer``: ``float(np.timedelta64(16, 'ms'))`` is a
 TypeError, while ``np.timedelta64(2)`` passed for 2)."""
+
+
+def shown(value: Any, limit: int = 200) -> str:
+    """``repr(value)`` for an error message, cut to ``limit`` characters; an int of more digits than
+    Python writes out (``10**5000``: ``repr`` raises ValueError) is shown by its size."""
+    try:
+        text = repr(value)
+    except ValueError:  # beyond sys.get_int_max_str_digits(), also inside a list or an array
+        digits = f"an int of more than {sys.get_int_max_str_digits()} digits"
+        return digits if isinstance(value, int) else f"{type(value).__name__} holding {digits}"
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def is_real(value: Any) -> bool:
@@ -51,7 +64,7 @@ def real_number(value: Any, name: str, expected: str = "a number") -> float:
         InvalidInputError: not a real number; the message says ``name must be {expected}``.
     """
     if not is_real(value):
-        raise InvalidInputError(f"{name} must be {expected}, got {value!r}")
+        raise InvalidInputError(f"{name} must be {expected}, got {shown(value)}")
     return _as_float(value)
 
 
@@ -68,7 +81,7 @@ def positive_number(value: Any, name: str) -> float:
     """``value`` as a float, which must be finite and > 0."""
     number = real_number(value, name, "a finite number > 0")
     if not math.isfinite(number) or number <= 0:
-        raise InvalidInputError(f"{name} must be a finite number > 0, got {value!r}")
+        raise InvalidInputError(f"{name} must be a finite number > 0, got {shown(value)}")
     return number
 
 
@@ -110,7 +123,7 @@ def expansion_budget(value: Any) -> int:
     if value is None:
         return limit
     if not is_int(value) or not 1 <= value <= limit:
-        raise InvalidInputError(f"max_expansions must be an int from 1 to 2**63 - 1 or None, got {value!r}")
+        raise InvalidInputError(f"max_expansions must be an int from 1 to 2**63 - 1 or None, got {shown(value)}")
     return int(value)
 
 
@@ -161,7 +174,7 @@ def flag(value: Any, name: str) -> bool:
         return bool(value)
     if is_int(value) and value in (0, 1):
         return bool(value)
-    raise InvalidInputError(f"{name} must be a bool, got {value!r}")
+    raise InvalidInputError(f"{name} must be a bool, got {shown(value)}")
 
 
 @functools.cache

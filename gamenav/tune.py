@@ -42,7 +42,7 @@ import numpy.typing as npt
 
 from gamenav import data
 from gamenav._kernels import _writable, is_terminal, report
-from gamenav._validate import is_int, positive_number
+from gamenav._validate import is_int, positive_number, shown
 from gamenav._warmup import warmup
 from gamenav.errors import InvalidInputError, MapFormatError
 from gamenav.grid.tilegrid import TileGrid
@@ -182,14 +182,14 @@ def _check_scenario(grid: TileGrid, agents: Any, budget_ms: Any, frames: Any, se
     for name, value, low in (("agents", agents, 1), ("frames", frames, 0), ("seed", seed, 0),
                              ("destinations", destinations, 0)):
         if not is_int(value) or value < low:
-            raise InvalidInputError(f"{name} must be an int >= {low}, got {value!r}")
+            raise InvalidInputError(f"{name} must be an int >= {low}, got {shown(value)}")
     for name, value, high in (("agents", agents, MAX_AGENTS), ("frames", frames, MAX_FRAMES)):
         if value > high:
-            raise InvalidInputError(f"{name} must be at most {high:_}, got {value!r}")
+            raise InvalidInputError(f"{name} must be at most {high:_}, got {shown(value)}")
     positive_number(speed, "speed")
     positive_number(budget_ms, "budget_ms")
     if progress is not None and not callable(progress):
-        raise InvalidInputError(f"progress must be a callable or None, got {progress!r}")
+        raise InvalidInputError(f"progress must be a callable or None, got {shown(progress)}")
 
 
 def _table(results: Sequence[SimResult]) -> str:

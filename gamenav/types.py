@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gamenav._arrays import frozen, rebuilt
-from gamenav._validate import float_numbers, holds_bool, is_int, real_number
+from gamenav._validate import float_numbers, holds_bool, is_int, real_number, shown
 from gamenav.errors import InvalidInputError
 
 __all__ = ["Cell", "Path", "PathStatus", "Point", "Search"]
@@ -90,13 +90,13 @@ def _read_only(value: Any, name: str, dtype: type[np.int64] | type[np.float64], 
     if array is None or array.ndim != ndim or (ndim == 2 and array.shape[1] != 2):
         shape, kind = "(n, 2)" if ndim == 2 else "(k,)", "ints" if dtype is np.int64 else "numbers"
         got = f"an array of shape {value.shape} and dtype {value.dtype}" if isinstance(value, np.ndarray) \
-            else f"{value!r:.120}"
+            else shown(value, 120)
         raise InvalidInputError(f"{name} must be an array of {kind} of shape {shape}, got {got}")
     bad = array < 0 if dtype is np.int64 else ~np.isfinite(array)
     if bad.any():
         row = int(np.argwhere(bad)[0][0])
         kind = "ints >= 0" if dtype is np.int64 else "finite numbers"
-        raise InvalidInputError(f"{name} must hold {kind}, got {array[row].tolist()} at row {row}")
+        raise InvalidInputError(f"{name} must hold {kind}, got {shown(array[row].tolist())} at row {row}")
     return frozen(array)
 
 
@@ -147,13 +147,13 @@ class Path:
 
     def __post_init__(self) -> None:
         if not isinstance(self.status, PathStatus):
-            raise InvalidInputError(f"status must be a PathStatus, got {self.status!r}")
+            raise InvalidInputError(f"status must be a PathStatus, got {shown(self.status)}")
         cost = real_number(self.cost, "cost")
         if not cost >= 0:  # (NaN too)
-            raise InvalidInputError(f"cost must be a number >= 0 (inf: no path), got {self.cost!r}")
+            raise InvalidInputError(f"cost must be a number >= 0 (inf: no path), got {shown(self.cost)}")
         object.__setattr__(self, "cost", cost)
         if not is_int(self.expanded) or self.expanded < 0:
-            raise InvalidInputError(f"expanded must be an int >= 0, got {self.expanded!r}")
+            raise InvalidInputError(f"expanded must be an int >= 0, got {shown(self.expanded)}")
         object.__setattr__(self, "expanded", int(self.expanded))
         for name, dtype, ndim in _ARRAYS:
             object.__setattr__(self, name, _read_only(getattr(self, name), name, dtype, ndim))

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import gamenav
-from gamenav import InvalidInputError, Path, PathStatus
+from gamenav import InvalidInputError, Path, PathStatus, TileGrid
 from gamenav._events import Closes
+from gamenav.tune import simulate
 
 
 def test_a_path_built_from_a_read_only_view_does_not_follow_its_owner() -> None:
@@ -151,3 +152,21 @@ def test_a_path_takes_empty_lists_for_no_cells_points_or_corridor() -> None:
         Path(PathStatus.NO_PATH, cells=np.zeros((0, 2)))  # an array keeps its dtype's meaning
     with pytest.raises(InvalidInputError, match="points must be an array of numbers"):
         Path(PathStatus.NO_PATH, points=[[]])
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: Path(PathStatus.FOUND, expanded=-10**5000), "expanded must be an int >= 0, got an int of more than"),
+    (lambda: Path(PathStatus.FOUND, cost=-10**5000), "cost must be a number >= 0"),
+    (lambda: Path(PathStatus.FOUND, cells=[[-10**5000, 0]]), "cells must be .* got list holding an int of more"),
+    (lambda: simulate(TileGrid(np.ones((3, 3), bool)), agents=1, budget_ms=-10**5000, frames=1),
+     "budget_ms must be a finite number > 0, got an int of more than"),
+    (lambda: simulate(TileGrid(np.ones((3, 3), bool)), agents=10**5000, budget_ms=1.0, frames=1),
+     "agents must be at most 1_000_000, got an int of more than"),
+])
+def test_errors_about_ints_python_cannot_write_out_are_invalid_input(make: Callable[[], object], match: str) -> None:
+    """An int of more than 4300 digits in a Path, a budget or ``simulate``'s counts raised
+    ``ValueError: Exceeds the limit (4300 digits) for integer string conversion`` from the
+    message that was to refuse it; the message shows its size now."""
+    with pytest.raises(InvalidInputError, match=match):
+        make()
+
