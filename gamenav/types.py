@@ -74,15 +74,16 @@ _ARRAYS = (("cells", np.int64, 2), ("points", np.float64, 2), ("corridor", np.in
 def _read_only(value: Any, name: str, dtype: type[np.int64] | type[np.float64], ndim: int) -> npt.NDArray[Any]:
     """``value`` as a new ``dtype`` array of ``ndim`` dimensions (``(n, 2)`` or ``(k,)``) that no
     caller can make writable (:func:`~gamenav._arrays.frozen`), converted from ints (or for floats
-    from numbers); an empty read-only array is kept (nothing in it can change: the shared
-    defaults). Any other array is copied, also a read-only one: it may view memory its owner
+    from numbers); an empty read-only array of the right shape is kept (nothing in it can
+    change: the shared defaults). Any other array is copied, also a read-only one: it may view memory its owner
     writes later (``crowd.positions``, a read-only slice of the caller's array).
 
     Raises:
         InvalidInputError: not such an array: other shapes, floats for ints, bools, strings,
             negative ints (cells and triangle ids are >= 0), NaN or infinite points.
     """
-    if type(value) is np.ndarray and value.dtype == dtype and not value.size and not value.flags.writeable:
+    if type(value) is np.ndarray and value.dtype == dtype and value.shape == (0, 2)[:ndim] \
+            and not value.flags.writeable:
         return value
     array = _ints(value) if dtype is np.int64 else float_numbers(value)
     if array is not None and array.shape == (0,) and ndim == 2 and not isinstance(value, np.ndarray):

@@ -170,3 +170,13 @@ def test_errors_about_ints_python_cannot_write_out_are_invalid_input(make: Calla
     with pytest.raises(InvalidInputError, match=match):
         make()
 
+
+
+@pytest.mark.parametrize("name, shape", [("cells", (0, 3)), ("cells", (0,)), ("corridor", (0, 2))])
+def test_a_path_refuses_an_empty_read_only_array_of_another_shape(name: str, shape: tuple[int, ...]) -> None:
+    """An empty read-only int64 array was kept whatever its shape (6546bd3): ``cells`` of shape
+    ``(0, 3)`` made a Path whose cells were not ``(n, 2)``."""
+    empty = np.zeros(shape, np.int64)
+    empty.flags.writeable = False
+    with pytest.raises(InvalidInputError, match=f"{name} must be an array of ints of shape"):
+        Path(PathStatus.NO_PATH, **{name: empty})  # type: ignore[arg-type]
