@@ -97,6 +97,7 @@ from gamenav._events import Closeable, Inbox
 from gamenav.errors import BlockedEndpointError, GamenavError, InvalidInputError
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange, TileGrid, _GridState
+from gamenav.navmesh.mesh import box_cells
 from gamenav.types import Path, PathStatus
 
 if TYPE_CHECKING:
@@ -1837,16 +1838,28 @@ class Crowd(Closeable):
         self._drop_unused_fields()
 
     def _off_walls(self, points: _F64, radius: float) -> _F64:
-        """Navmesh path ``points`` (k, 2) moved, where a disc of ``radius`` there overlaps a wall of the
-        steering (:meth:`_steering_passable`), the least way out of it: a path hugging an obstacle the
-        mesh is not shrunk round by the radius turns at corners an agent cannot reach (it was wedged
-        on them, heading into the wall)."""
+        """Navmesh path ``points`` (k, 2) moved, where a disc of ``radius`` there reaches a cell a
+        navmesh obstacle covers (:meth:`_cover_obstacles`) and overlaps a wall of the steering
+        (:meth:`_steering_passable`), the least way out of it: a path hugging an obstacle the mesh
+        is not shrunk round by the radius turns at corners an agent cannot reach (it was wedged
+        on them, heading into the wall). Points by the grid's walls alone stay as found: the mesh
+        keeps to them as before (moved off them, agents squeezing through gaps were wedged)."""
+        covered = self._covered
+        if covered is None:
+            return points
         g = self._grid
+        r = min(radius, self._radius_cap())
         passable = self._steering_passable()
         out: _F64 = points.copy()
-        discs_off_walls(out, np.full(len(out), min(radius, self._radius_cap())), passable,
-                        self._blocked_table(passable), g._origin[0], g._origin[1], g._cell_size, g._y_up)
-        return out
+        discs_off_walls(out, np.full(len(out), r), passable, self._blocked_table(passable), g._origin[0],
+                        g._origin[1], g._cell_size, g._y_up)
+        ends = np.clip(np.stack([g.world_to_cell(points - r), g.world_to_cell(points + r)]), 0,
+                       (g.width - 1, g.height - 1))  # (y_up: either may be the top row)
+        cells, owner = box_cells(ends.min(axis=0), ends.max(axis=0), g.width)
+        near = np.zeros(len(points), bool)
+        near[owner[covered.ravel()[cells]]] = True
+        moved: _F64 = np.where(near[:, None], out, points)
+        return moved
 
     def _compact_paths(self) -> None:
         """Drop buffer rows no agent uses any more once they outnumber the live ones."""

@@ -149,6 +149,16 @@ def test_a_follower_standing_still_has_no_velocity() -> None:
     assert agent._crowd.velocities[0].tolist() == [0.0, 0.0]
 
 
+def covered_cells(grid: TileGrid, *shapes: shapely.Geometry) -> npt.NDArray[np.bool_]:
+    """The cells [y, x] of ``grid`` whose centre lies inside the union of ``shapes``."""
+    cells = np.argwhere(np.ones(grid.shape, bool))[:, ::-1]
+    centres = grid.cell_to_world(cells)
+    inside = shapely.contains_xy(shapely.unary_union(shapes), centres[:, 0], centres[:, 1])
+    mask = np.zeros(grid.shape, bool)
+    mask[cells[inside, 1], cells[inside, 0]] = True
+    return mask
+
+
 @pytest.mark.parametrize("y_up", [False, True])
 def test_steering_walls_of_navmesh_obstacles_on_a_y_up_grid(y_up: bool) -> None:
     """The cells a navmesh world's obstacles cover were marked for steering only in a row or two of
@@ -161,22 +171,13 @@ def test_steering_walls_of_navmesh_obstacles_on_a_y_up_grid(y_up: bool) -> None:
     first, second = shapely.box(x0 + 4.5, y0 + 2.5, x0 + 15.5, y0 + 17.5), shapely.box(x0 + 25, y0 + 5, x0 + 31, y0 + 9)
     mesh.add_obstacle(first)
     crowd = Crowd(grid, [(x0 + 1, y0 + 1)], radius=0.5, max_speed=2.0, world=mesh)
-    cells = np.argwhere(np.ones(grid.shape, bool))[:, ::-1]
-    centres = grid.cell_to_world(cells)
-
-    def covered(*boxes: shapely.Polygon) -> npt.NDArray[np.bool_]:
-        mask = np.zeros(grid.shape, bool)
-        inside = shapely.contains_xy(shapely.unary_union(boxes), centres[:, 0], centres[:, 1])
-        mask[cells[inside, 1], cells[inside, 0]] = True
-        return mask
-
-    assert np.array_equal(~crowd._steering_passable(), covered(first))
+    assert np.array_equal(~crowd._steering_passable(), covered_cells(grid, first))
     oid = mesh.add_obstacle(second)
     crowd.update(1 / 30)
-    assert np.array_equal(~crowd._steering_passable(), covered(first, second))
+    assert np.array_equal(~crowd._steering_passable(), covered_cells(grid, first, second))
     mesh.remove_obstacle(oid)
     crowd.update(1 / 30)
-    assert np.array_equal(~crowd._steering_passable(), covered(first))
+    assert np.array_equal(~crowd._steering_passable(), covered_cells(grid, first))
 
 
 @pytest.mark.parametrize("avoidance", ["separation", "orca"])
