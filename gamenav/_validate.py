@@ -21,8 +21,8 @@ import numpy.typing as npt
 from gamenav.errors import InvalidInputError, InvalidOptionError
 
 __all__ = ["MAX_GRID_CELLS", "check_options", "expansion_budget", "finite_point", "flag", "float_numbers",
-           "grid_dimensions", "holds_bool", "is_int", "is_real", "keyword_options", "positive_number", "real_number",
-           "shown"]
+           "grid_dimensions", "holds_bool", "is_int", "is_real", "keyword_options", "masked", "positive_number",
+           "real_number", "shown"]
 
 MAX_GRID_CELLS = 1 << 27
 """The most cells a grid built from a world size may have (134M: a TileGrid needs ~10 bytes a cell)."""
@@ -141,12 +141,21 @@ def holds_bool(value: Any) -> bool:
     return False
 
 
+def masked(value: Any) -> bool:
+    """Whether ``value`` is a numpy masked array with a value masked (``np.asarray`` would read
+    what lies under the mask)."""
+    return isinstance(value, np.ma.MaskedArray) and bool(np.any(value.mask))
+
+
 def float_numbers(value: Any, ndmin: int = 0) -> npt.NDArray[np.float64] | None:
     """``value``, an array-like of ints and floats, as a new float64 array of at least ``ndmin``
     dimensions, or None when it holds anything else (strings, bools, also mixed with numbers,
-    objects, ragged rows). A longdouble beyond float64 becomes an infinity, without numpy's
+    objects, ragged rows, masked arrays with a value masked: numpy would read what lies under the
+    mask). A longdouble beyond float64 becomes an infinity, without numpy's
     overflow warning (the callers refuse it as not finite); so does an int beyond float64 (numpy
     holds ints beyond 64 bits as objects: they are numbers too, as for :func:`real_number`)."""
+    if masked(value):
+        return None
     try:
         raw = np.asarray(value)
         if raw.dtype.kind == "O" and raw.size and all(map(is_real, raw.flat)):

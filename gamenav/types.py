@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gamenav._arrays import frozen, rebuilt
-from gamenav._validate import float_numbers, holds_bool, is_int, real_number, shown
+from gamenav._validate import float_numbers, holds_bool, is_int, masked, real_number, shown
 from gamenav.errors import InvalidInputError
 
 __all__ = ["Cell", "Path", "PathStatus", "Point", "Search"]
@@ -102,8 +102,10 @@ def _read_only(value: Any, name: str, dtype: type[np.int64] | type[np.float64], 
 
 
 def _ints(value: Any) -> npt.NDArray[np.int64] | None:
-    """``value``, an array-like of ints within int64 (no bools; an empty list or tuple too), as a
-    new int64 array, or None."""
+    """``value``, an array-like of ints within int64 (no bools, no masked values; an empty list or
+    tuple too), as a new int64 array, or None."""
+    if masked(value):
+        return None
     try:
         raw = np.asarray(value)
     except (TypeError, ValueError):  # ragged rows

@@ -180,3 +180,14 @@ def test_a_path_refuses_an_empty_read_only_array_of_another_shape(name: str, sha
     empty.flags.writeable = False
     with pytest.raises(InvalidInputError, match=f"{name} must be an array of ints of shape"):
         Path(PathStatus.NO_PATH, **{name: empty})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name, data", [("points", [[1.0, 2.0], [3.0, 4.0]]), ("cells", [[1, 2], [3, 4]])])
+def test_a_path_refuses_masked_values(name: str, data: list[list[float]]) -> None:
+    """A masked array with a value masked gave the path what lay under the mask (numpy's
+    ``asarray`` drops the mask): a waypoint the caller had masked out was walked to."""
+    value = np.ma.masked_array(data, mask=[[True, False], [False, False]])
+    with pytest.raises(InvalidInputError, match=f"{name} must be an array of"):
+        Path(PathStatus.FOUND, **{name: value})  # type: ignore[arg-type]
+    unmasked = Path(PathStatus.FOUND, **{name: np.ma.masked_array(data)})  # type: ignore[arg-type]
+    assert getattr(unmasked, name).tolist() == data
