@@ -14,7 +14,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from gamenav._arrays import frozen, rebuilt
+from gamenav._arrays import rebuilt
 from gamenav._validate import float_numbers, holds_bool, is_int, masked, real_number, shown
 from gamenav.errors import InvalidInputError
 
@@ -73,7 +73,7 @@ _ARRAYS = (("cells", np.int64, 2), ("points", np.float64, 2), ("corridor", np.in
 
 def _read_only(value: Any, name: str, dtype: type[np.int64] | type[np.float64], ndim: int) -> npt.NDArray[Any]:
     """``value`` as a new ``dtype`` array of ``ndim`` dimensions (``(n, 2)`` or ``(k,)``) that no
-    caller can make writable (:func:`~gamenav._arrays.frozen`), converted from ints (or for floats
+    caller can make writable (:func:`_sealed`), converted from ints (or for floats
     from numbers); an empty read-only array of the right shape is kept (nothing in it can
     change: the shared defaults). Any other array is copied, also a read-only one: it may view memory its owner
     writes later (``crowd.positions``, a read-only slice of the caller's array).
@@ -98,7 +98,14 @@ def _read_only(value: Any, name: str, dtype: type[np.int64] | type[np.float64], 
         row = int(np.argwhere(bad)[0][0])
         kind = "ints >= 0" if dtype is np.int64 else "finite numbers"
         raise InvalidInputError(f"{name} must hold {kind}, got {shown(array[row].tolist())} at row {row}")
-    return frozen(array)
+    return _sealed(array)
+
+
+def _sealed(array: npt.NDArray[_G]) -> npt.NDArray[_G]:
+    """A copy of ``array`` over an immutable ``bytes`` buffer: read-only, and neither it nor any
+    ``.base`` can be made writable (:func:`~gamenav._arrays.frozen` views writable memory)."""
+    sealed: npt.NDArray[_G] = np.frombuffer(array.tobytes(), dtype=array.dtype).reshape(array.shape)
+    return sealed
 
 
 def _ints(value: Any) -> npt.NDArray[np.int64] | None:

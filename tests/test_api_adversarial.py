@@ -191,3 +191,20 @@ def test_a_path_refuses_masked_values(name: str, data: list[list[float]]) -> Non
         Path(PathStatus.FOUND, **{name: value})  # type: ignore[arg-type]
     unmasked = Path(PathStatus.FOUND, **{name: np.ma.masked_array(data)})  # type: ignore[arg-type]
     assert getattr(unmasked, name).tolist() == data
+
+
+def test_no_base_of_a_paths_array_leads_to_writable_memory() -> None:
+    """A Path's arrays were read-only views of a writable array reachable as
+    ``path.points.base.obj``: writing there moved the path's points."""
+    path = Path(PathStatus.FOUND, 1.0, cells=[[1, 2]], points=[[1.0, 2.0]], corridor=[4])
+    for array in (path.cells, path.points, path.corridor):
+        base: object = array
+        while base is not None:
+            if isinstance(base, np.ndarray):
+                with pytest.raises(ValueError):
+                    base.flags.writeable = True
+                base = base.base
+            else:
+                assert isinstance(base, bytes)  # immutable memory
+                base = None
+    assert path.points.tolist() == [[1.0, 2.0]] and path.corridor.tolist() == [4]
