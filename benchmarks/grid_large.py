@@ -32,7 +32,9 @@ paths count there too); "len mean" / "len max" are the mean and largest length /
 Repair: 4 x 4 blocks at random free cells are blocked and reopened; "repair ms" is the median
 thread CPU time of the JPS+ table repair kernel alone, "hpa repair" that of the HPA* cluster
 rebuild, "subgoal repair" that of the subgoal graph's repair kernel, "edit ms" that of the whole
-``set_walkable`` (grid copies and every listener included).
+``set_walkable`` (grid copies and every listener included), "landmarks" that of
+``prepare(grid, "subgoal")`` after the edit (the landmarks spread again over the edited graph,
+which the first subgoal query after an edit pays otherwise).
 
 Usage (from the repository root)::
 
@@ -125,9 +127,10 @@ def timed(fn: Callable[[], npt.NDArray[np.int64]], repeat: int
 
 
 def repair_times(grid: gamenav.TileGrid, edits: int, seed: int = 0
-                 ) -> tuple[float, float, float, float]:
+                 ) -> tuple[float, float, float, float, float]:
     """Median thread CPU ms of the JPS+ repair kernel, of the HPA* cluster rebuild, of the
-    subgoal graph repair and of the whole set_walkable (4 x 4 blocks)."""
+    subgoal graph repair, of the whole set_walkable (4 x 4 blocks) and of the subgoal landmarks
+    spread again after it."""
     index = jump_plus.jump_index(grid)
     graph = hpa.hpa_index(grid)
     sub = subgoal.subgoal_index(grid)
@@ -157,6 +160,7 @@ def repair_times(grid: gamenav.TileGrid, edits: int, seed: int = 0
         clusters.append(time.thread_time() - c0)
 
     whole: list[float] = []
+    landmarks: list[float] = []
     _kp.repair_tables = timed_repair
     graph._rebuild = timed_rebuild  # type: ignore[method-assign]
     _ks.repair = timed_sub
@@ -168,6 +172,9 @@ def repair_times(grid: gamenav.TileGrid, edits: int, seed: int = 0
                 c0 = time.thread_time()
                 grid.set_walkable((x, y, x + 4, y + 4), value)
                 whole.append(time.thread_time() - c0)
+                c0 = time.thread_time()
+                gamenav.prepare(grid, "subgoal")
+                landmarks.append(time.thread_time() - c0)
     finally:
         _kp.repair_tables = orig
         _ks.repair = sub_repair
@@ -175,7 +182,7 @@ def repair_times(grid: gamenav.TileGrid, edits: int, seed: int = 0
     if {index.version, graph.version, sub.version} != {grid.version}:
         raise SystemExit("JPS+ / HPA* / subgoal index out of step with its grid after the edits")
     return (statistics.median(kernel) * 1e3, statistics.median(clusters) * 1e3,
-            statistics.median(subgoals) * 1e3, statistics.median(whole) * 1e3)
+            statistics.median(subgoals) * 1e3, statistics.median(whole) * 1e3, statistics.median(landmarks) * 1e3)
 
 
 def run_map(name: str, folder: FilePath, args: argparse.Namespace) -> tuple[list[list[str]], list[str]]:
@@ -245,7 +252,7 @@ def run_map(name: str, folder: FilePath, args: argparse.Namespace) -> tuple[list
                      if key not in slow else "",
                      f"{statistics.median(cpu['astar']) / statistics.median(cpu[key]):.1f}x",
                      str(bad[key]), f"{np.mean(lengths[key]):.4f}", f"{max(lengths[key]):.4f}"])
-    repair_ms, hpa_ms, sub_ms, edit_ms = repair_times(grid, args.edits)
+    repair_ms, hpa_ms, sub_ms, edit_ms, landmark_ms = repair_times(grid, args.edits)
     notes = [f"- {name}: JPS+ table built in {prep_wall:.0f} ms wall / {prep_cpu:.0f} ms CPU, "
              f"{index.nbytes / 2**20:.1f} MiB; HPA* graph ({graph.size}-cell clusters, "
              f"{graph.nodes} nodes) built in {hpa_wall:.0f} ms wall / {hpa_cpu:.0f} ms CPU, "
@@ -253,7 +260,7 @@ def run_map(name: str, folder: FilePath, args: argparse.Namespace) -> tuple[list
              f"edges) built in {sub_wall:.0f} ms wall / {sub_cpu:.0f} ms CPU, "
              f"{sub.nbytes / 2**20:.1f} MiB; 4x4 edit: JPS+ repair {repair_ms:.2f} ms CPU, "
              f"HPA* repair {hpa_ms:.2f} ms CPU, subgoal repair {sub_ms:.2f} ms CPU, whole "
-             f"set_walkable {edit_ms:.2f} ms CPU; tcod "
+             f"set_walkable {edit_ms:.2f} ms CPU, subgoal landmarks spread again {landmark_ms:.0f} ms CPU; tcod "
              f"graph setup {tcod_setup:.0f} ms CPU; jps+ / hpa medians over {len(jps_sample)} "
              "queries"]
     return rows, notes
