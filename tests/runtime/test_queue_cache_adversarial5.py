@@ -126,6 +126,24 @@ def test_a_cached_heuristic_does_not_keep_its_levels_grid_alive(kind: str) -> No
             gc.enable()
 
 
+def short_batch() -> tuple[TileGrid, list[tuple[int, int]], list[tuple[int, int]]]:
+    """An open 510 x 510 grid and 8 short queries on it."""
+    return TileGrid(np.ones((510, 510), bool)), [(i + 1, i + 1) for i in range(8)], [(i + 5, i + 3) for i in range(8)]
+
+
+def batch_peak(grid: TileGrid, starts: list[tuple[int, int]], goals: list[tuple[int, int]],
+               options: dict[str, object]) -> tuple[list[gamenav.Path], int]:
+    """The answers of ``find_paths`` (one worker, after a first call: the thread's workspace, the
+    index) and the peak of the bytes it allocated."""
+    gamenav.find_paths(grid, starts, goals, workers=1, **options)
+    tracemalloc.start()
+    try:
+        paths = gamenav.find_paths(grid, starts, goals, workers=1, **options)
+        return paths, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 @pytest.mark.parametrize("options", [{}, {"diagonal": "never"}, {"agent_radius": 0.6, "smooth": True}])
 def test_a_batch_of_short_queries_allocates_no_grid_sized_arrays(options: dict[str, object]) -> None:
     """``find_paths(grid, starts, goals)`` zeroed a fast-kernel workspace for the whole grid in
@@ -135,15 +153,8 @@ def test_a_batch_of_short_queries_allocates_no_grid_sized_arrays(options: dict[s
     queries took 15 to 20 times as long as 8 ``find_path`` calls, each frame. Options that
     ``find_path`` answers in one kernel call are batched through it, on each thread's kept
     workspace; the answers are the same."""
-    grid = TileGrid(np.ones((510, 510), bool))
-    starts, goals = [(i + 1, i + 1) for i in range(8)], [(i + 5, i + 3) for i in range(8)]
-    gamenav.find_paths(grid, starts, goals, workers=1, **options)  # (the thread's first: its workspace)
-    tracemalloc.start()
-    try:
-        paths = gamenav.find_paths(grid, starts, goals, workers=1, **options)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    grid, starts, goals = short_batch()
+    paths, peak = batch_peak(grid, starts, goals, options)
     assert peak < 1 << 20, f"{peak} bytes allocated"
     for path, start, goal in zip(paths, starts, goals, strict=True):
         expected = gamenav.find_path(grid, start, goal, **options)  # type: ignore[arg-type]

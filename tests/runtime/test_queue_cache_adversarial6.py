@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tracemalloc
 
 import numpy as np
 import pytest
@@ -10,6 +9,7 @@ import shapely
 
 import gamenav
 from gamenav import PathCache, PathQueue, PathRequest, PathStatus, TileGrid
+from tests.runtime.test_queue_cache_adversarial5 import batch_peak, short_batch
 
 
 @pytest.mark.parametrize("options", [{"partial": True}, {"algorithm": "jps"}, {"algorithm": "hpa"},
@@ -19,15 +19,8 @@ def test_a_general_batch_of_short_queries_allocates_no_grid_sized_workspace(opti
     ``subgoal``, ``weight > 1``) allocated a search workspace for the whole grid in every thread on
     every call (8 MB on 510 x 510): 8 short queries took 6-8 ms against 1.3-2.3 ms now. Each search
     borrows a workspace from the pool, as a queue's searches do; the answers are the same."""
-    grid = TileGrid(np.ones((510, 510), bool))
-    starts, goals = [(i + 1, i + 1) for i in range(8)], [(i + 5, i + 3) for i in range(8)]
-    gamenav.find_paths(grid, starts, goals, workers=1, **options)  # (the pool's first workspace, the index)
-    tracemalloc.start()
-    try:
-        paths = gamenav.find_paths(grid, starts, goals, workers=1, **options)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    grid, starts, goals = short_batch()
+    paths, peak = batch_peak(grid, starts, goals, options)
     workspace = gamenav.SearchWorkspace(grid.shape).nbytes  # (8.3 MB)
     assert peak < workspace // 2, f"{peak} bytes allocated"
     for path, start, goal in zip(paths, starts, goals, strict=True):
