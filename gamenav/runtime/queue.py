@@ -1219,16 +1219,17 @@ class PathQueue(Closeable):
 
     def _answer(self, req: PathRequest, path: Path, version: int | None) -> None:
         """Give ``req`` its final ``path``, which holds at world ``version`` (None: not known);
-        its ``on_done`` waits for :meth:`_fire_callbacks`, and until then the edits of a grid
+        its ``on_done`` waits for :meth:`_fire_callbacks` (its latency is counted there: an
+        answer an edit outdates meanwhile is not the last), and until then the edits of a grid
         are checked against the path (:meth:`_outdated`)."""
         req._status = path.status
         req._path, req._footprint = path, None
         req._job = None
         req._waited = self._clock.frame - req._frame
         req._version = version
-        self._latency.append(req._waited)
         self._counts["stale" if path.status is PathStatus.STALE else "completed"] += 1
         if req._on_done is None:
+            self._latency.append(req._waited)
             return
         self._answered[req] = None
         world = req.world
@@ -1265,6 +1266,7 @@ class PathQueue(Closeable):
             if job is None or job.stepping:
                 job = _Job(query, req._score, next(self._seq), -1)  # (checked when it starts, or is joined)
                 self._add_job(job)
+                self._counts["restarts"] += 1
             self._join(job, req)
         else:
             self._answer(req, Path.none(PathStatus.STALE), None)
@@ -1319,6 +1321,7 @@ class PathQueue(Closeable):
                     continue
             del self._answered[req]
             self._forget_answer(req)
+            self._latency.append(req._waited)  # type: ignore[arg-type]  # (answered: an int)
             req._on_done(req)  # type: ignore[misc]
 
     # -- statistics ------------------------------------------------------------------------

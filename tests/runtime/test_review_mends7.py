@@ -63,3 +63,23 @@ def test_a_navmesh_world_without_obstacles_keeps_its_paths_points() -> None:
     crowd._install(0, path)  # (as the answer to its request is)
     assert crowd._paim[crowd._pcur[0]:crowd._pend[0]].tolist() == path.points[1:].tolist()
     assert crowd.goals[0].tolist() == [7.5, 2.5]
+
+
+def test_an_answer_searched_again_before_its_callback_counts_once() -> None:
+    """An answer waiting for its ``on_done`` that an edit outdated (889b82d) was searched again
+    without counting a restart, and its request's latency was counted twice (the first answer's
+    too): one request answered in 1 frame showed a latency p50 of 0.5. A request's latency is
+    counted when it is delivered, and the new search counts as a restart."""
+    grid = TileGrid(np.ones((20, 20), bool))
+    queue = gamenav.PathQueue(budget_ms=100)
+    done: list[gamenav.PathRequest] = []
+    req = queue.request(grid, (0, 10), (19, 10), on_done=done.append, quick_expansions=10_000)
+    assert req.done and not done  # (answered at once; its callback waits for an update)
+    wall = np.zeros(grid.shape, bool)
+    wall[5:15, 10] = True
+    grid.set_walkable(wall, False)  # (crosses the path: searched again)
+    for _ in range(3):
+        queue.update()
+    stats = queue.stats
+    assert done == [req] and req.status is gamenav.PathStatus.FOUND and req.path.cost > 19
+    assert (stats.completed, stats.restarts, stats.latency_p50, stats.latency_max) == (1, 1, 1, 1)
