@@ -1375,13 +1375,16 @@ class Crowd(Closeable):
         moves more than half a cell, so agents keep to their paths' turns: at most
         :data:`MAX_SUBSTEPS` of them. A hitch longer than that (the fastest agent could cross
         more than ``MAX_SUBSTEPS`` half cells) and than a second is cut to that length, as game
-        engines cap their frame time: the rest of it is not simulated.
+        engines cap their frame time: the rest of it is not simulated. Called from code an update
+        runs (a ``__del__``), it does nothing: that update moves the agents.
         """
         self._check_open("update")
         if type(dt) is not float and not is_real(dt) or \
                 not 0 <= dt <= sys.float_info.max:  # (no float(): an int beyond float64 would overflow)
             raise InvalidInputError(f"dt must be a finite number >= 0, got {dt!r}")
         dt = float(dt)  # kernels take float64 (a Python int beyond int64 would not convert)
+        if self._updating:  # (from code an update runs, a ``__del__``: that update moves the agents)
+            return
         self._compact()
         self._inbox.claim()
         if dt == 0 or len(self) == 0:

@@ -10,7 +10,7 @@ import shapely
 
 import gamenav
 from gamenav import Crowd, TileGrid
-from tests.runtime.test_agents_adversarial6 import covered_cells
+from tests.runtime.test_agents_adversarial6 import _walking_crowd, covered_cells
 
 
 def test_a_navmesh_edit_merges_only_the_obstacles_near_it(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -83,3 +83,20 @@ def test_an_answer_searched_again_before_its_callback_counts_once() -> None:
     stats = queue.stats
     assert done == [req] and req.status is gamenav.PathStatus.FOUND and req.path.cost > 19
     assert (stats.completed, stats.restarts, stats.latency_p50, stats.latency_max) == (1, 1, 1, 1)
+
+
+def test_an_update_from_code_an_update_runs_does_nothing() -> None:
+    """An update called from code an update runs (a ``__del__``) ran a whole update inside it and,
+    ending, marked the crowd as no longer updating (c2578b2): agents added after it in the outer
+    update (another ``__del__``) changed its arrays in the middle of it again. It does nothing
+    now; the agents added join when the outer update ends."""
+    crowd, twin = _walking_crowd(), _walking_crowd()
+    crowd.queue.hook += [lambda: crowd.add([(2.2, 5.5)]), lambda: crowd.update(1 / 30)]  # (the last runs first)
+    for c in (crowd, twin):
+        c.queue.update()
+        c.update(1 / 30)
+    assert not crowd.queue.hook  # (they ran inside the update)
+    twin.add([(2.2, 5.5)])
+    assert crowd.ids.tolist() == twin.ids.tolist()
+    assert np.array_equal(crowd.positions, twin.positions)
+    assert np.array_equal(crowd.velocities, twin.velocities)
