@@ -581,8 +581,9 @@ class Crowd(Closeable):
         self.counters = {"path_requests": 0, "stuck_repaths": 0, "edit_repaths": 0, "pushed_out": 0,
                          "flow_fields": 0, "infeasible": 0, "wall_overlaps": 0}
         """Running totals: requests sent, re-paths after getting stuck or after edits, agents an
-        edit moved off newly blocked cells or out of a new navmesh obstacle (not those it left
-        where they stood: nowhere free, or on the obstacle's border already), flow fields
+        edit moved off newly blocked cells or out of a new navmesh obstacle (also out of those of
+        a navmesh world set; not those left where they stood: nowhere free, or on the obstacle's
+        border already), flow fields
         computed; ORCA: agents whose constraints could not all be met (RVO2's 3-D fallback),
         discs left overlapping a wall (their path was not planned for their radius)."""
         self._sat: tuple[npt.NDArray[np.bool_], tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] | None = None
@@ -941,12 +942,14 @@ class Crowd(Closeable):
 
     def _follow_world(self) -> None:
         """Follow the edits of :attr:`world` when it is a NavMesh (weakly, as the grid's), not
-        those of the world before it."""
+        those of the world before it; agents standing on cells its obstacles cover move off them
+        (as after an edit, :meth:`_off_covered`: steering leads no agent out of them)."""
         self._unfollow()
         self._unfollow = _nothing if self._world is self._grid else self._world.subscribe(self._on_change, weak=True)
         self._covered = None
         if self._world is not self._grid:
             self._cover_obstacles((-math.inf, -math.inf, math.inf, math.inf))
+            self._push_out(*self._off_covered(np.zeros(0, np.int64), np.zeros((0, 2))))
 
     def _cover_obstacles(self, bounds: tuple[float, float, float, float]) -> None:
         """Mark anew the cells [y, x] within ``bounds`` (world box) that the navmesh world's obstacles

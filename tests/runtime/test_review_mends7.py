@@ -100,3 +100,23 @@ def test_an_update_from_code_an_update_runs_does_nothing() -> None:
     assert crowd.ids.tolist() == twin.ids.tolist()
     assert np.array_equal(crowd.positions, twin.positions)
     assert np.array_equal(crowd.velocities, twin.velocities)
+
+
+@pytest.mark.parametrize("assigned", [False, True])
+def test_an_agent_inside_an_obstacle_of_its_new_navmesh_world_walks_out(assigned: bool) -> None:
+    """Since 2cc4157 steering keeps agents off the cells a navmesh world's obstacles cover, but
+    leads none out of them: an agent standing in an obstacle of the mesh it was given (a crowd
+    made with ``world=mesh``, or ``world`` assigned) stood there and gave up (before 2cc4157 it
+    walked out and arrived). It moves off those cells when the world is set, as after an edit."""
+    mesh = gamenav.NavMesh.from_polygons([(0, 0), (20, 0), (20, 10), (0, 10)])
+    mesh.add_obstacle(shapely.box(5.2, 3.0, 8.0, 7.0))  # (covers the centres of cells x 5..7, y 3..6)
+    grid = TileGrid(np.ones((10, 20), bool))
+    crowd = Crowd(grid, [(6.5, 5.2)], radius=0.3, max_speed=3.0, world=None if assigned else mesh)
+    if assigned:
+        crowd.world = mesh
+    x, y = grid.world_to_cell(crowd.positions[0])
+    assert crowd._steering_passable()[y, x] and crowd.counters["pushed_out"] == 1
+    crowd.move([0], (1.5, 5.5), formation=False)
+    for _ in range(150):
+        crowd.update(1 / 30)
+    assert crowd.arrived[0] and not crowd.failed[0]
