@@ -36,7 +36,7 @@ import numpy.typing as npt
 from gamenav.errors import InvalidGeometryError, MapFormatError
 from gamenav.io._text import to_floats, to_ints, token_lines
 from gamenav.navmesh.build import MAX_COORDINATE, convex_ring
-from gamenav.navmesh.mesh import _first_copies, copy_roots
+from gamenav.navmesh.mesh import _first_copies, face_firsts
 
 __all__ = ["MeshData", "MeshScenario", "read_mesh", "read_mesh_scenarios"]
 
@@ -202,14 +202,12 @@ def _check_faces(vertices: npt.NDArray[np.float64], polygons: list[npt.NDArray[n
     a rounding error apart (one vertex to :meth:`gamenav.NavMesh.from_mesh`, see
     :func:`gamenav.navmesh.mesh.copy_roots`): a face given twice, which an importer would take for
     walls along its edges (:meth:`gamenav.NavMesh.from_mesh` keeps the first)."""
-    root = copy_roots(vertices, np.concatenate([np.zeros(0, np.int64), *polygons]))
-    faces: dict[frozenset[int], int] = {}  # a polygon's corners (copy roots) -> its line
-    for polygon, line in zip(polygons, lines, strict=True):
-        corners = frozenset(root[polygon].tolist())
-        if corners in faces:
-            raise MapFormatError(f"polygon repeats the one on line {faces[corners]} (a face given twice, "
-                                 "up to copies a rounding error apart)", path=path, line=line)
-        faces[corners] = line
+    first = face_firsts(vertices, polygons)[1]
+    again = np.flatnonzero(first != np.arange(len(polygons)))
+    if len(again):
+        k = int(again[0])
+        raise MapFormatError(f"polygon repeats the one on line {lines[first[k]]} (a face given twice, "
+                             "up to copies a rounding error apart)", path=path, line=lines[k])
 
 
 def _check_polygon_ids(ids: list[int], n_poly: int, path: str | os.PathLike[str], line: int) -> None:

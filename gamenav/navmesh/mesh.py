@@ -239,15 +239,39 @@ def copy_roots(verts: npt.NDArray[np.float64], used: npt.NDArray[np.int64]) -> n
     return root
 
 
+def face_firsts(verts: npt.NDArray[np.float64], polys: list[npt.NDArray[np.int64]]
+                ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The copy roots of the ``(V, 2)`` vertices over the corners of ``polys`` (1-D vertex-id
+    arrays; see :func:`copy_roots`), and for each polygon the index of the first one with the
+    same corners up to copies, as a set (itself when none comes before): sorted by polygon and
+    root, polygons with as many corners compared as rows (no Python work per polygon)."""
+    flat = np.concatenate([np.zeros(0, np.int64), *polys])
+    root = copy_roots(verts, flat)
+    owner = np.repeat(np.arange(len(polys)), np.fromiter(map(len, polys), np.int64, len(polys)))
+    corner = root[flat]
+    order = np.lexsort((corner, owner))
+    corner, owner = corner[order], owner[order]
+    once = np.ones(len(corner), bool)  # (each corner once a polygon)
+    once[1:] = (corner[1:] != corner[:-1]) | (owner[1:] != owner[:-1])
+    corner, owner = corner[once], owner[once]
+    size = np.bincount(owner, minlength=len(polys))
+    first = np.arange(len(polys))
+    for n in np.unique(size).tolist():
+        ids = np.flatnonzero(size == n)
+        _, where, inverse = np.unique(corner[np.isin(owner, ids)].reshape(-1, n), axis=0, return_index=True,
+                                      return_inverse=True)
+        first[ids] = ids[where[inverse.ravel()]]
+    return root, first
+
+
 def _merged_triangles(verts: npt.NDArray[np.float64], polygons: Any) -> npt.NDArray[np.int64]:
     """:meth:`NavMesh.from_mesh`'s ``polygons`` as triangles on the vertices' copy roots (see
     :func:`copy_roots`): each polygon once (one given again, up to copies, is the same face),
     cut on its own coordinates, without the slivers that merging copies turned over (thinner
     than the copies were apart: taken the other way round, one would lie over its neighbour)."""
     polys = _polygon_ids(verts, polygons)
-    root = copy_roots(verts, np.concatenate([np.zeros(0, np.int64), *(p.ravel() for p in polys)]))
-    faces = {frozenset(root[p].tolist()): p for p in reversed(polys)}  # (the first of repeats)
-    polys = [p for p in polys if faces.get(frozenset(root[p].tolist())) is p]
+    root, first = face_firsts(verts, polys)
+    polys = [polys[k] for k in np.flatnonzero(first == np.arange(len(polys))).tolist()]  # (the first of repeats)
     tris = (np.array(polys, dtype=np.int64).reshape(-1, 3) if all(len(p) == 3 for p in polys)
             else triangulate_convex(verts, polys))
     merged = root[tris]
