@@ -97,7 +97,6 @@ from gamenav._events import Closeable, Inbox
 from gamenav.errors import BlockedEndpointError, GamenavError, InvalidInputError
 from gamenav.grid.movement import Diagonal
 from gamenav.grid.tilegrid import GridChange, TileGrid, _GridState
-from gamenav.navmesh.mesh import box_cells
 from gamenav.types import Path, PathStatus
 
 if TYPE_CHECKING:
@@ -1861,10 +1860,9 @@ class Crowd(Closeable):
                         g._origin[1], g._cell_size, g._y_up)
         ends = np.clip(np.stack([g.world_to_cell(points - r), g.world_to_cell(points + r)]), 0,
                        (g.width - 1, g.height - 1))  # (y_up: either may be the top row)
-        cells, owner = box_cells(ends.min(axis=0), ends.max(axis=0), g.width)
-        near = np.zeros(len(points), bool)
-        near[owner[covered.ravel()[cells]]] = True
-        moved: _F64 = np.where(near[:, None], out, points)
+        near = [bool(covered[y0:y1 + 1, x0:x1 + 1].any())  # (a box a disc as big as the map fills: no gather)
+                for (x0, y0), (x1, y1) in zip(ends.min(axis=0).tolist(), ends.max(axis=0).tolist(), strict=True)]
+        moved: _F64 = np.where(np.array(near, bool)[:, None], out, points)
         return moved
 
     def _compact_paths(self) -> None:

@@ -120,3 +120,27 @@ def test_an_agent_inside_an_obstacle_of_its_new_navmesh_world_walks_out(assigned
     for _ in range(150):
         crowd.update(1 / 30)
     assert crowd.arrived[0] and not crowd.failed[0]
+
+
+def test_points_of_a_disc_as_big_as_the_map_are_checked_without_a_grid_each() -> None:
+    """The check whether a navmesh path's point lies by an obstacle (00b98b9) gathered every cell
+    of each point's disc box: a disc as big as the map (a radius is only capped at the map's size)
+    gathered the whole grid per point (a 144 MB peak for 40 points on 300 x 300 cells).
+    Each box is tested as a slice now."""
+    import tracemalloc
+
+    grid = TileGrid(np.ones((300, 300), bool))
+    mesh = gamenav.NavMesh.from_polygons([(0, 0), (300, 0), (300, 300), (0, 300)])
+    mesh.add_obstacle(shapely.box(100.2, 100.2, 110.8, 110.8))
+    crowd = Crowd(grid, [(5.5, 5.5)], radius=1e6, max_speed=2.0, world=mesh)
+    points = np.stack([np.linspace(1, 299, 40), np.linspace(299, 1, 40)], axis=1)
+    first = crowd._off_walls(points, 1e6)  # (the steering's tables made)
+    tracemalloc.start()
+    try:
+        again = crowd._off_walls(points, 1e6)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20, f"{peak} bytes allocated"
+    assert np.array_equal(again, first)
+    assert crowd._off_walls(np.array([[99.9, 105.5]]), 0.3)[0, 0] <= 99.7  # (by the obstacle: moved off it)
