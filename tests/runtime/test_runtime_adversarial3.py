@@ -80,7 +80,7 @@ def test_unknown_ids_beyond_int64_are_reported_as_given(ids: object) -> None:
     crowd = _crowd()
     given = int(np.asarray(ids).reshape(-1)[0])
     for action in (lambda: crowd.rows(ids), lambda: crowd.move(ids, (3.5, 0.5)), lambda: crowd.remove(ids)):
-        with pytest.raises(InvalidInputError, match=rf"unknown agent ids \[{given}\] \(never added, or removed\)"):
+        with pytest.raises(InvalidInputError, match=rf"unknown agent ids \[{given}\] \(never added, or removed[;)]"):
             action()
     assert crowd.rows(np.array([0], np.uint64)).tolist() == [0] and len(crowd) == 1
 
