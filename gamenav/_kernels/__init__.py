@@ -55,6 +55,8 @@ _group_of: dict[Any, str] = {}
 """Dispatcher -> group, for notices about compiles outside a :func:`compiling` block."""
 _open: dict[str, int] = {}
 """Group -> number of :func:`compiling` blocks of it open now, in any thread."""
+_announced: set[str] = set()
+"""Groups with an open :func:`compiling` block that has compiled (and told so) already."""
 
 
 @dataclass
@@ -141,9 +143,11 @@ def _on_compile_start(dispatcher: Any) -> None:
         if record.notify and not record.announced and not _quiet():
             _say(_start_line(f"{record.group} kernels"))
         record.announced = True
+        with _lock:
+            _announced.add(record.group)
         return
     group = _group_of.get(dispatcher)
-    _state.silent = group in _open  # (a kernel of a group another thread is compiling: its notice tells)
+    _state.silent = group in _announced  # (a kernel of a group another thread is compiling: its notice tells)
     if not _state.silent and not _quiet():
         name = getattr(getattr(dispatcher, "py_func", None), "__name__", "?")
         _say(_start_line(f"{group} kernels" if group else f"the {name} kernel"))
@@ -359,8 +363,8 @@ def compiling(group: str, *, notify: bool = True) -> Iterator[CompileRecord]:
     only)...`` when the first compilation starts and ``gamenav: ... done in <s> s`` when the
     block ends (unless ``notify`` is False, here or in an enclosing block of this thread, or
     ``GAMENAV_QUIET`` is set). Also marks the group as handled, so :func:`announce_compile` does
-    not warm it up again; while the block is open, kernels of the group that other threads
-    compile print no notice of their own (the block's notice tells).
+    not warm it up again; while the block is open and has compiled, kernels of the group that
+    other threads compile print no notice of their own (the block's notice tells).
 
     Yields:
         the :class:`CompileRecord` of the block (filled in when it ends).
@@ -433,3 +437,4 @@ def _close(group: str) -> None:
         _open[group] -= 1
         if not _open[group]:
             del _open[group]
+            _announced.discard(group)
