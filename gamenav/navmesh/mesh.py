@@ -256,7 +256,7 @@ def face_firsts(verts: npt.NDArray[np.float64], polys: list[npt.NDArray[np.int64
     corner, owner = corner[once], owner[once]
     size = np.bincount(owner, minlength=len(polys))
     first = np.arange(len(polys))
-    for n in np.unique(size).tolist():
+    for n in np.unique(size[size > 0]).tolist():  # (a polygon of no corners is refused later)
         ids = np.flatnonzero(size == n)
         _, where, inverse = np.unique(corner[np.isin(owner, ids)].reshape(-1, n), axis=0, return_index=True,
                                       return_inverse=True)

@@ -10,6 +10,7 @@ import pytest
 
 import gamenav
 import gamenav.navmesh.mesh as mesh_module
+from gamenav.errors import InvalidGeometryError
 
 
 class _CountingUfunc:
@@ -75,3 +76,12 @@ def test_repeated_faces_are_found_without_a_set_per_polygon(monkeypatch: pytest.
     assert np.array_equal(mesh.triangles, gamenav.NavMesh.from_mesh(verts, tris).triangles)
     _, first = mesh_module.face_firsts(verts, [np.array(t) for t in tris + again])
     assert first.tolist() == list(range(38)) + list(range(0, 38, 5))
+
+
+@pytest.mark.parametrize("polygons", [[[]], [[0, 1, 2], []]])
+def test_a_polygon_of_no_corners_is_refused_by_name(polygons: list[list[int]]) -> None:
+    # 7ccca19's face_firsts reshaped the corners of corner-less polygons to (-1, 0): a bare numpy
+    # ValueError ("cannot reshape array of size 0") instead of the error naming the polygon
+    vertices = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    with pytest.raises(InvalidGeometryError, match=rf"polygon {len(polygons) - 1} must have at least 3 vertices"):
+        gamenav.NavMesh.from_mesh(vertices, polygons)
