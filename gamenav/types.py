@@ -56,11 +56,20 @@ class PathStatus(enum.Enum):
         return self in (PathStatus.FOUND, PathStatus.PARTIAL)
 
 
+def sealed(array: npt.NDArray[_G]) -> npt.NDArray[_G]:
+    """``array`` over an immutable ``bytes`` buffer: read-only, and neither it nor its ``.base``
+    can be made writable (:func:`~gamenav._arrays.frozen` views writable memory). An array
+    sealed already is returned as it is, any other copied."""
+    base: object = array.base
+    if type(base) is bytes:  # (not a subclass: one may export its buffer writable)
+        return array
+    copy: npt.NDArray[_G] = np.ndarray(array.shape, array.dtype, array.tobytes())
+    return copy
+
+
 def _empty(shape: tuple[int, ...], dtype: type[_G]) -> npt.NDArray[_G]:
-    """A read-only empty array (nothing in it to write: paths share it)."""
-    array = np.zeros(shape, dtype=dtype)
-    array.flags.writeable = False
-    return array
+    """A sealed empty array (paths share it)."""
+    return sealed(np.zeros(shape, dtype=dtype))
 
 
 _NO_CELLS, _NO_POINTS, _NO_CORRIDOR = _empty((0, 2), np.int64), _empty((0, 2), np.float64), _empty((0,), np.int64)
@@ -73,7 +82,7 @@ _ARRAYS = (("cells", np.int64, 2), ("points", np.float64, 2), ("corridor", np.in
 
 def _read_only(value: Any, name: str, dtype: type[np.int64] | type[np.float64], ndim: int) -> npt.NDArray[Any]:
     """``value`` as a new ``dtype`` array of ``ndim`` dimensions (``(n, 2)`` or ``(k,)``) that no
-    caller can make writable (:func:`_sealed`), converted from ints (or for floats
+    caller can make writable (:func:`sealed`), converted from ints (or for floats
     from numbers); an empty read-only array of the right shape is kept (nothing in it can
     change: the shared defaults). Any other array is copied, also a read-only one: it may view memory its owner
     writes later (``crowd.positions``, a read-only slice of the caller's array).
@@ -98,14 +107,7 @@ def _read_only(value: Any, name: str, dtype: type[np.int64] | type[np.float64], 
         row = int(np.argwhere(bad)[0][0])
         kind = "ints >= 0" if dtype is np.int64 else "finite numbers"
         raise InvalidInputError(f"{name} must hold {kind}, got {shown(array[row].tolist())} at row {row}")
-    return _sealed(array)
-
-
-def _sealed(array: npt.NDArray[_G]) -> npt.NDArray[_G]:
-    """A copy of ``array`` over an immutable ``bytes`` buffer: read-only, and neither it nor any
-    ``.base`` can be made writable (:func:`~gamenav._arrays.frozen` views writable memory)."""
-    sealed: npt.NDArray[_G] = np.frombuffer(array.tobytes(), dtype=array.dtype).reshape(array.shape)
-    return sealed
+    return sealed(array)
 
 
 def _ints(value: Any) -> npt.NDArray[np.int64] | None:

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from gamenav._arrays import frozen
 from gamenav._validate import flag
 from gamenav.errors import InvalidInputError
 from gamenav.grid._fast import fast_rule, make_path, open_ends, try_find_path
@@ -28,7 +27,7 @@ from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.navmesh.mesh import world_point
 from gamenav.runtime._invalidation import MANHATTAN, OCTILE
 from gamenav.query import begin_search
-from gamenav.types import Cell, Path, PathStatus, Point, Search
+from gamenav.types import Cell, Path, PathStatus, Point, Search, sealed
 
 __all__ = ["RUN_TO_END", "GridWatch", "Query", "make_query", "pending_version", "refused", "start_search"]
 
@@ -247,12 +246,13 @@ def refused(query: Query) -> bool:
 
 
 def shared(path: Path) -> Path:
-    """``path`` with arrays that no caller can make writable (:func:`gamenav._arrays.frozen`), for
+    """``path`` with arrays that no caller can make writable (:func:`gamenav.types.sealed`), for
     a result handed to more than one caller: the cache's entries, the requests that joined one
-    search. (A search's own arrays are read-only, but numpy lets a caller set them writable: one
-    caller scaling its points in place moved every other caller's path.)"""
-    return make_path(path.status, path.cost, frozen(path.cells), frozen(path.points), path.expanded,
-                     frozen(path.corridor))
+    search. (A search's own arrays are read-only, but numpy lets a caller set them, or the owner
+    of a read-only view of them, writable: one caller scaling its points in place moved every
+    other caller's path.)"""
+    return make_path(path.status, path.cost, sealed(path.cells), sealed(path.points), path.expanded,
+                     sealed(path.corridor))
 
 
 class GridWatch:
