@@ -44,6 +44,10 @@ Unsubscribe = Callable[[], None]
 
 _log = logging.getLogger("gamenav")
 
+_notifying = threading.local()
+"""``depth``: how many :meth:`Listeners.notify` run in this thread (listeners run under their
+world's edit lock)."""
+
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -157,6 +161,7 @@ class Listeners(Generic[C]):
             return
         waiting = self._local.waiting = deque([(change, self._subs)])
         first: BaseException | None = None
+        _notifying.depth = getattr(_notifying, "depth", 0) + 1
         try:
             while waiting:
                 error = self._deliver(*waiting.popleft())
@@ -166,6 +171,7 @@ class Listeners(Generic[C]):
                     _log.error("gamenav: another change listener failed too", exc_info=error)
         finally:
             self._local.waiting = None
+            _notifying.depth -= 1
         if first is not None:
             raise first
 
@@ -307,9 +313,21 @@ class NotCopyable:
         raise TypeError(f"{type(self).__name__} objects cannot be copied or pickled: {self._why_not_copyable}")
 
 
-_closing: set[int] = set()
-"""``id()`` of the :class:`Closes` objects whose ``_close`` runs now (in any thread)."""
+_closing: dict[int, tuple[int, threading.Event]] = {}
+"""The :class:`Closes` objects whose ``_close`` runs now, by ``id()``: the thread running it and
+the event set when it ends."""
+_waiting_for: dict[int, int] = {}
+"""Threads whose ``close()`` waits for a ``close()`` in another thread: waiter -> closer."""
 _closing_lock = threading.Lock()
+
+
+def _may_deadlock(me: int, closer: int) -> bool:
+    """Whether thread ``me`` must not wait for the ``close()`` that thread ``closer`` runs (under
+    ``_closing_lock``): it is ``me`` (re-entrant), or waits for one ``me`` runs (through a chain of
+    waits), or ``me`` is in a change listener (see :meth:`Closes.close`)."""
+    while closer != me and closer in _waiting_for:
+        closer = _waiting_for[closer]
+    return closer == me or getattr(_notifying, "depth", 0) > 0
 
 
 class Closes:
@@ -324,21 +342,37 @@ class Closes:
     def close(self) -> None:
         """End the subscriptions and the pending work (idempotent; see the class docstring).
 
-        A ``close()`` made while another runs (by the code it runs, such as a listener or a
-        ``__del__``, or in another thread) returns at once: the first one closes. If closing
-        raises, the object stays open and the next ``close()`` tries again.
+        When it returns, the object is closed: a ``close()`` made in another thread while one
+        runs waits for it. One made by the code the running close runs (a listener, a
+        ``__del__``, a callback) returns at once, and so does one that waiting could deadlock:
+        made by a change listener (it runs under its world's edit lock, which the running close
+        may wait for: that close ends after the edit) or by a close the running one waits for.
+        If closing raises, the object stays open and the next ``close()`` tries again.
         """
-        key = id(self)
-        with _closing_lock:
-            if self._closed or key in _closing:
-                return
-            _closing.add(key)
+        me = threading.get_ident()
+        while True:
+            with _closing_lock:
+                if self._closed:
+                    return
+                running = _closing.get(id(self))
+                if running is None:
+                    _closing[id(self)] = (me, threading.Event())
+                    break
+                if _may_deadlock(me, running[0]):
+                    return
+                _waiting_for[me] = running[0]
+            try:
+                running[1].wait()
+            finally:
+                with _closing_lock:
+                    del _waiting_for[me]
         try:
             self._close()
             self._closed = True
         finally:
             with _closing_lock:
-                _closing.discard(key)
+                _, done = _closing.pop(id(self))
+            done.set()
 
     def _close(self) -> None:
         raise NotImplementedError

@@ -96,14 +96,15 @@ def test_close_called_by_the_closing_itself_returns_at_once() -> None:
 
 def test_close_from_a_second_thread_while_one_closes_does_not_close_twice() -> None:
     """Two threads closing one object both ran ``_close`` (a crowd cancelled its requests twice
-    at once); the second ``close()`` returns at once, the first closes."""
+    at once); the second ``close()`` waits for the first, which closes."""
     obj = _Closing()
-    first = threading.Thread(target=obj.close)
+    first, second = threading.Thread(target=obj.close), threading.Thread(target=obj.close)
     first.start()
     assert obj.entered.wait(30)
-    obj.close()
+    second.start()
     obj.release.set()
     first.join(30)
+    second.join(30)
     assert obj.runs == 1 and obj.closed
 
 

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 
 import gamenav
+from gamenav import _events
 
 
 def _owners(array: np.ndarray) -> list[object]:
@@ -36,3 +41,112 @@ def test_shared_paths_have_no_writable_owner_down_their_base_chain() -> None:
                 else:
                     assert isinstance(owner, bytes), type(owner)
     assert cache.find_path(grid, (0, 0), (5, 5)).points[0].tolist() == [0.5, 0.5]
+
+
+def _until(condition: Callable[[], bool]) -> None:
+    """Wait (polling an event, no fixed sleep) until ``condition()`` holds."""
+    tick = threading.Event()
+    for _ in range(100_000):
+        if condition():
+            return
+        tick.wait(0.001)
+    raise AssertionError("the condition never held")
+
+
+def _blocking_close(obj: Any) -> tuple[threading.Event, threading.Event]:
+    """Make ``obj``'s close block inside ``_close`` until ``release`` is set: (entered, release)."""
+    entered, release, original = threading.Event(), threading.Event(), obj._close
+
+    def blocked() -> None:
+        entered.set()
+        release.wait()
+        original()
+
+    obj._close = blocked
+    return entered, release
+
+
+def test_a_close_from_another_thread_returns_once_the_object_is_closed() -> None:
+    cache = gamenav.PathCache()
+    entered, release = _blocking_close(cache)
+    first = threading.Thread(target=cache.close, daemon=True)
+    first.start()
+    entered.wait()
+    seen: list[bool] = []
+    second = threading.Thread(target=lambda: seen.append((cache.close(), cache.closed)[1]), daemon=True)
+    second.start()
+    try:
+        _until(lambda: not second.is_alive() or second.ident in _events._waiting_for)
+        assert not seen  # (the old code returned at once, the cache still open)
+    finally:
+        release.set()
+    first.join()
+    second.join()
+    assert seen == [True]
+
+
+def test_a_close_from_the_closing_code_itself_returns_at_once() -> None:
+    queue = gamenav.PathQueue()
+    original, inner = queue._close, []
+
+    def closing() -> None:
+        queue.close()  # re-entrant (a callback, a __del__): returns at once, the close goes on
+        inner.append(queue.closed)
+        original()
+
+    queue._close = closing
+    thread = threading.Thread(target=queue.close, daemon=True)
+    thread.start()
+    thread.join(60)
+    assert not thread.is_alive() and queue.closed and inner == [False]
+
+
+def test_a_close_from_a_listener_under_the_edit_lock_does_not_deadlock_with_a_waiting_close() -> None:
+    mesh = gamenav.NavMesh.from_polygons([(0, 0), (10, 0), (10, 10), (0, 10)])
+    entered, release = _blocking_close(mesh)
+    release.set()  # (entered tells that the other thread's close runs: it waits for the edit lock)
+    in_listener, results = threading.Event(), []
+
+    def listener(change: object) -> None:
+        in_listener.set()
+        entered.wait()
+        mesh.close()  # waiting here for that close, which waits for this edit's lock, deadlocked
+        results.append("listener returned")
+
+    mesh.subscribe(listener)
+    square = [(4, 4), (6, 4), (6, 6), (4, 6)]
+    editor = threading.Thread(target=lambda: results.append(mesh.add_obstacle(square)), daemon=True)
+    editor.start()
+    in_listener.wait()
+    closer = threading.Thread(target=mesh.close, daemon=True)
+    closer.start()
+    editor.join(120)
+    closer.join(120)
+    assert not editor.is_alive() and not closer.is_alive()
+    assert results[0] == "listener returned" and mesh.closed
+
+
+def test_two_closes_whose_closing_code_closes_the_other_do_not_deadlock() -> None:
+    a, b = gamenav.PathCache(), gamenav.PathCache()
+    a_runs, b_runs = threading.Event(), threading.Event()
+    a_close, b_close = a._close, b._close
+
+    def close_a() -> None:  # a's close closes b, b's close closes a, both running at once
+        a_runs.set()
+        b_runs.wait()
+        b.close()
+        a_close()
+
+    def close_b() -> None:
+        b_runs.set()
+        a_runs.wait()
+        a.close()
+        b_close()
+
+    a._close, b._close = close_a, close_b
+    threads = [threading.Thread(target=a.close, daemon=True), threading.Thread(target=b.close, daemon=True)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert not any(thread.is_alive() for thread in threads) and a.closed and b.closed
