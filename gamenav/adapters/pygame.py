@@ -39,7 +39,8 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
     ) from exc
 
 from gamenav._identity import IdentityMap
-from gamenav._validate import finite_point, flag, float_numbers, grid_dimensions, is_int, is_real, positive_number
+from gamenav._validate import (finite_point, flag, float_numbers, grid_dimensions, is_int, is_real, positive_number,
+                               real_number, shown)
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav.navmesh import MAX_COORDINATE
 from gamenav.adapters._draw import clip_polyline
@@ -700,16 +701,33 @@ class PathFollower(Follower):
         super().__init__(grid, start, speed=speed, queue=queue, radius=radius, **path_options)
         self._written = None if self.sprite is None else _sprite_rect(self.sprite).center
         """The sprite's ``rect.center`` as the follower left it."""
+        self._warned_seconds = False
+        """Whether :meth:`update` warned of an int ``dt`` (once)."""
 
-    def update(self, dt: float) -> None:
+    def update(self, dt: float | None = None, *, dt_ms: float | None = None) -> None:
         """Move the agent as far as the game moved the sprite's ``rect.center`` (if it did),
-        advance ``dt`` seconds and write the sprite's ``rect.center`` (rounded to pixels)."""
+        advance the frame's time and write the sprite's ``rect.center`` (rounded to pixels).
+
+        Args:
+            dt: the frame's time in seconds, e.g. ``clock.tick(60) / 1000``.
+            dt_ms: or in milliseconds, as ``pygame.time.Clock.tick()`` returns it:
+                ``update(dt_ms=clock.tick(60))``. Give one of the two.
+
+        Raises:
+            InvalidInputError: neither or both given, or not a finite number >= 0.
+
+        Warns:
+            UserWarning: once per follower, when ``dt`` is an int >= 1: most likely
+                ``clock.tick()``'s milliseconds given as seconds (the agent would leap a second
+                or more a frame). A long frame in seconds is a float and never warns.
+        """
+        seconds = self._seconds(dt, dt_ms)
         self._check_open("update")
         written = self._written
         if self.sprite is not None and written is not None and _sprite_rect(self.sprite).center != written:
             moved = np.subtract(_pair(_sprite_rect(self.sprite).center, "the sprite's rect.center"), written)
             self._place_near(np.add(self.position, moved).tolist())  # (by as much as the rect: no rounding lost)
-        super().update(dt)
+        super().update(seconds)
         if self.sprite is not None:
             x, y = self.position
             rect = _sprite_rect(self.sprite)
@@ -719,3 +737,22 @@ class PathFollower(Follower):
                                         f"{type(rect).__name__} holds (coordinates up to {most:.10g})")
             rect.center = (round(x), round(y))
             self._written = rect.center
+
+    def _seconds(self, dt: Any, dt_ms: Any) -> Any:
+        """The frame's time in seconds from :meth:`update`'s ``dt`` or ``dt_ms`` (``dt`` is
+        checked by the crowd); warns once of an int ``dt`` >= 1 (see :meth:`update`)."""
+        if (dt is None) == (dt_ms is None):
+            got = "neither" if dt is None else f"both (dt={shown(dt)}, dt_ms={shown(dt_ms)})"
+            raise InvalidInputError(f"update takes dt (seconds) or dt_ms (milliseconds, as clock.tick() "
+                                    f"returns them), got {got}")
+        if dt_ms is not None:
+            ms = real_number(dt_ms, "dt_ms", "a finite number >= 0 of milliseconds")
+            if not 0 <= ms < math.inf:
+                raise InvalidInputError(f"dt_ms must be a finite number >= 0 of milliseconds, got {shown(dt_ms)}")
+            return ms / 1000
+        if is_int(dt) and dt >= 1 and not self._warned_seconds:
+            self._warned_seconds = True
+            warnings.warn(f"PathFollower.update(dt) takes seconds, got the int {shown(dt)}: if it is "
+                          "clock.tick()'s milliseconds, pass update(dt_ms=clock.tick(60)) or "
+                          "clock.tick(60) / 1000 (else pass a float to silence this)", stacklevel=3)
+        return dt
