@@ -98,9 +98,9 @@ def grid_dimensions(size: Any, cell_size: float) -> tuple[int, int]:
     try:
         width, height = size
     except (TypeError, ValueError):
-        raise InvalidInputError(f"size must be a (width, height) pair of numbers, got {size!r}") from None
+        raise InvalidInputError(f"size must be a (width, height) pair of numbers, got {shown(size)}") from None
     if not all(is_real(side) and 0 < _as_float(side) < math.inf for side in (width, height)):
-        raise InvalidInputError(f"size must be a (width, height) pair of finite numbers > 0, got {size!r}")
+        raise InvalidInputError(f"size must be a (width, height) pair of finite numbers > 0, got {shown(size)}")
     width, height = _as_float(width), _as_float(height)
     spans = [side / cell_size for side in (width, height)]  # (inf when a tiny cell_size overflows)
     if max(spans) <= MAX_GRID_CELLS:
@@ -108,7 +108,7 @@ def grid_dimensions(size: Any, cell_size: float) -> tuple[int, int]:
         if cols * rows <= MAX_GRID_CELLS:
             return cols, rows
     raise InvalidInputError(
-        f"size {size!r} with cell_size {cell_size} gives a {spans[0]:.6g} x {spans[1]:.6g} grid: more than "
+        f"size {shown(size)} with cell_size {cell_size} gives a {spans[0]:.6g} x {spans[1]:.6g} grid: more than "
         f"{MAX_GRID_CELLS} cells")
 
 
@@ -173,7 +173,7 @@ def finite_point(value: Any, name: str) -> npt.NDArray[np.float64]:
     with numbers), other shapes and values beyond float64 are rejected."""
     point = float_numbers(value)
     if point is None or point.shape != (2,) or not np.isfinite(point).all():
-        raise InvalidInputError(f"{name} must be a finite (x, y) pair of numbers, got {value!r}")
+        raise InvalidInputError(f"{name} must be a finite (x, y) pair of numbers, got {shown(value)}")
     return point
 
 

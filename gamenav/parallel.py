@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gamenav._kernels.grid_search import FOUND
-from gamenav._validate import flag, is_int, is_real
+from gamenav._validate import flag, is_int, is_real, shown
 from gamenav.errors import InvalidInputError
 from gamenav.grid._fast import Tables, _workspace, fast_rule, snapshot_tables, int_pairs, make_path
 from gamenav.grid.clearance import radius_state
@@ -61,7 +61,7 @@ def check_workers(workers: Any) -> int:
     if workers is None:
         return default_workers()
     if not is_int(workers) or workers < 1:
-        raise InvalidInputError(f"workers must be an int >= 1 or None, got {workers!r}")
+        raise InvalidInputError(f"workers must be an int >= 1 or None, got {shown(workers)}")
     return min(int(workers), default_workers())
 
 
@@ -150,8 +150,8 @@ def _pairs(starts: Any, goals: Any) -> tuple[list[Any], list[Any]]:
             raise InvalidInputError(
                 f"{name} must be a sequence of (x, y) pairs or an (n, 2) array, got {type(value).__name__}")
         elif len(value) == 2 and all(is_real(v) for v in value):
-            raise InvalidInputError(f"{name} must be a sequence of (x, y) pairs, got one pair {value!r} (find_path "
-                                    f"answers one query; a batch of one is [{value!r}])")
+            raise InvalidInputError(f"{name} must be a sequence of (x, y) pairs, got one pair {shown(value)} "
+                                    f"(find_path answers one query; a batch of one is [{shown(value)}])")
         else:
             lists.append(list(value))
     if len(lists[0]) != len(lists[1]):
@@ -231,7 +231,7 @@ def _grid_general(grid: TileGrid, starts: list[Any], goals: list[Any], workers: 
     from the pool (none allocated per call once the pool holds one per thread)."""
     if "workspace" in options:
         raise InvalidInputError("find_paths gives each thread its own workspace; do not pass "
-                                f"workspace= (got {options['workspace']!r})")
+                                f"workspace= (got {shown(options['workspace'])})")
     # every error before any thread starts
     requests = [GridSearch._check(grid, s, g, **options) for s, g in zip(starts, goals, strict=True)]
     if not requests:

@@ -44,7 +44,7 @@ from pytiled_parser import tiled_object
 from gamenav import Follower, InvalidInputError, MapFormatError, NavMesh, Path, TileGrid
 from gamenav.navmesh import MAX_COORDINATE
 from gamenav._identity import IdentityMap
-from gamenav._validate import finite_point, flag, float_numbers, grid_dimensions, is_int, positive_number
+from gamenav._validate import finite_point, flag, float_numbers, grid_dimensions, is_int, positive_number, shown
 from gamenav.adapters._draw import clip_polyline
 from gamenav.adapters._tiled import encloses_area, layer_offset, object_outline
 
@@ -61,7 +61,7 @@ def _color(value: Color, name: str) -> arcade.types.Color:
     parts = tuple(value) if isinstance(value, (tuple, list, np.ndarray)) else ()
     if len(parts) not in (3, 4) or not all(is_int(v) and 0 <= v <= 255 for v in parts):
         raise InvalidInputError(f"{name} must be an (r, g, b) or (r, g, b, a) colour of ints from 0 to 255, "
-                                f"got {value!r}")
+                                f"got {shown(value)}")
     return arcade.types.Color(*(int(v) for v in parts))
 
 
@@ -97,7 +97,7 @@ def _layers(tile_map: Any) -> list[Any]:
         raise InvalidInputError(f"tile_map must be an arcade.TileMap, got {type(tile_map).__name__}")
     orientation = getattr(tiled_map, "orientation", "orthogonal")
     if orientation != "orthogonal":  # its tiles and objects are not laid out on a square grid
-        raise InvalidInputError(f"tile_map must be an orthogonal map, got {orientation!r} "
+        raise InvalidInputError(f"tile_map must be an orthogonal map, got {shown(orientation)} "
                                 f"({getattr(tiled_map, 'map_file', 'the map')})")
     if min(tile_map.tile_width, tile_map.tile_height) <= 0:
         raise MapFormatError(f"tiles must be at least 1 pixel, got {tile_map.tile_width} x {tile_map.tile_height}",
@@ -117,7 +117,7 @@ def _tile_layer(tile_map: Any, name: str) -> Any:
     keeps in ``sprite_lists[name]`` (and pytmx names: the pygame adapter's)."""
     layers = _layers(tile_map)
     if not isinstance(name, str):
-        raise InvalidInputError(f"layer must be a layer name (str), got {name!r}")
+        raise InvalidInputError(f"layer must be a layer name (str), got {shown(name)}")
     found = [layer for layer in layers if layer.name == name
              and (getattr(layer, "data", None) is not None or getattr(layer, "chunks", None))]
     tile_layers = [layer.name for layer in layers if getattr(layer, "data", None) is not None]
@@ -345,7 +345,7 @@ def navmesh_from_tilemap(tile_map: Any, layer: str, *, walkable: bool = False,
 
     layers = [found for found in _layers(tile_map) if isinstance(found, pytiled_parser.ObjectLayer)]
     if not isinstance(layer, str):
-        raise InvalidInputError(f"layer must be a layer name (str), got {layer!r}")
+        raise InvalidInputError(f"layer must be a layer name (str), got {shown(layer)}")
     walkable = flag(walkable, "walkable")
     group = next((found for found in reversed(layers) if found.name == layer), None)  # (the last, as in arcade)
     if group is None:
@@ -500,7 +500,7 @@ def draw_expansions(grid: TileGrid, values: npt.ArrayLike, *, alpha: int = 110) 
     if arr.dtype.kind not in "biuf":
         raise InvalidInputError(f"values must be a bool mask or a field of numbers, got dtype {arr.dtype}")
     if not (is_int(alpha) and 0 <= alpha <= 255):
-        raise InvalidInputError(f"alpha must be an int from 0 to 255, got {alpha!r}")
+        raise InvalidInputError(f"alpha must be an int from 0 to 255, got {shown(alpha)}")
     if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:  # (long doubles: beyond float64, inf: not reached)
         with np.errstate(over="ignore"):
             arr = arr.astype(np.float64)
@@ -508,9 +508,9 @@ def draw_expansions(grid: TileGrid, values: npt.ArrayLike, *, alpha: int = 110) 
     if not reached.any():
         return
     picture = _picture(_field_pictures, grid, "expansions")
-    shown = picture.key
-    if shown is None or shown[1] != alpha or shown[0].dtype != arr.dtype or not (
-            np.array_equal(shown[0], arr) or arr.dtype.kind == "f" and np.array_equal(shown[0], arr, equal_nan=True)):
+    drawn = picture.key
+    if drawn is None or drawn[1] != alpha or drawn[0].dtype != arr.dtype or not (
+            np.array_equal(drawn[0], arr) or arr.dtype.kind == "f" and np.array_equal(drawn[0], arr, equal_nan=True)):
         picture.paint(grid, _field_rgba(arr, reached, int(alpha)))
         picture.key = (arr.copy(), alpha)
     picture.draw(grid)
@@ -624,7 +624,7 @@ def draw_navmesh(mesh: Any, *, color: Color = (120, 220, 255, 110), path: Path |
         except ValueError:  # ragged
             ints = False
         if not ints:
-            raise InvalidInputError(f"highlight must be triangle ids (ints), got {highlight!r}")
+            raise InvalidInputError(f"highlight must be triangle ids (ints), got {shown(highlight)}")
         ids = raw.astype(np.int64).ravel()
         ids = ids[(ids >= 0) & (ids < len(tris))]
         ids = ids[live[ids]]

@@ -64,7 +64,7 @@ def _color(value: ColorLike, name: str) -> pygame.Color:
         return pygame.Color(value)
     except (TypeError, ValueError):
         raise InvalidInputError(f"{name} must be a colour: a name, '#rrggbb', or (r, g, b) or (r, g, b, a) "
-                                f"ints from 0 to 255, got {value!r}") from None
+                                f"ints from 0 to 255, got {shown(value)}") from None
 
 
 def _pair(value: Sequence[float], name: str) -> tuple[float, float]:
@@ -90,7 +90,8 @@ def _sprite_rect(sprite: pygame.sprite.Sprite) -> pygame.Rect | pygame.FRect:
 def _rect_array(rects: Iterable[Any]) -> npt.NDArray[np.float64]:
     """``(n, 4)`` float64 ``(x, y, w, h)`` from Rects, FRects, 4-tuples or objects with ``.rect``."""
     if isinstance(rects, (pygame.Rect, pygame.FRect, str, bytes)) or not isinstance(rects, Iterable):
-        raise InvalidInputError(f"rects must be an iterable of (x, y, w, h) rectangles (e.g. a list), got {rects!r}")
+        raise InvalidInputError(
+            f"rects must be an iterable of (x, y, w, h) rectangles (e.g. a list), got {shown(rects)}")
     # (one by one, but for an array of numbers: a float64 cast reads "5" and True as numbers)
     rows = rects if isinstance(rects, np.ndarray) and rects.dtype != object else [_rect_row(r) for r in rects]
     try:
@@ -117,7 +118,8 @@ def _rect_row(item: Any) -> tuple[Any, ...]:
     values = tuple(row) if isinstance(row, Iterable) else ()
     if not values or not all(is_real(v) for v in values):
         raise InvalidInputError(f"rects must be (x, y, w, h) rectangles of numbers (Rects, 4-tuples or sprites "
-                                f"with a rect), got {item!r}" + ("" if row is item else f" with the rect {row!r}"))
+                                f"with a rect), got {shown(item)}"
+                                + ("" if row is item else f" with the rect {shown(row)}"))
     return values
 
 
@@ -196,9 +198,9 @@ def grid_from_mask(mask: pygame.mask.Mask, *, cell_size: int, threshold: float |
     if not isinstance(mask, pygame.mask.Mask):
         raise InvalidInputError(f"mask must be a pygame.mask.Mask, got {type(mask).__name__}")
     if not is_real(cell_size) or not 1 <= cell_size <= 1 << 31 or not float(cell_size).is_integer():
-        raise InvalidInputError(f"cell_size must be an integer from 1 to 2**31 for masks, got {cell_size!r}")
+        raise InvalidInputError(f"cell_size must be an integer from 1 to 2**31 for masks, got {shown(cell_size)}")
     if threshold is not None and not (is_real(threshold) and 0 < threshold <= 1):  # (no float(): 10**400)
-        raise InvalidInputError(f"threshold must be None or in (0, 1], got {threshold!r}")
+        raise InvalidInputError(f"threshold must be None or in (0, 1], got {shown(threshold)}")
     cs = int(cell_size)
     width, height = mask.get_size()
     if width == 0 or height == 0:
@@ -234,7 +236,7 @@ def _tmx_layer(tmx_map: Any, name: str, kind: str) -> Any:
     if not isinstance(tmx_map, pytmx.TiledMap):
         raise InvalidInputError(f"tmx_map must be a pytmx.TiledMap, got {type(tmx_map).__name__}")
     if not isinstance(name, str):
-        raise InvalidInputError(f"layer must be a layer name (str), got {name!r}")
+        raise InvalidInputError(f"layer must be a layer name (str), got {shown(name)}")
     if tmx_map.orientation != "orthogonal":
         raise InvalidInputError(f"tmx_map must be an orthogonal map, got {tmx_map.orientation!r}")
     layer_type = pytmx.TiledTileLayer if kind == "tile" else pytmx.TiledObjectGroup
@@ -623,9 +625,9 @@ def draw_path(surface: pygame.Surface, path: Path | npt.ArrayLike, *, color: Col
     _check_type(surface, pygame.Surface, "surface")
     color = _color(color, "color")
     if not is_real(width) or not abs(width) < 1 << 31 or not float(width).is_integer():
-        raise InvalidInputError(f"width must be an int of pixels below 2**31, got {width!r}")
+        raise InvalidInputError(f"width must be an int of pixels below 2**31, got {shown(width)}")
     if not is_real(radius) or not abs(radius) < 1 << 31:  # (not NaN: pygame drew nothing)
-        raise InvalidInputError(f"radius must be a number of pixels below 2**31, got {radius!r}")
+        raise InvalidInputError(f"radius must be a number of pixels below 2**31, got {shown(radius)}")
     points = float_numbers(path.points if isinstance(path, Path) else path)  # (not strings, bools, timedeltas)
     if points is None:
         raise InvalidInputError("path must be a gamenav.Path or an (n, 2) array of (x, y) numbers, got "

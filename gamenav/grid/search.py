@@ -27,7 +27,7 @@ from gamenav._kernels import jps as _jps
 from gamenav._kernels.grid_fast import world_points as _world_points
 from gamenav._events import NotCopyable
 from gamenav._validate import (check_options, expansion_budget, flag, is_int, is_real, keyword_options,
-                               real_number)
+                               real_number, shown)
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.grid import hpa as _hpa
 from gamenav.grid import jump_plus as _jump_plus
@@ -86,14 +86,14 @@ class SearchWorkspace:
         try:
             h, w = shape
         except (TypeError, ValueError):
-            raise InvalidInputError(f"shape must be (height, width), got {shape!r}") from None
+            raise InvalidInputError(f"shape must be (height, width), got {shown(shape)}") from None
         if not (is_int(h) and is_int(w)):
-            raise InvalidInputError(f"shape must be (height, width) ints, got {shape!r}")
+            raise InvalidInputError(f"shape must be (height, width) ints, got {shown(shape)}")
         h, w = int(h), int(w)
         if h <= 0 or w <= 0:
-            raise InvalidInputError(f"shape must be positive (height, width), got {(h, w)}")
+            raise InvalidInputError(f"shape must be positive (height, width), got {shown((h, w))}")
         if (h + 2) * (w + 2) >= np.iinfo(np.int32).max:
-            raise InvalidInputError(f"shape {(h, w)} has too many cells for a workspace")
+            raise InvalidInputError(f"shape {shown((h, w))} has too many cells for a workspace")
         self.shape = (h, w)
         n = (h + 2) * (w + 2)
         self.g = np.empty(n, dtype=np.float64)
@@ -412,7 +412,7 @@ def padded(grid: TileGrid | _GridState) -> _Padded:
 def _heuristic_value(value: Any) -> float:
     """One cell's value of a user heuristic as a float (TypeError: not an int or a float)."""
     if not is_real(value):
-        got = f"an array of shape {value.shape}" if isinstance(value, np.ndarray) else f"{value!r:.80}"
+        got = f"an array of shape {value.shape}" if isinstance(value, np.ndarray) else f"{shown(value, 80)}"
         raise TypeError(f"{got} is not an int or a float")
     return float(value)
 
@@ -494,7 +494,7 @@ def _blocked(req: _Request) -> str:
     """How a blocked endpoint is blocked, for error messages."""
     if req.mask <= 1:
         return "a blocked cell"
-    return (f"blocked for agent_radius={req.agent_radius!r} (a centre closer than that to a blocked "
+    return (f"blocked for agent_radius={shown(req.agent_radius)} (a centre closer than that to a blocked "
             "cell or the map edge; see gamenav.clearance_mask)")
 
 
@@ -506,7 +506,7 @@ def _check(grid: TileGrid, start: Sequence[int], goal: Sequence[int], algorithm:
     if not isinstance(grid, TileGrid):
         raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
     if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
-        raise InvalidInputError(f"algorithm must be one of {list(ALGORITHMS)}, got {algorithm!r}")
+        raise InvalidInputError(f"algorithm must be one of {list(ALGORITHMS)}, got {shown(algorithm)}")
     diag = Diagonal.parse(diagonal)
     weight = real_number(weight, "weight", "a number >= 1")
     if not (math.isfinite(weight) and weight >= 1.0):
@@ -515,7 +515,7 @@ def _check(grid: TileGrid, start: Sequence[int], goal: Sequence[int], algorithm:
     if algorithm == "dijkstra" and (heuristic is not None or weight != 1.0):
         raise UnsupportedOptionError(
             "algorithm='dijkstra' uses no heuristic: leave heuristic=None and weight=1, got "
-            f"heuristic={heuristic!r}, weight={weight}")
+            f"heuristic={shown(heuristic)}, weight={weight}")
     s = grid.check_cell(start, "start")
     g = grid.check_cell(goal, "goal")
     if workspace is not None:
@@ -563,7 +563,7 @@ def prepare(grid: TileGrid, *algorithms: str) -> None:
                                 f"one of {list(ALGORITHMS)}")
     for name in algorithms:
         if not isinstance(name, str) or name not in ALGORITHMS:
-            raise InvalidInputError(f"algorithm must be one of {list(ALGORITHMS)}, got {name!r}")
+            raise InvalidInputError(f"algorithm must be one of {list(ALGORITHMS)}, got {shown(name)}")
     for name in ("jps", "hpa", "subgoal"):
         if name in algorithms:
             build_index(grid, name)

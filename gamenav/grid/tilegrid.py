@@ -45,7 +45,7 @@ from gamenav._arrays import frozen, rebuilt
 from gamenav._events import CopyState, Listeners, Unsubscribe, added_state, without
 from gamenav._kernels import announce_compile
 from gamenav._kernels.components import label_components
-from gamenav._validate import finite_point, flag, float_numbers, holds_bool, is_int, positive_number
+from gamenav._validate import finite_point, flag, float_numbers, holds_bool, is_int, positive_number, shown
 from gamenav.errors import InvalidInputError, OutOfBoundsError
 from gamenav.grid.movement import Diagonal
 
@@ -140,7 +140,7 @@ def _float_array(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:
     """``values`` as float64 numbers (not strings, bools or objects; beyond float64: infinite)."""
     numbers = float_numbers(values)
     if numbers is None:
-        raise InvalidInputError(f"{name} must be numbers of shape (2,) or (n, 2), got {values!r:.200}")
+        raise InvalidInputError(f"{name} must be numbers of shape (2,) or (n, 2), got {shown(values, 200)}")
     return numbers
 
 
@@ -169,16 +169,16 @@ def _numeric(value: Any, name: str) -> npt.NDArray[Any]:
         arr = np.asarray(value)
     except ValueError:  # ragged rows
         raise InvalidInputError(f"{name} must be an array of numbers with rows of equal length, "
-                                f"got {value!r:.80}") from None
+                                f"got {shown(value, 80)}") from None
     if arr.dtype.kind not in "iuf":
-        raise InvalidInputError(f"{name} must be numeric, got dtype {arr.dtype} ({value!r:.80})")
+        raise InvalidInputError(f"{name} must be numeric, got dtype {arr.dtype} ({shown(value, 80)})")
     if holds_bool(value):  # numpy reads [[True, 2.0]] as [[1.0, 2.0]]
-        raise InvalidInputError(f"{name} must be numeric, got a bool among the numbers ({value!r:.80})")
+        raise InvalidInputError(f"{name} must be numeric, got a bool among the numbers ({shown(value, 80)})")
     if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:  # longdouble: finite values float64 cannot hold
         beyond = np.isfinite(arr) & (np.abs(arr) > np.finfo(np.float64).max)
         if beyond.any():
             raise InvalidInputError(f"{name} must hold float64 numbers (inf = blocked), got "
-                                    f"{arr[beyond].flat[0]!r}: a finite value that float64 would round to inf")
+                                    f"{shown(arr[beyond].flat[0])}: a finite value that float64 would round to inf")
     return arr
 
 
@@ -309,7 +309,7 @@ class TileGrid:
         self._cell_size = positive_number(cell_size, "cell_size")
         if self._cell_size < _FINEST:
             raise InvalidInputError(f"cell_size must be at least {_FINEST!r} (two of float64's smallest steps: "
-                                    f"smaller cells have no centres of their own), got {cell_size!r}")
+                                    f"smaller cells have no centres of their own), got {shown(cell_size)}")
         ox, oy = finite_point(origin, "origin")
         self._origin = (float(ox), float(oy))
         if not (max(walk.shape) + 1.0) * self._cell_size + abs(self._origin[0]) + abs(self._origin[1]) < _FAR:
@@ -343,17 +343,17 @@ class TileGrid:
             (2, 3)
         """
         if not isinstance(blocked, str):
-            raise InvalidInputError(f"blocked must be a string of wall characters, got {blocked!r}")
+            raise InvalidInputError(f"blocked must be a string of wall characters, got {shown(blocked)}")
         if isinstance(rows, str):  # would be read as one row per character: a 1-column grid
-            raise InvalidInputError(f"rows must be a list of strings, one per row, got one string {rows!r:.80} "
+            raise InvalidInputError(f"rows must be a list of strings, one per row, got one string {shown(rows, 80)} "
                                     "(text.splitlines() gives its rows)")
         ordered = isinstance(rows, Sequence) or (isinstance(rows, np.ndarray) and rows.ndim == 1)
         lines = list(rows) if ordered else []  # (a numpy array of rows has no truth value)
         lines = [r.removesuffix("\n").removesuffix("\r") if isinstance(r, str) else r for r in lines]
         if not lines or any(not isinstance(r, str) or len(r) != len(lines[0]) for r in lines):
-            raise InvalidInputError(f"rows must be a non-empty list of equally long strings, got {rows!r:.80}")
+            raise InvalidInputError(f"rows must be a non-empty list of equally long strings, got {shown(rows, 80)}")
         if any("\n" in r or "\r" in r for r in lines):  # (read as a column of floor)
-            raise InvalidInputError(f"rows must not hold line breaks inside them, got {rows!r:.80} "
+            raise InvalidInputError(f"rows must not hold line breaks inside them, got {shown(rows, 80)} "
                                     "(text.splitlines() gives the rows)")
         _check_size((len(lines), len(lines[0])))  # before a list of every cell
         walk = np.array([[ch not in blocked for ch in row] for row in lines], dtype=bool)
@@ -478,14 +478,14 @@ class TileGrid:
             OutOfBoundsError: outside the grid.
         """
         if isinstance(cell, (Set, Mapping)):  # would unpack in hash order: {3, 0} as (0, 3)
-            raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {cell!r}")
+            raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {shown(cell)}")
         try:
             x, y = cell
         except (TypeError, ValueError):
-            raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {cell!r}") from None
+            raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {shown(cell)}") from None
         if not (is_int(x) and is_int(y)):
             hint = _WORLD_POINT if isinstance(x, (float, np.floating)) or isinstance(y, (float, np.floating)) else ""
-            raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {cell!r}{hint}")
+            raise InvalidInputError(f"{name} must be an (x, y) pair of ints, got {shown(cell)}{hint}")
         x, y = int(x), int(y)
         if not (0 <= x < self.width and 0 <= y < self.height):
             (ox, oy), cs = self._origin, self._cell_size  # (a mouse position: ints, on the map; not a cell
@@ -493,7 +493,7 @@ class TileGrid:
             world = ox <= x < ox + self.width * cs and oy <= y < oy + self.height * cs and \
                 not (-1 <= x <= self.width and -1 <= y <= self.height)
             raise OutOfBoundsError(
-                f"{name} {(x, y)} is outside the grid (x in 0..{self.width - 1}, y in 0..{self.height - 1})"
+                f"{name} {shown((x, y))} is outside the grid (x in 0..{self.width - 1}, y in 0..{self.height - 1})"
                 + (_WORLD_POINT if world else ""))
         return x, y
 
@@ -516,10 +516,10 @@ class TileGrid:
         if c.shape[-1:] != (2,) or c.ndim > 2:
             raise InvalidInputError(f"cells must have shape (2,) or (n, 2), got {c.shape}")
         if not integral and not (np.isfinite(c) & (c == np.floor(c))).all():
-            raise InvalidInputError(f"cells must be integers (got NaN, inf or a fraction): {cells!r:.200}")
+            raise InvalidInputError(f"cells must be integers (got NaN, inf or a fraction): {shown(cells, 200)}")
         reach = (float(np.abs(c).max(initial=0.0)) + self.height + 1.0) * self._cell_size
         if not reach + abs(self._origin[0]) + abs(self._origin[1]) < _FAR:
-            raise InvalidInputError(f"cells too far from the grid: their centres overflow: {cells!r:.200}")
+            raise InvalidInputError(f"cells too far from the grid: their centres overflow: {shown(cells, 200)}")
         out = np.empty_like(c)
         out[..., 0] = self._origin[0] + (c[..., 0] + 0.5) * self._cell_size
         row = (self.height - 1 - c[..., 1]) if self._y_up else c[..., 1]
@@ -580,7 +580,7 @@ class TileGrid:
             return (ys, xs), np.ones((ys.stop - ys.start, xs.stop - xs.start), dtype=bool)
         raise InvalidInputError(
             "region must be a cell (x, y), a rectangle (x0, y0, x1, y1) of ints or an "
-            f"{self.shape} bool mask, got {region!r:.200}")
+            f"{self.shape} bool mask, got {shown(region, 200)}")
 
     def region_mask(self, region: Region) -> npt.NDArray[np.bool_]:
         """An ``(h, w)`` bool mask for a cell, a clipped rectangle or a mask.

@@ -28,7 +28,7 @@ from shapely.geometry.base import BaseGeometry
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import inside_triangles, ring_graph
-from gamenav._validate import float_numbers, holds_bool, real_number
+from gamenav._validate import float_numbers, holds_bool, real_number, shown
 from gamenav.errors import GamenavError, InvalidGeometryError, InvalidInputError
 
 __all__ = ["MAX_COORDINATE", "MIN_EDGE", "agent_radius_value", "area_list", "convex_ring", "free_space", "grid_frame",
@@ -82,7 +82,7 @@ def agent_radius_value(agent_radius: Any) -> float:
     expected = f"a finite number >= 0 (at most {MAX_COORDINATE:g})"
     radius = real_number(agent_radius, "agent_radius", expected)
     if not 0.0 <= radius <= MAX_COORDINATE:
-        raise InvalidInputError(f"agent_radius must be {expected}, got {agent_radius!r}")
+        raise InvalidInputError(f"agent_radius must be {expected}, got {shown(agent_radius)}")
     return radius
 
 
@@ -620,10 +620,10 @@ def area_list(areas: Any) -> list[tuple[BaseGeometry, float]]:
     out = []
     for k, item in enumerate(items):
         if isinstance(item, BaseGeometry) or not isinstance(item, Sequence) or len(item) != 2:
-            raise InvalidInputError(f"areas[{k}] must be a (polygon, cost) pair, got {item!r}")
+            raise InvalidInputError(f"areas[{k}] must be a (polygon, cost) pair, got {shown(item)}")
         cost = real_number(item[1], f"areas[{k}] cost", "a finite number >= 1")
         if not 1.0 <= cost <= MAX_COORDINATE:
-            raise InvalidInputError(f"areas[{k}] cost must be a finite number >= 1, got {item[1]!r}")
+            raise InvalidInputError(f"areas[{k}] cost must be a finite number >= 1, got {shown(item[1])}")
         geom = _as_geometry(item[0], f"areas[{k}]")
         if not geom.is_empty:
             out.append((geom, cost))

@@ -62,7 +62,7 @@ from gamenav._arrays import frozen, rebuilt
 from gamenav._kernels import announce_compile
 from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, reindex, relabel,
                                       split_groups, stitch, tri_cells)
-from gamenav._validate import float_numbers, is_int
+from gamenav._validate import float_numbers, is_int, shown
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, MIN_EDGE, QUAD_SEGS, _as_geometry, _geometry_errors, _polygonal,
                                    _without_threads, _without_underflow, frame_origin, grid_frame, grown_radius,
@@ -1366,7 +1366,7 @@ def remove_obstacle(mesh: NavMesh, oid: Any) -> None:
     with _open_edit(mesh, es, "remove obstacles from"):
         if not is_int(oid) or int(oid) not in es.obstacles:
             raise InvalidInputError(f"oid must be the id of an obstacle of this mesh (one of "
-                                    f"{sorted(es.obstacles)[:10]}), got {oid!r}")
+                                    f"{sorted(es.obstacles)[:10]}), got {shown(oid)}")
         box = _grown(mesh, es.reach(int(oid)))
         undo = es.undo.pop(int(oid), None)
         change = _restore(mesh, es, box, int(oid), undo) if undo is not None else None

@@ -22,7 +22,7 @@ from gamenav._arrays import frozen
 from gamenav._events import Closes, CopyState, Listeners, Unsubscribe, added_state, without
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import dual_graph, locate_points, nearest_points, raycast_walk
-from gamenav._validate import finite_point, flag, float_numbers, holds_bool, is_int
+from gamenav._validate import finite_point, flag, float_numbers, holds_bool, is_int, shown
 from gamenav.errors import InvalidGeometryError, InvalidInputError
 from gamenav.navmesh.build import (MAX_COORDINATE, MIN_EDGE, agent_radius_value, area_list, free_space,
                                    grid_frame, grid_triangulation, mesh_tolerance, triangulate_areas,
@@ -95,11 +95,11 @@ def points_array(points: Any, name: str = "points") -> npt.NDArray[np.float64]:
         return np.array([points], dtype=np.float64)
     p = float_numbers(points, ndmin=2)
     if p is None:
-        raise InvalidInputError(f"{name} must be (x, y) numbers, got {points!r}")
+        raise InvalidInputError(f"{name} must be (x, y) numbers, got {shown(points)}")
     if p.ndim != 2 or p.shape[1] != 2:
         raise InvalidInputError(f"{name} must have shape (2,) or (n, 2), got {np.shape(points)}")
     if not np.isfinite(p).all():
-        raise InvalidInputError(f"{name} must be finite, got {points!r}")
+        raise InvalidInputError(f"{name} must be finite, got {shown(points)}")
     _check_range(p, name)
     return p
 
@@ -549,7 +549,8 @@ class NavMesh(Closes):
         if not (cs >= MIN_CELL and reach <= MAX_COORDINATE):
             raise InvalidInputError(
                 f"a navmesh needs grid cells at least {MIN_CELL:g} wide within [-{MAX_COORDINATE:g}, "
-                f"{MAX_COORDINATE:g}], got cell_size={cs!r} and origin={(ox, oy)!r}: cells reach {reach!r}")
+                f"{MAX_COORDINATE:g}], got cell_size={shown(cs)} and origin={shown((ox, oy))}: "
+                f"cells reach {shown(reach)}")
         passable = grid.passable
         values, classes = np.unique(np.where(passable, grid.cost, 1.0), return_inverse=True)
         uniform = bool(values[values < np.inf].max(initial=1.0) == 1.0)
@@ -928,7 +929,7 @@ class NavMesh(Closes):
         n_islands = mesh._island_count()
         if island is not None and not (is_int(island) and 0 <= island < n_islands):
             expected = f"None or an int in 0..{n_islands - 1}" if n_islands else "None (edits removed every triangle)"
-            raise InvalidInputError(f"island must be {expected}, got {island!r}")
+            raise InvalidInputError(f"island must be {expected}, got {shown(island)}")
         tri = mesh._locate(p)
         if island is not None:
             tri[(tri >= 0) & (mesh._islands[np.maximum(tri, 0)] != island)] = -1

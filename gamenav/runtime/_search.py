@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from gamenav._validate import flag
+from gamenav._validate import flag, shown
 from gamenav.errors import InvalidInputError
 from gamenav.grid._fast import fast_rule, make_path, open_ends, try_find_path
 from gamenav.grid.movement import Diagonal
@@ -102,7 +102,7 @@ def make_query(world: Any, start: Any, goal: Any, options: dict[str, Any]) -> Qu
     """
     if "workspace" in options:
         raise InvalidInputError("the queue and the cache borrow search workspaces themselves; "
-                                f"do not pass workspace= (got {options['workspace']!r})")
+                                f"do not pass workspace= (got {shown(options['workspace'])})")
     metric: int | None = None
     fragile = False
     s: Cell | Point

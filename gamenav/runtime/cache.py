@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from gamenav._events import Closeable, Inbox
-from gamenav._validate import is_int
+from gamenav._validate import is_int, shown
 from gamenav.errors import InvalidInputError
 from gamenav.grid.tilegrid import GridChange, TileGrid
 from gamenav.runtime._invalidation import EntryTable
@@ -118,9 +118,9 @@ class PathCache(Closeable):
 
     def __init__(self, capacity: int = 4096, *, max_bytes: int = 64 << 20) -> None:
         if not is_int(capacity) or capacity < 1:
-            raise InvalidInputError(f"capacity must be an int >= 1, got {capacity!r}")
+            raise InvalidInputError(f"capacity must be an int >= 1, got {shown(capacity)}")
         if not is_int(max_bytes) or max_bytes < 1:
-            raise InvalidInputError(f"max_bytes must be an int >= 1, got {max_bytes!r}")
+            raise InvalidInputError(f"max_bytes must be an int >= 1, got {shown(max_bytes)}")
         self._capacity = int(capacity)
         self._max_bytes = int(max_bytes)
         self._nbytes = 0

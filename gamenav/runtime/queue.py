@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from gamenav._events import Closeable, Inbox, NotCopyable
 from gamenav._identity import IdentityMap
-from gamenav._validate import expansion_budget, is_int, is_real, real_number
+from gamenav._validate import expansion_budget, is_int, is_real, real_number, shown
 from gamenav.errors import BlockedEndpointError, InvalidInputError, UnsupportedOptionError
 from gamenav.grid.clearance import mask_change
 from gamenav.grid.movement import Diagonal
@@ -427,7 +427,7 @@ def _score(priority: float, aging: float, frame: int) -> float:
 def _count(value: Any, name: str, expected: str = "an int >= 1", most: float = math.inf) -> int:
     """``value`` as an int from 1 to ``most`` (a Python or numpy int, not a bool: :func:`is_int`)."""
     if not is_int(value) or not 1 <= value <= most:
-        raise InvalidInputError(f"{name} must be {expected}, got {value!r}")
+        raise InvalidInputError(f"{name} must be {expected}, got {shown(value)}")
     return int(value)
 
 
@@ -437,7 +437,7 @@ def _check_budget(budget_ms: float | None, max_expansions: int | None) -> int | 
         expected = "a finite number > 0 or None"
         ms = real_number(budget_ms, "budget_ms", expected)  # (an int beyond float64 is infinite)
         if not math.isfinite(ms) or ms <= 0:
-            raise InvalidInputError(f"budget_ms must be {expected}, got {budget_ms!r}")
+            raise InvalidInputError(f"budget_ms must be {expected}, got {shown(budget_ms)}")
     if budget_ms is None and max_expansions is None:
         raise InvalidInputError("give budget_ms or max_expansions (or both); got neither")
     # what a search's step takes: checked here, not in update(); an int (np.uint64 arithmetic gives floats)
@@ -523,9 +523,9 @@ class PathQueue(Closeable):
         if cache is not None and cache.closed:  # (else the first request raises, far from the cause)
             raise InvalidInputError("cache is closed: pass an open PathCache (or None)")
         if not 0.0 <= real_number(aging, "aging", "a finite number >= 0") < math.inf:
-            raise InvalidInputError(f"aging must be a finite number >= 0, got {aging!r}")
+            raise InvalidInputError(f"aging must be a finite number >= 0, got {shown(aging)}")
         if on_change not in ("restart", "stale"):
-            raise InvalidInputError(f"on_change must be 'restart' or 'stale', got {on_change!r}")
+            raise InvalidInputError(f"on_change must be 'restart' or 'stale', got {shown(on_change)}")
         chunk = None if chunk is None else _count(chunk, "chunk", "an int >= 1 or None")
         window = _count(window, "window", f"an int >= 1 and at most {sys.maxsize}", sys.maxsize)
         self._budget_ms = None if budget_ms is None else float(budget_ms)
@@ -620,12 +620,12 @@ class PathQueue(Closeable):
         self._cancel_abandoned()
         if isinstance(priority, (bool, np.timedelta64)) or not isinstance(priority, numbers.Real) \
                 or not _finite(priority):
-            shown = priority.item() if is_real(priority) and isinstance(priority, np.generic) else priority
-            raise InvalidInputError(f"priority must be a finite number, got {shown!r}")
+            plain = priority.item() if is_real(priority) and isinstance(priority, np.generic) else priority
+            raise InvalidInputError(f"priority must be a finite number, got {shown(plain)}")
         if on_done is not None and not callable(on_done):
-            raise InvalidInputError(f"on_done must be callable or None, got {on_done!r}")
+            raise InvalidInputError(f"on_done must be callable or None, got {shown(on_done)}")
         if not is_int(quick_expansions) or quick_expansions < 0:
-            raise InvalidInputError(f"quick_expansions must be an int >= 0, got {quick_expansions!r}")
+            raise InvalidInputError(f"quick_expansions must be an int >= 0, got {shown(quick_expansions)}")
         query = make_query(world, start, goal, search_options)
         score = _score(float(priority), self._aging, self._clock.frame)
         req = PathRequest(self, query, priority, on_done, score)

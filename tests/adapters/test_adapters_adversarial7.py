@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
 import pytest
 
@@ -48,3 +49,17 @@ def test_clock_tick_milliseconds_given_as_seconds_warn_once() -> None:
 def test_bad_frame_times_are_refused(dt: object, dt_ms: object, match: str) -> None:
     with pytest.raises(gamenav.InvalidInputError, match=match):
         _walker().update(dt, dt_ms=dt_ms)  # type: ignore[arg-type]
+
+
+_HUGE = -10**5000  # (more digits than Python writes out: repr() raises ValueError)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: grid_from_rects([(0, 0, _HUGE, 1)], size=(10, 10), cell_size=5),
+    lambda: grid_from_rects(_HUGE, size=(10, 10), cell_size=5),
+    lambda: grid_from_rects([], size=(_HUGE, 10), cell_size=5),
+    lambda: PathFollower((_HUGE, 0), grid_from_rects([], size=(10, 10), cell_size=5), speed=1),
+], ids=["rect", "rects", "size", "target"])
+def test_an_int_python_cannot_write_out_gets_the_librarys_error(call: Callable[[], object]) -> None:
+    with pytest.raises(gamenav.GamenavError):
+        call()

@@ -150,3 +150,40 @@ def test_two_closes_whose_closing_code_closes_the_other_do_not_deadlock() -> Non
     for thread in threads:
         thread.join(120)
     assert not any(thread.is_alive() for thread in threads) and a.closed and b.closed
+
+
+_HUGE = -10**5000  # (more digits than Python writes out: repr() raises ValueError)
+_GRID = gamenav.TileGrid(np.ones((5, 5), dtype=bool))
+_HUGE_CALLS: dict[str, Callable[[], object]] = {
+    "queue budget_ms": lambda: gamenav.PathQueue(budget_ms=_HUGE),
+    "queue aging": lambda: gamenav.PathQueue(aging=_HUGE),
+    "queue on_change": lambda: gamenav.PathQueue(on_change=_HUGE),
+    "queue chunk": lambda: gamenav.PathQueue(chunk=_HUGE),
+    "request priority": lambda: gamenav.PathQueue().request(_GRID, (0, 0), (1, 1), priority=_HUGE),
+    "request on_done": lambda: gamenav.PathQueue().request(_GRID, (0, 0), (1, 1), on_done=_HUGE),
+    "request quick_expansions": lambda: gamenav.PathQueue().request(_GRID, (0, 0), (1, 1), quick_expansions=_HUGE),
+    "request workspace": lambda: gamenav.PathQueue().request(_GRID, (0, 0), (1, 1), workspace=_HUGE),
+    "request start": lambda: gamenav.PathQueue().request(_GRID, (_HUGE, 0), (1, 1)),
+    "cache capacity": lambda: gamenav.PathCache(capacity=_HUGE),
+    "cache max_bytes": lambda: gamenav.PathCache(max_bytes=_HUGE),
+    "find_path start": lambda: gamenav.find_path(_GRID, (0, _HUGE), (1, 1)),
+    "find_path algorithm": lambda: gamenav.find_path(_GRID, (0, 0), (1, 1), algorithm=_HUGE),
+    "find_paths workers": lambda: gamenav.find_paths(_GRID, [(0, 0)], [(1, 1)], workers=_HUGE),
+    "find_paths one pair": lambda: gamenav.find_paths(_GRID, (_HUGE, 0), (1, 1)),
+    "grid cell_size": lambda: gamenav.TileGrid(np.ones((2, 2), dtype=bool), cell_size=_HUGE),
+    "grid walkable": lambda: gamenav.TileGrid([[True, _HUGE]]),
+    "grid rows": lambda: gamenav.TileGrid.from_strings([_HUGE]),
+    "grid blocked": lambda: gamenav.TileGrid.from_strings(["..", ".."], blocked=_HUGE),
+    "grid check_cell": lambda: _GRID.check_cell((_HUGE, 0)),
+    "workspace shape": lambda: gamenav.SearchWorkspace((-_HUGE, 2)),
+    "navmesh island": lambda: gamenav.NavMesh.from_polygons([(0, 0), (4, 0), (4, 4)]).clamp([(1, 1)], island=_HUGE),
+    "navmesh agent_radius": lambda: gamenav.NavMesh.from_polygons([(0, 0), (4, 0), (4, 4)], agent_radius=_HUGE),
+    "navmesh area cost": lambda: gamenav.NavMesh.from_polygons([(0, 0), (4, 0), (4, 4)],
+                                                               areas=[([(0, 0), (1, 0), (1, 1)], _HUGE)]),
+}
+
+
+@pytest.mark.parametrize("call", list(_HUGE_CALLS.values()), ids=list(_HUGE_CALLS))
+def test_an_int_python_cannot_write_out_gets_the_librarys_error(call: Callable[[], object]) -> None:
+    with pytest.raises(gamenav.GamenavError):  # (not repr's bare ValueError from the message)
+        call()
