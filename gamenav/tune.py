@@ -26,6 +26,7 @@ kernel first (:func:`gamenav.warmup`) and calls ``gc.freeze()`` before simulatin
 from __future__ import annotations
 
 import argparse
+import decimal
 import functools
 import gc
 import io
@@ -284,25 +285,34 @@ def _budgets(text: str) -> list[float]:
     return values
 
 
-def _positive_int(text: str, limit: int) -> int:
+def _integer(text: str) -> int | None:
+    """``text`` as ``int()`` reads it, or None when it is no integer; also one of more digits
+    than ``int()`` reads (``sys.get_int_max_str_digits()``: a ValueError too), through Decimal."""
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+        digits = text.strip().lstrip("+-").replace("_", "")
+        if len(digits) <= sys.get_int_max_str_digits() or not digits.isdecimal():
+            return None
+    try:
+        return int(decimal.Decimal(text))
+    except decimal.InvalidOperation:  # ("+-" and more digits)
+        return None
+
+
+def _positive_int(text: str, limit: int) -> int:
+    value = _integer(text)
+    if value is None or value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {shown(text)}")
     if value > limit:
-        raise argparse.ArgumentTypeError(f"must be at most {limit:_}, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be at most {limit:_}, got {shown(text)}")
     return value
 
 
 def _natural(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
+    value = _integer(text)
+    if value is None or value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {shown(text)}")
     return value
 
 

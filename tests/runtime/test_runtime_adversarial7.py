@@ -187,3 +187,17 @@ _HUGE_CALLS: dict[str, Callable[[], object]] = {
 def test_an_int_python_cannot_write_out_gets_the_librarys_error(call: Callable[[], object]) -> None:
     with pytest.raises(gamenav.GamenavError):  # (not repr's bare ValueError from the message)
         call()
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    ("--agents", "argument --agents: must be at most 1_000_000, got '1111"),
+    ("--frames", "argument --frames: must be at most 10_000_000, got '1111"),
+])
+def test_tune_names_a_count_of_more_digits_than_int_reads_too_big(option: str, message: str,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from gamenav import tune
+
+    with pytest.raises(SystemExit):  # (the old message: "must be an integer >= 1")
+        tune.main(["--map", "unused.map", option, "1" * 5000])
+    err = capsys.readouterr().err
+    assert message in err and "characters)" in err  # (cut: not 5000 digits written out)
