@@ -115,7 +115,10 @@ IDLE, PATH, FIELD, DIRECT = 0, 1, 2, 3
 
 _STUCK_WINDOWS = 2  # consecutive stuck windows before acting
 _LOOK_AHEAD = 4
-"""Path following looks for the nearest of this many next waypoints."""
+"""Path following on a grid world looks for the nearest of this many next waypoints (cell
+centres one step apart: one pushed ahead of the agent's waypoint is on its way). On a navmesh
+world it takes the next one only: the waypoints are funnel corners, rounded in turn, and a later
+one nearer in a straight line may lie behind a wall (agents walked into it and gave up)."""
 _FIELD_LOOK_AHEAD = 3
 """Flow-field agents aim at the cell this many steps down the field."""
 _MAX_REPATHS = 4  # stuck re-paths before an agent gives up (``failed``)
@@ -1890,13 +1893,15 @@ class Crowd(Closeable):
 
     def _follow_paths(self, target: _F64) -> None:
         """Steer each path agent to its next waypoint. Avoidance pushes agents off their lines, so
-        a waypoint need not be reached: the agent skips to the nearest of the next few (it may have
-        been pushed ahead) and past every one it has passed (beyond the waypoint along the path)
-        or come near; going back to a cell centre it was pushed away from would jam crowds."""
+        a waypoint need not be reached: the agent skips to the nearest of the next few on a grid
+        world (:data:`_LOOK_AHEAD`: it may have been pushed ahead; on a navmesh world only to the
+        next corner) and past every one it has passed (beyond the waypoint along the path) or come
+        near; going back to a cell centre it was pushed away from would jam crowds."""
         if self._plen:
             g = self._grid
+            look_ahead = _LOOK_AHEAD if self._world is g else 1
             follow_paths(self._pos, self._mode, self._pcur, self._pk, self._pend, self._pseg, self._paim, g._origin[0],
-                         g._origin[1], g._cell_size, g._y_up, g.height, _LOOK_AHEAD, 0.6 * g._cell_size, PATH, DIRECT,
+                         g._origin[1], g._cell_size, g._y_up, g.height, look_ahead, 0.6 * g._cell_size, PATH, DIRECT,
                          target)
 
     def _descend_fields(self, target: _F64) -> None:
