@@ -4,7 +4,9 @@ Positions and velocities are ``(n, 2)`` float64 world ``(x, y)``; grid arrays ar
 A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
 :meth:`Crowd.update` does, vectorised over all agents:
 
-- path following (waypoints from :class:`~gamenav.PathQueue` requests or ``find_path``), or
+- path following (waypoints from :class:`~gamenav.PathQueue` requests or ``find_path``; on a
+  NavMesh world the funnel corners in turn, moved off the wall corners they round by the radius
+  where the disc fits, skipped only when come near or in sight), or
   descent of a shared distance field for big groups (one Dijkstra search per group order; a
   unit near its formation slot goes straight to it when the line there is clear for its size,
   else it asks for a path there: the field leads to the order's target, not round what stands
@@ -88,6 +90,7 @@ from gamenav._arrays import frozen
 from gamenav._kernels import announce_compile
 from gamenav._kernels.crowd import (descend_field, field_targets, follow_paths, narrow_passages, passage_waits,
                                     preferred_velocities, resolve_walls, separation, walk_steps)
+from gamenav._kernels.navmesh import raycast_walk
 from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
 from gamenav._validate import (finite_point, flag, float_numbers, holds_bool, is_int, is_real, positive_number,
                                real_number)
@@ -1846,26 +1849,32 @@ class Crowd(Closeable):
         self._drop_unused_fields()
 
     def _off_walls(self, points: _F64, radius: float) -> _F64:
-        """Navmesh path ``points`` (k, 2) moved, where a disc of ``radius`` there reaches a cell a
-        navmesh obstacle covers (:meth:`_cover_obstacles`) and overlaps a wall of the steering
-        (:meth:`_steering_passable`), the least way out of it: a path hugging an obstacle the mesh
-        is not shrunk round by the radius turns at corners an agent cannot reach (it was wedged
-        on them, heading into the wall). Points by the grid's walls alone stay as found: the mesh
-        keeps to them as before (moved off them, agents squeezing through gaps were wedged)."""
-        covered = self._covered
-        if covered is None:
-            return points
+        """Navmesh path ``points`` (k, 2) moved off the walls of the steering
+        (:meth:`_steering_passable`) as far as a disc of ``radius`` there fits: each corner the path
+        turns at radially off the wall corner it rounds (on the outer side of the turn), the ends
+        only by a navmesh obstacle (:meth:`_cover_obstacles`). The mesh is not shrunk by the radius:
+        on a corner itself an agent cannot stand, and one at a corner heading along the next wall
+        was wedged against it. A corner whose disc fits nowhere near (a gap narrower than the
+        agent) stays as found: moved off one side, agents squeezing through were wedged."""
         g = self._grid
         r = min(radius, self._radius_cap())
         passable = self._steering_passable()
+        sat = self._blocked_table(passable)
         out: _F64 = points.copy()
-        discs_off_walls(out, np.full(len(out), r), passable, self._blocked_table(passable), g._origin[0],
-                        g._origin[1], g._cell_size, g._y_up)
-        ends = np.clip(np.stack([g.world_to_cell(points - r), g.world_to_cell(points + r)]), 0,
-                       (g.width - 1, g.height - 1))  # (y_up: either may be the top row)
-        near = [bool(covered[y0:y1 + 1, x0:x1 + 1].any())  # (a box a disc as big as the map fills: no gather)
-                for (x0, y0), (x1, y1) in zip(ends.min(axis=0).tolist(), ends.max(axis=0).tolist(), strict=True)]
-        moved: _F64 = np.where(np.array(near, bool)[:, None], out, points)
+        out[1:-1] += _outward(points) * (1e-6 * g._cell_size)  # (off the corner: pushed from it, not by a side)
+        fits = np.zeros(len(out), bool)
+        for k in range(len(out)):
+            fits[k] = discs_off_walls(out[k:k + 1], np.full(1, r), passable, sat, g._origin[0], g._origin[1],
+                                      g._cell_size, g._y_up) == 0
+        move = np.zeros(len(out), bool)
+        move[1:-1] = fits[1:-1]
+        covered = self._covered
+        if covered is not None:
+            ends = np.clip(np.stack([g.world_to_cell(points - r), g.world_to_cell(points + r)]), 0,
+                           (g.width - 1, g.height - 1))  # (y_up: either may be the top row)
+            move |= [bool(covered[y0:y1 + 1, x0:x1 + 1].any())  # (a box a disc as big as the map fills: no gather)
+                     for (x0, y0), (x1, y1) in zip(ends.min(axis=0).tolist(), ends.max(axis=0).tolist(), strict=True)]
+        moved: _F64 = np.where(move[:, None], out, points)
         return moved
 
     def _compact_paths(self) -> None:
@@ -1896,13 +1905,47 @@ class Crowd(Closeable):
         a waypoint need not be reached: the agent skips to the nearest of the next few on a grid
         world (:data:`_LOOK_AHEAD`: it may have been pushed ahead; on a navmesh world only to the
         next corner) and past every one it has passed (beyond the waypoint along the path) or come
-        near; going back to a cell centre it was pushed away from would jam crowds."""
-        if self._plen:
-            g = self._grid
-            look_ahead = _LOOK_AHEAD if self._world is g else 1
-            follow_paths(self._pos, self._mode, self._pcur, self._pk, self._pend, self._pseg, self._paim, g._origin[0],
-                         g._origin[1], g._cell_size, g._y_up, g.height, look_ahead, 0.6 * g._cell_size, PATH, DIRECT,
-                         target)
+        near, on a navmesh world only as far as it sees (:meth:`_in_sight`); going back to a cell
+        centre it was pushed away from would jam crowds."""
+        if not self._plen:
+            return
+        g = self._grid
+        reach = 0.6 * g._cell_size
+        if self._world is g:
+            self._take_waypoints(_LOOK_AHEAD, reach, target)
+            return
+        before, mode = self._pcur.copy(), self._mode.copy()
+        self._take_waypoints(1, reach, target)
+        moved = np.flatnonzero((self._pcur != before) | (self._mode != mode))  # (path followers only)
+        if len(moved):
+            self._in_sight(moved, before[moved], reach, target)
+
+    def _take_waypoints(self, look_ahead: int, reach: float, target: _F64) -> None:
+        """:func:`follow_paths` of every path agent (``look_ahead`` waypoints, ``reach`` world units)."""
+        g = self._grid
+        follow_paths(self._pos, self._mode, self._pcur, self._pk, self._pend, self._pseg, self._paim, g._origin[0],
+                     g._origin[1], g._cell_size, g._y_up, g.height, look_ahead, reach, PATH, DIRECT, target)
+
+    def _in_sight(self, idx: _I64, before: _I64, reach: float, target: _F64) -> None:
+        """Navmesh path followers ``idx`` that :func:`follow_paths` moved on from waypoint ``before``
+        (their run numbers before; one waypoint a run) move on only to waypoints each one sees in
+        turn (the mesh's raycast from where it stands, or from the nearest point of the mesh), or
+        to the next one when within ``reach`` of its waypoint (as on a grid); their aims in
+        ``target`` (n, 2). Come near a corner, an agent has often passed the next one along the leg
+        after it, though that one lies round the end of a wall it has not rounded yet (it walked
+        into the wall)."""
+        state = self._world._snapshot()
+        at, tri = state.clamp(self._pos[idx])  # (from the nearest point of the mesh for one off it)
+        for i, s, t, (x, y) in zip(idx.tolist(), before.tolist(), tri.tolist(), at.tolist(), strict=True):
+            last = int(self._pcur[i] if self._mode[i] == PATH else self._pend[i] - 1)  # (past the last: done)
+            if math.hypot(x - self._paim[s, 0], y - self._paim[s, 1]) < reach:
+                s = min(s + 1, last)  # (come near its waypoint: on to the next one, as on a grid)
+            while s < last and t >= 0 and raycast_walk(state._vertices, state._triangles, state._neighbours, t, x, y,
+                                                       self._paim[s + 1, 0], self._paim[s + 1, 1], state._tol) >= 1.0:
+                s += 1
+            if s < last:
+                self._mode[i], self._pcur[i], self._pk[i] = PATH, s, 1
+                target[i] = self._paim[s]
 
     def _descend_fields(self, target: _F64) -> None:
         """Steer each field agent down its group's field; one near its slot goes straight there
@@ -2406,6 +2449,19 @@ def _adjacent(passable: npt.NDArray[np.bool_], a: _I64, b: _I64) -> npt.NDArray[
     free: npt.NDArray[np.bool_] = near & passable[a[:, 1], b[:, 0]] & passable[b[:, 1], a[:, 0]] & \
         passable[a[:, 1], a[:, 0]] & passable[b[:, 1], b[:, 0]]
     return free
+
+
+def _outward(points: _F64) -> _F64:
+    """Unit vectors (k - 2, 2) at the inner points of a path ``points`` (k, 2) away from the inside
+    of its turn there (0 where it runs straight on or back)."""
+    a = points[:-2] - points[1:-1]
+    b = points[2:] - points[1:-1]
+    a /= np.maximum(np.hypot(a[:, 0], a[:, 1]), 1e-300)[:, None]
+    b /= np.maximum(np.hypot(b[:, 0], b[:, 1]), 1e-300)[:, None]
+    out = -(a + b)
+    norm = np.hypot(out[:, 0], out[:, 1])
+    unit: _F64 = np.where((norm > 1e-9)[:, None], out / np.maximum(norm, 1e-300)[:, None], 0.0)
+    return unit
 
 
 def _in_triangles(points: _F64, corners: _F64) -> npt.NDArray[np.bool_]:
