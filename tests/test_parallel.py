@@ -617,27 +617,28 @@ def test_a_thread_the_pool_could_not_start_is_waited_for_if_it_runs_a_job(monkey
 
 
 def test_a_subgoal_batch_after_an_edit_does_not_spread_the_landmarks_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    """find_paths built the graph through gamenav.prepare, which after an edit also spreads the
-    landmarks again and computes them all: every batch of a game that edits each frame paid a
-    full pass (18-21 ms on AR0011SR, 51-75 ms on orz100d) besides the one spread per edited
-    graph that find_path in a loop pays (on its first query after the edit)."""
+    """find_paths built the graph through gamenav.prepare, which after an edit also spread the
+    landmarks again and computed them all: every batch of a game that edits each frame paid a
+    full pass (18-21 ms on AR0011SR, 51-75 ms on orz100d). Edits now repair the landmark rows
+    themselves: a batch after an edit computes none."""
     from gamenav.grid import subgoal
 
     grid = _grid(8, h=40, w=50, walls=0.2)
     starts, goals = _queries(grid, 10, seed=9)
     gamenav.prepare(grid, "subgoal")
     wall = next((int(x), int(y)) for y, x in np.argwhere(grid.passable) if (x, y) not in starts + goals)
-    spread: list[int] = []
-    select = subgoal.SubgoalIndex._select_landmarks
-    monkeypatch.setattr(subgoal.SubgoalIndex, "_select_landmarks",
-                        lambda index, graph: spread.append(1) or select(index, graph))
+    computed: list[int] = []
+    distances = subgoal.SubgoalIndex._distances
+    monkeypatch.setattr(subgoal.SubgoalIndex, "_distances",
+                        lambda index, graph, src: computed.append(src) or distances(index, graph, src))
     for _ in range(3):
         grid.set_walkable(wall, not grid.is_passable(*wall))
+        computed.clear()
         paths = gamenav.find_paths(grid, starts, goals, algorithm="subgoal", workers=2)
         for p, s, g in zip(paths, starts, goals, strict=True):
             q = gamenav.find_path(grid, s, g)
             assert p.status is q.status and p.cost == pytest.approx(q.cost, rel=1e-12)
-    assert spread == [1, 1, 1]  # one per edit, as find_path's
+        assert computed == []
 
 
 def test_a_default_batch_on_a_grid_over_max_cells_uses_the_general_workspaces(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -30,7 +30,8 @@ passable (no corner cutting); every cell costs 1.
   of the two cells. ``node_x``, ``node_y`` (int32) give a node's cell,
   ``corner`` (uint8) its corners (:func:`_corners`), ``ncell`` its padded cell (-1: a free
   id, listed in ``free``). ``meta``: ``[ids used (high water), free ids, adj used]``.
-* Landmarks (:func:`landmark`, used by :func:`query`): ``lm[j, v]`` (uint32) the graph
+* Landmarks (:func:`landmark`, repaired after edits by :func:`repair_landmarks`, used by
+  :func:`query`): ``lm[j, v]`` (uint32) the graph
   distance from landmark j to node v (a row per landmark, so the few rows a query uses stay
   in cache; differential heuristics: ``|d(L, goal) - d(L, v)|`` is
   a lower bound of ``d(v, goal)`` and consistent), exact: ``straight | diagonal << 16``, the
@@ -348,8 +349,9 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, corner, 
            free, adj, adir, meta):
     """Bring the graph to ``p`` after the cells ``x0 <= x < x1``, ``y0 <= y < y1`` (unpadded)
     changed (the whole grid on an empty graph builds it). Node arrays must have room for
-    ``meta[0]`` plus the subgoals of the box grown by one; returns ``(adj, adir, rescanned)`` (the
-    edge pools may be reallocated)."""
+    ``meta[0]`` plus the subgoals of the box grown by one; returns ``(adj, adir, rescanned,
+    touched)`` (the edge pools may be reallocated; ``touched`` (bool, one per node id): the live
+    nodes whose edges or corners changed, their blocks put in a build's order)."""
     rows = p.shape[0] // stride
     touched = np.zeros(ncell.shape[0], dtype=np.bool_)  # edges or corners changed: _settle
     # the box grown by one cell, in padded coordinates, inside the grid
@@ -462,7 +464,32 @@ def repair(p, stride, x0, y0, x1, y1, sg, clear, ncell, node_x, node_y, corner, 
     for t in range(meta[0]):
         if touched[t] and ncell[t] >= 0:
             _settle(t, off, cnt, adj, adir, corner)
-    return adj, adir, nd
+            _sort_block(t, off, cnt, adj, adir)
+        else:
+            touched[t] = False
+    return adj, adir, nd, touched
+
+
+@njit(cache=True, nogil=True)
+def _sort_block(u, off, cnt, adj, adir):
+    """Order node u's entries by their neighbour's cell (row order; insertion sort, blocks are
+    short). A search pushes a node's successors in that order, which decides among equal keys
+    which of equally short paths it finds: a repaired block must be in a build's order."""
+    base = off[u]
+    for i in range(1, cnt[u]):
+        e = adj[base + i]
+        d = adir[base + i]
+        key = ((e >> 2) & COORD_MASK) << 17 | ((e >> X_SHIFT) & COORD_MASK)
+        j = i - 1
+        while j >= 0:
+            f = adj[base + j]
+            if ((f >> 2) & COORD_MASK) << 17 | ((f >> X_SHIFT) & COORD_MASK) <= key:
+                break
+            adj[base + j + 1] = f
+            adir[base + j + 1] = adir[base + j]
+            j -= 1
+        adj[base + j + 1] = e
+        adir[base + j + 1] = d
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -551,6 +578,193 @@ def landmark(off, cnt, adj, node_x, node_y, src, dist, rec, stamp, hk, hn):
                 _sift_up(hk, hn, na, nd, v, no_pos)
                 na += 1
     return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _plus_edge(e, ux, uy, vx, vy):
+    """The landmark entry ``e`` (finite) plus the steps of the edge between ``(ux, uy)`` and
+    ``(vx, vy)``, as ``(straight, diagonal)`` counts (int64: may exceed 16 bits)."""
+    dx = abs(ux - vx)
+    dy = abs(uy - vy)
+    return (np.int64(e) & 0xFFFF) + abs(dx - dy), (np.int64(e) >> 16) + min(dx, dy)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lm_set(lm, lm_by_node, j, v, e):
+    lm[j, v] = e
+    lm_by_node[v, j] = e
+
+
+@njit(cache=True, nogil=True)
+def _lend(j, x, lm, lm_by_node, off, cnt, adj, node_x, node_y, rec, tag, hk, hn, na, fresh, nf,
+          no_pos):
+    """Phase (1) of :func:`repair_landmarks`: node x's entry holds, so its neighbours without one
+    (new nodes, or unreached before) get x's entry plus the edge as a tentative one (they may
+    support others). Returns ``(na, nf)``, or ``(-1, nf)`` when a count reached 16 bits."""
+    ex = lm[j, x]
+    xx = np.int64(node_x[x])
+    xy = np.int64(node_y[x])
+    for i in range(cnt[x]):
+        e = adj[off[x] + i]
+        w = e >> ID_SHIFT
+        kw = rec[w, 0]
+        if kw & TAG_MASK == tag:
+            if kw & 3 != OPEN:
+                continue  # checked, lost, or a settled tentative one
+        elif lm[j, w] != NO_DIST:
+            continue  # an entry of the graph before
+        st, dg = _plus_edge(ex, xx, xy, (e >> X_SHIFT) & COORD_MASK, (e >> 2) & COORD_MASK)
+        nd = st + SQRT2 * dg
+        if kw & TAG_MASK == tag and nd >= _lm_dist(lm[j, w]):
+            continue
+        if st >= 0xFFFF or dg >= 0xFFFF:
+            return -1, nf
+        if kw & TAG_MASK != tag:
+            fresh[nf] = w
+            nf += 1
+        rec[w, 0] = tag | OPEN
+        _lm_set(lm, lm_by_node, j, w, st | (dg << 16))
+        _sift_up(hk, hn, na, nd, w, no_pos)
+        na += 1
+    return na, nf
+
+
+@njit(cache=True, nogil=True)
+def repair_landmarks(off, cnt, adj, node_x, node_y, lm, lm_by_node, rows, srcs, seeds, rec, stamp,
+                     hk, hn, ok):
+    """Bring the landmark rows ``rows`` of ``lm`` (and ``lm_by_node``, its transpose) from the
+    graph before an edit to the graph now, for landmark nodes ``srcs`` (kept by the edit), as
+    :func:`landmark` would compute them. ``seeds`` (int64): the live nodes whose edges changed
+    (new nodes among them, their entries :data:`NO_DIST`, as those of removed ids).
+
+    Per row (a dynamic shortest-path repair, Ramalingam & Reps): (1) in order of distance
+    from the seeds, a node none of whose neighbours still supports its entry (a neighbour's
+    entry plus the edge's steps equal to it, the neighbour not itself unsupported) loses it,
+    and its neighbours that it supported are checked in turn; a node whose entry holds lends
+    it to neighbours without one (:func:`_lend`: a new corner on a shortest path supports the
+    nodes behind it, which keep their entries); (2) the nodes that lost theirs get the best
+    entry of their neighbours, and a Dijkstra from them, the seeds and the lent entries lowers
+    every entry a shorter way now reaches. Entries are exact step counts and equally long paths
+    have equal counts, so the result equals :func:`landmark`'s. ``ok[r]`` is False for a row
+    where a count reached 16 bits (the caller computes it again). Uses stamps ``stamp .. stamp
+    + 2 * len(rows) - 1`` of the workspace ``rec``; the heap ``hk``, ``hn`` needs room for the
+    entries of ``adj`` plus three times the node ids.
+    """
+    no_pos = np.empty(0, dtype=np.int64)
+    lost = np.empty(node_x.shape[0], dtype=np.int64)
+    fresh = np.empty(node_x.shape[0], dtype=np.int64)
+    for r in range(rows.shape[0]):
+        j = rows[r]
+        src = srcs[r]
+        tag = np.int64(stamp + 2 * r) << 32
+        ok[r] = True
+        na = 0
+        for i in range(seeds.shape[0]):
+            v = seeds[i]
+            if lm[j, v] != NO_DIST:
+                _sift_up(hk, hn, na, _lm_dist(lm[j, v]), v, no_pos)
+                na += 1
+        nl = 0
+        nf = 0
+        while na > 0:  # (1) entries that lost their support; entries lent
+            d = hk[0]
+            v = hn[0]
+            na = _sift_down(hk, hn, na, no_pos)
+            kv = rec[v, 0]
+            if kv & TAG_MASK == tag:
+                if kv & 3 != OPEN or d > _lm_dist(lm[j, v]):
+                    continue  # checked, or an older copy
+                rec[v, 0] = tag | CLOSED  # a lent entry, settled
+            else:
+                rec[v, 0] = tag
+                ev = lm[j, v]
+                vx = np.int64(node_x[v])
+                vy = np.int64(node_y[v])
+                held = v == src
+                for i in range(cnt[v]):
+                    if held:
+                        break
+                    e = adj[off[v] + i]
+                    u = e >> ID_SHIFT
+                    eu = lm[j, u]
+                    if eu == NO_DIST or rec[u, 0] == tag | MARK or rec[u, 0] == tag | OPEN:
+                        continue
+                    st, dg = _plus_edge(eu, (e >> X_SHIFT) & COORD_MASK, (e >> 2) & COORD_MASK, vx, vy)
+                    held = st | (dg << 16) == ev
+                if not held:
+                    rec[v, 0] = tag | MARK
+                    lost[nl] = v
+                    nl += 1
+                    for i in range(cnt[v]):
+                        e = adj[off[v] + i]
+                        w = e >> ID_SHIFT
+                        ew = lm[j, w]
+                        if ew == NO_DIST or rec[w, 0] & TAG_MASK == tag:
+                            continue
+                        st, dg = _plus_edge(ev, vx, vy, (e >> X_SHIFT) & COORD_MASK, (e >> 2) & COORD_MASK)
+                        if st | (dg << 16) == ew:
+                            _sift_up(hk, hn, na, _lm_dist(ew), w, no_pos)
+                            na += 1
+                    continue
+            na, nf = _lend(j, v, lm, lm_by_node, off, cnt, adj, node_x, node_y, rec, tag, hk, hn, na,
+                           fresh, nf, no_pos)
+            if na < 0:
+                ok[r] = False
+                break
+        if not ok[r]:
+            continue
+        for i in range(nl):
+            _lm_set(lm, lm_by_node, j, lost[i], NO_DIST)
+        tag += np.int64(1) << 32
+        for i in range(nl):  # (2) their best neighbour's entry...
+            v = lost[i]
+            vx = np.int64(node_x[v])
+            vy = np.int64(node_y[v])
+            best = np.inf
+            for k in range(cnt[v]):
+                e = adj[off[v] + k]
+                eu = lm[j, e >> ID_SHIFT]
+                if eu == NO_DIST:
+                    continue
+                st, dg = _plus_edge(eu, (e >> X_SHIFT) & COORD_MASK, (e >> 2) & COORD_MASK, vx, vy)
+                d = st + SQRT2 * dg
+                if d < best:
+                    if st >= 0xFFFF or dg >= 0xFFFF:
+                        ok[r] = False
+                        break
+                    best = d
+                    lm[j, v] = st | (dg << 16)
+            if best < np.inf:
+                lm_by_node[v, j] = lm[j, v]
+                _sift_up(hk, hn, na, best, v, no_pos)
+                na += 1
+        for i in range(seeds.shape[0] + nf):  # ...and the seeds' and lent ones lower others
+            v = seeds[i] if i < seeds.shape[0] else fresh[i - seeds.shape[0]]
+            if lm[j, v] != NO_DIST:
+                _sift_up(hk, hn, na, _lm_dist(lm[j, v]), v, no_pos)
+                na += 1
+        while na > 0 and ok[r]:
+            d = hk[0]
+            u = hn[0]
+            na = _sift_down(hk, hn, na, no_pos)
+            eu = lm[j, u]
+            if rec[u, 0] == tag or d > _lm_dist(eu):
+                continue  # expanded, or an older copy
+            rec[u, 0] = tag
+            ux = np.int64(node_x[u])
+            uy = np.int64(node_y[u])
+            for i in range(cnt[u]):
+                e = adj[off[u] + i]
+                w = e >> ID_SHIFT
+                st, dg = _plus_edge(eu, ux, uy, (e >> X_SHIFT) & COORD_MASK, (e >> 2) & COORD_MASK)
+                nd = st + SQRT2 * dg
+                if nd < _lm_dist(lm[j, w]):
+                    if st >= 0xFFFF or dg >= 0xFFFF:
+                        ok[r] = False
+                        break
+                    _lm_set(lm, lm_by_node, j, w, st | (dg << 16))
+                    _sift_up(hk, hn, na, nd, w, no_pos)
+                    na += 1
 
 
 @njit(cache=True, nogil=True, inline="always")

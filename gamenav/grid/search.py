@@ -547,9 +547,7 @@ def prepare(grid: TileGrid, *algorithms: str) -> None:
     """Build now the per-grid data that ``algorithm="jps"`` (the JPS+ jump table),
     ``algorithm="hpa"`` (the cluster graph) and ``algorithm="subgoal"`` (the subgoal graph)
     otherwise build on their first query: 0.05-1.3 s on 1000-cell maps, for a loading screen
-    rather than a frame. They are then kept in step with ``set_walkable`` while the grid lives
-    (for ``"subgoal"``, calling it again after edits also spreads the landmarks of its
-    heuristic over the edited graph now; the first query after the edits otherwise does).
+    rather than a frame. They are then kept in step with ``set_walkable`` while the grid lives.
     ``"astar"`` and ``"dijkstra"`` need nothing.
 
     Raises:
@@ -567,14 +565,11 @@ def prepare(grid: TileGrid, *algorithms: str) -> None:
     for name in ("jps", "hpa", "subgoal"):
         if name in algorithms:
             build_index(grid, name)
-    if "subgoal" in algorithms and _subgoal.fits(grid.shape):
-        _subgoal.subgoal_index(grid).update_landmarks()
 
 
 def build_index(grid: TileGrid, algorithm: str) -> None:
     """Build ``grid``'s index for ``algorithm`` (``"jps"``: the JPS+ table, ``"hpa"``, ``"subgoal"``:
-    the graphs; subgoal graphs only where :func:`gamenav.grid.subgoal.fits`) if it has none, and
-    nothing more (:func:`prepare` also spreads the subgoal landmarks over the current graph)."""
+    the graphs; subgoal graphs only where :func:`gamenav.grid.subgoal.fits`) if it has none."""
     if algorithm == "jps":
         _jump_plus.jump_index(grid)
     elif algorithm == "hpa":

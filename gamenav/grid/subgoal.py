@@ -21,9 +21,12 @@ Design (Simple Subgoal Graphs, Uras, Koenig & Hernandez, ICAPS 2013):
   search, both exact:
 
   - Heuristic: the largest of the octile distance and differential heuristics
-    (``|d(L, goal) - d(L, v)|`` for :data:`LANDMARKS` landmarks L spread farthest-first over the
-    big islands; one Dijkstra over the graph each, at build; a query uses the :data:`ACTIVE`
-    that tell the subgoals nearest to its start and goal apart best). The goal's own distances
+    (``|d(L, goal) - d(L, v)|`` for :data:`LANDMARKS` landmarks L: the border seen from the
+    grid's centre is cut into as many sectors and landmark j is the subgoal farthest from the
+    centre in its sector (:func:`_sectors`; ties by cell), a function of the node set alone,
+    which an edit changes only where it makes or removes that subgoal; one Dijkstra over the
+    graph each, at build; a query uses the :data:`ACTIVE` that tell the subgoals nearest to its
+    start and goal apart best). The goal's own distances
     are bounded through the subgoals its scan finds, which keeps the heuristic admissible and
     consistent. The distances are exact (16-bit counts of straight and diagonal steps), so
     nodes on equally short paths get equal f and the tie-break towards larger g holds
@@ -42,19 +45,28 @@ Design (Simple Subgoal Graphs, Uras, Koenig & Hernandez, ICAPS 2013):
 * Edits: the subgoals within one cell of the changed box are recomputed, the clearances of its
   rows and columns re-swept, and exactly the subgoals whose last scan read a changed cell (a
   bounding box kept per subgoal) are scanned again; edges no scan finds any more are dropped.
-  The repaired graph equals one built from scratch (the tests compare them). Landmarks
-  belong to one version of the graph, placed and computed from that graph alone (never from
-  the queries or edits before it), so the same query on the same cells finds the same path
-  whatever ran before, and as on a grid built with those cells: the first query on a new
-  version spreads them (one Dijkstra per landmark: 90 ms CPU on AR0011SR, 0.24-1 s on the GPPC
-  maps on a machine 8x slower than a laptop; a burst of edits pays it once) and puts each
-  node's edges in a build's order (:meth:`_Graph.sort_blocks`: 4-26 ms there), and every query
-  on that version uses them all.
-  ``gamenav.prepare(grid, "subgoal")`` after edits does it at once (at a loading screen rather
-  than in a frame).
+  The repaired graph equals one built from scratch (the tests compare them), and so do its
+  landmarks, brought up to date by the edit itself: a landmark whose subgoal went, or that a
+  new subgoal farther out in its sector replaces, moves and its row is computed again (one
+  Dijkstra); every other row is repaired (:func:`gamenav._kernels.subgoal.repair_landmarks`:
+  the entries whose shortest-path support the edit removed are reset and found again from
+  their neighbours, and decreases spread from the nodes whose edges changed). The entries are
+  exact step counts, so a repaired row equals a fresh Dijkstra's, entry for entry (a row whose
+  counts reach 16 bits is computed again, on every edit while they do). The repair keeps each
+  changed node's edge block in a build's order (by neighbour cell: a search pushes successors
+  in that order). So the same query on the same cells finds the same path whatever ran before,
+  as on a grid built with those cells, and the first query after an edit costs what any query
+  does. Only the nodes whose edges the repair really changed seed the rows' repair (it
+  rescans 3.4x more on AR0011SR). Per 4x4 edit on a machine 8x slower than a laptop (CPU
+  medians): the rows' repair 3.7 ms on AR0011SR, 5.9 ms on Cauldron, the whole set_walkable
+  4.7-15 ms on AR0011SR and the GPPC maps, where the first query after an edit spread all
+  landmarks again (117-1221 ms). Sectors against farthest-first placement, median nodes
+  expanded of the 20 longest queries: Cauldron 236 -> 210, room-1550-155 481 -> 406, orz700d
+  264 -> 264, AR0011SR 38 -> 41, maze-1550-15 682 -> 1067 (a maze's farthest subgoals are its
+  dead ends, which geometry does not find).
 * Threads: as :mod:`gamenav.grid.hpa` (:class:`~gamenav.grid._index.GridIndex`): a query
-  borrows the graph of its snapshot's version; an edit while queries hold it repairs a copy. A
-  query whose snapshot and the index disagree runs A* (same cost).
+  borrows the graph of its snapshot's version; an edit while queries hold it repairs a copy
+  (its landmark rows too). A query whose snapshot and the index disagree runs A* (same cost).
 
 Scope: uniform-cost grids, ``diagonal="no_corner_cutting"``, weight 1, the octile heuristic and
 ``agent_radius`` up to half a cell (the search raises :class:`~gamenav.UnsupportedOptionError`
@@ -65,7 +77,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -78,15 +89,12 @@ from gamenav.grid.tilegrid import TileGrid, _GridState
 
 __all__ = ["SubgoalIndex", "SubgoalResult", "find", "fits", "hold", "subgoal_index"]
 
-KERNELS = (_ks.repair, _ks.query, _ks.landmark)
+KERNELS = (_ks.repair, _ks.query, _ks.landmark, _ks.repair_landmarks)
 _INT16_LIMIT = 8000
 """Grids up to this size a side keep clearances in int16 (``j << 2`` must fit)."""
 
 LANDMARKS = 96
 """Landmarks of the heuristic (differential heuristics; see the module docstring)."""
-
-BIG_ISLAND = 0.1
-"""Islands holding at least this share of the subgoals get a landmark of their own."""
 
 LANDMARK_BUDGET = 1_500_000
 """Node visits the build spends on landmark Dijkstras: big graphs get fewer landmarks (at least
@@ -98,6 +106,10 @@ differ most."""
 
 TAUT = True
 """Expand only taut successors (see :func:`gamenav._kernels.subgoal._taut`)."""
+
+_SECTOR_ORDER = np.arange(LANDMARKS, dtype=np.int64) * 59 % LANDMARKS
+"""The sector of landmark j (:func:`_sectors`): 59 is prime to :data:`LANDMARKS` and near its
+golden section, so the first landmarks (a big graph gets fewer) spread round the map."""
 
 _POOL_SLACK = 4096
 """Edge entries the pool may hold beyond twice the live ones before a repair compacts it
@@ -133,7 +145,7 @@ class _Graph:
         self.adj = np.zeros(64, dtype=np.int64)
         self.adir = np.zeros(64, dtype=np.uint8)
         self.generation = next(_generations)
-        self.marks: _Landmarks | None = None  # this version's landmarks, once spread
+        self.marks = _Landmarks(0, 0)  # (placed by the build)
         self._nodes(0)
 
     def _nodes(self, cap: int) -> None:
@@ -178,24 +190,11 @@ class _Graph:
         self.cap[:] = self.cnt
         self.meta[2] = live
 
-    def sort_blocks(self) -> None:
-        """Order each node's edge entries by their neighbour's cell (row order). A search pushes
-        a node's successors in that order, which decides among equal keys which of equally
-        short paths it finds, and repairs leave the entries in another order than a build."""
-        cnt = self.cnt.astype(np.int64)
-        idx = np.repeat(self.off - np.cumsum(cnt) + cnt, cnt) + np.arange(int(cnt.sum()))
-        entries = self.adj[idx]
-        owner = np.repeat(np.arange(cnt.shape[0], dtype=np.int64), cnt)
-        cell = ((entries >> 2) & _ks.COORD_MASK) << 17 | (entries >> _ks.X_SHIFT) & _ks.COORD_MASK
-        order = np.argsort(owner << 36 | cell)
-        self.adj[idx] = entries[order]
-        self.adir[idx] = self.adir[idx][order]
-
     def copy(self) -> _Graph:
         other = _Graph.__new__(_Graph)
         for name in _ARRAYS:
             setattr(other, name, getattr(self, name).copy())
-        other.generation, other.marks = self.generation, self.marks
+        other.generation, other.marks = self.generation, self.marks.copy()
         return other
 
     @property
@@ -207,31 +206,109 @@ _NODE_ARRAYS = ("ncell", "node_x", "node_y", "corner", "box", "off", "cnt", "cap
 _ARRAYS = _Graph.__slots__[:-2]
 
 
-@dataclass(frozen=True)
 class _Landmarks:
-    """The landmarks of one graph version: ``dist[j, v]`` (uint32 entries, see
-    :mod:`gamenav._kernels.subgoal`) from landmark j to node v (a row per landmark: a query
-    reads a few rows); ``cells[j]`` the landmark's padded cell (-1: none, its row unused);
-    ``by_node`` the same entries a row per node (``(nodes, landmarks)``: a query chooses its
-    landmarks by two of its rows); ``use`` the rows placed. Never modified."""
+    """The landmarks of one graph version, kept exact through its repairs: ``dist[j, v]``
+    (uint32 entries, see :mod:`gamenav._kernels.subgoal`) from landmark j to node id v (a row
+    per landmark: a query reads a few rows) and ``by_node`` the same entries a row per node id
+    (``(ids, landmarks)``: a query chooses its landmarks by two of its rows); ``cells[j]`` the
+    landmark's padded cell (-1: none); ``fits[j]`` whether row j is exact (placed, its step
+    counts under 16 bits); ``use`` those rows."""
 
-    dist: npt.NDArray[np.uint32]
-    cells: npt.NDArray[np.int64]
-    by_node: npt.NDArray[np.uint32] = field(init=False)
-    use: npt.NDArray[np.int64] = field(init=False)
+    __slots__ = ("dist", "by_node", "cells", "fits", "use")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "by_node", np.ascontiguousarray(self.dist.T))
-        object.__setattr__(self, "use", np.flatnonzero(self.cells >= 0).astype(np.int64))
+    def __init__(self, rows: int, ids: int) -> None:
+        self.dist = np.full((rows, ids), _ks.NO_DIST, dtype=np.uint32)
+        self.by_node = np.full((ids, rows), _ks.NO_DIST, dtype=np.uint32)
+        self.cells = np.full(rows, -1, dtype=np.int64)
+        self.fits = np.zeros(rows, dtype=bool)
+        self.use = np.zeros(0, dtype=np.int64)
+
+    def resized(self, rows: int, ids: int) -> _Landmarks:
+        """A copy with ``rows`` landmarks (the first ones kept) and entries for ``ids`` node ids."""
+        other = _Landmarks(rows, ids)
+        r, n = min(rows, self.cells.shape[0]), min(ids, self.dist.shape[1])
+        other.dist[:r, :n] = self.dist[:r, :n]
+        other.by_node[:n, :r] = self.by_node[:n, :r]
+        other.cells[:r] = self.cells[:r]
+        other.fits[:r] = self.fits[:r]
+        other.use = np.flatnonzero(other.fits).astype(np.int64)
+        return other
+
+    def copy(self) -> _Landmarks:
+        return self.resized(*self.dist.shape)
+
+    def put(self, j: int, column: npt.NDArray[np.uint32] | None) -> None:
+        """Row j from a column of :meth:`SubgoalIndex._distances` (None: it does not fit)."""
+        self.fits[j] = column is not None
+        self.dist[j] = _ks.NO_DIST if column is None else column
+        self.by_node[:, j] = self.dist[j]
+
+
+class _Blocks:
+    """The node cells and edge blocks of a graph before a repair (copies), to tell which the
+    repair really changed: it rescans many more nodes than change (3.4x on AR0011SR), and
+    each landmark row's repair costs a pass over its seeds."""
+
+    def __init__(self, gr: _Graph) -> None:
+        self.ncell, self.adj, self.off, self.cnt = (gr.ncell.copy(), gr.adj.copy(), gr.off.copy(),
+                                                    gr.cnt.copy())
+
+    def changed_ids(self, gr: _Graph) -> npt.NDArray[np.int64]:
+        """The ids whose cell ``gr`` changed (new and removed nodes)."""
+        old = np.full(gr.ncell.shape[0], -1, dtype=np.int64)
+        old[:self.ncell.shape[0]] = self.ncell
+        return np.flatnonzero(old != gr.ncell)
+
+    def changed_blocks(self, gr: _Graph, nodes: npt.NDArray[np.int64], changed: npt.NDArray[np.int64]
+                       ) -> npt.NDArray[np.int64]:
+        """Those of the live ``nodes`` whose neighbours in ``gr`` differ from before (new ids
+        ``changed`` among them): blocks are in a build's order before and after a repair, so
+        equal blocks hold equal entries (scan bits aside) in the same places."""
+        old = nodes[(nodes < self.cnt.shape[0]) & ~np.isin(nodes, changed)]
+        old = old[self.cnt[old] == gr.cnt[old]]
+        cnt = gr.cnt[old].astype(np.int64)
+        ends = np.cumsum(cnt)
+        step = np.arange(int(ends[-1]) if ends.size else 0) - np.repeat(ends - cnt, cnt)
+        differ = (gr.adj[np.repeat(gr.off[old], cnt) + step] >> 2
+                  != self.adj[np.repeat(self.off[old], cnt) + step] >> 2)
+        same = old[np.bincount(np.repeat(np.arange(old.size), cnt), differ, old.size) == 0]
+        return nodes[~np.isin(nodes, same)]
+
+
+def _sectors(shape: tuple[int, int], x: npt.NDArray[np.int64], y: npt.NDArray[np.int64]
+             ) -> npt.NDArray[np.int64]:
+    """The sector (0 to :data:`LANDMARKS` - 1) of each cell ``(x, y)`` seen from the centre of a
+    grid of ``shape``: where the ray from the centre through the cell leaves the grid, the
+    border cut into equal parts (exact integer arithmetic: the same sectors on every machine)."""
+    h, w = shape
+    q = LANDMARKS // 8
+    big_x = (2 * x - (w - 1)) * h
+    big_y = (2 * y - (h - 1)) * w
+    flat = np.abs(big_y) <= np.abs(big_x)
+    out = np.zeros(x.shape, dtype=np.int64)
+    for face, (side, num, den) in enumerate([(flat & (big_x > 0), big_y, big_x),
+                                             (~flat & (big_y > 0), -big_x, big_y),
+                                             (flat & (big_x < 0), big_y, big_x),
+                                             (~flat & (big_y < 0), -big_x, big_y)]):
+        out[side] = (2 * face + 1) * q + q * num[side] // den[side]
+    return out % LANDMARKS
+
+
+def _farthest(gr: _Graph, shape: tuple[int, int], ids: npt.NDArray[np.int64],
+              sector: npt.NDArray[np.int64]) -> dict[int, int]:
+    """The node of ``ids`` (in sectors ``sector``) farthest from the grid's centre in each sector
+    (ties by cell in row order)."""
+    h, w = shape
+    dx = 2 * gr.node_x[ids].astype(np.int64) - (w - 1)
+    dy = 2 * gr.node_y[ids].astype(np.int64) - (h - 1)
+    order = np.lexsort((gr.ncell[ids], -(dx * dx + dy * dy), sector))
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = sector[order[1:]] != sector[order[:-1]]
+    return dict(zip(sector[order[first]].tolist(), ids[order[first]].tolist(), strict=True))
+
 
 _STAMP_LIMIT = int(np.iinfo(np.int32).max)
 """Query stamps wrap round (and the search records are cleared) here."""
-
-
-def _decoded(column: npt.NDArray[np.uint32]) -> npt.NDArray[np.float64]:
-    """The distances of landmark entries (inf: not reached)."""
-    out = (column & 0xFFFF) + (column >> 16) * np.sqrt(2.0)
-    return np.where(column == _ks.NO_DIST, np.inf, out)
 
 
 class _Workspace:
@@ -256,18 +333,13 @@ class _Workspace:
         return (self.rec.shape[0] >= graph.ncell.shape[0] + 2
                 and self.hk.shape[0] >= self.heap_need(graph))
 
-    def next_stamp(self) -> int:
-        self.stamp += 1
-        if self.stamp >= _STAMP_LIMIT:
+    def next_stamp(self, count: int = 1) -> int:
+        """The first of ``count`` new stamps."""
+        if self.stamp + count >= _STAMP_LIMIT:
             self.rec[:, 0] = 0
-            self.stamp = 1
-        return self.stamp
-
-
-def _first_cell(gr: _Graph, among: npt.NDArray[np.bool_]) -> int:
-    """The node of ``gr`` in the first cell (row order) of the nodes ``among`` (some)."""
-    ids = np.flatnonzero(among)
-    return int(ids[np.argmin(gr.ncell[ids])])
+            self.stamp = 0
+        self.stamp += count
+        return self.stamp - count + 1
 
 
 def _count_subgoals(pad: npt.NDArray[np.uint8]) -> int:
@@ -299,7 +371,6 @@ class SubgoalIndex(GridIndex[_Graph]):
 
     def __init__(self, grid: TileGrid) -> None:
         self._local = threading.local()
-        self._spreading = threading.RLock()  # one spread at a time (each would find the same)
         super().__init__(grid)
 
     def _build(self, passable: npt.NDArray[np.bool_]) -> None:
@@ -310,18 +381,19 @@ class SubgoalIndex(GridIndex[_Graph]):
         announce_compile("grid search", *KERNELS)
         self._run(gr, 0, 0, w, h, _count_subgoals(gr.p.reshape(h + 2, w + 2)))
         gr.compact_edges()
-        gr.sort_blocks()
-        gr.marks = self._select_landmarks(gr)
+        self._place_landmarks(gr, np.zeros(0, dtype=np.int64), np.flatnonzero(gr.ncell >= 0))
         self._data = gr
 
-    def _run(self, gr: _Graph, x0: int, y0: int, x1: int, y1: int, more: int) -> int:
+    def _run(self, gr: _Graph, x0: int, y0: int, x1: int, y1: int, more: int
+             ) -> tuple[int, npt.NDArray[np.bool_]]:
+        """Repair ``gr`` in the box; returns the subgoals rescanned and the nodes touched."""
         gr.reserve(more)
-        gr.adj, gr.adir, rescanned = _ks.repair(
+        gr.adj, gr.adir, rescanned, touched = _ks.repair(
             gr.p, self.stride, x0, y0, x1, y1, gr.sg, gr.clear, gr.ncell, gr.node_x, gr.node_y,
             gr.corner, gr.box, gr.off, gr.cnt, gr.cap, gr.free, gr.adj, gr.adir, gr.meta)
         if gr.meta[2] > 2 * int(gr.cnt.sum()) + _POOL_SLACK:  # mostly moved-out blocks
             gr.compact_edges()
-        return int(rescanned)
+        return int(rescanned), touched
 
     def _copy(self, data: _Graph) -> _Graph:
         return data.copy()
@@ -329,21 +401,24 @@ class SubgoalIndex(GridIndex[_Graph]):
     def _repair(self, passable: npt.NDArray[np.bool_], x0: int, y0: int, x1: int, y1: int) -> int:
         h, w = self.shape
         gr = self._data
-        gr.generation, gr.marks = next(_generations), None  # the landmarks no longer hold
+        gr.generation = next(_generations)
         pad = gr.p.reshape(h + 2, w + 2)
         pad[y0 + 1:y1 + 1, x0 + 1:x1 + 1] = passable[y0:y1, x0:x1]
         # new ids: at most the subgoals within one cell of the box (not its area: one edit
         # loading a whole map would reserve an id per cell, and landmark rows as many entries)
         more = _count_subgoals(pad[max(y0 - 1, 0):y1 + 3, max(x0 - 1, 0):x1 + 3])
-        return self._run(gr, x0, y0, x1, y1, more)
+        before = _Blocks(gr)
+        rescanned, touched = self._run(gr, x0, y0, x1, y1, more)
+        changed = before.changed_ids(gr)
+        self._place_landmarks(gr, before.changed_blocks(gr, np.flatnonzero(touched), changed), changed)
+        return rescanned
 
     @property
     def nbytes(self) -> int:
         """Bytes held by the graph's arrays (the index's padded copy of the cells included) and
         the landmark distances (not the per-thread search workspaces)."""
         gr = self._data
-        marks = gr.marks
-        return gr.nbytes + (0 if marks is None else int(marks.dist.nbytes) + int(marks.by_node.nbytes))
+        return gr.nbytes + int(gr.marks.dist.nbytes) + int(gr.marks.by_node.nbytes)
 
     @property
     def nodes(self) -> int:
@@ -385,79 +460,58 @@ class SubgoalIndex(GridIndex[_Graph]):
                             out, ws.rec, ws.next_stamp(), ws.hk, ws.hn)
         return out if fits else None
 
-    def _select_landmarks(self, gr: _Graph) -> _Landmarks:
-        """Spread :data:`LANDMARKS` landmarks (farthest first) over the big islands of ``gr``,
-        ties going to the first cell in row order (not node id: a repaired graph numbers its
-        nodes otherwise than a build, and must get the same landmarks)."""
-        cap = gr.ncell.shape[0]
-        live = gr.ncell >= 0
-        total = int(live.sum())
-        k = min(LANDMARKS, max(ACTIVE, LANDMARK_BUDGET // max(total, 1)))
-        dist = np.full((k, cap), _ks.NO_DIST, dtype=np.uint32)
-        cells = np.full(k, -1, dtype=np.int64)
-        covered = np.zeros(cap, dtype=bool)
-        nearest = np.full(cap, np.inf)
-        for j in range(k if total else 0):
-            left = live & ~covered
-            if j == 0 or np.count_nonzero(left) >= BIG_ISLAND * total:  # an island without a landmark yet
-                seed = self._distances(gr, _first_cell(gr, left))
-                if seed is None:
-                    break  # an island too big for 16-bit step counts
-                reach = seed != _ks.NO_DIST
-                far = np.where(reach, _decoded(seed), -1.0)
-                covered |= reach
-            else:
-                far = np.where(covered & live & np.isfinite(nearest), nearest, -1.0)
-            src = _first_cell(gr, live & (far == far.max()))
-            column = self._distances(gr, src)
-            if column is None:
-                break  # farther ones would overflow too
-            dist[j] = column
-            nearest = np.minimum(nearest, _decoded(column))
-            cells[j] = gr.ncell[src]
-        return _Landmarks(dist, cells)
-
-    def landmarks(self, graph: _Graph) -> _Landmarks:
-        """The landmarks of ``graph`` (a version from :meth:`acquire`), spread now if it has
-        none yet (the first query after an edit: its edge blocks are put in a build's order
-        first, so that it answers as a graph built on its cells)."""
-        marks = graph.marks
-        if marks is None:
-            with self._spreading:
-                marks = graph.marks
-                if marks is None:
-                    with self._lock:  # (an edit copying the graph meanwhile waits)
-                        graph.sort_blocks()
-                    marks = graph.marks = self._select_landmarks(graph)
-        return marks
-
-    def update_landmarks(self) -> int:
-        """Spread the landmarks over the current graph now if it has none yet (after edits; the
-        next query would otherwise); returns how many were computed (0: they were)."""
-        with self._lock:
-            graph = self._data
-            self._users += 1
-        try:
-            if graph.marks is not None:
-                return 0
-            return int(self.landmarks(graph).use.size)
-        finally:
-            self.release(graph)
+    def _place_landmarks(self, gr: _Graph, seeds: npt.NDArray[np.int64],
+                         changed: npt.NDArray[np.int64]) -> None:
+        """Bring the landmarks of ``gr`` up to it after a build or a repair that changed the
+        edges of the nodes ``seeds`` and the cells of the ids ``changed`` (new or removed
+        nodes): landmark j is the subgoal farthest from the grid's centre in sector
+        :data:`_SECTOR_ORDER` [j] (:func:`_sectors`; ties by cell: a function of the node set
+        alone, as a build places it); a row whose landmark moved (or that did not fit) is
+        computed again (a Dijkstra), the others are repaired
+        (:func:`gamenav._kernels.subgoal.repair_landmarks`)."""
+        live = np.flatnonzero(gr.ncell >= 0)
+        rows = min(LANDMARKS, max(ACTIVE, LANDMARK_BUDGET // max(live.size, 1)))
+        marks = gr.marks
+        if marks.dist.shape != (rows, gr.ncell.shape[0]):
+            marks = gr.marks = marks.resized(rows, gr.ncell.shape[0])
+        marks.dist[:, changed] = _ks.NO_DIST
+        marks.by_node[changed] = _ks.NO_DIST
+        old = np.where(marks.cells >= 0, gr.sg[np.maximum(marks.cells, 0)], -1).astype(np.int64)
+        gone = (marks.cells >= 0) & (old < 0)
+        ids = live if gone.any() else changed[gr.ncell[changed] >= 0]  # (new ones: sectors gain)
+        sector = _sectors(self.shape, gr.node_x[ids].astype(np.int64), gr.node_y[ids].astype(np.int64))
+        best = _farthest(gr, self.shape, np.append(ids, old[old >= 0]),
+                         np.append(sector, _SECTOR_ORDER[:rows][old >= 0]))
+        src = np.array([best.get(int(k), -1) for k in _SECTOR_ORDER[:rows]], dtype=np.int64)
+        marks.cells = np.full(rows, -1, dtype=np.int64)
+        marks.cells[src >= 0] = gr.ncell[src[src >= 0]]
+        kept = np.flatnonzero((src == old) & (src >= 0) & marks.fits)
+        again = np.flatnonzero(~np.isin(np.arange(rows), kept)).tolist()
+        if kept.size:
+            ws = self._workspace(gr)
+            heap = int(gr.meta[2]) + 3 * gr.ncell.shape[0] + 2
+            ok = np.zeros(kept.size, dtype=bool)
+            _ks.repair_landmarks(gr.off, gr.cnt, gr.adj, gr.node_x, gr.node_y, marks.dist,
+                                 marks.by_node, kept, src[kept], seeds, ws.rec,
+                                 ws.next_stamp(2 * kept.size), np.empty(heap),
+                                 np.empty(heap, dtype=np.int64), ok)
+            again += kept[~ok].tolist()
+        for j in again:
+            marks.put(j, None if src[j] < 0 else self._distances(gr, int(src[j])))
+        marks.use = np.flatnonzero(marks.fits).astype(np.int64)
 
     @property
     def landmarks_current(self) -> int:
-        """Landmarks of the current graph (0 until the first query after an edit spreads them)."""
-        marks = self._data.marks
-        return 0 if marks is None else int(marks.use.size)
+        """Landmarks the heuristic of the current graph uses."""
+        return int(self._data.marks.use.size)
 
     def query(self, graph: _Graph, start: tuple[int, int], goal: tuple[int, int],
               transform: _Transform) -> SubgoalResult | None:
         """Run one query on ``graph`` (from :meth:`acquire`; start and goal passable, connected
         and different); None if the graph did not answer (the caller runs A*). ``transform``:
-        the grid's ``(origin, cell_size, y_up, height)`` for the world points. Spreads the
-        graph's landmarks first if it has none yet (:meth:`landmarks`)."""
+        the grid's ``(origin, cell_size, y_up, height)`` for the world points."""
         announce_compile("grid search", *KERNELS)
-        marks = self.landmarks(graph)
+        marks = graph.marks
         ws = self._workspace(graph)
         ox, oy = transform[0]
         status, cells, points, cost, expanded = _ks.query(

@@ -131,7 +131,7 @@ def test_a_repaired_subgoal_graph_answers_as_a_grid_built_so() -> None:
 def _subgoal_graph(index: subgoal.SubgoalIndex) -> tuple[Any, ...]:
     """The subgoal graph by cells (node ids differ between a repair and a build): per node its
     corners, scanned box and edges (neighbour cell, scan bits, direction class and dead-end
-    flag), the cell arrays and the landmark cells."""
+    flag), the cell arrays, the landmark cells and their distance rows."""
     gr = index._data
     nodes = {}
     for u in np.flatnonzero(gr.ncell >= 0).tolist():
@@ -139,8 +139,11 @@ def _subgoal_graph(index: subgoal.SubgoalIndex) -> tuple[Any, ...]:
         edges = sorted((int(gr.ncell[e >> _ks.ID_SHIFT]), int(e & 3), int(d))
                        for e, d in zip(gr.adj[block].tolist(), gr.adir[block].tolist(), strict=True))
         nodes[int(gr.ncell[u])] = (int(gr.corner[u]), tuple(gr.box[u].tolist()), tuple(edges))
-    marks = index.landmarks(gr)
-    return (nodes, gr.p.tobytes(), (gr.sg >= 0).tobytes(), gr.clear.tobytes(), marks.cells.tobytes())
+    marks = gr.marks
+    ids = np.flatnonzero(gr.ncell >= 0)
+    ids = ids[np.argsort(gr.ncell[ids])]
+    return (nodes, gr.p.tobytes(), (gr.sg >= 0).tobytes(), gr.clear.tobytes(), marks.cells.tobytes(),
+            marks.use.tobytes(), marks.dist[:, ids].tobytes())
 
 
 @st.composite

@@ -1,0 +1,155 @@
+"""Subgoal graphs after edits (gamenav.grid.subgoal): the landmarks are placed by geometry and
+their distance rows repaired with the graph, so the first query after an edit runs no Dijkstra
+over the graph and answers as a grid built with the edited cells."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gamenav
+from gamenav._kernels import subgoal as _ks
+from gamenav.grid import subgoal
+
+
+def _rows(index: subgoal.SubgoalIndex) -> tuple[Any, ...]:
+    """The landmarks by cell (node ids differ between a repair and a build): each row's
+    landmark cell, whether it is used and its entry for every subgoal's cell."""
+    gr = index._data
+    marks = gr.marks
+    np.testing.assert_array_equal(marks.by_node, marks.dist.T)
+    ids = np.flatnonzero(gr.ncell >= 0)
+    order = np.argsort(gr.ncell[ids])
+    return (marks.cells.tobytes(), marks.use.tobytes(), gr.ncell[ids][order].tobytes(),
+            marks.dist[:, ids[order]].tobytes())
+
+
+def _blocks_in_build_order(index: subgoal.SubgoalIndex) -> bool:
+    gr = index._data
+    for u in np.flatnonzero(gr.ncell >= 0).tolist():
+        e = gr.adj[gr.off[u]:gr.off[u] + gr.cnt[u]]
+        key = ((e >> 2) & _ks.COORD_MASK) << 17 | ((e >> _ks.X_SHIFT) & _ks.COORD_MASK)
+        if np.any(np.diff(key) <= 0):
+            return False
+    return True
+
+
+@st.composite
+def _edited(draw: st.DrawFn) -> tuple[np.ndarray, list[tuple[int, int, int, int, bool]]]:
+    h = draw(st.integers(2, 26))
+    w = draw(st.integers(2, 26))
+    density = draw(st.sampled_from([0.0, 0.1, 0.25, 0.4]))
+    walk = np.random.default_rng(draw(st.integers(0, 2**32 - 1))).random((h, w)) >= density
+    edits = draw(st.lists(st.tuples(st.integers(-1, w - 1), st.integers(-1, h - 1), st.integers(1, 6),
+                                    st.integers(1, 6), st.booleans()), min_size=1, max_size=8))
+    return walk, edits
+
+
+@settings(max_examples=120, deadline=None)
+@given(_edited())
+def test_repaired_landmark_rows_equal_a_build(case: tuple[np.ndarray, list[tuple[int, int, int, int, bool]]]) -> None:
+    """After every edit (before any query): each landmark's cell and distance row equals those of
+    a grid built with the edited cells, entry for entry, and every edge block is in a build's
+    order (the old code left the rows and blocks to the first query after the edit)."""
+    walk, edits = case
+    grid = gamenav.TileGrid(walk)
+    index = subgoal.subgoal_index(grid)
+    for x, y, dw, dh, value in edits:
+        grid.set_walkable((x, y, x + dw, y + dh), value)
+        assert _rows(index) == _rows(subgoal.SubgoalIndex(grid.copy()))
+        assert _blocks_in_build_order(index)
+
+
+def _rooms(seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    walk = np.ones((90, 120), dtype=bool)
+    for _ in range(60):
+        x, y = rng.integers(0, 112), rng.integers(0, 82)
+        walk[y:y + rng.integers(2, 8), x:x + rng.integers(2, 8)] = False
+    return walk
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_first_query_after_an_edit_runs_no_landmark_dijkstra(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """4 x 4 blocks placed: each edit computes again only the rows whose landmark moved (the
+    others are repaired), and the first query after it none (it spread all 96 landmarks again:
+    0.12-1.2 s CPU on AR0011SR and the GPPC maps); its answer equals a fresh build's."""
+    grid = gamenav.TileGrid(_rooms(seed))
+    index = subgoal.subgoal_index(grid)
+    computed: list[int] = []
+    distances = subgoal.SubgoalIndex._distances
+    monkeypatch.setattr(subgoal.SubgoalIndex, "_distances",
+                        lambda self, graph, src: computed.append(src) or distances(self, graph, src))
+    rng = np.random.default_rng(seed)
+    free = np.argwhere(grid.walkable[20:70, 20:100]) + (20, 20)
+    moved = 0
+    for _ in range(6):
+        y, x = (int(v) for v in free[rng.integers(len(free))])
+        cells = index._data.marks.cells.copy()
+        grid.set_walkable((x, y, x + 4, y + 4), False)
+        after = index._data.marks.cells
+        assert len(computed) == np.count_nonzero((after != cells) & (after >= 0))
+        moved += len(computed)
+        computed.clear()
+        a, b = (1, 1), (118, 88)
+        got = gamenav.find_path(grid, a, b, algorithm="subgoal")
+        assert computed == []
+        built = gamenav.TileGrid(grid.walkable)
+        want = gamenav.find_path(built, a, b, algorithm="subgoal")
+        computed.clear()  # (by the build)
+        assert (got.cost, got.expanded, got.cells.tobytes()) == (want.cost, want.expanded, want.cells.tobytes())
+        assert got.cost == pytest.approx(gamenav.find_path(grid, a, b).cost, abs=1e-9)
+    assert moved < subgoal.LANDMARKS  # (most rows repaired)
+
+
+def test_a_landmark_whose_subgoal_goes_is_placed_again() -> None:
+    """Blocking the corner that made a landmark's subgoal moves it (to the subgoal now nearest its
+    anchor, as a build places it) and computes its row again."""
+    walk = np.ones((30, 40), dtype=bool)
+    walk[10:20, 15:25] = False
+    grid = gamenav.TileGrid(walk)
+    index = subgoal.subgoal_index(grid)
+    before = index._data.marks.cells.copy()
+    grid.set_walkable((14, 9, 26, 21), False)  # grow the block: its corners move out by one
+    after = index._data.marks.cells
+    assert not np.array_equal(before[index._data.marks.use], after[index._data.marks.use])
+    assert _rows(index) == _rows(subgoal.SubgoalIndex(grid.copy()))
+
+
+def test_rows_over_16_bit_counts_come_back_when_an_edit_shortens_the_paths() -> None:
+    """A hairpin whose paths run over 65 535 straight steps has no usable row; an edit opening
+    its wall makes them fit, as on a grid built so (and blocking it again drops them)."""
+    walk = np.ones((5, 70_000), dtype=bool)
+    walk[2, :-1] = False
+    walk[0, 5] = walk[4, 5] = False
+    grid = gamenav.TileGrid(walk)
+    index = subgoal.subgoal_index(grid)
+    assert index.landmarks_current == 0
+    grid.set_walkable((35_000, 2), True)
+    assert index.landmarks_current > 0
+    assert _rows(index) == _rows(subgoal.SubgoalIndex(grid.copy()))
+    grid.set_walkable((35_000, 2), False)
+    assert index.landmarks_current == 0
+    path = gamenav.find_path(grid, (1, 0), (1, 4), algorithm="subgoal")
+    assert path.cost == pytest.approx(gamenav.find_path(grid, (1, 0), (1, 4)).cost)
+
+
+def test_an_edit_while_a_query_holds_the_graph_leaves_its_landmarks() -> None:
+    """A held graph is copied by an edit (see GridIndex): its landmark rows too, so a search that
+    holds it reads the rows of its own version."""
+    grid = gamenav.TileGrid(_rooms(3))
+    index = subgoal.subgoal_index(grid)
+    held = index.acquire(grid._snapshot())
+    assert held is not None
+    rows = held.marks.dist.copy()
+    try:
+        grid.set_walkable((50, 40, 54, 44), False)
+        assert index._data is not held and index._data.marks is not held.marks
+        np.testing.assert_array_equal(held.marks.dist, rows)
+    finally:
+        index.release(held)
+    assert _rows(index) == _rows(subgoal.SubgoalIndex(grid.copy()))
