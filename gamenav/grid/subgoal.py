@@ -55,8 +55,8 @@ Design (Simple Subgoal Graphs, Uras, Koenig & Hernandez, ICAPS 2013):
   counts reach 16 bits is computed again, on every edit while they do). The repair keeps each
   changed node's edge block in a build's order (by neighbour cell: a search pushes successors
   in that order). So the same query on the same cells finds the same path whatever ran before,
-  as on a grid built with those cells, and the first query after an edit costs what any query
-  does. Only the nodes whose edges the repair really changed seed the rows' repair (it
+  as on a grid built with those cells, and the first query after an edit does no landmark
+  work. Only the nodes whose edges the repair really changed seed the rows' repair (it
   rescans 3.4x more on AR0011SR). Per 4x4 edit on a machine 8x slower than a laptop (CPU
   medians): the rows' repair 3.7 ms on AR0011SR, 5.9 ms on Cauldron, the whole set_walkable
   4.7-15 ms on AR0011SR and the GPPC maps, where the first query after an edit spread all

@@ -195,9 +195,7 @@ def test_find_path_short_cut_answers_as_a_grid_search(seed: int, algorithm: str)
         if query == 6:
             grid.set_walkable((int(rng.integers(0, 26)), int(rng.integers(0, 20)), 30, 24), False)
             grid.set_walkable((int(rng.integers(0, 30)), int(rng.integers(0, 24))), True)
-            # (each query after an edit brings one more landmark up to date, which can change
-            # the nodes expanded and which of the shortest paths is found: update them all)
-            gamenav.prepare(grid, algorithm)
+            gamenav.prepare(grid, algorithm)  # (nothing left to do after the edits)
         a: object = free[int(rng.integers(len(free)))]
         b: object = free[int(rng.integers(len(free)))]
         if query == 3:
