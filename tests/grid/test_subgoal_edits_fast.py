@@ -153,3 +153,19 @@ def test_an_edit_while_a_query_holds_the_graph_leaves_its_landmarks() -> None:
     finally:
         index.release(held)
     assert _rows(index) == _rows(subgoal.SubgoalIndex(grid.copy()))
+
+
+@settings(max_examples=40, deadline=None)
+@given(_edited())
+def test_a_graph_growing_past_the_landmark_budget_keeps_its_first_rows(
+        case: tuple[np.ndarray, list[tuple[int, int, int, int, bool]]]) -> None:
+    """Big graphs get fewer landmarks (LANDMARK_BUDGET, here small): an edit that changes how many
+    keeps the first rows (repaired), computes the new ones, and equals a build."""
+    walk, edits = case
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(subgoal, "LANDMARK_BUDGET", 300)
+        grid = gamenav.TileGrid(walk)
+        index = subgoal.subgoal_index(grid)
+        for x, y, dw, dh, value in edits:
+            grid.set_walkable((x, y, x + dw, y + dh), value)
+            assert _rows(index) == _rows(subgoal.SubgoalIndex(grid.copy()))
