@@ -36,6 +36,7 @@ from gamenav._kernels import compiling
 from gamenav.errors import InvalidInputError
 from gamenav.grid import Diagonal, GridSearch, Heuristic, TileGrid, distance_field
 from gamenav.grid.clearance import clearance_mask
+from gamenav.grid.fields import snapshot_field
 from gamenav.grid.search import padded
 from gamenav.navmesh import NavMesh, NavMeshSearch
 from gamenav.query import find_path
@@ -95,8 +96,10 @@ def _warm_grid_search() -> None:
     weighted = TileGrid(grid.passable, cost=cost)
     find_path(weighted, start, goal)
     distance_field(weighted, start)
+    plain, field = grid._snapshot(), distance_field(grid, start)
     # edits patch the cached move and jump tables in place
     grid.set_walkable((4, 3), False)
+    snapshot_field(grid, None, start, since=(plain, field))  # a field repaired after the edit
     find_path(grid, start, goal)
     find_path(grid, start, goal, algorithm="jps")
     grid.set_walkable((4, 3), True)

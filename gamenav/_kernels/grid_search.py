@@ -9,7 +9,9 @@ passable node are valid indices (no bounds checks in the loops). Arrays (``N`` p
 * ``cost``: ``(N,)`` float64 cell costs (>= 1; unread where blocked).
 * ``g``: ``(N,)`` float64 best known cost from the start(s); ``parent``: ``(N,)`` int32.
 * ``mark``: ``(N,)`` int32 generation stamps: ``== stamp`` open, ``== stamp + 1`` closed,
-  anything else unseen (so the arrays never need clearing between searches).
+  ``== -stamp`` unseen with an upper bound of its g in ``g`` (a repaired distance field: see
+  :func:`field_stale`; entered only below it), anything else unseen (so the arrays never need
+  clearing between searches).
 * Open list, one of two:
 
   - radix heap (monotone searches: Dijkstra, and A* with weight 1 and a consistent
@@ -302,8 +304,8 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
                 if not ng < g[nb]:
                     continue
                 is_open = True
-            elif m == closed and (monotone or not ng < g[nb] - 1e-9):
-                continue
+            elif (m == closed and (monotone or not ng < g[nb] - 1e-9)) or (m == -stamp and not ng < g[nb]):
+                continue  # closed, or unseen with a bound (a field repair) not beaten
             else:
                 is_open = False
                 mark[nb] = stamp
@@ -344,6 +346,71 @@ def best_first_step(moves, passable, jump_table, cost, uniform, jps, stride, goa
     istate[4] = last
     istate[5] = nonempty
     return status
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _field_step(g, cost, node, k):
+    """The value a distance field's step ``k`` into ``node`` gives from ``g`` (as
+    :func:`best_first_step` adds it: cost times length, at least one float step up)."""
+    ng = g + (cost[node] if k < 4 else SQRT2 * cost[node])
+    return ng if ng > g else np.nextafter(g, np.inf)
+
+
+@njit(cache=True, nogil=True)
+def field_stale(old_moves, new_moves, old_cost, new_cost, g, stride, r0, r1, c0, c1, flags):
+    """Find what a distance field ``g`` ((N,) float64, of the grid before an edit: its steps
+    ``old_moves``, costs ``old_cost``) needs repaired after the edit (``new_moves``,
+    ``new_cost``), which changed moves and costs only in the padded rows ``r0 <= r < r1`` and
+    columns ``c0 <= c < c1`` (the changed cells and their neighbours).
+
+    Sets ``flags`` ((N,) uint8, zeros on entry) to 1 on the stale cells: those whose value rests
+    on a step (``g`` equal to the step's value from its cell) the edit removed or made dearer,
+    and, recursively, those whose value rests on a step from a stale cell; then to 2 on the
+    seeds: the cells neither stale nor at inf with a step after the edit into a stale cell or
+    into the box. With the stale cells at inf, a Dijkstra that starts from the seeds at their
+    values and enters a cell only below its value (:func:`best_first_step`, marks ``-stamp``)
+    gives the field of the edited grid exactly. Returns the number of stale cells.
+    """
+    stale = np.empty(1024, dtype=np.int64)
+    count = 0
+    for r in range(r0, r1):
+        for c in range(c0, c1):
+            v = r * stride + c
+            for k in range(8):
+                u = v - OFFSET_X[k] - OFFSET_Y[k] * stride
+                if flags[v] == 0 and (old_moves[u] >> k) & 1 and g[v] < np.inf:
+                    before = _field_step(g[u], old_cost, v, k)
+                    if before == g[v] and ((new_moves[u] >> k) & 1 == 0 or
+                                           _field_step(g[u], new_cost, v, k) > before):
+                        if count == stale.shape[0]:
+                            stale = np.concatenate((stale, np.empty(count, dtype=np.int64)))
+                        stale[count] = v
+                        count += 1
+                        flags[v] = 1
+    i = 0
+    while i < count:  # what rests on a stale cell
+        x = stale[i]
+        i += 1
+        for k in range(8):
+            y = x + OFFSET_X[k] + OFFSET_Y[k] * stride
+            if (old_moves[x] >> k) & 1 and flags[y] == 0 and g[y] < np.inf and \
+                    _field_step(g[x], old_cost, y, k) == g[y]:
+                if count == stale.shape[0]:
+                    stale = np.concatenate((stale, np.empty(count, dtype=np.int64)))
+                stale[count] = y
+                count += 1
+                flags[y] = 1
+    for i in range(count + (r1 - r0) * (c1 - c0)):  # the seeds: steps into stale and box cells
+        if i < count:
+            v = stale[i]
+        else:
+            j = i - count
+            v = (r0 + j // (c1 - c0)) * stride + c0 + j % (c1 - c0)
+        for k in range(8):
+            u = v - OFFSET_X[k] - OFFSET_Y[k] * stride
+            if flags[u] == 0 and (new_moves[u] >> k) & 1 and g[u] < np.inf:
+                flags[u] = 2
+    return count
 
 
 @njit(cache=True, nogil=True)

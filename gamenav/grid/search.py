@@ -51,8 +51,8 @@ ALGORITHMS = ("astar", "jps", "dijkstra", "hpa", "subgoal")
 _Heap = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.int32]]
 """Binary-heap arrays ``(hf, hg, hn, pos)`` of the kernels."""
 
-KERNELS = (_k.best_first_step, _k.move_masks, _k.trace_path, _k.smooth_path, _jps.jump_tables, _world_points,
-           *_jump_plus.KERNELS, *_hpa.KERNELS, *_subgoal.KERNELS)
+KERNELS = (_k.best_first_step, _k.field_stale, _k.move_masks, _k.trace_path, _k.smooth_path, _jps.jump_tables,
+           _world_points, *_jump_plus.KERNELS, *_hpa.KERNELS, *_subgoal.KERNELS)
 """The numba kernels of the "grid search" compile group (announced together)."""
 
 

@@ -36,7 +36,7 @@ A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
 - stuck detection (too little progress for ``stuck_seconds``) and re-pathing;
 - path invalidation on grid edits: only agents whose remaining path enters a newly blocked cell
   (or, under the movement rules that read corners and for smoothed paths, steps diagonally past
-  one) re-path; group flow fields are recomputed; after an edit that opens cells, agents that
+  one) re-path; group flow fields are repaired; after an edit that opens cells, agents that
   had failed (no way to their goals, or stuck) ask for a path again; likewise on a NavMesh
   world's edits (``add_obstacle``, ...): agents whose way ahead touches the edited box re-path;
 - optionally (``reroute_seconds``), congestion-aware group fields: re-planned now and then
@@ -145,15 +145,17 @@ _WAITING = Path.none(PathStatus.IN_PROGRESS)
 
 
 def _distance_field(grid: TileGrid, sources: _I64, max_cost: float, agent_radius: float = 0.0,
-                    cost_scale: _F64 | None = None, snapshot: _GridState | None = None) -> _F64:
+                    cost_scale: _F64 | None = None, snapshot: _GridState | None = None,
+                    since: tuple[_GridState, _F64] | None = None) -> _F64:
     """The distance field of ``snapshot`` (a state of ``grid``; None: the current one): sources
-    chosen on a snapshot stay passable on it whatever another thread edits meanwhile."""
+    chosen on a snapshot stay passable on it whatever another thread edits meanwhile (``since``:
+    the same field on an earlier snapshot, repaired)."""
     from gamenav.grid.fields import snapshot_field
 
     if agent_radius > 0.0:
         return snapshot_field(grid, snapshot, sources, max_cost=max_cost, agent_radius=agent_radius,
-                              cost_scale=cost_scale)
-    return snapshot_field(grid, snapshot, sources, max_cost=max_cost, cost_scale=cost_scale)
+                              cost_scale=cost_scale, since=since)
+    return snapshot_field(grid, snapshot, sources, max_cost=max_cost, cost_scale=cost_scale, since=since)
 
 
 def _widening(most: int) -> Iterator[int]:
@@ -549,6 +551,9 @@ class Crowd(Closeable):
         self._group = np.full(n, -1, np.int64)
         self._fields: dict[int, tuple[_I64, _F64]] = {}
         self._field_radius: dict[int, float] = {}  # group id -> the agent_radius of its field
+        # group id -> (snapshot, source (x, y), agent_radius, None) of its field when planned with the
+        # grid's own costs, else (..., that plain field): what an edit's re-plan repairs (fields.py)
+        self._field_basis: dict[int, tuple[_GridState, tuple[int, int], float, _F64 | None]] = {}
         self._field_age: dict[int, float] = {}  # group id -> seconds since its field was planned
         # the plain fields of group orders, (x, y, agent_radius) -> field, all planned on grid version
         # _plans_version (those of the live groups and of the last group order: :meth:`_planned`)
@@ -1202,6 +1207,7 @@ class Crowd(Closeable):
                 gid = self._next_group
                 self._next_group += 1
                 self._fields[gid] = (sub_cell, sub_field)
+                self._field_basis[gid] = (snap, (int(sub_cell[0]), int(sub_cell[1])), r, None)
                 planned.append((int(sub_cell[0]), int(sub_cell[1]), r))
                 self._field_age[gid] = 0.0
                 self._fstack = None
@@ -2037,10 +2043,12 @@ class Crowd(Closeable):
             del self._fields[gid]
             self._field_radius.pop(gid, None)
             self._field_age.pop(gid, None)
+            self._field_basis.pop(gid, None)
 
     def _replan_field(self, gid: int, cost_scale: _F64 | None = None) -> None:
         """Plan group ``gid``'s field anew on the current grid (its size class's cells; costs
-        times ``cost_scale`` (h, w) if given), and its members' slot costs."""
+        times ``cost_scale`` (h, w) if given; without, its last plain field of the same source
+        and size is repaired), and its members' slot costs."""
         g = self._grid
         snap = g._snapshot()  # the source chosen and the field planned on one state of the grid
         if not snap.passable.any():  # every cell blocked: the group has nowhere to go
@@ -2055,7 +2063,16 @@ class Crowd(Closeable):
                 source = self._nearest_passable(source[None, :], g.cell_to_world(source)[None, :], mask)[0]
             else:
                 radius = 0.0
-        field = _distance_field(g, source[None, :], math.inf, radius, cost_scale, snap)
+        at = (int(source[0]), int(source[1]))
+        basis = self._field_basis.get(gid)
+        since = None  # the group's last plain field of this source and size, repaired (an edit's re-plan)
+        if cost_scale is None and basis is not None and basis[1:3] == (at, radius):
+            since = (basis[0], self._fields[gid][1] if basis[3] is None else basis[3])
+        field = _distance_field(g, source[None, :], math.inf, radius, cost_scale, snap, since)
+        if cost_scale is None:
+            self._field_basis[gid] = (snap, at, radius, None)
+        elif basis is not None and basis[3] is None:  # (kept for the next edit's repair)
+            self._field_basis[gid] = (*basis[:3], self._fields[gid][1].copy())
         self.counters["flow_fields"] += 1
         self._fields[gid] = (tcell, field)
         self._field_age[gid] = 0.0
