@@ -1598,7 +1598,11 @@ class Crowd(Closeable):
     def _snap_cell(self, cell: _I64, passable: npt.NDArray[np.bool_] | None = None) -> _I64:
         """The passable cell (of ``passable`` [y, x], default the grid's) nearest to ``cell``
         (x, y) (the cell itself when passable)."""
-        nearest: _I64 = self._nearest_passable(cell[None, :], self._grid.cell_to_world(cell)[None, :], passable)[0]
+        g = self._grid
+        x, y = int(cell[0]), int(cell[1])
+        if 0 <= x < g.width and 0 <= y < g.height and (g.passable if passable is None else passable)[y, x]:
+            return np.array([x, y], np.int64)  # (no ring search: each group's re-plan after an edit)
+        nearest: _I64 = self._nearest_passable(cell[None, :], g.cell_to_world(cell)[None, :], passable)[0]
         return nearest
 
     def _nearest_passable(self, cells: _I64, points: _F64, passable: npt.NDArray[np.bool_] | None = None) -> _I64:
