@@ -86,6 +86,30 @@ def test_a_repaired_field_equals_the_fresh_one_bit_for_bit(case: tuple) -> None:
     _repaired_matches_fresh(grid, sources, edits, **options)
 
 
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["never", "no_corner_cutting", "at_most_one_blocked", "always"]),
+       st.sampled_from([0.0, 1.0, 2.2]), st.sampled_from([math.inf, 40.0]))
+def test_long_edit_sequences_on_a_larger_map_repair_exactly(seed: int, diagonal: str, radius: float,
+                                                           max_cost: float) -> None:
+    rng = np.random.default_rng(seed)
+    walkable = np.ones((48, 48), bool)
+    walkable[::12, :] = walkable[:, ::12] = False  # rooms with doors
+    walkable[6::12, :] = walkable[:, 6::12] = True
+    walkable &= rng.random(walkable.shape) > 0.05
+    walkable[20:28, 20:28] = True  # the sources' room
+    grid = gamenav.TileGrid(walkable, cost=np.where(rng.random(walkable.shape) < 0.2, 2.5, 1.0))
+    edits = []
+    for _ in range(15):
+        y, x = rng.integers(0, 48, 2)
+        mask = np.zeros(walkable.shape, bool)
+        mask[y:y + rng.integers(1, 6), x:x + rng.integers(1, 6)] = True
+        mask[20:28, 20:28] = False
+        kind = rng.integers(3)
+        edits.append(("cost", mask, 4.0) if kind == 2 else ("walkable", mask, bool(kind)))
+    assert _repaired_matches_fresh(grid, [(23, 23), (25, 24)], edits, diagonal=diagonal, agent_radius=radius,
+                                   max_cost=max_cost) == 15
+
+
 def test_blocking_a_corridor_then_freeing_it_repairs_behind_it_and_beyond_max_cost() -> None:
     rows = ["..........",
             "########.#",
