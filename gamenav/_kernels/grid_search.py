@@ -356,6 +356,28 @@ def _field_step(g, cost, node, k):
     return ng if ng > g else np.nextafter(g, np.inf)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _rests_on(old_moves, new_moves, old_cost, new_cost, g, stride, v):
+    """``(kept, tight)``: the steps into ``v`` its value ``g[v]`` rests on (equal to the step's
+    value from its cell) before an edit, and how many of them the edit kept (allowed, no dearer)."""
+    kept = 0
+    tight = 0
+    for k in range(8):
+        u = v - OFFSET_X[k] - OFFSET_Y[k] * stride
+        if (old_moves[u] >> k) & 1:
+            before = _field_step(g[u], old_cost, v, k)
+            if before == g[v]:
+                tight += 1
+                kept += (new_moves[u] >> k) & 1 != 0 and not _field_step(g[u], new_cost, v, k) > before
+    return kept, tight
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _room(a, n):
+    """``a`` (int64) with room for index ``n``: doubled when full."""
+    return a if n < a.shape[0] else np.concatenate((a, np.empty(n, dtype=np.int64)))
+
+
 @njit(cache=True, nogil=True)
 def field_stale(old_moves, new_moves, old_cost, new_cost, g, stride, r0, r1, c0, c1, flags):
     """Find what a distance field ``g`` ((N,) float64, of the grid before an edit: its steps
@@ -364,42 +386,46 @@ def field_stale(old_moves, new_moves, old_cost, new_cost, g, stride, r0, r1, c0,
     columns ``c0 <= c < c1`` (the changed cells and their neighbours).
 
     Sets ``flags`` ((N,) uint8, zeros on entry) to 1 on the stale cells: those whose value rests
-    on a step (``g`` equal to the step's value from its cell) the edit removed or made dearer,
-    and, recursively, those whose value rests on a step from a stale cell; then to 2 on the
-    seeds: the cells neither stale nor at inf with a step after the edit into a stale cell or
-    into the box. With the stale cells at inf, a Dijkstra that starts from the seeds at their
-    values and enters a cell only below its value (:func:`best_first_step`, marks ``-stamp``)
-    gives the field of the edited grid exactly. Returns the number of stale cells.
+    (is equal to the step's value from its cell) on no step the edit kept (allowed, no dearer)
+    from a cell not stale; then to 2 on the seeds: the cells neither stale nor at inf with a step
+    after the edit into a stale cell or into the box (others it leaves at 0 or 3 + the count of
+    kept steps from cells not stale). Every cell not stale keeps a step from one not stale, so
+    its value after the edit is at most the one before; with the stale cells at inf, a Dijkstra
+    that starts from the seeds at their values and enters a cell only below its value
+    (:func:`best_first_step`, marks ``-stamp``) gives the field of the edited grid exactly.
+    Returns the number of stale cells.
     """
     stale = np.empty(1024, dtype=np.int64)
     count = 0
     for r in range(r0, r1):
         for c in range(c0, c1):
             v = r * stride + c
-            for k in range(8):
-                u = v - OFFSET_X[k] - OFFSET_Y[k] * stride
-                if flags[v] == 0 and (old_moves[u] >> k) & 1 and g[v] < np.inf:
-                    before = _field_step(g[u], old_cost, v, k)
-                    if before == g[v] and ((new_moves[u] >> k) & 1 == 0 or
-                                           _field_step(g[u], new_cost, v, k) > before):
-                        if count == stale.shape[0]:
-                            stale = np.concatenate((stale, np.empty(count, dtype=np.int64)))
-                        stale[count] = v
-                        count += 1
-                        flags[v] = 1
+            if g[v] < np.inf:
+                kept, tight = _rests_on(old_moves, new_moves, old_cost, new_cost, g, stride, v)
+                if tight > 0 and kept == 0:  # (a source rests on no step)
+                    stale = _room(stale, count)
+                    stale[count] = v
+                    count += 1
+                    flags[v] = 1
+                else:
+                    flags[v] = 3 + kept
     i = 0
-    while i < count:  # what rests on a stale cell
+    while i < count:  # each stale cell takes one kept step from the cells resting on it
         x = stale[i]
         i += 1
         for k in range(8):
             y = x + OFFSET_X[k] + OFFSET_Y[k] * stride
-            if (old_moves[x] >> k) & 1 and flags[y] == 0 and g[y] < np.inf and \
-                    _field_step(g[x], old_cost, y, k) == g[y]:
-                if count == stale.shape[0]:
-                    stale = np.concatenate((stale, np.empty(count, dtype=np.int64)))
-                stale[count] = y
-                count += 1
-                flags[y] = 1
+            if (old_moves[x] >> k) & 1 and flags[y] != 1 and g[y] < np.inf:
+                before = _field_step(g[x], old_cost, y, k)
+                if before == g[y] and (new_moves[x] >> k) & 1 and not _field_step(g[x], new_cost, y, k) > before:
+                    if flags[y] == 0:
+                        flags[y] = 3 + _rests_on(old_moves, new_moves, old_cost, new_cost, g, stride, y)[0]
+                    flags[y] -= 1
+                    if flags[y] == 3:
+                        stale = _room(stale, count)
+                        stale[count] = y
+                        count += 1
+                        flags[y] = 1
     for i in range(count + (r1 - r0) * (c1 - c0)):  # the seeds: steps into stale and box cells
         if i < count:
             v = stale[i]
@@ -408,7 +434,7 @@ def field_stale(old_moves, new_moves, old_cost, new_cost, g, stride, r0, r1, c0,
             v = (r0 + j // (c1 - c0)) * stride + c0 + j % (c1 - c0)
         for k in range(8):
             u = v - OFFSET_X[k] - OFFSET_Y[k] * stride
-            if flags[u] == 0 and (new_moves[u] >> k) & 1 and g[u] < np.inf:
+            if flags[u] != 1 and (new_moves[u] >> k) & 1 and g[u] < np.inf:
                 flags[u] = 2
     return count
 
