@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from gamenav._kernels import compiling
+from gamenav._validate import shown
 from gamenav.errors import InvalidInputError
 from gamenav.grid import Diagonal, GridSearch, Heuristic, TileGrid, distance_field
 from gamenav.grid.clearance import clearance_mask
@@ -289,9 +290,9 @@ def warmup(*, grid: bool = True, navmesh: bool = True, crowd: bool = True,
     parts = {"grid": grid, "navmesh": navmesh, "crowd": crowd}
     for name, flag in parts.items():
         if not isinstance(flag, (bool, np.bool_)):
-            raise InvalidInputError(f"{name} must be True or False, got {flag!r}")
+            raise InvalidInputError(f"{name} must be True or False, got {shown(flag)}")
     if progress is not None and not callable(progress):
-        raise InvalidInputError(f"progress must be a callable or None, got {progress!r}")
+        raise InvalidInputError(f"progress must be a callable or None, got {shown(progress)}")
     groups = [g for g, part in GROUPS.items() if parts[part]]
     routines: dict[str, Callable[[], None]] = ROUTINES
     if crowd and navmesh:

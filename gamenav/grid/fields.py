@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from gamenav._kernels import announce_compile
 from gamenav._kernels import grid_search as _k
-from gamenav._validate import float_numbers, holds_bool, is_int, real_number
+from gamenav._validate import float_numbers, holds_bool, is_int, real_number, shown
 from gamenav.errors import BlockedEndpointError, InvalidInputError, OutOfBoundsError
 from gamenav.grid.clearance import radius_state, threshold
 from gamenav.grid.movement import Diagonal
@@ -101,7 +101,7 @@ def snapshot_field(grid: TileGrid, snapshot: _GridState | None, sources: npt.Arr
     src = _source_cells(sources)
     if src is None:
         raise InvalidInputError(
-            f"sources must be an (x, y) cell or an (n, 2) int array with n >= 1, got {sources!r}")
+            f"sources must be an (x, y) cell or an (n, 2) int array with n >= 1, got {shown(sources)}")
     xs, ys = src[:, 0], src[:, 1]  # compared before any cast (uint64 or Python ints beyond int64)
     outside = (xs < 0) | (xs >= grid.width) | (ys < 0) | (ys >= grid.height)
     if outside.any():

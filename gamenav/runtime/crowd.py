@@ -93,7 +93,7 @@ from gamenav._kernels.crowd import (descend_field, field_targets, follow_paths, 
 from gamenav._kernels.navmesh import raycast_walk
 from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
 from gamenav._validate import (finite_point, flag, float_numbers, holds_bool, is_int, is_real, positive_number,
-                               real_number)
+                               real_number, shown)
 from gamenav.runtime._congestion import oncoming_scale
 from gamenav.runtime._mesh_invalidation import segments_touch_box
 from gamenav._events import Closeable, Inbox
@@ -228,21 +228,21 @@ def _clearance_mask(grid: TileGrid, radius: float, snapshot: _GridState | None =
 def _positive_int(value: Any, name: str) -> int:
     """``value`` as an int, which must be an integer >= 1 (bools rejected)."""
     if not is_int(value) or value < 1:
-        raise InvalidInputError(f"{name} must be an int >= 1, got {value!r}")
+        raise InvalidInputError(f"{name} must be an int >= 1, got {shown(value)}")
     return int(value)
 
 
 def _count(value: Any, name: str) -> int:
     """``value`` as an int, which must be an integer >= 0 (bools rejected)."""
     if not is_int(value) or value < 0:
-        raise InvalidInputError(f"{name} must be an int >= 0, got {value!r}")
+        raise InvalidInputError(f"{name} must be an int >= 0, got {shown(value)}")
     return int(value)
 
 
 def _agent_id(agent: Any) -> int:
     """``agent`` as an int: one agent id (bools, lists and arrays refused)."""
     if not is_int(agent):
-        raise InvalidInputError(f"agent must be one agent id (an int), got {agent!r}")
+        raise InvalidInputError(f"agent must be one agent id (an int), got {shown(agent)}")
     return int(agent)
 
 
@@ -250,7 +250,7 @@ def _bounded(value: Any, name: str, most: float) -> float:
     """``value`` as a float, which must be finite, > 0 and at most ``most``."""
     number = positive_number(value, name)
     if number > most:
-        raise InvalidInputError(f"{name} must be at most {most:g}, got {value!r}")
+        raise InvalidInputError(f"{name} must be at most {most:g}, got {shown(value)}")
     return number
 
 
@@ -260,7 +260,7 @@ def _per_agent(value: Any, n: int, name: str, most: float = math.inf) -> _F64 | 
     try:
         arr = None if np.ndim(value) == 0 else _numbers(value).reshape(-1)
     except (TypeError, ValueError):  # ragged, or not numbers
-        raise InvalidInputError(f"{name} must be a number > 0 or one per agent, got {value!r}") from None
+        raise InvalidInputError(f"{name} must be a number > 0 or one per agent, got {shown(value)}") from None
     if arr is None:
         return _bounded(value, name, most)
     if arr.shape != (n,):
@@ -277,7 +277,7 @@ def _non_negative(value: Any, name: str) -> float:
     """``value`` as a float, which must be finite and >= 0."""
     number = real_number(value, name, "a finite number >= 0")
     if not math.isfinite(number) or number < 0:
-        raise InvalidInputError(f"{name} must be a finite number >= 0, got {value!r}")
+        raise InvalidInputError(f"{name} must be a finite number >= 0, got {shown(value)}")
     return number
 
 
@@ -338,7 +338,7 @@ def _path_options(value: Any) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, Mapping) or not all(isinstance(name, str) for name in value):
-        raise InvalidInputError(f"path_options must be a dict of search options by name, or None, got {value!r}")
+        raise InvalidInputError(f"path_options must be a dict of search options by name, or None, got {shown(value)}")
     return dict(value)
 
 
@@ -358,7 +358,7 @@ def _points(positions: npt.ArrayLike) -> _F64:
     try:
         pos = np.array(_numbers(positions), ndmin=2)
     except (TypeError, ValueError):
-        raise InvalidInputError(f"positions must be an (n, 2) array of numbers, got {positions!r}") from None
+        raise InvalidInputError(f"positions must be an (n, 2) array of numbers, got {shown(positions)}") from None
     return pos.reshape(0, 2) if pos.size == 0 else pos
 
 
@@ -748,7 +748,7 @@ class Crowd(Closeable):
         if idx.size == 0:
             return np.zeros(0, np.int64)
         if idx.dtype.kind not in "iu" or holds_bool(ids):  # ([True, 2] reads as the ints [1, 2])
-            raise InvalidInputError(f"ids must be ints, got {ids!r}" if idx.dtype.kind in "iu" else
+            raise InvalidInputError(f"ids must be ints, got {shown(ids)}" if idx.dtype.kind in "iu" else
                                     f"ids must be ints, got dtype {idx.dtype}")
         idx = idx.reshape(-1)  # (its own dtype: a uint64 beyond int64 is not read as a negative id)
         known = (idx >= 0) & (idx < len(self._row_of))
@@ -779,7 +779,7 @@ class Crowd(Closeable):
     @avoidance.setter
     def avoidance(self, value: str) -> None:
         if not isinstance(value, str) or value not in _AVOIDANCE:
-            raise InvalidInputError(f"avoidance must be one of {', '.join(_AVOIDANCE)}, got {value!r}")
+            raise InvalidInputError(f"avoidance must be one of {', '.join(_AVOIDANCE)}, got {shown(value)}")
         self._avoidance = str(value)
 
     @property
@@ -1322,7 +1322,7 @@ class Crowd(Closeable):
         self._catch_up()
         rows = self._indices(agents) if np.asarray(agents).dtype == np.bool_ else self.rows(agents)
         if len(np.unique(rows)) != len(rows):
-            raise InvalidInputError(f"each agent may be placed once, got {agents!r}")
+            raise InvalidInputError(f"each agent may be placed once, got {shown(agents)}")
         pos = _points(positions)
         if pos.shape != (len(rows), 2):
             raise InvalidInputError(f"positions must have shape ({len(rows)}, 2), one per agent, got {pos.shape}")
@@ -1395,7 +1395,7 @@ class Crowd(Closeable):
         self._check_open("update")
         if type(dt) is not float and not is_real(dt) or \
                 not 0 <= dt <= sys.float_info.max:  # (no float(): an int beyond float64 would overflow)
-            raise InvalidInputError(f"dt must be a finite number >= 0, got {dt!r}")
+            raise InvalidInputError(f"dt must be a finite number >= 0, got {shown(dt)}")
         dt = float(dt)  # kernels take float64 (a Python int beyond int64 would not convert)
         if self._updating:  # (from code an update runs, a ``__del__``: that update moves the agents)
             return
