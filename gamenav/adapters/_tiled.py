@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import shapely
 
-from gamenav._validate import finite_point
+from gamenav._validate import finite_point, shown
 from gamenav.errors import InvalidInputError, MapFormatError
 
 ELLIPSE_SIDES = 32
@@ -40,13 +40,13 @@ def layer_offset(offsets: Iterable[Sequence[Any]], layer: str, path: str | os.Pa
     x = y = 0.0
     for offset in offsets:
         try:
-            dx, dy = finite_point(offset, f"each offset of layer {layer!r} (and of its groups)").tolist()
+            dx, dy = finite_point(offset, f"each offset of layer {shown(layer)} (and of its groups)").tolist()
         except InvalidInputError as exc:
             raise MapFormatError(str(exc), path=path) from None
         x, y = x + dx, y + dy  # (Python floats: a sum beyond float64 is inf, without numpy's warning)
     if not (math.isfinite(x) and math.isfinite(y)):
-        raise MapFormatError(f"the offsets of layer {layer!r} and its groups add up beyond float64, got ({x}, {y})",
-                             path=path)
+        raise MapFormatError(f"the offsets of layer {shown(layer)} and its groups add up beyond float64, "
+                             f"got ({x}, {y})", path=path)
     return x, y
 
 

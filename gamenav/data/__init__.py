@@ -33,6 +33,7 @@ import os
 import pathlib
 from importlib import resources
 
+from gamenav._validate import shown
 from gamenav.errors import InvalidInputError
 from gamenav.io._text import file_path
 
@@ -63,7 +64,7 @@ def path(name: str) -> pathlib.Path:
     available = names()
     if name not in available:
         raise InvalidInputError(
-            f"name must be one of gamenav's sample data files {available}, got {name!r}")
+            f"name must be one of gamenav's sample data files {available}, got {shown(name)}")
     return _extracted(name)
 
 

@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from gamenav._identity import IdentityMap
 from gamenav._kernels import announce_compile
+from gamenav._validate import shown
 from gamenav.errors import UnsupportedOptionError
 from gamenav.grid.movement import Diagonal, Heuristic
 from gamenav.grid.tilegrid import GridChange, TileGrid, _GridState
@@ -230,7 +231,7 @@ def check_graph_options(algorithm: str, diagonal: Diagonal, heuristic: Heuristic
     if diagonal is not Diagonal.NO_CORNER_CUTTING:
         problems.append(f"diagonal={diagonal.value!r} (needs 'no_corner_cutting')")
     if heuristic is not Heuristic.OCTILE:
-        problems.append(f"heuristic={given!r} (needs None or 'octile')")
+        problems.append(f"heuristic={shown(given)} (needs None or 'octile')")
     if weight != 1.0:
         problems.append(f"weight={weight} (needs 1)")
     if mask > 1 and algorithm != "jps":

@@ -86,7 +86,7 @@ import numpy.typing as npt
 from gamenav._identity import IdentityMap
 from gamenav._kernels import announce_compile
 from gamenav._kernels import hpa as _kh
-from gamenav._validate import is_int
+from gamenav._validate import is_int, shown
 from gamenav.errors import InvalidInputError
 from gamenav.grid._index import GridIndex, answer_once, padded_cells
 from gamenav.grid.tilegrid import TileGrid, _GridState
@@ -411,7 +411,7 @@ def _check_settings(given: tuple[Any, Any, Any]) -> None:
     int from 4, 1, 0 to ``2**31 - 1`` (smaller clusters overflow the kernels' border steps)."""
     for name, value, low in zip(("cluster_size", "spacing", "single"), given, (4, 1, 0), strict=True):
         if value is not None and not (is_int(value) and low <= value < 2**31):
-            raise InvalidInputError(f"{name} must be an int from {low} to 2**31 - 1, got {value!r}")
+            raise InvalidInputError(f"{name} must be an int from {low} to 2**31 - 1, got {shown(value)}")
 
 
 def _settings(index: HpaIndex | None, given: tuple[Any, Any, Any]) -> tuple[int, ...]:

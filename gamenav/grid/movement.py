@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from gamenav._validate import shown
 from gamenav.errors import InvalidInputError
 
 __all__ = ["Diagonal", "Heuristic", "HeuristicLike", "default_heuristic", "heuristic_distance",
@@ -54,7 +55,7 @@ class Diagonal(str, enum.Enum):
                 if key in (member.value, member.name.lower()):
                     return member
         raise InvalidInputError(
-            f"diagonal must be one of {[m.value for m in cls]} or a bool, got {value!r}")
+            f"diagonal must be one of {[m.value for m in cls]} or a bool, got {shown(value)}")
 
 
 _DIAGONAL_CODES = {member: i for i, member in enumerate(Diagonal)}
@@ -113,7 +114,7 @@ def resolve_heuristic(heuristic: HeuristicLike, diagonal: Diagonal
         except ValueError:
             raise InvalidInputError(
                 f"heuristic must be one of {[h.value for h in Heuristic]}, a callable or None, "
-                f"got {heuristic!r}") from None
+                f"got {shown(heuristic)}") from None
     if callable(heuristic):
         return heuristic
-    raise InvalidInputError(f"heuristic must be a name, a callable or None, got {heuristic!r}")
+    raise InvalidInputError(f"heuristic must be a name, a callable or None, got {shown(heuristic)}")

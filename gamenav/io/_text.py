@@ -18,6 +18,7 @@ import re
 import stat
 from pathlib import Path as FilePath
 
+from gamenav._validate import shown
 from gamenav.errors import InvalidInputError, MapFormatError
 
 __all__ = ["file_path", "read_bytes", "read_lines", "to_floats", "to_ints", "token_lines"]
@@ -39,7 +40,7 @@ def file_path(path: str | os.PathLike[str]) -> FilePath:
         raise InvalidInputError(f"path must be a str or os.PathLike, got {got}")
     if not name or "\0" in name:
         why = "embedded null byte" if name else "empty"
-        raise InvalidInputError(f"path must be a valid file name, got {path!r} ({why})")
+        raise InvalidInputError(f"path must be a valid file name, got {shown(path)} ({why})")
     return FilePath(name)
 
 
@@ -109,7 +110,7 @@ def _check(tokens: list[str], pattern: re.Pattern[str], noun: str, what: str,
            path: str | os.PathLike[str], line: int | None) -> None:
     bad = [t for t in tokens if not pattern.fullmatch(t)]
     if bad:
-        raise MapFormatError(f"bad {what}: expected {noun}, got {bad[0]!r}", path=path, line=line)
+        raise MapFormatError(f"bad {what}: expected {noun}, got {shown(bad[0])}", path=path, line=line)
 
 
 def to_ints(tokens: list[str], what: str, path: str | os.PathLike[str], line: int | None) -> list[int]:
@@ -129,5 +130,5 @@ def to_floats(tokens: list[str], what: str, path: str | os.PathLike[str], line: 
     values = [float(t) for t in tokens]
     if not all(math.isfinite(v) for v in values):
         raise MapFormatError(f"bad {what}: expected finite decimal numbers, got one beyond the "
-                             f"float range in {' '.join(tokens)!r}", path=path, line=line)
+                             f"float range in {shown(' '.join(tokens))}", path=path, line=line)
     return values

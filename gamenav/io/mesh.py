@@ -33,6 +33,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from gamenav._validate import shown
 from gamenav.errors import InvalidGeometryError, MapFormatError
 from gamenav.io._text import to_floats, to_ints, token_lines
 from gamenav.navmesh.build import MAX_COORDINATE, convex_ring
@@ -103,28 +104,28 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
                              path=path, line=lines[0][0] if lines else None)
     line_no, version_tok = lines[1]
     if version_tok not in (["2"], ["3"]):
-        raise MapFormatError(f"expected format version 2 or 3, got {' '.join(version_tok)!r}",
+        raise MapFormatError(f"expected format version 2 or 3, got {shown(' '.join(version_tok))}",
                              path=path, line=line_no)
     version = int(version_tok[0])
     line_no, counts = lines[2]
     sizes = to_ints(counts, "vertex and polygon counts", path, line_no)
     if len(sizes) != 2 or min(sizes) < 0:
-        raise MapFormatError(f"expected two counts 'V P' >= 0, got {' '.join(counts)!r}", path=path,
+        raise MapFormatError(f"expected two counts 'V P' >= 0, got {shown(' '.join(counts))}", path=path,
                              line=line_no)
     n_vert, n_poly = sizes
     if len(lines) != 3 + n_vert + n_poly:
-        raise MapFormatError(f"expected {n_vert} vertex and {n_poly} polygon lines, got "
+        raise MapFormatError(f"expected {shown(n_vert)} vertex and {shown(n_poly)} polygon lines, got "
                              f"{len(lines) - 3} lines in total", path=path, line=lines[-1][0])
     vertices = np.empty((n_vert, 2), dtype=np.float64)
     for i in range(n_vert):
         line_no, tok = lines[3 + i]
         if version == 3 and len(tok) != 2:
-            raise MapFormatError(f"expected 'x y', got {' '.join(tok)!r}", path=path, line=line_no)
+            raise MapFormatError(f"expected 'x y', got {shown(' '.join(tok))}", path=path, line=line_no)
         vertices[i] = to_floats(tok[:2], "vertex coordinates", path, line_no)
         if version == 2:
             rest = to_ints(tok[2:], "vertex polygon count and ids", path, line_no)
             if not rest or rest[0] < 0 or len(rest) != 1 + rest[0]:
-                raise MapFormatError(f"expected 'x y n p_1..p_n', got {' '.join(tok)!r}", path=path,
+                raise MapFormatError(f"expected 'x y n p_1..p_n', got {shown(' '.join(tok))}", path=path,
                                      line=line_no)
             _check_polygon_ids(rest[1:], n_poly, path, line_no)
     far = np.flatnonzero(np.abs(vertices).max(axis=1, initial=0.0) > MAX_COORDINATE)
@@ -140,7 +141,7 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
         vals = to_ints(tok, "polygon fields", path, line_no)
         if version == 3:
             if not vals or vals[0] not in (0, 1):
-                raise MapFormatError(f"expected a traversable flag 0 or 1 first, got {' '.join(tok)!r}",
+                raise MapFormatError(f"expected a traversable flag 0 or 1 first, got {shown(' '.join(tok))}",
                                      path=path, line=line_no)
             traversable, vals = vals[0] == 1, vals[1:]
         else:
@@ -148,10 +149,10 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
         n = vals[0] if vals else 0
         if n < 3 or len(vals) != 1 + 2 * n:
             raise MapFormatError(f"expected 'n v_1..v_n neighbour_1..neighbour_n' with n >= 3, got "
-                                 f"{' '.join(tok)!r}", path=path, line=line_no)
+                                 f"{shown(' '.join(tok))}", path=path, line=line_no)
         ids = vals[1:1 + n]
         if min(ids) < base or max(ids) >= n_vert + base:
-            raise MapFormatError(f"vertex ids must be in {base}..{n_vert - 1 + base}, got {ids}",
+            raise MapFormatError(f"vertex ids must be in {base}..{n_vert - 1 + base}, got {shown(ids)}",
                                  path=path, line=line_no)
         _check_corners(ids, point, base, path, line_no)
         if version == 2:
@@ -169,7 +170,7 @@ def read_mesh(path: str | os.PathLike[str]) -> MeshData:
 def _range_error(what: str, tokens: list[str], path: str | os.PathLike[str], line: int) -> MapFormatError:
     """The error for coordinates ``tokens`` outside ``[-MAX_COORDINATE, MAX_COORDINATE]``."""
     return MapFormatError(f"{what} must lie in [-{MAX_COORDINATE:g}, {MAX_COORDINATE:g}], got "
-                          f"{' '.join(tokens)!r}", path=path, line=line)
+                          f"{shown(' '.join(tokens))}", path=path, line=line)
 
 
 def _check_corners(ids: list[int], point: list[int], base: int, path: str | os.PathLike[str],
@@ -182,7 +183,7 @@ def _check_corners(ids: list[int], point: list[int], base: int, path: str | os.P
         if first in seen:
             why = ("a vertex id" if seen[first] == i else
                    f"a point under vertex ids {seen[first]} and {i} (one vertex to a NavMesh)")
-            raise MapFormatError(f"polygon repeats {why}: {ids}", path=path, line=line)
+            raise MapFormatError(f"polygon repeats {why}: {shown(ids)}", path=path, line=line)
         seen[first] = i
 
 
@@ -213,7 +214,7 @@ def _check_faces(vertices: npt.NDArray[np.float64], polygons: list[npt.NDArray[n
 def _check_polygon_ids(ids: list[int], n_poly: int, path: str | os.PathLike[str], line: int) -> None:
     """"mesh 2" polygon references: ``-1`` (outside) or ``0..n_poly - 1``."""
     if ids and (min(ids) < -1 or max(ids) >= n_poly):
-        raise MapFormatError(f"polygon ids must be -1 (outside) or in 0..{n_poly - 1}, got {ids}",
+        raise MapFormatError(f"polygon ids must be -1 (outside) or in 0..{n_poly - 1}, got {shown(ids)}",
                              path=path, line=line)
 
 
@@ -239,7 +240,8 @@ def read_mesh_scenarios(path: str | os.PathLike[str]) -> list[MeshScenario]:
         (bucket,) = to_ints(tok[:1], "bucket", path, line_no)
         width, height = to_floats(tok[2:4], "map width and height", path, line_no)  # checked, not kept
         if not (width > 0 and height > 0):
-            raise MapFormatError(f"map size must be positive, got {tok[2]} x {tok[3]}", path=path, line=line_no)
+            raise MapFormatError(f"map size must be positive, got {tok[2]:.80} x {tok[3]:.80}", path=path,
+                                 line=line_no)
         sx, sy, gx, gy, cost = to_floats(tok[4:], "coordinates and cost", path, line_no)
         if max(abs(sx), abs(sy), abs(gx), abs(gy)) > MAX_COORDINATE:
             raise _range_error("start and goal coordinates", tok[4:8], path, line_no)

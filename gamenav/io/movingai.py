@@ -23,7 +23,7 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
-from gamenav._validate import is_int, real_number
+from gamenav._validate import is_int, real_number, shown
 from gamenav.errors import InvalidInputError, MapFormatError
 from gamenav.grid.tilegrid import TileGrid
 from gamenav.io._text import file_path, read_lines, to_floats, to_ints, token_lines
@@ -90,7 +90,7 @@ def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
         if parts:
             if len(parts) != 2 or parts[0] not in ("type", "height", "width"):
                 raise MapFormatError(f"expected a header line 'type octile', 'height H', 'width W' or 'map', got "
-                                     f"{lines[n]!r}", path=path, line=n + 1)
+                                     f"{shown(lines[n])}", path=path, line=n + 1)
             if parts[0] in header:
                 raise MapFormatError(f"'{parts[0]}' appears twice in the header", path=path,
                                      line=n + 1)
@@ -100,7 +100,7 @@ def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
         raise MapFormatError("missing the 'map' line that starts the grid", path=path, line=n)
     kind, line_no = header.get("type", ("octile", 0))
     if kind != "octile":  # (HOG2's 'octile-corner' and 'raw' lay their grids out otherwise: read as octile, wrong)
-        raise MapFormatError(f"the map type must be 'octile' (gamenav reads only octile grids), got {kind!r}",
+        raise MapFormatError(f"the map type must be 'octile' (gamenav reads only octile grids), got {shown(kind)}",
                              path=path, line=line_no)
     size: dict[str, int] = {}
     for key in ("height", "width"):
@@ -109,7 +109,7 @@ def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
         value, line_no = header[key]
         (size[key],) = to_ints([value], key, path, line_no)
         if size[key] <= 0:
-            raise MapFormatError(f"{key} must be positive, got {size[key]}", path=path, line=line_no)
+            raise MapFormatError(f"{key} must be positive, got {shown(size[key])}", path=path, line=line_no)
     height, width = size["height"], size["width"]
     rows = lines[n + 1:]
     while rows and not rows[-1].strip():
@@ -122,11 +122,11 @@ def read_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]:
             raise MapFormatError(f"{what} {row[x]!r} at column {x + 1} of row {y} (expected only {_TERRAIN})",
                                  path=path, line=n + 2 + y)
         if len(row) != width:
-            raise MapFormatError(f"row {y} has {len(row)} characters, expected {width}",
+            raise MapFormatError(f"row {y} has {len(row)} characters, expected {shown(width)}",
                                  path=path, line=n + 2 + y)
     if len(rows) != height:
         where = n + 1 + min(len(rows), height + 1)
-        raise MapFormatError(f"expected {height} rows, found {len(rows)}", path=path,
+        raise MapFormatError(f"expected {shown(height)} rows, found {len(rows)}", path=path,
                              line=where)
     codes = np.frombuffer("".join(rows).encode("ascii"), dtype=np.uint8).reshape(height, width)
     return np.isin(codes, _PASSABLE_CODES)
@@ -178,11 +178,11 @@ def _scenario(fields: list[str], path: str | os.PathLike[str], n: int | None) ->
         [fields[i] for i in (0, 2, 3, 4, 5, 6, 7)], "bucket, map size and cells", path, n)
     (length,) = to_floats(fields[8:], "optimal length", path, n)
     if width <= 0 or height <= 0:
-        raise MapFormatError(f"map size must be positive, got {width} x {height}", path=path,
+        raise MapFormatError(f"map size must be positive, got {shown(width)} x {shown(height)}", path=path,
                              line=n)
     for name, (x, y) in (("start", (sx, sy)), ("goal", (gx, gy))):
         if not (0 <= x < width and 0 <= y < height):
-            raise MapFormatError(f"{name} {(x, y)} lies outside the {width} x {height} map",
+            raise MapFormatError(f"{name} {shown((x, y))} lies outside the {shown(width)} x {shown(height)} map",
                                  path=path, line=n)
     if length < 0:
         raise MapFormatError(f"the optimal length must be >= 0, got {length}", path=path, line=n)
@@ -206,7 +206,7 @@ def write_scenarios(path: str | os.PathLike[str], scenarios: Iterable[Scenario])
             raise InvalidInputError(f"scenarios[{k}] must be a Scenario, got {type(s).__name__}")
         name = s.map_name
         if not isinstance(name, str) or name.split() != [name] or not name.isascii():
-            raise InvalidInputError(f"scenarios[{k}].map_name must be ASCII without whitespace, got {name!r}")
+            raise InvalidInputError(f"scenarios[{k}].map_name must be ASCII without whitespace, got {shown(name)}")
         length = real_number(s.optimal_length, f"scenarios[{k}].optimal_length", "a finite number >= 0")
         try:
             ints = (s.bucket, s.width, s.height, *s.start, *s.goal)
@@ -223,6 +223,6 @@ def write_scenarios(path: str | os.PathLike[str], scenarios: Iterable[Scenario])
             raise InvalidInputError(f"cannot write {exc}") from None
         for field, value in zip(("bucket", "width", "height", "start", "start", "goal", "goal"), ints, strict=True):
             if not is_int(value):  # a str such as '7' reads back as 7
-                raise InvalidInputError(f"scenarios[{k}].{field} must hold ints, got {getattr(s, field)!r}")
+                raise InvalidInputError(f"scenarios[{k}].{field} must hold ints, got {shown(getattr(s, field))}")
         out.append("\t".join(fields))
     file_path(path).write_text("\n".join(out) + "\n", encoding="ascii")
