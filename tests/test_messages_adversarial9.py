@@ -25,6 +25,8 @@ CALLS: dict[str, Callable[[], Any]] = {
     "Crowd.update(dt)": lambda: _crowd().update(HUGE),
     "Crowd.remove(agent)": lambda: _crowd().remove([HUGE]),
     "distance_field(sources)": lambda: gamenav.distance_field(TileGrid(np.ones((4, 4), dtype=bool)), HUGE),
+    "distance_field(source cell)": lambda: gamenav.distance_field(TileGrid(np.ones((4, 4), dtype=bool)),
+                                                                  [(HUGE, 0)]),
     "warmup(grid)": lambda: gamenav.warmup(grid=HUGE),
     "warmup(progress)": lambda: gamenav.warmup(progress=HUGE),
 }

@@ -107,7 +107,7 @@ def snapshot_field(grid: TileGrid, snapshot: _GridState | None, sources: npt.Arr
     if outside.any():
         i = int(np.argmax(outside))
         raise OutOfBoundsError(
-            f"source {(int(xs[i]), int(ys[i]))} is outside the grid "
+            f"source {shown((int(xs[i]), int(ys[i])))} is outside the grid "
             f"(x in 0..{grid.width - 1}, y in 0..{grid.height - 1})")
     xs, ys = xs.astype(np.int64), ys.astype(np.int64)
     state = radius_state(grid._snapshot() if snapshot is None else snapshot, mask)  # read only this one
