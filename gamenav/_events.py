@@ -319,15 +319,17 @@ the event set when it ends."""
 _waiting_for: dict[int, int] = {}
 """Threads whose ``close()`` waits for a ``close()`` in another thread: waiter -> closer."""
 _closing_lock = threading.Lock()
+"""Guards the two dicts. Nothing under it makes an object the garbage collector tracks: a
+collection there may run a ``__del__`` that closes something, and this lock is not re-entrant."""
 
 
-def _may_deadlock(me: int, closer: int) -> bool:
+def _may_deadlock(me: int, closer: int, listening: bool) -> bool:
     """Whether thread ``me`` must not wait for the ``close()`` that thread ``closer`` runs (under
     ``_closing_lock``): it is ``me`` (re-entrant), or waits for one ``me`` runs (through a chain of
-    waits), or ``me`` is in a change listener (see :meth:`Closes.close`)."""
+    waits), or ``me`` is ``listening`` (in a change listener: see :meth:`Closes.close`)."""
     while closer != me and closer in _waiting_for:
         closer = _waiting_for[closer]
-    return closer == me or getattr(_notifying, "depth", 0) > 0
+    return closer == me or listening
 
 
 class Closes:
@@ -349,16 +351,20 @@ class Closes:
         may wait for: that close ends after the edit) or by a close the running one waits for.
         If closing raises, the object stays open and the next ``close()`` tries again.
         """
+        if self._closed:
+            return
         me = threading.get_ident()
+        mine = (me, threading.Event())  # (made before taking _closing_lock: see there)
+        listening = getattr(_notifying, "depth", 0) > 0
         while True:
             with _closing_lock:
                 if self._closed:
                     return
                 running = _closing.get(id(self))
                 if running is None:
-                    _closing[id(self)] = (me, threading.Event())
+                    _closing[id(self)] = mine
                     break
-                if _may_deadlock(me, running[0]):
+                if _may_deadlock(me, running[0], listening):
                     return
                 _waiting_for[me] = running[0]
             try:
