@@ -24,9 +24,13 @@ changed seeds walks backwards along the four diagonals, each walk recomputing en
 comes out unchanged. The result equals a full rebuild (tests compare them).
 
 Search (:func:`search_step`): JPS successor pruning (``jump_directions``) and :func:`_jump`; the
-open list is a binary heap over a small per-search pool of generated nodes (g, f, node, parent
+open list is a binary heap over a small per-search pool of generated nodes (g, node, parent
 slot, heap position), found from a node through ``key[n] = stamp << 32 | slot`` (verified
-against the pool), so a generated successor costs one random memory access, not six.
+against the pool), so a generated successor costs one random memory access, not six. The heap
+keeps each entry's f and g beside its slot (sifting reads no pool entry), and an expansion
+first finds all its successors, prefetching their ``key`` entries and table rows, then relaxes
+them in the same order, so those loads overlap the scans instead of stalling each relax (on
+orz700d's 200 longest queries: kernel 1.86 -> 1.65 ms median, same paths).
 """
 
 from __future__ import annotations
@@ -237,52 +241,58 @@ def _before(f1, g1, f2, g2):
 
 
 @njit(cache=True, nogil=True)
-def _sift_up(heap, hpos, pf, pg, i, s):
-    f = pf[s]
-    g = pg[s]
+def _sift_up(heap, hf, hg, hpos, i, s, f, g):
+    """Place slot ``s`` with keys ``(f, g)`` at heap position ``i`` or above."""
     while i > 0:
         q = (i - 1) >> 1
-        o = heap[q]
-        if not _before(f, g, pf[o], pg[o]):
+        if not _before(f, g, hf[q], hg[q]):
             break
+        o = heap[q]
         heap[i] = o
+        hf[i] = hf[q]
+        hg[i] = hg[q]
         hpos[o] = i
         i = q
     heap[i] = s
+    hf[i] = f
+    hg[i] = g
     hpos[s] = i
 
 
 @njit(cache=True, nogil=True)
-def _pop(heap, hpos, pf, pg, size):
-    """Remove the top slot of a heap of ``size`` entries and return it."""
+def _pop(heap, hf, hg, hpos, size):
+    """Remove the top slot of a heap of ``size`` entries."""
     top = heap[0]
     size -= 1
     if size > 0:
         last = heap[size]
-        f = pf[last]
-        g = pg[last]
+        f = hf[size]
+        g = hg[size]
         i = 0
         while True:
             c = 2 * i + 1
             if c >= size:
                 break
-            if c + 1 < size and _before(pf[heap[c + 1]], pg[heap[c + 1]], pf[heap[c]], pg[heap[c]]):
+            if c + 1 < size and _before(hf[c + 1], hg[c + 1], hf[c], hg[c]):
                 c += 1
-            o = heap[c]
-            if not _before(pf[o], pg[o], f, g):
+            if not _before(hf[c], hg[c], f, g):
                 break
+            o = heap[c]
             heap[i] = o
+            hf[i] = hf[c]
+            hg[i] = hg[c]
             hpos[o] = i
             i = c
         heap[i] = last
+        hf[i] = f
+        hg[i] = g
         hpos[last] = i
     hpos[top] = -1
-    return top
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _relax(nb, via, ng, nx, ny, s, gx, gy, stamp, used, size, key, pg, pf, pnode, pparent, pvia,
-           heap, hpos):
+def _relax(nb, via, ng, nx, ny, s, gx, gy, stamp, used, size, key, pg, pnode, pparent, pvia,
+           heap, hf, hg, hpos):
     """Offer node ``nb`` at padded ``(nx, ny)`` with cost ``ng`` from slot ``s`` (through the
     cell ``via``, or -1); returns the new ``(used, size)``."""
     ax = abs(nx - gx)
@@ -294,20 +304,33 @@ def _relax(nb, via, ng, nx, ny, s, gx, gy, stamp, used, size, key, pg, pf, pnode
         if hpos[sl] < 0 or not ng < pg[sl]:
             return used, size
         pg[sl] = ng
-        pf[sl] = f
         pparent[sl] = s
         pvia[sl] = via
-        _sift_up(heap, hpos, pf, pg, hpos[sl], sl)
+        _sift_up(heap, hf, hg, hpos, hpos[sl], sl, f, ng)
         return used, size
     sl = used
     key[nb] = (stamp << 32) | sl
     pnode[sl] = nb
     pg[sl] = ng
-    pf[sl] = f
     pparent[sl] = s
     pvia[sl] = via
-    _sift_up(heap, hpos, pf, pg, size, sl)
+    _sift_up(heap, hf, hg, hpos, size, sl, f, ng)
     return used + 1, size + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _found(found, count, nb, via, x, y, steps, key, tables, p, stride):
+    """Note successor ``nb`` at padded ``(x, y)`` (through ``via`` or -1; ``steps``: diagonal
+    steps << 32 | straight steps from the expanded node) as row ``count`` of ``found``, and start
+    loading what relaxing and expanding it reads; returns ``count + 1``."""
+    prefetch(key, nb)
+    _expects(tables, p, stride, nb)
+    found[count, 0] = nb
+    found[count, 1] = via
+    found[count, 2] = x
+    found[count, 3] = y
+    found[count, 4] = steps
+    return count + 1
 
 
 @njit(cache=True, nogil=True)
@@ -331,7 +354,7 @@ def write_chain(s, pnode, pparent, pvia, parent):
 
 @njit(cache=True, nogil=True)
 def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, mark,
-                pg, pf, pnode, pparent, pvia, heap, hpos, order, state, reserve):
+                pg, pnode, pparent, pvia, heap, hf, hg, hpos, order, found, state):
     """Run JPS+ from the state in the pool for at most ``max_expansions`` expansions.
 
     ``key`` ``(N,)`` int64 maps nodes to pool slots (``stamp << 32 | slot``); ``g`` and ``mark``
@@ -339,13 +362,16 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, mark,
     written there (g and closed mark ``stamp + 1``) when a call returns IN_PROGRESS, and the
     goal's g when found; :func:`write_chain` then writes the parent chain of the goal (or of a
     partial path's node) into the workspace's ``parent`` for ``trace_path``.
-    Pool arrays (capacity ``C``): ``pg``, ``pf`` float64 g and f, ``pnode`` int64 node,
-    ``pparent`` int64 parent slot, ``pvia`` int64 the intermediate cell a successor was reached
-    through (-1: on a straight or diagonal line from its parent), ``heap`` / ``hpos`` int64
-    binary heap of slots (``hpos`` -1 once closed), ``order`` int64 slots in expansion order. ``state`` int64
-    ``[stamp, slots_used, heap_size, expanded, written]``.
+    Pool arrays (capacity ``C``), by slot: ``pg`` float64 g, ``pnode`` int64 node, ``pparent``
+    int64 parent slot, ``pvia`` int64 the intermediate cell a successor was reached through (-1:
+    on a straight or diagonal line from its parent), ``hpos`` int64 heap position (-1 once
+    closed); by heap position: ``heap`` int64 slot, ``hf``, ``hg`` float64 its f and g (the
+    keys, read without an indirection); ``order`` int64 slots in expansion order.
+    ``found`` ``(R, 5)`` int64 holds one expansion's successors (``R`` the reserve: at most 8 +
+    2 per cell of its diagonal scans). ``state`` int64 ``[stamp, slots_used, heap_size,
+    expanded, written]``.
 
-    Returns IN_PROGRESS, FOUND, EXHAUSTED or GROW (fewer than 8 free slots: grow, call again).
+    Returns IN_PROGRESS, FOUND, EXHAUSTED or GROW (fewer than ``R`` free slots: grow, call again).
     """
     stamp = state[0]
     closed = np.int32(stamp + 1)
@@ -353,6 +379,7 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, mark,
     size = state[2]
     expanded = state[3]
     cap = pg.shape[0]
+    reserve = found.shape[0]
     budget = max_expansions
     dirs = np.empty(8, dtype=np.int64)
     status = IN_PROGRESS
@@ -371,7 +398,7 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, mark,
         if used + reserve > cap or expanded >= cap:
             status = GROW
             break
-        _pop(heap, hpos, pf, pg, size)
+        _pop(heap, hf, hg, hpos, size)
         size -= 1
         expanded += 1
         budget -= 1
@@ -382,6 +409,8 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, mark,
         y = n // stride
         x = n - y * stride
         nd = jump_directions(p, stride, n, pn, dirs)
+        # all successors first (their loads overlap the scans), then relaxed in the same order
+        count = 0
         for i in range(nd):
             d = dirs[i]
             dx = d - ((d + stride // 2) // stride) * stride
@@ -389,11 +418,9 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, mark,
             if dx == 0 or dy == 0:
                 nb = _jump(tables, stride, n, x, y, dx, dy, goal, gx, gy)
                 if nb >= 0:
-                    _expects(tables, p, stride, nb)
                     dist = abs(nb - n) // abs(d)
-                    used, size = _relax(nb, -1, gn + dist, x + dx * dist, y + dy * dist, s, gx, gy,
-                                        stamp, used, size, key, pg, pf, pnode, pparent, pvia,
-                                        heap, hpos)
+                    count = _found(found, count, nb, -1, x + dx * dist, y + dy * dist, dist, key,
+                                   tables, p, stride)
                 continue
             # diagonal: intermediate jump points are not expanded; their straight jump points
             # become successors of n directly (via the intermediate), and the scan goes on
@@ -410,21 +437,23 @@ def search_step(tables, p, stride, goal, gx, gy, max_expansions, key, g, mark,
                 cx += dx * k
                 cy += dy * k
                 steps += k
-                gc = gn + steps * SQRT2
                 if cy == gy or cx == gx:  # maybe a goal event: a node of its own, expanded
-                    used, size = _relax(c, -1, gc, cx, cy, s, gx, gy, stamp, used, size, key,
-                                        pg, pf, pnode, pparent, pvia, heap, hpos)
+                    count = _found(found, count, c, -1, cx, cy, steps << 32, key, tables, p, stride)
                     break
                 for e in range(2):
                     ex = dx if e == 0 else 0
                     ey = 0 if e == 0 else dy
                     m = _jump(tables, stride, c, cx, cy, ex, ey, goal, gx, gy)
                     if m >= 0:
-                        _expects(tables, p, stride, m)
                         dist = abs(m - c) // (1 if e == 0 else stride)
-                        used, size = _relax(m, c, gc + dist, cx + ex * dist, cy + ey * dist, s,
-                                            gx, gy, stamp, used, size, key, pg, pf, pnode,
-                                            pparent, pvia, heap, hpos)
+                        count = _found(found, count, m, c, cx + ex * dist, cy + ey * dist,
+                                       (steps << 32) | dist, key, tables, p, stride)
+        for j in range(count):
+            steps = found[j, 4]  # g as before: (gn + diagonal steps * sqrt 2) + straight steps
+            ng = gn + (steps >> 32) * SQRT2 + (steps & 0xFFFFFFFF)
+            used, size = _relax(found[j, 0], found[j, 1], ng, found[j, 2], found[j, 3], s, gx, gy,
+                                stamp, used, size, key, pg, pnode, pparent, pvia, heap, hf, hg,
+                                hpos)
     if status == IN_PROGRESS:  # partial paths pick from the closed nodes in the workspace
         for j in range(state[4], expanded):
             s = order[j]

@@ -20,7 +20,9 @@ paths may differ among equal-cost ones.
 * Search: successor pruning as in JPS, plus the paper's intermediate pruning: the jump points a
   diagonal scan passes (where a straight sub-scan finds a jump point) are not expanded; their
   straight jump points become successors directly. A compact open list (a binary heap over a
-  pool of generated nodes) keeps the random memory accesses per successor to about one.
+  pool of generated nodes, its keys inline) keeps the random memory accesses per successor to
+  about one, and that one is prefetched: an expansion collects its successors before relaxing
+  them (12 % less kernel time on orz700d, same paths).
 * Dense maps (more than :data:`DENSE_SHARE` of the cells next to a jump point: random obstacle
   maps, 1-wide mazes) run A* instead, which is faster there; costs are optimal either way.
 * Threads: each snapshot's searches must read the table of that snapshot. A search takes the
@@ -140,28 +142,28 @@ class PlusSearch:
     (see :func:`gamenav._kernels.jump_plus.search_step`); :meth:`release` gives the table back.
     """
 
-    __slots__ = ("index", "table", "state", "pool", "reserve")
+    __slots__ = ("index", "table", "state", "pool", "found")
 
     def __init__(self, index: JumpIndex, table: Table) -> None:
         self.index: JumpIndex | None = index
         self.table = table
         self.state = np.zeros(5, dtype=np.int64)
         # one expansion adds at most 8 + 2 per cell of its diagonal scans
-        self.reserve = 8 + 8 * (index._stride + table.shape[0] // index._stride)
-        self.pool = self._alloc(2 * self.reserve)
+        reserve = 8 + 8 * (index._stride + table.shape[0] // index._stride)
+        self.found = np.empty((reserve, 5), dtype=np.int64)
+        self.pool = self._alloc(2 * reserve)
 
     @staticmethod
     def _alloc(cap: int) -> tuple[npt.NDArray[Any], ...]:
-        return (np.empty(cap, dtype=np.float64), np.empty(cap, dtype=np.float64),
-                np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
-                np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
-                np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64))
+        """Pool arrays of capacity ``cap``: ``pg, pnode, pparent, pvia, heap, hf, hg, hpos,
+        order`` (see :func:`gamenav._kernels.jump_plus.search_step`)."""
+        return tuple(np.empty(cap, dtype=np.float64 if i in (0, 5, 6) else np.int64) for i in range(9))
 
     def begin(self, stamp: int, start: int, h: float, key: npt.NDArray[np.int64]) -> None:
         """Open the start node (``stamp`` from the workspace's ``_begin``; ``key`` its ``rkey``)."""
         key[start] = stamp << 32
-        pg, pf, pnode, pparent, pvia, heap, hpos, _ = self.pool
-        pg[0], pf[0], pnode[0], pparent[0], pvia[0], heap[0], hpos[0] = 0.0, h, start, -1, -1, 0, 0
+        pg, pnode, pparent, pvia, heap, hf, hg, hpos, _ = self.pool
+        pg[0], pnode[0], pparent[0], pvia[0], heap[0], hf[0], hg[0], hpos[0] = 0.0, start, -1, -1, 0, h, 0.0, 0
         self.state[:] = (stamp, 1, 1, 0, 0)
 
     def step(self, passable: npt.NDArray[np.uint8], stride: int, goal: int, gx: int, gy: int,
@@ -170,11 +172,11 @@ class PlusSearch:
         """Run up to ``budget`` expansions; returns a ``gamenav._kernels.grid_search`` status
         (FOUND: the goal's chain written into ``parent``)."""
         while True:
-            pg, pf, pnode, pparent, pvia, heap, hpos, order = self.pool
+            pg, pnode, pparent, pvia, heap, hf, hg, hpos, order = self.pool
             expanded = self.expanded
             code = int(_kp.search_step(self.table, passable, stride, goal, gx, gy, budget, key, g,
-                                       mark, pg, pf, pnode, pparent, pvia, heap, hpos, order,
-                                       self.state, self.reserve))
+                                       mark, pg, pnode, pparent, pvia, heap, hf, hg, hpos, order,
+                                       self.found, self.state))
             if code == _kp.FOUND:
                 self.chain(goal, key, parent)
             if code != _kp.GROW:
@@ -189,12 +191,17 @@ class PlusSearch:
     def chain(self, node: int, key: npt.NDArray[np.int64], parent: npt.NDArray[np.int32]) -> None:
         """Write the parent chain of the closed ``node`` into the workspace's ``parent`` (for
         ``trace_path``; ``key`` the workspace's ``rkey``)."""
-        _, _, pnode, pparent, pvia, _, _, _ = self.pool
+        _, pnode, pparent, pvia, *_ = self.pool
         _kp.write_chain(int(key[node]) & 0xFFFFFFFF, pnode, pparent, pvia, parent)
 
     @property
     def expanded(self) -> int:
         return int(self.state[3])
+
+    @property
+    def reserve(self) -> int:
+        """Free pool slots an expansion may need (the rows of ``found``)."""
+        return int(self.found.shape[0])
 
     def shared(self) -> PlusSearch:
         """JPS+ state for another search on this one's table, which this one holds: the new
