@@ -99,7 +99,7 @@ def find_path(world: Any, start: Any, goal: Any, **options: Any) -> Path:
             path = try_find_path(world, start, goal)
             if path is not None:
                 return path
-        elif len(options) == 1 and type(alg := options.get("algorithm")) is str and alg in ("hpa", "subgoal"):
+        elif len(options) == 1 and type(alg := options.get("algorithm")) is str and alg in ("jps", "hpa", "subgoal"):
             path = try_graph_path(world, start, goal, alg)
             if path is not None:
                 return path
