@@ -34,7 +34,7 @@ paths may differ among equal-cost ones.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -43,6 +43,9 @@ from gamenav._kernels import announce_compile
 from gamenav._kernels import jump_plus as _kp
 from gamenav.grid._index import GridIndex, IndexRegistry, padded_cells
 from gamenav.grid.tilegrid import TileGrid, _GridState
+
+if TYPE_CHECKING:
+    from gamenav.grid.search import SearchWorkspace
 
 __all__ = ["JumpIndex", "jump_index"]
 
@@ -138,20 +141,26 @@ def jump_index(grid: TileGrid) -> JumpIndex:
 class PlusSearch:
     """The JPS+ state of one running search: the table of its snapshot and a node pool.
 
-    Created by :func:`acquire`; :meth:`step` runs the kernel on the search's workspace arrays
-    (see :func:`gamenav._kernels.jump_plus.search_step`); :meth:`release` gives the table back.
+    Created by :func:`acquire`; :meth:`begin` takes the node pool from the search's workspace
+    (its ``plus_arrays``, allocated by its first JPS+ search and kept there, grown, for the next
+    ones: about ``1500 * (height + width)`` bytes); :meth:`step` runs the kernel on the
+    workspace's arrays (see :func:`gamenav._kernels.jump_plus.search_step`); :meth:`release`
+    gives the table back.
+
+    Attributes:
+        reserve: free pool slots an expansion may need (the rows of ``found``): 8 + 2 per cell
+            of its diagonal scans.
     """
 
-    __slots__ = ("index", "table", "state", "pool", "found")
+    __slots__ = ("index", "table", "state", "reserve", "pool", "found")
 
     def __init__(self, index: JumpIndex, table: Table) -> None:
         self.index: JumpIndex | None = index
         self.table = table
         self.state = np.zeros(5, dtype=np.int64)
-        # one expansion adds at most 8 + 2 per cell of its diagonal scans
-        reserve = 8 + 8 * (index._stride + table.shape[0] // index._stride)
-        self.found = np.empty((reserve, 5), dtype=np.int64)
-        self.pool = self._alloc(2 * reserve)
+        self.reserve = 8 + 8 * (index._stride + table.shape[0] // index._stride)
+        self.pool: tuple[npt.NDArray[Any], ...] = ()  # (set by begin)
+        self.found: npt.NDArray[np.int64] = np.empty((0, 5), dtype=np.int64)
 
     @staticmethod
     def _alloc(cap: int) -> tuple[npt.NDArray[Any], ...]:
@@ -159,26 +168,30 @@ class PlusSearch:
         order`` (see :func:`gamenav._kernels.jump_plus.search_step`)."""
         return tuple(np.empty(cap, dtype=np.float64 if i in (0, 5, 6) else np.int64) for i in range(9))
 
-    def begin(self, stamp: int, start: int, h: float, key: npt.NDArray[np.int64]) -> None:
-        """Open the start node (``stamp`` from the workspace's ``_begin``; ``key`` its ``rkey``)."""
-        key[start] = stamp << 32
+    def begin(self, stamp: int, start: int, h: float, ws: SearchWorkspace) -> None:
+        """Open the start node on workspace ``ws`` (held; ``stamp`` from its ``_begin``)."""
+        if ws.plus_arrays is None:  # (the reserve depends on the grid shape only: ws's)
+            ws.plus_arrays = (np.empty((self.reserve, 5), dtype=np.int64), *self._alloc(2 * self.reserve))
+        self.found, *pool = ws.plus_arrays
+        self.pool = tuple(pool)
+        ws.rkey[start] = stamp << 32
         pg, pnode, pparent, pvia, heap, hf, hg, hpos, _ = self.pool
         pg[0], pnode[0], pparent[0], pvia[0], heap[0], hf[0], hg[0], hpos[0] = 0.0, start, -1, -1, 0, h, 0.0, 0
         self.state[:] = (stamp, 1, 1, 0, 0)
 
     def step(self, passable: npt.NDArray[np.uint8], stride: int, goal: int, gx: int, gy: int,
-             budget: int, key: npt.NDArray[np.int64], g: npt.NDArray[np.float64],
-             parent: npt.NDArray[np.int32], mark: npt.NDArray[np.int32]) -> int:
-        """Run up to ``budget`` expansions; returns a ``gamenav._kernels.grid_search`` status
-        (FOUND: the goal's chain written into ``parent``)."""
+             budget: int, ws: SearchWorkspace) -> int:
+        """Run up to ``budget`` expansions on workspace ``ws`` (held; the one of :meth:`begin`);
+        returns a ``gamenav._kernels.grid_search`` status (FOUND: the goal's chain written into
+        ``ws.parent``)."""
         while True:
             pg, pnode, pparent, pvia, heap, hf, hg, hpos, order = self.pool
             expanded = self.expanded
-            code = int(_kp.search_step(self.table, passable, stride, goal, gx, gy, budget, key, g,
-                                       mark, pg, pnode, pparent, pvia, heap, hf, hg, hpos, order,
+            code = int(_kp.search_step(self.table, passable, stride, goal, gx, gy, budget, ws.rkey, ws.g,
+                                       ws.mark, pg, pnode, pparent, pvia, heap, hf, hg, hpos, order,
                                        self.found, self.state))
             if code == _kp.FOUND:
-                self.chain(goal, key, parent)
+                self.chain(goal, ws.rkey, ws.parent)
             if code != _kp.GROW:
                 return code
             budget -= self.expanded - expanded  # (GROW comes with budget left)
@@ -187,6 +200,7 @@ class PlusSearch:
             for new, old in zip(bigger, self.pool, strict=True):
                 new[:used] = old[:used]
             self.pool = bigger
+            ws.plus_arrays = (self.found, *bigger)  # (kept grown for the workspace's next searches)
 
     def chain(self, node: int, key: npt.NDArray[np.int64], parent: npt.NDArray[np.int32]) -> None:
         """Write the parent chain of the closed ``node`` into the workspace's ``parent`` (for
@@ -197,11 +211,6 @@ class PlusSearch:
     @property
     def expanded(self) -> int:
         return int(self.state[3])
-
-    @property
-    def reserve(self) -> int:
-        """Free pool slots an expansion may need (the rows of ``found``)."""
-        return int(self.found.shape[0])
 
     def shared(self) -> PlusSearch:
         """JPS+ state for another search on this one's table, which this one holds: the new

@@ -67,8 +67,10 @@ class SearchWorkspace:
     finish, are cancelled or are dropped unfinished. The pool keeps at most 4 workspaces per
     grid shape and :data:`POOL_MAX_BYTES` in total (least recently returned go first), and
     frees a shape's workspaces once no grid of that shape is alive. A workspace holds about
-    32 bytes per cell, 56 once a weighted search used it (its array attributes are the
-    kernels' state, described in ``gamenav._kernels.grid_search``; do not modify them).
+    32 bytes per cell, 56 once a weighted search used it, and once a JPS+ search did, its node
+    pool too: about ``1500 * (height + width)`` bytes, more after long searches (4.6 MB on a
+    1550 x 1550 grid). Its array attributes are the kernels' state, described in
+    ``gamenav._kernels.grid_search`` and ``gamenav._kernels.jump_plus``; do not modify them.
     ``copy.copy``, ``copy.deepcopy`` and pickle give a new workspace of the same shape.
 
     Args:
@@ -105,15 +107,17 @@ class SearchWorkspace:
         self.rhead = np.empty(64, dtype=np.int32)
         self.rmin = np.empty(64, dtype=np.int64)
         self._heap: _Heap | None = None
+        # the JPS+ node pool (gamenav.grid.jump_plus.PlusSearch), allocated by the first JPS+ search
+        self.plus_arrays: tuple[npt.NDArray[Any], ...] | None = None
         self._stamp = 0
         self._owner: object | None = None  # a token of the running search, never the search
         self._busy = threading.Lock()  # held while a search sets up or runs on the arrays
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the arrays (the heap arrays count once allocated)."""
+        """Bytes held by the arrays (the heap and JPS+ arrays count once allocated)."""
         arrays = (self.g, self.parent, self.mark, self.rkey, self.rnext, self.rprev, self.rhead,
-                  self.rmin) + (self._heap or ())
+                  self.rmin) + (self._heap or ()) + (self.plus_arrays or ())
         return sum(a.nbytes for a in arrays)
 
     @property
@@ -638,9 +642,8 @@ def _plus_path(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: 
     ws, token = _pool.borrow(grid), object()  # (borrowed: no other search holds it)
     try:
         stamp = int(ws._begin(token, np.array([node], dtype=np.int64), True)[0])
-        plus.begin(stamp, node, _octile(sx - gx, sy - gy), ws.rkey)
-        code = plus.step(padded(state).passable, stride, goal_node, gx + 1, gy + 1, expansion_budget(None),
-                         ws.rkey, ws.g, ws.parent, ws.mark)
+        plus.begin(stamp, node, _octile(sx - gx, sy - gy), ws)
+        code = plus.step(padded(state).passable, stride, goal_node, gx + 1, gy + 1, expansion_budget(None), ws)
         if code != _k.FOUND:  # cannot happen: one island
             raise RuntimeError(f"JPS+ from {start} to {goal} in one island ended with code {code}")
         cells = _k.trace_path(ws.parent, goal_node, stride)
@@ -914,8 +917,7 @@ class GridSearch(NotCopyable):
         with ws._using():
             self._istate = ws._begin(self._token, start_node, self._monotone)
             if self._plus is not None:
-                self._plus.begin(int(self._istate[0]), int(start_node[0]), _octile(sx - gx, sy - gy),
-                                 ws.rkey)
+                self._plus.begin(int(self._istate[0]), int(start_node[0]), _octile(sx - gx, sy - gy), ws)
         self._fstate = np.array([np.inf, np.inf], dtype=np.float64)
 
     def __del__(self) -> None:
@@ -1003,8 +1005,7 @@ class GridSearch(NotCopyable):
         hf, hg, hn, pos = _NO_HEAP if self._monotone else ws.heap
         plus = self._plus
         if plus is not None:  # JPS+ (gamenav.grid.jump_plus): same costs as online JPS
-            code = plus.step(pad.passable, self._stride, self._goal_node, gx, gy, budget,
-                             ws.rkey, ws.g, ws.parent, ws.mark)
+            code = plus.step(pad.passable, self._stride, self._goal_node, gx, gy, budget, ws)
             self._expanded = plus.expanded
         else:
             table = pad.jump_table() if self._use_jps else _NO_TABLE
