@@ -472,13 +472,14 @@ class SubgoalIndex(GridIndex[_Graph]):
         live = np.flatnonzero(gr.ncell >= 0)
         rows = min(LANDMARKS, max(ACTIVE, LANDMARK_BUDGET // max(live.size, 1)))
         marks = gr.marks
+        grew = rows > marks.cells.shape[0]  # (new rows' sectors: their farthest subgoal among all)
         if marks.dist.shape != (rows, gr.ncell.shape[0]):
             marks = gr.marks = marks.resized(rows, gr.ncell.shape[0])
         marks.dist[:, changed] = _ks.NO_DIST
         marks.by_node[changed] = _ks.NO_DIST
         old = np.where(marks.cells >= 0, gr.sg[np.maximum(marks.cells, 0)], -1).astype(np.int64)
         gone = (marks.cells >= 0) & (old < 0)
-        ids = live if gone.any() else changed[gr.ncell[changed] >= 0]  # (new ones: sectors gain)
+        ids = live if grew or gone.any() else changed[gr.ncell[changed] >= 0]  # (new ones: sectors gain)
         sector = _sectors(self.shape, gr.node_x[ids].astype(np.int64), gr.node_y[ids].astype(np.int64))
         best = _farthest(gr, self.shape, np.append(ids, old[old >= 0]),
                          np.append(sector, _SECTOR_ORDER[:rows][old >= 0]))

@@ -169,3 +169,18 @@ def test_a_graph_growing_past_the_landmark_budget_keeps_its_first_rows(
         for x, y, dw, dh, value in edits:
             grid.set_walkable((x, y, x + dw, y + dh), value)
             assert _rows(index) == _rows(subgoal.SubgoalIndex(grid.copy()))
+
+
+def test_an_edit_that_gives_a_graph_more_landmarks_places_the_new_ones_among_all_subgoals() -> None:
+    """Blocking cells leaves fewer subgoals, so more landmarks (LANDMARK_BUDGET, here small): the
+    new rows' sectors take their farthest subgoal of the whole graph, as a build does (the old
+    code looked only among the subgoals the edit made, and left their rows unlike a build's)."""
+    walk = np.random.default_rng(1).random((10, 10)) >= 0.25
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(subgoal, "LANDMARK_BUDGET", 300)
+        grid = gamenav.TileGrid(walk)
+        index = subgoal.subgoal_index(grid)
+        rows = index._data.marks.cells.size
+        grid.set_walkable((5, 6, 6, 9), False)
+        assert index._data.marks.cells.size > rows
+        assert _rows(index) == _rows(subgoal.SubgoalIndex(grid.copy()))
