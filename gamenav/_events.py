@@ -24,11 +24,12 @@ copy keeps of the original (never its listeners).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable, Set
+from collections.abc import Callable, Iterator, Set
 from types import ModuleType, TracebackType
 from typing import Any, Generic, NoReturn, SupportsIndex, TypeVar
 
@@ -44,9 +45,20 @@ Unsubscribe = Callable[[], None]
 
 _log = logging.getLogger("gamenav")
 
-_notifying = threading.local()
-"""``depth``: how many :meth:`Listeners.notify` run in this thread (listeners run under their
-world's edit lock)."""
+_holding = threading.local()
+"""``depth``: how many :func:`_no_waits` regions this thread is in."""
+
+
+@contextlib.contextmanager
+def _no_waits() -> Iterator[None]:
+    """A region whose code (a listener, a ``__del__`` a garbage collection runs) must not wait for
+    a ``close()`` in another thread (:meth:`Closes.close`): this thread holds a lock that close may
+    need (:meth:`Listeners.notify`: the world's edit lock; :meth:`Listeners._replace`: its own)."""
+    _holding.depth = getattr(_holding, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _holding.depth -= 1
 
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -134,8 +146,8 @@ class Listeners(Generic[C]):
         A garbage collection may strike while the new tuple is built, and a ``__del__`` it runs
         may subscribe or unsubscribe (a unit that unsubscribes when dropped): in this thread, so
         the lock is re-entrant (a plain lock hung for ever), and the tuple is built again from
-        the subscriptions that ``__del__`` left."""
-        with self._lock:
+        the subscriptions that ``__del__`` left (a ``close()`` it makes does not wait: :func:`_no_waits`)."""
+        with _no_waits(), self._lock:
             subs = None
             while subs is not self._subs:
                 subs = self._subs
@@ -161,17 +173,16 @@ class Listeners(Generic[C]):
             return
         waiting = self._local.waiting = deque([(change, self._subs)])
         first: BaseException | None = None
-        _notifying.depth = getattr(_notifying, "depth", 0) + 1
         try:
-            while waiting:
-                error = self._deliver(*waiting.popleft())
-                if first is None:
-                    first = error
-                elif error is not None:
-                    _log.error("gamenav: another change listener failed too", exc_info=error)
+            with _no_waits():
+                while waiting:
+                    error = self._deliver(*waiting.popleft())
+                    if first is None:
+                        first = error
+                    elif error is not None:
+                        _log.error("gamenav: another change listener failed too", exc_info=error)
         finally:
             self._local.waiting = None
-            _notifying.depth -= 1
         if first is not None:
             raise first
 
@@ -323,13 +334,13 @@ _closing_lock = threading.Lock()
 collection there may run a ``__del__`` that closes something, and this lock is not re-entrant."""
 
 
-def _may_deadlock(me: int, closer: int, listening: bool) -> bool:
+def _may_deadlock(me: int, closer: int, holding: bool) -> bool:
     """Whether thread ``me`` must not wait for the ``close()`` that thread ``closer`` runs (under
     ``_closing_lock``): it is ``me`` (re-entrant), or waits for one ``me`` runs (through a chain of
-    waits), or ``me`` is ``listening`` (in a change listener: see :meth:`Closes.close`)."""
+    waits), or ``me`` is ``holding`` a lock it may need (:func:`_no_waits`)."""
     while closer != me and closer in _waiting_for:
         closer = _waiting_for[closer]
-    return closer == me or listening
+    return closer == me or holding
 
 
 class Closes:
@@ -348,14 +359,16 @@ class Closes:
         runs waits for it. One made by the code the running close runs (a listener, a
         ``__del__``, a callback) returns at once, and so does one that waiting could deadlock:
         made by a change listener (it runs under its world's edit lock, which the running close
-        may wait for: that close ends after the edit) or by a close the running one waits for.
+        may wait for: that close ends after the edit), by a ``__del__`` run while this thread
+        subscribes or unsubscribes (under the lock the running close unsubscribes with) or by a
+        close the running one waits for.
         If closing raises, the object stays open and the next ``close()`` tries again.
         """
         if self._closed:
             return
         me = threading.get_ident()
         mine = (me, threading.Event())  # (made before taking _closing_lock: see there)
-        listening = getattr(_notifying, "depth", 0) > 0
+        holding = getattr(_holding, "depth", 0) > 0
         while True:
             with _closing_lock:
                 if self._closed:
@@ -364,7 +377,7 @@ class Closes:
                 if running is None:
                     _closing[id(self)] = mine
                     break
-                if _may_deadlock(me, running[0], listening):
+                if _may_deadlock(me, running[0], holding):
                     return
                 _waiting_for[me] = running[0]
             try:

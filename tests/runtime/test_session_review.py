@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 import threading
 
+import numpy as np
+
 import gamenav
 from gamenav import _events
 
@@ -31,3 +33,45 @@ def test_a_close_a_garbage_collection_makes_while_another_close_takes_its_lock_d
         gc.set_threshold(*threshold)
         gc.callbacks.remove(collecting)
     assert first.closed
+
+
+def test_a_close_a_collection_makes_while_this_thread_subscribes_does_not_wait_for_another_threads_close() -> None:
+    # Thread A closes the cache, whose close unsubscribes from the grid (the grid's subscription
+    # lock). This thread subscribes to the grid meanwhile (holding that lock) and a collection
+    # there runs a __del__ that closes the cache: waiting for A's close would never end.
+    grid = gamenav.TileGrid(np.ones((4, 4), bool))
+    cache = gamenav.PathCache()
+    cache.find_path(grid, (0, 0), (3, 3))  # (subscribed to the grid)
+    entered, release, original = threading.Event(), threading.Event(), cache._close
+
+    def blocked() -> None:
+        entered.set()
+        release.wait()
+        original()  # (unsubscribes: takes the grid's subscription lock)
+
+    cache._close = blocked  # type: ignore[method-assign]
+    closer = threading.Thread(target=cache.close, daemon=True)
+    closer.start()
+    entered.wait()
+    lock, seen = grid._listeners._lock, []
+
+    def collecting(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and lock._is_owned() and not seen:  # type: ignore[attr-defined]
+            seen.append(True)
+            release.set()
+            cache.close()  # (what a __del__ run by this collection does)
+
+    threshold = gc.get_threshold()
+    gc.callbacks.append(collecting)
+    gc.set_threshold(1)
+    try:
+        subscriber = threading.Thread(target=lambda: grid.subscribe(print), daemon=True)
+        subscriber.start()
+        subscriber.join(120)  # (a deadlock never ends: the old code hung here)
+        assert not subscriber.is_alive()
+    finally:
+        gc.set_threshold(*threshold)
+        gc.callbacks.remove(collecting)
+        release.set()
+    closer.join(120)
+    assert seen and cache.closed
