@@ -4,11 +4,34 @@ from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
 import gamenav
 from gamenav import _events
+
+
+@contextmanager
+def _collecting_with(callback: Callable[[str, dict[str, int]], None]) -> Iterator[None]:
+    """``callback`` runs at every garbage collection, and one runs at almost every allocation."""
+    threshold = gc.get_threshold()
+    gc.callbacks.append(callback)
+    gc.set_threshold(1)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.callbacks.remove(callback)
+
+
+def _ends(target: Callable[[], object]) -> bool:
+    """Whether ``target()`` run in a thread ends (a deadlock never does: waits 120 s)."""
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(120)
+    return not worker.is_alive()
 
 
 def test_a_close_a_garbage_collection_makes_while_another_close_takes_its_lock_does_not_deadlock() -> None:
@@ -21,17 +44,8 @@ def test_a_close_a_garbage_collection_makes_while_another_close_takes_its_lock_d
             seen.append(True)
             second.close()  # (what a __del__ run by this collection does)
 
-    threshold = gc.get_threshold()
-    gc.callbacks.append(collecting)
-    gc.set_threshold(1)
-    try:
-        worker = threading.Thread(target=first.close, daemon=True)
-        worker.start()
-        worker.join(120)  # (a deadlock never ends: the old code hung here)
-        assert not worker.is_alive()
-    finally:
-        gc.set_threshold(*threshold)
-        gc.callbacks.remove(collecting)
+    with _collecting_with(collecting):
+        assert _ends(first.close)  # (the old code hung)
     assert first.closed
 
 
@@ -61,17 +75,10 @@ def test_a_close_a_collection_makes_while_this_thread_subscribes_does_not_wait_f
             release.set()
             cache.close()  # (what a __del__ run by this collection does)
 
-    threshold = gc.get_threshold()
-    gc.callbacks.append(collecting)
-    gc.set_threshold(1)
     try:
-        subscriber = threading.Thread(target=lambda: grid.subscribe(print), daemon=True)
-        subscriber.start()
-        subscriber.join(120)  # (a deadlock never ends: the old code hung here)
-        assert not subscriber.is_alive()
+        with _collecting_with(collecting):
+            assert _ends(lambda: grid.subscribe(print))  # (the old code hung)
     finally:
-        gc.set_threshold(*threshold)
-        gc.callbacks.remove(collecting)
         release.set()
     closer.join(120)
     assert seen and cache.closed
