@@ -37,7 +37,7 @@ from gamenav._validate import flag
 from gamenav.errors import InvalidInputError
 
 __all__ = ["Closeable", "Closes", "CopyState", "Inbox", "Listeners", "NotCopyable", "Unsubscribe", "added_state",
-           "without"]
+           "no_waits", "without"]
 
 C = TypeVar("C")
 Unsubscribe = Callable[[], None]
@@ -46,14 +46,15 @@ Unsubscribe = Callable[[], None]
 _log = logging.getLogger("gamenav")
 
 _holding = threading.local()
-"""``depth``: how many :func:`_no_waits` regions this thread is in."""
+"""``depth``: how many :func:`no_waits` regions this thread is in."""
 
 
 @contextlib.contextmanager
-def _no_waits() -> Iterator[None]:
+def no_waits() -> Iterator[None]:
     """A region whose code (a listener, a ``__del__`` a garbage collection runs) must not wait for
     a ``close()`` in another thread (:meth:`Closes.close`): this thread holds a lock that close may
-    need (:meth:`Listeners.notify`: the world's edit lock; :meth:`Listeners._replace`: its own)."""
+    need (:meth:`Listeners.notify`: the world's edit lock; :meth:`Listeners._replace`: its own; the
+    edit locks of grids and meshes, which their edits and a mesh's close take)."""
     _holding.depth = getattr(_holding, "depth", 0) + 1
     try:
         yield
@@ -146,8 +147,8 @@ class Listeners(Generic[C]):
         A garbage collection may strike while the new tuple is built, and a ``__del__`` it runs
         may subscribe or unsubscribe (a unit that unsubscribes when dropped): in this thread, so
         the lock is re-entrant (a plain lock hung for ever), and the tuple is built again from
-        the subscriptions that ``__del__`` left (a ``close()`` it makes does not wait: :func:`_no_waits`)."""
-        with _no_waits(), self._lock:
+        the subscriptions that ``__del__`` left (a ``close()`` it makes does not wait: :func:`no_waits`)."""
+        with no_waits(), self._lock:
             subs = None
             while subs is not self._subs:
                 subs = self._subs
@@ -174,7 +175,7 @@ class Listeners(Generic[C]):
         waiting = self._local.waiting = deque([(change, self._subs)])
         first: BaseException | None = None
         try:
-            with _no_waits():
+            with no_waits():
                 while waiting:
                     error = self._deliver(*waiting.popleft())
                     if first is None:
@@ -337,7 +338,7 @@ collection there may run a ``__del__`` that closes something, and this lock is n
 def _may_deadlock(me: int, closer: int, holding: bool) -> bool:
     """Whether thread ``me`` must not wait for the ``close()`` that thread ``closer`` runs (under
     ``_closing_lock``): it is ``me`` (re-entrant), or waits for one ``me`` runs (through a chain of
-    waits), or ``me`` is ``holding`` a lock it may need (:func:`_no_waits`)."""
+    waits), or ``me`` is ``holding`` a lock it may need (:func:`no_waits`)."""
     while closer != me and closer in _waiting_for:
         closer = _waiting_for[closer]
     return closer == me or holding

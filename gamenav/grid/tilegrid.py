@@ -42,7 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gamenav._arrays import frozen, rebuilt
-from gamenav._events import CopyState, Listeners, Unsubscribe, added_state, without
+from gamenav._events import CopyState, Listeners, Unsubscribe, added_state, no_waits, without
 from gamenav._kernels import announce_compile
 from gamenav._kernels.components import label_components
 from gamenav._validate import finite_point, flag, float_numbers, holds_bool, is_int, positive_number, shown
@@ -639,9 +639,9 @@ class TileGrid:
 
         Made again from the grid's new snapshot if it changed meanwhile: in this thread (the
         edit lock is re-entrant) a garbage collection may run a ``__del__`` that edits the grid,
-        and that edit must stay.
+        and that edit must stay (a ``close()`` it makes does not wait: :func:`~gamenav._events.no_waits`).
         """
-        with self._edit_lock:
+        with no_waits(), self._edit_lock:
             state: _GridState | None = None
             while state is not self._state:
                 state = self._state

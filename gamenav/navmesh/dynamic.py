@@ -59,6 +59,7 @@ import shapely.errors
 from shapely.geometry.base import BaseGeometry
 
 from gamenav._arrays import frozen, rebuilt
+from gamenav._events import no_waits
 from gamenav._kernels import announce_compile
 from gamenav._kernels.dynamic import (boundary_rings, cavity, copy_rows, reindex, relabel,
                                       split_groups, stitch, tri_cells)
@@ -1325,7 +1326,7 @@ def _edit_locks(es: EditState) -> Iterator[None]:
     """``es.lock``, taken after the followed grid's edit lock (if any) as a grid edit takes them
     (its follower takes ``es.lock``): a mesh edit whose listener edits the grid deadlocked with
     an edit of the grid in another thread."""
-    with es.grid._edit_lock if es.grid is not None else contextlib.nullcontext(), es.lock:
+    with no_waits(), es.grid._edit_lock if es.grid is not None else contextlib.nullcontext(), es.lock:
         yield
 
 

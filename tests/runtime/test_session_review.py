@@ -6,11 +6,13 @@ import gc
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
 import gamenav
 from gamenav import _events
+from tests.runtime.test_runtime_adversarial7 import _blocking_close
 
 
 @contextmanager
@@ -34,6 +36,34 @@ def _ends(target: Callable[[], object]) -> bool:
     return not worker.is_alive()
 
 
+def _closing_elsewhere(obj: Any) -> threading.Event:
+    """Start ``obj.close()`` in another thread, held inside ``_close`` until the returned event is
+    set (then ``_close`` runs: it takes the locks it needs)."""
+    entered, release = _blocking_close(obj)
+    threading.Thread(target=obj.close, daemon=True).start()
+    entered.wait()
+    return release
+
+
+def _closing_under(lock: Any, obj: Any, release: threading.Event, seen: list[bool]
+                   ) -> Callable[[str, dict[str, int]], None]:
+    """A collection callback that, the first time it runs while this thread holds ``lock``,
+    sets ``release`` and closes ``obj`` (what a ``__del__`` run by the collection does)."""
+
+    def collecting(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and lock._is_owned() and not seen:
+            seen.append(True)
+            release.set()
+            obj.close()
+
+    return collecting
+
+
+def _until_closed(obj: Any) -> None:
+    """Wait for the close :func:`_closing_elsewhere` started (``close()`` waits for it)."""
+    assert _ends(obj.close)
+
+
 def test_a_close_a_garbage_collection_makes_while_another_close_takes_its_lock_does_not_deadlock() -> None:
     # A collection runs code (a unit's __del__ closing its cache) wherever an object is made:
     # it must not strike while close() holds its (not re-entrant) lock.
@@ -55,30 +85,28 @@ def test_a_close_a_collection_makes_while_this_thread_subscribes_does_not_wait_f
     # there runs a __del__ that closes the cache: waiting for A's close would never end.
     grid = gamenav.TileGrid(np.ones((4, 4), bool))
     cache = gamenav.PathCache()
-    cache.find_path(grid, (0, 0), (3, 3))  # (subscribed to the grid)
-    entered, release, original = threading.Event(), threading.Event(), cache._close
-
-    def blocked() -> None:
-        entered.set()
-        release.wait()
-        original()  # (unsubscribes: takes the grid's subscription lock)
-
-    cache._close = blocked  # type: ignore[method-assign]
-    closer = threading.Thread(target=cache.close, daemon=True)
-    closer.start()
-    entered.wait()
-    lock, seen = grid._listeners._lock, []
-
-    def collecting(phase: str, info: dict[str, int]) -> None:
-        if phase == "start" and lock._is_owned() and not seen:  # type: ignore[attr-defined]
-            seen.append(True)
-            release.set()
-            cache.close()  # (what a __del__ run by this collection does)
-
+    cache.find_path(grid, (0, 0), (3, 3))  # (subscribed to the grid: its close unsubscribes)
+    release, seen = _closing_elsewhere(cache), []
     try:
-        with _collecting_with(collecting):
+        with _collecting_with(_closing_under(grid._listeners._lock, cache, release, seen)):
             assert _ends(lambda: grid.subscribe(print))  # (the old code hung)
     finally:
         release.set()
-    closer.join(120)
+    _until_closed(cache)
     assert seen and cache.closed
+
+
+def test_a_close_a_collection_makes_during_a_grid_edit_does_not_wait_for_another_threads_close() -> None:
+    # Thread A closes a mesh following the grid, which takes the grid's edit lock. This thread
+    # edits the grid meanwhile (holding that lock) and a collection there runs a __del__ that
+    # closes the mesh: waiting for A's close would never end.
+    grid = gamenav.TileGrid(np.ones((6, 6), bool))
+    mesh = gamenav.NavMesh.from_grid(grid, follow=True)  # (its close takes the grid's edit lock)
+    release, seen = _closing_elsewhere(mesh), []
+    try:
+        with _collecting_with(_closing_under(grid._edit_lock, mesh, release, seen)):
+            assert _ends(lambda: grid.set_walkable((1, 1), False))  # (the old code hung)
+    finally:
+        release.set()
+    _until_closed(mesh)
+    assert seen and mesh.closed
