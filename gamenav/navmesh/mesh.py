@@ -19,7 +19,7 @@ import numpy.typing as npt
 import shapely
 
 from gamenav._arrays import frozen
-from gamenav._events import Closes, CopyState, Listeners, Unsubscribe, added_state, without
+from gamenav._events import Closes, CopyState, Listeners, Unsubscribe, added_state, no_waits, without
 from gamenav._kernels import announce_compile
 from gamenav._kernels.navmesh import dual_graph, locate_points, nearest_points, raycast_walk
 from gamenav._validate import finite_point, flag, float_numbers, holds_bool, is_int, shown
@@ -533,7 +533,7 @@ class NavMesh(Closes):
         follow = flag(follow, "follow")
         if not isinstance(grid, TileGrid):
             raise InvalidInputError(f"grid must be a TileGrid, got {type(grid).__name__}")
-        with grid._edit_lock:  # one state of the grid: no edit between the build and the subscription
+        with no_waits(), grid._edit_lock:  # one state of the grid: no edit between the build and the subscription
             mesh = cls._from_grid(grid, agent_radius)
             if follow:
                 from gamenav.navmesh.dynamic import follow_grid

@@ -110,3 +110,16 @@ def test_a_close_a_collection_makes_during_a_grid_edit_does_not_wait_for_another
         release.set()
     _until_closed(mesh)
     assert seen and mesh.closed
+
+
+def test_a_close_a_collection_makes_while_a_mesh_is_built_from_a_grid_does_not_wait_either() -> None:
+    grid = gamenav.TileGrid(np.ones((6, 6), bool))
+    mesh = gamenav.NavMesh.from_grid(grid, follow=True)
+    release, seen = _closing_elsewhere(mesh), []
+    try:
+        with _collecting_with(_closing_under(grid._edit_lock, mesh, release, seen)):
+            assert _ends(lambda: gamenav.NavMesh.from_grid(grid))  # (the old code hung)
+    finally:
+        release.set()
+    _until_closed(mesh)
+    assert seen and mesh.closed
