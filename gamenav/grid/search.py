@@ -638,13 +638,14 @@ def _plus_path(grid: TileGrid, state: _GridState, start: tuple[int, int], goal: 
         return None
     announce_compile("grid search", *KERNELS)
     (sx, sy), (gx, gy) = start, goal
-    stride = padded(state).stride
+    pad = padded(state)
+    stride = pad.stride
     node, goal_node = (sy + 1) * stride + sx + 1, (gy + 1) * stride + gx + 1
     ws, token = _pool.borrow(grid), object()  # (borrowed: no other search holds it)
     try:
         stamp = int(ws._begin(token, np.array([node], dtype=np.int64), True)[0])
         plus.begin(stamp, node, _octile(sx - gx, sy - gy), ws)
-        code = plus.step(padded(state).passable, stride, goal_node, gx + 1, gy + 1, expansion_budget(None), ws)
+        code = plus.step(pad.passable, stride, goal_node, gx + 1, gy + 1, expansion_budget(None), ws)
         if code != _k.FOUND:  # cannot happen: one island
             raise RuntimeError(f"JPS+ from {start} to {goal} in one island ended with code {code}")
         cells = _k.trace_path(ws.parent, goal_node, stride)
