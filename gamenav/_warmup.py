@@ -70,6 +70,7 @@ def _warm_grid() -> None:
     clearance_mask(grid, 1.0)  # the distance transform (unit sizes), then its repair after an edit
     grid.set_walkable((4, 3), False)
     clearance_mask(grid, 1.0)
+    grid.components()  # the island labels' repair
 
 
 def _warm_grid_search() -> None:

@@ -37,7 +37,7 @@ from gamenav.grid._index import GraphIndex, answer_once, check_graph_options, gr
 from gamenav.grid.movement import (Diagonal, Heuristic, HeuristicLike, default_heuristic,
                                    resolve_heuristic)
 from gamenav.grid.clearance import radius_state, threshold
-from gamenav.grid.tilegrid import TileGrid, _GridState
+from gamenav.grid.tilegrid import Box, TileGrid, _GridState, _small
 from gamenav.types import Path, PathStatus
 
 if TYPE_CHECKING:
@@ -299,48 +299,47 @@ _pool = _WorkspacePool()
 class _Padded:
     """The kernel view of one grid snapshot: padded flat arrays and facts about it.
 
-    After an edit that changed a small area, it is built from the previous snapshot of the same
-    grid: the arrays are copied (running searches keep the old ones) and only the cells next to
-    the changed box are recomputed. The arrays are never modified once built.
+    After an edit it is built from an older snapshot's and the box of the cells changed since
+    (``_GridState.padded_base``): when the box is small, each array whose box changed is copied
+    (running searches keep the old ones) and patched in and next to the box; the others are
+    shared (a wall placed on a map of unit costs copies no cost array; a cost edit, no passable
+    cells, moves or jumps). No pass compares or scans whole arrays. The arrays are never
+    modified once built.
     """
 
-    __slots__ = ("source", "shape", "stride", "passable", "cost", "uniform", "_moves",
-                 "_jump_table")
+    __slots__ = ("shape", "stride", "passable", "cost", "nonunit", "uniform", "_moves", "_jump_table")
 
     def __init__(self, passable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64],
-                 previous: _Padded | None = None) -> None:
-        self.source = (passable, cost)
+                 base: tuple[_Padded, Box] | None = None) -> None:
         self.shape = h, w = passable.shape
         self.stride = w + 2
         self.passable: npt.NDArray[np.uint8]
         self.cost: npt.NDArray[np.float64]
+        self.nonunit: int  # padded cells whose cost is not 1 (uniform: none)
         self._moves: dict[int, npt.NDArray[np.uint8]] = {}
         self._jump_table: npt.NDArray[np.int32] | None = None
-        box = None if previous is None else previous._changed_box(passable, cost)
-        if previous is None or box is None:  # build from scratch
+        if base is None or not _small(base[1], passable.shape):  # build from scratch
             pad = np.zeros((h + 2, w + 2), dtype=np.uint8)
             pad[1:-1, 1:-1] = passable
             self.passable = pad.ravel()
             cpad = np.ones((h + 2, w + 2), dtype=np.float64)
             cpad[1:-1, 1:-1] = np.where(passable, cost, 1.0)
             self.cost = cpad.ravel()
-            self.uniform = bool((self.cost == 1.0).all())
+            self.nonunit = int(np.count_nonzero(self.cost != 1.0))
+            self.uniform = self.nonunit == 0
             return
-        y0, y1, x0, x1 = box
-        if y0 == y1:  # nothing changed: share the arrays
-            self.passable, self.cost = previous.passable, previous.cost
-            self.uniform = previous.uniform
+        previous, (y0, y1, x0, x1) = base
+        inner = (slice(y0 + 1, y1 + 1), slice(x0 + 1, x1 + 1))
+        patch = np.where(passable[y0:y1, x0:x1], cost[y0:y1, x0:x1], 1.0)
+        was = previous.cost.reshape(h + 2, w + 2)[inner]
+        self.nonunit = previous.nonunit - int(np.count_nonzero(was != 1.0)) + int(np.count_nonzero(patch != 1.0))
+        self.uniform = self.nonunit == 0
+        self.passable = _patched(previous.passable, (h + 2, w + 2), inner, passable[y0:y1, x0:x1])
+        self.cost = _patched(previous.cost, (h + 2, w + 2), inner, patch)
+        if self.passable is previous.passable:  # the same cells: the same moves and jumps
             self._moves = previous._moves  # never mutated: moves() replaces the dict
             self._jump_table = previous._jump_table
             return
-        self.passable = previous.passable.copy()
-        self.cost = previous.cost.copy()
-        inner = (slice(y0 + 1, y1 + 1), slice(x0 + 1, x1 + 1))
-        self.passable.reshape(h + 2, w + 2)[inner] = passable[y0:y1, x0:x1]
-        patch = np.where(passable[y0:y1, x0:x1], cost[y0:y1, x0:x1], 1.0)
-        self.cost.reshape(h + 2, w + 2)[inner] = patch
-        self.uniform = bool((patch == 1.0).all()) and (
-            previous.uniform or bool((self.cost == 1.0).all()))
         # moves depend on the 8 neighbours; the jumps of a row / column on the next ones
         region = (max(y0, 1), min(y1 + 2, h + 1), max(x0, 1), min(x1 + 2, w + 1))
         for code, moves in previous._moves.items():
@@ -350,23 +349,6 @@ class _Padded:
         if previous._jump_table is not None:
             self._jump_table = previous._jump_table.copy()
             _jps.jump_tables(self.passable, self.stride, self._jump_table, *region)
-
-    def _changed_box(self, passable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64]
-                     ) -> tuple[int, int, int, int] | None:
-        """``(y0, y1, x0, x1)`` bounding the cells that differ from this snapshot (empty when
-        none), or None when patching would not pay (another shape, a large changed area)."""
-        old_passable, old_cost = self.source
-        if old_passable.shape != passable.shape:
-            return None
-        changed = (old_passable != passable) | (old_cost != cost)
-        ys = np.flatnonzero(changed.any(axis=1))
-        if ys.size == 0:
-            return (0, 0, 0, 0)
-        xs = np.flatnonzero(changed.any(axis=0))
-        y0, y1, x0, x1 = int(ys[0]), int(ys[-1]) + 1, int(xs[0]), int(xs[-1]) + 1
-        if (y1 - y0) * (x1 - x0) * 4 > passable.size:
-            return None
-        return y0, y1, x0, x1
 
     def moves(self, diagonal: Diagonal) -> npt.NDArray[np.uint8]:
         """``(N,)`` uint8 allowed-move bits for a movement rule (computed once per rule).
@@ -394,6 +376,17 @@ class _Padded:
         return self._jump_table
 
 
+def _patched(flat: npt.NDArray[Any], shape: tuple[int, int], box: tuple[slice, slice],
+             values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """``flat`` (a padded array of ``shape``, raveled) with ``values`` in ``box``: ``flat`` itself
+    when they are there already, else a patched copy (``flat`` is never modified)."""
+    if np.array_equal(flat.reshape(shape)[box], values):
+        return flat
+    out: npt.NDArray[Any] = flat.copy()
+    out.reshape(shape)[box] = values
+    return out
+
+
 def padded(grid: TileGrid | _GridState) -> _Padded:
     """The padded kernel arrays of a grid snapshot (``grid``'s current one, or the one given),
     built on first use (patching the previous snapshot's arrays) and kept on the snapshot.
@@ -405,8 +398,7 @@ def padded(grid: TileGrid | _GridState) -> _Padded:
     state = grid._snapshot() if isinstance(grid, TileGrid) else grid
     pad = state.padded
     if pad is None:
-        base = state.padded_base
-        built = _Padded(state.passable, state.cost, base if isinstance(base, _Padded) else None)
+        built = _Padded(state.passable, state.cost, state.padded_base)
         pad = state.padded
         if pad is None:
             pad = state.padded = built

@@ -44,7 +44,7 @@ import numpy.typing as npt
 from gamenav._arrays import frozen, rebuilt
 from gamenav._events import CopyState, Listeners, Unsubscribe, added_state, no_waits, without
 from gamenav._kernels import announce_compile
-from gamenav._kernels.components import label_components
+from gamenav._kernels.components import label_components, repair_components
 from gamenav._validate import finite_point, flag, float_numbers, holds_bool, is_int, positive_number, shown
 from gamenav.errors import InvalidInputError, OutOfBoundsError
 from gamenav.grid.movement import Diagonal
@@ -182,60 +182,121 @@ def _numeric(value: Any, name: str) -> npt.NDArray[Any]:
     return arr
 
 
+Box = tuple[int, int, int, int]
+"""``(y0, y1, x0, x1)``: rows ``y0:y1``, columns ``x0:x1`` of a grid."""
+
+Islands = tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]
+"""Island labels ``(h, w)`` int32 and each label's first cell ``(n,)`` int64 (flat ``y * w + x``),
+as :func:`~gamenav._kernels.components.label_components` returns them; read-only."""
+
+
+def _since(done: Any, base: tuple[Any, Box] | None, changed: Box) -> tuple[Any, Box] | None:
+    """What a snapshot may repair from: ``(table of the previous snapshot, changed)`` when it has
+    ``done`` the table, else the previous snapshot's own base with its box widened by ``changed``."""
+    if done is not None:
+        return done, changed
+    if base is None:
+        return None
+    old, box = base
+    if box[0] == box[1]:
+        return old, changed
+    if changed[0] == changed[1]:
+        return base
+    return old, (min(box[0], changed[0]), max(box[1], changed[1]), min(box[2], changed[2]), max(box[3], changed[3]))
+
+
+def _diff_box(a: _GridState, passable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64]) -> Box:
+    """The box of the cells whose passability or cost differs between ``a`` and the arrays given
+    (``(0, 0, 0, 0)``: none), found by comparing them whole (for snapshots made without an edit)."""
+    changed = (a.passable != passable) | (a.cost != cost)
+    ys = np.flatnonzero(changed.any(axis=1))
+    if ys.size == 0:
+        return (0, 0, 0, 0)
+    xs = np.flatnonzero(changed.any(axis=0))
+    return int(ys[0]), int(ys[-1]) + 1, int(xs[0]), int(xs[-1]) + 1
+
+
+def _small(box: Box, shape: tuple[int, ...]) -> bool:
+    """Whether patching ``box`` pays: it covers at most a quarter of the grid."""
+    return (box[1] - box[0]) * (box[3] - box[2]) * 4 <= shape[0] * shape[1]
+
+
 class _GridState:
     """One immutable snapshot of a grid's cells (see the module docstring).
+
+    Each table derived from the cells (island labels, padded arrays, clearance) is built on first
+    use; after an edit it is repaired from the table of an older snapshot, whose ``*_base`` entry
+    holds ``(that table, (y0, y1, x0, x1) box of every cell changed since)``: an edit knows its
+    box, so no repair compares whole arrays (a snapshot made without one, such as a clearance
+    view, compares its arrays with the previous snapshot's once). A base is dropped once its
+    table is built.
 
     Attributes:
         walkable, cost, passable: ``(h, w)`` arrays, ``[y, x]``; never modified.
         version: the grid's version when the snapshot was installed.
-        labels: island labels per ``eight`` flag, filled lazily by :meth:`TileGrid.components`.
+        labels: :data:`Islands` per ``eight`` flag, filled lazily by :meth:`components`.
+        labels_base: per ``eight`` flag, ``(older Islands, box)`` to repair them from.
         padded: the searches' kernel arrays, filled lazily by ``gamenav.grid.search.padded``.
-        padded_base: the previous snapshot's ``padded`` (to patch instead of rebuilding),
-            dropped once ``padded`` is built.
+        padded_base: ``(an older snapshot's padded, box)``.
         clearance: the distance transform (``gamenav.grid.clearance``), filled lazily.
-        clearance_base: ``(an older snapshot's clearance, (y0, y1, x0, x1) box of the cells
-            changed since)``, to repair instead of rebuilding; dropped once ``clearance`` is built.
+        clearance_base: ``(an older snapshot's clearance, box)``.
         fast: the fast path's kernel tables (``gamenav.grid._fast.snapshot_tables``), filled lazily.
     """
 
-    __slots__ = ("walkable", "cost", "passable", "version", "labels", "padded", "padded_base",
+    __slots__ = ("walkable", "cost", "passable", "version", "labels", "labels_base", "padded", "padded_base",
                  "clearance", "clearance_base", "fast")
 
     def __init__(self, walkable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64],
                  passable: npt.NDArray[np.bool_], version: int,
-                 previous: _GridState | None = None,
-                 changed: tuple[int, int, int, int] | None = None) -> None:
+                 previous: _GridState | None = None, changed: Box | None = None) -> None:
         for array in (walkable, cost, passable):  # frozen: a view handed out cannot be made writable
             array.flags.writeable = False
         self.walkable = walkable
         self.cost = cost
         self.passable = passable
         self.version = version
-        self.labels: dict[bool, npt.NDArray[np.int32]] = {}
+        self.labels: dict[bool, Islands] = {}
+        self.labels_base: dict[bool, tuple[Islands, Box]] = {}
         self.padded: _Padded | None = None
-        self.padded_base: _Padded | None = None
+        self.padded_base: tuple[_Padded, Box] | None = None
         self.clearance: _Clearance | None = None
-        self.clearance_base: tuple[_Clearance, tuple[int, int, int, int]] | None = None
+        self.clearance_base: tuple[_Clearance, Box] | None = None
         self.fast: Tables | None = None
         if previous is not None:
-            self.padded_base = previous.padded if previous.padded is not None else previous.padded_base
-            if changed is not None and previous.clearance is not None:
-                self.clearance_base = (previous.clearance, changed)
-            elif changed is not None and previous.clearance_base is not None:
-                old, (y0, y1, x0, x1) = previous.clearance_base
-                self.clearance_base = (old, (min(y0, changed[0]), max(y1, changed[1]),
-                                             min(x0, changed[2]), max(x1, changed[3])))
+            if changed is None:
+                changed = _diff_box(previous, passable, cost)
+            for eight in (False, True):
+                base = _since(previous.labels.get(eight), previous.labels_base.get(eight), changed)
+                if base is not None:
+                    self.labels_base[eight] = base
+            self.padded_base = _since(previous.padded, previous.padded_base, changed)
+            self.clearance_base = _since(previous.clearance, previous.clearance_base, changed)
 
     def components(self, diagonal: Diagonal) -> npt.NDArray[np.int32]:
         """Read-only island labels of this snapshot (see :meth:`TileGrid.components`)."""
         eight = diagonal is Diagonal.ALWAYS
-        labels = self.labels.get(eight)
-        if labels is None:  # two threads may both compute them: same result, no harm
-            announce_compile("grid", label_components)
-            labels = label_components(self.passable, eight).copy()  # numpy's own (numba's may be made writable)
-            labels.flags.writeable = False
-            self.labels[eight] = labels
-        return labels
+        islands = self.labels.get(eight)
+        if islands is None:  # two threads may both compute them: same result, no harm
+            announce_compile("grid", label_components, repair_components)
+            islands = self._islands(eight)
+            for array in islands:
+                array.flags.writeable = False
+            self.labels[eight] = islands
+            self.labels_base.pop(eight, None)
+        return islands[0]
+
+    def _islands(self, eight: bool) -> Islands:
+        """The labels, repaired from an older snapshot's (a copy of them, patched: see
+        :mod:`gamenav._kernels.components`) or, without one or after a large edit, labelled anew."""
+        base = self.labels_base.get(eight)
+        if base is not None and _small(base[1], self.passable.shape):
+            (old, first), box = base
+            if box[0] == box[1]:
+                return old, first
+            labels = old.copy()
+            return labels, repair_components(self.passable, labels, first, eight, *box)
+        labels, first = label_components(self.passable, eight)
+        return labels.copy(), first.copy()  # numpy's own (numba's may be made writable)
 
 
 _OWN_ATTRIBUTES = frozenset(("_cell_size", "_origin", "_y_up", "_state", "_edit_lock", "_listeners"))
@@ -668,7 +729,8 @@ class TileGrid:
         if not (blocked.any() or opened.any() or raised.any() or lowered.any()):
             # e.g. a cost edit under a wall: stored, but no search can see it
             quiet = _GridState(walkable, cost, state.passable, state.version)
-            quiet.labels, quiet.padded, quiet.padded_base = state.labels, state.padded, state.padded_base
+            quiet.labels, quiet.labels_base = state.labels, state.labels_base
+            quiet.padded, quiet.padded_base = state.padded, state.padded_base
             quiet.clearance, quiet.clearance_base = state.clearance, state.clearance_base
             quiet.fast = state.fast
             return quiet, None
@@ -698,8 +760,9 @@ class TileGrid:
         """Island labels: ``(h, w)`` int32, equal labels = mutually reachable, -1 = blocked.
 
         Only ``diagonal="always"`` connects more than 4-connectivity (it squeezes between
-        diagonal walls); every other rule has the 4-connected islands. Recomputed lazily after
-        edits. Read-only.
+        diagonal walls); every other rule has the 4-connected islands. Numbered 0, 1, 2, ... in
+        row-major order of each island's first cell. Made lazily after edits, by repairing the
+        labels around the edited cells (a small edit costs about one copy of the labels). Read-only.
         """
         return frozen(self._state.components(Diagonal.parse(diagonal)))
 
