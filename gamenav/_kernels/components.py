@@ -15,7 +15,9 @@ a box B, in time proportional to the box and the small islands it cuts off, not 
    unioned; the fills stop when at most one is still running. Every exhausted fill has
    enumerated a whole piece, so the cost is that of the small pieces (and of the meeting); the
    running one is the rest of the old island (usually: a building in an open area leaves one
-   group in the ring and no fill runs at all).
+   group in the ring and no fill runs at all). An edit that cuts an island into big pieces
+   (a wall across the map) makes the fills give up after a given number of cells, and the
+   caller labels the grid anew.
 3. Canonical renumbering: the first cell of a new island is the least of its box and ring
    cells, of its fills' cells and, for the unexplored rest of an old island, its old first
    cell (or the first unvisited cell of that label at or after it, found by a row-major scan).
@@ -107,14 +109,17 @@ def _push(nxt: npt.NDArray[np.int32], head: npt.NDArray[np.int64], tail: npt.NDA
 
 @njit(cache=True, nogil=True)
 def repair_components(passable: npt.NDArray[np.bool_], labels: npt.NDArray[np.int32],
-                      first: npt.NDArray[np.int64], eight: bool, y0: int, y1: int, x0: int, x1: int
-                      ) -> npt.NDArray[np.int64]:
+                      first: npt.NDArray[np.int64], eight: bool, y0: int, y1: int, x0: int, x1: int,
+                      limit: int) -> tuple[bool, npt.NDArray[np.int64]]:
     """Turn the labels of an older ``passable`` into this one's, in place (see the module docstring).
 
     ``labels`` ``(h, w)`` int32 holds on entry the :func:`label_components` labels of a mask
     that differs from ``passable`` ``(h, w)`` bool only inside rows ``y0:y1``, columns ``x0:x1``
     (``first``: ``(n,)`` int64 flat index ``y * w + x`` of each label's first cell), and on exit
-    those of ``passable``, equal to ``label_components(passable, eight)``. Returns the new first cells.
+    those of ``passable``, equal to ``label_components(passable, eight)``. Returns ``(True, the
+    new first cells)``, or ``(False, empty)`` when the fills would visit more than ``limit``
+    cells (the edit split off big pieces: labelling anew is cheaper; ``labels`` is then left
+    half made).
     """
     h, w = passable.shape
     flat = labels.ravel()
@@ -211,6 +216,8 @@ def repair_components(passable: npt.NDArray[np.bool_], labels: npt.NDArray[np.in
             _push(nxt, head, tail, f, c)
         alive = n_fill - f0
         while alive > 1:
+            if n_seen > limit:
+                return False, np.empty(0, dtype=np.int64)
             for f in range(f0, n_fill):
                 if frep[f] != f or head[f] < 0 or alive <= 1:
                     continue
@@ -319,4 +326,4 @@ def repair_components(passable: npt.NDArray[np.bool_], labels: npt.NDArray[np.in
         for x in range(x0, x1):
             if passable[y, x]:
                 labels[y, x] = ident[_root(parent, (y - ry0) * bw + x - rx0)]
-    return new_first
+    return True, new_first

@@ -171,6 +171,29 @@ def test_padded_arrays_after_an_edit_are_patched_from_the_edit_box(monkeypatch: 
     assert costly.cost is not pad.cost and not costly.uniform and costly.nonunit == 4
 
 
+def test_an_edit_that_splits_off_big_pieces_labels_anew(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Closing the one door of a wall across a 100 x 100 map leaves two halves of 4950 cells: the
+    repair's fills give up (tilegrid._FILL_LIMIT) and the grid is labelled anew, with the same result."""
+    walk = np.ones((100, 100), dtype=bool)
+    walk[:, 50] = False
+    walk[60, 50] = True
+    grid = gamenav.TileGrid(walk)
+    grid.components()
+    calls: list[bool] = []
+
+    def counted(passable: np.ndarray, eight: bool) -> tuple[np.ndarray, np.ndarray]:
+        calls.append(eight)
+        return label_components(passable, eight)
+
+    monkeypatch.setattr(tilegrid, "label_components", counted)
+    grid.set_walkable((50, 60), False)
+    np.testing.assert_array_equal(grid.components(), _fresh(grid.passable, False)[0])
+    assert calls == [False]
+    grid.set_walkable((50, 10), True)  # a new door: islands merge, repaired (no fill runs)
+    np.testing.assert_array_equal(grid.components(), _fresh(grid.passable, False)[0])
+    assert calls == [False]
+
+
 def test_a_large_edit_builds_the_labels_and_arrays_anew() -> None:
     """An edit over more than a quarter of the grid is built from scratch (same results)."""
     rng = np.random.default_rng(7)
