@@ -4,6 +4,8 @@ over the graph and answers as a grid built with the edited cells."""
 
 from __future__ import annotations
 
+import heapq
+import math
 from typing import Any
 
 import numpy as np
@@ -184,3 +186,49 @@ def test_an_edit_that_gives_a_graph_more_landmarks_places_the_new_ones_among_all
         grid.set_walkable((5, 6, 6, 9), False)
         assert index._data.marks.cells.size > rows
         assert _rows(index) == _rows(subgoal.SubgoalIndex(grid.copy()))
+
+
+def _neighbours(gr: Any, u: int, shift: int = _ks.ID_SHIFT) -> list[int]:
+    """Node u's neighbour ids in block order (``shift`` 2: with their cells)."""
+    return (gr.adj[gr.off[u]:gr.off[u] + gr.cnt[u]] >> shift).tolist()
+
+
+def _dijkstra(gr: Any, src: int) -> dict[int, float]:
+    """Graph distances from node ``src`` over every edge (plain Dijkstra, no pruning)."""
+    dist = {src: 0.0}
+    heap = [(0.0, src)]
+    while heap:
+        d, u = heapq.heappop(heap)
+        if d > dist[u]:
+            continue
+        for v in _neighbours(gr, u):
+            dx, dy = abs(int(gr.node_x[v] - gr.node_x[u])), abs(int(gr.node_y[v] - gr.node_y[u]))
+            nd = d + max(dx, dy) + (math.sqrt(2) - 1) * min(dx, dy)
+            if nd < dist.get(v, math.inf):
+                dist[v] = nd
+                heapq.heappush(heap, (nd, v))
+    return dist
+
+
+@settings(max_examples=60, deadline=None)
+@given(_edited())
+def test_landmark_rows_equal_a_dijkstra_over_every_edge(
+        case: tuple[np.ndarray, list[tuple[int, int, int, int, bool]]]) -> None:
+    """The build's landmark Dijkstra follows only taut edges: its rows still equal a plain
+    Dijkstra over every edge, entry for entry (unreached nodes included), after a build and
+    after edits (whose rows are repaired over every edge)."""
+    walk, edits = case
+    grid = gamenav.TileGrid(walk)
+    index = subgoal.subgoal_index(grid)
+    for edit in [None, *edits]:
+        if edit is not None:
+            x, y, dw, dh, value = edit
+            grid.set_walkable((x, y, x + dw, y + dh), value)
+        gr = index._data
+        marks = gr.marks
+        for j in marks.use.tolist():
+            want = _dijkstra(gr, int(gr.sg[marks.cells[j]]))
+            for v in np.flatnonzero(gr.ncell >= 0).tolist():
+                e = int(marks.dist[j, v])
+                got = math.inf if e == _ks.NO_DIST else (e & 0xFFFF) + (e >> 16) * math.sqrt(2)
+                assert got == pytest.approx(want.get(v, math.inf), abs=1e-9), (j, v)
