@@ -58,14 +58,16 @@ Design (Simple Subgoal Graphs, Uras, Koenig & Hernandez, ICAPS 2013):
   changed node's edge block in a build's order (by neighbour cell: a search pushes successors
   in that order). So the same query on the same cells finds the same path whatever ran before,
   as on a grid built with those cells, and the first query after an edit does no landmark
-  work. Only the nodes whose edges the repair really changed seed the rows' repair (it
-  rescans 3.4x more on AR0011SR). Per 4x4 edit on a machine 8x slower than a laptop (CPU
-  medians): the rows' repair 3.7 ms on AR0011SR, 5.9 ms on Cauldron, the whole set_walkable
-  4.7-15 ms on AR0011SR and the GPPC maps, where the first query after an edit spread all
-  landmarks again (117-1221 ms). Sectors against farthest-first placement, median nodes
-  expanded of the 20 longest queries: Cauldron 236 -> 210, room-1550-155 481 -> 406, orz700d
-  264 -> 264, AR0011SR 38 -> 41, maze-1550-15 682 -> 1067 (a maze's farthest subgoals are its
-  dead ends, which geometry does not find).
+  work. Only the nodes whose neighbours the repair really changed seed the rows' repair (it
+  rescans 3.4x more on AR0011SR): the repair kernel logs each block before it first changes it
+  and reports those nodes, so an edit copies no edge pool (the copy and its comparison cost
+  the subgoal part of a 4x4 edit 17.6 -> 12.6 ms on Cauldron). Per 4x4 edit on a machine 8x
+  slower than a laptop (CPU medians): the rows' repair 3.7 ms on AR0011SR, 5.9 ms on Cauldron,
+  the whole set_walkable 4.7-15 ms on AR0011SR and the GPPC maps, where the first query after
+  an edit spread all landmarks again (117-1221 ms). Sectors against farthest-first placement,
+  median nodes expanded of the 20 longest queries: Cauldron 236 -> 210, room-1550-155 481 ->
+  406, orz700d 264 -> 264, AR0011SR 38 -> 41, maze-1550-15 682 -> 1067 (a maze's farthest
+  subgoals are its dead ends, which geometry does not find).
 * Threads: as :mod:`gamenav.grid.hpa` (:class:`~gamenav.grid._index.GridIndex`): a query
   borrows the graph of its snapshot's version; an edit while queries hold it repairs a copy
   (its landmark rows too). A query whose snapshot and the index disagree runs A* (same cost).
@@ -246,37 +248,6 @@ class _Landmarks:
         self.by_node[:, j] = self.dist[j]
 
 
-class _Blocks:
-    """The node cells and edge blocks of a graph before a repair (copies), to tell which the
-    repair really changed: it rescans many more nodes than change (3.4x on AR0011SR), and
-    each landmark row's repair costs a pass over its seeds."""
-
-    def __init__(self, gr: _Graph) -> None:
-        self.ncell, self.adj, self.off, self.cnt = (gr.ncell.copy(), gr.adj.copy(), gr.off.copy(),
-                                                    gr.cnt.copy())
-
-    def changed_ids(self, gr: _Graph) -> npt.NDArray[np.int64]:
-        """The ids whose cell ``gr`` changed (new and removed nodes)."""
-        old = np.full(gr.ncell.shape[0], -1, dtype=np.int64)
-        old[:self.ncell.shape[0]] = self.ncell
-        return np.flatnonzero(old != gr.ncell)
-
-    def changed_blocks(self, gr: _Graph, nodes: npt.NDArray[np.int64], changed: npt.NDArray[np.int64]
-                       ) -> npt.NDArray[np.int64]:
-        """Those of the live ``nodes`` whose neighbours in ``gr`` differ from before (new ids
-        ``changed`` among them): blocks are in a build's order before and after a repair, so
-        equal blocks hold equal entries (scan bits aside) in the same places."""
-        old = nodes[(nodes < self.cnt.shape[0]) & ~np.isin(nodes, changed)]
-        old = old[self.cnt[old] == gr.cnt[old]]
-        cnt = gr.cnt[old].astype(np.int64)
-        ends = np.cumsum(cnt)
-        step = np.arange(int(ends[-1]) if ends.size else 0) - np.repeat(ends - cnt, cnt)
-        differ = (gr.adj[np.repeat(gr.off[old], cnt) + step] >> 2
-                  != self.adj[np.repeat(self.off[old], cnt) + step] >> 2)
-        same = old[np.bincount(np.repeat(np.arange(old.size), cnt), differ, old.size) == 0]
-        return nodes[~np.isin(nodes, same)]
-
-
 def _sectors(shape: tuple[int, int], x: npt.NDArray[np.int64], y: npt.NDArray[np.int64]
              ) -> npt.NDArray[np.int64]:
     """The sector (0 to :data:`LANDMARKS` - 1) of each cell ``(x, y)`` seen from the centre of a
@@ -387,15 +358,17 @@ class SubgoalIndex(GridIndex[_Graph]):
         self._data = gr
 
     def _run(self, gr: _Graph, x0: int, y0: int, x1: int, y1: int, more: int
-             ) -> tuple[int, npt.NDArray[np.bool_]]:
-        """Repair ``gr`` in the box; returns the subgoals rescanned and the nodes touched."""
+             ) -> tuple[int, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Repair ``gr`` in the box; returns the subgoals rescanned, the live nodes whose
+        neighbours changed and the ids whose cell changed (see
+        :func:`gamenav._kernels.subgoal.repair`)."""
         gr.reserve(more)
-        gr.adj, gr.adir, rescanned, touched = _ks.repair(
+        gr.adj, gr.adir, rescanned, seeds, moved = _ks.repair(
             gr.p, self.stride, x0, y0, x1, y1, gr.sg, gr.clear, gr.ncell, gr.node_x, gr.node_y,
             gr.corner, gr.box, gr.off, gr.cnt, gr.cap, gr.free, gr.adj, gr.adir, gr.meta)
         if gr.meta[2] > 2 * int(gr.cnt.sum()) + _POOL_SLACK:  # mostly moved-out blocks
             gr.compact_edges()
-        return int(rescanned), touched
+        return int(rescanned), seeds, moved
 
     def _copy(self, data: _Graph) -> _Graph:
         return data.copy()
@@ -409,10 +382,8 @@ class SubgoalIndex(GridIndex[_Graph]):
         # new ids: at most the subgoals within one cell of the box (not its area: one edit
         # loading a whole map would reserve an id per cell, and landmark rows as many entries)
         more = _count_subgoals(pad[max(y0 - 1, 0):y1 + 3, max(x0 - 1, 0):x1 + 3])
-        before = _Blocks(gr)
-        rescanned, touched = self._run(gr, x0, y0, x1, y1, more)
-        changed = before.changed_ids(gr)
-        self._place_landmarks(gr, before.changed_blocks(gr, np.flatnonzero(touched), changed), changed)
+        rescanned, seeds, moved = self._run(gr, x0, y0, x1, y1, more)
+        self._place_landmarks(gr, seeds, moved)
         return rescanned
 
     @property

@@ -232,3 +232,38 @@ def test_landmark_rows_equal_a_dijkstra_over_every_edge(
                 e = int(marks.dist[j, v])
                 got = math.inf if e == _ks.NO_DIST else (e & 0xFFFF) + (e >> 16) * math.sqrt(2)
                 assert got == pytest.approx(want.get(v, math.inf), abs=1e-9), (j, v)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_edited())
+def test_the_repair_reports_the_nodes_whose_neighbours_changed(
+        case: tuple[np.ndarray, list[tuple[int, int, int, int, bool]]]) -> None:
+    """The repair kernel tells which ids changed cell and which live nodes' neighbours (ids and
+    cells, in block order) changed (the seeds of the landmark rows' repair): exactly those,
+    compared with the graph before the edit, whatever nodes it rescanned."""
+    walk, edits = case
+    grid = gamenav.TileGrid(walk)
+    index = subgoal.subgoal_index(grid)
+    reports: list[tuple[Any, Any]] = []
+    run = subgoal.SubgoalIndex._run
+
+    def spy(self: subgoal.SubgoalIndex, *args: Any) -> Any:
+        out = run(self, *args)
+        reports.append(out[1:])
+        return out
+
+    for x, y, dw, dh, value in edits:
+        gr = index._data
+        before = {u: (int(gr.ncell[u]), _neighbours(gr, u, 2)) for u in range(gr.ncell.shape[0])}
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(subgoal.SubgoalIndex, "_run", spy)
+            grid.set_walkable((x, y, x + dw, y + dh), value)
+        if not reports:
+            continue  # nothing changed
+        seeds, moved = reports.pop()
+        gr = index._data
+        ids = range(gr.ncell.shape[0])
+        old = {u: before.get(u, (-1, [])) for u in ids}
+        assert moved.tolist() == [u for u in ids if old[u][0] != gr.ncell[u]]
+        assert seeds.tolist() == [u for u in ids if gr.ncell[u] >= 0
+                                  and (old[u][0] != gr.ncell[u] or old[u][1] != _neighbours(gr, u, 2))]
