@@ -26,9 +26,10 @@ Design (Simple Subgoal Graphs, Uras, Koenig & Hernandez, ICAPS 2013):
     centre in its sector (:func:`_sectors`; ties by cell), a function of the node set alone,
     which an edit changes only where it makes or removes that subgoal; one Dijkstra over the
     graph each, at build, which follows only taut edges and pushes no node reached along a
-    dead-end entry (exact, as the query's pruning: a Cauldron row 7.4 -> 6.2 ms for the dead
-    ends, about 9 -> 6 ms in all); a query uses the :data:`ACTIVE` that tell the subgoals
-    nearest to its start and goal apart best). The goal's own distances
+    dead-end entry (exact, as the query's pruning: a Cauldron row 7.4 -> 6.2 ms for the dead ends,
+    about 9 -> 6 ms in all; the build 1.12 -> 0.87 s CPU there, orz700d 0.24 -> 0.19 s,
+    maze-1550-15 0.31 -> 0.34 s: a maze has little to prune); a query uses the :data:`ACTIVE`
+    that tell the subgoals nearest to its start and goal apart best). The goal's own distances
     are bounded through the subgoals its scan finds, which keeps the heuristic admissible and
     consistent. The distances are exact (16-bit counts of straight and diagonal steps), so
     nodes on equally short paths get equal f and the tie-break towards larger g holds
@@ -60,14 +61,15 @@ Design (Simple Subgoal Graphs, Uras, Koenig & Hernandez, ICAPS 2013):
   as on a grid built with those cells, and the first query after an edit does no landmark
   work. Only the nodes whose neighbours the repair really changed seed the rows' repair (it
   rescans 3.4x more on AR0011SR): the repair kernel logs each block before it first changes it
-  and reports those nodes, so an edit copies no edge pool (the copy and its comparison cost
-  the subgoal part of a 4x4 edit 17.6 -> 12.6 ms on Cauldron). Per 4x4 edit on a machine 8x
-  slower than a laptop (CPU medians): the rows' repair 3.7 ms on AR0011SR, 5.9 ms on Cauldron,
-  the whole set_walkable 4.7-15 ms on AR0011SR and the GPPC maps, where the first query after
-  an edit spread all landmarks again (117-1221 ms). Sectors against farthest-first placement,
-  median nodes expanded of the 20 longest queries: Cauldron 236 -> 210, room-1550-155 481 ->
-  406, orz700d 264 -> 264, AR0011SR 38 -> 41, maze-1550-15 682 -> 1067 (a maze's farthest
-  subgoals are its dead ends, which geometry does not find).
+  and reports those nodes, so an edit copies no edge pool (the subgoal part of a 4x4 edit on
+  Cauldron 12.9 -> 12.5 ms CPU, within the noise: the kernels take the rest, the rows' repair
+  7.4 ms and the graph's 4.4 ms, cProfile). Per 4x4 edit on a machine 8x slower than a laptop
+  (CPU medians): the rows' repair 3.7 ms on AR0011SR, 5.9 ms on Cauldron, the whole
+  set_walkable 4.7-15 ms on AR0011SR and the GPPC maps, where the first query after an edit
+  spread all landmarks again (117-1221 ms). Sectors against farthest-first placement, median
+  nodes expanded of the 20 longest queries: Cauldron 236 -> 210, room-1550-155 481 -> 406,
+  orz700d 264 -> 264, AR0011SR 38 -> 41, maze-1550-15 682 -> 1067 (a maze's farthest subgoals
+  are its dead ends, which geometry does not find).
 * Threads: as :mod:`gamenav.grid.hpa` (:class:`~gamenav.grid._index.GridIndex`): a query
   borrows the graph of its snapshot's version; an edit while queries hold it repairs a copy
   (its landmark rows too). A query whose snapshot and the index disagree runs A* (same cost).
