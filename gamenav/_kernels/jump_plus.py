@@ -19,9 +19,12 @@ Entries of a passable cell (0 for blocked cells), as in :mod:`gamenav._kernels.j
 only be met on the goal's row or column, i.e. at one known step of a diagonal scan.
 
 Repair (:func:`repair_tables`): an edit inside a box changes the straight entries of the rows
-and columns next to it (re-swept whole); every cell whose passability or straight jump status
-changed seeds walks backwards along the four diagonals, each walk recomputing entries until one
-comes out unchanged. The result equals a full rebuild (tests compare them).
+and columns next to it, recomputed from the box outwards against each scan until one comes out
+unchanged (every entry reads only the next one's); diagonal entries are walked backwards, until
+one comes out unchanged, from the cells next to the box and from each cell whose straight jump
+status changed, only along the two diagonals that read that status. The result equals a full
+rebuild (tests compare them). On the GPPC maps a 4 x 4 edit takes 0.2-0.7 ms median (the whole
+rows, columns and 16 diagonals per touched cell re-swept before: 2.1-4.6 ms).
 
 Search (:func:`search_step`): JPS successor pruning (``jump_directions``) and :func:`_jump`; the
 open list is a binary heap over a small per-search pool of generated nodes (g, node, parent
@@ -61,31 +64,6 @@ def _straight_entry(p, tables, n, m, side, i):
     return t + 1 if t > 0 else t - 1
 
 
-@njit(cache=True, nogil=True)
-def _straight(p, stride, tables, r0, r1, c0, c1):
-    """Straight entries: E, W of the whole rows ``r0 <= r < r1``; S, N of the whole columns
-    ``c0 <= c < c1`` (swept row by row, so memory is read in order)."""
-    rows = p.shape[0] // stride
-    for r in range(r0, r1):
-        base = r * stride
-        for c in range(stride - 2, 0, -1):
-            n = base + c
-            tables[n, 0] = _straight_entry(p, tables, n, n + 1, stride, 0)
-        for c in range(1, stride - 1):
-            n = base + c
-            tables[n, 1] = _straight_entry(p, tables, n, n - 1, stride, 1)
-    for i in range(1, rows - 1):
-        base = (rows - 1 - i) * stride
-        for c in range(c0, c1):
-            n = base + c
-            tables[n, 2] = _straight_entry(p, tables, n, n + stride, 1, 2)
-    for r in range(1, rows - 1):
-        base = r * stride
-        for c in range(c0, c1):
-            n = base + c
-            tables[n, 3] = _straight_entry(p, tables, n, n - stride, 1, 3)
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _diagonal_entry(p, stride, tables, k, n):
     """The diagonal entry ``k`` (4..7) at node ``n`` from the entries one step further."""
@@ -103,20 +81,32 @@ def _diagonal_entry(p, stride, tables, k, n):
 
 @njit(cache=True, nogil=True)
 def build_tables(p, stride, tables):
-    """Fill ``tables`` ``(N, 8)`` (zeroed) for the whole padded grid ``p``."""
+    """Fill ``tables`` ``(N, 8)`` (zeroed) for the whole padded grid ``p`` in two sweeps: down
+    the rows (E, W, N, NE, NW: the last three read the row above) and up (S, SE, SW). Returns
+    the number of cells next to a jump point (a straight entry of 1)."""
     rows = p.shape[0] // stride
-    _straight(p, stride, tables, 1, rows - 1, 1, stride - 1)
-    for i in range(1, rows - 1):  # SE, SW read the next row down: sweep upwards
-        r = rows - 1 - i
-        for c in range(1, stride - 1):
-            n = r * stride + c
-            tables[n, 4] = _diagonal_entry(p, stride, tables, 4, n)
-            tables[n, 5] = _diagonal_entry(p, stride, tables, 5, n)
+    jumps = 0
     for r in range(1, rows - 1):
+        base = r * stride
+        for c in range(stride - 2, 0, -1):
+            n = base + c
+            tables[n, 0] = _straight_entry(p, tables, n, n + 1, stride, 0)
         for c in range(1, stride - 1):
-            n = r * stride + c
+            n = base + c
+            tables[n, 1] = _straight_entry(p, tables, n, n - 1, stride, 1)
+            tables[n, 3] = _straight_entry(p, tables, n, n - stride, 1, 3)
             tables[n, 6] = _diagonal_entry(p, stride, tables, 6, n)
             tables[n, 7] = _diagonal_entry(p, stride, tables, 7, n)
+    for r in range(rows - 2, 0, -1):
+        base = r * stride
+        for c in range(1, stride - 1):
+            n = base + c
+            tables[n, 2] = _straight_entry(p, tables, n, n + stride, 1, 2)
+            tables[n, 4] = _diagonal_entry(p, stride, tables, 4, n)
+            tables[n, 5] = _diagonal_entry(p, stride, tables, 5, n)
+            if tables[n, 0] == 1 or tables[n, 1] == 1 or tables[n, 2] == 1 or tables[n, 3] == 1:
+                jumps += 1
+    return jumps
 
 
 @njit(cache=True, nogil=True)
@@ -140,16 +130,24 @@ def _walk(p, stride, tables, k, n):
 
 
 @njit(cache=True, nogil=True)
-def _seed(p, stride, tables, m):
-    """Walk every diagonal from the cells whose entries read cell ``m``."""
-    count = 0
-    for k in range(4, 8):
-        dx = 1 if (k & 1) == 0 else -1
-        dys = stride if k < 6 else -stride
-        count += _walk(p, stride, tables, k, m)
-        count += _walk(p, stride, tables, k, m - dx - dys)
-        count += _walk(p, stride, tables, k, m - dx)
-        count += _walk(p, stride, tables, k, m - dys)
+def _line(p, stride, tables, i, n, zone, limit, changed, count):
+    """Recompute the straight entry ``i`` (0..3) at node ``n`` and on backwards against its scan
+    (each entry reads the next one's), for at most ``limit`` cells: the first ``zone``
+    unconditionally (their own cells changed), then while entries change. Appends ``4 * node +
+    i`` for each entry whose jump status (``> 0``) changed to ``changed`` at ``count``; returns
+    the new count."""
+    step = 1 if i == 0 else -1 if i == 1 else stride if i == 2 else -stride
+    side = stride if i < 2 else 1
+    for j in range(limit):
+        t = _straight_entry(p, tables, n, n + step, side, i)
+        old = tables[n, i]
+        if t == old and j >= zone:
+            break
+        tables[n, i] = t
+        if (t > 0) != (old > 0):
+            changed[count] = 4 * n + i
+            count += 1
+        n -= step
     return count
 
 
@@ -157,39 +155,38 @@ def _seed(p, stride, tables, m):
 def repair_tables(p, stride, tables, y0, y1, x0, x1):
     """Repair ``tables`` in place after the cells in padded rows ``y0 <= y < y1`` and columns
     ``x0 <= x < x1`` changed in ``p`` (already updated). Returns the diagonal entries rewritten.
+
+    Straight entries are recomputed from the box outwards against their scans until they come
+    out unchanged; diagonal entries are walked backwards from every cell next to the box and
+    from every cell whose straight jump status changed (only along the diagonals that read it).
     """
     rows = p.shape[0] // stride
-    r0 = max(y0 - 1, 1)
+    r0 = max(y0 - 1, 1)  # rows and columns of the straight entries that read a changed cell
     r1 = min(y1 + 1, rows - 1)
     c0 = max(x0 - 1, 1)
     c1 = min(x1 + 1, stride - 1)
-    nr = r1 - r0
-    nc = c1 - c0
-    old_rows = np.empty((nr, stride), dtype=np.uint8)  # E / W jump status before (bits)
-    for i in range(nr):
-        for c in range(stride):
-            n = (r0 + i) * stride + c
-            old_rows[i, c] = (tables[n, 0] > 0) | ((tables[n, 1] > 0) << 1)
-    old_cols = np.empty((nc, rows), dtype=np.uint8)  # S / N
-    for j in range(nc):
-        for r in range(rows):
-            n = r * stride + c0 + j
-            old_cols[j, r] = (tables[n, 2] > 0) | ((tables[n, 3] > 0) << 1)
-    _straight(p, stride, tables, r0, r1, c0, c1)
+    changed = np.empty(2 * ((r1 - r0) * stride + (c1 - c0) * rows), dtype=np.int64)
+    m = 0
+    for r in range(r0, r1):
+        m = _line(p, stride, tables, 0, r * stride + x1 - 1, x1 - c0, x1 - 1, changed, m)
+        m = _line(p, stride, tables, 1, r * stride + x0, c1 - x0, stride - 1 - x0, changed, m)
+    for c in range(c0, c1):
+        m = _line(p, stride, tables, 2, (y1 - 1) * stride + c, y1 - r0, y1 - 1, changed, m)
+        m = _line(p, stride, tables, 3, y0 * stride + c, r1 - y0, rows - 1 - y0, changed, m)
     count = 0
-    for y in range(y0, y1):
-        for x in range(x0, x1):
-            count += _seed(p, stride, tables, y * stride + x)
-    for i in range(nr):
-        for c in range(1, stride - 1):
-            n = (r0 + i) * stride + c
-            if old_rows[i, c] != ((tables[n, 0] > 0) | ((tables[n, 1] > 0) << 1)):
-                count += _seed(p, stride, tables, n)
-    for j in range(nc):
-        for r in range(1, rows - 1):
-            n = r * stride + c0 + j
-            if old_cols[j, r] != ((tables[n, 2] > 0) | ((tables[n, 3] > 0) << 1)):
-                count += _seed(p, stride, tables, n)
+    for k in range(4, 8):  # entries whose own four cells include a changed one
+        sx = 1 if (k & 1) == 0 else 0
+        sy = 1 if k < 6 else 0
+        for y in range(max(y0 - sy, 1), min(y1 + 1 - sy, rows - 1)):
+            for x in range(max(x0 - sx, 1), min(x1 + 1 - sx, stride - 1)):
+                count += _walk(p, stride, tables, k, y * stride + x)
+    for j in range(m):  # a straight status at node n is read by two diagonal entries
+        n = changed[j] >> 2
+        i = changed[j] & 3
+        for e in range(2):
+            k = 4 + i + 2 * e if i < 2 else 4 + 2 * (i - 2) + e
+            d = (1 if (k & 1) == 0 else -1) + (stride if k < 6 else -stride)
+            count += _walk(p, stride, tables, k, n - d)
     return count
 
 

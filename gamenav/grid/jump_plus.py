@@ -12,11 +12,11 @@ jump points and keeps its open list compact. Costs are optimal, as with online J
 paths may differ among equal-cost ones.
 
 * Table: ``(N, 8)`` int16 per grid (16 bytes per cell, int32 beyond 32000 cells a side), built on
-  the first JPS query (one O(cells) sweep per direction).
+  the first JPS query (two O(cells) sweeps: 0.3-0.9 s on the GPPC maps).
 * Edits: the index listens to its grid (a weak subscription) and repairs the table in place in
-  the editing thread: the rows and columns next to the changed box are re-swept and diagonal
-  entries recomputed backwards from every cell whose jump status changed (work proportional to
-  the area affected, not the map).
+  the editing thread: straight entries from the changed box outwards until they come out
+  unchanged, diagonal entries backwards from every cell whose jump status changed (work
+  proportional to the entries that change, not the map: 0.2-0.7 ms for a 4 x 4 box).
 * Search: successor pruning as in JPS, plus the paper's intermediate pruning: the jump points a
   diagonal scan passes (where a straight sub-scan finds a jump point) are not expanded; their
   straight jump points become successors directly. A compact open list (a binary heap over a
@@ -82,10 +82,9 @@ class JumpIndex(GridIndex[Table]):
         dtype = np.int16 if max(h, w) < _INT16_LIMIT else np.int32
         announce_compile("grid search", *KERNELS)
         table: Table = np.zeros((self._p.shape[0], 8), dtype=dtype)
-        _kp.build_tables(self._p, self._stride, table)
+        self._jumps = int(_kp.build_tables(self._p, self._stride, table))
         self._data = table
         self._cells = int(passable.sum())
-        self._jumps = self._jump_cells(slice(None), slice(None))
 
     def _jump_cells(self, rows: slice, columns: slice) -> int:
         """Cells next to a jump point (a straight entry of 1) in the padded ``rows`` and ``columns``."""
