@@ -21,10 +21,11 @@ only be met on the goal's row or column, i.e. at one known step of a diagonal sc
 Repair (:func:`repair_tables`): an edit inside a box changes the straight entries of the rows
 and columns next to it, recomputed from the box outwards against each scan until one comes out
 unchanged (every entry reads only the next one's); diagonal entries are walked backwards, until
-one comes out unchanged, from the cells next to the box and from each cell whose straight jump
-status changed, only along the two diagonals that read that status. The result equals a full
-rebuild (tests compare them). On the GPPC maps a 4 x 4 edit takes 0.2-0.7 ms median (the whole
-rows, columns and 16 diagonals per touched cell re-swept before: 2.1-4.6 ms).
+one comes out unchanged, from each cell whose straight jump status changed (at once, only along
+the two diagonals that read that status: no buffer, whatever the box) and from the cells next
+to the box. The result equals a full rebuild (tests compare them). On the GPPC maps a 4 x 4
+edit takes 0.2-0.8 ms median (the whole rows, columns and 16 diagonals per touched cell
+re-swept before: 2.1-4.6 ms).
 
 Search (:func:`search_step`): JPS successor pruning (``jump_directions``) and :func:`_jump`; the
 open list is a binary heap over a small per-search pool of generated nodes (g, node, parent
@@ -133,14 +134,15 @@ def _walk(p, stride, tables, k, n):
 
 
 @njit(cache=True, nogil=True)
-def _line(p, stride, tables, i, n, zone, limit, changed, count):
+def _line(p, stride, tables, i, n, zone, limit):
     """Recompute the straight entry ``i`` (0..3) at node ``n`` and on backwards against its scan
     (each entry reads the next one's), for at most ``limit`` cells: the first ``zone``
-    unconditionally (their own cells changed), then while entries change. Appends ``4 * node +
-    i`` for each entry whose jump status (``> 0``) changed to ``changed`` at ``count``; returns
-    the new count."""
+    unconditionally (their own cells changed), then while entries change. Where an entry's jump
+    status (``> 0``) changes, the two diagonal entries that read it are walked (:func:`_walk`);
+    returns the diagonal entries rewritten."""
     step = 1 if i == 0 else -1 if i == 1 else stride if i == 2 else -stride
     side = stride if i < 2 else 1
+    count = 0
     for j in range(limit):
         t = _straight_entry(p, tables, n, n + step, side, i)
         old = tables[n, i]
@@ -148,8 +150,10 @@ def _line(p, stride, tables, i, n, zone, limit, changed, count):
             break
         tables[n, i] = t
         if (t > 0) != (old > 0):
-            changed[count] = 4 * n + i
-            count += 1
+            for e in range(2):
+                k = 4 + i + 2 * e if i < 2 else 4 + 2 * (i - 2) + e
+                d = (1 if (k & 1) == 0 else -1) + (stride if k < 6 else -stride)
+                count += _walk(p, stride, tables, k, n - d)
         n -= step
     return count
 
@@ -160,36 +164,29 @@ def repair_tables(p, stride, tables, y0, y1, x0, x1):
     ``x0 <= x < x1`` changed in ``p`` (already updated). Returns the diagonal entries rewritten.
 
     Straight entries are recomputed from the box outwards against their scans until they come
-    out unchanged; diagonal entries are walked backwards from every cell next to the box and
-    from every cell whose straight jump status changed (only along the diagonals that read it).
+    out unchanged; diagonal entries are walked backwards from every cell whose straight jump
+    status changed (only along the two diagonals that read it) and from every cell next to the
+    box. A walk may read a straight entry that changes later: that change walks it again, so
+    every entry is recomputed after its inputs last changed (as a fresh build has them).
     """
     rows = p.shape[0] // stride
     r0 = max(y0 - 1, 1)  # rows and columns of the straight entries that read a changed cell
     r1 = min(y1 + 1, rows - 1)
     c0 = max(x0 - 1, 1)
     c1 = min(x1 + 1, stride - 1)
-    changed = np.empty(2 * ((r1 - r0) * stride + (c1 - c0) * rows), dtype=np.int64)
-    m = 0
-    for r in range(r0, r1):
-        m = _line(p, stride, tables, 0, r * stride + x1 - 1, x1 - c0, x1 - 1, changed, m)
-        m = _line(p, stride, tables, 1, r * stride + x0, c1 - x0, stride - 1 - x0, changed, m)
-    for c in range(c0, c1):
-        m = _line(p, stride, tables, 2, (y1 - 1) * stride + c, y1 - r0, y1 - 1, changed, m)
-        m = _line(p, stride, tables, 3, y0 * stride + c, r1 - y0, rows - 1 - y0, changed, m)
     count = 0
+    for r in range(r0, r1):
+        count += _line(p, stride, tables, 0, r * stride + x1 - 1, x1 - c0, x1 - 1)
+        count += _line(p, stride, tables, 1, r * stride + x0, c1 - x0, stride - 1 - x0)
+    for c in range(c0, c1):
+        count += _line(p, stride, tables, 2, (y1 - 1) * stride + c, y1 - r0, y1 - 1)
+        count += _line(p, stride, tables, 3, y0 * stride + c, r1 - y0, rows - 1 - y0)
     for k in range(4, 8):  # entries whose own four cells include a changed one
         sx = 1 if (k & 1) == 0 else 0
         sy = 1 if k < 6 else 0
         for y in range(max(y0 - sy, 1), min(y1 + 1 - sy, rows - 1)):
             for x in range(max(x0 - sx, 1), min(x1 + 1 - sx, stride - 1)):
                 count += _walk(p, stride, tables, k, y * stride + x)
-    for j in range(m):  # a straight status at node n is read by two diagonal entries
-        n = changed[j] >> 2
-        i = changed[j] & 3
-        for e in range(2):
-            k = 4 + i + 2 * e if i < 2 else 4 + 2 * (i - 2) + e
-            d = (1 if (k & 1) == 0 else -1) + (stride if k < 6 else -stride)
-            count += _walk(p, stride, tables, k, n - d)
     return count
 
 

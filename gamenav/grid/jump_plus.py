@@ -16,7 +16,7 @@ paths may differ among equal-cost ones.
 * Edits: the index listens to its grid (a weak subscription) and repairs the table in place in
   the editing thread: straight entries from the changed box outwards until they come out
   unchanged, diagonal entries backwards from every cell whose jump status changed (work
-  proportional to the entries that change, not the map: 0.2-0.7 ms for a 4 x 4 box).
+  proportional to the entries that change, not the map: 0.2-0.8 ms for a 4 x 4 box).
 * Search: successor pruning as in JPS, plus the paper's intermediate pruning: the jump points a
   diagonal scan passes (where a straight sub-scan finds a jump point) are not expanded; their
   straight jump points become successors directly. A compact open list (a binary heap over a
