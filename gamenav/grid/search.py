@@ -37,7 +37,7 @@ from gamenav.grid._index import GraphIndex, answer_once, check_graph_options, gr
 from gamenav.grid.movement import (Diagonal, Heuristic, HeuristicLike, default_heuristic,
                                    resolve_heuristic)
 from gamenav.grid.clearance import radius_state, threshold
-from gamenav.grid.tilegrid import Box, TileGrid, _GridState, _small
+from gamenav.grid.tilegrid import Box, TileGrid, _GridState
 from gamenav.types import Path, PathStatus
 
 if TYPE_CHECKING:
@@ -300,8 +300,8 @@ class _Padded:
     """The kernel view of one grid snapshot: padded flat arrays and facts about it.
 
     After an edit it is built from an older snapshot's and the box of the cells changed since
-    (``_GridState.padded_base``): when the box is small, each array whose box changed is copied
-    (running searches keep the old ones) and patched in and next to the box; the others are
+    (``_GridState.padded_base``, kept only while the box is small): each array whose box changed
+    is copied (running searches keep the old ones) and patched in and next to the box; the others are
     shared (a wall placed on a map of unit costs copies no cost array; a cost edit, no passable
     cells, moves or jumps). No pass compares or scans whole arrays. The arrays are never
     modified once built.
@@ -318,7 +318,7 @@ class _Padded:
         self.nonunit: int  # padded cells whose cost is not 1 (uniform: none)
         self._moves: dict[int, npt.NDArray[np.uint8]] = {}
         self._jump_table: npt.NDArray[np.int32] | None = None
-        if base is None or not _small(base[1], passable.shape):  # build from scratch
+        if base is None:  # build from scratch
             pad = np.zeros((h + 2, w + 2), dtype=np.uint8)
             pad[1:-1, 1:-1] = passable
             self.passable = pad.ravel()

@@ -224,9 +224,12 @@ labelling alone taking 38 ms (a limit of 1/64 of the cells made moderate splits 
 24 -> 82 ms)."""
 
 
-def _small(box: Box, shape: tuple[int, ...]) -> bool:
-    """Whether patching ``box`` pays: it covers at most a quarter of the grid."""
-    return (box[1] - box[0]) * (box[3] - box[2]) * 4 <= shape[0] * shape[1]
+def _small(base: tuple[Any, Box] | None, shape: tuple[int, ...]) -> tuple[Any, Box] | None:
+    """``base`` when patching its box pays (it covers at most a quarter of the grid), else None
+    (the table is built anew: the old one is not kept alive for nothing)."""
+    if base is None or (base[1][1] - base[1][0]) * (base[1][3] - base[1][2]) * 4 > shape[0] * shape[1]:
+        return None
+    return base
 
 
 class _GridState:
@@ -237,7 +240,8 @@ class _GridState:
     holds ``(that table, (y0, y1, x0, x1) box of every cell changed since)``: an edit knows its
     box, so no repair compares whole arrays (a snapshot made without one, such as a clearance
     view, compares its arrays with the previous snapshot's once). A base is dropped once its
-    table is built.
+    table is built, and the labels' and padded arrays' as soon as the box covers more than a
+    quarter of the grid (they are then built anew).
 
     Attributes:
         walkable, cost, passable: ``(h, w)`` arrays, ``[y, x]``; never modified.
@@ -274,10 +278,11 @@ class _GridState:
             if changed is None:
                 changed = _diff_box(previous, passable, cost)
             for eight in (False, True):
-                base = _since(previous.labels.get(eight), previous.labels_base.get(eight), changed)
+                base = _small(_since(previous.labels.get(eight), previous.labels_base.get(eight), changed),
+                              passable.shape)
                 if base is not None:
                     self.labels_base[eight] = base
-            self.padded_base = _since(previous.padded, previous.padded_base, changed)
+            self.padded_base = _small(_since(previous.padded, previous.padded_base, changed), passable.shape)
             self.clearance_base = _since(previous.clearance, previous.clearance_base, changed)
 
     def components(self, diagonal: Diagonal) -> npt.NDArray[np.int32]:
@@ -298,7 +303,7 @@ class _GridState:
         :mod:`gamenav._kernels.components`) or, without one, after a large edit or one that split
         off big pieces, labelled anew."""
         base = self.labels_base.get(eight)
-        if base is not None and _small(base[1], self.passable.shape):
+        if base is not None:
             (old, first), box = base
             if box[0] == box[1]:
                 return old, first
