@@ -295,6 +295,9 @@ class _WorkspacePool:
 
 _pool = _WorkspacePool()
 
+_JUMP_EDITS = 64
+"""Edits whose rows and columns a pending jump-table patch keeps apart (see :class:`_Padded`)."""
+
 
 class _Padded:
     """The kernel view of one grid snapshot: padded flat arrays and facts about it.
@@ -304,10 +307,13 @@ class _Padded:
     is copied (running searches keep the old ones) and patched in and next to the box; the others are
     shared (a wall placed on a map of unit costs copies no cost array; a cost edit, no passable
     cells, moves or jumps). No pass compares or scans whole arrays. The arrays are never
-    modified once built.
+    modified once built. The online-JPS jump table (38 MB on a 1550 x 1550 map) is patched only
+    when a search asks for it: until then ``_jump_base`` holds an older table and the boxes of the
+    rows and columns to redo, one per edit since (at most :data:`_JUMP_EDITS`, then their union).
     """
 
-    __slots__ = ("shape", "stride", "passable", "cost", "nonunit", "uniform", "_moves", "_jump_table")
+    __slots__ = ("shape", "stride", "passable", "cost", "nonunit", "uniform", "_moves", "_jump_table",
+                 "_jump_base")
 
     def __init__(self, passable: npt.NDArray[np.bool_], cost: npt.NDArray[np.float64],
                  base: tuple[_Padded, Box] | None = None) -> None:
@@ -318,6 +324,7 @@ class _Padded:
         self.nonunit: int  # padded cells whose cost is not 1 (uniform: none)
         self._moves: dict[int, npt.NDArray[np.uint8]] = {}
         self._jump_table: npt.NDArray[np.int32] | None = None
+        self._jump_base: tuple[npt.NDArray[np.int32], tuple[Box, ...]] | None = None
         if base is None:  # build from scratch
             pad = np.zeros((h + 2, w + 2), dtype=np.uint8)
             pad[1:-1, 1:-1] = passable
@@ -339,6 +346,7 @@ class _Padded:
         if self.passable is previous.passable:  # the same cells: the same moves and jumps
             self._moves = previous._moves  # never mutated: moves() replaces the dict
             self._jump_table = previous._jump_table
+            self._jump_base = previous._jump_base
             return
         # moves depend on the 8 neighbours; the jumps of a row / column on the next ones
         region = (max(y0, 1), min(y1 + 2, h + 1), max(x0, 1), min(x1 + 2, w + 1))
@@ -346,9 +354,21 @@ class _Padded:
             patched = moves.copy()
             _k.move_masks(self.passable, self.stride, code, patched, *region)
             self._moves[code] = patched
-        if previous._jump_table is not None:
-            self._jump_table = previous._jump_table.copy()
-            _jps.jump_tables(self.passable, self.stride, self._jump_table, *region)
+        self._jump_base = previous._jumps_since(region)
+
+    def _jumps_since(self, region: Box) -> tuple[npt.NDArray[np.int32], tuple[Box, ...]] | None:
+        """What a later snapshot's jump table may be patched from: this one's table (or its own
+        base) and the padded ``(r0, r1, c0, c1)`` rows and columns to redo, ``region`` added."""
+        table = self._jump_table
+        if table is not None:
+            return table, (region,)
+        if self._jump_base is None:
+            return None
+        table, regions = self._jump_base
+        if len(regions) < _JUMP_EDITS:
+            return table, (*regions, region)
+        r0, r1, c0, c1 = zip(*regions, region, strict=True)
+        return table, ((min(r0), max(r1), min(c0), max(c1)),)
 
     def moves(self, diagonal: Diagonal) -> npt.NDArray[np.uint8]:
         """``(N,)`` uint8 allowed-move bits for a movement rule (computed once per rule).
@@ -366,13 +386,21 @@ class _Padded:
         return moves
 
     def jump_table(self) -> npt.NDArray[np.int32]:
-        """``(4, N)`` int32 straight-jump table for JPS (computed on first use)."""
+        """``(4, N)`` int32 straight-jump table for JPS (computed on first use: patched from an
+        older snapshot's when there is one, see the class docstring)."""
         if self._jump_table is None:
             announce_compile("grid search", *KERNELS)
-            table = np.zeros((4, self.passable.shape[0]), dtype=np.int32)
+            base = self._jump_base
             h, w = self.shape
-            _jps.jump_tables(self.passable, self.stride, table, 1, h + 1, 1, w + 1)
-            self._jump_table = table
+            if base is None:
+                table = np.zeros((4, self.passable.shape[0]), dtype=np.int32)
+                regions: tuple[Box, ...] = ((1, h + 1, 1, w + 1),)
+            else:
+                table, regions = base[0].copy(), base[1]
+            for region in regions:
+                _jps.jump_tables(self.passable, self.stride, table, *region)
+            self._jump_table = table  # (before the base is dropped: another thread may read both)
+            self._jump_base = None
         return self._jump_table
 
 

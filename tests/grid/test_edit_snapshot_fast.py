@@ -171,6 +171,42 @@ def test_padded_arrays_after_an_edit_are_patched_from_the_edit_box(monkeypatch: 
     assert costly.cost is not pad.cost and not costly.uniform and costly.nonunit == 4
 
 
+def test_the_jump_table_is_patched_only_when_a_search_asks_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Online JPS's jump table (38 MB on a 1550 x 1550 map) is not copied by the snapshots of
+    edits after which no online-JPS search runs (the old code copied and patched it in every
+    ``padded()`` after an edit, 15 ms there, whatever the algorithm); asked for later, it is
+    patched from the last table over the rows and columns of all those edits (here, past two
+    edits, over their union), equal to a fresh one."""
+    monkeypatch.setattr(search, "_JUMP_EDITS", 2)
+    grid = gamenav.TileGrid(np.ones((20, 30), dtype=bool))
+    old = padded(grid).jump_table()
+    kept = old.copy()
+    real = search._jps.jump_tables
+    monkeypatch.setattr(search._jps, "jump_tables", _refuse)
+    for box in ((5, 5, 9, 9), (20, 2, 21, 18), (0, 0, 2, 1)):  # each edit's padded() builds no table
+        grid.set_walkable(box, False)
+        padded(grid).moves(Diagonal.NO_CORNER_CUTTING)
+    monkeypatch.setattr(search._jps, "jump_tables", real)
+    np.testing.assert_array_equal(padded(grid).jump_table(), _Padded(*grid._kernel_arrays()).jump_table())
+    np.testing.assert_array_equal(old, kept)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_chains())
+def test_a_jump_table_asked_for_now_and_then_equals_a_fresh_one(case: tuple[np.ndarray, list[Edit]]) -> None:
+    """Snapshots built after every edit, the jump table asked for only at some of them (the rows
+    and columns to redo accumulate across the others): each table equals a fresh build's."""
+    walk, edits = case
+    grid = gamenav.TileGrid(walk)
+    padded(grid).jump_table()
+    for edit in edits:
+        _apply(grid, edit)
+        pad = padded(grid)
+        if edit[0] == "query":
+            np.testing.assert_array_equal(pad.jump_table(), _Padded(*grid._kernel_arrays()).jump_table())
+    np.testing.assert_array_equal(padded(grid).jump_table(), _Padded(*grid._kernel_arrays()).jump_table())
+
+
 def test_an_edit_that_splits_off_big_pieces_labels_anew(monkeypatch: pytest.MonkeyPatch) -> None:
     """Closing the one door of a wall across a 100 x 100 map leaves two halves of 4950 cells: the
     repair's fills give up (tilegrid._FILL_LIMIT) and the grid is labelled anew, with the same result."""
