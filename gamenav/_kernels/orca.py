@@ -6,12 +6,14 @@ the 2-D linear program and its 3-D fallback when infeasible), written for arrays
 come from a cell grid of sorted arrays (:func:`cell_list`), the k nearest within
 ``neighbor_dist`` found in rings of hash cells that stop once nothing nearer can come;
 static obstacles are the edges between passable and blocked cells (outside the grid counts as
-blocked), each a segment of a wall contour whose vertices know their convexity.
+blocked), each a segment of a wall contour whose vertices know their convexity, and the edges of
+an obstacle table (a navmesh world's obstacles, exact: see :func:`crowd_step`) found through its
+bucket index, so that an agent looks at the few edges near it however many obstacles there are.
 
 Ties (equal distances) are broken by index (agents) and by scan order (walls: world cell row,
 column, side), so the result is deterministic. :func:`crowd_step` is a whole avoidance step
 in one call: ORCA, the move, then overlapping discs pushed apart (Gauss-Seidel over the touching
-pairs) and out of blocked cells. The public wrapper is
+pairs) and out of blocked cells and obstacles. The public wrapper is
 :class:`gamenav.runtime.crowd.Crowd`; nothing here validates its inputs.
 """
 
@@ -410,9 +412,69 @@ def _seg_dist_sq(ax, ay, bx, by, px, py):  # pragma: no cover - compiled
     return (px - qx) ** 2 + (py - qy) ** 2
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _insert_seg(segs, segd, count, d2, ax, ay, bx, by, dx, dy, c1, c2, pdx, pdy, ndx, ndy):  # pragma: no cover
+    """Insert a wall edge row (see :func:`_wall_segments`) into ``segs[:count]`` sorted by ``segd``
+    (stable: equal distances keep the order of insertion); returns the new count."""
+    m = count
+    while m > 0 and segd[m - 1] > d2:
+        segd[m] = segd[m - 1]
+        segs[m, :] = segs[m - 1, :]
+        m -= 1
+    segd[m] = d2
+    segs[m, 0] = ax
+    segs[m, 1] = ay
+    segs[m, 2] = bx
+    segs[m, 3] = by
+    segs[m, 4] = dx
+    segs[m, 5] = dy
+    segs[m, 6] = c1
+    segs[m, 7] = c2
+    segs[m, 8] = pdx
+    segs[m, 9] = pdy
+    segs[m, 10] = ndx
+    segs[m, 11] = ndy
+    return count + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bucket_of(v, o, cs, size, n):  # pragma: no cover - compiled
+    """The bucket (0..n-1, clipped) of world coordinate ``v`` for buckets of ``size`` cells from ``o``."""
+    return min(max(int(math.floor((v - o) / cs / size)), 0), n - 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bucket_window(x, y, reach, ox, oy, cs, obst):  # pragma: no cover - compiled
+    """The buckets ``(bx0, by0, bx1, by1)`` (inclusive) of the obstacle table ``obst`` (see
+    :func:`crowd_step`) that the box of half side ``reach`` around ``(x, y)`` meets."""
+    _, start, _, size, nbx = obst
+    nby = (start.shape[0] - 1) // nbx
+    return (_bucket_of(x - reach, ox, cs, size, nbx), _bucket_of(y - reach, oy, cs, size, nby),
+            _bucket_of(x + reach, ox, cs, size, nbx), _bucket_of(y + reach, oy, cs, size, nby))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _first_listing(row, bx, by, bx0, by0, ox, oy, cs, obst):  # pragma: no cover - compiled
+    """Whether bucket ``(bx, by)`` of a window from ``(bx0, by0)`` is the first of the window that
+    lists obstacle edge ``row`` (an edge is listed in every bucket its box meets): each edge once."""
+    seg, start, _, size, nbx = obst
+    nby = (start.shape[0] - 1) // nbx
+    lo_x = _bucket_of(min(seg[row, 0], seg[row, 2]), ox, cs, size, nbx)
+    lo_y = _bucket_of(min(seg[row, 1], seg[row, 3]), oy, cs, size, nby)
+    return bx == max(lo_x, bx0) and by == max(lo_y, by0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unit(x, y):  # pragma: no cover - compiled
+    norm = math.sqrt(x * x + y * y)
+    return (x / norm, y / norm) if norm > 0.0 else (0.0, 0.0)
+
+
 @njit(cache=True, nogil=True)
-def _wall_segments(px, py, reach, passable, sat, ox, oy, cs, y_up, segs, segd):  # pragma: no cover - compiled
-    """Wall edges within ``reach`` of ``(px, py)`` that face it, sorted by distance then scan order.
+def _wall_segments(px, py, reach, passable, sat, ox, oy, cs, y_up, obst, segs, segd):  # pragma: no cover - compiled
+    """Wall edges within ``reach`` of ``(px, py)`` that face it, sorted by distance then scan order:
+    the grid's (edges between free and blocked cells), then the obstacle table's ``obst``
+    (:func:`crowd_step`; its bucket index lists the edges near the agent).
 
     ``sat`` (:func:`blocked_table`): a window inside the grid without any blocked cell is
     skipped at once.
@@ -432,9 +494,9 @@ def _wall_segments(px, py, reach, passable, sat, ox, oy, cs, y_up, segs, segd): 
     j0 = cj - k - 1
     i1 = ci + k + 2
     j1 = cj + k + 2
-    if i0 >= 0 and j0 >= 0 and i1 <= w and j1 <= h and _window_clear(sat, i0, j0, i1, j1):
-        return 0
-    for j in range(max(cj - k, 0), min(cj + k, h - 1) + 1):  # edges lie beside passable cells
+    clear = i0 >= 0 and j0 >= 0 and i1 <= w and j1 <= h and _window_clear(sat, i0, j0, i1, j1)
+    j_last = -1 if clear else min(cj + k, h - 1)  # (a clear window: no grid edge)
+    for j in range(max(cj - k, 0), j_last + 1):  # edges lie beside passable cells
         for i in range(max(ci - k, 0), min(ci + k, w - 1) + 1):
             if _blocked(passable, i, j, y_up):
                 continue
@@ -485,25 +547,30 @@ def _wall_segments(px, py, reach, passable, sat, ox, oy, cs, y_up, segs, segd): 
                     c1 = 0.0
                     pdx = -dy
                     pdy = dx
-                m = count
-                count += 1
-                while m > 0 and segd[m - 1] > d2:  # stable: equal distances keep scan order
-                    segd[m] = segd[m - 1]
-                    segs[m, :] = segs[m - 1, :]
-                    m -= 1
-                segd[m] = d2
-                segs[m, 0] = ax
-                segs[m, 1] = ay
-                segs[m, 2] = bx
-                segs[m, 3] = by
-                segs[m, 4] = dx
-                segs[m, 5] = dy
-                segs[m, 6] = c1
-                segs[m, 7] = c2
-                segs[m, 8] = pdx
-                segs[m, 9] = pdy
-                segs[m, 10] = ndx
-                segs[m, 11] = ndy
+                count = _insert_seg(segs, segd, count, d2, ax, ay, bx, by, dx, dy, c1, c2, pdx, pdy, ndx, ndy)
+    seg, start, items, _, nbx = obst
+    bx0, by0, bx1, by1 = _bucket_window(px, py, reach, ox, oy, cs, obst)
+    for by in range(by0, by1 + 1):
+        for bx in range(bx0, bx1 + 1):
+            b = by * nbx + bx
+            for q in range(start[b], start[b + 1]):
+                s = items[q]
+                ax = seg[s, 0]
+                ay = seg[s, 1]
+                bx_ = seg[s, 2]
+                by_ = seg[s, 3]
+                if _det(ax - px, ay - py, bx_ - px, by_ - py) >= 0.0 or \
+                        not _first_listing(s, bx, by, bx0, by0, ox, oy, cs, obst):
+                    continue  # not on the free side, or seen in an earlier bucket
+                d2 = _seg_dist_sq(ax, ay, bx_, by_, px, py)
+                if d2 >= reach_sq:
+                    continue
+                dx, dy = _unit(bx_ - ax, by_ - ay)
+                pdx, pdy = _unit(ax - seg[s, 4], ay - seg[s, 5])
+                ndx, ndy = _unit(seg[s, 6] - bx_, seg[s, 7] - by_)
+                c1 = 1.0 if _det(pdx, pdy, dx, dy) >= 0.0 else 0.0  # a left turn: convex (RVO2 isConvex)
+                c2 = 1.0 if _det(dx, dy, ndx, ndy) >= 0.0 else 0.0
+                count = _insert_seg(segs, segd, count, d2, ax, ay, bx_, by_, dx, dy, c1, c2, pdx, pdy, ndx, ndy)
     return count
 
 
@@ -740,8 +807,8 @@ def _agent_line(i, j, pos, vel, radius, inv_t, dt, share, lines, n):  # pragma: 
 
 @njit(cache=True, nogil=True)
 def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir, keep_right, hcell, neighbor_dist,
-                    max_neighbors, time_horizon, time_horizon_obst, dt, passable, sat, ox, oy, cs, y_up, walls, out,
-                    yielded_before, yielded, wait):  # pragma: no cover - compiled
+                    max_neighbors, time_horizon, time_horizon_obst, dt, passable, sat, obst, ox, oy, cs, y_up, walls,
+                    out, yielded_before, yielded, wait):  # pragma: no cover - compiled
     """New velocities ``out`` (n, 2) of every agent: RVO2's ``computeNewVelocity``.
 
     ``pos``, ``vel``, ``pref`` (n, 2): positions, current and preferred velocities; ``radius`` and
@@ -778,7 +845,8 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
     the last step is ignored likewise by the one it gave way to.
     ``walls``: also avoid the grid's blocked cells (``passable`` [y, x], its summed-area tables
     ``sat`` of blocked cells by world row (:func:`blocked_table`), origin ``ox, oy``, cell size
-    ``cs``, ``y_up``); agents take the walls as hard constraints (obstacle lines) and share the
+    ``cs``, ``y_up``) and the edges of the obstacle table ``obst`` (see :func:`crowd_step`, in the
+    units of ``pos``); agents take the walls as hard constraints (obstacle lines) and share the
     avoidance of each other. An agent whose lines cannot all be met keeps to the walls and its
     :data:`_NEAREST` nearest neighbours' lines if it can, else RVO2's 3-D fallback. Returns the
     number of agents whose linear program was infeasible.
@@ -795,7 +863,8 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
         for i in range(n):
             reach_max = max(reach_max, time_horizon_obst * max_speed[i] + radius[i])
         kmax = int(math.ceil(min(reach_max / cs, passable.shape[0] + passable.shape[1]))) + 1
-    nseg_max = 4 * min(2 * kmax + 1, passable.shape[0]) * min(2 * kmax + 1, passable.shape[1]) if walls else 1
+    nseg_max = 4 * min(2 * kmax + 1, passable.shape[0]) * min(2 * kmax + 1, passable.shape[1]) + obst[0].shape[0] \
+        if walls else 1
     segs = np.empty((nseg_max, 12), np.float64)
     segd = np.empty(nseg_max, np.float64)
     lines = np.empty((nseg_max + max_neighbors + 1, 4), np.float64)
@@ -808,7 +877,7 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
         nl = 0
         if walls:
             nseg = _wall_segments(px, py, time_horizon_obst * max_speed[i] + radius[i], passable, sat, ox, oy,
-                                  cs, y_up, segs, segd)
+                                  cs, y_up, obst, segs, segd)
             nl = _obstacle_lines(px, py, vel[i, 0], vel[i, 1], radius[i], inv_to, segs, nseg, lines)
         num_obst = nl
         prx = pref[i, 0]
@@ -923,6 +992,124 @@ def _near_walls(x, y, r, sat, ox, oy, cs):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _near_obstacles(x, y, r, ox, oy, cs, obst):  # pragma: no cover - compiled
+    """Whether a bucket of the obstacle table ``obst`` within a cell of the disc's bounding box
+    lists an edge; False means the disc is certainly clear of every obstacle edge."""
+    start = obst[1]
+    nbx = obst[4]
+    if start[-1] == 0:  # (no obstacle)
+        return False
+    bx0, by0, bx1, by1 = _bucket_window(x, y, r + cs, ox, oy, cs, obst)
+    listed = 0
+    for by in range(by0, by1 + 1):  # (a row of buckets: one slice)
+        listed += start[by * nbx + bx1 + 1] - start[by * nbx + bx0]
+    return listed > 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _off_walls_near(pos, i, r, passable, sat, obst, ox, oy, cs, y_up):  # pragma: no cover - compiled
+    """:func:`_disc_off_walls` for disc ``i`` unless nothing blocked is near it (then False at once)."""
+    x = pos[i, 0]
+    y = pos[i, 1]
+    if not (_near_walls(x, y, r, sat, ox, oy, cs) or _near_obstacles(x, y, r, ox, oy, cs, obst)):
+        return False
+    return _disc_off_walls(pos, i, r, passable, obst, ox, oy, cs, y_up)
+
+
+@njit(cache=True, nogil=True)
+def _off_obstacles(x, y, r, obst, ox, oy, cs):  # pragma: no cover - compiled
+    """The centre ``(x, y)`` of a disc of radius ``r`` moved out of the obstacles of ``obst`` and
+    off their edges: a centre inside one (its nearest edge within ``r`` plus a cell, by the
+    side of that edge, or by the nearest vertex's convexity: a concave one is inside) goes to
+    ``r`` beyond the nearest boundary point; then the disc is pushed off each edge it overlaps,
+    from the edge's nearest point. Returns ``(x, y, depth)``: ``depth`` the deepest overlap found."""
+    seg, start, items, _, nbx = obst
+    if start[-1] == 0:
+        return x, y, 0.0
+    reach = r + cs
+    bx0, by0, bx1, by1 = _bucket_window(x, y, reach, ox, oy, cs, obst)
+    best = reach * reach
+    inside = False
+    qx = x
+    qy = y
+    nx = 0.0
+    ny = 0.0
+    for by in range(by0, by1 + 1):  # the nearest edge: is the centre inside?
+        for bx in range(bx0, bx1 + 1):
+            b = by * nbx + bx
+            for q in range(start[b], start[b + 1]):
+                s = items[q]
+                if not _first_listing(s, bx, by, bx0, by0, ox, oy, cs, obst):
+                    continue
+                ax = seg[s, 0]
+                ay = seg[s, 1]
+                vx = seg[s, 2] - ax
+                vy = seg[s, 3] - ay
+                length_sq = vx * vx + vy * vy
+                t = 0.0 if length_sq == 0.0 else min(max(((x - ax) * vx + (y - ay) * vy) / length_sq, 0.0), 1.0)
+                cx = ax + t * vx
+                cy = ay + t * vy
+                d2 = (x - cx) ** 2 + (y - cy) ** 2
+                if d2 >= best:
+                    continue
+                best = d2
+                qx = cx
+                qy = cy
+                dx, dy = _unit(vx, vy)
+                nx = dy  # the outward normal: the obstacle is on the edge's left
+                ny = -dx
+                if 0.0 < t < 1.0:
+                    inside = _det(vx, vy, x - ax, y - ay) > 0.0
+                else:  # a vertex: inside when it is concave (a right turn)
+                    if t == 0.0:
+                        px, py = _unit(ax - seg[s, 4], ay - seg[s, 5])
+                        inside = _det(px, py, dx, dy) < 0.0
+                    else:
+                        px, py = _unit(seg[s, 6] - seg[s, 2], seg[s, 7] - seg[s, 3])
+                        inside = _det(dx, dy, px, py) < 0.0
+    depth = 0.0
+    if inside:
+        d = math.sqrt(best)
+        ux, uy = _unit(qx - x, qy - y)
+        if d == 0.0:
+            ux = nx
+            uy = ny
+        depth = r + d
+        x = qx + ux * (r + 1e-9 * cs)
+        y = qy + uy * (r + 1e-9 * cs)
+    bx0, by0, bx1, by1 = _bucket_window(x, y, r, ox, oy, cs, obst)
+    for by in range(by0, by1 + 1):  # then off each edge the disc overlaps
+        for bx in range(bx0, bx1 + 1):
+            b = by * nbx + bx
+            for q in range(start[b], start[b + 1]):
+                s = items[q]
+                if not _first_listing(s, bx, by, bx0, by0, ox, oy, cs, obst):
+                    continue
+                ax = seg[s, 0]
+                ay = seg[s, 1]
+                vx = seg[s, 2] - ax
+                vy = seg[s, 3] - ay
+                length_sq = vx * vx + vy * vy
+                t = 0.0 if length_sq == 0.0 else min(max(((x - ax) * vx + (y - ay) * vy) / length_sq, 0.0), 1.0)
+                dx = x - (ax + t * vx)
+                dy = y - (ay + t * vy)
+                d2 = dx * dx + dy * dy
+                if d2 >= r * r:
+                    continue
+                d = math.sqrt(d2)
+                if d < 1e-9 * cs:  # on the edge: out along its outward normal
+                    dx, dy = _unit(vy, -vx)
+                    d = 0.0
+                else:
+                    dx /= d
+                    dy /= d
+                depth = max(depth, r - d)
+                x += dx * (r - d + 1e-9 * cs)
+                y += dy * (r - d + 1e-9 * cs)
+    return x, y, depth
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _out_by_side(x, y, r, ii, j, x0, y0, cs, passable, y_up):  # pragma: no cover - compiled
     """The centre ``(x, y)`` on (or in) blocked square ``(ii, j)`` (lower corner ``x0, y0``) moved
     ``r`` beyond its nearest side that has a free cell across (unmoved when none has)."""
@@ -942,9 +1129,10 @@ def _out_by_side(x, y, r, ii, j, x0, y0, cs, passable, y_up):  # pragma: no cove
 
 
 @njit(cache=True, nogil=True)
-def _disc_off_walls(pos, i, r, passable, ox, oy, cs, y_up):  # pragma: no cover - compiled
-    """Move disc ``i`` of ``pos`` out of the blocked and off-grid cell squares it overlaps (see
-    :func:`discs_off_walls`); returns whether it still overlaps one (by more than :data:`_HAIR`)."""
+def _disc_off_walls(pos, i, r, passable, obst, ox, oy, cs, y_up):  # pragma: no cover - compiled
+    """Move disc ``i`` of ``pos`` out of the blocked and off-grid cell squares and the obstacles of
+    ``obst`` it overlaps (see :func:`discs_off_walls`); returns whether it still overlaps one
+    (by more than :data:`_HAIR`)."""
     size = max(passable.shape[0], passable.shape[1]) + 2
     x = pos[i, 0]
     y = pos[i, 1]
@@ -983,6 +1171,10 @@ def _disc_off_walls(pos, i, r, passable, ox, oy, cs, y_up):  # pragma: no cover 
                 over = r - d + 1e-9 * cs
                 x += dx / d * over
                 y += dy / d * over
+        x, y, over = _off_obstacles(x, y, r, obst, ox, oy, cs)
+        if over > 0.0:
+            clear = False
+            depth = max(depth, over)
         if clear:
             break
     stuck = depth > _HAIR * cs
@@ -997,18 +1189,19 @@ def _disc_off_walls(pos, i, r, passable, ox, oy, cs, y_up):  # pragma: no cover 
 
 
 @njit(cache=True, nogil=True)
-def discs_off_walls(pos, radius, passable, sat, ox, oy, cs, y_up):  # pragma: no cover - compiled
+def discs_off_walls(pos, radius, passable, sat, obst, ox, oy, cs, y_up):  # pragma: no cover - compiled
     """Move each disc (centre ``pos`` (n, 2), ``radius`` (n,)) out of the blocked and off-grid cell
-    squares it overlaps, in place: up to 4 passes of pushes from each square's nearest point
-    (corners included). A centre never moves onto a blocked cell (such a move is undone: the
-    disc cannot fit there). Discs whose surroundings hold no blocked cell (summed-area tables
-    ``sat``, :func:`blocked_table`) are skipped at once. Returns the number of discs still
-    overlapping a blocked square (by more than :data:`_HAIR` cells).
+    squares and the obstacles of the table ``obst`` (:func:`crowd_step`) it overlaps, in place:
+    up to 4 passes of pushes from each square's nearest point (corners included) and each
+    obstacle edge's (a centre inside an obstacle leaves it first, see :func:`_off_obstacles`). A
+    centre never moves onto a blocked cell (such a move is undone: the disc cannot fit there).
+    Discs whose surroundings hold no blocked cell (summed-area tables ``sat``,
+    :func:`blocked_table`) and no obstacle edge are skipped at once. Returns the number of discs
+    still overlapping a blocked square or an obstacle (by more than :data:`_HAIR` cells).
     """
     stuck = 0
     for i in range(pos.shape[0]):
-        if _near_walls(pos[i, 0], pos[i, 1], radius[i], sat, ox, oy, cs) and \
-                _disc_off_walls(pos, i, radius[i], passable, ox, oy, cs, y_up):
+        if _off_walls_near(pos, i, radius[i], passable, sat, obst, ox, oy, cs, y_up):
             stuck += 1
     return stuck
 
@@ -1115,7 +1308,7 @@ def _sweep(pos, radius, mass, pairs, m, full, active, count, hits, moved, prev, 
 
 
 @njit(cache=True, nogil=True)
-def resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations, tolerance):  # pragma: no cover
+def resolve_discs(pos, radius, mass, passable, sat, obst, ox, oy, cs, y_up, iterations, tolerance):  # pragma: no cover
     """Push overlapping discs apart, then out of blocked cells; modifies ``pos`` (n, 2) in place.
 
     The pairs closer than the sum of their radii plus half the largest radius are collected once
@@ -1124,7 +1317,7 @@ def resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations
     sweep; over all of them every 8th sweep and before stopping) move each overlapping pair apart
     along its centre line (over-relaxed from sweep :data:`_RELAX_AFTER` on), each disc by its
     share of the overlap (``mass`` (n,): the heavier moves less; both 0: half each), followed by
-    wall sliding (no centre onto a blocked cell) and :func:`discs_off_walls`. The sweeps stop
+    wall sliding (no centre onto a blocked cell) and :func:`discs_off_walls` (``obst``). The sweeps stop
     early once no pair overlaps by more than ``tolerance`` times the sum of its radii. Walls win:
     a disc is never left in a blocked cell square it could leave. Returns the number of discs
     still overlapping a blocked cell (by more than :data:`_HAIR` cells).
@@ -1135,8 +1328,7 @@ def resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations
         r_max = max(r_max, radius[i])
     stuck_at = np.zeros(n, np.bool_)
     for a in range(n):
-        stuck_at[a] = _near_walls(pos[a, 0], pos[a, 1], radius[a], sat, ox, oy, cs) and \
-            _disc_off_walls(pos, a, radius[a], passable, ox, oy, cs, y_up)
+        stuck_at[a] = _off_walls_near(pos, a, radius[a], passable, sat, obst, ox, oy, cs, y_up)
     if n < 2 or iterations <= 0 or r_max <= 0.0:
         return int(stuck_at.sum())
     margin = 0.5 * r_max
@@ -1169,8 +1361,7 @@ def resolve_discs(pos, radius, mass, passable, sat, ox, oy, cs, y_up, iterations
                 continue
             moved[a] = False
             _slide(prev, pos, a, passable, ox, oy, cs, y_up)
-            stuck_at[a] = _near_walls(pos[a, 0], pos[a, 1], radius[a], sat, ox, oy, cs) and \
-                _disc_off_walls(pos, a, radius[a], passable, ox, oy, cs, y_up)
+            stuck_at[a] = _off_walls_near(pos, a, radius[a], passable, sat, obst, ox, oy, cs, y_up)
             far = far or math.hypot(pos[a, 0] - anchor[a, 0], pos[a, 1] - anchor[a, 1]) > 0.5 * margin
         stale = stale or far
         if worst <= tolerance and full:
@@ -1204,8 +1395,8 @@ def _slide(prev, pos, i, passable, ox, oy, cs, y_up):  # pragma: no cover - comp
 
 @njit(cache=True, nogil=True)
 def crowd_step(pos, vel, pref, radius, radius_cap, max_speed, moving, order, goal, idle_mass, keep_right, hcell,
-               neighbor_dist, max_neighbors, time_horizon, time_horizon_obst, dt, passable, sat, ox, oy, cs, y_up,
-               iterations, tolerance, new_vel, yielded_before, yielded, wait, bend):  # pragma: no cover - compiled
+               neighbor_dist, max_neighbors, time_horizon, time_horizon_obst, dt, passable, sat, obst, ox, oy, cs,
+               y_up, iterations, tolerance, new_vel, yielded_before, yielded, wait, bend):  # pragma: no cover
     """One avoidance step of a crowd, in place: ORCA velocities (:func:`orca_velocities`, into
     ``new_vel``), the move by ``new_vel * dt`` with wall sliding (no centre onto a blocked cell),
     then overlaps resolved (:func:`resolve_discs`, ``iterations``, ``tolerance``). ``vel``
@@ -1219,7 +1410,19 @@ def crowd_step(pos, vel, pref, radius, radius_cap, max_speed, moving, order, goa
     wait at a passage (``wait``). ``bend`` (n, 2) is set to how much the others and the walls
     bent the preferred velocity: ``(pref - new_vel) / max_speed`` (0 for a speed of 0 cells per
     second). Returns ``(infeasible, stuck)``: agents whose linear program was infeasible, discs left
-    overlapping a blocked cell. All of it runs in cells from the origin, the units its
+    overlapping a blocked cell or an obstacle.
+
+    ``obst``: obstacle walls besides the grid's blocked cells, exact (a navmesh world's obstacles),
+    ``(seg, start, items, size, nbx)``: ``seg`` (m, 8) float64 world units, one row per edge
+    ``x0 y0 x1 y1 xp yp xn yn``: the edge from ``(x0, y0)`` to ``(x1, y1)`` with the obstacle on
+    its left (rings counterclockwise, holes clockwise), ``(xp, yp)`` the vertex before it on
+    its ring and ``(xn, yn)`` the one after (convexity and the neighbouring edges of RVO2's
+    obstacle lines); a bucket index of square buckets of ``size`` cells from the origin,
+    ``nbx`` per row along world x (bucket ``by * nbx + bx``): bucket ``b`` lists the edges whose
+    bounding box meets it (clipped to the border buckets), ``items[start[b]:start[b + 1]]``.
+    No edges: ``(0, 8)``, ``start`` of one empty bucket.
+
+    All of it runs in cells from the origin, the units its
     tolerances are tuned in (in world units, on cells of 1e200 or 1e-200 the squares of distances
     overflowed or underflowed: nobody was avoided or pushed apart); ``new_vel`` is in cells per
     second. A move that a rounding back to world units would carry across a cell border (onto a
@@ -1251,9 +1454,16 @@ def crowd_step(pos, vel, pref, radius, radius_cap, max_speed, moving, order, goa
         norm = max(math.sqrt(gx * gx + gy * gy), 1e-12)
         goal_dir[i, 0] = gx / norm
         goal_dir[i, 1] = gy / norm
+    seg = obst[0]
+    cells = np.empty_like(seg)  # the obstacle edges in cells from the origin too
+    for s in range(seg.shape[0]):
+        for c in range(0, 8, 2):
+            cells[s, c] = (seg[s, c] - ox) / cs
+            cells[s, c + 1] = (seg[s, c + 1] - oy) / cs
+    edges = (cells, obst[1], obst[2], obst[3], obst[4])
     infeasible = orca_velocities(at, v, want, r, speed, priority, rank, goal_dir, keep_right, hcell / cs,
                                  neighbor_dist / cs, max_neighbors, time_horizon, time_horizon_obst, dt, passable,
-                                 sat, 0.0, 0.0, 1.0, y_up, True, new_vel, yielded_before, yielded, wait)
+                                 sat, edges, 0.0, 0.0, 1.0, y_up, True, new_vel, yielded_before, yielded, wait)
     mass = np.empty(n)
     for i in range(n):
         mass[i] = r[i] * r[i] * (1.0 if moving[i] else idle_mass)
@@ -1265,7 +1475,7 @@ def crowd_step(pos, vel, pref, radius, radius_cap, max_speed, moving, order, goa
         at[i, 0] += new_vel[i, 0] * dt
         at[i, 1] += new_vel[i, 1] * dt
     resolve_walls(start, at, passable, 0.0, 0.0, 1.0, y_up, 0.0)
-    stuck = resolve_discs(at, r, mass, passable, sat, 0.0, 0.0, 1.0, y_up, iterations, tolerance)
+    stuck = resolve_discs(at, r, mass, passable, sat, edges, 0.0, 0.0, 1.0, y_up, iterations, tolerance)
     for i in range(n):  # (finite for any dt > 0: a subnormal dt would make the move over dt inf)
         dx = at[i, 0] - start[i, 0]
         dy = at[i, 1] - start[i, 1]

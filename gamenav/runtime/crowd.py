@@ -15,9 +15,11 @@ A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
 - local avoidance: ORCA (``avoidance="orca"``, the default; van den Berg, Guy, Lin, Manocha,
   "Reciprocal n-body collision avoidance", 2009, as in RVO2): each agent picks the velocity
   nearest its preferred one that avoids its ``max_neighbors`` nearest neighbours for
-  ``time_horizon`` seconds and the grid's walls (blocked cell edges) for ``time_horizon_obst``
-  seconds, a small linear program per agent in numba over a cell grid of the agents (an agent
-  whose constraints cannot all be met keeps to the walls and its 4 nearest neighbours first;
+  ``time_horizon`` seconds and the walls for ``time_horizon_obst`` seconds: the grid's blocked
+  cell edges and, on a NavMesh world, the exact edges of the obstacles added to the mesh (kept in
+  step with its edits, see :mod:`gamenav.runtime._obstacle_walls`), a small linear program per
+  agent in numba over a cell grid of the agents (an agent whose constraints cannot all be met
+  keeps to the walls and its 4 nearest neighbours first;
   RVO2's 3-D fallback only when even those leave no velocity); an idle agent that moving ones
   come at steps off their lines; counter-flows keep right, and in a head-on jam the agent with
   the younger order gives way (steps right and back; the ones right behind it back off; the
@@ -27,9 +29,9 @@ A :class:`Crowd` owns every agent's state (no per-agent Python objects) and each
   the mouth, standing aside and giving way to those coming out, while the agents inside come
   towards it or while an older order at the other mouth claims the passage (a claim holds a
   few seconds); then overlapping discs are pushed apart (Gauss-Seidel sweeps over the touching
-  pairs) and out of blocked cells (corners included), so that an agent's disc never overlaps a
-  blocked cell when its path was planned for its radius. The whole step is one
-  kernel call. The older ``avoidance="separation"`` (pushes and "keep right", discs may
+  pairs) and out of blocked cells (corners included) and navmesh obstacles, so that an agent's
+  disc never overlaps a blocked cell when its path was planned for its radius, nor an obstacle.
+  The whole step is one kernel call. The older ``avoidance="separation"`` (pushes and "keep right", discs may
   overlap) is kept;
 - wall sliding: no agent's centre ever stands on a blocked cell, even right after a grid edit
   (agents on newly blocked cells are moved to the nearest passable cell and re-path);
@@ -95,6 +97,7 @@ from gamenav._kernels.orca import blocked_table, crowd_step, discs_off_walls
 from gamenav._validate import (finite_point, flag, float_numbers, holds_bool, is_int, is_real, positive_number,
                                real_number, shown)
 from gamenav.runtime._congestion import oncoming_scale
+from gamenav.runtime._obstacle_walls import ObstacleWalls
 from gamenav.runtime._mesh_invalidation import segments_touch_box
 from gamenav._events import Closeable, Inbox
 from gamenav.errors import BlockedEndpointError, GamenavError, InvalidInputError
@@ -597,8 +600,7 @@ class Crowd(Closeable):
         computed; ORCA: agents whose constraints could not all be met (RVO2's 3-D fallback),
         discs left overlapping a wall (their path was not planned for their radius)."""
         self._sat: tuple[npt.NDArray[np.bool_], tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] | None = None
-        self._covered: npt.NDArray[np.bool_] | None = None  # cells [y, x] the navmesh world's obstacles cover
-        self._steer: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None = None
+        self._walls = ObstacleWalls(grid)  # the edges of the navmesh world's obstacles
         self._passages: tuple[npt.NDArray[np.bool_], int, _I64, int, _F64] | None = None
         self._near: tuple[_I64, int, npt.NDArray[np.bool_]] | None = None  # (labels, reach, cells within reach)
         self.avoidance_ms = 0.0
@@ -952,54 +954,14 @@ class Crowd(Closeable):
 
     def _follow_world(self) -> None:
         """Follow the edits of :attr:`world` when it is a NavMesh (weakly, as the grid's), not
-        those of the world before it; agents standing on cells its obstacles cover move off them
-        (as after an edit, :meth:`_off_covered`: steering leads no agent out of them)."""
+        those of the world before it; steering walls are its obstacles' edges
+        (:class:`~gamenav.runtime._obstacle_walls.ObstacleWalls`), and agents inside one move out
+        (as after an edit, :meth:`_off_obstacles`)."""
         self._unfollow()
         self._unfollow = _nothing if self._world is self._grid else self._world.subscribe(self._on_change, weak=True)
-        self._covered = None
-        if self._world is not self._grid:
-            self._cover_obstacles((-math.inf, -math.inf, math.inf, math.inf))
-            self._push_out(*self._off_covered(np.zeros(0, np.int64), np.zeros((0, 2))))
-
-    def _cover_obstacles(self, bounds: tuple[float, float, float, float]) -> None:
-        """Mark anew the cells [y, x] within ``bounds`` (world box) that the navmesh world's obstacles
-        (:meth:`~gamenav.NavMesh.add_obstacle`, not on the grid) cover: those whose centre lies inside
-        one. Steering keeps off them as off blocked cells (:meth:`_steering_passable`). Only the
-        obstacles whose box meets the cells are merged, and only the cells in their box tested: an
-        edit costs as much with hundreds of obstacles elsewhere as with none."""
-        import shapely
-
-        obstacles = self._world.obstacles
-        if not obstacles and self._covered is None:
-            return
-        g = self._grid
-        covered = np.zeros(g.shape, bool) if self._covered is None else self._covered.copy()
-        x0, y0, x1, y1 = self._cells_round(bounds)
-        covered[y0:y1, x0:x1] = False
-        ends = g.cell_to_world(np.array([[x0, y0], [x1 - 1, y1 - 1]]))  # (centres of the corner cells)
-        shapes = np.fromiter(obstacles.values(), object, len(obstacles))
-        box = shapely.bounds(shapes)
-        near = shapes[(box[:, :2] <= ends.max(axis=0)).all(axis=1) & (box[:, 2:] >= ends.min(axis=0)).all(axis=1)]
-        if len(near):
-            union = shapely.union_all(near)
-            u0, v0, u1, v1 = self._cells_round(shapely.bounds(union))
-            x0, y0, x1, y1 = max(x0, u0), max(y0, v0), min(x1, u1), min(y1, v1)
-            xs, ys = np.meshgrid(np.arange(x0, x1), np.arange(y0, y1))
-            centres = g.cell_to_world(np.stack([xs.ravel(), ys.ravel()], axis=1))
-            covered[y0:y1, x0:x1] = shapely.contains_xy(union, centres[:, 0], centres[:, 1]).reshape(xs.shape)
-        self._covered = covered if covered.any() else None
-
-    def _cells_round(self, bounds: npt.ArrayLike) -> tuple[int, int, int, int]:
-        """The cells ``[x0, x1) x [y0, y1)`` the world box ``bounds`` (``x0, y0, x1, y1``, any size)
-        touches, and a cell more on each side, within the grid."""
-        g = self._grid
-        ends = g.cell_to_world(np.array([[0, 0], [g.width - 1, g.height - 1]]))  # (y_up: the first row on top)
-        corners = np.clip(np.reshape(np.asarray(bounds, np.float64), (2, 2)), ends.min(axis=0) - g._cell_size,
-                          ends.max(axis=0) + g._cell_size)
-        lo_hi = g.world_to_cell(corners)
-        x0, y0 = np.clip(lo_hi.min(axis=0) - 1, 0, None).tolist()
-        x1, y1 = np.minimum(lo_hi.max(axis=0) + 2, (g.width, g.height)).tolist()
-        return x0, y0, x1, y1
+        self._walls = ObstacleWalls(self._grid)
+        if self._world is not self._grid and self._walls.sync(self._world.obstacles):
+            self._push_out(*self._off_obstacles(np.zeros(0, np.int64), np.zeros((0, 2))))
 
     @property
     def diagonal(self) -> Diagonal:
@@ -1480,7 +1442,7 @@ class Crowd(Closeable):
         t0 = time.perf_counter()
         g = self._grid
         ox, oy = g._origin
-        passable = self._steering_passable()
+        passable, _ = g._kernel_arrays()
         cap = self._radius_cap()
         neighbor_dist = min(self.neighbor_dist, cap + 2 * min(self._r_max, cap))
         # cells about as wide as a typical disc and its move: the rings stop at the k-th neighbour
@@ -1498,10 +1460,13 @@ class Crowd(Closeable):
         infeasible, stuck = crowd_step(
             self._pos, self._vel, desired, self._radii, cap, speeds, moving, self._order, self._goal,
             _IDLE_MASS, self.keep_right, hcell, neighbor_dist, neighbours, self.time_horizon,
-            min(max(self.time_horizon_obst, dt), 1e9), dt, passable, self._blocked_table(passable), ox, oy,
-            g._cell_size, g._y_up, _OVERLAP_ITERATIONS, _OVERLAP_TOLERANCE, new_vel, self._yielded, yielded, wait,
-            self._sep)
+            min(max(self.time_horizon_obst, dt), 1e9), dt, passable, self._blocked_table(passable), self._walls.table,
+            ox, oy, g._cell_size, g._y_up, _OVERLAP_ITERATIONS, _OVERLAP_TOLERANCE, new_vel, self._yielded, yielded,
+            wait, self._sep)
         self._yielded = yielded
+        if len(self._walls.table[0]):  # (a centre pressed into an obstacle, e.g. by the map's border: led out)
+            rows, to = self._off_obstacles(np.zeros(0, np.int64), np.zeros((0, 2)))
+            self._pos[rows] = to
         self.counters["infeasible"] += infeasible
         self.counters["wall_overlaps"] += stuck
         self.avoidance_ms += (time.perf_counter() - t0) * 1e3
@@ -1512,7 +1477,7 @@ class Crowd(Closeable):
         come the other way; they wait (standing aside, giving way to those coming out), so that
         opposing crossings take turns."""
         g = self._grid
-        passable = self._steering_passable()
+        passable, _ = g._kernel_arrays()
         r_max = min(self._r_max, self._radius_cap())
         width = max(math.ceil(4.0 * r_max / g._cell_size - 1e-9) - 1, 0)
         if self._passages is None or self._passages[0] is not passable or self._passages[1] != width:
@@ -1537,17 +1502,6 @@ class Crowd(Closeable):
         the map's size (keeps the numbers finite)."""
         return (self._grid.width + self._grid.height + 2) * self._grid._cell_size
 
-    def _steering_passable(self) -> npt.NDArray[np.bool_]:
-        """The cells [y, x] steering treats as free: the grid's passable cells, less those the
-        navmesh world's obstacles cover (:meth:`_cover_obstacles`; kept per grid snapshot and cover)."""
-        passable, _ = self._grid._kernel_arrays()
-        covered = self._covered
-        if covered is None:
-            return passable
-        if self._steer is None or self._steer[0] is not passable or self._steer[1] is not covered:
-            self._steer = (passable, covered, frozen(passable & ~covered))  # (read-only as the grid's: one signature)
-        return self._steer[2]
-
     def _blocked_table(self, passable: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """The summed-area tables of blocked cells (:func:`blocked_table`), kept per grid snapshot."""
         if self._sat is None or self._sat[0] is not passable:
@@ -1557,17 +1511,29 @@ class Crowd(Closeable):
     # -- internals ------------------------------------------------------------------------
     def _keep_off_walls(self, prev: _F64, pos: _F64, radii: _F64 | None = None) -> None:
         """Keep ``pos`` (m, 2) off walls, in place: wall sliding (:func:`resolve_walls`), then
-        (ORCA) discs of ``radii`` (m,) pushed out of blocked cells, or (separation) margins."""
+        (ORCA) discs of ``radii`` (m,) pushed out of blocked cells and navmesh obstacles, or
+        (separation) margins off both."""
         g = self._grid
         ox, oy = g._origin
-        passable = self._steering_passable()
+        passable, _ = g._kernel_arrays()
         if self.avoidance == "orca" and radii is not None:
             resolve_walls(prev, pos, passable, ox, oy, g._cell_size, g._y_up, 0.0)
-            discs_off_walls(pos, np.minimum(radii, self._radius_cap()), passable, self._blocked_table(passable), ox,
-                            oy, g._cell_size, g._y_up)
+            self._discs_off_walls(pos, radii)
             return
         r = float(self._radii.min()) if len(self._radii) else self.radius
-        resolve_walls(prev, pos, passable, ox, oy, g._cell_size, g._y_up, min(r, 0.45 * g._cell_size))
+        margin = min(r, 0.45 * g._cell_size)
+        resolve_walls(prev, pos, passable, ox, oy, g._cell_size, g._y_up, margin)
+        if len(self._walls.table[0]):
+            self._discs_off_walls(pos, np.full(len(pos), margin))
+
+    def _discs_off_walls(self, pos: _F64, radii: _F64) -> int:
+        """:func:`discs_off_walls` for discs at ``pos`` (m, 2, moved in place) of ``radii`` (m,):
+        off the grid's blocked cells and the navmesh world's obstacles; returns how many still
+        overlap one."""
+        g = self._grid
+        passable, _ = g._kernel_arrays()
+        return int(discs_off_walls(pos, np.minimum(radii, self._radius_cap()), passable, self._blocked_table(passable),
+                                   self._walls.table, g._origin[0], g._origin[1], g._cell_size, g._y_up))
 
     def _indices(self, agents: npt.ArrayLike) -> _Idx:
         idx = np.asarray(agents)
@@ -1859,31 +1825,21 @@ class Crowd(Closeable):
         self._drop_unused_fields()
 
     def _off_walls(self, points: _F64, radius: float) -> _F64:
-        """Navmesh path ``points`` (k, 2) moved off the walls of the steering
-        (:meth:`_steering_passable`) as far as a disc of ``radius`` there fits: each corner the path
-        turns at radially off the wall corner it rounds (on the outer side of the turn), the ends
-        only by a navmesh obstacle (:meth:`_cover_obstacles`). The mesh is not shrunk by the radius:
+        """Navmesh path ``points`` (k, 2) moved off the walls of the steering (the grid's blocked
+        cells, the navmesh world's obstacles) as far as a disc of ``radius`` there fits: each corner
+        the path turns at radially off the wall corner it rounds (on the outer side of the turn),
+        the ends only by a navmesh obstacle. The mesh is not shrunk by the radius:
         on a corner itself an agent cannot stand, and one at a corner heading along the next wall
         was wedged against it. A corner whose disc fits nowhere near (a gap narrower than the
         agent) stays as found: moved off one side, agents squeezing through were wedged."""
         g = self._grid
         r = min(radius, self._radius_cap())
-        passable = self._steering_passable()
-        sat = self._blocked_table(passable)
         out: _F64 = points.copy()
         out[1:-1] += _outward(points) * (1e-6 * g._cell_size)  # (off the corner: pushed from it, not by a side)
-        fits = np.zeros(len(out), bool)
-        for k in range(len(out)):
-            fits[k] = discs_off_walls(out[k:k + 1], np.full(1, r), passable, sat, g._origin[0], g._origin[1],
-                                      g._cell_size, g._y_up) == 0
+        fits = np.array([self._discs_off_walls(out[k:k + 1], np.full(1, r)) == 0 for k in range(len(out))], bool)
         move = np.zeros(len(out), bool)
         move[1:-1] = fits[1:-1]
-        covered = self._covered
-        if covered is not None:
-            ends = np.clip(np.stack([g.world_to_cell(points - r), g.world_to_cell(points + r)]), 0,
-                           (g.width - 1, g.height - 1))  # (y_up: either may be the top row)
-            move |= [bool(covered[y0:y1 + 1, x0:x1 + 1].any())  # (a box a disc as big as the map fills: no gather)
-                     for (x0, y0), (x1, y1) in zip(ends.min(axis=0).tolist(), ends.max(axis=0).tolist(), strict=True)]
+        move |= self._walls.near(points, r)
         moved: _F64 = np.where(move[:, None], out, points)
         return moved
 
@@ -2319,10 +2275,10 @@ class Crowd(Closeable):
         t = 0.0  # (an edit heard before the world became the grid)
         if self._world is not self._grid:
             t = 2.0 * self._world.tolerance
-            self._cover_obstacles((x0 - t, y0 - t, x1 + t, y1 + t))
+            self._walls.sync(self._world.obstacles)
             state = self._world._snapshot()  # (one state of an edited mesh)
             trapped = self._walled_off(state, change)
-            self._push_out(*self._off_covered(trapped, state.nearest(self._pos[trapped])))
+            self._push_out(*self._off_obstacles(trapped, state.nearest(self._pos[trapped])))
         follow = np.flatnonzero(self._mode == PATH)
         direct = np.flatnonzero(self._mode == DIRECT)
         a, b, owner = self._legs(follow)
@@ -2333,30 +2289,25 @@ class Crowd(Closeable):
         if change.opened:
             self._retry_failed()
 
-    def _off_covered(self, idx: _I64, to: _F64) -> tuple[_I64, _F64]:
-        """The agents ``idx`` moving to ``to`` (m, 2) and those standing on a passable cell a navmesh
-        obstacle covers, and where they go: off the covered cells as far as their radius, or else to
-        the nearest cell steering leaves free (a point on an obstacle's border may lie on one). The
-        steering keeps centres off such cells but does not lead one out (with
-        ``avoidance="separation"`` it stood there for good)."""
-        if self._covered is None:
-            return idx, to
+    def _off_obstacles(self, idx: _I64, to: _F64) -> tuple[_I64, _F64]:
+        """The agents ``idx`` moving to ``to`` (m, 2) and those whose centre lies inside a navmesh
+        obstacle, and where they go: out of it to its border, then off the walls as far as their
+        radius (:meth:`_discs_off_walls`); one pushed into another obstacle (a gap narrower than
+        the disc) to the nearest point where the disc fits; one on a blocked cell to the nearest
+        passable cell."""
         g = self._grid
         pos = self._pos.copy()
         pos[idx] = to
-        cells = np.clip(g.world_to_cell(pos), 0, (g.width - 1, g.height - 1))
-        inside = self._covered[cells[:, 1], cells[:, 0]] & g.passable[cells[:, 1], cells[:, 0]]
-        rows = np.union1d(idx, np.flatnonzero(inside))
-        off = rows[inside[rows]]
-        passable = self._steering_passable()
-        out = pos[off]
-        discs_off_walls(out, np.minimum(self._radii[off], self._radius_cap()), passable,
-                        self._blocked_table(passable), g._origin[0], g._origin[1], g._cell_size, g._y_up)
+        rows = np.union1d(idx, np.flatnonzero(self._walls.inside(pos)))
+        out = self._walls.out_of(pos[rows])
+        radii = np.minimum(self._radii[rows], self._radius_cap())
+        self._discs_off_walls(out, radii)
+        for k in np.flatnonzero(self._walls.inside(out)):  # (squeezed between obstacles: where it fits)
+            out[k] = self._walls.room(out[k], float(radii[k]))
         at = np.clip(g.world_to_cell(out), 0, (g.width - 1, g.height - 1))
-        still = ~passable[at[:, 1], at[:, 0]]
-        out[still] = g.cell_to_world(self._nearest_passable(at[still], out[still], passable))
-        pos[off] = out
-        return rows, pos[rows]
+        still = ~g.passable[at[:, 1], at[:, 0]]
+        out[still] = g.cell_to_world(self._nearest_passable(at[still], out[still]))
+        return rows, out
 
     def _walled_off(self, state: Any, change: NavMeshChange) -> _I64:
         """The agents that stood on triangles the edit ``change`` of the navmesh world removed

@@ -12,6 +12,7 @@ import shapely
 
 import gamenav
 from gamenav import Crowd, TileGrid
+from gamenav.runtime._obstacle_walls import edge_rows
 
 
 def _deepest_in_obstacles(seed: int, frames: int) -> tuple[float, Crowd]:
@@ -149,35 +150,37 @@ def test_a_follower_standing_still_has_no_velocity() -> None:
     assert agent._crowd.velocities[0].tolist() == [0.0, 0.0]
 
 
-def covered_cells(grid: TileGrid, *shapes: shapely.Geometry) -> npt.NDArray[np.bool_]:
-    """The cells [y, x] of ``grid`` whose centre lies inside the union of ``shapes``."""
-    cells = np.argwhere(np.ones(grid.shape, bool))[:, ::-1]
-    centres = grid.cell_to_world(cells)
-    inside = shapely.contains_xy(shapely.unary_union(shapes), centres[:, 0], centres[:, 1])
-    mask = np.zeros(grid.shape, bool)
-    mask[cells[inside, 1], cells[inside, 0]] = True
-    return mask
+def assert_obstacle_walls(crowd: Crowd, *shapes: shapely.Geometry) -> None:
+    """The crowd's steering walls are the edges of the union of ``shapes`` (none inside it), and
+    its bucket index finds each: a disc on each edge's midpoint is pushed off the union."""
+    union = shapely.unary_union(shapes) if shapes else shapely.Polygon()
+    expected = edge_rows(union)[:, :4]
+    table = crowd._walls.table[0][:, :4]
+    assert sorted(map(tuple, table.round(9).tolist())) == sorted(map(tuple, expected.round(9).tolist()))
+    discs = (expected[:, :2] + expected[:, 2:]) / 2
+    crowd._discs_off_walls(discs, np.full(len(discs), 0.2))
+    assert (shapely.distance(union, shapely.points(discs)) >= 0.2 - 1e-6).all()
 
 
 @pytest.mark.parametrize("y_up", [False, True])
 def test_steering_walls_of_navmesh_obstacles_on_a_y_up_grid(y_up: bool) -> None:
     """The cells a navmesh world's obstacles cover were marked for steering only in a row or two of
     a ``y_up`` grid (the box clipped to the grid's extent read its corners' rows as top and bottom:
-    an obstacle of 6 rows was a wall in 2 of them), so agents cut into the rest. Every covered cell
-    is a wall of the steering now: those there when the crowd is made, added and removed since."""
+    an obstacle of 6 rows was a wall in 2 of them), so agents cut into the rest. Every obstacle
+    edge is a wall of the steering now: those there when the crowd is made, added and removed since."""
     x0, y0 = 100.0, -50.0
     grid = TileGrid(np.ones((10, 20), bool), cell_size=2.0, origin=(x0, y0), y_up=y_up)
     mesh = gamenav.NavMesh.from_polygons([(x0, y0), (x0 + 40, y0), (x0 + 40, y0 + 20), (x0, y0 + 20)])
     first, second = shapely.box(x0 + 4.5, y0 + 2.5, x0 + 15.5, y0 + 17.5), shapely.box(x0 + 25, y0 + 5, x0 + 31, y0 + 9)
     mesh.add_obstacle(first)
     crowd = Crowd(grid, [(x0 + 1, y0 + 1)], radius=0.5, max_speed=2.0, world=mesh)
-    assert np.array_equal(~crowd._steering_passable(), covered_cells(grid, first))
+    assert_obstacle_walls(crowd, first)
     oid = mesh.add_obstacle(second)
     crowd.update(1 / 30)
-    assert np.array_equal(~crowd._steering_passable(), covered_cells(grid, first, second))
+    assert_obstacle_walls(crowd, first, second)
     mesh.remove_obstacle(oid)
     crowd.update(1 / 30)
-    assert np.array_equal(~crowd._steering_passable(), covered_cells(grid, first))
+    assert_obstacle_walls(crowd, first)
 
 
 @pytest.mark.parametrize("avoidance", ["separation", "orca"])
@@ -185,12 +188,12 @@ def test_an_agent_an_obstacle_lands_on_leaves_the_cells_it_covers(avoidance: str
     """An agent an obstacle was added on moved to the obstacle's border, on a cell the obstacle
     covers (its centre inside), a wall of the steering: with ``avoidance="separation"`` it stood
     there for good (every move stayed in the cell), and failed its next order. It moves off the
-    covered cells at once (as far as its radius)."""
+    obstacle at once (as far as its radius)."""
     mesh = gamenav.NavMesh.from_polygons([(0, 0), (20, 0), (20, 10), (0, 10)])
     grid = TileGrid(np.ones((10, 20), bool))
     crowd = Crowd(grid, [(5.3, 5.2)], radius=0.3, max_speed=3.0, world=mesh, avoidance=avoidance)
-    mesh.add_obstacle(shapely.box(5.2, 3.0, 8.0, 7.0))  # (covers the centres of cells x 5..7, y 3..6)
-    assert crowd.positions[0, 0] <= 5.0 - 0.3 and crowd.counters["pushed_out"] == 1
+    mesh.add_obstacle(shapely.box(5.2, 3.0, 8.0, 7.0))
+    assert crowd.positions[0, 0] == pytest.approx(5.2 - 0.3, abs=1e-6) and crowd.counters["pushed_out"] == 1
     crowd.move([0], (1.5, 5.5), formation=False)
     for _ in range(150):
         crowd.update(1 / 30)

@@ -318,6 +318,10 @@ def solve(lines: list[Line], num_obst: int, max_speed: float, pref: tuple[float,
     return result
 
 
+NO_OBSTACLES = (np.zeros((0, 8)), np.zeros(2, np.int64), np.zeros(0, np.int64), 4.0, 1)
+"""The kernels' obstacle table without an obstacle (see crowd_step)."""
+
+
 def kernel_velocities(pos, vel, pref, radius, max_speed, neighbor_dist, max_neighbors, th, tho, dt,
                       walk, cs, origin, y_up, hcell) -> np.ndarray:
     out = np.empty_like(pos)
@@ -325,7 +329,8 @@ def kernel_velocities(pos, vel, pref, radius, max_speed, neighbor_dist, max_neig
     none = np.zeros(len(pos), np.int64)
     orca_velocities(pos, vel, pref, radius, max_speed, np.zeros(len(pos)), np.zeros(len(pos)), np.zeros_like(pos), 0.0,
                     hcell, neighbor_dist, max_neighbors, th, tho, dt, passable, blocked_table(passable, y_up),
-                    origin[0], origin[1], cs, y_up, walk is not None, out, none, none.copy(), np.zeros(len(pos), bool))
+                    NO_OBSTACLES, origin[0], origin[1], cs, y_up, walk is not None, out, none, none.copy(),
+                    np.zeros(len(pos), bool))
     return out
 
 
@@ -531,7 +536,7 @@ def test_resolve_discs_separates_overlaps_and_keeps_off_walls(seed: int, n: int,
     radius = rng.uniform(0.2, 0.5, n)
     mass = rng.choice([0.0, 0.5, 1.0], n)
     ox, oy = grid.origin
-    stuck = resolve_discs(pos, radius, mass, walk, blocked_table(walk, y_up), ox, oy, 1.0, y_up, 200, 0.0)
+    stuck = resolve_discs(pos, radius, mass, walk, blocked_table(walk, y_up), NO_OBSTACLES, ox, oy, 1.0, y_up, 200, 0.0)
     assert stuck == 0
     d = np.hypot(*(pos[:, None] - pos[None]).transpose(2, 0, 1))
     np.fill_diagonal(d, np.inf)

@@ -10,21 +10,21 @@ import shapely
 
 import gamenav
 from gamenav import Crowd, TileGrid
-from tests.runtime.test_agents_adversarial6 import _walking_crowd, covered_cells
+from tests.runtime.test_agents_adversarial6 import _walking_crowd, assert_obstacle_walls
 
 
 def test_a_navmesh_edit_merges_only_the_obstacles_near_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each edit of a navmesh world merged every obstacle of the mesh to mark the cells they cover
     for steering (400 small ones, like the demo's buildings: 45 ms an edit on the test machine). Only
-    those whose box meets the edited cells are merged now, with the same cells marked: two touching
-    obstacles cover the centre on their common side, and a removed one's cells are free again."""
+    those the edited one meets are merged now (into the steering's obstacle edges), with the same
+    walls: two touching obstacles have no wall on their common side, a removed one's are gone."""
     grid = TileGrid(np.ones((40, 60), bool))
     mesh = gamenav.NavMesh.from_polygons([(0, 0), (60, 0), (60, 40), (0, 40)])
     far = [shapely.box(x, 30.2, x + 1.6, 31.8) for x in range(2, 58, 3)]
     for box in far:
         mesh.add_obstacle(box)
     crowd = Crowd(grid, [(5.5, 5.5)], radius=0.3, max_speed=2.0, world=mesh)
-    assert np.array_equal(~crowd._steering_passable(), covered_cells(grid, *far))
+    assert_obstacle_walls(crowd, *far)
     merged: list[int] = []
     union_all = shapely.union_all
 
@@ -40,11 +40,10 @@ def test_a_navmesh_edit_merges_only_the_obstacles_near_it(monkeypatch: pytest.Mo
     crowd.positions  # noqa: B018  (the crowd acts on the edits)
     assert 0 < max(merged) <= 2
     monkeypatch.undo()
-    assert np.array_equal(~crowd._steering_passable(), covered_cells(grid, *far, left, right))
-    assert not crowd._steering_passable()[11, 22]  # (on the side both share: inside their union only)
+    assert_obstacle_walls(crowd, *far, left, right)  # (the side both share is no wall: inside their union)
     mesh.remove_obstacle(gone)
     crowd.positions  # noqa: B018
-    assert np.array_equal(~crowd._steering_passable(), covered_cells(grid, *far, right))
+    assert_obstacle_walls(crowd, *far, right)
 
 
 def test_a_navmesh_world_without_obstacles_keeps_its_paths_ends() -> None:
@@ -105,18 +104,18 @@ def test_an_update_from_code_an_update_runs_does_nothing() -> None:
 
 @pytest.mark.parametrize("assigned", [False, True])
 def test_an_agent_inside_an_obstacle_of_its_new_navmesh_world_walks_out(assigned: bool) -> None:
-    """Since 2cc4157 steering keeps agents off the cells a navmesh world's obstacles cover, but
-    leads none out of them: an agent standing in an obstacle of the mesh it was given (a crowd
-    made with ``world=mesh``, or ``world`` assigned) stood there and gave up (before 2cc4157 it
-    walked out and arrived). It moves off those cells when the world is set, as after an edit."""
+    """Since 2cc4157 steering keeps agents off a navmesh world's obstacles, but leads none out of
+    them: an agent standing in an obstacle of the mesh it was given (a crowd made with
+    ``world=mesh``, or ``world`` assigned) stood there and gave up (before 2cc4157 it walked out
+    and arrived). It moves out of it by its radius when the world is set, as after an edit."""
     mesh = gamenav.NavMesh.from_polygons([(0, 0), (20, 0), (20, 10), (0, 10)])
-    mesh.add_obstacle(shapely.box(5.2, 3.0, 8.0, 7.0))  # (covers the centres of cells x 5..7, y 3..6)
+    box = shapely.box(5.2, 3.0, 8.0, 7.0)
+    mesh.add_obstacle(box)
     grid = TileGrid(np.ones((10, 20), bool))
     crowd = Crowd(grid, [(6.5, 5.2)], radius=0.3, max_speed=3.0, world=None if assigned else mesh)
     if assigned:
         crowd.world = mesh
-    x, y = grid.world_to_cell(crowd.positions[0])
-    assert crowd._steering_passable()[y, x] and crowd.counters["pushed_out"] == 1
+    assert box.distance(shapely.Point(crowd.positions[0])) >= 0.3 - 1e-6 and crowd.counters["pushed_out"] == 1
     crowd.move([0], (1.5, 5.5), formation=False)
     for _ in range(150):
         crowd.update(1 / 30)
@@ -144,4 +143,5 @@ def test_points_of_a_disc_as_big_as_the_map_are_checked_without_a_grid_each() ->
         tracemalloc.stop()
     assert peak < 4 << 20, f"{peak} bytes allocated"
     assert np.array_equal(again, first)
-    assert crowd._off_walls(np.array([[99.9, 105.5]]), 0.3)[0, 0] <= 99.7  # (by the obstacle: moved off it)
+    # (by the obstacle, whose edge is x = 100.2: moved off it by the radius)
+    assert crowd._off_walls(np.array([[100.0, 105.5]]), 0.3)[0, 0] == pytest.approx(99.9, abs=1e-6)
