@@ -11,6 +11,10 @@
    that load from elsewhere on the machine slows both alike. Measured: median ms per step,
    steps until every agent is within its radius of its goal (``--max-steps`` cap), the minimum
    centre distance of any pair over all steps (2 = touching).
+   With ``--obstacles K`` (100 by default; sizes ``--obstacle-sizes``) the swap runs again round K
+   boxes (sides 1 to 3, seeded, inside the ring): pyrvo gets them as RVO2 obstacles (preferred
+   velocities still straight to the goals, as in RVO2's example, so agents may stall behind
+   one), gamenav as obstacles of a NavMesh world (paths round them; ORCA walls are their edges).
 2. **Choke point**: a grid map, a river with one 3-cell-wide bridge, 500 agents of radius 0.3,
    0.45 and 0.8 cells (infantry, cavalry, tanks) in two groups crossing in opposite directions.
    Every frame: the deepest overlap of a disc with a blocked (or off-map) cell square, and the
@@ -57,10 +61,19 @@ def min_pair(pos: np.ndarray) -> float:
     return float(cKDTree(pos).query(pos, k=2)[0][:, 1].min())
 
 
+def obstacle_boxes(n: int, k: int, seed: int = 1) -> list[tuple[float, float, float, float]]:
+    """``k`` boxes ``(x0, y0, x1, y1)`` with sides 1 to 3 inside the ring of ``n`` agents (seeded)."""
+    rng = np.random.default_rng(seed)
+    reach = 0.7 * max(50.0, n * 2.4 / (2 * math.pi))
+    corner = rng.uniform(-reach, reach, (k, 2))
+    return [(x, y, x + w, y + h) for (x, y), (w, h) in zip(corner.tolist(), rng.uniform(1, 3, (k, 2)).tolist(),
+                                                           strict=True)]
+
+
 class _Pyrvo:
     """RVO2 through pyrvo: the preferred velocities set as in RVO2's example, ``do_step`` timed."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, boxes: list[tuple[float, float, float, float]]) -> None:
         import pyrvo
 
         self.start, self.goal = ring(n)
@@ -70,6 +83,10 @@ class _Pyrvo:
         self.sim.set_agent_defaults(NEIGHBOR_DIST, MAX_NEIGHBORS, TIME_HORIZON, TIME_HORIZON_OBST, RADIUS, SPEED)
         for p in self.start.tolist():
             self.sim.add_agent(tuple(p))
+        for x0, y0, x1, y1 in boxes:  # (counterclockwise)
+            self.sim.add_obstacle([(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
+        if boxes:
+            self.sim.process_obstacles()
         self.pos = self.start.copy()
 
     def step(self) -> float:
@@ -91,14 +108,21 @@ class _Pyrvo:
 class _Gamenav:
     """A Crowd on an open grid, one timed ``update(DT)`` per step."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, boxes: list[tuple[float, float, float, float]]) -> None:
         start, goal = ring(n)
         size = int(2 * np.abs(start).max() + 8)
         grid = gamenav.TileGrid(np.ones((size, size), bool), origin=(-size / 2, -size / 2))
+        world = None
+        if boxes:
+            world = gamenav.NavMesh.from_polygons([(-size / 2, -size / 2), (size / 2, -size / 2),
+                                                   (size / 2, size / 2), (-size / 2, size / 2)])
+            for x0, y0, x1, y1 in boxes:
+                world.add_obstacle([(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
         self.crowd = gamenav.Crowd(grid, start, radius=RADIUS, max_speed=SPEED, neighbor_dist=NEIGHBOR_DIST,
                                    max_neighbors=MAX_NEIGHBORS, time_horizon=TIME_HORIZON,
                                    time_horizon_obst=TIME_HORIZON_OBST, arrive_radius=RADIUS, flow_threshold=10**9,
-                                   path_options={"smooth": True}, requests_per_update=10**9)
+                                   path_options={} if boxes else {"smooth": True}, requests_per_update=10**9,
+                                   world=world)
         for i in range(n):
             self.crowd.move([i], tuple(goal[i]), formation=False)
         self.pos = self.crowd.positions
@@ -114,12 +138,14 @@ class _Gamenav:
         return int((~self.crowd.arrived).sum())
 
 
-def circle(n: int, max_steps: int) -> tuple[dict[str, float], dict[str, float] | None]:
+def circle(n: int, max_steps: int, obstacles: int = 0) -> tuple[dict[str, float], dict[str, float] | None]:
     """Both simulations in lockstep (one step of each in turn, so that a busy machine slows both
-    alike): per simulation the median ms per step, steps until all arrived, min pair distance."""
-    sims: dict[str, Any] = {"gamenav": _Gamenav(n)}
+    alike): per simulation the median ms per step, steps until all arrived, min pair distance
+    (round ``obstacles`` boxes: :func:`obstacle_boxes`)."""
+    boxes = obstacle_boxes(n, obstacles)
+    sims: dict[str, Any] = {"gamenav": _Gamenav(n, boxes)}
     with contextlib.suppress(ImportError):
-        sims["pyrvo"] = _Pyrvo(n)
+        sims["pyrvo"] = _Pyrvo(n, boxes)
     stats = {name: {"times": [], "orca": [], "closest": math.inf, "steps": max_steps} for name in sims}
     live = set(sims)
     for step in range(max_steps):
@@ -268,6 +294,8 @@ def main() -> None:
     parser.add_argument("--max-steps", type=int, default=6000)
     parser.add_argument("--skip-circle", action="store_true")
     parser.add_argument("--skip-choke", action="store_true")
+    parser.add_argument("--obstacles", type=int, default=100, help="boxes of the second circle swap (0: none)")
+    parser.add_argument("--obstacle-sizes", type=int, nargs="+", default=[250])
     parser.add_argument("--choke-seeds", type=int, nargs="+", default=list(range(1, 9)))
     parser.add_argument("--choke-until", type=int, default=9000, help="run each choke seed until all arrive, "
                         "at most this many frames (0: stop at 3000)")
@@ -275,19 +303,20 @@ def main() -> None:
     gamenav.warmup(navmesh=False)
     if not args.skip_circle:
         rows = []
-        for n in args.sizes:
-            ours, maybe_ref = circle(n, args.max_steps)
+        runs = [(n, 0) for n in args.sizes] + [(n, args.obstacles) for n in args.obstacle_sizes if args.obstacles]
+        for n, obstacles in runs:
+            ours, maybe_ref = circle(n, args.max_steps, obstacles)
             ref = maybe_ref or {"ms": math.nan, "steps": math.nan, "min_pair": math.nan, "left": -1}
 
             def steps(r: dict[str, float]) -> str:
                 return f"{r['steps']}" + (f" ({r['left']} not arrived)" if r["left"] > 0 else "")
 
-            rows.append([n, f"{ours['ms']:.3f}", f"{ours['orca_ms']:.3f}", f"{ref['ms']:.3f}",
+            rows.append([n, obstacles, f"{ours['ms']:.3f}", f"{ours['orca_ms']:.3f}", f"{ref['ms']:.3f}",
                          f"{ours['ms'] / ref['ms']:.2f}", steps(ours), steps(ref),
                          f"{ours['min_pair']:.3f}", f"{ref['min_pair']:.3f}"])
-            print(f"circle N={n} done", flush=True)
+            print(f"circle N={n}, {obstacles} obstacles done", flush=True)
         print("\nCircle swap (radius 1, speed 2, dt 0.25; min pair distance 2 = touching)\n")
-        print(markdown_table(["N", "gamenav ms/step", "of which ORCA ms", "pyrvo do_step ms", "ratio",
+        print(markdown_table(["N", "obstacles", "gamenav ms/step", "of which ORCA ms", "pyrvo do_step ms", "ratio",
                               "gamenav steps", "pyrvo steps", "gamenav min dist", "pyrvo min dist"], rows))
     if not args.skip_choke:
         rows, runs = [], []
