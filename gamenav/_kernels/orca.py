@@ -471,10 +471,8 @@ def _unit(x, y):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _wall_segments(px, py, reach, passable, sat, ox, oy, cs, y_up, obst, segs, segd):  # pragma: no cover - compiled
-    """Wall edges within ``reach`` of ``(px, py)`` that face it, sorted by distance then scan order:
-    the grid's (edges between free and blocked cells), then the obstacle table's ``obst``
-    (:func:`crowd_step`; its bucket index lists the edges near the agent).
+def _wall_segments(px, py, reach, passable, sat, ox, oy, cs, y_up, segs, segd):  # pragma: no cover - compiled
+    """Wall edges within ``reach`` of ``(px, py)`` that face it, sorted by distance then scan order.
 
     ``sat`` (:func:`blocked_table`): a window inside the grid without any blocked cell is
     skipped at once.
@@ -494,9 +492,9 @@ def _wall_segments(px, py, reach, passable, sat, ox, oy, cs, y_up, obst, segs, s
     j0 = cj - k - 1
     i1 = ci + k + 2
     j1 = cj + k + 2
-    clear = i0 >= 0 and j0 >= 0 and i1 <= w and j1 <= h and _window_clear(sat, i0, j0, i1, j1)
-    j_last = -1 if clear else min(cj + k, h - 1)  # (a clear window: no grid edge)
-    for j in range(max(cj - k, 0), j_last + 1):  # edges lie beside passable cells
+    if i0 >= 0 and j0 >= 0 and i1 <= w and j1 <= h and _window_clear(sat, i0, j0, i1, j1):
+        return 0
+    for j in range(max(cj - k, 0), min(cj + k, h - 1) + 1):  # edges lie beside passable cells
         for i in range(max(ci - k, 0), min(ci + k, w - 1) + 1):
             if _blocked(passable, i, j, y_up):
                 continue
@@ -548,6 +546,15 @@ def _wall_segments(px, py, reach, passable, sat, ox, oy, cs, y_up, obst, segs, s
                     pdx = -dy
                     pdy = dx
                 count = _insert_seg(segs, segd, count, d2, ax, ay, bx, by, dx, dy, c1, c2, pdx, pdy, ndx, ndy)
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _obstacle_segments(px, py, reach, obst, ox, oy, cs, segs, segd, count):  # pragma: no cover - compiled
+    """:func:`_wall_segments` for the edges of the obstacle table ``obst`` (:func:`crowd_step`; its
+    bucket index lists the edges near the agent), added to the ``count`` rows of ``segs`` found
+    so far (by distance, then after those); returns the new count."""
+    reach_sq = reach * reach
     seg, start, items, _, nbx = obst
     bx0, by0, bx1, by1 = _bucket_window(px, py, reach, ox, oy, cs, obst)
     for by in range(by0, by1 + 1):
@@ -876,8 +883,10 @@ def orca_velocities(pos, vel, pref, radius, max_speed, priority, rank, goal_dir,
         py = pos[i, 1]
         nl = 0
         if walls:
-            nseg = _wall_segments(px, py, time_horizon_obst * max_speed[i] + radius[i], passable, sat, ox, oy,
-                                  cs, y_up, obst, segs, segd)
+            reach = time_horizon_obst * max_speed[i] + radius[i]
+            nseg = _wall_segments(px, py, reach, passable, sat, ox, oy, cs, y_up, segs, segd)
+            if obst[0].shape[0]:  # (no obstacle: not a step more than without the table)
+                nseg = _obstacle_segments(px, py, reach, obst, ox, oy, cs, segs, segd, nseg)
             nl = _obstacle_lines(px, py, vel[i, 0], vel[i, 1], radius[i], inv_to, segs, nseg, lines)
         num_obst = nl
         prx = pref[i, 0]
@@ -1017,16 +1026,12 @@ def _off_walls_near(pos, i, r, passable, sat, obst, ox, oy, cs, y_up):  # pragma
 
 
 @njit(cache=True, nogil=True)
-def _off_obstacles(x, y, r, obst, ox, oy, cs):  # pragma: no cover - compiled
-    """The centre ``(x, y)`` of a disc of radius ``r`` moved out of the obstacles of ``obst`` and
-    off their edges: a centre inside one (its nearest edge within ``r`` plus a cell, by the
-    side of that edge, or by the nearest vertex's convexity: a concave one is inside) goes to
-    ``r`` beyond the nearest boundary point; then the disc is pushed off each edge it overlaps,
-    from the edge's nearest point. Returns ``(x, y, depth)``: ``depth`` the deepest overlap found."""
+def _escape(x, y, reach, gap, obst, ox, oy, cs):  # pragma: no cover - compiled
+    """The point ``(x, y)`` moved out of the obstacle of ``obst`` it lies inside (its nearest edge
+    within ``reach``, by the side of that edge, or by the nearest vertex's convexity: a concave
+    one is inside) to ``gap`` beyond the nearest boundary point. Returns ``(x, y, depth)``:
+    ``depth`` ``gap`` plus how deep it was (0: not inside, unmoved)."""
     seg, start, items, _, nbx = obst
-    if start[-1] == 0:
-        return x, y, 0.0
-    reach = r + cs
     bx0, by0, bx1, by1 = _bucket_window(x, y, reach, ox, oy, cs, obst)
     best = reach * reach
     inside = False
@@ -1074,9 +1079,20 @@ def _off_obstacles(x, y, r, obst, ox, oy, cs):  # pragma: no cover - compiled
         if d == 0.0:
             ux = nx
             uy = ny
-        depth = r + d
-        x = qx + ux * (r + 1e-9 * cs)
-        y = qy + uy * (r + 1e-9 * cs)
+        depth = gap + d
+        x = qx + ux * (gap + 1e-9 * cs)
+        y = qy + uy * (gap + 1e-9 * cs)
+    return x, y, depth
+
+
+@njit(cache=True, nogil=True)
+def _off_obstacles(x, y, r, obst, ox, oy, cs):  # pragma: no cover - compiled
+    """The centre ``(x, y)`` of a disc of radius ``r`` moved out of the obstacles of ``obst`` and
+    off their edges: a centre inside one (:func:`_escape`, within ``r`` plus a cell) goes to
+    ``r`` beyond the nearest boundary point; then the disc is pushed off each edge it overlaps,
+    from the edge's nearest point. Returns ``(x, y, depth)``: ``depth`` the deepest overlap found."""
+    seg, start, items, _, nbx = obst
+    x, y, depth = _escape(x, y, r + cs, r, obst, ox, oy, cs)
     bx0, by0, bx1, by1 = _bucket_window(x, y, r, ox, oy, cs, obst)
     for by in range(by0, by1 + 1):  # then off each edge the disc overlaps
         for bx in range(bx0, bx1 + 1):
@@ -1171,10 +1187,11 @@ def _disc_off_walls(pos, i, r, passable, obst, ox, oy, cs, y_up):  # pragma: no 
                 over = r - d + 1e-9 * cs
                 x += dx / d * over
                 y += dy / d * over
-        x, y, over = _off_obstacles(x, y, r, obst, ox, oy, cs)
-        if over > 0.0:
-            clear = False
-            depth = max(depth, over)
+        if obst[0].shape[0]:  # (no obstacle: not a step more than without the table)
+            x, y, over = _off_obstacles(x, y, r, obst, ox, oy, cs)
+            if over > 0.0:
+                clear = False
+                depth = max(depth, over)
         if clear:
             break
     stuck = depth > _HAIR * cs
@@ -1182,6 +1199,13 @@ def _disc_off_walls(pos, i, r, passable, obst, ox, oy, cs, y_up):  # pragma: no 
         x = pos[i, 0]
         y = pos[i, 1]
         if _blocked(passable, home_i, home_j, y_up):
+            stuck = True
+    if obst[0].shape[0]:  # a centre pressed into an obstacle (a gap narrower than the disc): to its border
+        ex, ey, over = _escape(x, y, r + cs, 0.0, obst, ox, oy, cs)
+        if over > 0.0 and not _blocked(passable, int(math.floor((ex - ox) / cs)), int(math.floor((ey - oy) / cs)),
+                                       y_up):
+            x = ex
+            y = ey
             stuck = True
     pos[i, 0] = x
     pos[i, 1] = y

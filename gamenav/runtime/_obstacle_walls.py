@@ -128,8 +128,8 @@ class ObstacleWalls:
                 return point
             reach *= 2.0
 
-    def near(self, points: _F64, distance: float) -> npt.NDArray[np.bool_]:
-        """Which world ``points`` (m, 2) lie within ``distance`` of an obstacle."""
+    def near(self, points: _F64, distance: float | _F64) -> npt.NDArray[np.bool_]:
+        """Which world ``points`` (m, 2) lie within ``distance`` (one or (m,)) of an obstacle."""
         return self._hits(self._tree.query(shapely.points(points), predicate="dwithin", distance=distance)[0],
                           len(points))
 

@@ -1464,7 +1464,7 @@ class Crowd(Closeable):
             ox, oy, g._cell_size, g._y_up, _OVERLAP_ITERATIONS, _OVERLAP_TOLERANCE, new_vel, self._yielded, yielded,
             wait, self._sep)
         self._yielded = yielded
-        if len(self._walls.table[0]):  # (a centre pressed into an obstacle, e.g. by the map's border: led out)
+        if len(self._walls.table[0]):  # (a centre the kernel left in an obstacle: its way out off the map or walled)
             rows, to = self._off_obstacles(np.zeros(0, np.int64), np.zeros((0, 2)))
             self._pos[rows] = to
         self.counters["infeasible"] += infeasible
@@ -2292,9 +2292,9 @@ class Crowd(Closeable):
     def _off_obstacles(self, idx: _I64, to: _F64) -> tuple[_I64, _F64]:
         """The agents ``idx`` moving to ``to`` (m, 2) and those whose centre lies inside a navmesh
         obstacle, and where they go: out of it to its border, then off the walls as far as their
-        radius (:meth:`_discs_off_walls`); one pushed into another obstacle (a gap narrower than
-        the disc) to the nearest point where the disc fits; one on a blocked cell to the nearest
-        passable cell."""
+        radius (:meth:`_discs_off_walls`); one whose disc still overlaps an obstacle (a gap
+        narrower than the disc) to the nearest point where the disc fits; one on a blocked cell to
+        the nearest passable cell."""
         g = self._grid
         pos = self._pos.copy()
         pos[idx] = to
@@ -2302,7 +2302,8 @@ class Crowd(Closeable):
         out = self._walls.out_of(pos[rows])
         radii = np.minimum(self._radii[rows], self._radius_cap())
         self._discs_off_walls(out, radii)
-        for k in np.flatnonzero(self._walls.inside(out)):  # (squeezed between obstacles: where it fits)
+        squeezed = self._walls.near(out, np.maximum(radii - 1e-6 * g._cell_size, 0.0))  # (between obstacles)
+        for k in np.flatnonzero(squeezed):  # (where it fits)
             out[k] = self._walls.room(out[k], float(radii[k]))
         at = np.clip(g.world_to_cell(out), 0, (g.width - 1, g.height - 1))
         still = ~g.passable[at[:, 1], at[:, 0]]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import shapely
 import shapely.affinity
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import gamenav
@@ -181,3 +181,23 @@ def test_agents_deep_inside_a_new_obstacle_or_squeezed_by_two_move_where_they_fi
     mesh.add_obstacle(deep)
     mesh.add_obstacle(above)
     assert _overlap(crowd, below, deep, above) <= 1e-6
+
+
+@settings(max_examples=40, deadline=None)
+@given(x=st.floats(0.0, 2.0), y=st.floats(2.5, 6.5), radius=st.floats(0.1, 0.45))
+@example(x=0.25, y=4.5, radius=0.3)
+def test_the_disc_push_leads_a_centre_pressed_into_an_obstacle_out_of_it(x: float, y: float, radius: float) -> None:
+    """An obstacle 0.2 from the map's border (a gap narrower than any of the discs): wherever a
+    disc's centre is, :func:`discs_off_walls` leaves it neither inside the obstacle nor on a
+    blocked cell (the kernel pushed it off the obstacle onto the border and back: it stayed in)."""
+    from gamenav._kernels.orca import blocked_table, discs_off_walls
+    from gamenav.runtime._obstacle_walls import bucket_index, edge_rows
+
+    grid = gamenav.TileGrid(np.ones((10, 10), bool))
+    box = shapely.box(0.2, 3.0, 1.4, 6.0)
+    passable, _ = grid._kernel_arrays()
+    pos = np.array([[x, y]])
+    discs_off_walls(pos, np.full(1, radius), passable, blocked_table(passable, grid._y_up),
+                    bucket_index(edge_rows(box), grid), *grid._origin, grid._cell_size, grid._y_up)
+    assert not box.contains(shapely.Point(pos[0]))
+    assert 0.0 <= pos[0, 0] <= 10.0 and 0.0 <= pos[0, 1] <= 10.0
