@@ -1006,8 +1006,6 @@ def _near_obstacles(x, y, r, ox, oy, cs, obst):  # pragma: no cover - compiled
     lists an edge; False means the disc is certainly clear of every obstacle edge."""
     start = obst[1]
     nbx = obst[4]
-    if start[-1] == 0:  # (no obstacle)
-        return False
     bx0, by0, bx1, by1 = _bucket_window(x, y, r + cs, ox, oy, cs, obst)
     listed = 0
     for by in range(by0, by1 + 1):  # (a row of buckets: one slice)
@@ -1020,7 +1018,8 @@ def _off_walls_near(pos, i, r, passable, sat, obst, ox, oy, cs, y_up):  # pragma
     """:func:`_disc_off_walls` for disc ``i`` unless nothing blocked is near it (then False at once)."""
     x = pos[i, 0]
     y = pos[i, 1]
-    if not (_near_walls(x, y, r, sat, ox, oy, cs) or _near_obstacles(x, y, r, ox, oy, cs, obst)):
+    if not (_near_walls(x, y, r, sat, ox, oy, cs)
+            or obst[0].shape[0] > 0 and _near_obstacles(x, y, r, ox, oy, cs, obst)):
         return False
     return _disc_off_walls(pos, i, r, passable, obst, ox, oy, cs, y_up)
 
