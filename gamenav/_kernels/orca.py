@@ -1024,6 +1024,19 @@ def _off_walls_near(pos, i, r, passable, sat, obst, ox, oy, cs, y_up):  # pragma
     return _disc_off_walls(pos, i, r, passable, obst, ox, oy, cs, y_up)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _nearest_on_edge(seg, s, x, y):  # pragma: no cover - compiled
+    """The point of obstacle edge row ``s`` of ``seg`` nearest ``(x, y)``: ``(t, cx, cy, vx, vy)``,
+    ``t`` in [0, 1] its place along the edge ``(vx, vy)`` from the edge's first vertex."""
+    ax = seg[s, 0]
+    ay = seg[s, 1]
+    vx = seg[s, 2] - ax
+    vy = seg[s, 3] - ay
+    length_sq = vx * vx + vy * vy
+    t = 0.0 if length_sq == 0.0 else min(max(((x - ax) * vx + (y - ay) * vy) / length_sq, 0.0), 1.0)
+    return t, ax + t * vx, ay + t * vy, vx, vy
+
+
 @njit(cache=True, nogil=True)
 def _escape(x, y, reach, gap, obst, ox, oy, cs):  # pragma: no cover - compiled
     """The point ``(x, y)`` moved out of the obstacle of ``obst`` it lies inside (its nearest edge
@@ -1045,14 +1058,9 @@ def _escape(x, y, reach, gap, obst, ox, oy, cs):  # pragma: no cover - compiled
                 s = items[q]
                 if not _first_listing(s, bx, by, bx0, by0, ox, oy, cs, obst):
                     continue
+                t, cx, cy, vx, vy = _nearest_on_edge(seg, s, x, y)
                 ax = seg[s, 0]
                 ay = seg[s, 1]
-                vx = seg[s, 2] - ax
-                vy = seg[s, 3] - ay
-                length_sq = vx * vx + vy * vy
-                t = 0.0 if length_sq == 0.0 else min(max(((x - ax) * vx + (y - ay) * vy) / length_sq, 0.0), 1.0)
-                cx = ax + t * vx
-                cy = ay + t * vy
                 d2 = (x - cx) ** 2 + (y - cy) ** 2
                 if d2 >= best:
                     continue
@@ -1100,14 +1108,9 @@ def _off_obstacles(x, y, r, obst, ox, oy, cs):  # pragma: no cover - compiled
                 s = items[q]
                 if not _first_listing(s, bx, by, bx0, by0, ox, oy, cs, obst):
                     continue
-                ax = seg[s, 0]
-                ay = seg[s, 1]
-                vx = seg[s, 2] - ax
-                vy = seg[s, 3] - ay
-                length_sq = vx * vx + vy * vy
-                t = 0.0 if length_sq == 0.0 else min(max(((x - ax) * vx + (y - ay) * vy) / length_sq, 0.0), 1.0)
-                dx = x - (ax + t * vx)
-                dy = y - (ay + t * vy)
+                _, cx, cy, vx, vy = _nearest_on_edge(seg, s, x, y)
+                dx = x - cx
+                dy = y - cy
                 d2 = dx * dx + dy * dy
                 if d2 >= r * r:
                     continue
