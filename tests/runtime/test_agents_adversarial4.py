@@ -200,8 +200,10 @@ def test_a_goal_off_the_navmesh_world_is_its_nearest_point_not_walked_into(make:
             mesh.add_obstacle(square)
         crowd.update(1 / 30)
         deepest = max(deepest, _depth(crowd.positions[0], box))
-    # (a crowd agent's goal: where its disc fits, steering keeps it off the cells the obstacle covers)
-    assert crowd.arrived[0] and crowd.goals[0].tolist() == pytest.approx([13.0 - (make == "crowd") * 0.25, 5.0])
+    # (the goal: on the obstacle's nearest edge, x = 13, or as far out as the disc's radius, 0.25,
+    # where the disc fits off the obstacle's exact edges)
+    goal_x, goal_y = crowd.goals[0].tolist()
+    assert crowd.arrived[0] and 12.75 - 1e-6 <= goal_x <= 13.0 and goal_y == pytest.approx(5.0)
     assert deepest <= (0.0 if make == "follower" else 0.25)  # (a crowd agent steers: within its radius)
 
 

@@ -195,8 +195,8 @@ def test_an_idle_agent_inside_a_new_navmesh_obstacle_moves_out_of_it(make: str) 
         crowd = Crowd(grid, [(14.0, 5.2), (3.0, 3.0)], radius=0.25, max_speed=3.0, world=mesh)
     box = (13.0, 3.0, 17.0, 7.0)
     mesh.add_obstacle([(13, 3), (17, 3), (17, 7), (13, 7)])
-    # (a crowd agent: on to where its disc is off the cells the obstacle covers, walls of its steering)
-    out = [[13.0, 5.2], [3.0, 3.0]] if make == "follower" else [[12.75, 5.25], [3.0, 3.0]]
+    # (on to where its disc, radius 0.25, is off the obstacle's nearest exact edge, x = 13)
+    out = [[12.75, 5.2], [3.0, 3.0]]
     assert np.allclose(crowd.positions, out, rtol=0, atol=1e-6) and crowd.counters["pushed_out"] == 1
     assert crowd.arrived.all() and (crowd.mode == 0).all()
     crowd.move([0], (15.0, 9.0), formation=False)

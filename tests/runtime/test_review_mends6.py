@@ -25,8 +25,8 @@ def test_an_obstacle_heard_after_a_compaction_moves_the_agents_inside_it_without
     grid = TileGrid(np.ones((10, 20), bool))
     crowd = Crowd(grid, [(14.0, 5.2), (3.0, 3.0)], radius=0.25, max_speed=3.0, world=mesh)
     mesh.add_obstacle([(13, 3), (17, 3), (17, 7), (13, 7)])
-    # (off the cells the obstacle covers, walls of the crowd's steering, as far as its radius)
-    assert np.allclose(crowd.positions, [[12.75, 5.25], [3.0, 3.0]], rtol=0, atol=1e-6)
+    # (off the obstacle's nearest exact edge, x = 13, as far as its radius)
+    assert np.allclose(crowd.positions, [[12.75, 5.2], [3.0, 3.0]], rtol=0, atol=1e-6)
     assert crowd.counters["pushed_out"] == 1
     assert (mesh.locate(crowd.positions) >= 0).all()
 
