@@ -102,9 +102,10 @@ class ObstacleWalls:
         """World ``points`` (m, 2), each inside an obstacle moved to the nearest point of its border
         (the kernels lead a centre out only from within a cell of the border)."""
         out: _F64 = points.copy()
-        at, block = self._tree.query(shapely.points(points), predicate="within")
+        tree = self._tree  # (once: a sync may replace it meanwhile)
+        at, block = tree.query(shapely.points(points), predicate="within")
         if len(at):
-            lines = shapely.shortest_line(shapely.boundary(self._tree.geometries[block]), shapely.points(points[at]))
+            lines = shapely.shortest_line(shapely.boundary(tree.geometries[block]), shapely.points(points[at]))
             out[at] = shapely.get_coordinates(lines)[::2]
         return out
 
@@ -117,9 +118,10 @@ class ObstacleWalls:
         reach, most = 4.0 * radius, (g.width + g.height) * g._cell_size
         (ox, oy), cs = g._origin, g._cell_size
         inner = shapely.box(ox + radius, oy + radius, ox + g.width * cs - radius, oy + g.height * cs - radius)
+        tree = self._tree  # (once: a sync may replace it meanwhile)
         while True:
             box = shapely.intersection(shapely.box(*(point - reach), *(point + reach)), inner)
-            walls = self._tree.geometries[self._tree.query(shapely.buffer(box, radius))]
+            walls = tree.geometries[tree.query(shapely.buffer(box, radius))]
             space = shapely.difference(box, shapely.buffer(shapely.union_all(walls), radius))
             if not space.is_empty:
                 nearest: _F64 = shapely.get_coordinates(shapely.shortest_line(space, shapely.Point(point)))[0]
